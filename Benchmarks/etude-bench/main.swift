@@ -1,0 +1,2 @@
+import MIDIFile
+print("bench placeholder")

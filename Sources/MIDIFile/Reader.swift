@@ -1,0 +1,388 @@
+/// Something the reader repaired or skipped. Never silent: every recovery is one of these.
+public struct MIDIWarning: Equatable, Hashable, Sendable, CustomStringConvertible {
+    /// Byte offset in the file where the problem was found (nil when it concerns no single byte,
+    /// e.g. a note that was never released).
+    public var offset: Int?
+    public var message: String
+
+    public init(offset: Int?, message: String) {
+        self.offset = offset
+        self.message = message
+    }
+
+    public var description: String {
+        if let offset { return "byte \(offset): \(message)" }
+        return message
+    }
+}
+
+/// A file that cannot be read at all, or (in strict mode) any repair the reader would make.
+public struct MIDIReadError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        case emptyFile
+        case notMIDI
+        case truncatedHeader
+        /// Strict mode refused a recoverable problem.
+        case strict
+    }
+
+    public var kind: Kind
+    public var offset: Int
+    public var message: String
+
+    public init(kind: Kind, offset: Int, message: String) {
+        self.kind = kind
+        self.offset = offset
+        self.message = message
+    }
+
+    /// One line, without the program or file prefix: `not a MIDI file (no MThd header at byte 0)`.
+    public var description: String { message }
+}
+
+/// What the reader returns: the file plus everything it had to repair.
+public struct MIDIReadResult: Sendable {
+    public var file: MIDIFile
+    public var warnings: [MIDIWarning]
+}
+
+/// A lenient Standard MIDI File reader over a byte buffer.
+///
+/// Real files are often broken; the reader keeps every event it can, reports each repair as a
+/// warning with its byte offset, and only fails on files with no usable header. It never
+/// allocates more than the file's own size, whatever the length fields claim.
+public enum MIDIReader {
+    public static func read(_ bytes: [UInt8], strict: Bool = false) throws(MIDIReadError) -> MIDIReadResult {
+        var parser = Parser(strict: strict)
+        let result: Result<MIDIFile, MIDIReadError> = bytes.withUnsafeBufferPointer { buffer in
+            do throws(MIDIReadError) {
+                return .success(try parser.parseFile(buffer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let file): return MIDIReadResult(file: file, warnings: parser.warnings)
+        case .failure(let error): throw error
+        }
+    }
+}
+
+private func hex(_ b: UInt8) -> String {
+    let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
+    return "0x" + String(digits[Int(b >> 4)]) + String(digits[Int(b & 0xF)])
+}
+
+private func fourCC(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int) -> String {
+    var s = ""
+    for i in p..<min(p + 4, buf.count) {
+        let b = buf[i]
+        s.append(b >= 0x20 && b < 0x7F ? Character(Unicode.Scalar(b)) : "?")
+    }
+    return s
+}
+
+private struct Parser {
+    let strict: Bool
+    var warnings: [MIDIWarning] = []
+
+    init(strict: Bool) {
+        self.strict = strict
+    }
+
+    mutating func warn(_ offset: Int, _ message: String) throws(MIDIReadError) {
+        if strict {
+            throw MIDIReadError(kind: .strict, offset: offset, message: "\(message) at byte \(offset) (strict mode)")
+        }
+        warnings.append(MIDIWarning(offset: offset, message: message))
+    }
+
+    static func u32(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int) -> Int {
+        Int(buf[p]) << 24 | Int(buf[p + 1]) << 16 | Int(buf[p + 2]) << 8 | Int(buf[p + 3])
+    }
+
+    static func u32le(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int) -> Int {
+        Int(buf[p]) | Int(buf[p + 1]) << 8 | Int(buf[p + 2]) << 16 | Int(buf[p + 3]) << 24
+    }
+
+    static func matches(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int, _ tag: StaticString) -> Bool {
+        let n = tag.utf8CodeUnitCount
+        guard p + n <= buf.count else { return false }
+        let t = tag.utf8Start
+        for i in 0..<n where buf[p + i] != t[i] { return false }
+        return true
+    }
+
+    mutating func parseFile(_ buf: UnsafeBufferPointer<UInt8>) throws(MIDIReadError) -> MIDIFile {
+        guard buf.count > 0 else {
+            throw MIDIReadError(kind: .emptyFile, offset: 0, message: "empty file (0 bytes)")
+        }
+        var start = 0
+        var end = buf.count
+        if Self.matches(buf, 0, "RIFF") {
+            guard let (dataStart, dataEnd) = try riffData(buf) else {
+                throw MIDIReadError(kind: .notMIDI, offset: 0, message: "not a MIDI file (RIFF file without an RMID data chunk)")
+            }
+            start = dataStart
+            end = dataEnd
+        }
+        guard Self.matches(buf, start, "MThd") else {
+            throw MIDIReadError(kind: .notMIDI, offset: start, message: "not a MIDI file (no MThd header at byte \(start))")
+        }
+        guard end - start >= 14 else {
+            throw MIDIReadError(kind: .truncatedHeader, offset: start,
+                                message: "truncated header (\(end - start) bytes, a MIDI header needs 14)")
+        }
+        let headerLength = Self.u32(buf, start + 4)
+        guard headerLength >= 6 else {
+            throw MIDIReadError(kind: .truncatedHeader, offset: start + 4,
+                                message: "truncated header (header length \(headerLength), needs 6)")
+        }
+        let format = Int(buf[start + 8]) << 8 | Int(buf[start + 9])
+        let declaredTracks = Int(buf[start + 10]) << 8 | Int(buf[start + 11])
+        let hi = buf[start + 12], lo = buf[start + 13]
+        var division: Division
+        if hi & 0x80 != 0 {
+            let fps = -Int(Int8(bitPattern: hi))
+            division = .smpte(fps: fps, ticksPerFrame: Int(lo))
+            if ![24, 25, 29, 30].contains(fps) {
+                try warn(start + 12, "unusual SMPTE frame rate \(fps) fps")
+            }
+            if lo == 0 { try warn(start + 13, "SMPTE division with 0 ticks per frame: timing treats it as 1") }
+        } else {
+            let tpq = Int(hi) << 8 | Int(lo)
+            division = .ticksPerQuarter(tpq)
+            if tpq == 0 { try warn(start + 12, "division of 0 ticks per quarter: timing treats it as 1") }
+        }
+        if format > 2 {
+            try warn(start + 8, "unknown format \(format): read as format 1")
+        }
+        var p = start + 8 + headerLength
+        if headerLength != 6 {
+            try warn(start + 4, "header length \(headerLength) (expected 6): extra header bytes skipped")
+            if p > end {
+                try warn(start + 4, "header length \(headerLength) runs past end of file")
+                p = end
+            }
+        }
+
+        var tracks: [Track] = []
+        tracks.reserveCapacity(min(declaredTracks, 1024))
+        while p < end {
+            let remaining = end - p
+            if remaining < 8 {
+                try warn(p, "\(remaining) trailing byte\(remaining == 1 ? "" : "s") at end of file ignored")
+                break
+            }
+            let isTrack = Self.matches(buf, p, "MTrk")
+            let looksLikeChunk = (0..<4).allSatisfy { buf[p + $0] >= 0x20 && buf[p + $0] < 0x7F }
+            if !isTrack && !looksLikeChunk {
+                try warn(p, "\(remaining) trailing bytes at end of file ignored")
+                break
+            }
+            let length = Self.u32(buf, p + 4)
+            let bodyStart = p + 8
+            var bodyEnd = bodyStart + length
+            if bodyEnd > end || length < 0 {
+                try warn(p + 4, "chunk '\(fourCC(buf, p))' length \(length) runs past end of file; clamped to \(end - bodyStart) bytes")
+                bodyEnd = end
+            }
+            if isTrack {
+                tracks.append(try parseTrack(buf, from: bodyStart, to: bodyEnd, index: tracks.count))
+            } else {
+                try warn(p, "unknown chunk '\(fourCC(buf, p))' (\(length) bytes) skipped")
+            }
+            p = bodyEnd
+        }
+        if tracks.count != declaredTracks {
+            let more = tracks.count > declaredTracks
+            try warn(start + 10, "header declares \(declaredTracks) track\(declaredTracks == 1 ? "" : "s") but the file has \(tracks.count)\(more ? "; all were read" : "")")
+        }
+        if format == 0 && tracks.count > 1 {
+            try warn(start + 8, "format 0 file with \(tracks.count) tracks")
+        }
+        return MIDIFile(format: format, division: division, tracks: tracks)
+    }
+
+    /// Finds the SMF inside a RIFF RMID wrapper.
+    mutating func riffData(_ buf: UnsafeBufferPointer<UInt8>) throws(MIDIReadError) -> (Int, Int)? {
+        guard buf.count >= 12, Self.matches(buf, 8, "RMID") else { return nil }
+        var p = 12
+        while p + 8 <= buf.count {
+            let length = Self.u32le(buf, p + 4)
+            if Self.matches(buf, p, "data") {
+                let s = p + 8
+                var e = s + length
+                if e > buf.count {
+                    try warn(p + 4, "RIFF data chunk length \(length) runs past end of file; clamped")
+                    e = buf.count
+                }
+                try warn(0, "RIFF RMID wrapper: read the MIDI data at byte \(s)")
+                return (s, e)
+            }
+            p += 8 + length + (length & 1)
+        }
+        return nil
+    }
+
+    /// Reads a variable-length quantity; nil if it runs off the end of the chunk.
+    static func vlq(_ buf: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ end: Int) -> Int? {
+        var value = 0
+        var count = 0
+        while p < end {
+            let b = buf[p]
+            p += 1
+            count += 1
+            value = (value << 7) | Int(b & 0x7F)
+            if b & 0x80 == 0 { return value }
+            if count == 4 { return value }  // a fifth byte is never valid; stop here
+        }
+        return nil
+    }
+
+    mutating func parseTrack(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, index: Int) throws(MIDIReadError) -> Track {
+        var events: [MIDIEvent] = []
+        events.reserveCapacity((end - start) / 3)
+        var p = start
+        var tick = 0
+        var running: UInt8 = 0
+        var runningCancelled = false
+        var sawEnd = false
+        var skipDelta = false
+
+        parsing: while p < end {
+            let eventStart = p
+            if !skipDelta {
+                guard let delta = Self.vlq(buf, &p, end) else {
+                    try warn(eventStart, "track \(index + 1) ends inside a delta time")
+                    break
+                }
+                if p - eventStart == 4 && buf[p - 1] & 0x80 != 0 {
+                    try warn(eventStart, "delta time longer than 4 bytes")
+                }
+                tick += delta
+            }
+            skipDelta = false
+            guard p < end else {
+                try warn(eventStart, "track \(index + 1) ends after a delta time with no event")
+                break
+            }
+            var status = buf[p]
+            if status >= 0x80 {
+                p += 1
+            } else {
+                guard running != 0 else {
+                    try warn(p, "data byte \(hex(status)) with no running status: skipped")
+                    p += 1
+                    continue
+                }
+                if runningCancelled {
+                    try warn(p, "running status used after a meta or sysex event (accepted)")
+                    runningCancelled = false
+                }
+                status = running
+            }
+
+            switch status {
+            case 0x80...0xEF:
+                running = status
+                runningCancelled = false
+                let count = (status & 0xF0 == 0xC0 || status & 0xF0 == 0xD0) ? 1 : 2
+                var data: (UInt8, UInt8) = (0, 0)
+                var got = 0
+                while got < count {
+                    guard p < end else {
+                        try warn(eventStart, "track \(index + 1) ends inside a \(hex(status)) message")
+                        break parsing
+                    }
+                    let b = buf[p]
+                    if b >= 0xF8 && b != 0xFF {
+                        try warn(p, "realtime byte \(hex(b)) inside a message skipped")
+                        p += 1
+                        continue
+                    }
+                    if b >= 0x80 {
+                        try warn(p, "status byte \(hex(b)) where a data byte was expected: \(hex(status)) message dropped")
+                        skipDelta = true
+                        continue parsing
+                    }
+                    if got == 0 { data.0 = b } else { data.1 = b }
+                    got += 1
+                    p += 1
+                }
+                let channel = status & 0x0F
+                let kind: MIDIEvent.Kind
+                switch status & 0xF0 {
+                case 0x80: kind = .noteOff(channel: channel, key: data.0, velocity: data.1)
+                case 0x90: kind = .noteOn(channel: channel, key: data.0, velocity: data.1)
+                case 0xA0: kind = .polyPressure(channel: channel, key: data.0, pressure: data.1)
+                case 0xB0: kind = .controlChange(channel: channel, controller: data.0, value: data.1)
+                case 0xC0: kind = .programChange(channel: channel, program: data.0)
+                case 0xD0: kind = .channelPressure(channel: channel, pressure: data.0)
+                default: kind = .pitchBend(channel: channel, value: UInt16(data.0) | UInt16(data.1) << 7)
+                }
+                events.append(MIDIEvent(tick: tick, kind))
+
+            case 0xFF:
+                guard p < end else {
+                    try warn(eventStart, "track \(index + 1) ends inside a meta event")
+                    break parsing
+                }
+                let type = buf[p]
+                p += 1
+                let data = try payload(buf, &p, end, what: "meta event \(hex(type))", at: eventStart)
+                if running != 0 { runningCancelled = true }
+                events.append(MIDIEvent(tick: tick, .meta(type: type, data: data)))
+                if type == MetaType.endOfTrack {
+                    sawEnd = true
+                    if p < end {
+                        try warn(p, "\(end - p) byte\(end - p == 1 ? "" : "s") after End of Track in track \(index + 1) ignored")
+                    }
+                    break parsing
+                }
+
+            case 0xF0, 0xF7:
+                let data = try payload(buf, &p, end, what: status == 0xF0 ? "sysex" : "escape", at: eventStart)
+                if running != 0 { runningCancelled = true }
+                events.append(MIDIEvent(tick: tick, status == 0xF0 ? .sysex(data: data) : .escape(data: data)))
+
+            default:
+                // System common (F1–F6) and realtime (F8–FE) messages do not belong in files.
+                let dataCount: Int
+                switch status {
+                case 0xF1, 0xF3: dataCount = 1
+                case 0xF2: dataCount = 2
+                default: dataCount = 0
+                }
+                var skipped = 0
+                while skipped < dataCount && p < end && buf[p] < 0x80 {
+                    p += 1
+                    skipped += 1
+                }
+                try warn(eventStart, "illegal \(status >= 0xF8 ? "realtime" : "system common") message \(hex(status)) in a file: skipped")
+            }
+        }
+        if !sawEnd {
+            try warn(end, "track \(index + 1) has no End of Track; added at tick \(tick)")
+            events.append(MIDIEvent(tick: tick, .meta(type: MetaType.endOfTrack, data: [])))
+        }
+        return Track(events: events)
+    }
+
+    /// Reads a VLQ length and that many bytes, clamping to the chunk so a bogus length
+    /// never allocates beyond the file.
+    mutating func payload(_ buf: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ end: Int, what: String, at eventStart: Int) throws(MIDIReadError) -> [UInt8] {
+        let lengthAt = p
+        guard var length = Self.vlq(buf, &p, end) else {
+            try warn(eventStart, "track ends inside the length of a \(what)")
+            return []
+        }
+        if length > end - p {
+            try warn(lengthAt, "\(what) length \(length) runs past end of track; clamped to \(end - p) bytes")
+            length = end - p
+        }
+        let data = Array(UnsafeBufferPointer(rebasing: buf[p..<(p + length)]))
+        p += length
+        return data
+    }
+}

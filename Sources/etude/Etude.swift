@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+
+/// The root command. Each subcommand lives in its own file and only wires modules together.
+struct Etude: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "etude",
+        abstract: "A piano-lesson trainer for the terminal.",
+        discussion: """
+        Open a lesson (a Standard MIDI File), hear it, practise it hand by hand and bar by bar.
+        Examples:
+          etude info Lessons/level1/c-position.mid
+          etude events song.mid --json
+        """,
+        subcommands: [InfoCommand.self, EventsCommand.self]
+    )
+}
+
+/// A failure the user can fix: printed as one `etude: …` line, exit status 1.
+struct EtudeFailure: Error, CustomStringConvertible {
+    var message: String
+    var exitCode: Int32 = 1
+
+    init(_ message: String, exitCode: Int32 = 1) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    var description: String { message }
+}
+
+@main
+enum Main {
+    static func main() {
+        do {
+            var command = try Etude.parseAsRoot()
+            try command.run()
+        } catch let failure as EtudeFailure {
+            Console.error("etude: \(failure.message)")
+            exit(failure.exitCode)
+        } catch {
+            Etude.exit(withError: error)
+        }
+    }
+}
+
+/// Writing to the standard streams without Foundation's buffering surprises.
+enum Console {
+    static func error(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    static func out(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import MIDIFile
+
+struct EventsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: "Print every event with its absolute tick and time, as JSON.",
+        discussion: "The interface other parsers are checked against. Example: etude events song.mid --json"
+    )
+
+    @Argument(help: "The .mid file.") var file: String
+    @Flag(help: "Print JSON (the only format; accepted for clarity).") var json = false
+    @Flag(help: "Refuse files that need any repair.") var strict = false
+
+    func run() throws {
+        let result = try LessonFile.readMIDI(file, strict: strict)
+        Console.out(EventsReport.json(result) + "\n")
+    }
+}
+
+/// The `etude events --json` document.
+enum EventsReport {
+    static func division(_ d: Division, into j: inout JSONText) {
+        switch d {
+        case .ticksPerQuarter(let t): j.raw("{\"ticksPerQuarter\":\(t)}")
+        case .smpte(let fps, let tpf): j.raw("{\"smpte\":{\"fps\":\(fps),\"ticksPerFrame\":\(tpf)}}")
+        }
+    }
+
+    static func warnings(_ warnings: [MIDIWarning], into j: inout JSONText) {
+        j.raw("[")
+        for (i, w) in warnings.enumerated() {
+            if i > 0 { j.raw(",") }
+            j.raw("{\"offset\":\(w.offset.map(String.init) ?? "null"),\"message\":")
+            j.string(w.message)
+            j.raw("}")
+        }
+        j.raw("]")
+    }
+
+    static func json(_ result: MIDIReadResult) -> String {
+        let file = result.file
+        var j = JSONText(capacity: file.tracks.reduce(0) { $0 + $1.events.count * 80 })
+        j.raw("{\"format\":\(file.format),\"division\":")
+        division(file.division, into: &j)
+        j.raw(",\"durationSeconds\":")
+        j.number(file.durationSeconds)
+        j.raw(",\"tracks\":[")
+        let shared = TempoMap(file: file)
+        for (t, track) in file.tracks.enumerated() {
+            let map = file.format == 2 ? TempoMap(file: file, track: t) : shared
+            if t > 0 { j.raw(",") }
+            j.raw("{\"events\":[")
+            for (i, e) in track.events.enumerated() {
+                if i > 0 { j.raw(",") }
+                j.raw("{\"tick\":\(e.tick),\"seconds\":")
+                j.number(map.seconds(atTick: e.tick))
+                j.raw(",\"kind\":\"\(e.kind.name)\"")
+                if let c = e.kind.channel {
+                    j.raw(",\"channel\":\(c)")
+                } else if case .meta(let type, _) = e.kind {
+                    j.raw(",\"type\":\(type)")
+                }
+                j.raw(",\"data\":")
+                j.bytes(e.kind.data)
+                j.raw("}")
+            }
+            j.raw("]}")
+        }
+        j.raw("],\"warnings\":")
+        warnings(result.warnings, into: &j)
+        j.raw("}")
+        return j.text
+    }
+}

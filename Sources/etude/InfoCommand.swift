@@ -1,0 +1,137 @@
+import ArgumentParser
+import MIDIFile
+
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Describe a MIDI file: tracks, tempo, signatures, markers, duration, repairs.",
+        discussion: "Example: etude info song.mid --json"
+    )
+
+    @Argument(help: "The .mid file.") var file: String
+    @Flag(help: "Print one JSON object instead of text.") var json = false
+    @Flag(help: "Refuse files that need any repair.") var strict = false
+
+    func run() throws {
+        let result = try LessonFile.readMIDI(file, strict: strict)
+        let summary = MIDIFileSummary(file: result.file)
+        let pairing = NotePairing.notes(in: result.file)
+        let warnings = result.warnings + pairing.warnings
+        if json {
+            Console.out(InfoReport.json(summary, warnings: warnings) + "\n")
+        } else {
+            Console.out(InfoReport.text(summary, warnings: warnings, path: file))
+        }
+    }
+}
+
+/// Formatting of `etude info` (text for people, JSON for scripts).
+enum InfoReport {
+    static func divisionText(_ d: Division) -> String {
+        switch d {
+        case .ticksPerQuarter(let t): return "\(t) ticks per quarter note"
+        case .smpte(let fps, let tpf): return "SMPTE \(fps == 29 ? "29.97" : String(fps)) fps × \(tpf) ticks per frame"
+        }
+    }
+
+    static func seconds(_ s: Double) -> String {
+        let total = Int(s.rounded())
+        return "\(String(format: "%.3f", s)) s (\(total / 60):\(String(format: "%02d", total % 60)))"
+    }
+
+    static func text(_ s: MIDIFileSummary, warnings: [MIDIWarning], path: String) -> String {
+        var out = "File:      \(TextDecoding.sanitize(path))\n"
+        out += "Format:    \(s.format)\n"
+        out += "Division:  \(divisionText(s.division))\n"
+        out += "Duration:  \(seconds(s.durationSeconds))\n"
+        out += "Notes:     \(s.noteCount)\n"
+        out += "Tracks:    \(s.tracks.count)\n"
+        for t in s.tracks {
+            var line = "  \(t.index + 1). \(t.name.map { "\"\($0)\"" } ?? "(unnamed)")"
+            if !t.channels.isEmpty { line += "  channels \(t.channels.map { String($0 + 1) }.joined(separator: ","))" }
+            if t.noteCount > 0 {
+                line += "  \(t.noteCount) notes"
+                if let lo = t.lowestPitch, let hi = t.highestPitch {
+                    line += " \(PitchName.name(lo))–\(PitchName.name(hi))"
+                }
+            }
+            if !t.programs.isEmpty { line += "  \(t.programs.map { GeneralMIDI.name(program: $0) }.joined(separator: ", "))" }
+            out += line + "\n"
+        }
+        if s.division.framesPerSecond == nil {
+            out += "Tempo:     " + s.tempos.map { "\(String(format: "%.1f", 60_000_000 / Double($0.value))) BPM at \(String(format: "%.3f", $0.seconds)) s" }.joined(separator: "; ") + "\n"
+        }
+        if !s.timeSignatures.isEmpty {
+            out += "Time:      " + s.timeSignatures.map { "\($0.value.description) at tick \($0.tick)" }.joined(separator: "; ") + "\n"
+        }
+        if !s.keySignatures.isEmpty {
+            out += "Key:       " + s.keySignatures.map { "\($0.value.name) at tick \($0.tick)" }.joined(separator: "; ") + "\n"
+        }
+        if !s.markers.isEmpty {
+            out += "Markers:   " + s.markers.map { "\"\($0.value)\" at \(String(format: "%.3f", $0.seconds)) s" }.joined(separator: "; ") + "\n"
+        }
+        if warnings.isEmpty {
+            out += "Warnings:  none\n"
+        } else {
+            out += "Warnings:  \(warnings.count)\n"
+            for w in warnings { out += "  - \(w.description)\n" }
+        }
+        return out
+    }
+
+    static func json(_ s: MIDIFileSummary, warnings: [MIDIWarning]) -> String {
+        var j = JSONText()
+        j.raw("{\"format\":\(s.format),\"division\":")
+        EventsReport.division(s.division, into: &j)
+        j.raw(",\"durationSeconds\":")
+        j.number(s.durationSeconds)
+        j.raw(",\"noteCount\":\(s.noteCount),\"tracks\":[")
+        for (i, t) in s.tracks.enumerated() {
+            if i > 0 { j.raw(",") }
+            j.raw("{\"index\":\(t.index),\"name\":")
+            if let n = t.name { j.string(n) } else { j.raw("null") }
+            j.raw(",\"channels\":[\(t.channels.map(String.init).joined(separator: ","))]")
+            j.raw(",\"programs\":[\(t.programs.map(String.init).joined(separator: ","))]")
+            j.raw(",\"instruments\":[")
+            for (k, p) in t.programs.enumerated() {
+                if k > 0 { j.raw(",") }
+                j.string(GeneralMIDI.name(program: p))
+            }
+            j.raw("],\"noteCount\":\(t.noteCount),\"lowestPitch\":\(t.lowestPitch.map(String.init) ?? "null"),\"highestPitch\":\(t.highestPitch.map(String.init) ?? "null")}")
+        }
+        j.raw("],\"tempos\":[")
+        for (i, t) in s.tempos.enumerated() {
+            if i > 0 { j.raw(",") }
+            j.raw("{\"tick\":\(t.tick),\"seconds\":")
+            j.number(t.seconds)
+            j.raw(",\"microsecondsPerQuarter\":\(t.value),\"bpm\":")
+            j.number(60_000_000 / Double(t.value))
+            j.raw("}")
+        }
+        j.raw("],\"timeSignatures\":[")
+        for (i, t) in s.timeSignatures.enumerated() {
+            if i > 0 { j.raw(",") }
+            j.raw("{\"tick\":\(t.tick),\"numerator\":\(t.value.numerator),\"denominator\":\(t.value.denominator)}")
+        }
+        j.raw("],\"keySignatures\":[")
+        for (i, t) in s.keySignatures.enumerated() {
+            if i > 0 { j.raw(",") }
+            j.raw("{\"tick\":\(t.tick),\"sharps\":\(t.value.sharps),\"minor\":\(t.value.minor),\"name\":")
+            j.string(t.value.name)
+            j.raw("}")
+        }
+        j.raw("],\"markers\":[")
+        for (i, t) in s.markers.enumerated() {
+            if i > 0 { j.raw(",") }
+            j.raw("{\"tick\":\(t.tick),\"seconds\":")
+            j.number(t.seconds)
+            j.raw(",\"text\":")
+            j.string(t.value)
+            j.raw("}")
+        }
+        j.raw("],\"warnings\":")
+        EventsReport.warnings(warnings, into: &j)
+        j.raw("}")
+        return j.text
+    }
+}
