@@ -330,8 +330,12 @@ private struct Parser {
                 }
                 let type = buf[p]
                 p += 1
-                let data = try payload(buf, &p, end, what: "meta event \(hex(type))", at: eventStart)
+                var data = try payload(buf, &p, end, what: "meta event \(hex(type))", at: eventStart)
                 if running != 0 { runningCancelled = true }
+                if type == MetaType.endOfTrack && !data.isEmpty {
+                    try warn(eventStart, "End of Track with \(data.count) data byte\(data.count == 1 ? "" : "s") (should have none): data ignored")
+                    data = []
+                }
                 events.append(MIDIEvent(tick: tick, .meta(type: type, data: data)))
                 if type == MetaType.endOfTrack {
                     sawEnd = true

@@ -25,6 +25,22 @@ public enum MIDIWriter {
         return out
     }
 
+    /// The largest gap one SMF delta time can hold.
+    public static let maximumDelta = 0x0FFF_FFFF
+
+    /// False when some gap between consecutive events is longer than one delta can hold; such a
+    /// gap (only seen in corrupt files) is shortened to `maximumDelta` when written.
+    public static func isRepresentable(_ file: MIDIFile) -> Bool {
+        for track in file.tracks {
+            var previous = 0
+            for e in track.events {
+                if e.tick - previous > maximumDelta { return false }
+                previous = max(previous, e.tick)
+            }
+        }
+        return true
+    }
+
     static func writeTrack(_ track: Track, to out: inout [UInt8]) {
         out.append(contentsOf: Array("MTrk".utf8))
         let lengthAt = out.count
@@ -106,7 +122,7 @@ public enum MIDIWriter {
 
     /// Variable-length quantity, clamped to the 4-byte maximum the format allows.
     public static func appendVLQ(_ value: Int, to out: inout [UInt8]) {
-        var v = min(max(value, 0), 0x0FFF_FFFF)
+        var v = min(max(value, 0), maximumDelta)
         var buffer: [UInt8] = [UInt8(v & 0x7F)]
         v >>= 7
         while v > 0 {

@@ -4,7 +4,9 @@ import Foundation
 /// Where the shared edge-case corpus lives (beside the repository).
 enum Corpus {
     static let repoRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let jazzSoft: URL = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/jazz-soft")
+    /// `$ETUDE_CORPUS` when set (make test sets it), else `../shared/corpus/jazz-soft`.
+    static let jazzSoft: URL = ProcessInfo.processInfo.environment["ETUDE_CORPUS"].map { URL(fileURLWithPath: $0) }
+        ?? repoRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/jazz-soft")
 
     static func files() -> [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: jazzSoft.path)) ?? []

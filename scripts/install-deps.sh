@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Etude needs, only those missing. Uses sudo when not root.
+# Usage: scripts/install-deps.sh [--test]   (--test adds the tools the test suite drives)
+set -euo pipefail
+runtime=(libfluidsynth-dev libasound2-dev libsqlite3-dev pkg-config timgm6mb-soundfont)
+testing=(fluidsynth pulseaudio pulseaudio-utils sox abcmidi tmux python3-venv python3-pip)
+want=("${runtime[@]}")
+[ "${1:-}" = "--test" ] && want+=("${testing[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "etude: missing packages ${missing[*]} and no apt-get here: install them with your package manager" >&2
+  exit 1
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+    echo "etude: missing packages ${missing[*]}: run as root or install sudo" >&2; exit 1
+  fi
+fi
+echo "Installing: ${missing[*]}"
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
