@@ -147,6 +147,7 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
     }
 
     public func start(_ handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) {
+        stop()  // a second start replaces the first reader
         if let why = ALSASequencer.unavailableReason {
             throw InputError(why + "; using the computer keyboard", fallBackToComputerKeyboard: true)
         }

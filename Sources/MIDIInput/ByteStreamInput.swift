@@ -23,6 +23,7 @@ public final class ByteStreamInput: InputSource, @unchecked Sendable {
     }
 
     public func start(_ handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) {
+        stop()  // a second start replaces the first reader
         var st = stat()
         guard stat(path, &st) == 0 else {
             throw InputError("cannot read MIDI input \(path): \(String(cString: strerror(errno))); pass an existing device, FIFO or file (e.g. --input /dev/midi1)")

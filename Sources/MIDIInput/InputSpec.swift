@@ -33,3 +33,27 @@ public enum InputSpec: Equatable, Sendable {
         }
     }
 }
+
+/// An input as opened for a lesson: the running source (nil = computer keyboard only) and a
+/// line to show when Etude fell back to the computer keyboard.
+public struct OpenedInput: Sendable {
+    public var source: (any InputSource)?
+    public var notice: String?
+}
+
+extension InputSpec {
+    /// Opens and starts the input, applying the fallback rule: when MIDI input is impossible
+    /// here (no ALSA sequencer, no keyboard plugged in) the result has no source and a one-line
+    /// `notice`, and the caller uses the computer keyboard. Errors the user must fix (unknown
+    /// port name, unreadable device or file) are thrown as one-line `InputError`s.
+    public func open(clock: any InputClock = MonotonicClock(),
+                     handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) -> OpenedInput {
+        guard let source = makeSource(clock: clock) else { return OpenedInput(source: nil, notice: nil) }
+        do {
+            try source.start(handler)
+            return OpenedInput(source: source, notice: nil)
+        } catch where error.fallBackToComputerKeyboard {
+            return OpenedInput(source: nil, notice: error.message)
+        }
+    }
+}

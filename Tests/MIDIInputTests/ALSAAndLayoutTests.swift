@@ -115,3 +115,42 @@ import Testing
         #expect(piano.press("q", at: 3).isEmpty)
     }
 }
+
+@Suite struct InputOpeningTests {
+    @Test func openingFallsBackOrFailsWithOneLine() throws {
+        let keys = try InputSpec("keys").open { _ in }
+        #expect(keys.source == nil && keys.notice == nil)
+        if ALSASequencer.unavailableReason != nil {
+            let midi = try InputSpec("midi").open { _ in }
+            #expect(midi.source == nil)
+            #expect(midi.notice?.contains("computer keyboard") == true)
+        }
+        #expect(throws: InputError.self) { try InputSpec("/nonexistent/midi1").open { _ in } }
+    }
+
+    @Test func devicesCommandListsPortsOrSaysWhyNone() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let binary = root.appendingPathComponent(".build/debug/etude")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            Issue.record("\(binary.path) is missing: run `swift build` (make test does) before the tests")
+            return
+        }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["devices", "--json"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let ports = try #require(object["ports"] as? [[String: Any]])
+        if let why = ALSASequencer.unavailableReason {
+            #expect(ports.isEmpty)
+            #expect(object["reason"] as? String == why)
+        } else if ports.isEmpty {
+            #expect(object["reason"] is String)
+        }
+    }
+}
