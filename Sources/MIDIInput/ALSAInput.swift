@@ -192,8 +192,7 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
     private static func loop(handle: SequencerHandle, connected initial: ALSAPort, target: PortTarget,
                              clock: any InputClock, reader: ReaderThread,
                              handler: @Sendable (InputEvent) -> Void) {
-        var connected: ALSAPort? = initial
-        let remembered = initial
+        var watch = ReconnectWatch(target: target, connected: initial)
         handler(.status("MIDI input: \(initial.displayName)"))
         var event = etude_seq_event()
         while !reader.stopRequested {
@@ -219,24 +218,65 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
             case Int(ETUDE_SEQ_PROGRAM):
                 handler(.control(.programChange(channel: channel, program: UInt8(clamping: event.note & 0x7F)), time: time))
             case Int(ETUDE_SEQ_PORT_EXIT), Int(ETUDE_SEQ_CLIENT_EXIT):
-                if let c = connected, Int(event.source_client) == c.client,
-                   Int(event.type) == Int(ETUDE_SEQ_CLIENT_EXIT) || Int(event.source_port) == c.port {
-                    connected = nil
-                    handler(.status("MIDI keyboard \(c.displayName) unplugged; plug it back in to carry on (computer keyboard still works)"))
+                if let message = watch.portLeft(client: Int(event.source_client), port: Int(event.source_port),
+                                                wholeClient: Int(event.type) == Int(ETUDE_SEQ_CLIENT_EXIT)) {
+                    handler(.status(message))
                 }
             case Int(ETUDE_SEQ_PORT_START):
-                guard connected == nil else { continue }
-                let ports = handle.inputPorts()
-                let again = ports.first(where: { $0.clientName == remembered.clientName && $0.portName == remembered.portName })
-                    ?? (target == .firstKeyboard || { if case .named = target { return true } else { return false } }()
-                        ? target.pick(from: ports) : nil)
-                if let port = again, etude_seq_connect_from(handle.raw, Int32(port.client), Int32(port.port)) >= 0 {
-                    connected = port
-                    handler(.status("MIDI keyboard reconnected: \(port.displayName)"))
+                guard watch.isWaiting, let port = watch.portToReconnect(among: handle.inputPorts()) else { continue }
+                if etude_seq_connect_from(handle.raw, Int32(port.client), Int32(port.port)) >= 0 {
+                    handler(.status(watch.reconnected(to: port)))
                 }
             default:
                 continue
             }
         }
+    }
+}
+
+/// Following one keyboard through unplug and replug, as the announce port reports it.
+///
+/// Pure state, so the reconnect rules are tested without hardware: when the connected port
+/// (or its whole client) leaves, the learner is told and the watch waits; when ports appear,
+/// the same device (same client and port names, whatever its new number) is preferred, else
+/// whatever the original target would pick now (for `midi` and `midi:NAME`).
+public struct ReconnectWatch: Sendable {
+    public let target: PortTarget
+    /// The port first connected to: its names identify the device when it comes back.
+    public let remembered: ALSAPort
+    public private(set) var connected: ALSAPort?
+
+    public init(target: PortTarget, connected: ALSAPort) {
+        self.target = target
+        remembered = connected
+        self.connected = connected
+    }
+
+    /// True while the keyboard is gone.
+    public var isWaiting: Bool { connected == nil }
+
+    /// A port (or a whole client) left; returns the status line when it was ours.
+    public mutating func portLeft(client: Int, port: Int, wholeClient: Bool) -> String? {
+        guard let c = connected, c.client == client, wholeClient || c.port == port else { return nil }
+        connected = nil
+        return "MIDI keyboard \(c.displayName) unplugged; plug it back in to carry on (computer keyboard still works)"
+    }
+
+    /// While waiting: the port to connect to among those now present, if the keyboard is back.
+    public func portToReconnect(among ports: [ALSAPort]) -> ALSAPort? {
+        guard isWaiting else { return nil }
+        if let same = ports.first(where: { $0.clientName == remembered.clientName && $0.portName == remembered.portName }) {
+            return same
+        }
+        switch target {
+        case .firstKeyboard, .named: return target.pick(from: ports)
+        case .address: return nil  // numbers change on replug: only the same names are trusted
+        }
+    }
+
+    /// Records a successful reconnection; returns the status line.
+    public mutating func reconnected(to port: ALSAPort) -> String {
+        connected = port
+        return "MIDI keyboard reconnected: \(port.displayName)"
     }
 }

@@ -154,3 +154,38 @@ import Testing
         }
     }
 }
+
+@Suite struct ReconnectWatchTests {
+    let piano = ALSAPort(client: 24, port: 0, clientName: "Digital Piano", portName: "Digital Piano MIDI 1", isHardware: true, isSoftware: false)
+    let through = ALSAPort(client: 14, port: 0, clientName: "Midi Through", portName: "Midi Through Port-0", isHardware: false, isSoftware: true)
+    let other = ALSAPort(client: 28, port: 0, clientName: "USB Uno", portName: "USB Uno MIDI In", isHardware: true, isSoftware: false)
+
+    @Test func anUnpluggedKeyboardIsReconnectedUnderItsNewNumber() throws {
+        var watch = ReconnectWatch(target: .address(client: 24, port: 0), connected: piano)
+        #expect(watch.portLeft(client: 28, port: 0, wholeClient: true) == nil)  // not ours
+        #expect(watch.portLeft(client: 24, port: 1, wholeClient: false) == nil)
+        #expect(!watch.isWaiting)
+        let left = watch.portLeft(client: 24, port: 0, wholeClient: false)
+        let gone = try #require(left)
+        #expect(gone.contains("unplugged"))
+        #expect(watch.isWaiting)
+        // Another device appearing does not take its place for an address target…
+        #expect(watch.portToReconnect(among: [through, other]) == nil)
+        // …the same keyboard back as client 25 does.
+        var back = piano
+        back.client = 25
+        let port = try #require(watch.portToReconnect(among: [through, other, back]))
+        #expect(port.address == "25:0")
+        let line = watch.reconnected(to: port)
+        #expect(line.contains("reconnected"))
+        #expect(!watch.isWaiting)
+        #expect(watch.portToReconnect(among: [back]) == nil)
+    }
+
+    @Test func theFirstKeyboardTargetTakesAnyKeyboardThatAppears() {
+        var watch = ReconnectWatch(target: .firstKeyboard, connected: piano)
+        #expect(watch.portLeft(client: 24, port: 5, wholeClient: true) != nil)  // whole client left
+        #expect(watch.portToReconnect(among: [through]) == nil)
+        #expect(watch.portToReconnect(among: [through, other]) == other)
+    }
+}
