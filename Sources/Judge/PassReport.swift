@@ -143,6 +143,22 @@ public struct PassReport: Equatable, Sendable, Codable {
         accuracy >= threshold
     }
 
+    /// The results panel's lines, e.g. "Accuracy 92% · score 88/100". `sectionName` turns a
+    /// section index into what the learner sees (e.g. "bars 9–12").
+    public func summaryLines(sectionName: (Int) -> String = { "section \($0 + 1)" }) -> [String] {
+        func pct(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String((x * 10).rounded() / 10) }
+        func ms(_ x: Double) -> String { (x >= 0 ? "+" : "−") + String(Int(abs(x).rounded())) }
+        var lines = [
+            "Accuracy \(pct(accuracy))% · score \(pct(score))/100",
+            "Hit \(hit) (early \(early), on time \(onTime), late \(late)) · missed \(missed) · wrong \(wrong) · extra \(extra)",
+            hit > 0 ? "Timing \(ms(timingMeanMs)) ms on average, spread ±\(Int(timingSdMs.rounded())) ms" : "Timing: no notes hit",
+        ]
+        if let weakest = weakestSection {
+            lines.append("Work on \(sectionName(weakest.section)): \(pct(weakest.accuracy))% accuracy")
+        }
+        return lines
+    }
+
     /// One JSON object (sorted keys) for `--report FILE`.
     public func json() -> String {
         let encoder = JSONEncoder()

@@ -23,13 +23,18 @@ public struct WaitGate: Sendable {
         case finished
     }
 
-    public init(chords: [Chord]) {
+    /// For onset-only sources (the computer keyboard, whose note-offs are synthetic): a key
+    /// counts from its press until the chord is complete, so a chord can be typed key by key.
+    public var ignoresReleases: Bool
+
+    public init(chords: [Chord], ignoresReleases: Bool = false) {
         self.chords = chords
+        self.ignoresReleases = ignoresReleases
     }
 
     /// Convenience: groups the practised parts' notes into chords.
-    public init(expected: [ExpectedNote], parts: Set<String>? = nil, tolerance: Double = 0.02) {
-        self.init(chords: Chord.group(expected, parts: parts, tolerance: tolerance))
+    public init(expected: [ExpectedNote], parts: Set<String>? = nil, tolerance: Double = 0.02, ignoresReleases: Bool = false) {
+        self.init(chords: Chord.group(expected, parts: parts, tolerance: tolerance), ignoresReleases: ignoresReleases)
     }
 
     public var isFinished: Bool { index >= chords.count }
@@ -47,7 +52,7 @@ public struct WaitGate: Sendable {
     public mutating func handle(_ event: PlayedEvent) -> Outcome {
         guard let chord = current else { return .finished }
         if !event.isOn {
-            struck.remove(event.pitch)
+            if !ignoresReleases { struck.remove(event.pitch) }
             return .waiting(missing: missing)
         }
         guard chord.pitches.contains(event.pitch) else { return .wrong(pitch: event.pitch) }

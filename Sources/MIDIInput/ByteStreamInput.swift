@@ -94,7 +94,8 @@ public final class ByteStreamInput: InputSource, @unchecked Sendable {
                 return
             } else {
                 let e = errno
-                if e == EAGAIN || e == EINTR { continue }
+                let broken = fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
+                if (e == EAGAIN || e == EINTR) && !broken { continue }
                 handler(.ended("MIDI input \(path) stopped: \(String(cString: strerror(e))); input ended (device unplugged?)"))
                 return
             }

@@ -323,3 +323,24 @@ enum Script {
         #expect(throws: QuizError.self) { try Quiz(kind: .notes, count: 0, seed: 1) }
     }
 }
+
+@Suite struct OnsetOnlyAndSummaryTests {
+    @Test func onsetOnlyChordsCanBeTypedKeyByKey() {
+        let chord = [ExpectedNote(id: 0, pitch: 60, time: 1), ExpectedNote(id: 1, pitch: 64, time: 1)]
+        var gate = WaitGate(expected: chord, ignoresReleases: true)
+        _ = gate.handle(PlayedEvent(pitch: 60, time: 2))
+        // The synthetic release of the computer keyboard does not take C back out.
+        #expect(gate.handle(PlayedEvent(pitch: 60, time: 2.4, isOn: false)) == .waiting(missing: [64]))
+        #expect(gate.handle(PlayedEvent(pitch: 64, time: 3)) == .advanced(chord: 0, resumeAt: 1))
+    }
+
+    @Test func theResultsPanelLinesNameTheWeakestSection() {
+        let r = Script.judge(Script.performance(shift: 0.02) { i, e in if i == 6 { e.pitch = 40 } })
+        let lines = r.summaryLines { "bars \($0 * 4 + 1)–\($0 * 4 + 4)" }
+        #expect(lines[0].hasPrefix("Accuracy"))
+        #expect(lines[2].contains("+20 ms"))
+        // Section 2 (index 1): 3 hits of 3 + 1 missed + 1 wrong = 60 %.
+        #expect(lines.last == "Work on bars 5–8: 60% accuracy")
+        #expect(Script.judge(Script.performance()).summaryLines().count == 3)
+    }
+}
