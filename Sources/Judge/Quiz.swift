@@ -29,7 +29,7 @@ public struct PitchRange: Equatable, Sendable, Codable {
 
     /// Parses `LOW-HIGH` with note names (`C3-C6`, `F#2-Bb4`, `c-1-c1`) or MIDI numbers.
     public static func parse(_ text: String) throws(QuizError) -> PitchRange {
-        let chars = Array(text.trimmingSpaces)
+        let chars = Array(text.filter { $0 != " " })
         // The separator is a '-' right after an octave digit (so `C-1` stays one note).
         var split: Int?
         for i in chars.indices where chars[i] == "-" && i > 0 && chars[i - 1].isNumber && i + 1 < chars.count {
@@ -48,15 +48,6 @@ public struct PitchRange: Equatable, Sendable, Codable {
     }
 
     public var description: String { "\(PitchName.name(lower))-\(PitchName.name(upper))" }
-}
-
-private extension String {
-    var trimmingSpaces: Substring {
-        var s = Substring(self)
-        while s.first == " " { s.removeFirst() }
-        while s.last == " " { s.removeLast() }
-        return s
-    }
 }
 
 /// A small, fast, seedable generator (SplitMix64) so a quiz can be replayed exactly in tests.

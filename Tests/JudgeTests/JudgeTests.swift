@@ -271,6 +271,7 @@ enum Script {
         #expect(try PitchRange.parse("F#2-Bb4") == PitchRange(lower: 42, upper: 70))
         #expect(try PitchRange.parse("c-1-c1") == PitchRange(lower: 0, upper: 24))
         #expect(try PitchRange.parse("48-84") == PitchRange(lower: 48, upper: 84))
+        #expect(try PitchRange.parse(" C3 - C6 ") == PitchRange(lower: 48, upper: 84))
         #expect(throws: QuizError.self) { try PitchRange.parse("C6-C3") }
         #expect(throws: QuizError.self) { try PitchRange.parse("middle C") }
         #expect(throws: QuizError.self) { try PitchRange.parse("H2-C3") }
