@@ -15,7 +15,14 @@ int etude_seq_device_present(void) {
     return access("/dev/snd/seq", R_OK | W_OK) == 0 ? 1 : 0;
 }
 
+// alsa-lib prints its own diagnostics to stderr, which would scribble over the practice
+// screen; Etude reports every failure itself as one line, so the library stays quiet.
+static void quiet_alsa_errors(const char *file, int line, const char *function, int err, const char *fmt, ...) {
+    (void)file; (void)line; (void)function; (void)err; (void)fmt;
+}
+
 void *etude_seq_open(const char *client_name, char *err, int err_len) {
+    snd_lib_error_set_handler(quiet_alsa_errors);
     snd_seq_t *seq = NULL;
     int rc = snd_seq_open(&seq, "default", SND_SEQ_OPEN_INPUT, SND_SEQ_NONBLOCK);
     if (rc < 0) {

@@ -189,3 +189,20 @@ import Testing
         #expect(watch.portToReconnect(among: [through, other]) == other)
     }
 }
+
+@Suite struct SequencerShimTests {
+    @Test func openingWithoutASequencerFailsCleanly() throws {
+        guard let why = ALSASequencer.unavailableReason else {
+            print("shim failure test skipped: an ALSA sequencer is present here")
+            return
+        }
+        print("opening the ALSA shim without a sequencer (\(why))")
+        do {
+            _ = try SequencerHandle(name: "Etude test")
+            Issue.record("opened a sequencer although /dev/snd/seq is unavailable")
+        } catch {
+            #expect(error.message.hasPrefix("cannot open the ALSA sequencer"))
+            #expect(error.fallBackToComputerKeyboard)
+        }
+    }
+}
