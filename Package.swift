@@ -39,7 +39,7 @@ let package = Package(
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile"]),
-        .testTarget(name: "MIDIInputTests", dependencies: ["MIDIInput", "MIDIFile"]),
+        .testTarget(name: "MIDIInputTests", dependencies: ["MIDIInput", "MIDIFile", "Judge"]),
         .testTarget(name: "JudgeTests", dependencies: ["Judge", "MIDIFile"]),
     ],
     swiftLanguageModes: [.v6]
