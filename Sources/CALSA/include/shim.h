@@ -1,0 +1,74 @@
+// Plain C functions over the ALSA sequencer so Swift never touches libasound's macros,
+// varargs or opaque-struct allocation helpers. Every function reports failure by return
+// value; none aborts.
+#ifndef ETUDE_CALSA_SHIM_H
+#define ETUDE_CALSA_SHIM_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One readable (input-capable) sequencer port as `etude devices` shows it.
+typedef struct {
+    int client;
+    int port;
+    char client_name[64];
+    char port_name[64];
+    /// 1 when the port belongs to real hardware (USB keyboard, MIDI interface).
+    int is_hardware;
+    /// 1 for the kernel's "Midi Through" and other software ports.
+    int is_software;
+} etude_port_info;
+
+enum {
+    ETUDE_SEQ_NONE = 0,
+    ETUDE_SEQ_NOTE_ON = 1,
+    ETUDE_SEQ_NOTE_OFF = 2,
+    ETUDE_SEQ_CONTROL = 3,
+    ETUDE_SEQ_PITCH_BEND = 4,
+    ETUDE_SEQ_PROGRAM = 5,
+    ETUDE_SEQ_PORT_START = 10,
+    ETUDE_SEQ_PORT_EXIT = 11,
+    ETUDE_SEQ_CLIENT_EXIT = 12,
+    ETUDE_SEQ_OTHER = 99
+};
+
+/// A sequencer event reduced to what Etude uses.
+typedef struct {
+    int type;           // one of ETUDE_SEQ_*
+    int channel;
+    int note;           // note number, controller number or program
+    int value;          // velocity, controller value, pitch bend (-8192…8191)
+    int source_client;  // sender (or, for announcements, the port that appeared/left)
+    int source_port;
+} etude_seq_event;
+
+/// 1 when /dev/snd/seq exists and can be opened for reading and writing.
+int etude_seq_device_present(void);
+
+/// Opens a client named `client_name` with one writable input port and subscribes it to
+/// the system announce port (to see keyboards come and go). Returns NULL and fills `err`.
+void *etude_seq_open(const char *client_name, char *err, int err_len);
+void etude_seq_close(void *handle);
+
+/// This client's own number (so it can skip itself when listing).
+int etude_seq_client_id(void *handle);
+
+/// Fills up to `max` readable ports of other clients. Returns the number found.
+int etude_seq_list_input_ports(void *handle, etude_port_info *out, int max);
+
+/// Subscribes our input port to `client:port`. 0 on success, negative errno otherwise.
+int etude_seq_connect_from(void *handle, int client, int port);
+int etude_seq_disconnect_from(void *handle, int client, int port);
+
+/// Waits up to `timeout_ms` for an event. 1 = `out` filled, 0 = timeout, negative = error.
+int etude_seq_read(void *handle, etude_seq_event *out, int timeout_ms);
+
+/// Human-readable text for a negative ALSA error code.
+const char *etude_seq_strerror(int code);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,147 @@
+/// How far from the written time a played note may be and still count, and what "on time" is.
+///
+/// Defaults: a note within ±150 ms of an expected note of the same pitch is a hit; a hit
+/// within ±50 ms is on time, earlier is early, later is late. A played key with no expected
+/// note of its pitch within the window is a wrong pitch when some other expected note is
+/// within the window, and an extra otherwise. An expected note nobody played within the
+/// window is missed.
+public struct TimingWindow: Equatable, Sendable, Codable {
+    /// Half-width of the matching window, seconds.
+    public var window: Double
+    /// Half-width of "on time", seconds.
+    public var onTime: Double
+
+    public init(window: Double = 0.150, onTime: Double = 0.050) {
+        self.window = max(0, window)
+        self.onTime = min(max(0, onTime), max(0, window))
+    }
+}
+
+/// The verdict on one note.
+public enum Verdict: String, Equatable, Hashable, Sendable, Codable, CaseIterable {
+    case early, onTime, late, wrongPitch, missed, extra
+
+    /// Early, on time and late are all hits (the right key within the window).
+    public var isHit: Bool { self == .early || self == .onTime || self == .late }
+}
+
+/// One judged note: what was expected, what was played, how far off.
+public struct Judgement: Equatable, Sendable, Codable {
+    public var verdict: Verdict
+    /// The matched note (hits, missed), or the nearest expected note (wrong pitch).
+    public var expected: ExpectedNote?
+    /// The played key (all verdicts except missed).
+    public var played: PlayedEvent?
+    /// Played minus expected time in milliseconds (hits only): negative = early.
+    public var errorMs: Double?
+    /// Section the judgement counts towards.
+    public var section: Int
+
+    public init(verdict: Verdict, expected: ExpectedNote?, played: PlayedEvent?, errorMs: Double?, section: Int) {
+        self.verdict = verdict
+        self.expected = expected
+        self.played = played
+        self.errorMs = errorMs
+        self.section = section
+    }
+}
+
+/// Play mode (and memory mode): real time, each played key matched as it arrives.
+///
+/// Each key press is matched to the nearest unmatched expected note of the same pitch among
+/// the practised parts within the window. Wrong pitches and extras never consume an expected
+/// note, so a wrong key counts as wrong and the right note, unplayed, as missed. Feed presses
+/// with `play`, call `expire(upTo:)` as the clock runs (for missed-note feedback), and
+/// `finish()` at the end of the pass.
+public struct PlayMatcher: Sendable {
+    public let window: TimingWindow
+    /// The practised notes, sorted by time.
+    public let expected: [ExpectedNote]
+    private var matched: [Bool]
+    /// Every expected note before this index is matched or judged missed.
+    private var expiredBefore = 0
+    public private(set) var judgements: [Judgement] = []
+
+    public init(expected: [ExpectedNote], parts: Set<String>? = nil, window: TimingWindow = TimingWindow()) {
+        self.window = window
+        self.expected = expected.filter { parts?.contains($0.part) ?? true }
+            .sorted { $0.time != $1.time ? $0.time < $1.time : $0.pitch < $1.pitch }
+        matched = Array(repeating: false, count: self.expected.count)
+    }
+
+    /// Judges one played event; releases return nil (play mode scores onsets only).
+    public mutating func play(_ event: PlayedEvent) -> Judgement? {
+        guard event.isOn else { return nil }
+        let t = event.time
+        var start = firstIndex(atOrAfter: t - window.window - 1e-9)
+        var best: Int?
+        var nearestAny: Int?
+        var samePitchInWindow = false
+        while start < expected.count, expected[start].time <= t + window.window + 1e-9 {
+            let note = expected[start]
+            let distance = abs(note.time - t)
+            if nearestAny.map({ distance < abs(expected[$0].time - t) }) ?? true { nearestAny = start }
+            if note.pitch == event.pitch {
+                samePitchInWindow = true
+                if !matched[start], best.map({ distance < abs(expected[$0].time - t) }) ?? true { best = start }
+            }
+            start += 1
+        }
+        let judgement: Judgement
+        if let i = best {
+            matched[i] = true
+            let error = t - expected[i].time
+            let verdict: Verdict = abs(error) <= window.onTime + 1e-9 ? .onTime : (error < 0 ? .early : .late)
+            judgement = Judgement(verdict: verdict, expected: expected[i], played: event, errorMs: error * 1000, section: expected[i].section)
+        } else if let i = nearestAny, !samePitchInWindow {
+            judgement = Judgement(verdict: .wrongPitch, expected: expected[i], played: event, errorMs: nil, section: expected[i].section)
+        } else {
+            judgement = Judgement(verdict: .extra, expected: nil, played: event, errorMs: nil, section: nearestSection(to: t))
+        }
+        judgements.append(judgement)
+        return judgement
+    }
+
+    /// Judges as missed every unmatched expected note whose window closed before `now`.
+    public mutating func expire(upTo now: Double) -> [Judgement] {
+        var out: [Judgement] = []
+        while expiredBefore < expected.count, expected[expiredBefore].time + window.window < now {
+            if !matched[expiredBefore] {
+                matched[expiredBefore] = true
+                let note = expected[expiredBefore]
+                out.append(Judgement(verdict: .missed, expected: note, played: nil, errorMs: nil, section: note.section))
+            }
+            expiredBefore += 1
+        }
+        judgements.append(contentsOf: out)
+        return out
+    }
+
+    /// Ends the pass: every note still unmatched is missed. Returns the pass report.
+    public mutating func finish() -> PassReport {
+        _ = expire(upTo: .infinity)
+        return report()
+    }
+
+    /// The report over everything judged so far.
+    public func report() -> PassReport {
+        PassReport(judgements: judgements, window: window, sections: Set(expected.map(\.section)))
+    }
+
+    private func firstIndex(atOrAfter time: Double) -> Int {
+        var lo = 0, hi = expected.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if expected[mid].time < time { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    private func nearestSection(to time: Double) -> Int {
+        guard !expected.isEmpty else { return 0 }
+        let i = firstIndex(atOrAfter: time)
+        if i == 0 { return expected[0].section }
+        if i == expected.count { return expected[i - 1].section }
+        return abs(expected[i].time - time) < abs(expected[i - 1].time - time) ? expected[i].section : expected[i - 1].section
+    }
+}

@@ -1,0 +1,59 @@
+/// What `--input` asked for.
+public enum InputSpec: Equatable, Sendable {
+    /// `--input keys`: the computer keyboard only.
+    case computerKeyboard
+    /// `--input midi`, `midi:NAME`, `midi:CLIENT:PORT`: a keyboard on the ALSA sequencer.
+    case alsa(PortTarget)
+    /// Anything else: a raw MIDI byte stream (`/dev/midi1`, a FIFO, a file).
+    case byteStream(path: String)
+
+    /// Parses the `--input` value. Never fails: unknown text is taken as a path, and opening
+    /// it reports a clear error if it does not exist.
+    public init(_ text: String) {
+        let lower = text.lowercased()
+        if lower == "keys" || lower == "keyboard" || lower == "computer" {
+            self = .computerKeyboard
+        } else if lower == "midi" {
+            self = .alsa(.firstKeyboard)
+        } else if lower.hasPrefix("midi:") {
+            self = .alsa(PortTarget(String(text.dropFirst(5))))
+        } else {
+            self = .byteStream(path: text)
+        }
+    }
+
+    /// The running source for this spec, or nil for the computer keyboard (which the terminal
+    /// feeds through `ComputerKeyboardPiano`). Throws `InputError`; when its
+    /// `fallBackToComputerKeyboard` is true, show the message and use the computer keyboard.
+    public func makeSource(clock: any InputClock = MonotonicClock()) -> (any InputSource)? {
+        switch self {
+        case .computerKeyboard: return nil
+        case .alsa(let target): return ALSAInput(target: target, clock: clock)
+        case .byteStream(let path): return ByteStreamInput(path: path, clock: clock)
+        }
+    }
+}
+
+/// An input as opened for a lesson: the running source (nil = computer keyboard only) and a
+/// line to show when Etude fell back to the computer keyboard.
+public struct OpenedInput: Sendable {
+    public var source: (any InputSource)?
+    public var notice: String?
+}
+
+extension InputSpec {
+    /// Opens and starts the input, applying the fallback rule: when MIDI input is impossible
+    /// here (no ALSA sequencer, no keyboard plugged in) the result has no source and a one-line
+    /// `notice`, and the caller uses the computer keyboard. Errors the user must fix (unknown
+    /// port name, unreadable device or file) are thrown as one-line `InputError`s.
+    public func open(clock: any InputClock = MonotonicClock(),
+                     handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) -> OpenedInput {
+        guard let source = makeSource(clock: clock) else { return OpenedInput(source: nil, notice: nil) }
+        do {
+            try source.start(handler)
+            return OpenedInput(source: source, notice: nil)
+        } catch where error.fallBackToComputerKeyboard {
+            return OpenedInput(source: nil, notice: error.message)
+        }
+    }
+}

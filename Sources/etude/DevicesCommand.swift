@@ -1,0 +1,62 @@
+import ArgumentParser
+import MIDIFile
+import MIDIInput
+
+/// `etude devices`: which MIDI keyboards Etude can listen to, or why there are none.
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List MIDI input ports (ALSA sequencer) to use with --input midi:NAME or midi:CLIENT:PORT.",
+        discussion: """
+        Without a MIDI keyboard, practise with --input keys (the computer keyboard) or feed raw
+        MIDI bytes with --input /dev/midi1 (or a FIFO, or a file).
+        Example: etude devices
+        """
+    )
+
+    @Flag(help: "Print one JSON object instead of text.") var json = false
+
+    func run() throws {
+        let ports: [ALSAPort]
+        var reason: String?
+        do {
+            ports = try ALSASequencer.inputPorts()
+        } catch {
+            ports = []
+            reason = error.message
+        }
+        if ports.isEmpty && reason == nil {
+            reason = "no MIDI input ports: plug in a keyboard (and switch it on), then run etude devices again"
+        }
+        if json {
+            var j = JSONText()
+            j.raw("{\"ports\":[")
+            for (i, p) in ports.enumerated() {
+                if i > 0 { j.raw(",") }
+                j.raw("{\"client\":\(p.client),\"port\":\(p.port),\"address\":")
+                j.string(p.address)
+                j.raw(",\"clientName\":")
+                j.string(p.clientName)
+                j.raw(",\"portName\":")
+                j.string(p.portName)
+                j.raw(",\"hardware\":\(p.isHardware)}")
+            }
+            j.raw("],\"reason\":")
+            if let reason { j.string(reason) } else { j.raw("null") }
+            j.raw("}")
+            Console.out(j.text + "\n")
+            return
+        }
+        if let reason {
+            Console.out("No MIDI input ports. \(reason)\nPractise with --input keys (computer keyboard) or --input /dev/midiN.\n")
+            return
+        }
+        Console.out("MIDI input ports (use --input midi:NAME or midi:CLIENT:PORT):\n")
+        let first = PortTarget.firstKeyboard.pick(from: ports)
+        for p in ports {
+            let kind = p.isHardware ? "hardware" : "software"
+            let mark = p == first ? "  ← --input midi" : ""
+            Console.out("  \(p.address.padding(toLength: 7, withPad: " ", startingAt: 0)) \(TextDecoding.sanitize(p.clientName)) / \(TextDecoding.sanitize(p.portName))  [\(kind)]\(mark)\n")
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import Testing
+@testable import MIDIInput
+
+@Suite struct ALSATests {
+    let ports = [
+        ALSAPort(client: 14, port: 0, clientName: "Midi Through", portName: "Midi Through Port-0", isHardware: false, isSoftware: true),
+        ALSAPort(client: 24, port: 0, clientName: "Digital Piano", portName: "Digital Piano MIDI 1", isHardware: true, isSoftware: false),
+        ALSAPort(client: 28, port: 1, clientName: "USB Uno", portName: "USB Uno MIDI In", isHardware: true, isSoftware: false),
+    ]
+
+    @Test func targetsParseFromTheInputOption() {
+        #expect(InputSpec("midi") == .alsa(.firstKeyboard))
+        #expect(InputSpec("midi:24:0") == .alsa(.address(client: 24, port: 0)))
+        #expect(InputSpec("midi:Digital Piano") == .alsa(.named("Digital Piano")))
+        #expect(InputSpec("keys") == .computerKeyboard)
+        #expect(InputSpec("/dev/midi1") == .byteStream(path: "/dev/midi1"))
+    }
+
+    @Test func theFirstHardwareKeyboardIsPickedNotMidiThrough() {
+        #expect(PortTarget.firstKeyboard.pick(from: ports)?.address == "24:0")
+        #expect(PortTarget.named("uno").pick(from: ports)?.address == "28:1")
+        #expect(PortTarget.address(client: 14, port: 0).pick(from: ports)?.clientName == "Midi Through")
+        #expect(PortTarget.named("nothing").pick(from: ports) == nil)
+        #expect(PortTarget.firstKeyboard.pick(from: [ports[0]]) == nil)
+    }
+
+    @Test func anUnknownPortNameListsThePorts() {
+        let error = ALSAInput.noPortError(target: .named("Yamaha"), ports: ports)
+        #expect(error.message.contains("Yamaha"))
+        #expect(error.message.contains("Digital Piano MIDI 1 (24:0)"))
+        #expect(!error.fallBackToComputerKeyboard)
+        #expect(ALSAInput.noPortError(target: .firstKeyboard, ports: []).fallBackToComputerKeyboard)
+    }
+
+    @Test func theSequencerPathWhereItExistsOrAClearFallbackWhereNot() throws {
+        if let why = ALSASequencer.unavailableReason {
+            print("ALSA sequencer test skipped: \(why)")
+            // Without a sequencer, opening falls back to the computer keyboard with one line.
+            let input = ALSAInput(target: .firstKeyboard)
+            do {
+                try input.start { _ in }
+                Issue.record("ALSA input started without /dev/snd/seq")
+            } catch {
+                #expect(error.fallBackToComputerKeyboard)
+                #expect(error.message.contains("/dev/snd/seq"))
+                #expect(!error.message.contains("\n"))
+            }
+            #expect(throws: InputError.self) { try ALSASequencer.inputPorts() }
+            return
+        }
+        // A sequencer exists: listing works and never shows our own listing client.
+        let listed = try ALSASequencer.inputPorts()
+        #expect(!listed.contains { $0.clientName.hasPrefix("Etude") })
+        let input = ALSAInput(target: .firstKeyboard)
+        do {
+            try input.start { _ in }
+            input.stop()
+        } catch {
+            // No keyboard plugged in: the error must offer the fallback.
+            #expect(error.fallBackToComputerKeyboard)
+        }
+    }
+}
+
+@Suite struct ComputerKeyboardTests {
+    @Test func homeRowIsWhiteKeysFromC() {
+        let layout = ComputerKeyboardLayout()
+        let keys: [Character] = ["a", "w", "s", "e", "d", "f", "t", "g", "y", "h", "u", "j", "k"]
+        #expect(keys.map { layout.pitch(for: $0) } == (60...72).map { UInt8($0) })
+        #expect(layout.pitch(for: "A") == 60)
+        #expect(layout.pitch(for: "q") == nil)
+    }
+
+    @Test func zAndXShiftOctavesWithinRange() {
+        var layout = ComputerKeyboardLayout(baseOctave: 3)
+        #expect(layout.pitch(for: "a") == 48)
+        #expect(layout.press("x") == .octaveChanged(baseOctave: 4))
+        #expect(layout.press("a") == .note(pitch: 60))
+        for _ in 0..<20 { _ = layout.press("z") }
+        #expect(layout.baseOctave == 0)
+        #expect(layout.pitch(for: "a") == 12)
+        for _ in 0..<20 { _ = layout.press("x") }
+        #expect(layout.baseOctave == 8)
+        #expect(layout.pitch(for: "a") == 108)
+        #expect(layout.pitch(for: "'") == 125)
+    }
+
+    @Test func theLayoutDescribesItselfForTheHelpOverlay() {
+        let layout = ComputerKeyboardLayout()
+        #expect(layout.legend.first! == ("a", "C4"))
+        #expect(layout.legend.contains { $0 == ("k", "C5") })
+        #expect(layout.legend.contains { $0 == ("z", "octave down") })
+        #expect(layout.helpLines.count == 3)
+        #expect(layout.helpLines[1].contains("a = C4"))
+    }
+
+    @Test func keyPressesAreOnsetsWithAFixedLength() {
+        var piano = ComputerKeyboardPiano(noteLength: 0.4)
+        #expect(piano.press("a", at: 1.0) == [.note(PlayedNote(kind: .on, pitch: 60, velocity: 90, time: 1.0))])
+        #expect(piano.press("d", at: 1.1).count == 1)
+        #expect(piano.nextReleaseTime == 1.4)
+        #expect(piano.releases(dueBy: 1.3).isEmpty)
+        // Re-striking a sounding key releases it first.
+        let restrike: [PlayedNote.Kind?] = piano.press("d", at: 1.3).map { event -> PlayedNote.Kind? in
+            if case .note(let n) = event { return n.kind } else { return nil }
+        }
+        #expect(restrike == [.off, .on])
+        let due = piano.releases(dueBy: 2.0)
+        #expect(due.map(\.pitch) == [60, 64])
+        #expect(due.allSatisfy { $0.kind == .off })
+        #expect(abs(due[0].time - 1.4) < 1e-9)
+        #expect(abs(due[1].time - 1.7) < 1e-9)
+        #expect(piano.nextReleaseTime == nil)
+        #expect(piano.press("q", at: 3).isEmpty)
+    }
+}
+
+@Suite struct InputOpeningTests {
+    @Test func openingFallsBackOrFailsWithOneLine() throws {
+        let keys = try InputSpec("keys").open { _ in }
+        #expect(keys.source == nil && keys.notice == nil)
+        if ALSASequencer.unavailableReason != nil {
+            let midi = try InputSpec("midi").open { _ in }
+            #expect(midi.source == nil)
+            #expect(midi.notice?.contains("computer keyboard") == true)
+        }
+        #expect(throws: InputError.self) { try InputSpec("/nonexistent/midi1").open { _ in } }
+    }
+
+    @Test func devicesCommandListsPortsOrSaysWhyNone() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let binary = root.appendingPathComponent(".build/debug/etude")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            Issue.record("\(binary.path) is missing: run `swift build` (make test does) before the tests")
+            return
+        }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["devices", "--json"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let ports = try #require(object["ports"] as? [[String: Any]])
+        if let why = ALSASequencer.unavailableReason {
+            #expect(ports.isEmpty)
+            #expect(object["reason"] as? String == why)
+        } else if ports.isEmpty {
+            #expect(object["reason"] is String)
+        }
+    }
+}
+
+@Suite struct ReconnectWatchTests {
+    let piano = ALSAPort(client: 24, port: 0, clientName: "Digital Piano", portName: "Digital Piano MIDI 1", isHardware: true, isSoftware: false)
+    let through = ALSAPort(client: 14, port: 0, clientName: "Midi Through", portName: "Midi Through Port-0", isHardware: false, isSoftware: true)
+    let other = ALSAPort(client: 28, port: 0, clientName: "USB Uno", portName: "USB Uno MIDI In", isHardware: true, isSoftware: false)
+
+    @Test func anUnpluggedKeyboardIsReconnectedUnderItsNewNumber() throws {
+        var watch = ReconnectWatch(target: .address(client: 24, port: 0), connected: piano)
+        #expect(watch.portLeft(client: 28, port: 0, wholeClient: true) == nil)  // not ours
+        #expect(watch.portLeft(client: 24, port: 1, wholeClient: false) == nil)
+        #expect(!watch.isWaiting)
+        let left = watch.portLeft(client: 24, port: 0, wholeClient: false)
+        let gone = try #require(left)
+        #expect(gone.contains("unplugged"))
+        #expect(watch.isWaiting)
+        // Another device appearing does not take its place for an address target…
+        #expect(watch.portToReconnect(among: [through, other]) == nil)
+        // …the same keyboard back as client 25 does.
+        var back = piano
+        back.client = 25
+        let port = try #require(watch.portToReconnect(among: [through, other, back]))
+        #expect(port.address == "25:0")
+        let line = watch.reconnected(to: port)
+        #expect(line.contains("reconnected"))
+        #expect(!watch.isWaiting)
+        #expect(watch.portToReconnect(among: [back]) == nil)
+    }
+
+    @Test func theFirstKeyboardTargetTakesAnyKeyboardThatAppears() {
+        var watch = ReconnectWatch(target: .firstKeyboard, connected: piano)
+        #expect(watch.portLeft(client: 24, port: 5, wholeClient: true) != nil)  // whole client left
+        #expect(watch.portToReconnect(among: [through]) == nil)
+        #expect(watch.portToReconnect(among: [through, other]) == other)
+    }
+}
+
+@Suite struct SequencerShimTests {
+    @Test func openingWithoutASequencerFailsCleanly() throws {
+        guard let why = ALSASequencer.unavailableReason else {
+            print("shim failure test skipped: an ALSA sequencer is present here")
+            return
+        }
+        print("opening the ALSA shim without a sequencer (\(why))")
+        do {
+            _ = try SequencerHandle(name: "Etude test")
+            Issue.record("opened a sequencer although /dev/snd/seq is unavailable")
+        } catch {
+            #expect(error.message.hasPrefix("cannot open the ALSA sequencer"))
+            #expect(error.fallBackToComputerKeyboard)
+        }
+    }
+}
