@@ -1,2 +1,18 @@
-import MIDIFile
-print("bench placeholder")
+import Foundation
+
+// etude-bench: speed and memory figures for `make bench` (release builds only).
+// Each subcommand prints one JSON object; scripts/bench.sh adds the peers' figures and ratios.
+let args = Array(CommandLine.arguments.dropFirst())
+let usage = """
+usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
+       etude-bench gen-stress OUT.mid [--notes N] generate the stress file
+       etude-bench input                        input → note-on latency
+"""
+switch args.first {
+case "parse": print(ParseBench.run(Array(args.dropFirst())))
+case "gen-stress": print(StressFile.run(Array(args.dropFirst())))
+case "input": print(InputBench.run())
+default:
+    FileHandle.standardError.write(Data((usage + "\n").utf8))
+    exit(2)
+}

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A sounding note: a note-on paired with its release.
 public struct Note: Equatable, Hashable, Sendable {
     public var track: Int
@@ -55,8 +57,20 @@ public enum NotePairing {
         var notes: [Note] = []
         var warnings: [MIDIWarning] = []
         notes.reserveCapacity(file.tracks.reduce(0) { $0 + $1.events.count / 2 })
+        // Big multi-track files pair their tracks on all cores.
+        var perTrack = [(notes: [Note], unreleased: Int, orphanOffs: Int)](repeating: ([], 0, 0), count: file.tracks.count)
+        let totalEvents = file.tracks.reduce(0) { $0 + $1.events.count }
+        if file.tracks.count > 1 && totalEvents >= 100_000 {
+            let tracks = file.tracks
+            perTrack.withUnsafeMutableBufferPointer { out in
+                let slots = SlotBuffer(out)  // each iteration writes only its own slot
+                DispatchQueue.concurrentPerform(iterations: tracks.count) { t in slots.base[t] = pair(tracks[t], index: t) }
+            }
+        } else {
+            for (t, track) in file.tracks.enumerated() { perTrack[t] = pair(track, index: t) }
+        }
         for (t, track) in file.tracks.enumerated() {
-            let (trackNotes, unreleased, orphanOffs) = pair(track, index: t)
+            let (trackNotes, unreleased, orphanOffs) = perTrack[t]
             notes.append(contentsOf: trackNotes)
             if unreleased > 0 {
                 warnings.append(MIDIWarning(offset: nil, message: "track \(t + 1): \(unreleased) note\(unreleased == 1 ? "" : "s") never released; ended at the track's end (tick \(track.endTick))"))
@@ -70,27 +84,31 @@ public enum NotePairing {
 
     /// Notes of one track, in note-on order.
     static func pair(_ track: Track, index: Int) -> (notes: [Note], unreleased: Int, orphanOffs: Int) {
-        // One FIFO of pending note indices per channel × pitch.
-        var pending = [[Int]](repeating: [], count: 16 * 128)
-        var heads = [Int](repeating: 0, count: 16 * 128)
+        // One FIFO of pending notes per channel × pitch, kept as a linked list through `next`
+        // so pairing allocates nothing per note beyond the result.
+        var head = [Int32](repeating: -1, count: 16 * 128)
+        var tail = [Int32](repeating: -1, count: 16 * 128)
+        var next: [Int32] = []
         var notes: [Note] = []
         notes.reserveCapacity(track.events.count / 2)
+        next.reserveCapacity(track.events.count / 2)
         var orphanOffs = 0
         for e in track.events {
             switch e.kind {
             case .noteOn(let c, let k, let v) where v > 0:
-                let slot = Int(c & 0x0F) * 128 + Int(k & 0x7F)
-                pending[slot].append(notes.count)
+                let slot = Int(c & 0x0F) &* 128 &+ Int(k & 0x7F)
+                let n = Int32(notes.count)
                 notes.append(Note(track: index, channel: c, pitch: k, velocity: v, startTick: e.tick, endTick: -1))
+                next.append(-1)
+                if tail[slot] >= 0 { next[Int(tail[slot])] = n } else { head[slot] = n }
+                tail[slot] = n
             case .noteOn(let c, let k, _), .noteOff(let c, let k, _):
-                let slot = Int(c & 0x0F) * 128 + Int(k & 0x7F)
-                if heads[slot] < pending[slot].count {
-                    notes[pending[slot][heads[slot]]].endTick = e.tick
-                    heads[slot] += 1
-                    if heads[slot] == pending[slot].count {
-                        pending[slot].removeAll(keepingCapacity: true)
-                        heads[slot] = 0
-                    }
+                let slot = Int(c & 0x0F) &* 128 &+ Int(k & 0x7F)
+                let first = head[slot]
+                if first >= 0 {
+                    notes[Int(first)].endTick = e.tick
+                    head[slot] = next[Int(first)]
+                    if head[slot] < 0 { tail[slot] = -1 }
                 } else {
                     orphanOffs += 1
                 }
@@ -106,4 +124,9 @@ public enum NotePairing {
         }
         return (notes, unreleased, orphanOffs)
     }
+}
+
+private struct SlotBuffer<T>: @unchecked Sendable {
+    let base: UnsafeMutableBufferPointer<T>
+    init(_ base: UnsafeMutableBufferPointer<T>) { self.base = base }
 }

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Something the reader repaired or skipped. Never silent: every recovery is one of these.
 public struct MIDIWarning: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// Byte offset in the file where the problem was found (nil when it concerns no single byte,
@@ -82,6 +84,12 @@ private func fourCC(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int) -> String {
     return s
 }
 
+/// A buffer pointer handed to worker threads that each touch a disjoint part of it.
+private struct Unchecked<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
 private struct Parser {
     let strict: Bool
     var warnings: [MIDIWarning] = []
@@ -96,6 +104,9 @@ private struct Parser {
         }
         warnings.append(MIDIWarning(offset: offset, message: message))
     }
+
+    /// Files at least this big, with several tracks, parse their tracks on all cores.
+    static let parallelThreshold = 256 * 1024
 
     static func u32(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int) -> Int {
         Int(buf[p]) << 24 | Int(buf[p + 1]) << 16 | Int(buf[p + 2]) << 8 | Int(buf[p + 3])
@@ -166,33 +177,76 @@ private struct Parser {
             }
         }
 
-        var tracks: [Track] = []
-        tracks.reserveCapacity(min(declaredTracks, 1024))
+        // First walk the chunk headers (cheap), then parse the track bodies: in parallel when
+        // the file is big enough for threads to pay off. Warnings keep file order either way.
+        enum Step { case warning(MIDIWarning), track(start: Int, end: Int) }
+        var steps: [Step] = []
         while p < end {
             let remaining = end - p
             if remaining < 8 {
-                try warn(p, "\(remaining) trailing byte\(remaining == 1 ? "" : "s") at end of file ignored")
+                steps.append(.warning(MIDIWarning(offset: p, message: "\(remaining) trailing byte\(remaining == 1 ? "" : "s") at end of file ignored")))
                 break
             }
             let isTrack = Self.matches(buf, p, "MTrk")
             let looksLikeChunk = (0..<4).allSatisfy { buf[p + $0] >= 0x20 && buf[p + $0] < 0x7F }
             if !isTrack && !looksLikeChunk {
-                try warn(p, "\(remaining) trailing bytes at end of file ignored")
+                steps.append(.warning(MIDIWarning(offset: p, message: "\(remaining) trailing bytes at end of file ignored")))
                 break
             }
             let length = Self.u32(buf, p + 4)
             let bodyStart = p + 8
             var bodyEnd = bodyStart + length
-            if bodyEnd > end || length < 0 {
-                try warn(p + 4, "chunk '\(fourCC(buf, p))' length \(length) runs past end of file; clamped to \(end - bodyStart) bytes")
+            if bodyEnd > end {
+                steps.append(.warning(MIDIWarning(offset: p + 4, message: "chunk '\(fourCC(buf, p))' length \(length) runs past end of file; clamped to \(end - bodyStart) bytes")))
                 bodyEnd = end
             }
             if isTrack {
-                tracks.append(try parseTrack(buf, from: bodyStart, to: bodyEnd, index: tracks.count))
+                steps.append(.track(start: bodyStart, end: bodyEnd))
             } else {
-                try warn(p, "unknown chunk '\(fourCC(buf, p))' (\(length) bytes) skipped")
+                steps.append(.warning(MIDIWarning(offset: p, message: "unknown chunk '\(fourCC(buf, p))' (\(length) bytes) skipped")))
             }
             p = bodyEnd
+        }
+
+        let ranges: [(start: Int, end: Int)] = steps.compactMap { if case .track(let s, let e) = $0 { return (s, e) } else { return nil } }
+        var parsed = [Result<(Track, [MIDIWarning]), MIDIReadError>](repeating: .success((Track(), [])), count: ranges.count)
+        let strict = self.strict
+        let input = Unchecked(buf)
+        let parseOne: @Sendable (Int) -> Result<(Track, [MIDIWarning]), MIDIReadError> = { i in
+            let buf = input.value
+            var sub = Parser(strict: strict)
+            do throws(MIDIReadError) {
+                let track = try sub.parseTrack(buf, from: ranges[i].start, to: ranges[i].end, index: i)
+                return .success((track, sub.warnings))
+            } catch {
+                return .failure(error)
+            }
+        }
+        if ranges.count > 1 && end - start >= Self.parallelThreshold {
+            parsed.withUnsafeMutableBufferPointer { out in
+                // Each iteration writes only its own slot.
+                let slots = Unchecked(out)
+                DispatchQueue.concurrentPerform(iterations: ranges.count) { i in slots.value[i] = parseOne(i) }
+            }
+        } else {
+            for i in ranges.indices { parsed[i] = parseOne(i) }
+        }
+
+        var tracks: [Track] = []
+        tracks.reserveCapacity(ranges.count)
+        for step in steps {
+            switch step {
+            case .warning(let w):
+                try warn(w.offset ?? 0, w.message)
+            case .track:
+                switch parsed[tracks.count] {
+                case .success(let (track, trackWarnings)):
+                    warnings.append(contentsOf: trackWarnings)
+                    tracks.append(track)
+                case .failure(let error):
+                    throw error
+                }
+            }
         }
         if tracks.count != declaredTracks {
             let more = tracks.count > declaredTracks
@@ -252,7 +306,10 @@ private struct Parser {
 
         parsing: while p < end {
             let eventStart = p
-            if !skipDelta {
+            if !skipDelta && buf[p] < 0x80 {
+                tick += Int(buf[p])  // one-byte delta: the common case
+                p += 1
+            } else if !skipDelta {
                 guard let delta = Self.vlq(buf, &p, end) else {
                     try warn(eventStart, "track \(index + 1) ends inside a delta time")
                     break
@@ -290,6 +347,15 @@ private struct Parser {
                 let count = (status & 0xF0 == 0xC0 || status & 0xF0 == 0xD0) ? 1 : 2
                 var data: (UInt8, UInt8) = (0, 0)
                 var got = 0
+                // Fast path: the data bytes are all there and all data bytes.
+                if p + 2 <= end {
+                    let b0 = buf[p], b1 = buf[p + 1]
+                    if count == 2 && (b0 | b1) & 0x80 == 0 {
+                        data = (b0, b1); got = 2; p += 2
+                    } else if count == 1 && b0 & 0x80 == 0 {
+                        data.0 = b0; got = 1; p += 1
+                    }
+                }
                 while got < count {
                     guard p < end else {
                         try warn(eventStart, "track \(index + 1) ends inside a \(hex(status)) message")

@@ -105,6 +105,23 @@ public struct TempoMap: Equatable, Sendable {
         return Double(s.tick) + (seconds - s.seconds) * 1_000_000 * Double(ticksPerQuarter) / Double(s.microsecondsPerQuarter)
     }
 
+    /// Converts ticks that mostly move forward (a track's events) without a search per event.
+    public struct Cursor {
+        let map: TempoMap
+        var index = 0
+
+        public mutating func seconds(atTick tick: Int) -> Double {
+            if let tps = map.ticksPerSecond { return Double(tick) / tps }
+            let segs = map.segments
+            if tick < segs[index].tick { index = map.segmentIndex(atTick: tick) }
+            while index + 1 < segs.count && segs[index + 1].tick <= tick { index += 1 }
+            let s = segs[index]
+            return s.seconds + Double(tick - s.tick) * Double(s.microsecondsPerQuarter) / (1_000_000 * Double(map.ticksPerQuarter))
+        }
+    }
+
+    public func cursor() -> Cursor { Cursor(map: self) }
+
     public func microsecondsPerQuarter(atTick tick: Int) -> Int {
         segments[segmentIndex(atTick: tick)].microsecondsPerQuarter
     }

@@ -49,12 +49,13 @@ enum EventsReport {
         let shared = TempoMap(file: file)
         for (t, track) in file.tracks.enumerated() {
             let map = file.format == 2 ? TempoMap(file: file, track: t) : shared
+            var cursor = map.cursor()
             if t > 0 { j.raw(",") }
             j.raw("{\"events\":[")
             for (i, e) in track.events.enumerated() {
                 if i > 0 { j.raw(",") }
                 j.raw("{\"tick\":\(e.tick),\"seconds\":")
-                j.number(map.seconds(atTick: e.tick))
+                j.number(cursor.seconds(atTick: e.tick))
                 j.raw(",\"kind\":\"\(e.kind.name)\"")
                 if let c = e.kind.channel {
                     j.raw(",\"channel\":\(c)")

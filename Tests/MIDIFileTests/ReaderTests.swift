@@ -259,3 +259,34 @@ struct DivisionTests {
         }
     }
 }
+
+@Suite("Reader: large files")
+struct LargeFileTests {
+    /// Above the parallel threshold tracks parse concurrently: results and warning order must
+    /// be exactly those of parsing each track on its own, in file order.
+    @Test func parallelParseMatchesTrackByTrack() throws {
+        func body(_ seed: Int, withEnd: Bool) -> [UInt8] {
+            var b: [UInt8] = []
+            for i in 0..<40_000 {
+                let key = UInt8(36 + (i * seed) % 48)
+                b += [0x00, 0x90, key, 90, 0x10, 0x80, key, 0]
+            }
+            return withEnd ? b + SMFBuilder.endOfTrack : b
+        }
+        var big = SMFBuilder()
+        big.tracks = [body(3, withEnd: true), body(5, withEnd: false), body(7, withEnd: true)]
+        let bytes = big.bytes()
+        #expect(bytes.count > 256 * 1024)
+        let r = try MIDIReader.read(bytes)
+        #expect(r.file.tracks.count == 3)
+        for (i, t) in big.tracks.enumerated() {
+            var single = SMFBuilder()
+            single.tracks = [t]
+            #expect(try MIDIReader.read(single.bytes()).file.tracks[0] == r.file.tracks[i])
+        }
+        #expect(r.warnings.map(\.message) == ["track 2 has no End of Track; added at tick 640000"])
+        let notes = NotePairing.notes(in: r.file).notes
+        #expect(notes.count == 120_000)
+        #expect(notes.allSatisfy { $0.endTick == $0.startTick + 16 })
+    }
+}

@@ -90,3 +90,14 @@ struct TimingTests {
         #expect(LessonTags(file: f) == tags)
     }
 }
+
+@Suite("Tempo map cursor")
+struct CursorTests {
+    @Test func cursorAgreesWithSearchForwardAndBackward() {
+        let changes = (0..<50).map { (tick: $0 * 100, us: 300_000 + $0 * 7_000) }
+        let map = TempoMap(division: .ticksPerQuarter(96), changes: changes)
+        var cursor = map.cursor()
+        for tick in stride(from: 0, through: 6000, by: 37) { #expect(cursor.seconds(atTick: tick) == map.seconds(atTick: tick)) }
+        for tick in stride(from: 6000, through: 0, by: -53) { #expect(cursor.seconds(atTick: tick) == map.seconds(atTick: tick)) }
+    }
+}

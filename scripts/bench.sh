@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# make bench: release build, then every benchmark with its peer measured in the same run.
+set -uo pipefail
+corpus="${1:-../shared/corpus/jazz-soft}"
+swift build -c release --product etude-bench >/dev/null || exit 1
+swift build -c release --product etude >/dev/null || exit 1
+bench=.build/release/etude-bench
+mkdir -p .build/bench
+stress=.build/bench/stress-1M.mid
+[ -f "$stress" ] || $bench gen-stress "$stress" --notes 1000000 >/dev/null
+py=$(bash scripts/peer-venv.sh)
+
+echo "== MIDI parsing (issue 2): read + event times + note pairing, best of 5 =="
+stress_json=$($bench parse "$stress" --passes 5)
+echo "etude 1M-note file: $stress_json"
+python3 - "$stress_json" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+print(f"  1M notes parsed in {d['seconds']:.3f} s (target < 0.3 s: {'PASS' if d['seconds'] < 0.3 else 'FAIL'}), "
+      f"peak RSS {d['peakRSSMB']:.1f} MB (target < 150 MB: {'PASS' if d['peakRSSMB'] < 150 else 'FAIL'})")
+PY
+if [ -n "$py" ]; then
+  for set in corpus stress; do
+    if [ $set = corpus ]; then files=("$corpus"/*.mid); else files=("$stress"); fi
+    peers=$("$py" Benchmarks/peers_parse.py 5 "${files[@]}")
+    sym_files=$(echo "$peers" | python3 -c 'import json,sys; [print(f) for f in json.loads(sys.stdin.readline())["readable"]]')
+    mapfile -t symlist <<<"$sym_files"
+    etude_json=$($bench parse "${symlist[@]}" --passes 5)
+    python3 - "$set" "$etude_json" "$peers" <<'PY'
+import json, sys
+name, etude = sys.argv[1], json.loads(sys.argv[2])
+peers = [json.loads(l) for l in sys.argv[3].splitlines() if l.strip()]
+print(f"  [{name}] etude: {etude['mbPerSecond']:.2f} MB/s over {etude['files']} files ({etude['bytes']} bytes)")
+for p in peers:
+    ratio = etude['mbPerSecond'] / p['mbPerSecond'] if p['mbPerSecond'] else float('inf')
+    target = " (target >= 1.5x: " + ("PASS" if ratio >= 1.5 else "FAIL") + ")" if p['peer'] == 'symusic' else ""
+    print(f"  [{name}] {p['peer']}: {p['mbPerSecond']:.2f} MB/s over {p['files']} files -> etude/{p['peer']} = {ratio:.2f}x{target}")
+PY
+  done
+else
+  echo "  peers skipped: no peer venv (reason above)"
+fi
+
+for sub in input; do
+  echo "== $sub =="
+  $bench $sub
+done
