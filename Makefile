@@ -1,4 +1,5 @@
 # Etude — two commands on a fresh Debian/Ubuntu machine:  make demo   and   make test
+SHELL := /bin/bash
 SWIFT ?= swift
 CORPUS ?= ../shared/corpus/jazz-soft
 FUZZ_SECONDS ?= 180

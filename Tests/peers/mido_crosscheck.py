@@ -167,7 +167,7 @@ def main():
             passed += 1
         else:
             failed += 1
-    print(f"mido cross-check: {passed} passed, {failed} failed")
+    print(f"crosscheck: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
 
