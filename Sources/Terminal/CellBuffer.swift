@@ -75,12 +75,25 @@ public struct CellBuffer: Equatable, Sendable {
     }
 
     /// Puts one single-width scalar (control characters become "?": nothing reaches the
-    /// terminal that could be read as an escape sequence).
+    /// terminal that could be read as an escape sequence). Overwriting half of a wide
+    /// character blanks its other half, as a terminal does.
     public mutating func put(_ x: Int, _ y: Int, _ scalar: Unicode.Scalar, _ style: Style) {
         guard contains(x, y) else { return }
         let v = scalar.value
         let safe: UInt32 = (v < 0x20 || v == 0x7F || (v >= 0x80 && v < 0xA0)) ? 0x3F : v
-        cells[y * size.columns + x] = Cell(raw: safe, style)
+        let i = y * size.columns + x
+        breakWide(at: i, x: x)
+        cells[i] = Cell(raw: safe, style)
+    }
+
+    /// Before cell i is overwritten: if it is half of a wide character, blank the other half.
+    private mutating func breakWide(at i: Int, x: Int) {
+        let old = cells[i].scalar
+        if old == 0 {
+            if x > 0 { cells[i - 1].scalar = 0x20 }
+        } else if old >= 0x1100, x + 1 < size.columns, cells[i + 1].scalar == 0 {
+            cells[i + 1].scalar = 0x20
+        }
     }
 
     /// Changes the style of a cell but keeps its character.
@@ -100,6 +113,8 @@ public struct CellBuffer: Equatable, Sendable {
         guard x0 < x1, y0 < y1 else { return }
         for row in y0..<y1 {
             let base = row * size.columns
+            breakWide(at: base + x0, x: x0)
+            if x1 - 1 > x0 { breakWide(at: base + x1 - 1, x: x1 - 1) }
             for col in x0..<x1 { cells[base + col] = cell }
         }
     }
@@ -117,7 +132,10 @@ public struct CellBuffer: Equatable, Sendable {
             if col + w > limit { break }
             if w == 2 {
                 put(col, y, u, style)
-                if contains(col + 1, y) { cells[y * size.columns + col + 1] = Cell(raw: 0, style) }
+                if contains(col + 1, y) {
+                    breakWide(at: y * size.columns + col + 1, x: col + 1)
+                    cells[y * size.columns + col + 1] = Cell(raw: 0, style)
+                }
                 // A wide character cut by the right edge would be half drawn: show nothing.
                 if !contains(col + 1, y), contains(col, y) { put(col, y, " ", style) }
             } else {
