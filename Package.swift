@@ -37,7 +37,7 @@ let package = Package(
         // Practice-screen widgets drawn into Terminal's cell buffer from a plain ScreenModel value.
         .target(name: "Screen", dependencies: ["Terminal", "MIDIFile"]),
         // Tiny program the pseudo-terminal tests run to prove raw mode is entered and restored.
-        .executableTarget(name: "etude-tty-probe", dependencies: ["Terminal"], path: "Tests/TTYProbe"),
+        .executableTarget(name: "etude-tty-probe", dependencies: ["Terminal", "Screen"], path: "Tests/TTYProbe"),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal", "etude-tty-probe"]),
         .testTarget(name: "ScreenTests", dependencies: ["Screen", "Terminal", "MIDIFile"], exclude: ["Snapshots"]),
     ],

@@ -29,6 +29,7 @@ public struct TerminalEvents: OptionSet, Sendable {
 public enum TerminalSequences {
     /// Alternate screen, hidden cursor, bracketed paste on, cleared.
     public static let enter: [UInt8] = Array("\u{1B}[?1049h\u{1B}[?25l\u{1B}[?2004h\u{1B}[0m\u{1B}[H\u{1B}[2J".utf8)
-    /// Synchronized output off, attributes reset, bracketed paste off, cursor shown, main screen back.
-    public static let leave: [UInt8] = Array("\u{1B}[?2026l\u{1B}[0m\u{1B}[?2004l\u{1B}[?25h\u{1B}[?1049l".utf8)
+    /// CAN (aborts any sequence a signal interrupted mid-write), synchronized output off,
+    /// attributes reset, bracketed paste off, cursor shown, main screen back.
+    public static let leave: [UInt8] = Array("\u{18}\u{1B}[?2026l\u{1B}[0m\u{1B}[?2004l\u{1B}[?25h\u{1B}[?1049l".utf8)
 }

@@ -20,7 +20,7 @@ final class ProbeRun {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    init() throws {
+    init(arguments: [String] = []) throws {
         var m: Int32 = -1
         var s: Int32 = -1
         var ws = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
@@ -35,7 +35,7 @@ final class ProbeRun {
         posix_spawn_file_actions_adddup2(&actions, s, 2)
         posix_spawn_file_actions_addclose(&actions, m)
         var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { a in a.withCString { strdup($0) } } + [nil]
         defer { for a in argv { free(a) } }
         var env: [UnsafeMutablePointer<CChar>?] = ["TERM=xterm-256color", "PATH=/usr/bin:/bin"].map { s in s.withCString { strdup($0) } }
         env.append(nil)
@@ -86,6 +86,23 @@ final class ProbeRun {
     }
 
     var text: String { String(decoding: output, as: UTF8.self) }
+
+    /// What an 80×24 terminal shows after all output so far.
+    var screen: String {
+        var v = VirtualScreen(size: TerminalSize(columns: 80, rows: 24))
+        v.feed(output)
+        return v.text
+    }
+
+    /// Reads output until the emulated screen satisfies `condition` (20 s guard against a hang).
+    func waitForScreen(_ condition: (String) -> Bool) -> Bool {
+        for _ in 0..<2000 {
+            drain()
+            if condition(screen) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
 
     /// Reads output until it contains `marker` (a guard of 20 s against a hung probe, not a timing check).
     func waitFor(_ marker: String) -> Bool {
@@ -209,5 +226,46 @@ struct PseudoTerminalTests {
         run.send("q")
         let status = try #require(run.waitStatus())
         #expect(exitCode(status) == 0)
+    }
+
+    /// The practice screen over a toy transport on a real pty: the bar counter advances, `-`
+    /// lowers the BPM shown, `[`/`]` set the loop shown, `?` opens help, `q` exits 0 and the
+    /// modes come back; SIGTERM while drawing restores them too.
+    @Test func practiceScreenOnARealTerminal() throws {
+        let run = try ProbeRun(arguments: ["screen"])
+        let before = run.modes()
+        #expect(run.waitForScreen { $0.contains("bar 1:") && $0.contains("♩=240 (100%)") }, "first frame: \(run.screen)")
+        #expect(isRaw(run.modes()))
+        #expect(run.waitForScreen { $0.contains("bar 2:") }, "the bar counter advances: \(run.screen)")
+        run.send("-")
+        #expect(run.waitForScreen { $0.contains("♩=228 (95%)") }, "- lowers the BPM shown: \(run.screen)")
+        run.send("[")
+        #expect(run.waitForScreen { $0.contains("loop ") && $0.contains("×0") }, "[ sets the loop start: \(run.screen)")
+        run.send("]")
+        #expect(run.waitForScreen { s in
+            guard let r = s.range(of: "loop ") else { return false }
+            let rest = s[r.upperBound...].prefix(7)
+            return rest.contains("–")
+        }, "] sets the loop end: \(run.screen)")
+        run.send("?")
+        #expect(run.waitForScreen { $0.contains("any key closes this help") })
+        run.send(" ")
+        #expect(run.waitForScreen { !$0.contains("any key closes this help") })
+        run.send("q")
+        let status = try #require(run.waitStatus())
+        #expect(exitCode(status) == 0)
+        #expect(sameModes(run.modes(), before))
+        #expect(run.text.hasSuffix("\u{1B}[?1049l"), "the last thing written leaves the alternate screen")
+    }
+
+    @Test func practiceScreenSIGTERMWhileDrawing() throws {
+        let run = try ProbeRun(arguments: ["screen"])
+        let before = run.modes()
+        #expect(run.waitForScreen { $0.contains("bar 2:") })
+        kill(run.pid, SIGTERM)
+        let status = try #require(run.waitStatus())
+        #expect(termSignal(status) == SIGTERM)
+        #expect(sameModes(run.modes(), before))
+        #expect(run.text.contains("\u{1B}[?1049l"))
     }
 }
