@@ -20,7 +20,7 @@ public struct Theme: Sendable {
     func color(_ role: NoteRole) -> Color {
         switch role {
         case .rightHand: return .rgb(66, 135, 245)
-        case .leftHand: return .rgb(70, 190, 100)
+        case .leftHand: return .rgb(60, 200, 80)
         case .accompaniment: return .rgb(120, 110, 150)
         case .learner: return .rgb(245, 180, 40)
         case .wrong: return .rgb(225, 55, 55)

@@ -59,6 +59,10 @@ private func writeAll(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int) {
     }
 }
 
+// Free functions so the session's own `close()`/`write(_:)` methods do not shadow the C calls.
+private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
+private func writeDescriptor(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
+
 /// Puts the terminal back as it was (async-signal-safe).
 func restoreTerminalFromAnyContext() {
     guard signalShared.active != 0, signalShared.suspended == 0 else { return }
@@ -226,8 +230,8 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
         for (sig, var old) in previousActions { _ = sigaction(sig, &old, nil) }
         previousActions.removeAll()
         signalShared.wakeWriteFD = -1
-        _ = Glibc.close(wakeReadFD)
-        _ = Glibc.close(wakeWriteFD)
+        closeDescriptor(wakeReadFD)
+        closeDescriptor(wakeWriteFD)
     }
 
     /// Ctrl-Z arrives as a byte in raw mode: call this to restore the terminal and stop like a
@@ -249,7 +253,8 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
         bytes.withUnsafeBytes { buf in
             var done = 0
             while done < buf.count {
-                let n = Glibc.write(outputFD, buf.baseAddress! + done, buf.count - done)
+                guard let base = buf.baseAddress else { return }
+                let n = writeDescriptor(outputFD, base + done, buf.count - done)
                 if n > 0 {
                     done += n
                 } else if n < 0 && errno == EINTR {

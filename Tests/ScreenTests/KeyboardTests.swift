@@ -95,3 +95,20 @@ struct KeyboardTests {
         Snapshot.check("keyboard-80-yamaha", keyboardBuffer(width: 80, depth: .truecolor, names: true, naming: .yamaha))
     }
 }
+
+@Suite("Theme at every colour depth")
+struct ThemeDepthTests {
+    /// After downgrading to what the terminal shows, white keys, black keys and every role
+    /// (bright on white keys, dark on black keys) must still be different colours.
+    @Test(arguments: [ColorDepth.ansi16, .palette256, .truecolor])
+    func keyColoursStayDistinct(depth: ColorDepth) {
+        let theme = Theme(depth: depth)
+        let white = [Theme.whiteKey] + NoteRole.allCases.map { theme.color($0) }
+        let black = [Theme.blackKey] + NoteRole.allCases.map { theme.darkColor($0) }
+        for set in [white, black] {
+            let mapped = set.map { depth.map($0) }
+            #expect(Set(mapped).count == mapped.count, "\(depth): \(mapped)")
+        }
+        #expect(depth.map(Theme.whiteKey) != depth.map(Theme.blackKey))
+    }
+}
