@@ -99,7 +99,7 @@ public struct StatusBarWidget: Sendable {
         buffer.fill(x: 0, y: y, width: width, height: 2, Cell(" ", theme.statusStyle))
         let right = StatusBarWidget.firstLineRight(s)
         let rightWidth = CellBuffer.width(of: right)
-        let icon: String = s.playing ? "▶ " : "⏸ "
+        let icon: String = s.playing ? "▶ " : "■ "
         let iconWidth = buffer.text(icon, x: 1, y: y, style: theme.statusAccent, maxWidth: 2)
         let titleRoom = max(0, width - rightWidth - 4 - iconWidth)
         buffer.text(s.title.isEmpty ? "Etude" : s.title, x: 1 + iconWidth, y: y, style: theme.statusAccent, maxWidth: titleRoom)
