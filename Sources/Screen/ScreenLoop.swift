@@ -8,6 +8,16 @@ import Terminal
 /// the transport state under a short lock, or from atomics), and the key handler must only
 /// post commands (never wait on the audio thread). Ctrl-C always quits, Ctrl-Z suspends (the
 /// terminal is restored; after `fg` everything is redrawn), a resize redraws everything.
+///
+/// Wiring, in short:
+///
+///     try TerminalSession.run { session in            // raw mode + alternate screen, restored on every exit
+///         let loop = ScreenLoop(device: session, depth: session.colorDepth, fps: 30)
+///         let ending = loop.run(model: { practice.snapshotScreenModel() },
+///                               onKey: { key in practice.handle(key) })   // .quit ends the loop
+///     }
+///
+/// Nothing else may write to stdout while the session is open (it would corrupt the frame).
 public final class ScreenLoop: @unchecked Sendable {
     public enum Action: Sendable { case `continue`, quit }
 
