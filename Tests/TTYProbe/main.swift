@@ -93,14 +93,14 @@ func screenMode(_ session: TerminalSession) -> ScreenLoop.Ending {
         return transport.model()
     }, onKey: { key in
         if transport.help { transport.help = false; return .continue }
-        switch key {
-        case Key("q"), Key(.escape): return .quit
-        case Key("-"): transport.tempoPercent = max(25, transport.tempoPercent - 5)
-        case Key("+"): transport.tempoPercent = min(200, transport.tempoPercent + 5)
-        case Key("["): transport.loopStart = transport.bar; transport.loopOn = true
-        case Key("]"): transport.loopEnd = max(transport.bar, transport.loopStart ?? 1); transport.loopOn = true
-        case Key("l"): transport.loopOn.toggle()
-        case Key("?"): transport.help = true
+        switch PracticeCommand.command(for: key) {
+        case .quit: return .quit
+        case .tempoDown: transport.tempoPercent = max(25, transport.tempoPercent - 5)
+        case .tempoUp: transport.tempoPercent = min(200, transport.tempoPercent + 5)
+        case .loopStartHere: transport.loopStart = transport.bar; transport.loopOn = true
+        case .loopEndHere: transport.loopEnd = max(transport.bar, transport.loopStart ?? 1); transport.loopOn = true
+        case .toggleLoop: transport.loopOn.toggle()
+        case .toggleHelp: transport.help = true
         default: break
         }
         return .continue
