@@ -34,7 +34,9 @@ public struct FallingNotesWidget: Sendable {
         }
         for line in model.barLines {
             guard let r = row(line.seconds) else { continue }
-            for c in (x + 1)..<(x + width - 1) { buffer.put(c, r, "─", theme.barLineStyle) }
+            // Colour: a faint band of spaces (1 byte a cell when it moves); mono: a dim rule.
+            let glyph: Unicode.Scalar = theme.monochrome ? "─" : " "
+            for c in (x + 1)..<(x + width - 1) { buffer.put(c, r, glyph, theme.barLineStyle) }
             buffer.text(String(line.bar), x: x + 1, y: r, style: theme.barNumberStyle, maxWidth: 4)
         }
         for (t, label) in [(model.loopStartSeconds, "loop ▼"), (model.loopEndSeconds, "loop ▲")] {
@@ -48,7 +50,7 @@ public struct FallingNotesWidget: Sendable {
             let r0 = max(0, Int(max(0, note.start) / dt))
             var r1 = min(height - 1, Int((note.end / dt).rounded(.up)) - 1)
             if r1 < r0 { r1 = r0 }
-            let style: Style = mono ? Style() : Style(fg: theme.color(note.role), bg: theme.color(note.role))
+            let style: Style = mono ? Style() : Style(bg: theme.color(note.role))
             let glyph: Unicode.Scalar = mono ? theme.glyph(note.role) : " "
             for r in r0...r1 {
                 let sy = y + height - 1 - r

@@ -64,8 +64,8 @@ public struct Theme: Sendable {
     var statusStyle: Style { monochrome ? Style(attributes: .reverse) : Style(fg: .rgb(235, 235, 240), bg: .rgb(40, 46, 66)) }
     var statusAccent: Style { monochrome ? Style(attributes: [.reverse, .bold]) : Style(fg: .rgb(255, 210, 90), bg: .rgb(40, 46, 66), attributes: .bold) }
     var loopColor: Color { .rgb(0, 190, 200) }
-    var barLineStyle: Style { monochrome ? Style(attributes: .dim) : Style(fg: .rgb(70, 70, 80)) }
-    var barNumberStyle: Style { monochrome ? Style(attributes: .dim) : Style(fg: .rgb(120, 120, 135)) }
+    var barLineStyle: Style { monochrome ? Style(attributes: .dim) : Style(bg: .rgb(38, 38, 48)) }
+    var barNumberStyle: Style { monochrome ? Style(attributes: .dim) : Style(fg: .rgb(140, 140, 155), bg: .rgb(38, 38, 48)) }
     var loopLineStyle: Style { monochrome ? Style(attributes: .bold) : Style(fg: loopColor, attributes: .bold) }
     var hintStyle: Style { monochrome ? Style(attributes: .dim) : Style(fg: .rgb(150, 150, 160)) }
     var messageStyle: Style { monochrome ? Style(attributes: .bold) : Style(fg: .rgb(255, 210, 90), attributes: .bold) }
