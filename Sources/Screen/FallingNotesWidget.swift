@@ -56,11 +56,17 @@ public struct FallingNotesWidget: Sendable {
                 let sy = y + height - 1 - r
                 for c in cols { buffer.put(c, sy, glyph, style) }
             }
-            // The top of a note longer than a row is a half block, so repeated notes of one
-            // pitch stay visibly separate.
-            if r1 > r0 && !mono && Double(r1) * dt + dt * 0.5 >= note.end {
-                let sy = y + height - 1 - r1
-                for c in cols { buffer.put(c, sy, "▄", Style(fg: theme.color(note.role))) }
+            // Half blocks at the ends give half-row precision: smoother falling, and repeated
+            // notes of one pitch stay visibly separate.
+            if r1 > r0 && !mono {
+                if Double(r1) * dt + dt * 0.5 >= note.end {
+                    let sy = y + height - 1 - r1
+                    for c in cols { buffer.put(c, sy, "▄", Style(fg: theme.color(note.role))) }
+                }
+                if note.start - Double(r0) * dt >= dt * 0.5 {
+                    let sy = y + height - 1 - r0
+                    for c in cols { buffer.put(c, sy, "▀", Style(fg: theme.color(note.role))) }
+                }
             }
             if model.showFingers, let f = note.finger, (1...5).contains(f), note.start >= 0,
                let digit = Unicode.Scalar(UInt32(0x30 + f)) {
