@@ -9,8 +9,9 @@ public struct FallingNotesWidget: Sendable {
 
     public func draw(into buffer: inout CellBuffer, x: Int, y: Int, width: Int, height: Int,
                      layout: KeyboardLayout, model: ScreenModel) {
-        guard height > 0, width > 0 else { return }
-        let lookahead = max(0.1, model.lookaheadSeconds)
+        guard height > 0, width >= 3 else { return }
+        // Times come from files and arithmetic: anything not finite is dropped, never trapped on.
+        let lookahead = model.lookaheadSeconds.isFinite ? min(3600, max(0.1, model.lookaheadSeconds)) : 3
         let dt = lookahead / Double(height)
         /// Screen row for a time (seconds from now), nil when outside the view.
         func row(_ t: Double) -> Int? {
@@ -21,7 +22,7 @@ public struct FallingNotesWidget: Sendable {
         if model.loopStartSeconds != nil || model.loopEndSeconds != nil {
             let a = max(0, model.loopStartSeconds ?? -1)
             let b = min(lookahead, model.loopEndSeconds ?? lookahead)
-            if a < b {
+            if a < b, a.isFinite, b.isFinite {
                 let top = row(b) ?? y
                 let bottom = row(a) ?? (y + height - 1)
                 if top <= bottom {
@@ -46,9 +47,10 @@ public struct FallingNotesWidget: Sendable {
         }
         let mono = theme.monochrome
         for note in model.notes {
-            guard note.end > 0, note.start < lookahead, let cols = layout.noteColumns(note.pitch) else { continue }
+            guard note.end > 0, note.start < lookahead, !note.start.isNaN, !note.end.isNaN,
+                  let cols = layout.noteColumns(note.pitch) else { continue }
             let r0 = max(0, Int(max(0, note.start) / dt))
-            var r1 = min(height - 1, Int((note.end / dt).rounded(.up)) - 1)
+            var r1 = min(height - 1, Int((min(note.end, lookahead) / dt).rounded(.up)) - 1)
             if r1 < r0 { r1 = r0 }
             let style: Style = mono ? Style() : Style(bg: theme.color(note.role))
             let glyph: Unicode.Scalar = mono ? theme.glyph(note.role) : " "
@@ -86,7 +88,7 @@ public struct StatusBarWidget: Sendable {
     public init(theme: Theme) { self.theme = theme }
 
     public static func firstLineRight(_ s: StatusInfo) -> String {
-        let bpm = Int(s.bpm.rounded())
+        let bpm = s.bpm.isFinite && abs(s.bpm) < 1e9 ? String(Int(s.bpm.rounded())) : "–"
         return "bar \(s.bar):\(s.beat)/\(s.bars)  ♩=\(bpm) (\(s.tempoPercent)%)"
     }
 
@@ -124,8 +126,12 @@ public struct TimelineWidget: Sendable {
     public func draw(into buffer: inout CellBuffer, y: Int, width: Int, timeline t: TimelineInfo) {
         let x0 = 1
         let w = max(1, width - 2)
-        let length = max(t.length, 0.000_001)
-        func col(_ v: Double) -> Int { x0 + min(w - 1, max(0, Int((v / length) * Double(w - 1) + 0.5))) }
+        let length = t.length.isFinite ? max(t.length, 0.000_001) : 1
+        func col(_ v: Double) -> Int {
+            let f = (v / length) * Double(w - 1) + 0.5
+            guard f.isFinite else { return x0 }
+            return x0 + min(w - 1, max(0, Int(min(max(f, -1), Double(w)))))
+        }
         let head = col(t.position)
         for c in x0..<(x0 + w) {
             buffer.put(c, y, c < head ? "━" : "─", c < head ? theme.timelineDone : theme.timelineTrack)

@@ -35,9 +35,16 @@ public struct KeyboardLayout: Sendable, Equatable {
             lo = KeyboardLayout.lowestPiano
             hi = KeyboardLayout.highestPiano
         } else {
-            let r = range ?? 36...96
+            // A range outside the piano (drums, a broken file) is pulled onto it.
+            let given = range ?? 36...96
+            let rl = min(max(given.lowerBound, KeyboardLayout.lowestPiano), KeyboardLayout.highestPiano)
+            let r = rl...max(rl, min(given.upperBound, KeyboardLayout.highestPiano))
             lo = max(KeyboardLayout.lowestPiano, r.lowerBound - ((r.lowerBound % 12) + 12) % 12)  // down to a C
             hi = min(KeyboardLayout.highestPiano, r.upperBound + (11 - ((r.upperBound % 12) + 12) % 12))  // up to a B
+            // At least an octave, so a one-note lesson still shows a keyboard.
+            if hi - lo < 12 {
+                if lo + 12 <= KeyboardLayout.highestPiano { hi = lo + 12 } else { lo = hi - 12 }
+            }
             if KeyboardLayout.isBlack(lo) { lo -= 1 }
             if KeyboardLayout.isBlack(hi) { hi += 1 }
             let capacity = max(1, width / 2)

@@ -32,8 +32,8 @@ public enum PracticeKeys {
 /// A framed box centred on the screen, filled with the panel style.
 struct PanelBox {
     static func draw(into buffer: inout CellBuffer, theme: Theme, title: String, width: Int, height: Int) -> (x: Int, y: Int) {
-        let w = min(width, buffer.width)
-        let h = min(height, buffer.height)
+        let w = max(2, min(width, buffer.width))
+        let h = max(2, min(height, buffer.height))
         let x = max(0, (buffer.width - w) / 2)
         let y = max(0, (buffer.height - h) / 2)
         let style = theme.panelStyle
@@ -106,7 +106,7 @@ public struct ResultsPanel: Sendable {
     }
 
     static func formatted(_ v: Double, decimals: Int) -> String {
-        guard v.isFinite else { return "–" }
+        guard v.isFinite, abs(v) < 1e12 else { return "–" }
         if decimals == 0 { return String(Int(v.rounded())) }
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }

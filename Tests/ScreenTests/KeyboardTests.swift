@@ -31,6 +31,19 @@ struct KeyboardTests {
         #expect(!KeyboardLayout.isBlack(wide.low) && !KeyboardLayout.isBlack(wide.high))
     }
 
+    @Test func rangesOutsideThePianoAreClamped() {
+        for range in [120...127, 0...5, 0...127, 108...108, 21...21, -40 ... -3] {
+            let l = KeyboardLayout(width: 80, range: range)
+            #expect(l.low >= 21 && l.high <= 108 && l.low < l.high, "\(range) → \(l.low)…\(l.high)")
+            var b = CellBuffer(size: TerminalSize(columns: 80, rows: 24))
+            var model = ScreenModel()
+            model.pitchRange = range
+            model.keyboard.light(127, .rightHand)
+            model.notes = [FallingNote(pitch: 0, start: 0, end: 1, role: .leftHand)]
+            PracticeScreen(depth: .ansi16).render(model, into: &b, size: b.size)
+        }
+    }
+
     @Test(arguments: [60, 80, 104, 105, 120, 200])
     func everyShownPitchHasItsOwnColumns(width: Int) {
         let l = KeyboardLayout(width: width, range: Fixture.range)

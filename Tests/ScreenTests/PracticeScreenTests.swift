@@ -93,4 +93,24 @@ struct PracticeScreenTests {
         let bytes = writer.frame(screen.render(model, size: size(120, 40)))
         #expect(bytes.count < 3000)
     }
+
+    /// Numbers that are not finite (a broken tempo map, a division by zero upstream) are
+    /// drawn as "–" or dropped; rendering never traps.
+    @Test func nonFiniteNumbersNeverTrap() {
+        let bad: [Double] = [.nan, .infinity, -.infinity, 1e300, -1e300]
+        for v in bad {
+            var model = Fixture.model()
+            model.status.bpm = v
+            model.timeline = TimelineInfo(position: v, length: v, loopStart: v, loopEnd: v, loopEnabled: true)
+            model.notes.append(FallingNote(pitch: 60, start: v, end: v, role: .rightHand))
+            model.notes.append(FallingNote(pitch: 62, start: -1, end: v, role: .rightHand, finger: 2))
+            model.barLines.append(BarLine(seconds: v, bar: 3))
+            model.loopStartSeconds = v
+            model.loopEndSeconds = v
+            model.lookaheadSeconds = v
+            model.overlay = .results(ResultsInfo(hit: 1, missed: 0, wrong: 0, extra: 0, accuracy: v, timingMeanMs: v, timingSDMs: v, score: 0))
+            let text = PracticeScreen(depth: .truecolor).render(model, size: TerminalSize(columns: 80, rows: 24)).plainText()
+            #expect(text.contains("bar 9:2/32"))
+        }
+    }
 }
