@@ -243,7 +243,8 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
     public func size() -> TerminalSize {
         var ws = winsize()
         if ioctl(outputFD, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 {
-            return TerminalSize(columns: Int(ws.ws_col), rows: Int(ws.ws_row))
+            // Clamped: a bogus size must not allocate a gigantic frame.
+            return TerminalSize(columns: min(Int(ws.ws_col), 1000), rows: min(Int(ws.ws_row), 500))
         }
         return TerminalSize(columns: 80, rows: 24)
     }
