@@ -87,9 +87,11 @@ final class ProbeRun {
 
     var text: String { String(decoding: output, as: UTF8.self) }
 
-    /// What an 80×24 terminal shows after all output so far.
+    var emulatedSize = TerminalSize(columns: 80, rows: 24)
+
+    /// What the terminal shows after all output so far.
     var screen: String {
-        var v = VirtualScreen(size: TerminalSize(columns: 80, rows: 24))
+        var v = VirtualScreen(size: emulatedSize)
         v.feed(output)
         return v.text
     }
@@ -267,5 +269,23 @@ struct PseudoTerminalTests {
         #expect(termSignal(status) == SIGTERM)
         #expect(sameModes(run.modes(), before))
         #expect(run.text.contains("\u{1B}[?1049l"))
+    }
+
+    /// SIGWINCH: the screen is redrawn at the new size.
+    @Test func practiceScreenFollowsResize() throws {
+        let run = try ProbeRun(arguments: ["screen"])
+        #expect(run.waitForScreen { $0.contains("bar 1:") })
+        var ws = winsize(ws_row: 30, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(run.slave, UInt(TIOCSWINSZ), &ws)
+        run.output = []
+        run.emulatedSize = TerminalSize(columns: 100, rows: 30)
+        kill(run.pid, SIGWINCH)
+        #expect(run.waitForScreen { s in
+            let lines = s.split(separator: "\n", omittingEmptySubsequences: false)
+            return lines.count == 30 && lines[0].hasSuffix("%) ") && lines[29].contains("q quit")
+        }, "redrawn at 100×30: \(run.screen)")
+        run.send("q")
+        let status = try #require(run.waitStatus())
+        #expect(exitCode(status) == 0)
     }
 }
