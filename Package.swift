@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "etude", targets: ["etude"]),
         .executable(name: "etude-bench", targets: ["etude-bench"]),
         .library(name: "MIDIFile", targets: ["MIDIFile"]),
+        .library(name: "Terminal", targets: ["Terminal"]),
+        .library(name: "Screen", targets: ["Screen"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -35,12 +37,20 @@ let package = Package(
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "MIDIInput"],
+            dependencies: ["MIDIFile", "MIDIInput", "Terminal", "Screen"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile"]),
         .testTarget(name: "MIDIInputTests", dependencies: ["MIDIInput", "MIDIFile", "Judge"]),
         .testTarget(name: "JudgeTests", dependencies: ["Judge", "MIDIFile"]),
+        // Raw mode, key decoding, cell buffer + frame diff, colour depth, restore on every exit. No ncurses.
+        .target(name: "Terminal"),
+        // Practice-screen widgets drawn into Terminal's cell buffer from a plain ScreenModel value.
+        .target(name: "Screen", dependencies: ["Terminal", "MIDIFile"]),
+        // Tiny program the pseudo-terminal tests run to prove raw mode is entered and restored.
+        .executableTarget(name: "etude-tty-probe", dependencies: ["Terminal", "Screen"], path: "Tests/TTYProbe"),
+        .testTarget(name: "TerminalTests", dependencies: ["Terminal", "etude-tty-probe"]),
+        .testTarget(name: "ScreenTests", dependencies: ["Screen", "Terminal", "MIDIFile"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,151 @@
+import Terminal
+
+/// Upcoming notes falling toward their keys: the bottom row is "now", the top row is
+/// `lookaheadSeconds` ahead. A note's height is its duration; bar lines (with bar numbers) and
+/// the loop's start/end are drawn across; the loop's extent is marked at both edges.
+public struct FallingNotesWidget: Sendable {
+    public let theme: Theme
+    public init(theme: Theme) { self.theme = theme }
+
+    public func draw(into buffer: inout CellBuffer, x: Int, y: Int, width: Int, height: Int,
+                     layout: KeyboardLayout, model: ScreenModel) {
+        guard height > 0, width >= 3 else { return }
+        // Times come from files and arithmetic: anything not finite is dropped, never trapped on.
+        let lookahead = model.lookaheadSeconds.isFinite ? min(3600, max(0.1, model.lookaheadSeconds)) : 3
+        let dt = lookahead / Double(height)
+        /// Screen row for a time (seconds from now), nil when outside the view.
+        func row(_ t: Double) -> Int? {
+            guard t >= 0, t < lookahead else { return nil }
+            return y + height - 1 - min(height - 1, Int(t / dt))
+        }
+        // Loop extent at both edges.
+        if model.loopStartSeconds != nil || model.loopEndSeconds != nil {
+            let a = max(0, model.loopStartSeconds ?? -1)
+            let b = min(lookahead, model.loopEndSeconds ?? lookahead)
+            if a < b, a.isFinite, b.isFinite {
+                let top = row(b) ?? y
+                let bottom = row(a) ?? (y + height - 1)
+                if top <= bottom {
+                    for r in top...bottom {
+                        buffer.put(x, r, "┃", theme.loopLineStyle)
+                        buffer.put(x + width - 1, r, "┃", theme.loopLineStyle)
+                    }
+                }
+            }
+        }
+        for line in model.barLines {
+            guard let r = row(line.seconds) else { continue }
+            // Colour: a faint band of spaces (1 byte a cell when it moves); mono: a dim rule.
+            let glyph: Unicode.Scalar = theme.monochrome ? "─" : " "
+            for c in (x + 1)..<(x + width - 1) { buffer.put(c, r, glyph, theme.barLineStyle) }
+            buffer.text(String(line.bar), x: x + 1, y: r, style: theme.barNumberStyle, maxWidth: 4)
+        }
+        for (t, label) in [(model.loopStartSeconds, "loop ▼"), (model.loopEndSeconds, "loop ▲")] {
+            guard let t, let r = row(t) else { continue }
+            for c in (x + 1)..<(x + width - 1) { buffer.put(c, r, "═", theme.loopLineStyle) }
+            buffer.text(label, x: x + width - 8, y: r, style: theme.loopLineStyle, maxWidth: 7)
+        }
+        let mono = theme.monochrome
+        for note in model.notes {
+            guard note.end > 0, note.start < lookahead, !note.start.isNaN, !note.end.isNaN,
+                  let cols = layout.noteColumns(note.pitch) else { continue }
+            let r0 = max(0, Int(max(0, note.start) / dt))
+            var r1 = min(height - 1, Int((min(note.end, lookahead) / dt).rounded(.up)) - 1)
+            if r1 < r0 { r1 = r0 }
+            let style: Style = mono ? Style() : Style(bg: theme.color(note.role))
+            let glyph: Unicode.Scalar = mono ? theme.glyph(note.role) : " "
+            for r in r0...r1 {
+                let sy = y + height - 1 - r
+                for c in cols { buffer.put(c, sy, glyph, style) }
+            }
+            // Half blocks at the ends give half-row precision: smoother falling, and repeated
+            // notes of one pitch stay visibly separate.
+            if r1 > r0 && !mono {
+                if Double(r1) * dt + dt * 0.5 >= note.end {
+                    let sy = y + height - 1 - r1
+                    for c in cols { buffer.put(c, sy, "▄", Style(fg: theme.color(note.role))) }
+                }
+                if note.start - Double(r0) * dt >= dt * 0.5 {
+                    let sy = y + height - 1 - r0
+                    for c in cols { buffer.put(c, sy, "▀", Style(fg: theme.color(note.role))) }
+                }
+            }
+            if model.showFingers, let f = note.finger, (1...5).contains(f), note.start >= 0,
+               let digit = Unicode.Scalar(UInt32(0x30 + f)) {
+                let sy = y + height - 1 - r0
+                let fstyle = mono ? Style(attributes: [.reverse, .bold]) : Style(fg: .rgb(0, 0, 0), bg: theme.color(note.role), attributes: .bold)
+                buffer.put(cols.lowerBound, sy, digit, fstyle)
+            }
+        }
+    }
+}
+
+/// Title, play state, bar:beat / bars, tempo (and %), then hand, other hand, loop, metronome
+/// and mode on a second line.
+public struct StatusBarWidget: Sendable {
+    public static let height = 2
+    public let theme: Theme
+    public init(theme: Theme) { self.theme = theme }
+
+    public static func firstLineRight(_ s: StatusInfo) -> String {
+        let bpm = s.bpm.isFinite && abs(s.bpm) < 1e9 ? String(Int(s.bpm.rounded())) : "–"
+        return "bar \(s.bar):\(s.beat)/\(s.bars)  ♩=\(bpm) (\(s.tempoPercent)%)"
+    }
+
+    public static func secondLine(_ s: StatusInfo) -> String {
+        var parts = ["hand: \(s.hand)", "other: \(s.otherHand)"]
+        if let loop = s.loop {
+            let range = "\(loop.startBar)–\(loop.endBar)"
+            parts.append(loop.enabled ? "loop \(range) ×\(loop.pass)" : "loop \(range) off")
+        } else {
+            parts.append("loop off")
+        }
+        parts.append("metronome \(s.metronome ? "on" : "off")")
+        parts.append("mode: \(s.mode)")
+        return parts.joined(separator: "  ·  ")
+    }
+
+    public func draw(into buffer: inout CellBuffer, y: Int, width: Int, status s: StatusInfo) {
+        buffer.fill(x: 0, y: y, width: width, height: 2, Cell(" ", theme.statusStyle))
+        let right = StatusBarWidget.firstLineRight(s)
+        let rightWidth = CellBuffer.width(of: right)
+        let icon: String = s.playing ? "▶ " : "■ "
+        let iconWidth = buffer.text(icon, x: 1, y: y, style: theme.statusAccent, maxWidth: 2)
+        let titleRoom = max(0, width - rightWidth - 4 - iconWidth)
+        buffer.text(s.title.isEmpty ? "Etude" : s.title, x: 1 + iconWidth, y: y, style: theme.statusAccent, maxWidth: titleRoom)
+        buffer.text(right, x: max(1, width - rightWidth - 1), y: y, style: theme.statusStyle, maxWidth: width - 2)
+        buffer.text(StatusBarWidget.secondLine(s), x: 1, y: y + 1, style: theme.statusStyle, maxWidth: width - 2)
+    }
+}
+
+/// One row: the piece from start to end, the part played, the loop region, the position.
+public struct TimelineWidget: Sendable {
+    public let theme: Theme
+    public init(theme: Theme) { self.theme = theme }
+
+    public func draw(into buffer: inout CellBuffer, y: Int, width: Int, timeline t: TimelineInfo) {
+        let x0 = 1
+        let w = max(1, width - 2)
+        let length = t.length.isFinite ? max(t.length, 0.000_001) : 1
+        func col(_ v: Double) -> Int {
+            let f = (v / length) * Double(w - 1) + 0.5
+            guard f.isFinite else { return x0 }
+            return x0 + min(w - 1, max(0, Int(min(max(f, -1), Double(w)))))
+        }
+        let head = col(t.position)
+        for c in x0..<(x0 + w) {
+            buffer.put(c, y, c < head ? "━" : "─", c < head ? theme.timelineDone : theme.timelineTrack)
+        }
+        if let a = t.loopStart, let b = t.loopEnd, b > a {
+            let ca = col(a), cb = col(b)
+            let style = t.loopEnabled ? theme.timelineLoop : theme.timelineTrack
+            if cb > ca + 1 { for c in (ca + 1)..<cb { buffer.restyle(c, y) { $0 = style } } }
+            buffer.put(ca, y, "[", style)
+            buffer.put(cb, y, "]", style)
+        } else {
+            if let a = t.loopStart { buffer.put(col(a), y, "[", theme.timelineLoop) }
+            if let b = t.loopEnd { buffer.put(col(b), y, "]", theme.timelineLoop) }
+        }
+        buffer.put(head, y, "●", theme.timelineHead)
+    }
+}

@@ -1,0 +1,229 @@
+import Terminal
+
+/// Why a key is lit or a note falls: whose note it is. Screen-only on purpose, so the screen
+/// does not depend on the lesson engine; the caller maps its own notions onto these.
+public enum NoteRole: Int, Sendable, Hashable, CaseIterable, Comparable {
+    /// Accompaniment (tracks the learner does not play): drawn dim.
+    case accompaniment = 1
+    case leftHand = 2
+    case rightHand = 3
+    /// A key the learner is pressing that was expected.
+    case learner = 4
+    /// A key the learner is pressing that was not expected.
+    case wrong = 5
+
+    public static func < (a: NoteRole, b: NoteRole) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Which keys are down right now and why. When several roles light one key the most
+/// important wins (wrong > learner > right hand > left hand > accompaniment).
+public struct KeyboardState: Sendable, Equatable {
+    private var roles: [UInt8] = Array(repeating: 0, count: 128)
+
+    public init() {}
+
+    public init(_ lit: [(pitch: Int, role: NoteRole)]) {
+        for l in lit { light(l.pitch, l.role) }
+    }
+
+    /// Lights a key; keeps the more important role if it is already lit.
+    public mutating func light(_ pitch: Int, _ role: NoteRole) {
+        guard (0..<128).contains(pitch) else { return }
+        if UInt8(role.rawValue) > roles[pitch] { roles[pitch] = UInt8(role.rawValue) }
+    }
+
+    public mutating func clear() {
+        for i in roles.indices { roles[i] = 0 }
+    }
+
+    public subscript(pitch: Int) -> NoteRole? {
+        guard (0..<128).contains(pitch) else { return nil }
+        return NoteRole(rawValue: Int(roles[pitch]))
+    }
+
+    public var isEmpty: Bool { !roles.contains { $0 != 0 } }
+}
+
+/// An upcoming (or sounding) note above the keyboard, timed relative to now in seconds of
+/// real (tempo-scaled) time: start < 0 < end means it is sounding.
+public struct FallingNote: Sendable, Equatable {
+    public var pitch: Int
+    public var start: Double
+    public var end: Double
+    public var role: NoteRole
+    /// 1–5 when the lesson carries fingering and finger display is on.
+    public var finger: Int?
+
+    public init(pitch: Int, start: Double, end: Double, role: NoteRole, finger: Int? = nil) {
+        self.pitch = pitch
+        self.start = start
+        self.end = end
+        self.role = role
+        self.finger = finger
+    }
+}
+
+/// A bar line in the falling-notes view: when (seconds from now) and which bar starts there.
+public struct BarLine: Sendable, Equatable {
+    public var seconds: Double
+    public var bar: Int
+    public init(seconds: Double, bar: Int) {
+        self.seconds = seconds
+        self.bar = bar
+    }
+}
+
+/// The loop as the status bar shows it.
+public struct LoopStatus: Sendable, Equatable {
+    public var startBar: Int
+    public var endBar: Int
+    public var enabled: Bool
+    /// Completed passes through the loop.
+    public var pass: Int
+    public init(startBar: Int, endBar: Int, enabled: Bool, pass: Int = 0) {
+        self.startBar = startBar
+        self.endBar = endBar
+        self.enabled = enabled
+        self.pass = pass
+    }
+}
+
+/// Everything the status bar shows, already decided by the caller (display-ready values).
+public struct StatusInfo: Sendable, Equatable {
+    public var title: String
+    public var playing: Bool
+    /// 1-based bar and beat at the current position.
+    public var bar: Int
+    public var beat: Int
+    public var bars: Int
+    /// Effective tempo (after the tempo percentage) and the percentage itself.
+    public var bpm: Double
+    public var tempoPercent: Int
+    /// "right", "left", "both" …
+    public var hand: String
+    /// What the other hand does: "play", "quiet", "mute".
+    public var otherHand: String
+    public var loop: LoopStatus?
+    public var metronome: Bool
+    /// "watch", "wait", "play" …
+    public var mode: String
+
+    public init(title: String = "", playing: Bool = false, bar: Int = 1, beat: Int = 1, bars: Int = 1,
+                bpm: Double = 120, tempoPercent: Int = 100, hand: String = "both", otherHand: String = "play",
+                loop: LoopStatus? = nil, metronome: Bool = false, mode: String = "watch") {
+        self.title = title
+        self.playing = playing
+        self.bar = bar
+        self.beat = beat
+        self.bars = bars
+        self.bpm = bpm
+        self.tempoPercent = tempoPercent
+        self.hand = hand
+        self.otherHand = otherHand
+        self.loop = loop
+        self.metronome = metronome
+        self.mode = mode
+    }
+}
+
+/// The timeline: where we are in the piece and where the loop is, in bars (fractional).
+public struct TimelineInfo: Sendable, Equatable {
+    /// Position from 0 to `length` (e.g. bars elapsed, 0-based, fractional).
+    public var position: Double
+    public var length: Double
+    public var loopStart: Double?
+    public var loopEnd: Double?
+    public var loopEnabled: Bool
+
+    public init(position: Double = 0, length: Double = 1, loopStart: Double? = nil, loopEnd: Double? = nil, loopEnabled: Bool = false) {
+        self.position = position
+        self.length = length
+        self.loopStart = loopStart
+        self.loopEnd = loopEnd
+        self.loopEnabled = loopEnabled
+    }
+}
+
+/// A finished pass, as the results panel shows it.
+public struct ResultsInfo: Sendable, Equatable {
+    public var title: String
+    public var hit: Int
+    public var missed: Int
+    public var wrong: Int
+    public var extra: Int
+    /// 0…1
+    public var accuracy: Double
+    /// Mean and standard deviation of timing errors in milliseconds (negative = early).
+    public var timingMeanMs: Double?
+    public var timingSDMs: Double?
+    public var score: Int
+
+    public init(title: String = "Results", hit: Int, missed: Int, wrong: Int, extra: Int, accuracy: Double,
+                timingMeanMs: Double? = nil, timingSDMs: Double? = nil, score: Int) {
+        self.title = title
+        self.hit = hit
+        self.missed = missed
+        self.wrong = wrong
+        self.extra = extra
+        self.accuracy = accuracy
+        self.timingMeanMs = timingMeanMs
+        self.timingSDMs = timingSDMs
+        self.score = score
+    }
+}
+
+/// A panel drawn over the practice screen.
+public enum Overlay: Sendable, Equatable {
+    case help
+    case results(ResultsInfo)
+}
+
+/// How note names are spelled: middle C is C4 (scientific) or C3 (Yamaha).
+public enum NoteNaming: Sendable, Equatable {
+    case scientific
+    case yamaha
+
+    public var octaveOfMiddleC: Int { self == .scientific ? 4 : 3 }
+}
+
+/// One frame's worth of state, as plain values: `PracticeScreen.render` draws it.
+public struct ScreenModel: Sendable, Equatable {
+    public var status: StatusInfo
+    public var timeline: TimelineInfo
+    public var keyboard: KeyboardState
+    public var notes: [FallingNote]
+    public var barLines: [BarLine]
+    /// Loop start/end in seconds from now, when they fall inside the falling-notes view.
+    public var loopStartSeconds: Double?
+    public var loopEndSeconds: Double?
+    /// Seconds of music shown above the keyboard (the falling speed: less = faster).
+    public var lookaheadSeconds: Double
+    /// The lesson's pitch range; on narrow terminals the keyboard shows it (plus octave labels).
+    public var pitchRange: ClosedRange<Int>?
+    public var showNoteNames: Bool
+    public var noteNaming: NoteNaming
+    public var showFingers: Bool
+    public var overlay: Overlay?
+    /// A short transient message (e.g. "loop bars 9–12"), shown in the hint line.
+    public var message: String?
+
+    public init(status: StatusInfo = StatusInfo(), timeline: TimelineInfo = TimelineInfo(), keyboard: KeyboardState = KeyboardState(),
+                notes: [FallingNote] = [], barLines: [BarLine] = [], loopStartSeconds: Double? = nil, loopEndSeconds: Double? = nil,
+                lookaheadSeconds: Double = 3, pitchRange: ClosedRange<Int>? = nil, showNoteNames: Bool = false,
+                noteNaming: NoteNaming = .scientific, showFingers: Bool = false, overlay: Overlay? = nil, message: String? = nil) {
+        self.status = status
+        self.timeline = timeline
+        self.keyboard = keyboard
+        self.notes = notes
+        self.barLines = barLines
+        self.loopStartSeconds = loopStartSeconds
+        self.loopEndSeconds = loopEndSeconds
+        self.lookaheadSeconds = lookaheadSeconds
+        self.pitchRange = pitchRange
+        self.showNoteNames = showNoteNames
+        self.noteNaming = noteNaming
+        self.showFingers = showFingers
+        self.overlay = overlay
+        self.message = message
+    }
+}

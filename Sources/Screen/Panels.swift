@@ -1,0 +1,152 @@
+import Terminal
+
+/// The keys of the practice screen, as the help overlay lists them. Kept as data so the help
+/// and the key handling the caller writes can be checked against each other.
+public enum PracticeKeys {
+    public struct Entry: Sendable, Equatable {
+        public let keys: String
+        public let action: String
+    }
+
+    public static let controls: [Entry] = [
+        Entry(keys: "space", action: "play / pause"),
+        Entry(keys: "← →", action: "previous / next bar"),
+        Entry(keys: "Home", action: "restart"),
+        Entry(keys: "[  ]", action: "loop start / end here"),
+        Entry(keys: "l", action: "loop on / off"),
+        Entry(keys: "+  -", action: "tempo +5 % / −5 %"),
+        Entry(keys: "h", action: "hand: both / right / left"),
+        Entry(keys: "o", action: "other hand: play / quiet / mute"),
+        Entry(keys: "m", action: "metronome on / off"),
+        Entry(keys: "n", action: "note names on / off"),
+        Entry(keys: "?", action: "this help"),
+        Entry(keys: "q  Esc", action: "quit"),
+    ]
+
+    public static let piano: [Entry] = [
+        Entry(keys: "a w s e d f t g y h u j k", action: "piano C … C (play modes)"),
+        Entry(keys: "z  x", action: "piano octave down / up"),
+    ]
+}
+
+/// A framed box centred on the screen, filled with the panel style.
+struct PanelBox {
+    static func draw(into buffer: inout CellBuffer, theme: Theme, title: String, width: Int, height: Int) -> (x: Int, y: Int) {
+        let w = max(2, min(width, buffer.width))
+        let h = max(2, min(height, buffer.height))
+        let x = max(0, (buffer.width - w) / 2)
+        let y = max(0, (buffer.height - h) / 2)
+        let style = theme.panelStyle
+        buffer.fill(x: x, y: y, width: w, height: h, Cell(" ", style))
+        for c in (x + 1)..<(x + w - 1) {
+            buffer.put(c, y, "─", style)
+            buffer.put(c, y + h - 1, "─", style)
+        }
+        for r in (y + 1)..<(y + h - 1) {
+            buffer.put(x, r, "│", style)
+            buffer.put(x + w - 1, r, "│", style)
+        }
+        buffer.put(x, y, "┌", style)
+        buffer.put(x + w - 1, y, "┐", style)
+        buffer.put(x, y + h - 1, "└", style)
+        buffer.put(x + w - 1, y + h - 1, "┘", style)
+        let t = " \(title) "
+        let tw = CellBuffer.width(of: t)
+        buffer.text(t, x: x + max(1, (w - tw) / 2), y: y, style: theme.panelTitle, maxWidth: w - 2)
+        return (x, y)
+    }
+}
+
+/// `?`: every key in one box (two columns when the terminal is short).
+public struct HelpOverlay: Sendable {
+    public let theme: Theme
+    public init(theme: Theme) { self.theme = theme }
+
+    public func draw(into buffer: inout CellBuffer) {
+        let entries = PracticeKeys.controls + PracticeKeys.piano
+        // Key column as wide as the widest control key; a longer key (the piano row) pushes
+        // only its own description right.
+        let keyWidth = PracticeKeys.controls.map { CellBuffer.width(of: $0.keys) }.max() ?? 0
+        func actionOffset(_ e: PracticeKeys.Entry) -> Int { max(keyWidth, CellBuffer.width(of: e.keys)) + 2 }
+        let lineWidth = entries.map { actionOffset($0) + CellBuffer.width(of: $0.action) }.max() ?? 0
+        let boxWidth = min(buffer.width, lineWidth + 4)
+        let boxHeight = min(buffer.height, entries.count + 2)
+        let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: "Keys", width: boxWidth, height: boxHeight)
+        for (i, e) in entries.enumerated() {
+            let y = by + 1 + i
+            guard y < by + boxHeight - 1 else { break }
+            let x = bx + 2
+            buffer.text(e.keys, x: x, y: y, style: theme.panelKey, maxWidth: boxWidth - 4)
+            buffer.text(e.action, x: x + actionOffset(e), y: y, style: theme.panelStyle, maxWidth: max(0, boxWidth - 4 - actionOffset(e)))
+        }
+        let footer = " any key closes this help "
+        let fw = CellBuffer.width(of: footer)
+        buffer.text(footer, x: bx + max(1, (boxWidth - fw) / 2), y: by + boxHeight - 1, style: theme.panelStyle, maxWidth: boxWidth - 2)
+    }
+}
+
+/// The end of a pass: hits, misses, wrong and extra notes, accuracy, timing, score.
+public struct ResultsPanel: Sendable {
+    public let theme: Theme
+    public init(theme: Theme) { self.theme = theme }
+
+    public static func lines(_ r: ResultsInfo) -> [String] {
+        var lines = [
+            "hit \(r.hit)   missed \(r.missed)   wrong \(r.wrong)   extra \(r.extra)",
+            "accuracy \(formatted(r.accuracy * 100, decimals: 1)) %",
+        ]
+        if let mean = r.timingMeanMs {
+            var t = "timing \(mean >= 0 ? "+" : "−")\(formatted(abs(mean), decimals: 0)) ms"
+            if let sd = r.timingSDMs { t += " ± \(formatted(sd, decimals: 0)) ms" }
+            t += mean < 0 ? " (early)" : (mean > 0 ? " (late)" : "")
+            lines.append(t)
+        }
+        lines.append("score \(r.score)")
+        return lines
+    }
+
+    static func formatted(_ v: Double, decimals: Int) -> String {
+        guard v.isFinite, abs(v) < 1e12 else { return "–" }
+        if decimals == 0 { return String(Int(v.rounded())) }
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let n = Int((v * scale).rounded())
+        let whole = n / Int(scale)
+        var frac = String(abs(n % Int(scale)))
+        while frac.count < decimals { frac = "0" + frac }
+        return "\(whole).\(frac)"
+    }
+
+    public func draw(into buffer: inout CellBuffer, results: ResultsInfo) {
+        let lines = ResultsPanel.lines(results) + ["", "any key continues"]
+        let w = (lines.map { CellBuffer.width(of: $0) }.max() ?? 20) + 6
+        let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: results.title, width: max(w, 30), height: lines.count + 2)
+        for (i, l) in lines.enumerated() {
+            buffer.text(l, x: bx + 3, y: by + 1 + i, style: i == lines.count - 3 ? theme.panelTitle : theme.panelStyle, maxWidth: max(w, 30) - 4)
+        }
+    }
+}
+
+/// Shown instead of the practice screen while the terminal is too small.
+public struct TooSmallMessage: Sendable {
+    public let theme: Theme
+    public init(theme: Theme) { self.theme = theme }
+
+    public static func lines(size: TerminalSize, minimum: TerminalSize) -> [String] {
+        [
+            "Terminal too small: \(size.columns)×\(size.rows)",
+            "need at least \(minimum.columns)×\(minimum.rows)",
+            "enlarge the window to continue",
+            "(q quits)",
+        ]
+    }
+
+    public func draw(into buffer: inout CellBuffer, minimum: TerminalSize) {
+        let lines = TooSmallMessage.lines(size: buffer.size, minimum: minimum)
+        let top = max(0, (buffer.height - lines.count) / 2)
+        for (i, l) in lines.enumerated() {
+            let w = CellBuffer.width(of: l)
+            buffer.text(l, x: max(0, (buffer.width - w) / 2), y: top + i, style: i == 0 ? theme.messageStyle : Style(), maxWidth: buffer.width)
+        }
+    }
+}

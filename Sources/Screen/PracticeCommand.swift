@@ -1,0 +1,67 @@
+import Terminal
+
+/// What a key asks the practice session to do. The screen turns keys into commands so the key
+/// map and the help overlay live side by side; the caller applies them to its transport.
+public enum PracticeCommand: Equatable, Sendable {
+    case playPause
+    case previousBar
+    case nextBar
+    case restart
+    /// `[` / `]`: loop start / end at the current bar.
+    case loopStartHere
+    case loopEndHere
+    case toggleLoop
+    /// `+` / `-`: tempo ±5 %.
+    case tempoUp
+    case tempoDown
+    /// `h`: both → right → left.
+    case cycleHand
+    /// `o`: the other hand plays → quiet → mute.
+    case cycleOtherHand
+    case toggleMetronome
+    case toggleNoteNames
+    case toggleHelp
+    case quit
+    /// Computer-keyboard piano: semitones above the current octave's C (0…12).
+    case pianoKey(semitone: Int)
+    case octaveDown
+    case octaveUp
+
+    /// The piano row: `a w s e d f t g y h u j k` = C C# D D# E F F# G G# A A# B C.
+    public static let pianoLetters: [Character] = ["a", "w", "s", "e", "d", "f", "t", "g", "y", "h", "u", "j", "k"]
+
+    /// The command for a key, or nil. With `pianoKeys` on (the playing modes), the piano
+    /// letters and `z`/`x` play notes first — `h` is then the A key, not the hand switch.
+    public static func command(for key: Key, pianoKeys: Bool = false) -> PracticeCommand? {
+        if case .character(let c) = key.code, key.modifiers.isEmpty || key.modifiers == .shift {
+            if pianoKeys {
+                if let i = pianoLetters.firstIndex(of: c) { return .pianoKey(semitone: i) }
+                if c == "z" { return .octaveDown }
+                if c == "x" { return .octaveUp }
+            }
+            switch c {
+            case " ": return .playPause
+            case "[": return .loopStartHere
+            case "]": return .loopEndHere
+            case "l": return .toggleLoop
+            case "+", "=": return .tempoUp
+            case "-", "_": return .tempoDown
+            case "h": return .cycleHand
+            case "o": return .cycleOtherHand
+            case "m": return .toggleMetronome
+            case "n": return .toggleNoteNames
+            case "?": return .toggleHelp
+            case "q": return .quit
+            default: return nil
+            }
+        }
+        guard key.modifiers.isEmpty else { return nil }
+        switch key.code {
+        case .left: return .previousBar
+        case .right: return .nextBar
+        case .home: return .restart
+        case .escape: return .quit
+        default: return nil
+        }
+    }
+}

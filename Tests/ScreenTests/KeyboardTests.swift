@@ -1,0 +1,127 @@
+import Testing
+import Terminal
+@testable import Screen
+
+func keyboardBuffer(width: Int, depth: ColorDepth, names: Bool = false, naming: NoteNaming = .scientific) -> CellBuffer {
+    var b = CellBuffer(size: TerminalSize(columns: width, rows: KeyboardWidget.height))
+    let layout = KeyboardLayout(width: width, range: Fixture.range)
+    KeyboardWidget(theme: Theme(depth: depth)).draw(into: &b, y: 0, layout: layout, state: Fixture.keyboard, showNoteNames: names, naming: naming)
+    return b
+}
+
+@Suite("Keyboard")
+struct KeyboardTests {
+    @Test func fullKeyboardFromFullWidth() {
+        for w in [105, 120, 200] {
+            let l = KeyboardLayout(width: w, range: Fixture.range)
+            #expect(l.low == 21 && l.high == 108, "all 88 keys at \(w) columns")
+            #expect(l.width <= w)
+        }
+        #expect(KeyboardLayout(width: 200, range: nil).keyWidth == 3, "wider keys when there is room")
+    }
+
+    @Test func narrowShowsTheLessonRangeInWholeOctaves() {
+        let l = KeyboardLayout(width: 80, range: Fixture.range)
+        #expect(l.low == 36 && l.high == 83, "G2–G5 becomes C2–B5")
+        #expect(l.width <= 80)
+        // A range too wide for 60 columns keeps its middle.
+        let wide = KeyboardLayout(width: 60, range: 21...108)
+        #expect(wide.width <= 60)
+        #expect(wide.contains(60) && wide.contains(64))
+        #expect(!KeyboardLayout.isBlack(wide.low) && !KeyboardLayout.isBlack(wide.high))
+    }
+
+    @Test func rangesOutsideThePianoAreClamped() {
+        for range in [120...127, 0...5, 0...127, 108...108, 21...21, -40 ... -3] {
+            let l = KeyboardLayout(width: 80, range: range)
+            #expect(l.low >= 21 && l.high <= 108 && l.low < l.high, "\(range) → \(l.low)…\(l.high)")
+            var b = CellBuffer(size: TerminalSize(columns: 80, rows: 24))
+            var model = ScreenModel()
+            model.pitchRange = range
+            model.keyboard.light(127, .rightHand)
+            model.notes = [FallingNote(pitch: 0, start: 0, end: 1, role: .leftHand)]
+            PracticeScreen(depth: .ansi16).render(model, into: &b, size: b.size)
+        }
+    }
+
+    @Test(arguments: [60, 80, 104, 105, 120, 200])
+    func everyShownPitchHasItsOwnColumns(width: Int) {
+        let l = KeyboardLayout(width: width, range: Fixture.range)
+        var owner: [Int: Int] = [:]
+        for p in l.low...l.high {
+            let cols = l.noteColumns(p)
+            #expect(cols != nil && !(cols?.isEmpty ?? true), "pitch \(p) has columns at width \(width)")
+            for c in cols ?? 0..<0 {
+                #expect(owner[c] == nil, "column \(c) shared by \(owner[c] ?? -1) and \(p)")
+                owner[c] = p
+                #expect(c >= 0 && c < width)
+            }
+        }
+    }
+
+    @Test func blackAndWhiteKeysDifferInMonochrome() {
+        let b = keyboardBuffer(width: 120, depth: .none)
+        let layout = KeyboardLayout(width: 120, range: nil)
+        // unlit black key (A#0 = 22) vs unlit white key (B0 = 23), top row
+        let black = layout.blackColumns(22)!.lowerBound
+        let white = layout.noteColumns(23)!.lowerBound
+        #expect(b[black, 0].character == "█")
+        #expect(b[white, 0].character == " ")
+        #expect(b.cells.allSatisfy { $0.fg == .default && $0.bg == .default }, "no colour at all with NO_COLOR")
+        // lit keys carry a role glyph; the white-key row names the role with a letter
+        #expect(b[layout.noteColumns(60)!.lowerBound, 2].character == "R")
+        #expect(b[layout.noteColumns(48)!.lowerBound, 2].character == "L")
+        #expect(b[layout.blackColumns(61)!.lowerBound, 0].character == "×")
+    }
+
+    @Test func litKeysUseRoleColours() {
+        let b = keyboardBuffer(width: 120, depth: .truecolor)
+        let layout = KeyboardLayout(width: 120, range: nil)
+        let theme = Theme(depth: .truecolor)
+        #expect(b[layout.noteColumns(60)!.lowerBound, 2].bg == theme.color(.rightHand))
+        #expect(b[layout.noteColumns(48)!.lowerBound, 2].bg == theme.color(.leftHand))
+        #expect(b[layout.noteColumns(72)!.lowerBound, 2].bg == theme.color(.learner))
+        #expect(b[layout.blackColumns(61)!.lowerBound, 0].bg == theme.darkColor(.wrong))
+        #expect(b[layout.blackColumns(73)!.lowerBound, 0].bg == theme.darkColor(.accompaniment))
+        #expect(b[layout.noteColumns(62)!.lowerBound, 2].bg == Theme.whiteKey)
+        #expect(b[layout.blackColumns(63)!.lowerBound, 0].bg == Theme.blackKey)
+    }
+
+    @Test func keyboardStatePriority() {
+        var s = KeyboardState()
+        s.light(60, .accompaniment)
+        s.light(60, .rightHand)
+        s.light(60, .leftHand)
+        #expect(s[60] == .rightHand)
+        s.light(60, .wrong)
+        #expect(s[60] == .wrong)
+        s.light(200, .wrong)
+        #expect(s[200] == nil)
+    }
+
+    @Test func snapshots() {
+        Snapshot.check("keyboard-80", keyboardBuffer(width: 80, depth: .truecolor))
+        Snapshot.check("keyboard-120-names", keyboardBuffer(width: 120, depth: .truecolor, names: true))
+        Snapshot.check("keyboard-200", keyboardBuffer(width: 200, depth: .truecolor))
+        Snapshot.check("keyboard-80-nocolor", keyboardBuffer(width: 80, depth: .none))
+        Snapshot.check("keyboard-120-nocolor-names", keyboardBuffer(width: 120, depth: .none, names: true))
+        Snapshot.check("keyboard-80-yamaha", keyboardBuffer(width: 80, depth: .truecolor, names: true, naming: .yamaha))
+    }
+}
+
+@Suite("Theme at every colour depth")
+struct ThemeDepthTests {
+    /// After downgrading to what the terminal shows, white keys, black keys and every role
+    /// (bright on white keys, dark on black keys) must still be different colours.
+    @Test(arguments: [ColorDepth.ansi16, .palette256, .truecolor])
+    func keyColoursStayDistinct(depth: ColorDepth) {
+        let theme = Theme(depth: depth)
+        let white = [Theme.whiteKey] + NoteRole.allCases.map { theme.color($0) }
+        let black = [Theme.blackKey] + NoteRole.allCases.map { theme.darkColor($0) }
+        for set in [white, black] {
+            let mapped = set.map { depth.map($0) }
+            #expect(Set(mapped).count == mapped.count, "\(depth): \(mapped)")
+        }
+        #expect(depth.map(Theme.whiteKey) != depth.map(Theme.blackKey))
+    }
+}

@@ -1,0 +1,291 @@
+import Foundation
+import Testing
+@testable import Terminal
+
+/// Runs the `etude-tty-probe` program on a fresh pseudo-terminal and checks, from outside,
+/// that raw mode is entered and the tty modes are restored on every way out.
+final class ProbeRun {
+    let master: Int32
+    let slave: Int32
+    let pid: pid_t
+    var output: [UInt8] = []
+
+    static func probePath() -> String? {
+        var candidates: [String] = []
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("etude-tty-probe").path)
+        }
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(repo.appendingPathComponent(".build/debug/etude-tty-probe").path)
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    init(arguments: [String] = []) throws {
+        var m: Int32 = -1
+        var s: Int32 = -1
+        var ws = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+        guard openpty(&m, &s, nil, nil, &ws) == 0 else { throw ProbeError("cannot open a pseudo-terminal") }
+        guard let path = ProbeRun.probePath() else { throw ProbeError("etude-tty-probe not built") }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, s, 0)
+        posix_spawn_file_actions_adddup2(&actions, s, 1)
+        posix_spawn_file_actions_adddup2(&actions, s, 2)
+        posix_spawn_file_actions_addclose(&actions, m)
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { a in a.withCString { strdup($0) } } + [nil]
+        defer { for a in argv { free(a) } }
+        var env: [UnsafeMutablePointer<CChar>?] = ["TERM=xterm-256color", "PATH=/usr/bin:/bin"].map { s in s.withCString { strdup($0) } }
+        env.append(nil)
+        defer { for e in env { free(e) } }
+        // The test runner may block or ignore signals; the probe starts with a clean slate.
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let rc = posix_spawn(&pid, path, &actions, &attr, argv, env)
+        guard rc == 0 else { throw ProbeError("posix_spawn failed: \(rc)") }
+        master = m
+        slave = s
+        self.pid = pid
+        _ = fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit {
+        close(master)
+        close(slave)
+    }
+
+    /// The slave's termios (what the probe sees).
+    func modes() -> termios {
+        var t = termios()
+        _ = tcgetattr(slave, &t)
+        return t
+    }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+    }
+
+    func drain() {
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            output += buf[0..<n]
+        }
+    }
+
+    var text: String { String(decoding: output, as: UTF8.self) }
+
+    var emulatedSize = TerminalSize(columns: 80, rows: 24)
+
+    /// What the terminal shows after all output so far.
+    var screen: String {
+        var v = VirtualScreen(size: emulatedSize)
+        v.feed(output)
+        return v.text
+    }
+
+    /// Reads output until the emulated screen satisfies `condition` (20 s guard against a hang).
+    func waitForScreen(_ condition: (String) -> Bool) -> Bool {
+        for _ in 0..<2000 {
+            drain()
+            if condition(screen) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// Reads output until it contains `marker` (a guard of 20 s against a hung probe, not a timing check).
+    func waitFor(_ marker: String) -> Bool {
+        for _ in 0..<2000 {
+            drain()
+            if text.contains(marker) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// waitpid with a guard; returns the raw status.
+    func waitStatus(untraced: Bool = false) -> Int32? {
+        var status: Int32 = 0
+        for _ in 0..<2000 {
+            let r = waitpid(pid, &status, WNOHANG | (untraced ? WUNTRACED : 0))
+            if r == pid { drain(); return status }
+            drain()
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        _ = waitpid(pid, &status, 0)
+        return nil
+    }
+}
+
+struct ProbeError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+func exitCode(_ status: Int32) -> Int32? { status & 0x7F == 0 ? (status >> 8) & 0xFF : nil }
+func termSignal(_ status: Int32) -> Int32? {
+    let s = status & 0x7F
+    return (s != 0 && s != 0x7F) ? s : nil
+}
+func stopSignal(_ status: Int32) -> Int32? { status & 0xFF == 0x7F ? (status >> 8) & 0xFF : nil }
+
+func sameModes(_ a: termios, _ b: termios) -> Bool {
+    var a = a, b = b
+    let ccA = withUnsafeBytes(of: &a.c_cc) { Array($0) }
+    let ccB = withUnsafeBytes(of: &b.c_cc) { Array($0) }
+    return a.c_iflag == b.c_iflag && a.c_oflag == b.c_oflag && a.c_cflag == b.c_cflag && a.c_lflag == b.c_lflag && ccA == ccB
+}
+
+func isRaw(_ t: termios) -> Bool {
+    t.c_lflag & tcflag_t(ICANON) == 0 && t.c_lflag & tcflag_t(ECHO) == 0 && t.c_lflag & tcflag_t(ISIG) == 0
+}
+
+@Suite("pseudo-terminal: raw mode entered and restored", .serialized)
+struct PseudoTerminalTests {
+    /// Starts the probe, checks it is in raw mode with the alternate screen, returns the run
+    /// and the modes from before.
+    func start() throws -> (ProbeRun, termios) {
+        let run = try ProbeRun()
+        let before = run.modes()
+        #expect(!isRaw(before), "a fresh pty starts cooked")
+        #expect(run.waitFor("READY"), "probe output: \(run.text)")
+        #expect(isRaw(run.modes()), "the probe put the terminal in raw mode")
+        #expect(run.text.contains("\u{1B}[?1049h"), "alternate screen entered")
+        #expect(run.text.contains("\u{1B}[?25l"), "cursor hidden")
+        return (run, before)
+    }
+
+    func expectRestored(_ run: ProbeRun, _ before: termios) {
+        #expect(sameModes(run.modes(), before), "tty modes restored exactly")
+        #expect(run.text.contains("\u{1B}[?1049l"), "alternate screen left")
+        #expect(run.text.contains("\u{1B}[?25h"), "cursor shown again")
+    }
+
+    @Test func normalExitRestoresModes() throws {
+        let (run, before) = try start()
+        run.send("x")
+        #expect(run.waitFor("KEY x"), "keys arrive decoded")
+        run.send("q")
+        let status = try #require(run.waitStatus())
+        #expect(exitCode(status) == 0)
+        expectRestored(run, before)
+    }
+
+    @Test func errorThrownOutOfSessionRestoresModes() throws {
+        let (run, before) = try start()
+        run.send("t")
+        let status = try #require(run.waitStatus())
+        #expect(exitCode(status) == 3)
+        expectRestored(run, before)
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    func signalRestoresModesAndReraises(_ sig: Int32) throws {
+        let (run, before) = try start()
+        kill(run.pid, sig)
+        let status = try #require(run.waitStatus())
+        #expect(termSignal(status) == sig, "the process dies of the same signal (status \(status))")
+        expectRestored(run, before)
+    }
+
+    @Test func suspendRestoresAndResumeReenters() throws {
+        let (run, before) = try start()
+        kill(run.pid, SIGTSTP)
+        let stopped = try #require(run.waitStatus(untraced: true))
+        #expect(stopSignal(stopped) != nil, "the probe stopped (status \(stopped))")
+        #expect(sameModes(run.modes(), before), "modes restored while suspended")
+        kill(run.pid, SIGCONT)
+        #expect(run.waitFor("RESUMED"), "the probe saw the resume: \(run.text)")
+        #expect(isRaw(run.modes()), "raw mode re-entered after fg")
+        run.send("q")
+        let status = try #require(run.waitStatus())
+        #expect(exitCode(status) == 0)
+        expectRestored(run, before)
+    }
+
+    @Test func ctrlZByteSuspendsLikeSIGTSTP() throws {
+        let (run, before) = try start()
+        run.send("\u{1A}")
+        let stopped = try #require(run.waitStatus(untraced: true))
+        #expect(stopSignal(stopped) != nil)
+        #expect(sameModes(run.modes(), before))
+        kill(run.pid, SIGCONT)
+        #expect(run.waitFor("RESUMED"))
+        run.send("q")
+        let status = try #require(run.waitStatus())
+        #expect(exitCode(status) == 0)
+    }
+
+    /// The practice screen over a toy transport on a real pty: the bar counter advances, `-`
+    /// lowers the BPM shown, `[`/`]` set the loop shown, `?` opens help, `q` exits 0 and the
+    /// modes come back; SIGTERM while drawing restores them too.
+    @Test func practiceScreenOnARealTerminal() throws {
+        let run = try ProbeRun(arguments: ["screen"])
+        let before = run.modes()
+        #expect(run.waitForScreen { $0.contains("bar 1:") && $0.contains("♩=240 (100%)") }, "first frame: \(run.screen)")
+        #expect(isRaw(run.modes()))
+        #expect(run.waitForScreen { $0.contains("bar 2:") }, "the bar counter advances: \(run.screen)")
+        run.send("-")
+        #expect(run.waitForScreen { $0.contains("♩=228 (95%)") }, "- lowers the BPM shown: \(run.screen)")
+        run.send("[")
+        #expect(run.waitForScreen { $0.contains("loop ") && $0.contains("×0") }, "[ sets the loop start: \(run.screen)")
+        run.send("]")
+        #expect(run.waitForScreen { s in
+            guard let r = s.range(of: "loop ") else { return false }
+            let rest = s[r.upperBound...].prefix(7)
+            return rest.contains("–")
+        }, "] sets the loop end: \(run.screen)")
+        run.send("?")
+        #expect(run.waitForScreen { $0.contains("any key closes this help") })
+        run.send(" ")
+        #expect(run.waitForScreen { !$0.contains("any key closes this help") })
+        run.send("q")
+        let status = try #require(run.waitStatus())
+        #expect(exitCode(status) == 0)
+        #expect(sameModes(run.modes(), before))
+        #expect(run.text.hasSuffix("\u{1B}[?1049l"), "the last thing written leaves the alternate screen")
+    }
+
+    @Test func practiceScreenSIGTERMWhileDrawing() throws {
+        let run = try ProbeRun(arguments: ["screen"])
+        let before = run.modes()
+        #expect(run.waitForScreen { $0.contains("bar 2:") })
+        kill(run.pid, SIGTERM)
+        let status = try #require(run.waitStatus())
+        #expect(termSignal(status) == SIGTERM)
+        #expect(sameModes(run.modes(), before))
+        #expect(run.text.contains("\u{1B}[?1049l"))
+    }
+
+    /// SIGWINCH: the screen is redrawn at the new size.
+    @Test func practiceScreenFollowsResize() throws {
+        let run = try ProbeRun(arguments: ["screen"])
+        #expect(run.waitForScreen { $0.contains("bar 1:") })
+        var ws = winsize(ws_row: 30, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(run.slave, UInt(TIOCSWINSZ), &ws)
+        run.output = []
+        run.emulatedSize = TerminalSize(columns: 100, rows: 30)
+        kill(run.pid, SIGWINCH)
+        #expect(run.waitForScreen { s in
+            let lines = s.split(separator: "\n", omittingEmptySubsequences: false)
+            return lines.count == 30 && lines[0].hasSuffix("%) ") && lines[29].contains("q quit")
+        }, "redrawn at 100×30: \(run.screen)")
+        run.send("q")
+        let status = try #require(run.waitStatus())
+        #expect(exitCode(status) == 0)
+    }
+}
