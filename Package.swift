@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "etude", targets: ["etude"]),
         .executable(name: "etude-bench", targets: ["etude-bench"]),
         .library(name: "MIDIFile", targets: ["MIDIFile"]),
+        .library(name: "ABC", targets: ["ABC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -21,6 +22,7 @@ let package = Package(
             name: "etude",
             dependencies: [
                 "MIDIFile",
+                "ABC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -30,6 +32,11 @@ let package = Package(
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile"]),
+        // ABC 2.1 notation → MIDIFile (lessons are written in ABC), and the fingering convention.
+        .target(name: "ABC", dependencies: ["MIDIFile"]),
+        // Writes the generated curriculum (Lessons/level1–3) as .abc and compiles every lesson to .mid.
+        .executableTarget(name: "etude-lessons", dependencies: ["ABC", "MIDIFile"], path: "Tools/etude-lessons"),
+        .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile"]),
     ],
     swiftLanguageModes: [.v6]
 )
