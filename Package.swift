@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "ABC", dependencies: ["MIDIFile"]),
         // Writes the generated curriculum (Lessons/level1–3) as .abc and compiles every lesson to .mid.
         .executableTarget(name: "etude-lessons", dependencies: ["ABC", "MIDIFile"], path: "Tools/etude-lessons"),
-        .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile"]),
+        .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
