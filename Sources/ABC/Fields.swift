@@ -98,7 +98,11 @@ enum FieldParser {
                 if name.hasSuffix("+8") { clef.octave = (clef.octave ?? 0) + 1 }
                 continue
             }
-            if lower.hasPrefix("octave="), let n = Int(lower.dropFirst(7)) { clef.octave = n; continue }
+            if lower.hasPrefix("octave="), let n = Int(lower.dropFirst(7)) {
+                guard (-4...4).contains(n) else { throw FieldError("octave=\(n) is out of range (-4 to 4)") }
+                clef.octave = n
+                continue
+            }
             if lower.hasPrefix("middle=") || lower.hasPrefix("m=") || lower.hasPrefix("stafflines=") || lower.hasPrefix("staffscale=") || lower.hasPrefix("cue=") {
                 continue  // layout only: no effect on sound
             }
@@ -140,10 +144,10 @@ enum FieldParser {
         guard parts.count == 2 else { throw FieldError("meter \"\(t)\" is not a fraction like 3/4, C or C|") }
         var numerator = 0
         for piece in parts[0].replacingParens.split(separator: "+") {
-            guard let n = Int(piece.trimmingSpaces), n > 0 else { throw FieldError("meter \"\(t)\" has a bad numerator") }
+            guard let n = Int(piece.trimmingSpaces), n > 0, n <= 64 else { throw FieldError("meter \"\(t)\" has a bad numerator") }
             numerator += n
         }
-        guard let den = Int(parts[1].trimmingSpaces), den > 0, numerator > 0 else { throw FieldError("meter \"\(t)\" has a bad denominator") }
+        guard let den = Int(parts[1].trimmingSpaces), den > 0, den <= 64, numerator > 0, numerator <= 256 else { throw FieldError("meter \"\(t)\" has a bad denominator") }
         var power = 0
         while (1 << power) < den { power += 1 }
         let sig: TimeSignature?
@@ -160,8 +164,9 @@ enum FieldParser {
     static func fraction(_ text: String) throws(FieldError) -> Rational {
         let t = text.trimmingSpaces
         let parts = t.split(separator: "/")
-        if parts.count == 1, let n = Int(parts[0].trimmingSpaces), n > 0 { return Rational(n) }
-        guard parts.count == 2, let a = Int(parts[0].trimmingSpaces), let b = Int(parts[1].trimmingSpaces), a > 0, b > 0 else {
+        if parts.count == 1, let n = Int(parts[0].trimmingSpaces), n > 0, n <= 16 { return Rational(n) }
+        guard parts.count == 2, let a = Int(parts[0].trimmingSpaces), let b = Int(parts[1].trimmingSpaces),
+              (1...256).contains(a), (1...1024).contains(b) else {
             throw FieldError("\"\(t)\" is not a note length like 1/8")
         }
         return Rational(a, b)
@@ -196,10 +201,11 @@ enum FieldParser {
                 beat = total
             }
         }
-        guard let bpm = Double(bpmText), bpm > 0 else { throw FieldError("tempo \"\(t)\" is not like 1/4=120") }
+        guard let bpm = Double(bpmText), bpm >= 1, bpm <= 10_000 else { throw FieldError("tempo \"\(t)\" is not like 1/4=120 (1 to 10000 beats a minute)") }
         let quartersPerMinute = bpm * beat.double * 4
-        let us = Int(60_000_000 / quartersPerMinute + 0.5)
-        guard us > 0, us < 1 << 24 else { throw FieldError("tempo \"\(t)\" is out of range") }
+        let usDouble = 60_000_000 / quartersPerMinute + 0.5
+        guard usDouble >= 1, usDouble < Double(1 << 24) else { throw FieldError("tempo \"\(t)\" is out of range") }
+        let us = Int(usDouble)
         return us
     }
 

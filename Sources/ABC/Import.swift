@@ -71,12 +71,20 @@ public enum ABCImport {
     }
 
     /// Splits a file into tunes at `X:` lines. A file with no `X:` but with a `K:` is one tune.
+    /// Fields before the first `X:` (the file header) apply to every tune: they are copied in
+    /// after each `X:` line, keeping their own line numbers for error messages.
     static func split(_ lines: [SourceLine]) -> [RawTune] {
         var tunes: [RawTune] = []
+        var fileHeader: [SourceLine] = []
         for line in lines {
             if line.chars.starts(with: ["X", ":"]) {
                 let number = Int(String(line.chars.dropFirst(2)).stripComment.trimmingSpaces) ?? 0
-                tunes.append(RawTune(number: number, title: "", lines: [line]))
+                tunes.append(RawTune(number: number, title: "", lines: [line] + fileHeader))
+            } else if tunes.isEmpty {
+                let c = line.chars
+                if c.starts(with: ["%", "%"]) || (c.count >= 2 && c[1] == ":" && "LMQCNRZOABDFGHISUm".contains(c[0])) {
+                    fileHeader.append(line)
+                }
             } else if !tunes.isEmpty {
                 tunes[tunes.count - 1].lines.append(line)
                 if tunes[tunes.count - 1].title.isEmpty, line.chars.starts(with: ["T", ":"]) {

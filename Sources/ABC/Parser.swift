@@ -248,7 +248,11 @@ struct TuneParser {
         // A B C letters, digits repeat the previous part or group, (AB)2 groups, dots are spacing.
         let chars = Array(text.filter { $0 != " " && $0 != "." })
         var i = 0
+        var depth = 0
         func readSeq(_ closing: Bool) throws(FieldError) -> [String] {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= 8 else { throw FieldError("P: \(text) nests parentheses too deeply") }
             var out: [String] = []
             var last: [String] = []
             while i < chars.count {
@@ -264,8 +268,8 @@ struct TuneParser {
                     out += last
                 } else if c.isNumber {
                     var n = 0
-                    while i < chars.count, let d = chars[i].wholeNumberValue { n = n * 10 + d; i += 1 }
-                    guard n >= 1 else { throw FieldError("repeat count 0 in P: \(text)") }
+                    while i < chars.count, let d = chars[i].wholeNumberValue { n = min(1000, n * 10 + d); i += 1 }
+                    guard (1...16).contains(n) else { throw FieldError("repeat count \(n) in P: \(text) (use 1 to 16)") }
                     for _ in 1..<n { out += last }
                     continue
                 } else if c.isLetter {
@@ -334,7 +338,7 @@ struct TuneParser {
                     if l.hasSuffix("-8") { tune.voices[index].octave -= 1 }
                     if l.hasSuffix("+8") { tune.voices[index].octave += 1 }
                 case "octave":
-                    guard let n = Int(v) else { throw error("octave= needs a number", line, column) }
+                    guard let n = Int(v), (-4...4).contains(n) else { throw error("octave= needs a number from -4 to 4", line, column) }
                     tune.voices[index].octave = n
                 case "middle", "m", "stem", "stems", "staffscale", "stafflines", "space", "gstem", "dyn", "lyrics":
                     break  // layout only
@@ -503,7 +507,7 @@ struct TuneParser {
         let col = i
         func number() -> Int? {
             var n: Int?
-            while i < c.count, let d = c[i].wholeNumberValue, c[i].isASCII { n = (n ?? 0) * 10 + d; i += 1 }
+            while i < c.count, let d = c[i].wholeNumberValue, c[i].isASCII { n = min(1000, (n ?? 0) * 10 + d); i += 1 }
             return n
         }
         guard let p = number(), p >= 2, p <= 9 else { throw error("tuplet (p needs p from 2 to 9", line, col) }
@@ -525,7 +529,8 @@ struct TuneParser {
         default: defaultQ = compound ? 3 : 2
         }
         let qq = q ?? defaultQ
-        guard qq > 0 else { throw error("tuplet (\(p):0 is not a ratio", line, col) }
+        guard qq > 0, qq <= 64 else { throw error("tuplet (\(p):\(qq) needs q from 1 to 64", line, col) }
+        if let r, !(1...64).contains(r) { throw error("tuplet (\(p):\(qq):\(r) needs r from 1 to 64", line, col) }
         tune.voices[currentVoice].tuplet = (r ?? p, Rational(qq, p))
     }
 
@@ -653,7 +658,7 @@ struct TuneParser {
             while i < c.count, c[i].isASCII, let digit = c[i].wholeNumberValue {
                 d = (d ?? 0) * 10 + digit
                 i += 1
-                if d ?? 0 > 10_000 { throw error("note length divisor too big", line, col) }
+                if d ?? 0 > 1024 { throw error("note length divisor too big", line, col) }
             }
             if let d {
                 guard d > 0 else { throw error("note length divided by zero", line, col) }
@@ -661,6 +666,7 @@ struct TuneParser {
             } else {
                 den *= 2
             }
+            if den > 1024 { throw error("note length divided below 1/1024", line, col) }
         }
         if let n = num, n == 0 { throw error("note length 0", line, col) }
         return (Rational(num ?? 1, den), num != nil || sawSlash)
@@ -766,8 +772,9 @@ struct TuneParser {
         while i < c.count {
             var n = 0
             var any = false
-            while i < c.count, c[i].isASCII, let d = c[i].wholeNumberValue { n = n * 10 + d; i += 1; any = true }
+            while i < c.count, c[i].isASCII, let d = c[i].wholeNumberValue { n = min(1000, n * 10 + d); i += 1; any = true }
             guard any else { break }
+            guard n <= 16 else { throw error("ending number \(n) is too high (1 to 16)", line, col) }
             if let r = rangeStart {
                 guard r <= n else { throw error("ending range \(r)-\(n) runs backwards", line, col) }
                 numbers += Array(r...n)

@@ -320,3 +320,81 @@ struct ConstructTests {
         #expect(err("X:1\nK:Cfoo\nC\n")?.message.contains("mode") == true)
     }
 }
+
+@Suite("ABC robustness")
+struct RobustnessTests {
+    @Test func fileHeaderAppliesToEveryTune() throws {
+        let abc = "% a collection\nL:1/4\nM:3/4\nQ:1/4=60\n\nX:1\nT:One\nK:C\nC D E |\n\nX:2\nT:Two\nL:1/8\nK:C\nC D E |\n"
+        #expect(try Compiled(abc).lengths() == [1, 1, 1])
+        #expect(try Compiled(abc, tune: 2).lengths() == [0.5, 0.5, 0.5])
+        #expect(TempoMap(file: try Compiled(abc).file).bpm(atTick: 0) == 60)
+    }
+
+    @Test func fingeringEventsRoundTripAndMalformedOnesAreSkipped() {
+        #expect(Fingering.parse(Fingering.event(tick: 5, pitch: 60, finger: 3).kind).map { $0.pitch == 60 && $0.finger == 3 } == true)
+        for bad in ["etude:finger=60:6", "etude:finger=128:1", "etude:finger=60", "etude:finger=x:1", "etude:fingers=60:1"] {
+            #expect(Fingering.parse(.meta(type: MetaType.text, data: Array(bad.utf8))) == nil, "\(bad)")
+        }
+        let file = MIDIFile(format: 1, division: .ticksPerQuarter(480), tracks: [
+            Track(events: [Fingering.event(tick: 0, pitch: 60, finger: 1), MIDIEvent(tick: 0, .noteOn(channel: 0, key: 60, velocity: 90)),
+                           MIDIEvent(tick: 0, .meta(type: MetaType.text, data: Array("etude:finger=62:9".utf8)))]),
+        ])
+        #expect(Fingering.fingers(in: file) == [Fingering.Key(track: 0, tick: 0, pitch: 60): 1])
+    }
+
+    @Test func hostileNumbersAreErrorsNotCrashes() {
+        let cases = [
+            "C/////////////////////////////////////////////////////////////////////",
+            "(3:99999999999999999999999 CDE", "[99999999999999999999999 C", "C99999999999999999999",
+            "[L:1/99999999999999999999] C", "[Q:1/4=0.0000000001] C", "[M:99999999999/4] C",
+            "[V:1 octave=99999999999999999] C", "Z99999", "c''''''''''''''''''''''''''''''''",
+        ]
+        for body in cases {
+            do {
+                _ = try ABCImport.midiFile(fromABCText: "X:1\nM:4/4\nL:1/8\nK:C\n\(body)\n")
+            } catch {
+                #expect(error.line == 5, "\(body): \(error)")
+            }
+        }
+        do {
+            _ = try ABCImport.midiFile(fromABCText: "X:1\nP:" + String(repeating: "(", count: 10_000) + "A\nK:C\nC\n")
+            Issue.record("deeply nested P: accepted")
+        } catch {
+            #expect(error.line == 2)
+        }
+    }
+
+    /// Every lesson with bytes flipped, lines dropped and cut short still gives a file or an
+    /// error with a place, never a crash or a hang.
+    @Test func mangledLessonsNeverCrash() throws {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            seed ^= seed << 13
+            seed ^= seed >> 7
+            seed ^= seed << 17
+            return Int(seed % 1_000_000)
+        }
+        let alphabet = Array("abcdefgABCDEFGz^_=,'/2345()[]|:!+{}<>-\"%&.~xyZ \n")
+        for url in Repo.lessonSources().prefix(30) {
+            let original = Array(try String(contentsOf: url, encoding: .utf8))
+            for _ in 0..<20 {
+                var text = original
+                for _ in 0..<(1 + next() % 8) where !text.isEmpty {
+                    let at = next() % text.count
+                    switch next() % 3 {
+                    case 0: text[at] = alphabet[next() % alphabet.count]
+                    case 1: text.remove(at: at)
+                    default: text.insert(alphabet[next() % alphabet.count], at: at)
+                    }
+                }
+                if next() % 4 == 0 { text = Array(text.prefix(next() % (text.count + 1))) }
+                do {
+                    let (file, _) = try ABCImport.midiFile(fromABCText: String(text))
+                    _ = MIDIWriter.write(file)
+                } catch {
+                    #expect(error.message.isEmpty == false)
+                }
+            }
+        }
+    }
+}
