@@ -77,4 +77,12 @@ struct PieceTests {
         #expect(try Self.opening("level4/pachelbel-canon.abc", hand: "Right Hand", count: 4)
             == ["F#5@8.0", "E5@9.0", "D5@10.0", "C#5@11.0"])
     }
+
+    @Test func petzoldMinuet() throws {
+        // d2 GABc | d2 G2 G2 over a G major chord and A, then B.
+        #expect(try Self.opening("level4/minuet-in-g-petzold.abc", hand: "Right Hand", count: 8)
+            == ["D5@0.0", "G4@1.0", "A4@1.5", "B4@2.0", "C5@2.5", "D5@3.0", "G4@4.0", "G4@5.0"])
+        #expect(try Self.opening("level4/minuet-in-g-petzold.abc", hand: "Left Hand", count: 5)
+            == ["G3@0.0", "B3@0.0", "D4@0.0", "A3@2.0", "B3@3.0"])
+    }
 }
