@@ -72,6 +72,16 @@ struct LessonTests {
         }
     }
 
+    @Test func everyMidiHasItsAbcSource() {
+        let e = FileManager.default.enumerator(at: Repo.lessons, includingPropertiesForKeys: nil)
+        let mids = (e?.compactMap { $0 as? URL } ?? []).filter { $0.pathExtension == "mid" }
+        #expect(mids.count == Self.all.count)
+        for m in mids {
+            let abc = m.deletingPathExtension().appendingPathExtension("abc")
+            #expect(FileManager.default.fileExists(atPath: abc.path), "\(m.lastPathComponent) has no .abc source")
+        }
+    }
+
     @Test func everyLessonReadsBackWithBothHandsTitleAndLevel() throws {
         for l in Self.all {
             let read = try MIDIReader.read(l.committed, strict: true)

@@ -88,19 +88,19 @@ struct PieceTests {
 
     @Test func petzoldMinuetInGMinor() throws {
         // Bb A G | A D D | G, then G A Bb C — over G, F, E flat in the left hand.
-        #expect(try Self.opening("level4/minuet-in-g-minor-petzold.abc", hand: "Right Hand", count: 11)
+        #expect(try Self.opening("level5/minuet-in-g-minor-petzold.abc", hand: "Right Hand", count: 11)
             == ["A#5@0.0", "A5@1.0", "G5@2.0", "A5@3.0", "D5@4.0", "D5@5.0", "G5@6.0", "G4@7.0", "A4@7.5", "A#4@8.0", "C5@8.5"])
-        #expect(try Self.opening("level4/minuet-in-g-minor-petzold.abc", hand: "Left Hand", count: 4)
+        #expect(try Self.opening("level5/minuet-in-g-minor-petzold.abc", hand: "Left Hand", count: 4)
             == ["G3@0.0", "F3@3.0", "D#3@6.0", "D3@9.0"])
     }
 
     @Test func musetteInD() throws {
-        #expect(try Self.opening("level4/musette-in-d.abc", hand: "Right Hand", count: 5)
+        #expect(try Self.opening("level5/musette-in-d.abc", hand: "Right Hand", count: 5)
             == ["A5@0.0", "G5@1.0", "F#5@1.25", "E5@1.5", "D5@1.75"])
-        #expect(try Self.opening("level4/musette-in-d.abc", hand: "Left Hand", count: 4)
+        #expect(try Self.opening("level5/musette-in-d.abc", hand: "Left Hand", count: 4)
             == ["D2@0.0", "D3@0.5", "D2@1.0", "D3@1.5"])
         // Da capo: the piece ends with the first half again, on D.
-        let l = try LessonCase(Repo.lessons.appendingPathComponent("level4/musette-in-d.abc"))
+        let l = try LessonCase(Repo.lessons.appendingPathComponent("level5/musette-in-d.abc"))
         #expect(l.markers.map(\.text) == ["A: Drone", "B: Towards A major", "A: Drone"])
     }
 }

@@ -282,8 +282,9 @@ checks each `.mid` equals a fresh compile of its `.abc`.
 ## Conventions
 
 - **Hands**: each lesson has two voices, `V:RH` and `V:LH` (`name="Right Hand"`, `clef=bass`
-  for the left). They compile to tracks named "Right Hand" and "Left Hand", which is how the
-  lesson engine assigns hands.
+  for the left; the Bach prelude adds a second left-hand voice for its held notes). They
+  compile to tracks named "Right Hand" and "Left Hand", which is how the lesson engine assigns
+  hands.
 - **Sections**: `P:` parts in the body (`P:A`, optionally followed by `T:` with the section's
   name) and the playing order in the header (`P:ABC`, `P:A2B`, `P:(AB)2C`) compile to marker
   meta events at each part's start, named `A` or `A: Right hand`.
@@ -301,6 +302,13 @@ checks each `.mid` equals a fresh compile of its `.abc`.
   1231235, LH 5421421; A♭ major RH 2124124, LH 2142142.
 - **Grace notes** are not played (a warning says so); chord symbols and lyrics are ignored
   with a warning.
+- **Pieces** (levels 4–5) are the composer's notes. Where only the tune is the composer's
+  (Ode to Joy, Jingle Bells, the traditional songs) the composer line says "arranged" and the
+  ABC says which part is the arrangement. The Notebook pieces (BWV Anh. 114, 115, 126) follow
+  the Bach-Gesellschaft text; ornaments are left out and each file says what is omitted.
+  Each piece's first bars are checked note by note in `Tests/ABCTests/PieceTests.swift`.
+- **Cross-check**: every lesson is also converted by `abc2midi`; the tests require the same
+  pitches and onsets in every voice.
 
 
 """
