@@ -96,7 +96,7 @@ struct Abc2MidiTests {
         }
         let text = try String(contentsOf: Repo.fixtures.appendingPathComponent("constructs.abc"), encoding: .utf8)
         let tunes = ABCImport.tunes(inABCText: text)
-        #expect(tunes.count == 6)
+        #expect(tunes.count == 9)
         // The peer really produced notes, and a wrong note would be caught.
         let peer = try Abc2Midi.voices(abc: text, tune: 3)
         #expect(peer.count == 2)
