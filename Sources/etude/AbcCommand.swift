@@ -32,7 +32,8 @@ struct AbcCommand: ParsableCommand {
             }
             return
         }
-        let (midi, warnings) = try LessonFile.readLesson(file, tune: tune)
+        let result = try LessonFile.readLesson(file, tune: tune)
+        let (midi, warnings) = (result.file, result.warnings)
         let out = output ?? (file.lowercased().hasSuffix(".abc") ? String(file.dropLast(4)) + ".mid" : file + ".mid")
         guard out != file else { throw EtudeFailure("\(out): refusing to overwrite the input; give -o FILE.mid") }
         if !quiet {

@@ -31,16 +31,13 @@ enum LessonFile {
     /// Reads a lesson in either form Etude accepts: `.abc` (ABC notation, converted on the
     /// fly; `tune` picks an `X:` number, default the first tune) or anything else as a MIDI
     /// file. ABC warnings come back as `MIDIWarning`s (no byte offset, `line:column` in text).
-    static func readLesson(_ path: String, tune: Int? = nil, strict: Bool = false) throws -> (file: MIDIFile, warnings: [MIDIWarning]) {
-        guard isABC(path) else {
-            let result = try readMIDI(path, strict: strict)
-            return (result.file, result.warnings)
-        }
+    static func readLesson(_ path: String, tune: Int? = nil, strict: Bool = false) throws -> MIDIReadResult {
+        guard isABC(path) else { return try readMIDI(path, strict: strict) }
         let bytes = try readBytes(path)
         let text = String(decoding: bytes, as: UTF8.self)
         do {
             let (file, warnings) = try ABCImport.midiFile(fromABCText: text, tune: tune)
-            return (file, warnings.map { MIDIWarning(offset: nil, message: $0.description) })
+            return MIDIReadResult(file: file, warnings: warnings.map { MIDIWarning(offset: nil, message: $0.description) })
         } catch {
             let place = error.line > 0 ? ":" : ": "
             throw EtudeFailure("\(TextDecoding.sanitize(path))\(place)\(TextDecoding.sanitize(error.oneLine))")
