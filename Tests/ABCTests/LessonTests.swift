@@ -7,12 +7,13 @@ import MIDIFile
 struct LessonCase {
     var url: URL
     var compiled: MIDIFile
+    var warnings: [ABCWarning]
     var committed: [UInt8]
 
     init(_ url: URL) throws {
         self.url = url
         let text = try String(contentsOf: url, encoding: .utf8)
-        compiled = try ABCImport.midiFile(fromABCText: text).file
+        (compiled, warnings) = try ABCImport.midiFile(fromABCText: text)
         committed = [UInt8]((try? Data(contentsOf: url.deletingPathExtension().appendingPathExtension("mid"))) ?? Data())
     }
 
@@ -84,6 +85,7 @@ struct LessonTests {
 
     @Test func everyLessonReadsBackWithBothHandsTitleAndLevel() throws {
         for l in Self.all {
+            #expect(l.warnings.isEmpty, "\(l.name): \(l.warnings)")
             let read = try MIDIReader.read(l.committed, strict: true)
             #expect(read.warnings.isEmpty, "\(l.name): \(read.warnings)")
             #expect(read.file == l.compiled, "\(l.name) reads back as written")
