@@ -19,6 +19,18 @@ import MIDIFile
 /// Repeats, endings and the header `P:` order are expanded into playing order. Grace notes are
 /// not played (a warning says so). A first bar shorter than the meter (an anacrusis) gets its
 /// own time signature so bar numbers count from the first full bar.
+///
+/// Read and played: fields X T C M L Q K (every mode, `exp` and explicit accidentals, clef and
+/// `octave=`) V P N, `%%etude-level`, `%%etude-description`, fields before the first `X:`
+/// (they apply to every tune); inline `[K:]` `[M:]` `[L:]` `[Q:]` `[V:]` `[P:]`; notes with
+/// `^ ^^ _ __ =` (carried to the end of the bar, same octave; carried over a tie), octave
+/// marks, lengths, rests `z x Z X`, chords, ties, broken rhythm, tuplets `(p:q:r`, bar lines,
+/// repeats, numbered endings (`[1`, `|1`, `:|2`, `[1,3`, `[1-3`), `!1!`–`!5!` fingering,
+/// `!pppp!`–`!ffff!` dynamics. Read with no effect on the sound, silently: slurs, spacers `y`,
+/// annotations `"^text"`, beaming spaces and backquotes, line continuations, information fields
+/// (A B D F G H O R S Z), layout parameters (`middle=`, `stafflines=`…). Everything else is a
+/// warning that names it: grace notes, chord symbols, other decorations, lyrics, overlays `&`,
+/// `I:` `U:` `m:` `s:` `+:` fields, `%%` directives, unknown K:/V: parameters.
 public enum ABCImport {
     public static let ticksPerQuarter = 480
     static let ticksPerWhole = 4 * ticksPerQuarter

@@ -119,6 +119,10 @@ struct TuneParser {
                 continue
             }
             if chars.first == "%" { continue }
+            if chars.starts(with: ["+", ":"]) {
+                warnOnce("+:", "field continuation +: not supported, ignored", line, 1)
+                continue
+            }
             if chars.count >= 2, chars[1] == ":", chars[0].isLetter, chars[0].isASCII, !(inBody && isMusicStart(chars)) {
                 try field(chars[0], value: String(chars[2...]).stripComment, line: line, column: 3, inline: false)
                 continue
