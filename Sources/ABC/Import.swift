@@ -23,7 +23,9 @@ import MIDIFile
 /// Read and played: fields X T C M L Q K (every mode, `exp` and explicit accidentals, clef and
 /// `octave=`) V P N, `%%etude-level`, `%%etude-description`, fields before the first `X:`
 /// (they apply to every tune); inline `[K:]` `[M:]` `[L:]` `[Q:]` `[V:]` `[P:]`; notes with
-/// `^ ^^ _ __ =` (carried to the end of the bar, same octave; carried over a tie), octave
+/// `^ ^^ _ __ =` (carried to the end of the bar in the same octave, as ABC 2.1 says — abc2midi
+/// 4.84 carries them into every octave, so the curriculum always writes them; carried over a
+/// tie), octave
 /// marks, lengths, rests `z x Z X`, chords, ties, broken rhythm, tuplets `(p:q:r`, bar lines,
 /// repeats, numbered endings (`[1`, `|1`, `:|2`, `[1,3`, `[1-3`), `!1!`–`!5!` fingering,
 /// `!pppp!`–`!ffff!` dynamics. Read with no effect on the sound, silently: slurs, spacers `y`,
