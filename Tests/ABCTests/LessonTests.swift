@@ -62,7 +62,7 @@ struct LessonTests {
         #expect(perLevel[1] == 15)
         #expect(perLevel[2] == 24)
         #expect(perLevel[3] == 48)
-        #expect((perLevel[4] ?? 0) + (perLevel[5] ?? 0) >= 4)
+        #expect((perLevel[4] ?? 0) + (perLevel[5] ?? 0) >= 15)
         #expect(perLevel[0] == nil, "every lesson has a level")
     }
 

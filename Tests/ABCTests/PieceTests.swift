@@ -103,4 +103,28 @@ struct PieceTests {
         let l = try LessonCase(Repo.lessons.appendingPathComponent("level5/musette-in-d.abc"))
         #expect(l.markers.map(\.text) == ["A: Drone", "B: Towards A major", "A: Drone"])
     }
+
+    @Test func auClairDeLaLune() throws {
+        #expect(try Self.opening("level4/au-clair-de-la-lune.abc", hand: "Right Hand", count: 8)
+            == ["C4@0.0", "C4@1.0", "C4@2.0", "D4@3.0", "E4@4.0", "D4@6.0", "C4@8.0", "E4@9.0"])
+        let l = try LessonCase(Repo.lessons.appendingPathComponent("level4/au-clair-de-la-lune.abc"))
+        #expect(l.markers.map(\.text) == ["A: Au clair de la lune", "A: Au clair de la lune", "B: Ma chandelle est morte", "A: Au clair de la lune"])
+    }
+
+    @Test func silentNight() throws {
+        // G. A G E. in 6/8: dotted eighth, sixteenth, eighth, dotted quarter.
+        #expect(try Self.opening("level4/silent-night.abc", hand: "Right Hand", count: 5)
+            == ["G4@0.0", "A4@0.75", "G4@1.0", "E4@1.5", "G4@3.0"])
+    }
+
+    @Test func auldLangSyne() throws {
+        #expect(try Self.opening("level4/auld-lang-syne.abc", hand: "Right Hand", count: 5)
+            == ["C4@0.0", "F4@1.0", "F4@2.5", "F4@3.0", "A4@4.0"])
+        #expect(try Self.opening("level4/auld-lang-syne.abc", hand: "Left Hand", count: 1) == ["F2@1.0"])
+    }
+
+    @Test func amazingGrace() throws {
+        #expect(try Self.opening("level4/amazing-grace.abc", hand: "Right Hand", count: 6)
+            == ["D4@0.0", "G4@1.0", "B4@3.0", "G4@3.5", "B4@4.0", "A4@6.0"])
+    }
 }
