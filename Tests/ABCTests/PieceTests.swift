@@ -51,6 +51,13 @@ struct PieceTests {
         #expect(try Self.opening("level5/fur-elise.abc", hand: "Right Hand", count: 9)
             == ["E5@0.0", "D#5@0.25", "E5@0.5", "D#5@0.75", "E5@1.0", "B4@1.25", "D5@1.5", "C5@1.75", "A4@2.0"])
         #expect(try Self.opening("level5/fur-elise.abc", hand: "Left Hand", count: 3) == ["A2@2.0", "E3@2.25", "A3@2.5"])
+        // First ending (bar 8, after the upbeat and seven bars): A held a quarter, then the upbeat.
+        let l = try LessonCase(Repo.lessons.appendingPathComponent("level5/fur-elise.abc"))
+        let firstEnding = l.notes.first { $0.pitch == 69 && $0.startTick == 11 * ABCImport.ticksPerQuarter }
+        #expect(firstEnding?.durationTicks == ABCImport.ticksPerQuarter)
+        // The piece's last bar: octave A in the left hand.
+        let last = l.notes.filter { l.compiled.tracks[$0.track].name == "Left Hand" }.suffix(2).map(\.pitch).sorted()
+        #expect(last == [33, 45])
     }
 
     @Test func bachHeldNotesKeepTheirLength() throws {
