@@ -305,7 +305,8 @@ checks each `.mid` equals a fresh compile of its `.abc`.
 - **Pieces** (levels 4–5) are the composer's notes. Where only the tune is the composer's
   (Ode to Joy, Jingle Bells, the traditional songs) the composer line says "arranged" and the
   ABC says which part is the arrangement. The Notebook pieces (BWV Anh. 114, 115, 126) follow
-  the Bach-Gesellschaft text; ornaments are left out and each file says what is omitted.
+  the Bach-Gesellschaft text, Für Elise the Breitkopf & Härtel edition and the C major prelude
+  the public-domain Mutopia edition; ornaments are left out and each file says what is omitted.
   Each piece's first bars are checked note by note in `Tests/ABCTests/PieceTests.swift`.
 - **Cross-check**: every lesson is also converted by `abc2midi`; the tests require the same
   pitches and onsets in every voice.
