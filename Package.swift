@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "MIDIFile", targets: ["MIDIFile"]),
         .library(name: "Terminal", targets: ["Terminal"]),
         .library(name: "Screen", targets: ["Screen"]),
+        .library(name: "ABC", targets: ["ABC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -32,6 +33,7 @@ let package = Package(
                 "MIDIFile",
                 "MIDIInput",
                 "Judge",
+                "ABC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -51,6 +53,11 @@ let package = Package(
         .executableTarget(name: "etude-tty-probe", dependencies: ["Terminal", "Screen"], path: "Tests/TTYProbe"),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal", "etude-tty-probe"]),
         .testTarget(name: "ScreenTests", dependencies: ["Screen", "Terminal", "MIDIFile"], exclude: ["Snapshots"]),
+        // ABC 2.1 notation → MIDIFile (lessons are written in ABC), and the fingering convention.
+        .target(name: "ABC", dependencies: ["MIDIFile"]),
+        // Writes the generated curriculum (Lessons/level1–3) as .abc and compiles every lesson to .mid.
+        .executableTarget(name: "etude-lessons", dependencies: ["ABC", "MIDIFile"], path: "Tools/etude-lessons"),
+        .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -46,6 +46,12 @@ public struct MIDIReadError: Error, Equatable, Sendable, CustomStringConvertible
 public struct MIDIReadResult: Sendable {
     public var file: MIDIFile
     public var warnings: [MIDIWarning]
+
+    /// For readers of other formats (ABC) that produce a MIDIFile with warnings of their own.
+    public init(file: MIDIFile, warnings: [MIDIWarning]) {
+        self.file = file
+        self.warnings = warnings
+    }
 }
 
 /// A lenient Standard MIDI File reader over a byte buffer.

@@ -12,7 +12,7 @@ struct Etude: ParsableCommand {
           etude info Lessons/level1/c-position.mid
           etude events song.mid --json
         """,
-        subcommands: [InfoCommand.self, EventsCommand.self, DevicesCommand.self]
+        subcommands: [InfoCommand.self, EventsCommand.self, DevicesCommand.self, AbcCommand.self]
     )
 }
 

@@ -8,12 +8,12 @@ struct EventsCommand: ParsableCommand {
         discussion: "The interface other parsers are checked against. Example: etude events song.mid --json"
     )
 
-    @Argument(help: "The .mid file.") var file: String
+    @Argument(help: "The .mid or .abc file.") var file: String
     @Flag(help: "Print JSON (the only format; accepted for clarity).") var json = false
     @Flag(help: "Refuse files that need any repair.") var strict = false
 
     func run() throws {
-        let result = try LessonFile.readMIDI(file, strict: strict)
+        let result = try LessonFile.readLesson(file, strict: strict)
         Console.out(EventsReport.json(result) + "\n")
     }
 }

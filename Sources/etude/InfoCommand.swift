@@ -8,19 +8,19 @@ struct InfoCommand: ParsableCommand {
         discussion: "Example: etude info song.mid --json"
     )
 
-    @Argument(help: "The .mid file.") var file: String
+    @Argument(help: "The .mid or .abc file.") var file: String
     @Flag(help: "Print one JSON object instead of text.") var json = false
     @Flag(help: "Refuse files that need any repair.") var strict = false
 
     func run() throws {
-        let result = try LessonFile.readMIDI(file, strict: strict)
+        let result = try LessonFile.readLesson(file, strict: strict)
         let summary = MIDIFileSummary(file: result.file)
         let pairing = NotePairing.notes(in: result.file)
         let warnings = result.warnings + pairing.warnings
         if json {
             Console.out(InfoReport.json(summary, warnings: warnings) + "\n")
         } else {
-            Console.out(InfoReport.text(summary, warnings: warnings, path: file))
+            Console.out(InfoReport.text(summary, warnings: warnings, path: file, lesson: LessonTags(file: result.file)))
         }
     }
 }
@@ -39,8 +39,14 @@ enum InfoReport {
         return "\(String(format: "%.3f", s)) s (\(total / 60):\(String(format: "%02d", total % 60)))"
     }
 
-    static func text(_ s: MIDIFileSummary, warnings: [MIDIWarning], path: String) -> String {
+    static func text(_ s: MIDIFileSummary, warnings: [MIDIWarning], path: String, lesson: LessonTags? = nil) -> String {
         var out = "File:      \(TextDecoding.sanitize(path))\n"
+        if let lesson = lesson {
+            if let t = lesson.title { out += "Title:     \(t)\n" }
+            if let c = lesson.composer { out += "Composer:  \(c)\n" }
+            if let l = lesson.level { out += "Level:     \(l)\n" }
+            if let d = lesson.description { out += "About:     \(d)\n" }
+        }
         out += "Format:    \(s.format)\n"
         out += "Division:  \(divisionText(s.division))\n"
         out += "Duration:  \(seconds(s.durationSeconds))\n"

@@ -1,5 +1,6 @@
 import Foundation
 import MIDIFile
+import ABC
 
 /// Reading a lesson file from disk, turning every failure into one line that names the file.
 enum LessonFile {
@@ -25,5 +26,26 @@ enum LessonFile {
         } catch {
             throw EtudeFailure("\(path): \(error.message)")
         }
+    }
+
+    /// Reads a lesson in either form Etude accepts: `.abc` (ABC notation, converted on the
+    /// fly; `tune` picks an `X:` number, default the first tune) or anything else as a MIDI
+    /// file. ABC warnings come back as `MIDIWarning`s (no byte offset, `line:column` in text).
+    static func readLesson(_ path: String, tune: Int? = nil, strict: Bool = false) throws -> MIDIReadResult {
+        guard isABC(path) else { return try readMIDI(path, strict: strict) }
+        let bytes = try readBytes(path)
+        let text = String(decoding: bytes, as: UTF8.self)
+        do {
+            let (file, warnings) = try ABCImport.midiFile(fromABCText: text, tune: tune)
+            return MIDIReadResult(file: file, warnings: warnings.map { MIDIWarning(offset: nil, message: $0.description) })
+        } catch {
+            let place = error.line > 0 ? ":" : ": "
+            throw EtudeFailure("\(TextDecoding.sanitize(path))\(place)\(TextDecoding.sanitize(error.oneLine))")
+        }
+    }
+
+    /// True for paths Etude reads as ABC notation.
+    static func isABC(_ path: String) -> Bool {
+        path.lowercased().hasSuffix(".abc")
     }
 }

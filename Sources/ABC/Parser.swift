@@ -1,0 +1,810 @@
+import MIDIFile
+
+/// One note of a note group, its pitch already resolved against key and bar accidentals.
+struct GroupNote: Equatable, Sendable {
+    var pitch: Int
+    var tie: Bool
+    var finger: Int?
+}
+
+/// A note, chord or rest: everything that starts at one moment and lasts one duration.
+struct Group: Equatable, Sendable {
+    var notes: [GroupNote]
+    var duration: Rational
+    var velocity: UInt8
+    var line: Int
+    var column: Int
+    /// Bar-accidental key per pitch, so a tie can carry an accidental across a bar line.
+    var noteKeys: [Int: Int] = [:]
+}
+
+enum BarKind: Equatable, Sendable {
+    case plain, sectionEnd, startRepeat, endRepeat, doubleRepeat
+}
+
+/// What a voice's body holds, in source order, before repeats are expanded.
+enum Item: Equatable, Sendable {
+    case group(Group)
+    case bar(BarKind)
+    case ending([Int])
+    case key(KeySignature)
+    case meter(TimeSignature)
+    case tempo(Int)
+}
+
+/// A voice (`V:`) while its notes are read.
+struct Voice {
+    var id: String
+    var name: String?
+    var bass: Bool?
+    var key: ABCKey
+    var unit: Rational
+    var meterLength: Rational?
+    /// 6/8, 9/8, 12/8…: changes the default ratio of (5, (7 and (9 tuplets.
+    var compoundMeter = false
+    var octave = 0
+    var velocity: UInt8 = 80
+    /// Items per part label, in body order; "" holds anything before the first `P:`.
+    var parts: [(label: String, items: [Item])] = []
+    var barAccidentals: [Int: Int] = [:]
+    var tieCarry: [Int: Int] = [:]
+    var tuplet: (remaining: Int, factor: Rational)?
+    var brokenNext: Rational?
+    var lastGroup: (part: Int, index: Int)?
+    var pendingFinger: Int?
+    var pendingTie = false
+}
+
+/// The metadata and music of one tune, read but not yet laid out in time.
+struct ParsedTune {
+    var number: Int
+    var title: String?
+    var composers: [String] = []
+    var level: Int?
+    var description: String?
+    var notes: [String] = []
+    var headerKey: ABCKey = ABCKey()
+    var headerMeter: TimeSignature?
+    var headerMeterLength: Rational?
+    var headerCompound = false
+    var headerUnit: Rational?
+    var headerTempo: Int?
+    var partOrder: [String]?
+    var partTitles: [String: String] = [:]
+    var voices: [Voice] = []
+    var voiceOrder: [String] = []
+}
+
+/// A line of source with its 1-based number.
+struct SourceLine {
+    var number: Int
+    var chars: [Character]
+    var text: String { String(chars) }
+}
+
+/// Reads one tune's lines into a `ParsedTune`. Errors carry line:column; warnings are
+/// collected once per construct so a long tune does not drown the user.
+struct TuneParser {
+    var tune: ParsedTune
+    var warnings: [ABCWarning] = []
+    private var warnedKeys: Set<String> = []
+    private var currentVoice = 0
+    private var currentPart = ""
+    private var inBody = false
+
+    init(number: Int) {
+        tune = ParsedTune(number: number)
+    }
+
+    mutating func warnOnce(_ key: String, _ message: String, _ line: SourceLine, _ col: Int) {
+        guard !warnedKeys.contains(key) else { return }
+        warnedKeys.insert(key)
+        warnings.append(ABCWarning(line: line.number, column: col, message: message))
+    }
+
+    func error(_ message: String, _ line: SourceLine, _ col: Int) -> ABCError {
+        ABCError(line: line.number, column: col, message: message, context: line.text)
+    }
+
+    // MARK: - Lines
+
+    /// Parses the tune: `lines` start with the `X:` line and end before the next tune.
+    mutating func parse(_ lines: [SourceLine]) throws(ABCError) {
+        for line in lines {
+            let chars = line.chars
+            // A blank line ends the tune; anything after it is free text.
+            if inBody && chars.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { break }
+            if chars.starts(with: ["%", "%"]) {
+                try directive(line)
+                continue
+            }
+            if chars.first == "%" { continue }
+            if chars.starts(with: ["+", ":"]) {
+                warnOnce("+:", "field continuation +: not supported, ignored", line, 1)
+                continue
+            }
+            if chars.count >= 2, chars[1] == ":", chars[0].isLetter, chars[0].isASCII, !(inBody && isMusicStart(chars)) {
+                try field(chars[0], value: String(chars[2...]).stripComment, line: line, column: 3, inline: false)
+                continue
+            }
+            if chars.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
+            guard inBody else {
+                throw error("music before the K: field that ends the tune header (add K:C or the tune's key)", line, 1)
+            }
+            try music(line)
+        }
+        if !inBody {
+            throw ABCError(line: lines.first?.number ?? 0, column: 1, message: "tune X:\(tune.number) has no K: field, so it has no body (add K:C before the music)", context: lines.first?.text ?? "")
+        }
+    }
+
+    /// `|:` at the start of a line looks like a field to nobody, but `A:` could be either; in the
+    /// body, single-letter fields are only the ones ABC allows there.
+    private func isMusicStart(_ chars: [Character]) -> Bool {
+        !"KLMPQTVWwNIRmUsr".contains(chars[0])
+    }
+
+    private mutating func directive(_ line: SourceLine) throws(ABCError) {
+        let text = String(line.chars.dropFirst(2)).stripComment.trimmingSpaces
+        let word = text.split(separator: " ").first.map(String.init) ?? ""
+        let value = String(text.dropFirst(word.count)).trimmingSpaces
+        switch word {
+        case "etude-level":
+            guard let n = Int(value), n >= 0 else { throw error("%%etude-level needs a whole number, e.g. %%etude-level 2", line, 3) }
+            tune.level = n
+        case "etude-description":
+            tune.description = value
+        default:
+            warnOnce("%%" + word, "directive %%\(word) not supported, ignored", line, 1)
+        }
+    }
+
+    // MARK: - Fields
+
+    private mutating func field(_ letter: Character, value rawValue: String, line: SourceLine, column: Int, inline: Bool) throws(ABCError) {
+        let value = rawValue.trimmingSpaces
+        func wrap<T>(_ body: () throws(FieldError) -> T) throws(ABCError) -> T {
+            do { return try body() } catch { throw self.error(error.message, line, column) }
+        }
+        var fieldWarnings: [String] = []
+        defer {
+            for w in fieldWarnings { warnOnce("\(letter):" + w, w, line, column) }
+        }
+        switch letter {
+        case "X":
+            break
+        case "T":
+            if inBody {
+                if !currentPart.isEmpty, tune.partTitles[currentPart] == nil { tune.partTitles[currentPart] = value }
+            } else if tune.title == nil {
+                tune.title = value
+            }
+        case "C":
+            tune.composers.append(value)
+        case "N":
+            tune.notes.append(value)
+        case "A", "B", "D", "F", "G", "H", "O", "R", "S", "Z":
+            break  // information fields: no effect on the sound, kept out of the MIDI
+        case "L":
+            let unit = try wrap { () throws(FieldError) in try FieldParser.fraction(value) }
+            if inBody { ensureVoice(); tune.voices[currentVoice].unit = unit } else { tune.headerUnit = unit }
+        case "M":
+            let (sig, length) = try wrap { () throws(FieldError) in try FieldParser.meter(value) { fieldWarnings.append($0) } }
+            if inBody {
+                ensureVoice()
+                tune.voices[currentVoice].meterLength = length
+                tune.voices[currentVoice].compoundMeter = sig.map { $0.numerator % 3 == 0 && $0.numerator > 3 } ?? false
+                if let sig { append(.meter(sig)) }
+            } else {
+                tune.headerMeter = sig
+                tune.headerMeterLength = length
+                tune.headerCompound = sig.map { $0.numerator % 3 == 0 && $0.numerator > 3 } ?? false
+            }
+        case "Q":
+            let unit = inBody ? voiceUnit : (tune.headerUnit ?? defaultUnit)
+            let us = try wrap { () throws(FieldError) in try FieldParser.tempo(value, unit: unit) { fieldWarnings.append($0) } }
+            if let us {
+                if inBody { append(.tempo(us)) } else { tune.headerTempo = us }
+            }
+        case "P":
+            if inBody {
+                let label = value.split(separator: " ").first.map(String.init) ?? ""
+                guard !label.isEmpty else { throw error("P: in the body needs a part label, e.g. P:A", line, column) }
+                currentPart = label
+            } else {
+                tune.partOrder = try wrap { () throws(FieldError) in try Self.partOrder(value) }
+            }
+        case "K":
+            if !inBody {
+                let (key, clef) = try wrap { () throws(FieldError) in try FieldParser.key(value, current: ABCKey()) { fieldWarnings.append($0) } }
+                tune.headerKey = key
+                inBody = true
+                // Voices declared in the header take the tune's key and units now.
+                for i in tune.voices.indices { adoptHeader(&tune.voices[i]) }
+                if tune.voices.isEmpty {
+                    // A tune with no V: has one voice; the K: clef tells which hand.
+                    ensureVoice()
+                }
+                if let bass = clef.bass { tune.voices[0].bass = tune.voices[0].bass ?? bass }
+                if let o = clef.octave { tune.voices[0].octave = o }
+            } else {
+                ensureVoice()
+                let (key, clef) = try wrap { () throws(FieldError) in try FieldParser.key(value, current: tune.voices[currentVoice].key) { fieldWarnings.append($0) } }
+                setKey(key)
+                if let bass = clef.bass { tune.voices[currentVoice].bass = bass }
+                if let o = clef.octave { tune.voices[currentVoice].octave = o }
+            }
+        case "V":
+            try voiceField(value, line: line, column: column)
+        case "W", "w":
+            warnOnce("lyrics", "lyrics (\(letter):) are not sung, ignored", line, 1)
+        case "I":
+            warnOnce("I:", "instruction field I: not supported, ignored", line, 1)
+        case "U", "m", "s", "r":
+            warnOnce("\(letter):", "field \(letter): not supported, ignored", line, 1)
+        default:
+            warnOnce("\(letter):", "unknown field \(letter): ignored", line, 1)
+        }
+        _ = inline
+    }
+
+    static func partOrder(_ text: String) throws(FieldError) -> [String] {
+        // A B C letters, digits repeat the previous part or group, (AB)2 groups, dots are spacing.
+        let chars = Array(text.filter { $0 != " " && $0 != "." })
+        var i = 0
+        var depth = 0
+        func readSeq(_ closing: Bool) throws(FieldError) -> [String] {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= 8 else { throw FieldError("P: \(text) nests parentheses too deeply") }
+            var out: [String] = []
+            var last: [String] = []
+            while i < chars.count {
+                let c = chars[i]
+                if c == ")" {
+                    guard closing else { throw FieldError("unbalanced ) in P: \(text)") }
+                    i += 1
+                    return out
+                }
+                if c == "(" {
+                    i += 1
+                    last = try readSeq(true)
+                    out += last
+                } else if c.isNumber {
+                    var n = 0
+                    while i < chars.count, let d = chars[i].wholeNumberValue { n = min(1000, n * 10 + d); i += 1 }
+                    guard (1...16).contains(n) else { throw FieldError("repeat count \(n) in P: \(text) (use 1 to 16)") }
+                    for _ in 1..<n { out += last }
+                    continue
+                } else if c.isLetter {
+                    last = [String(c)]
+                    out += last
+                    i += 1
+                } else {
+                    throw FieldError("unexpected \"\(c)\" in P: \(text)")
+                }
+                if c == "(" { continue }
+            }
+            if closing { throw FieldError("missing ) in P: \(text)") }
+            return out
+        }
+        return try readSeq(false)
+    }
+
+    private var defaultUnit: Rational {
+        if let m = tune.headerMeterLength, m < Rational(3, 4) { return Rational(1, 16) }
+        return Rational(1, 8)
+    }
+
+    private var voiceUnit: Rational {
+        tune.voices.indices.contains(currentVoice) ? tune.voices[currentVoice].unit : (tune.headerUnit ?? defaultUnit)
+    }
+
+    private func adoptHeader(_ v: inout Voice) {
+        v.key = tune.headerKey
+        v.unit = tune.headerUnit ?? defaultUnit
+        v.meterLength = tune.headerMeterLength
+        v.compoundMeter = tune.headerCompound
+    }
+
+    private mutating func newVoice(_ id: String) -> Int {
+        var v = Voice(id: id, key: tune.headerKey, unit: tune.headerUnit ?? defaultUnit)
+        if inBody { adoptHeader(&v) }
+        tune.voices.append(v)
+        tune.voiceOrder.append(id)
+        return tune.voices.count - 1
+    }
+
+    /// Makes sure music has a voice to go to: the implicit voice "1" of a tune without V:.
+    private mutating func ensureVoice() {
+        if tune.voices.isEmpty { currentVoice = newVoice("1") }
+    }
+
+    private mutating func voiceField(_ value: String, line: SourceLine, column: Int) throws(ABCError) {
+        let tokens = FieldParser.splitTokens(value)
+        guard let id = tokens.first else { throw error("V: needs a voice id, e.g. V:1 or V:RH", line, column) }
+        let index = tune.voices.firstIndex { $0.id == id } ?? newVoice(id)
+        currentVoice = index
+        for token in tokens.dropFirst() {
+            let lower = token.lowercased()
+            if let eq = token.firstIndex(of: "=") {
+                let k = token[..<eq].lowercased()
+                var v = String(token[token.index(after: eq)...])
+                if v.hasPrefix("\"") && v.hasSuffix("\"") && v.count >= 2 { v = String(v.dropFirst().dropLast()) }
+                switch k {
+                case "name", "nm":
+                    tune.voices[index].name = v
+                case "subname", "snm":
+                    if tune.voices[index].name == nil { tune.voices[index].name = v }
+                case "clef":
+                    let l = v.lowercased()
+                    tune.voices[index].bass = l.hasPrefix("bass") || l.hasPrefix("baritone") || l.hasPrefix("f")
+                    if l.hasSuffix("-8") { tune.voices[index].octave -= 1 }
+                    if l.hasSuffix("+8") { tune.voices[index].octave += 1 }
+                case "octave":
+                    guard let n = Int(v), (-4...4).contains(n) else { throw error("octave= needs a number from -4 to 4", line, column) }
+                    tune.voices[index].octave = n
+                case "middle", "m", "stem", "stems", "staffscale", "stafflines", "space", "gstem", "dyn", "lyrics":
+                    break  // layout only
+                default:
+                    warnOnce("V:\(k)", "V: \(k)= not supported, ignored", line, column)
+                }
+            } else if ["bass", "bass3", "baritone"].contains(lower) {
+                tune.voices[index].bass = true
+            } else if ["treble", "alto", "tenor"].contains(lower) {
+                tune.voices[index].bass = false
+            } else {
+                warnOnce("V:" + lower, "V: \"\(token)\" not supported, ignored", line, column)
+            }
+        }
+    }
+
+    // MARK: - Items
+
+    private mutating func append(_ item: Item) {
+        ensureVoice()
+        var v = tune.voices[currentVoice]
+        if v.parts.last?.label != currentPart || v.parts.isEmpty {
+            // Same label twice in the body continues that part.
+            v.parts.append((currentPart, []))
+        }
+        v.parts[v.parts.count - 1].items.append(item)
+        if case .group = item { v.lastGroup = (v.parts.count - 1, v.parts[v.parts.count - 1].items.count - 1) }
+        tune.voices[currentVoice] = v
+    }
+
+    private mutating func setKey(_ key: ABCKey) {
+        tune.voices[currentVoice].key = key
+        tune.voices[currentVoice].barAccidentals = [:]
+        if let sig = key.signature { append(.key(sig)) }
+    }
+
+    // MARK: - Music lines
+
+    private mutating func music(_ line: SourceLine) throws(ABCError) {
+        ensureVoice()
+        let c = line.chars
+        var i = 0
+        func peek(_ k: Int = 0) -> Character? { i + k < c.count ? c[i + k] : nil }
+        while i < c.count {
+            let ch = c[i]
+            let col = i + 1
+            switch ch {
+            case " ", "\t", "\r", "`", "$":
+                i += 1
+            case "%":
+                return
+            case "\\":
+                i += 1  // line continuation
+            case "\"":
+                guard let end = c[(i + 1)...].firstIndex(of: "\"") else { throw error("unterminated \"text\" (add the closing \")", line, col) }
+                let text = String(c[(i + 1)..<end])
+                if let f = text.first, "^_<>@".contains(f) {
+                    // Annotation: printed text only.
+                } else {
+                    warnOnce("gchord", "chord symbols such as \"\(text)\" are not played, ignored", line, col)
+                }
+                i = end + 1
+            case "!", "+":
+                guard let end = c[(i + 1)...].firstIndex(of: ch) else { throw error("unterminated decoration \(ch)… (add the closing \(ch))", line, col) }
+                let name = String(c[(i + 1)..<end])
+                decoration(name, line, col)
+                i = end + 1
+            case ".", "~", "H", "L", "M", "O", "P", "S", "T", "u", "v", "J", "R":
+                warnOnce("deco" + String(ch), "decoration \"\(ch)\" not played, ignored", line, col)
+                i += 1
+            case "{":
+                guard let end = c[(i + 1)...].firstIndex(of: "}") else { throw error("unterminated grace notes { (add the closing })", line, col) }
+                warnOnce("grace", "grace notes {…} are not played (Etude ignores them)", line, col)
+                i = end + 1
+            case "(":
+                if let d = peek(1), d.isNumber {
+                    i += 1
+                    try tuplet(c, &i, line)
+                } else {
+                    i += 1  // slur: phrasing only
+                }
+            case ")":
+                i += 1
+            case "&":
+                warnOnce("overlay", "voice overlay & not supported; notes after it up to the bar line are ignored", line, col)
+                while i < c.count, c[i] != "|", c[i] != ":" { i += 1 }
+            case "-":
+                markTie()
+                i += 1
+            case ">", "<":
+                var n = 0
+                while i < c.count, c[i] == ch { n += 1; i += 1 }
+                guard n <= 3 else { throw error("broken rhythm with more than three \(ch)", line, col) }
+                try broken(ch == ">", n, line, col)
+            case "|", ":":
+                if ch == ":" && peek(1) != "|" && peek(1) != ":" {
+                    throw error("unexpected ':' (repeat signs are |: :| ::)", line, col)
+                }
+                try barLine(c, &i, line)
+            case "[":
+                if peek(1) == "|" {
+                    try barLine(c, &i, line)
+                } else if let d = peek(1), d.isNumber {
+                    i += 1
+                    try ending(c, &i, line)
+                } else if let l = peek(1), l.isLetter, peek(2) == ":" {
+                    guard let end = c[i...].firstIndex(of: "]") else { throw error("unterminated inline field [\(l): (add ])", line, col) }
+                    let value = String(c[(i + 3)..<end])
+                    try inlineField(l, value, line, col)
+                    i = end + 1
+                } else {
+                    try chord(c, &i, line)
+                }
+            case "]":
+                throw error("unexpected ']' with no matching '['", line, col)
+            case "z", "x", "Z", "X":
+                i += 1
+                let (mult, _) = try length(c, &i, line)
+                var duration: Rational
+                if ch == "Z" || ch == "X" {
+                    guard let bar = tune.voices[currentVoice].meterLength else { throw error("multi-bar rest \(ch) needs a meter (M:)", line, col) }
+                    // Z4 is four bars; the number is a count, not a length.
+                    duration = bar * Rational(mult.num, mult.den)
+                } else {
+                    duration = tune.voices[currentVoice].unit * mult
+                }
+                addGroup(notes: [], duration: &duration, line, col)
+            case "y":
+                i += 1
+                _ = try length(c, &i, line)
+            default:
+                if ch == "^" || ch == "_" || ch == "=" || ABCKey.letterIndex[Character(ch.uppercased())] != nil && ch.isLetter && "ABCDEFGabcdefg".contains(ch) {
+                    let (note, mult, key) = try noteWithKey(c, &i, line)
+                    var duration = tune.voices[currentVoice].unit * mult
+                    addGroup(notes: [note], duration: &duration, line, col, keys: [note.pitch: key])
+                } else if ch.isNumber || ch == "/" {
+                    throw error("note length \"\(ch)\" with no note before it", line, col)
+                } else {
+                    throw error("unexpected character '\(ch)'", line, col)
+                }
+            }
+        }
+    }
+
+    private mutating func decoration(_ name: String, _ line: SourceLine, _ col: Int) {
+        let velocities: [String: UInt8] = ["pppp": 30, "ppp": 30, "pp": 45, "p": 60, "mp": 75, "mf": 90, "f": 105, "ff": 120, "fff": 127, "ffff": 127]
+        if let n = Int(name), (1...5).contains(n) {
+            tune.voices[currentVoice].pendingFinger = n
+        } else if let v = velocities[name] {
+            tune.voices[currentVoice].velocity = v
+        } else {
+            warnOnce("!" + name, "decoration !\(name)! not played, ignored", line, col)
+        }
+    }
+
+    private mutating func inlineField(_ letter: Character, _ value: String, _ line: SourceLine, _ col: Int) throws(ABCError) {
+        switch letter {
+        case "K", "M", "L", "Q", "V", "P", "T", "N", "R", "I", "r":
+            try field(letter, value: value, line: line, column: col, inline: true)
+        default:
+            warnOnce("[\(letter):", "inline field [\(letter):…] not supported, ignored", line, col)
+        }
+    }
+
+    private mutating func tuplet(_ c: [Character], _ i: inout Int, _ line: SourceLine) throws(ABCError) {
+        let col = i
+        func number() -> Int? {
+            var n: Int?
+            while i < c.count, let d = c[i].wholeNumberValue, c[i].isASCII { n = min(1000, (n ?? 0) * 10 + d); i += 1 }
+            return n
+        }
+        guard let p = number(), p >= 2, p <= 9 else { throw error("tuplet (p needs p from 2 to 9", line, col) }
+        var q: Int?
+        var r: Int?
+        if i < c.count, c[i] == ":" {
+            i += 1
+            q = number()
+            if i < c.count, c[i] == ":" {
+                i += 1
+                r = number()
+            }
+        }
+        let compound = tune.voices[currentVoice].compoundMeter
+        let defaultQ: Int
+        switch p {
+        case 2, 4, 8: defaultQ = 3
+        case 3, 6: defaultQ = 2
+        default: defaultQ = compound ? 3 : 2
+        }
+        let qq = q ?? defaultQ
+        guard qq > 0, qq <= 64 else { throw error("tuplet (\(p):\(qq) needs q from 1 to 64", line, col) }
+        if let r, !(1...64).contains(r) { throw error("tuplet (\(p):\(qq):\(r) needs r from 1 to 64", line, col) }
+        tune.voices[currentVoice].tuplet = (r ?? p, Rational(qq, p))
+    }
+
+    private mutating func markTie() {
+        guard let (p, idx) = tune.voices[currentVoice].lastGroup else { return }
+        if case .group(var g) = tune.voices[currentVoice].parts[p].items[idx] {
+            for k in g.notes.indices { g.notes[k].tie = true }
+            tune.voices[currentVoice].parts[p].items[idx] = .group(g)
+            // A tie written after the group still carries its accidentals into the next note.
+            tune.voices[currentVoice].tieCarry = tieCarryFromGroup(g)
+        }
+    }
+
+    private func tieCarryFromGroup(_ g: Group) -> [Int: Int] {
+        var out: [Int: Int] = [:]
+        for n in g.notes where n.tie {
+            if let k = g.noteKeys[n.pitch] { out[k] = n.pitch }
+        }
+        return out
+    }
+
+    private mutating func broken(_ forward: Bool, _ n: Int, _ line: SourceLine, _ col: Int) throws(ABCError) {
+        guard let (p, idx) = tune.voices[currentVoice].lastGroup,
+              idx == tune.voices[currentVoice].parts[p].items.count - 1,
+              case .group(var g) = tune.voices[currentVoice].parts[p].items[idx] else {
+            throw error("broken rhythm \(forward ? ">" : "<") must sit between two notes in the same bar", line, col)
+        }
+        let short = Rational(1, 1 << n)
+        let long = Rational(2, 1) - short
+        g.duration = g.duration * (forward ? long : short)
+        tune.voices[currentVoice].parts[p].items[idx] = .group(g)
+        tune.voices[currentVoice].brokenNext = forward ? short : long
+    }
+
+    private mutating func addGroup(notes: [GroupNote], duration: inout Rational, _ line: SourceLine, _ col: Int, keys: [Int: Int] = [:]) {
+        var v = tune.voices[currentVoice]
+        if let t = v.tuplet {
+            duration = duration * t.factor
+            v.tuplet = t.remaining > 1 ? (t.remaining - 1, t.factor) : nil
+        }
+        if let b = v.brokenNext {
+            duration = duration * b
+            v.brokenNext = nil
+        }
+        var g = Group(notes: notes, duration: duration, velocity: v.velocity, line: line.number, column: col)
+        g.noteKeys = keys
+        var carry: [Int: Int] = [:]
+        for n in notes where n.tie {
+            if let k = keys[n.pitch] { carry[k] = n.pitch }
+        }
+        v.tieCarry = carry
+        tune.voices[currentVoice] = v
+        append(.group(g))
+    }
+
+    // MARK: - Notes
+
+    /// Reads one note (accidental, letter, octave marks, length, tie) and resolves its pitch;
+    /// also returns the note's bar-accidental key (letter and octave).
+    private mutating func noteWithKey(_ c: [Character], _ i: inout Int, _ line: SourceLine) throws(ABCError) -> (GroupNote, Rational, Int) {
+        let col = i + 1
+        var acc: Int?
+        while i < c.count, c[i] == "^" || c[i] == "_" || c[i] == "=" {
+            let a = c[i] == "^" ? 1 : c[i] == "_" ? -1 : 0
+            acc = a == 0 ? 0 : (acc ?? 0) + a
+            i += 1
+            if i < c.count, c[i] == "/" || (c[i].isNumber && i + 1 < c.count && c[i + 1] == "/") {
+                warnOnce("microtone", "microtonal accidentals not supported; played as a semitone", line, col)
+                while i < c.count, c[i] == "/" || c[i].isNumber { i += 1 }
+            }
+        }
+        guard i < c.count, "ABCDEFGabcdefg".contains(c[i]) else {
+            throw error("accidental with no note after it", line, col)
+        }
+        let letter = c[i]
+        i += 1
+        let upper = Character(letter.uppercased())
+        guard let li = ABCKey.letterIndex[upper] else { throw error("not a note letter", line, col) }
+        var octave = letter.isUppercase ? 0 : 1
+        while i < c.count, c[i] == "'" || c[i] == "," {
+            octave += c[i] == "'" ? 1 : -1
+            i += 1
+        }
+        let v = tune.voices[currentVoice]
+        let key = (octave + 20) * 7 + li
+        let alteration: Int
+        var pitchFromTie: Int?
+        if let a = acc {
+            alteration = a
+            tune.voices[currentVoice].barAccidentals[key] = a
+        } else if let tied = v.tieCarry[key] {
+            pitchFromTie = tied
+            alteration = 0
+        } else if let a = v.barAccidentals[key] {
+            alteration = a
+        } else {
+            alteration = v.key.accidentals[li]
+        }
+        var pitch = pitchFromTie ?? (60 + ABCKey.letterSemitone[li] + 12 * (octave + v.octave) + alteration)
+        if pitchFromTie != nil { pitch += 0 }
+        guard (0...127).contains(pitch) else { throw error("note \(letter) is outside the MIDI range 0–127", line, col) }
+        let (mult, _) = try length(c, &i, line)
+        var tie = false
+        if i < c.count, c[i] == "-" { tie = true; i += 1 }
+        let finger = tune.voices[currentVoice].pendingFinger
+        tune.voices[currentVoice].pendingFinger = nil
+        return (GroupNote(pitch: pitch, tie: tie, finger: finger), mult, key)
+    }
+
+    /// Reads a length multiplier: `2`, `/2`, `3/2`, `/`, `//`, nothing (1).
+    private func length(_ c: [Character], _ i: inout Int, _ line: SourceLine) throws(ABCError) -> (Rational, Bool) {
+        let col = i + 1
+        var num: Int?
+        while i < c.count, c[i].isASCII, let d = c[i].wholeNumberValue {
+            num = (num ?? 0) * 10 + d
+            i += 1
+            if num ?? 0 > 10_000 { throw error("note length too long", line, col) }
+        }
+        var den = 1
+        var sawSlash = false
+        while i < c.count, c[i] == "/" {
+            sawSlash = true
+            i += 1
+            var d: Int?
+            while i < c.count, c[i].isASCII, let digit = c[i].wholeNumberValue {
+                d = (d ?? 0) * 10 + digit
+                i += 1
+                if d ?? 0 > 1024 { throw error("note length divisor too big", line, col) }
+            }
+            if let d {
+                guard d > 0 else { throw error("note length divided by zero", line, col) }
+                den *= d
+            } else {
+                den *= 2
+            }
+            if den > 1024 { throw error("note length divided below 1/1024", line, col) }
+        }
+        if let n = num, n == 0 { throw error("note length 0", line, col) }
+        return (Rational(num ?? 1, den), num != nil || sawSlash)
+    }
+
+    private mutating func chord(_ c: [Character], _ i: inout Int, _ line: SourceLine) throws(ABCError) {
+        let col = i + 1
+        i += 1
+        var notes: [GroupNote] = []
+        var keys: [Int: Int] = [:]
+        var first: Rational?
+        while i < c.count, c[i] != "]" {
+            let ch = c[i]
+            if ch == " " { i += 1; continue }
+            if ch == "!" || ch == "+" {
+                guard let end = c[(i + 1)...].firstIndex(of: ch) else { throw error("unterminated decoration in chord", line, i + 1) }
+                decoration(String(c[(i + 1)..<end]), line, i + 1)
+                i = end + 1
+                continue
+            }
+            if ".~HLMOPSTuvJR".contains(ch) {
+                warnOnce("deco" + String(ch), "decoration \"\(ch)\" not played, ignored", line, i + 1)
+                i += 1
+                continue
+            }
+            if ch == "\"" {
+                guard let end = c[(i + 1)...].firstIndex(of: "\"") else { throw error("unterminated \"text\" in chord", line, i + 1) }
+                i = end + 1
+                continue
+            }
+            guard ch == "^" || ch == "_" || ch == "=" || "ABCDEFGabcdefg".contains(ch) else {
+                throw error("unexpected '\(ch)' inside chord [ ] (chords hold notes only)", line, i + 1)
+            }
+            let (n, mult, key) = try noteWithKey(c, &i, line)
+            if let f = first, f != mult {
+                warnOnce("chordlen", "chord notes of different lengths are played with the first note's length", line, col)
+            }
+            first = first ?? mult
+            notes.append(n)
+            keys[n.pitch] = key
+        }
+        guard i < c.count else { throw error("unterminated chord [ (add ])", line, col) }
+        i += 1  // ]
+        guard !notes.isEmpty else { throw error("empty chord []", line, col) }
+        let (mult, _) = try length(c, &i, line)
+        if i < c.count, c[i] == "-" {
+            for k in notes.indices { notes[k].tie = true }
+            i += 1
+        }
+        var duration = tune.voices[currentVoice].unit * (first ?? Rational(1)) * mult
+        addGroup(notes: notes, duration: &duration, line, col, keys: keys)
+    }
+
+    // MARK: - Bars
+
+    private mutating func barLine(_ c: [Character], _ i: inout Int, _ line: SourceLine) throws(ABCError) {
+        let start = i
+        var s = ""
+        while i < c.count {
+            let ch = c[i]
+            if ch == "|" || ch == ":" || ch == "]" {
+                s.append(ch)
+                i += 1
+            } else if ch == "[" && i + 1 < c.count && c[i + 1] == "|" {
+                s.append(ch)
+                i += 1
+            } else {
+                break
+            }
+        }
+        let lead = s.prefix { $0 == ":" }.count
+        let trail = s.reversed().prefix { $0 == ":" }.count
+        let kind: BarKind
+        if lead == s.count {
+            kind = .doubleRepeat  // ::
+        } else if lead > 0 && trail > 0 {
+            kind = .doubleRepeat
+        } else if lead > 0 {
+            kind = .endRepeat
+        } else if trail > 0 {
+            kind = .startRepeat
+        } else if s.contains("||") || s.contains("|]") || s.contains("[|") {
+            kind = .sectionEnd
+        } else if s == "|" {
+            kind = .plain
+        } else {
+            throw error("unknown bar line \"\(s)\"", line, start + 1)
+        }
+        ensureVoice()
+        tune.voices[currentVoice].barAccidentals = [:]
+        tune.voices[currentVoice].brokenNext = nil
+        append(.bar(kind))
+        // |1 and :|2 start an ending straight after the bar line.
+        if i < c.count, c[i].isNumber, s.hasSuffix("|") {
+            try ending(c, &i, line)
+        }
+    }
+
+    private mutating func ending(_ c: [Character], _ i: inout Int, _ line: SourceLine) throws(ABCError) {
+        let col = i + 1
+        var numbers: [Int] = []
+        var rangeStart: Int?
+        while i < c.count {
+            var n = 0
+            var any = false
+            while i < c.count, c[i].isASCII, let d = c[i].wholeNumberValue { n = min(1000, n * 10 + d); i += 1; any = true }
+            guard any else { break }
+            guard n <= 16 else { throw error("ending number \(n) is too high (1 to 16)", line, col) }
+            if let r = rangeStart {
+                guard r <= n else { throw error("ending range \(r)-\(n) runs backwards", line, col) }
+                numbers += Array(r...n)
+                rangeStart = nil
+            } else {
+                numbers.append(n)
+            }
+            if i < c.count, c[i] == "," { i += 1; continue }
+            if i < c.count, c[i] == "-" { rangeStart = numbers.removeLast(); i += 1; continue }
+            break
+        }
+        guard !numbers.isEmpty, numbers.allSatisfy({ $0 >= 1 }) else { throw error("ending needs a number, e.g. [1 or [2", line, col) }
+        append(.ending(numbers))
+    }
+}
+
+extension String {
+    /// Text before an unescaped `%`.
+    var stripComment: String {
+        var out = ""
+        var prev: Character = " "
+        for c in self {
+            if c == "%" && prev != "\\" { break }
+            out.append(c)
+            prev = c
+        }
+        return out
+    }
+}

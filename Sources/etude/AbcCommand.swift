@@ -1,0 +1,47 @@
+import ABC
+import ArgumentParser
+import Foundation
+import MIDIFile
+
+/// `etude abc`: compiles ABC notation to a Standard MIDI File, the form every other command
+/// and every other program plays.
+struct AbcCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "abc",
+        abstract: "Convert an ABC tune to a MIDI lesson (hands, sections, fingering, metadata).",
+        discussion: """
+        Voices named right/RH and left/LH (or with clef=bass) become the "Right Hand" and
+        "Left Hand" tracks; P: parts become section markers; !1!–!5! fingering is kept as
+        etude:finger text events; %%etude-level N and %%etude-description set the catalogue
+        level and description. Warnings name every construct that is not played.
+        Example: etude abc Lessons/level4/ode-to-joy.abc -o ode.mid
+        """
+    )
+
+    @Argument(help: "The .abc file.") var file: String
+    @Option(name: .shortAndLong, help: "The .mid file to write (default: the input with .mid).") var output: String?
+    @Option(help: "Which tune of the file (its X: number; default the first).") var tune: Int?
+    @Flag(help: "List the tunes in the file instead of converting.") var list = false
+    @Flag(help: "Do not print warnings.") var quiet = false
+
+    func run() throws {
+        if list {
+            let bytes = try LessonFile.readBytes(file)
+            for t in ABCImport.tunes(inABCText: String(decoding: bytes, as: UTF8.self)) {
+                Console.out("X:\(t.number)  \(TextDecoding.sanitize(t.title))\n")
+            }
+            return
+        }
+        let result = try LessonFile.readLesson(file, tune: tune)
+        let (midi, warnings) = (result.file, result.warnings)
+        let out = output ?? (file.lowercased().hasSuffix(".abc") ? String(file.dropLast(4)) + ".mid" : file + ".mid")
+        guard out != file else { throw EtudeFailure("\(out): refusing to overwrite the input; give -o FILE.mid") }
+        if !quiet {
+            for w in warnings { Console.error("etude: \(TextDecoding.sanitize(file)): warning: \(TextDecoding.sanitize(w.message))") }
+        }
+        let bytes = MIDIWriter.write(midi)
+        guard FileManager.default.createFile(atPath: out, contents: Data(bytes)) else {
+            throw EtudeFailure("\(out): cannot be written (check the folder exists and is writable)")
+        }
+    }
+}
