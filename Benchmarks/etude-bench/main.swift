@@ -7,11 +7,13 @@ let usage = """
 usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench gen-stress OUT.mid [--notes N] generate the stress file
        etude-bench input                        input → note-on latency
+       etude-bench screen                       frame build + diff time, bytes per frame
 """
 switch args.first {
 case "parse": print(ParseBench.run(Array(args.dropFirst())))
 case "gen-stress": print(StressFile.run(Array(args.dropFirst())))
 case "input": print(InputBench.run())
+case "screen": runScreenBench(arguments: Array(args.dropFirst()))
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8))
     exit(2)
