@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "etude", targets: ["etude"]),
         .executable(name: "etude-bench", targets: ["etude-bench"]),
         .library(name: "MIDIFile", targets: ["MIDIFile"]),
+        .library(name: "Lesson", targets: ["Lesson"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -17,10 +18,13 @@ let package = Package(
     targets: [
         // Standard MIDI File model, lenient reader, writer, tempo map, note pairing. Pure Swift.
         .target(name: "MIDIFile"),
+        // A lesson from a MIDIFile: hands, bars, practice plan, transport, metronome, export. Pure logic.
+        .target(name: "Lesson", dependencies: ["MIDIFile"]),
         .executableTarget(
             name: "etude",
             dependencies: [
                 "MIDIFile",
+                "Lesson",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -30,6 +34,7 @@ let package = Package(
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile"]),
+        .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile"]),
     ],
     swiftLanguageModes: [.v6]
 )

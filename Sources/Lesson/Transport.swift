@@ -1,0 +1,354 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import MIDIFile
+
+/// Where time comes from: the real monotonic clock when playing, a virtual one in tests, so
+/// the transport's timing is checked exactly and instantly.
+public protocol Clock: AnyObject, Sendable {
+    /// Seconds since an arbitrary fixed origin; never goes backwards.
+    var now: Double { get }
+    /// Blocks (real clock) or jumps (virtual clock) until `now >= time`.
+    func sleep(until time: Double)
+}
+
+/// CLOCK_MONOTONIC: unaffected by wall-clock changes, fine for scheduling notes.
+public final class MonotonicClock: Clock {
+    public init() {}
+
+    public var now: Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1_000_000_000
+    }
+
+    public func sleep(until time: Double) {
+        let delta = time - now
+        guard delta > 0 else { return }
+        var ts = timespec(tv_sec: Int(delta), tv_nsec: Int((delta - Double(Int(delta))) * 1_000_000_000))
+        var rest = timespec()
+        while nanosleep(&ts, &rest) == -1 && errno == EINTR { ts = rest }
+    }
+}
+
+/// A clock that moves only when told to: tests advance it and check exactly what is due.
+public final class VirtualClock: Clock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Double
+
+    public init(now: Double = 0) {
+        current = now
+    }
+
+    public var now: Double {
+        lock.lock()
+        defer { lock.unlock() }
+        return current
+    }
+
+    public func set(_ time: Double) {
+        lock.lock()
+        current = max(current, time)
+        lock.unlock()
+    }
+
+    public func advance(by seconds: Double) {
+        lock.lock()
+        current += max(0, seconds)
+        lock.unlock()
+    }
+
+    public func sleep(until time: Double) {
+        set(time)
+    }
+}
+
+/// What the transport reports about a finished pass to the one deciding whether it was clean.
+public struct PassReport: Equatable, Sendable {
+    public var pass: Int
+    public var tempoPercent: Double
+    public var startTime: Double
+    public var endTime: Double
+}
+
+/// Plays a practice plan against a clock: pull-based, for a realtime dispatch thread.
+///
+/// The thread asks `nextEventTime()`, sleeps until then, and calls `advance(to: clock.now)`,
+/// which returns every event due with its clock time (synth messages to send at once,
+/// display events for the screen). Control calls (`play`, `pause`, `seek`, `stop`) may come
+/// from another thread: all methods take an internal lock. Pausing, seeking and stopping
+/// return the note-offs that silence what is sounding, so no note ever hangs.
+///
+/// Passes: the loop (or whole lesson) is played `repeat` times; before each new pass
+/// `isPassClean` is asked about the one that ended, and the speed trainer steps up only
+/// after clean passes. Until scoring exists every pass is clean (the default).
+public final class Transport: @unchecked Sendable {
+    public enum State: Equatable, Sendable {
+        case stopped, playing, paused, finished
+    }
+
+    public let lesson: Lesson
+    public let plan: PracticePlan
+    public let clock: any Clock
+    /// Bars played each pass.
+    public let bars: ClosedRange<Int>
+    /// Asked once per finished pass; a Judge plugs in here. Called with the lock held: do
+    /// not call back into the transport from it.
+    public var isPassClean: @Sendable (PassReport) -> Bool {
+        get { locked { cleanHook } }
+        set { locked { cleanHook = newValue } }
+    }
+
+    private let lock = NSLock()
+    private var cleanHook: @Sendable (PassReport) -> Bool = { _ in true }
+    private var planner: PassPlanner
+    private var stateValue: State = .stopped
+    private var schedule: PassSchedule
+    private var cursor = 0
+    /// Clock time of the schedule's offset 0.
+    private var scheduleStart = 0.0
+    private var passStart = 0.0
+    private var pausedOffset = 0.0
+    private var passNumber = 1
+    private var percent: Double
+    private var currentBPM: Double
+    private var sounding: [UInt16: Int] = [:]
+    private var pedalDown = Set<UInt8>()
+    private let range: Range<Int>
+
+    /// Validates the plan (throws its one-line error) and prepares the first pass.
+    public init(lesson: Lesson, plan: PracticePlan, clock: any Clock) throws(PlanError) {
+        try plan.validate(for: lesson)
+        self.lesson = lesson
+        self.plan = plan
+        self.clock = clock
+        bars = plan.barRange(in: lesson)
+        range = plan.tickRange(in: lesson)
+        planner = try PassPlanner(plan: plan, lesson: lesson)
+        percent = planner.firstPass()
+        schedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                options: .init(pass: 1, countIn: plan.countIn))
+        currentBPM = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100
+    }
+
+    public var state: State { locked { stateValue } }
+    /// The pass being played (1-based).
+    public var pass: Int { locked { passNumber } }
+    /// Tempo of the current pass as a percent of the file's.
+    public var tempoPercent: Double { locked { percent } }
+    /// Effective quarter-note BPM at the current position (file tempo × pass tempo).
+    public var effectiveBPM: Double { locked { currentBPM } }
+
+    /// The lesson tick at a clock time (during the count-in: the loop's first tick).
+    public func tick(at now: Double) -> Double {
+        locked {
+            switch stateValue {
+            case .playing: return schedule.tick(atOffset: now - scheduleStart)
+            case .paused: return schedule.tick(atOffset: pausedOffset)
+            case .stopped: return Double(schedule.startTick)
+            case .finished: return Double(range.upperBound)
+            }
+        }
+    }
+
+    /// Bar and beat at a clock time.
+    public func position(at now: Double) -> Position {
+        let t = tick(at: now)
+        return lesson.bars.position(atTick: min(Int(t), max(range.lowerBound, range.upperBound - 1)))
+    }
+
+    /// Starts, or resumes after a pause, at `clock.now`. Returns events due now (on resume:
+    /// the sustain pedal put back down).
+    @discardableResult
+    public func play() -> [TimedEvent] {
+        locked {
+            let now = clock.now
+            switch stateValue {
+            case .playing:
+                return []
+            case .paused:
+                scheduleStart = now - pausedOffset
+                passStart = scheduleStart
+                stateValue = .playing
+                return pedalDown.sorted().map { TimedEvent(time: now, event: .synth(.controlChange(channel: $0, controller: 64, value: 127))) }
+            case .stopped, .finished:
+                if stateValue == .finished { resetLocked() }
+                scheduleStart = now
+                passStart = now
+                cursor = 0
+                stateValue = .playing
+                return []
+            }
+        }
+    }
+
+    /// Pauses; returns the note-offs (and pedal lifts) to send now.
+    @discardableResult
+    public func pause() -> [TimedEvent] {
+        locked {
+            guard stateValue == .playing else { return [] }
+            let now = clock.now
+            pausedOffset = max(0, now - scheduleStart)
+            stateValue = .paused
+            return silenceLocked(at: now, keepPedalState: true)
+        }
+    }
+
+    /// Stops and rewinds to the first pass; returns the note-offs to send now.
+    @discardableResult
+    public func stop() -> [TimedEvent] {
+        locked {
+            let out = silenceLocked(at: clock.now, keepPedalState: false)
+            resetLocked()
+            return out
+        }
+    }
+
+    /// Moves to the start of a bar inside the plan's bars, keeping the pass and its tempo.
+    /// Returns the note-offs to send now. The loop continues from there; the next pass starts
+    /// at the loop's first bar as usual.
+    @discardableResult
+    public func seek(toBar number: Int) throws(PlanError) -> [TimedEvent] {
+        guard bars.contains(number), let bar = lesson.bars.bar(number: number) else {
+            throw PlanError("bar \(number) is outside the bars being practised (\(bars.lowerBound)–\(bars.upperBound))")
+        }
+        return locked {
+            let now = clock.now
+            let out = silenceLocked(at: now, keepPedalState: false)
+            let announce = bar.startTick == range.lowerBound
+            schedule = PassSchedule(lesson: lesson, plan: plan, from: bar.startTick, to: range.upperBound, percent: percent,
+                                    options: .init(pass: passNumber, countIn: false, announce: announce))
+            cursor = 0
+            if !announce {
+                // The rest of the pass still ends with its report.
+                schedule = schedule.withPassFinished(pass: passNumber, percent: percent)
+            }
+            switch stateValue {
+            case .playing:
+                scheduleStart = now
+            case .paused:
+                pausedOffset = 0
+            case .stopped, .finished:
+                stateValue = .paused
+                pausedOffset = 0
+            }
+            return out
+        }
+    }
+
+    /// Clock time of the next due event, nil when nothing is scheduled (not playing).
+    public func nextEventTime() -> Double? {
+        locked {
+            guard stateValue == .playing else { return nil }
+            if cursor < schedule.events.count { return scheduleStart + schedule.events[cursor].time }
+            return scheduleStart + schedule.duration
+        }
+    }
+
+    /// Every event due at or before `now`, in order, with its clock time. Crosses pass
+    /// boundaries (asking `isPassClean`, stepping the speed trainer) as often as needed.
+    public func advance(to now: Double) -> [TimedEvent] {
+        locked {
+            var out: [TimedEvent] = []
+            while stateValue == .playing {
+                while cursor < schedule.events.count, scheduleStart + schedule.events[cursor].time <= now {
+                    let e = schedule.events[cursor]
+                    cursor += 1
+                    let timed = TimedEvent(time: scheduleStart + e.time, event: e.event)
+                    track(timed.event)
+                    out.append(timed)
+                }
+                let end = scheduleStart + schedule.duration
+                guard cursor >= schedule.events.count, end <= now else { break }
+                let report = PassReport(pass: passNumber, tempoPercent: percent, startTime: passStart, endTime: end)
+                let clean = cleanHook(report)
+                guard let next = planner.next(afterCleanPass: clean) else {
+                    stateValue = .finished
+                    out.append(TimedEvent(time: end, event: .finished))
+                    break
+                }
+                passNumber += 1
+                percent = next
+                schedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                        options: .init(pass: passNumber, countIn: false))
+                cursor = 0
+                scheduleStart = end
+                passStart = end
+            }
+            return out
+        }
+    }
+
+    /// Convenience for a dispatch loop: the events due at `clock.now`.
+    public func advance() -> [TimedEvent] {
+        advance(to: clock.now)
+    }
+
+    // MARK: Private
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    private func track(_ event: TransportEvent) {
+        switch event {
+        case .synth(let kind):
+            switch kind {
+            case .noteOn(let c, let k, let v) where v > 0:
+                sounding[UInt16(c) << 8 | UInt16(k), default: 0] += 1
+            case .noteOn(let c, let k, _), .noteOff(let c, let k, _):
+                let key = UInt16(c) << 8 | UInt16(k)
+                if let n = sounding[key] {
+                    if n <= 1 { sounding[key] = nil } else { sounding[key] = n - 1 }
+                }
+            case .controlChange(let c, 64, let v):
+                if v >= 64 { pedalDown.insert(c) } else { pedalDown.remove(c) }
+            default:
+                break
+            }
+        case .tempo(let bpm):
+            currentBPM = bpm
+        default:
+            break
+        }
+    }
+
+    private func silenceLocked(at now: Double, keepPedalState: Bool) -> [TimedEvent] {
+        var out: [TimedEvent] = []
+        for key in sounding.keys.sorted() {
+            out.append(TimedEvent(time: now, event: .synth(.noteOff(channel: UInt8(key >> 8), key: UInt8(key & 0xFF), velocity: 0))))
+        }
+        sounding.removeAll()
+        for c in pedalDown.sorted() {
+            out.append(TimedEvent(time: now, event: .synth(.controlChange(channel: c, controller: 64, value: 0))))
+        }
+        if !keepPedalState { pedalDown.removeAll() }
+        return out
+    }
+
+    private func resetLocked() {
+        stateValue = .stopped
+        percent = planner.firstPass()
+        passNumber = 1
+        schedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                options: .init(pass: 1, countIn: plan.countIn))
+        cursor = 0
+        pausedOffset = 0
+        currentBPM = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100
+    }
+}
+
+extension PassSchedule {
+    /// The same schedule with a `passFinished` report at its end (used for the rest of a pass
+    /// after a seek, which does not announce a new pass start).
+    func withPassFinished(pass: Int, percent: Double) -> PassSchedule {
+        var copy = self
+        copy.extraEvents(TimedEvent(time: duration, event: .passFinished(pass: pass, tempoPercent: percent)))
+        return copy
+    }
+}
