@@ -125,9 +125,8 @@ public struct PracticePlan: Equatable, Sendable {
         }
         switch hands {
         case .both:
-            if lesson.hands.isEmpty {
-                throw PlanError("--hand both: the lesson has no piano notes to practise (\(lesson.handAssignment.description))")
-            }
+            // A lesson without piano notes can still be listened to and exported.
+            break
         case .left, .right:
             let h: Hand = hands == .left ? .left : .right
             if !lesson.hands.contains(h) {

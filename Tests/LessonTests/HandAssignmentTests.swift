@@ -125,7 +125,8 @@ import MIDIFile
         let lesson = Build.lesson(try Build.file([[], Build.note(36, at: 0, length: 120, channel: 9)]))
         #expect(lesson.hands.isEmpty)
         #expect(lesson.handAssignment.method == .none)
-        #expect(throws: PlanError.self) { try PracticePlan().validate(for: lesson) }
+        #expect(throws: PlanError.self) { try PracticePlan(hands: .left).validate(for: lesson) }
+        try PracticePlan().validate(for: lesson)
     }
 
     @Test func titleComposerAndFallbacks() throws {
