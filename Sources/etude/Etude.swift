@@ -13,7 +13,7 @@ struct Etude: ParsableCommand {
           etude events song.mid --json
           etude export song.mid -o slow.mid --bars 5-8 --tempo 60%
         """,
-        subcommands: [InfoCommand.self, EventsCommand.self, ExportCommand.self]
+        subcommands: [InfoCommand.self, EventsCommand.self, ExportCommand.self, LoopCommand.self]
     )
 }
 

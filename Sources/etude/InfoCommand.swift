@@ -15,7 +15,7 @@ struct InfoCommand: ParsableCommand {
     @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: String?
 
     func run() throws {
-        let splitPitch = try ExportCommand.parseSplit(split)
+        let splitPitch = try PracticeOptions.parseSplit(split)
         let result = try LessonFile.readMIDI(file, strict: strict)
         let summary = MIDIFileSummary(file: result.file)
         let pairing = NotePairing.notes(in: result.file)
