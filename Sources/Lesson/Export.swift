@@ -134,7 +134,7 @@ public enum LessonExport {
                 for kind in restore {
                     if let c = kind.channel, owned.contains(c) { items.append(Item(tick: off, priority: 1, kind: kind)) }
                 }
-                for ev in lesson.channelEvents where ev.tick >= s && ev.tick < e {
+                for ev in lesson.channelEvents where ev.tick >= s && ev.tick < e && !(ev.tick == s && ChannelState.isRestored(ev.kind)) {
                     if let c = ev.kind.channel, owned.contains(c) {
                         items.append(Item(tick: off + ev.tick - s, priority: 3, kind: ev.kind))
                     }

@@ -144,6 +144,7 @@ public struct PassSchedule: Sendable {
         for e in lesson.channelEvents {
             if case .controlChange(let c, 64, _) = e.kind { sustainChannels.insert(c) }
             guard e.tick >= startTick, e.tick < endTick else { continue }
+            if e.tick == startTick, ChannelState.isRestored(e.kind) { continue }
             items.append((time(e.tick), 3, .synth(e.kind)))
         }
 
@@ -237,9 +238,22 @@ public enum ChannelState {
     /// Controllers that are parts of multi-message sequences (RPN/NRPN) and are never replayed.
     static let skipped: Set<UInt8> = [6, 38, 96, 97, 98, 99, 100, 101, 120, 121, 123, 124, 125, 126, 127]
 
-    /// Messages that put every channel in the state in force just before `tick`; a value first
-    /// set between `tick` and `until` is reset to its General MIDI default, so repeated passes
-    /// start alike.
+    /// Messages that put every channel in the state in force at `tick` (events at `tick`
+    /// included); a value first set after `tick` and before `until` is reset to its General
+    /// MIDI default, so repeated passes start alike.
+    ///
+    /// Callers send these at the range start instead of the range's own events at that tick
+    /// (see `isRestored`), so each value is sent once, bank select before program.
+    /// True for messages `restore` replays (program, bend, most controllers); others at the
+    /// range start (RPN/NRPN parts, pressure) must still be sent as they are.
+    public static func isRestored(_ kind: MIDIEvent.Kind) -> Bool {
+        switch kind {
+        case .programChange, .pitchBend: return true
+        case .controlChange(_, let n, _): return !skipped.contains(n)
+        default: return false
+        }
+    }
+
     public static func restore(lesson: Lesson, atTick tick: Int, until: Int) -> [MIDIEvent.Kind] {
         var program: [UInt8: UInt8] = [:]
         var controllers: [UInt8: [UInt8: UInt8]] = [:]
@@ -249,7 +263,8 @@ public enum ChannelState {
         var laterBend = Set<UInt8>()
         for e in lesson.channelEvents {
             if e.tick >= until { break }
-            let before = e.tick < tick
+            // Events exactly at the start are part of the state in force there.
+            let before = e.tick <= tick
             switch e.kind {
             case .programChange(let c, let p):
                 if before { program[c] = p } else { laterProgram.insert(c) }
