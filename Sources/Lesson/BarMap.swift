@@ -69,7 +69,9 @@ public struct BarMap: Equatable, Sendable {
     public let ticksPerQuarter: Int
     public private(set) var bars: [Bar]
 
-    public init(ticksPerQuarter: Int, timeSignatures: [TimedValue<TimeSignature>], endTick: Int) {
+    /// `onsets` (note start ticks, drums excluded) let a pickup be found in files that give
+    /// no sign of it: see `pickupFromOnsets`.
+    public init(ticksPerQuarter: Int, timeSignatures: [TimedValue<TimeSignature>], endTick: Int, onsets: [Int] = []) {
         self.ticksPerQuarter = max(1, ticksPerQuarter)
         let tpq = self.ticksPerQuarter
         // Same-tick signatures: the last wins.
@@ -115,7 +117,48 @@ public struct BarMap: Equatable, Sendable {
                 for i in 1..<bars.count { bars[i].number = i }
             }
         }
+        // A pickup no signature event shows: the notes' downbeats sit a fixed offset into
+        // every bar (a notation program wrote the pickup at its real length under 4/4).
+        if !bars[0].isPickup, sigs.count <= 1, sigs.first.map({ $0.tick == 0 }) ?? true,
+           let offset = BarMap.pickupFromOnsets(onsets, signature: bars[0].signature, tpq: tpq) {
+            let sig = bars[0].signature
+            let full = BarMap.barTicks(sig, tpq: tpq)
+            let beat = BarMap.beatTicks(sig, tpq: tpq)
+            var shifted = [Bar(number: 0, startTick: 0, endTick: offset, signature: sig, beatTicks: beat,
+                               downbeatTick: offset - full, isPickup: true)]
+            var t = offset
+            while t < end, shifted.count <= 1_000_000 {
+                shifted.append(Bar(number: shifted.count, startTick: t, endTick: t + full, signature: sig, beatTicks: beat,
+                                   downbeatTick: t, isPickup: false))
+                t += full
+            }
+            if shifted.count >= 2 { bars = shifted }
+        }
         self.bars = bars
+    }
+
+    /// The length of an unmarked pickup, or nil. Note starts are counted by their place in
+    /// the bar (on an eighth-note grid); if some place other than the bar line has clearly
+    /// the most (at least 8, and half again as many as the bar line), the music's downbeats
+    /// are there and what comes before the first of them is a pickup.
+    static func pickupFromOnsets(_ onsets: [Int], signature: TimeSignature, tpq: Int) -> Int? {
+        let full = barTicks(signature, tpq: tpq)
+        let grid = max(1, min(tpq / 2, tpq * 4 / max(1, signature.denominator)))
+        guard full > grid else { return nil }
+        var histogram: [Int: Int] = [:]
+        for t in onsets where t >= 0 { histogram[t % full, default: 0] += 1 }
+        let atBarLine = histogram[0] ?? 0
+        var best = 0, bestCount = atBarLine
+        var o = grid
+        while o < full {
+            if let c = histogram[o], c > bestCount {
+                best = o
+                bestCount = c
+            }
+            o += grid
+        }
+        guard best != 0, bestCount >= 8, Double(bestCount) >= 1.5 * Double(max(1, atBarLine)) else { return nil }
+        return best
     }
 
     /// Ticks in a full bar of a signature.

@@ -193,7 +193,8 @@ public struct Lesson: Sendable {
             return LessonTrack(index: i, name: track.name, channels: channels.sorted(), noteCount: count)
         }
 
-        bars = BarMap(ticksPerQuarter: ticksPerQuarter, timeSignatures: timeSignatures, endTick: endTick)
+        bars = BarMap(ticksPerQuarter: ticksPerQuarter, timeSignatures: timeSignatures, endTick: endTick,
+                      onsets: notes.compactMap { $0.channel == 9 ? nil : $0.startTick })
         sections = Section.sections(bars: bars, markers: self.markers)
 
         composer = tags.composer.flatMap { $0.isEmpty ? nil : $0 }

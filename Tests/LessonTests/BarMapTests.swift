@@ -91,3 +91,41 @@ import MIDIFile
         #expect(close(lesson.durationSeconds, 4))
     }
 }
+
+@Suite struct UnmarkedPickupTests {
+    /// A one-beat pickup written at its real length under a single 4/4: every bar's
+    /// downbeat (bass note and melody) falls one beat after the file's own bar lines.
+    static func piece(pickup: Int) throws -> Lesson {
+        var rh = [Build.name("RH")] + Build.note(67, at: 0, length: pickup)
+        var lh = [Build.name("LH")]
+        for b in 0..<6 {
+            let start = pickup + b * Build.bar
+            rh += Build.note(72, at: start, length: 720) + Build.note(74, at: start + 720, length: 240) + Build.note(76, at: start + 960, length: 960)
+            lh += Build.note(48, at: start, length: Build.bar)
+        }
+        return Build.lesson(try Build.file([[Build.timeSignature(4, 4)], rh, lh]))
+    }
+
+    @Test(arguments: [480, 960, 240])
+    func downbeatsShowAPickupNoSignatureMarks(pickup: Int) throws {
+        let lesson = try Self.piece(pickup: pickup)
+        #expect(lesson.bars.hasPickup)
+        #expect(lesson.bars.count == 6)
+        #expect(lesson.bars.bar(number: 1)?.startTick == pickup)
+        #expect(lesson.bars.position(atTick: pickup + Build.bar) == Position(bar: 2, beat: 1))
+        // Loops and exports use the real bar lines.
+        let clock = VirtualClock()
+        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 2...2), clock: clock)
+        #expect(runToEnd(t, clock: clock).noteOns.map(\.pitch) == [48, 72, 74, 76])
+        let back = Build.lesson(try MIDIReader.read(MIDIWriter.write(try LessonExport.midiFile(lesson: lesson, plan: PracticePlan()))).file)
+        #expect(back.bars == lesson.bars)
+    }
+
+    @Test func musicOnTheBarLinesHasNoPickup() throws {
+        #expect(!Build.lesson(try Build.twelveBars()).bars.hasPickup)
+        // Syncopation alone (off-beat notes as many as downbeat notes) is not enough.
+        var rh = [Build.name("RH")]
+        for b in 0..<8 { rh += Build.note(72, at: b * Build.bar, length: 240) + Build.note(74, at: b * Build.bar + 720, length: 240) }
+        #expect(!Build.lesson(try Build.file([[Build.timeSignature(4, 4)], rh])).bars.hasPickup)
+    }
+}
