@@ -28,6 +28,20 @@ public struct BeatCue: Equatable, Hashable, Sendable {
     public var isDownbeat: Bool { beat == 1 }
 }
 
+/// A note with when it starts and ends: pass-relative seconds in a `PassSchedule`, clock
+/// seconds from `Transport.notes(at:ahead:)` (for falling notes drawn before they sound).
+public struct TimedNote: Equatable, Sendable {
+    public var cue: NoteCue
+    public var start: Double
+    public var end: Double
+
+    public init(cue: NoteCue, start: Double, end: Double) {
+        self.cue = cue
+        self.start = start
+        self.end = end
+    }
+}
+
 /// What the transport asks its listeners to do at a given moment.
 public enum TransportEvent: Equatable, Sendable {
     /// A channel message for the synth (notes, program, controllers, metronome clicks on
@@ -74,6 +88,8 @@ public struct PassSchedule: Sendable {
     public let duration: Double
     /// Sorted by time; at equal times: pass/tempo, state, releases, controllers, beats, notes.
     public private(set) var events: [TimedEvent]
+    /// Every note of the pass (muted ones included), sorted by start.
+    public let notes: [TimedNote]
     let tempoMap: TempoMap
     let startSeconds: Double
 
@@ -149,6 +165,7 @@ public struct PassSchedule: Sendable {
         }
 
         // Notes starting inside the range; releases clipped to its end.
+        var timedNotes: [TimedNote] = []
         var i = Self.firstNote(in: lesson.notes, atOrAfter: startTick)
         while i < lesson.notes.count, lesson.notes[i].startTick < endTick {
             let n = lesson.notes[i]
@@ -178,8 +195,10 @@ public struct PassSchedule: Sendable {
                 items.append((t1, releasePriority, .synth(.noteOff(channel: n.channel, key: n.pitch, velocity: 0))))
             }
             items.append((t1, releasePriority, .noteEnded(cue)))
+            timedNotes.append(TimedNote(cue: cue, start: t0, end: t1))
             i += 1
         }
+        notes = timedNotes
 
         // Beats and metronome clicks.
         for b in lesson.bars.beats(from: startTick, to: endTick) {

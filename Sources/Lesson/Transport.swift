@@ -118,6 +118,7 @@ public final class Transport: @unchecked Sendable {
     private var sounding: [UInt16: Int] = [:]
     private var pedalDown = Set<UInt8>()
     private let range: Range<Int>
+    private var wrapSchedule: PassSchedule?
 
     /// Validates the plan (throws its one-line error) and prepares the first pass.
     public init(lesson: Lesson, plan: PracticePlan, clock: any Clock) throws(PlanError) {
@@ -153,6 +154,54 @@ public final class Transport: @unchecked Sendable {
             }
         }
     }
+
+    /// Notes sounding at `now` or starting within `seconds` after it, with clock times: what
+    /// a falling-notes display draws. Across the end of a pass the next pass is included at
+    /// the current tempo (a speed-trainer step may make it a little faster when it comes).
+    public func notes(at now: Double, ahead seconds: Double) -> [TimedNote] {
+        locked {
+            let base: Double
+            switch stateValue {
+            case .playing: base = scheduleStart
+            case .paused: base = now - pausedOffset
+            case .stopped: base = now
+            case .finished: return []
+            }
+            var out: [TimedNote] = []
+            let horizon = now + seconds
+            func collect(_ list: [TimedNote], offset: Double) {
+                for n in list {
+                    let start = offset + n.start
+                    if start > horizon { break }
+                    let end = offset + n.end
+                    if end >= now { out.append(TimedNote(cue: n.cue, start: start, end: end)) }
+                }
+            }
+            collect(schedule.notes, offset: base)
+            var passEnd = base + schedule.duration
+            var passes = passNumber
+            while passEnd <= horizon, morePassesLikely(after: passes) {
+                if wrapSchedule?.factor != percent / 100 {
+                    wrapSchedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent)
+                }
+                guard let wrap = wrapSchedule, wrap.duration > 0 else { break }
+                collect(wrap.notes, offset: passEnd)
+                passEnd += wrap.duration
+                passes += 1
+            }
+            return out
+        }
+    }
+
+    private func morePassesLikely(after passes: Int) -> Bool {
+        switch plan.repeatMode {
+        case .forever: return true
+        case .times(let n): return passes < n
+        }
+    }
+
+    /// Seconds the current pass lasts at its tempo (count-in included).
+    public var passDuration: Double { locked { schedule.duration } }
 
     /// Bar and beat at a clock time.
     public func position(at now: Double) -> Position {

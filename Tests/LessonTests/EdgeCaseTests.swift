@@ -153,3 +153,28 @@ import MIDIFile
         #expect(back.notes.filter { $0.part == .hand(.right) }.allSatisfy { $0.velocity == 80 })
     }
 }
+
+@Suite struct LookaheadTests {
+    @Test func notesAheadForFallingNotesWrapIntoTheNextPass() throws {
+        let lesson = Build.lesson(try Build.twelveBars())
+        let clock = VirtualClock()
+        let t = try Transport(lesson: lesson, plan: PracticePlan(hands: .right, otherHand: .mute, bars: 5...5, repeatMode: .times(2)), clock: clock)
+        // Stopped: the first notes are shown from now.
+        #expect(t.notes(at: 0, ahead: 0.6).map(\.cue.pitch).sorted() == [40, 64, 64])
+        t.play()
+        clock.set(1.2)
+        _ = t.advance(to: clock.now)
+        let ahead = t.notes(at: 1.2, ahead: 1.0)
+        // Sounding now: the third quarter (1.0–1.5) and the whole-bar left note (muted, still shown).
+        // Ahead: the fourth quarter at 1.5, and the next pass's first notes at 2.0.
+        let summary = ahead.map { "\($0.cue.pitch)@\($0.start)" }
+        #expect(summary == ["40@0.0", "64@1.0", "64@1.5", "40@2.0", "64@2.0"])
+        #expect(ahead.first?.cue.velocity == 0)
+        #expect(ahead.first?.cue.practised == false)
+        // In the last pass nothing follows.
+        clock.set(3.9)
+        _ = t.advance(to: clock.now)
+        #expect(t.notes(at: 3.9, ahead: 5).map(\.cue.pitch) == [40, 64])
+        #expect(close(t.passDuration, 2))
+    }
+}
