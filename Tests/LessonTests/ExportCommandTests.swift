@@ -92,3 +92,40 @@ import MIDIFile
         #expect(noFolder.status == 1 && noFolder.err.contains("does not exist"))
     }
 }
+
+@Suite struct LoopCommandTests {
+    @Test func dryRunPrintsTheSpeedTrainerPasses() throws {
+        let dir = try ExportCommandTests.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let src = try ExportCommandTests.lessonFile(in: dir)
+        let r = try ExportCommandTests.etude(["loop", src, "5-8", "--hand", "right", "--speed-trainer", "60:100:20",
+                                              "--final-slow-pass", "--repeat", "5", "--dry-run"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out == """
+        Twelve Bars: bars 5–8, right hand (other hand: play)
+        pass 1: 60% (72 BPM), 13.3 s
+        pass 2: 80% (96 BPM), 10.0 s
+        pass 3: 100% (120 BPM), 8.0 s
+        pass 4: 100% (120 BPM), 8.0 s
+        pass 5: 60% (72 BPM), 13.3 s
+
+        """)
+        let bad = try ExportCommandTests.etude(["loop", src, "9-14", "--dry-run"])
+        #expect(bad.status == 1)
+        #expect(bad.err == "etude: bars 9-14: the lesson has 12 bars\n")
+        let slow = try ExportCommandTests.etude(["loop", src, "1-2", "--final-slow-pass", "--dry-run"])
+        #expect(slow.err == "etude: --final-slow-pass: only works with --speed-trainer START:TARGET:STEP\n")
+    }
+
+    @Test func infoReportsHandsAndBars() throws {
+        let dir = try ExportCommandTests.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let src = try ExportCommandTests.lessonFile(in: dir)
+        let r = try ExportCommandTests.etude(["info", src])
+        #expect(r.out.contains("Title:     Twelve Bars\n"))
+        #expect(r.out.contains("Hands:     right 47, left 12 — track names: \"RH\" → right, \"LH\" → left\n"))
+        #expect(r.out.contains("Bars:      12; sections of 4 bars (3)\n"))
+        let split = try ExportCommandTests.etude(["info", src, "--split", "C4"])
+        #expect(split.out.contains("split at C4 (--split)"))
+    }
+}
