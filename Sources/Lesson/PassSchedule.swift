@@ -100,12 +100,20 @@ public struct PassSchedule: Sendable {
         public var announce: Bool
         /// Seconds a metronome click lasts before its note-off.
         public var clickSeconds: Double
+        /// Send the channel state in force at the start (false when continuing mid-pass).
+        public var restoreState: Bool
+        /// When continuing mid-pass (a tempo change): notes that began at or after this tick,
+        /// before the start, and are still held get their release scheduled here.
+        public var releaseHeldSince: Int?
 
-        public init(pass: Int = 1, countIn: Bool = false, announce: Bool = true, clickSeconds: Double = 0.05) {
+        public init(pass: Int = 1, countIn: Bool = false, announce: Bool = true, clickSeconds: Double = 0.05,
+                    restoreState: Bool = true, releaseHeldSince: Int? = nil) {
             self.pass = pass
             self.countIn = countIn
             self.announce = announce
             self.clickSeconds = clickSeconds
+            self.restoreState = restoreState
+            self.releaseHeldSince = releaseHeldSince
         }
     }
 
@@ -152,20 +160,37 @@ public struct PassSchedule: Sendable {
             items.append((time(seg.tick), 0, .tempo(bpm: 60_000_000 / Double(seg.microsecondsPerQuarter) * factor)))
         }
 
-        for kind in ChannelState.restore(lesson: lesson, atTick: startTick, until: endTick) {
-            items.append((0, 1, .synth(kind)))
+        if options.restoreState {
+            for kind in ChannelState.restore(lesson: lesson, atTick: startTick, until: endTick) {
+                items.append((0, 1, .synth(kind)))
+            }
         }
         // Controllers inside the range.
         var sustainChannels = Set<UInt8>()
         for e in lesson.channelEvents {
             if case .controlChange(let c, 64, _) = e.kind { sustainChannels.insert(c) }
             guard e.tick >= startTick, e.tick < endTick else { continue }
-            if e.tick == startTick, ChannelState.isRestored(e.kind) { continue }
+            if e.tick == startTick, options.restoreState, ChannelState.isRestored(e.kind) { continue }
             items.append((time(e.tick), 3, .synth(e.kind)))
         }
 
         // Notes starting inside the range; releases clipped to its end.
         var timedNotes: [TimedNote] = []
+        if let since = options.releaseHeldSince, since < startTick {
+            var h = Self.firstNote(in: lesson.notes, atOrAfter: since)
+            while h < lesson.notes.count, lesson.notes[h].startTick < startTick {
+                let n = lesson.notes[h]
+                if n.endTick > startTick {
+                    let end = min(n.endTick, endTick)
+                    let cue = NoteCue(index: h, pitch: n.pitch, channel: n.channel, part: n.part, practised: plan.hands.practises(n.part),
+                                      velocity: n.velocity, startTick: n.startTick, endTick: end)
+                    items.append((time(end), 2, .synth(.noteOff(channel: n.channel, key: n.pitch, velocity: 0))))
+                    items.append((time(end), 2, .noteEnded(cue)))
+                    timedNotes.append(TimedNote(cue: cue, start: time(n.startTick), end: time(end)))
+                }
+                h += 1
+            }
+        }
         var i = Self.firstNote(in: lesson.notes, atOrAfter: startTick)
         while i < lesson.notes.count, lesson.notes[i].startTick < endTick {
             let n = lesson.notes[i]

@@ -281,7 +281,7 @@ public struct PracticePlan: Equatable, Sendable {
 /// A value type, so a Judge or a test can drive it pass by pass.
 public struct PassPlanner: Equatable, Sendable {
     public let speedTrainer: PracticePlan.SpeedTrainer?
-    public let fixedPercent: Double
+    public private(set) var fixedPercent: Double
     public let repeatMode: PracticePlan.Repeat
     /// Passes begun so far.
     public private(set) var passesStarted = 0
@@ -303,6 +303,13 @@ public struct PassPlanner: Equatable, Sendable {
         didSlowPass = false
         finished = false
         return currentPercent
+    }
+
+    /// A tempo chosen live: without a speed trainer it holds for the following passes too;
+    /// with one, only the current pass changes.
+    public mutating func override(percent: Double) {
+        if speedTrainer == nil { fixedPercent = percent }
+        currentPercent = percent
     }
 
     /// After a pass: the tempo of the next pass, or nil when practice is over.

@@ -91,7 +91,9 @@ public final class Transport: @unchecked Sendable {
     }
 
     public let lesson: Lesson
-    public let plan: PracticePlan
+    /// The plan as given, with any live changes (tempo, metronome) applied.
+    public var plan: PracticePlan { locked { currentPlan } }
+    private var currentPlan: PracticePlan
     public let clock: any Clock
     /// Bars played each pass.
     public let bars: ClosedRange<Int>
@@ -124,14 +126,14 @@ public final class Transport: @unchecked Sendable {
     public init(lesson: Lesson, plan: PracticePlan, clock: any Clock) throws(PlanError) {
         try plan.validate(for: lesson)
         self.lesson = lesson
-        self.plan = plan
+        self.currentPlan = plan
         self.clock = clock
         bars = plan.barRange(in: lesson)
         range = plan.tickRange(in: lesson)
-        planner = try PassPlanner(plan: plan, lesson: lesson)
+        planner = try PassPlanner(plan: currentPlan, lesson: lesson)
         percent = planner.firstPass()
-        schedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent,
-                                options: .init(pass: 1, countIn: plan.countIn))
+        schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                options: .init(pass: 1, countIn: currentPlan.countIn))
         currentBPM = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100
     }
 
@@ -182,7 +184,7 @@ public final class Transport: @unchecked Sendable {
             var passes = passNumber
             while passEnd <= horizon, morePassesLikely(after: passes) {
                 if wrapSchedule?.factor != percent / 100 {
-                    wrapSchedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent)
+                    wrapSchedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent)
                 }
                 guard let wrap = wrapSchedule, wrap.duration > 0 else { break }
                 collect(wrap.notes, offset: passEnd)
@@ -194,7 +196,7 @@ public final class Transport: @unchecked Sendable {
     }
 
     private func morePassesLikely(after passes: Int) -> Bool {
-        switch plan.repeatMode {
+        switch currentPlan.repeatMode {
         case .forever: return true
         case .times(let n): return passes < n
         }
@@ -268,7 +270,7 @@ public final class Transport: @unchecked Sendable {
             let now = clock.now
             let out = silenceLocked(at: now, keepPedalState: false)
             let announce = bar.startTick == range.lowerBound
-            schedule = PassSchedule(lesson: lesson, plan: plan, from: bar.startTick, to: range.upperBound, percent: percent,
+            schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: bar.startTick, to: range.upperBound, percent: percent,
                                     options: .init(pass: passNumber, countIn: false, announce: announce))
             cursor = 0
             if !announce {
@@ -286,6 +288,80 @@ public final class Transport: @unchecked Sendable {
             }
             return out
         }
+    }
+
+    /// Changes the tempo at once (10–400 % of the file's), continuing from the current
+    /// position: held notes keep sounding and end at their new times. Without a speed
+    /// trainer the tempo also holds for the following passes. Returns events to send now.
+    @discardableResult
+    public func setTempo(percent newPercent: Double) throws(PlanError) -> [TimedEvent] {
+        guard PracticePlan.tempoRange.contains(newPercent) else {
+            throw PlanError("tempo \(PracticePlan.format(newPercent))%: the tempo must be between 10% and 400%")
+        }
+        return locked {
+            planner.override(percent: newPercent)
+            if currentPlan.speedTrainer == nil { currentPlan.tempo = .percent(newPercent) }
+            return continueLocked(percent: newPercent)
+        }
+    }
+
+    /// Turns the metronome on or off, or changes its volume (0–1), from the current position.
+    @discardableResult
+    public func setMetronome(enabled: Bool, volume: Double? = nil) -> [TimedEvent] {
+        locked {
+            currentPlan.metronome.enabled = enabled
+            if let volume { currentPlan.metronome.volume = min(1, max(0, volume)) }
+            return continueLocked(percent: percent)
+        }
+    }
+
+    /// Rebuilds the rest of the current pass from the current position (tempo or metronome
+    /// changed), keeping what sounds; returns the click note-offs to send now.
+    private func continueLocked(percent newPercent: Double) -> [TimedEvent] {
+        let now = clock.now
+        let offset: Double
+        switch stateValue {
+        case .playing: offset = now - scheduleStart
+        case .paused: offset = pausedOffset
+        case .stopped, .finished:
+            percent = newPercent
+            resetKeepingTempo()
+            return []
+        }
+        var out: [TimedEvent] = []
+        // Clicks are short; end the ones sounding rather than carrying them over.
+        for key in sounding.keys.sorted() where UInt8(key >> 8) == Metronome.channel
+            && (UInt8(key & 0xFF) == Metronome.accentKey || UInt8(key & 0xFF) == Metronome.beatKey) {
+            out.append(TimedEvent(time: now, event: .synth(.noteOff(channel: Metronome.channel, key: UInt8(key & 0xFF), velocity: 0))))
+            sounding[key] = nil
+        }
+        let current = schedule.tick(atOffset: offset)
+        let inCountIn = offset < schedule.countInSeconds
+        let from = inCountIn ? schedule.startTick : min(range.upperBound, Int(current) + 1)
+        let map = lesson.tempoMap
+        percent = newPercent
+        var next = PassSchedule(lesson: lesson, plan: currentPlan, from: from, to: range.upperBound, percent: newPercent,
+                                options: .init(pass: passNumber, countIn: inCountIn, announce: false, restoreState: false,
+                                               releaseHeldSince: range.lowerBound))
+        next = next.withPassFinished(pass: passNumber, percent: newPercent)
+        // Offset 0 of the new schedule is the tick `from`, a moment after now.
+        let gap = inCountIn ? 0 : max(0, (map.seconds(atTick: from) - map.seconds(atTick: current)) / (newPercent / 100))
+        let start = now + gap
+        schedule = next
+        cursor = 0
+        currentBPM = map.bpm(atTick: Int(current)) * newPercent / 100
+        switch stateValue {
+        case .playing: scheduleStart = start
+        default: pausedOffset = -gap
+        }
+        return out
+    }
+
+    private func resetKeepingTempo() {
+        schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                options: .init(pass: passNumber, countIn: currentPlan.countIn))
+        cursor = 0
+        currentBPM = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100
     }
 
     /// Clock time of the next due event, nil when nothing is scheduled (not playing).
@@ -321,7 +397,7 @@ public final class Transport: @unchecked Sendable {
                 }
                 passNumber += 1
                 percent = next
-                schedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
                                         options: .init(pass: passNumber, countIn: false))
                 cursor = 0
                 scheduleStart = end
@@ -384,8 +460,8 @@ public final class Transport: @unchecked Sendable {
         stateValue = .stopped
         percent = planner.firstPass()
         passNumber = 1
-        schedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent,
-                                options: .init(pass: 1, countIn: plan.countIn))
+        schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                options: .init(pass: 1, countIn: currentPlan.countIn))
         cursor = 0
         pausedOffset = 0
         currentBPM = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100

@@ -178,3 +178,62 @@ import MIDIFile
         #expect(close(t.passDuration, 2))
     }
 }
+
+@Suite struct LiveChangeTests {
+    @Test func tempoChangedMidPassKeepsHeldNotesAndHoldsForLaterPasses() throws {
+        let lesson = Build.lesson(try Build.twelveBars())
+        let clock = VirtualClock()
+        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...4, repeatMode: .times(2)), clock: clock)
+        var events = t.play()
+        clock.set(1.25)   // bar 1 beat 3½: the beat-3 note and the whole-bar bass are sounding
+        events += t.advance(to: clock.now)
+        events += try t.setTempo(percent: 50)
+        #expect(t.effectiveBPM == 60)
+        events += runToEnd(t, clock: clock)
+        func off(_ pitch: Int, after time: Double) -> Double? { events.noteOffs.first { $0.pitch == pitch && $0.time > time }?.time }
+        #expect(close(off(60, after: 1.0) ?? 0, 1.75))   // 0.25 s of music left, now twice as long
+        #expect(close(off(36, after: 0) ?? 0, 2.75))
+        #expect(close(events.noteOns.first { $0.pitch == 60 && $0.time > 1.25 }?.time ?? 0, 1.75))
+        // Every note-on is matched by a note-off; nothing hangs.
+        #expect(events.noteOns.count == events.noteOffs.count)
+        let finished = events.compactMap { if case .passFinished(let n, let p) = $0.event { return (n, p, $0.time) } else { return nil } }
+        #expect(finished.count == 2)
+        #expect(close(finished[0].2, 1.25 + 6.75 * 2))
+        #expect(finished[1].1 == 50 && close(finished[1].2, 14.75 + 16))
+        #expect(t.plan.tempo == .percent(50))
+        #expect(throws: PlanError("tempo 500%: the tempo must be between 10% and 400%")) { try t.setTempo(percent: 500) }
+    }
+
+    @Test func metronomeSwitchedOnMidPassClicksTheRemainingBeats() throws {
+        let lesson = Build.lesson(try Build.twelveBars())
+        let clock = VirtualClock()
+        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...4), clock: clock)
+        t.play()
+        clock.set(1.25)
+        _ = t.advance(to: clock.now)
+        t.setMetronome(enabled: true, volume: 1)
+        let rest = runToEnd(t, clock: clock)
+        let clicks = rest.noteOns.filter { $0.channel == 9 }
+        #expect(clicks.count == 13)
+        #expect(close(clicks.first?.time ?? 0, 1.5))
+        #expect(clicks.filter { $0.pitch == Int(Metronome.accentKey) }.count == 3)
+        #expect(rest.noteOns.filter { $0.channel == 0 }.count == lesson.notes.filter { $0.startTick > 1200 && $0.startTick < 4 * Build.bar }.count)
+    }
+
+    @Test func tempoChangedWhilePausedAppliesOnResume() throws {
+        let lesson = Build.lesson(try Build.twelveBars())
+        let clock = VirtualClock()
+        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...1), clock: clock)
+        t.play()
+        clock.set(0.25)
+        _ = t.advance(to: clock.now)
+        t.pause()
+        try t.setTempo(percent: 200)
+        clock.set(10)
+        t.play()
+        let rest = runToEnd(t, clock: clock)
+        // 1.75 s of music left at 100 % takes 0.875 s at 200 %.
+        #expect(close(rest.last?.time ?? 0, 10.875))
+        #expect(close(rest.noteOns.first?.time ?? 0, 10.125))
+    }
+}
