@@ -1,3 +1,4 @@
+import Foundation
 import MIDIFile
 
 /// One of the learner's two hands.
@@ -247,7 +248,7 @@ public struct Lesson: Sendable {
 
     static func title(tags: LessonTags, file: MIDIFile, fileName: String?) -> String {
         if let t = tags.all["title"], !t.isEmpty { return t }
-        if let first = file.tracks.first, let name = first.name, HandAssigner.hand(fromName: name) == nil {
+        if let first = file.tracks.first, let name = first.name, HandAssigner.hand(fromName: name) == nil, !isGenericName(name) {
             return name
         }
         if let first = file.tracks.first {
@@ -264,6 +265,14 @@ public struct Lesson: Sendable {
         if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = base[..<dot] }
         let clean = TextDecoding.sanitize(String(base))
         return clean.isEmpty ? "Untitled" : clean
+    }
+
+    /// Track names that say nothing about the piece ("Piano", "Track 1", a GM instrument).
+    static func isGenericName(_ name: String) -> Bool {
+        let lower = name.lowercased().trimmingCharacters(in: .whitespaces)
+        if ["piano", "untitled", "track", "melody", "music", "sequence", "song", "midi"].contains(lower) { return true }
+        if lower.hasPrefix("track"), Int(lower.dropFirst(5).trimmingCharacters(in: .whitespaces)) != nil { return true }
+        return GeneralMIDI.programNames.contains { $0.lowercased() == lower }
     }
 
     /// Format-2 files are played as simultaneous tracks; SMPTE-timed files are converted to

@@ -96,7 +96,8 @@ public final class Transport: @unchecked Sendable {
     private var currentPlan: PracticePlan
     public let clock: any Clock
     /// Bars played each pass.
-    public let bars: ClosedRange<Int>
+    public var bars: ClosedRange<Int> { locked { barRange } }
+    private var barRange: ClosedRange<Int>
     /// Asked once per finished pass; a Judge plugs in here. Called with the lock held: do
     /// not call back into the transport from it.
     public var isPassClean: @Sendable (PassReport) -> Bool {
@@ -119,7 +120,7 @@ public final class Transport: @unchecked Sendable {
     private var currentBPM: Double
     private var sounding: [UInt16: Int] = [:]
     private var pedalDown = Set<UInt8>()
-    private let range: Range<Int>
+    private var range: Range<Int>
     private var wrapSchedule: PassSchedule?
 
     /// Validates the plan (throws its one-line error) and prepares the first pass.
@@ -128,7 +129,7 @@ public final class Transport: @unchecked Sendable {
         self.lesson = lesson
         self.currentPlan = plan
         self.clock = clock
-        bars = plan.barRange(in: lesson)
+        barRange = plan.barRange(in: lesson)
         range = plan.tickRange(in: lesson)
         planner = try PassPlanner(plan: currentPlan, lesson: lesson)
         percent = planner.firstPass()
@@ -263,8 +264,9 @@ public final class Transport: @unchecked Sendable {
     /// at the loop's first bar as usual.
     @discardableResult
     public func seek(toBar number: Int) throws(PlanError) -> [TimedEvent] {
-        guard bars.contains(number), let bar = lesson.bars.bar(number: number) else {
-            throw PlanError("bar \(number) is outside the bars being practised (\(bars.lowerBound)–\(bars.upperBound))")
+        let current = bars
+        guard current.contains(number), let bar = lesson.bars.bar(number: number) else {
+            throw PlanError("bar \(number) is outside the bars being practised (\(current.lowerBound)–\(current.upperBound))")
         }
         return locked {
             let now = clock.now
@@ -312,6 +314,47 @@ public final class Transport: @unchecked Sendable {
             currentPlan.metronome.enabled = enabled
             if let volume { currentPlan.metronome.volume = min(1, max(0, volume)) }
             return continueLocked(percent: percent)
+        }
+    }
+
+    /// Changes which hands are practised and what the other hand does, from the current
+    /// position (notes already sounding end as written). Throws for a hand the lesson lacks.
+    @discardableResult
+    public func setHands(_ hands: PracticePlan.Hands, other: PracticePlan.OtherHand) throws(PlanError) -> [TimedEvent] {
+        var candidate = plan
+        candidate.hands = hands
+        candidate.otherHand = other
+        try candidate.validate(for: lesson)
+        return locked {
+            currentPlan.hands = hands
+            currentPlan.otherHand = other
+            return continueLocked(percent: percent)
+        }
+    }
+
+    /// Loops other bars (nil = the whole lesson): silences what sounds, restarts at pass 1
+    /// from the new first bar (at once when playing), speed trainer from its start. Returns
+    /// the note-offs to send now.
+    @discardableResult
+    public func setLoop(_ bars: ClosedRange<Int>?) throws(PlanError) -> [TimedEvent] {
+        var candidate = plan
+        candidate.bars = bars
+        try candidate.validate(for: lesson)
+        return locked {
+            let now = clock.now
+            let out = silenceLocked(at: now, keepPedalState: false)
+            currentPlan.bars = bars
+            barRange = candidate.barRange(in: lesson)
+            range = candidate.tickRange(in: lesson)
+            wrapSchedule = nil
+            let wasPlaying = stateValue == .playing
+            resetLocked()
+            if wasPlaying {
+                stateValue = .playing
+                scheduleStart = now
+                passStart = now
+            }
+            return out
         }
     }
 

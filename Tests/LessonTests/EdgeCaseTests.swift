@@ -237,3 +237,46 @@ import MIDIFile
         #expect(close(rest.noteOns.first?.time ?? 0, 10.125))
     }
 }
+
+@Suite struct LiveLoopAndHandTests {
+    @Test func changingTheLoopRestartsAtItsFirstBar() throws {
+        let lesson = Build.lesson(try Build.twelveBars())
+        let clock = VirtualClock()
+        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...2, repeatMode: .times(2)), clock: clock)
+        t.play()
+        clock.set(0.25)
+        let first = t.advance(to: clock.now)
+        let silenced = try t.setLoop(9...9)
+        #expect(Set(silenced.noteOffs.map(\.pitch)) == Set(first.noteOns.map(\.pitch)))
+        #expect(t.bars == 9...9)
+        let rest = runToEnd(t, clock: clock)
+        #expect(rest.passes.count == 2)
+        #expect(Set(rest.noteOns.map(\.pitch)) == [68, 44])
+        #expect(close(rest.last?.time ?? 0, 4.25))
+        #expect(throws: PlanError("--bars 11-14: the lesson has 12 bars")) { try t.setLoop(11...14) }
+    }
+
+    @Test func changingHandsMidPassMutesFromNowOn() throws {
+        let lesson = Build.lesson(try Build.twelveBars())
+        let clock = VirtualClock()
+        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...2), clock: clock)
+        t.play()
+        clock.set(0.25)
+        _ = t.advance(to: clock.now)
+        try t.setHands(.left, other: .mute)
+        let rest = runToEnd(t, clock: clock)
+        #expect(rest.noteOns.map(\.pitch) == [37])
+        #expect(rest.noteOffs.contains { $0.pitch == 36 })   // the held bass still ends
+        #expect(rest.noteOns.count + 2 == rest.noteOffs.count)  // plus the 60 and 36 begun before
+        let noLeft = Build.lesson(try Build.file([[], [Build.name("RH")] + Build.note(72, at: 0, length: 480)]))
+        let u = try Transport(lesson: noLeft, plan: PracticePlan(), clock: clock)
+        #expect(throws: PlanError.self) { try u.setHands(.left, other: .play) }
+    }
+
+    @Test func genericFirstTrackNamesAreNotTitles() throws {
+        let f = try Build.file([[Build.name("Acoustic Grand Piano")] + Build.note(60, at: 0, length: 480)], format: 0)
+        #expect(Lesson(file: f, fileName: "songs/Für Elise.mid").title == "Für Elise")
+        let g = try Build.file([[Build.name("Track 1")] + Build.note(60, at: 0, length: 480)], format: 0)
+        #expect(Lesson(file: g, fileName: "x.mid").title == "x")
+    }
+}
