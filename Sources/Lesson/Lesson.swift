@@ -194,8 +194,19 @@ public struct Lesson: Sendable {
             return LessonTrack(index: i, name: track.name, channels: channels.sorted(), noteCount: count)
         }
 
-        bars = BarMap(ticksPerQuarter: ticksPerQuarter, timeSignatures: timeSignatures, endTick: endTick,
-                      onsets: notes.compactMap { $0.channel == 9 ? nil : $0.startTick })
+        let onsets = notes.compactMap { $0.channel == 9 ? nil : $0.startTick }
+        var bars = BarMap(ticksPerQuarter: ticksPerQuarter, timeSignatures: timeSignatures, endTick: endTick, onsets: onsets)
+        // Closing rest bars: a track end placed exactly on a bar line up to four bars after
+        // the last note is part of the piece (exports of bars ending in rests rely on it).
+        if lastEventTick > endTick {
+            let longer = BarMap(ticksPerQuarter: ticksPerQuarter, timeSignatures: timeSignatures, endTick: lastEventTick, onsets: onsets)
+            if longer.bars.last?.endTick == lastEventTick, longer.bars.count - bars.bars.count <= 4,
+               longer.hasPickup == bars.hasPickup {
+                bars = longer
+                endTick = lastEventTick
+            }
+        }
+        self.bars = bars
         sections = Section.sections(bars: bars, markers: self.markers)
 
         composer = tags.composer.flatMap { $0.isEmpty ? nil : $0 }

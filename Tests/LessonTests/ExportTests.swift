@@ -147,3 +147,19 @@ import MIDIFile
         #expect(abs((Double(fields.last ?? "") ?? 0) - expectedLength) < 0.01)
     }
 }
+
+@Suite struct RestBarTests {
+    @Test func barsEndingInRestsSurviveTheRoundTrip() throws {
+        // Bars 3–4 of a piece whose bar 4 is a whole rest.
+        let rh = [Build.name("RH")] + (0..<3).flatMap { Build.note(60 + $0, at: $0 * Build.bar, length: Build.bar) } + Build.note(70, at: 4 * Build.bar, length: 480)
+        let lesson = Build.lesson(try Build.file([[Build.timeSignature(4, 4)], rh]))
+        #expect(lesson.bars.count == 5)
+        let back = Build.lesson(try MIDIReader.read(MIDIWriter.write(try LessonExport.midiFile(lesson: lesson, plan: PracticePlan(bars: 3...4)))).file)
+        #expect(back.bars.count == 2)
+        #expect(back.endTick == 2 * Build.bar)
+        // A track end that is not on a bar line adds nothing.
+        let ragged = Build.lesson(try Build.file([[Build.timeSignature(4, 4), MIDIEvent(tick: Build.bar + 100, .meta(type: MetaType.text, data: Array("x".utf8)))],
+                                                  [Build.name("RH")] + Build.note(60, at: 0, length: 480)]))
+        #expect(ragged.bars.count == 1)
+    }
+}
