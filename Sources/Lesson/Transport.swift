@@ -82,6 +82,12 @@ public struct PassReport: Equatable, Sendable {
 /// from another thread: all methods take an internal lock. Pausing, seeking and stopping
 /// return the note-offs that silence what is sounding, so no note ever hangs.
 ///
+/// Driving it from a dispatcher that keeps its own timeline (position seconds that freeze
+/// while paused): give the transport a `VirtualClock`, `clock.set(position)` before each
+/// `advance(to: position)`, and forward `.synth` events to the sound output and the rest to
+/// the screen/judge. Seeking is by bar (`seek(toBar:)`), not by seconds, because a loop's
+/// seconds repeat.
+///
 /// Passes: the loop (or whole lesson) is played `repeat` times; before each new pass
 /// `isPassClean` is asked about the one that ended, and the speed trainer steps up only
 /// after clean passes. Until scoring exists every pass is clean (the default).
@@ -362,6 +368,7 @@ public final class Transport: @unchecked Sendable {
     /// changed), keeping what sounds; returns the click note-offs to send now.
     private func continueLocked(percent newPercent: Double) -> [TimedEvent] {
         let now = clock.now
+        wrapSchedule = nil
         let offset: Double
         switch stateValue {
         case .playing: offset = now - scheduleStart
