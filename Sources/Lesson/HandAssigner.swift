@@ -128,14 +128,16 @@ enum HandAssigner {
         let idx = (byPart[key] ?? []).sorted { notes[$0].startTick != notes[$1].startTick ? notes[$0].startTick < notes[$1].startTick : notes[$0].pitch < notes[$1].pitch }
         let pitches = idx.map { Int(notes[$0].pitch) }
         let lo = pitches.min() ?? 60, hi = pitches.max() ?? 60
-        if maxPolyphony(idx.map { (notes[$0].startTick, notes[$0].endTick) }) <= 1 && hi - lo <= 19 {
+        let tpq = file.ticksPerQuarter ?? 480
+        let line = idx.map { (start: notes[$0].startTick, end: notes[$0].endTick, pitch: Int(notes[$0].pitch)) }
+        if maxPolyphony(line.map { ($0.start, $0.end) }) <= 1 && hi - lo <= 19 && phraseMeanSpread(line, ticksPerQuarter: tpq) < 10 {
             let mean = Double(pitches.reduce(0, +)) / Double(max(1, pitches.count))
             let h: Hand = mean >= 57 ? .right : .left
             for i in idx { notes[i].part = .hand(h) }
             return Result(notes: notes, assignment: HandAssignment(
                 method: .singleHand, description: "\(label(key)) is a single line (\(PitchName.name(lo))–\(PitchName.name(hi))) → \(h.rawValue)" + note))
         }
-        let hands = continuitySplit(idx.map { (notes[$0].startTick, notes[$0].endTick, Int(notes[$0].pitch)) }, ticksPerQuarter: file.ticksPerQuarter ?? 480)
+        let hands = continuitySplit(line, ticksPerQuarter: tpq)
         for (k, i) in idx.enumerated() { notes[i].part = .hand(hands[k]) }
         return Result(notes: notes, assignment: HandAssignment(
             method: .pitchContinuity, description: "\(label(key)) split by following each hand's pitch (override with --split)" + note))
@@ -156,6 +158,35 @@ enum HandAssigner {
         return best
     }
 
+    /// A monophonic phrase from note `i`: single notes that do not overlap, up to a rest of a
+    /// beat, a chord or a leap of a seventh or more. An index range into `notes`.
+    static func phrase(startingAt i: Int, in notes: [(start: Int, end: Int, pitch: Int)], ticksPerQuarter: Int) -> Range<Int> {
+        var j = i + 1
+        while j < notes.count {
+            let prev = notes[j - 1], n = notes[j]
+            // Overlap or a chord ends the phrase; so does a rest of a beat or a leap of a
+            // seventh or more (where a hands-separate exercise changes hands).
+            if n.start < prev.end || n.start - prev.end >= ticksPerQuarter || abs(n.pitch - prev.pitch) >= 10 { break }
+            if j + 1 < notes.count, notes[j + 1].start == n.start { break }
+            j += 1
+        }
+        return i..<j
+    }
+
+    /// How far apart (semitones) the mean pitches of a line's phrases lie: small for a melody
+    /// in one hand, large for hands-separate passages an octave or more apart.
+    static func phraseMeanSpread(_ notes: [(start: Int, end: Int, pitch: Int)], ticksPerQuarter: Int) -> Double {
+        var means: [Double] = []
+        var i = 0
+        while i < notes.count {
+            let r = phrase(startingAt: i, in: notes, ticksPerQuarter: ticksPerQuarter)
+            if r.count >= 3 { means.append(Double(notes[r].reduce(0) { $0 + $1.pitch }) / Double(r.count)) }
+            i = max(r.upperBound, i + 1)
+        }
+        guard let lo = means.min(), let hi = means.max() else { return 0 }
+        return hi - lo
+    }
+
     /// Pitch-continuity split: notes are taken chord by chord (onsets within a 32nd note);
     /// each chord is cut where the cost is least, the cost being each note's distance from
     /// its hand's recent position plus penalties for a hand spanning more than a ninth
@@ -165,9 +196,28 @@ enum HandAssigner {
     static func continuitySplit(_ notes: [(start: Int, end: Int, pitch: Int)], ticksPerQuarter: Int) -> [Hand] {
         var result = [Hand](repeating: .right, count: notes.count)
         guard !notes.isEmpty else { return result }
-        let sortedPitches = notes.map(\.pitch).sorted()
-        var leftPos = Double(sortedPitches[sortedPitches.count / 4])
-        var rightPos = Double(sortedPitches[(sortedPitches.count * 3) / 4])
+        // Start positions: the median lowest and median highest note of the chords, so a
+        // part with many right-hand chords over single bass notes does not pull both up.
+        var lows: [Int] = [], highs: [Int] = []
+        do {
+            var g = 0
+            while g < notes.count {
+                var h = g + 1
+                var lo = notes[g].pitch, hi = notes[g].pitch
+                while h < notes.count, notes[h].start - notes[g].start <= max(1, ticksPerQuarter / 8) {
+                    lo = min(lo, notes[h].pitch)
+                    hi = max(hi, notes[h].pitch)
+                    h += 1
+                }
+                lows.append(lo)
+                highs.append(hi)
+                g = h
+            }
+            lows.sort()
+            highs.sort()
+        }
+        var leftPos = Double(lows[lows.count / 2])
+        var rightPos = Double(highs[highs.count / 2])
         if rightPos - leftPos < 7 {
             let mid = (leftPos + rightPos) / 2
             leftPos = mid - 6
@@ -176,6 +226,12 @@ enum HandAssigner {
         let window = max(1, ticksPerQuarter / 8)
         var heldLeft: [(end: Int, pitch: Int)] = []
         var heldRight: [(end: Int, pitch: Int)] = []
+        // When each hand last let go of a note: a hand idle for a bar has no position to
+        // speak of, and a compact chord is not split to give it a note.
+        var lastLeft = Int.min / 2, lastRight = Int.min / 2
+        let idleAfter = 4 * ticksPerQuarter
+        // Mean pitch of what each hand played last (a chord's middle, a single note itself).
+        var lastLeftPitch: Double?, lastRightPitch: Double?
         var i = 0
         while i < notes.count {
             let groupStart = notes[i].start
@@ -184,14 +240,51 @@ enum HandAssigner {
             let group = (i..<j).sorted { notes[$0].pitch < notes[$1].pitch }
             heldLeft.removeAll { $0.end <= groupStart }
             heldRight.removeAll { $0.end <= groupStart }
+            // A single line starting with both hands free is one hand's phrase: give it whole
+            // to the hand whose position is nearer, so a hands-separate scale is not split.
+            if group.count == 1, heldLeft.isEmpty, heldRight.isEmpty {
+                let r = phrase(startingAt: i, in: notes, ticksPerQuarter: ticksPerQuarter)
+                let pitches = notes[r].map(\.pitch)
+                if r.count >= 3 {
+                    let mean = Double(pitches.reduce(0, +)) / Double(pitches.count)
+                    let h: Hand = abs(mean - leftPos) < abs(mean - rightPos) ? .left : .right
+                    for k in r { result[k] = h }
+                    // The hand now sits where the phrase lay (its mean, not its last note:
+                    // a scale that came back down has not moved the hand's register).
+                    if h == .left { leftPos = 0.3 * leftPos + 0.7 * mean } else { rightPos = 0.3 * rightPos + 0.7 * mean }
+                    if let last = r.last {
+                        if h == .left {
+                            heldLeft.append((notes[last].end, notes[last].pitch))
+                            lastLeft = max(lastLeft, notes[last].end)
+                            lastLeftPitch = Double(notes[last].pitch)
+                        } else {
+                            heldRight.append((notes[last].end, notes[last].pitch))
+                            lastRight = max(lastRight, notes[last].end)
+                            lastRightPitch = Double(notes[last].pitch)
+                        }
+                    }
+                    i = r.upperBound
+                    continue
+                }
+            }
             let p = group.map { notes[$0].pitch }
             var bestK = 0
             var bestCost = Double.infinity
+            // Each hand is expected near both its recent register and its last note.
+            let leftRef = lastLeftPitch.map { 0.5 * leftPos + 0.5 * $0 } ?? leftPos
+            let rightRef = lastRightPitch.map { 0.5 * rightPos + 0.5 * $0 } ?? rightPos
+            let compact = p.count >= 2 && (p.last ?? 0) - (p.first ?? 0) <= 9
+            let leftIdle = heldLeft.isEmpty && groupStart - lastLeft > idleAfter
+            let rightIdle = heldRight.isEmpty && groupStart - lastRight > idleAfter
             for k in 0...p.count {
                 let left = Array(p[0..<k]), right = Array(p[k...])
                 var cost = 0.0
-                for x in left { cost += abs(Double(x) - leftPos) }
-                for x in right { cost += abs(Double(x) - rightPos) }
+                if compact, !left.isEmpty, !right.isEmpty {
+                    if leftIdle { cost += 6 * Double(left.count) }
+                    if rightIdle { cost += 6 * Double(right.count) }
+                }
+                for x in left { cost += abs(Double(x) - leftRef) }
+                for x in right { cost += abs(Double(x) - rightRef) }
                 let allLeft = left + heldLeft.map(\.pitch)
                 let allRight = right + heldRight.map(\.pitch)
                 if let lo = allLeft.min(), let hi = allLeft.max(), hi - lo > 14 { cost += Double(hi - lo - 14) * 10 }
@@ -199,9 +292,6 @@ enum HandAssigner {
                 if allLeft.count > 5 { cost += Double(allLeft.count - 5) * 20 }
                 if allRight.count > 5 { cost += Double(allRight.count - 5) * 20 }
                 if let lh = allLeft.max(), let rl = allRight.min(), lh > rl { cost += Double(lh - rl) * 3 }
-                // A chord given wholly to one hand while the other hand is free is unlikely.
-                if left.isEmpty, heldLeft.isEmpty, right.count >= 2 { cost += 2 * Double(right.count - 1) }
-                if right.isEmpty, heldRight.isEmpty, left.count >= 2 { cost += 2 * Double(left.count - 1) }
                 if cost < bestCost {
                     bestCost = cost
                     bestK = k
@@ -210,14 +300,22 @@ enum HandAssigner {
             for (n, idx) in group.enumerated() {
                 let h: Hand = n < bestK ? .left : .right
                 result[idx] = h
-                if h == .left { heldLeft.append((notes[idx].end, notes[idx].pitch)) } else { heldRight.append((notes[idx].end, notes[idx].pitch)) }
+                if h == .left {
+                    heldLeft.append((notes[idx].end, notes[idx].pitch))
+                    lastLeft = max(lastLeft, notes[idx].end)
+                } else {
+                    heldRight.append((notes[idx].end, notes[idx].pitch))
+                    lastRight = max(lastRight, notes[idx].end)
+                }
             }
             if bestK > 0 {
                 let m = Double(p[0..<bestK].reduce(0, +)) / Double(bestK)
+                lastLeftPitch = m
                 leftPos = 0.5 * leftPos + 0.5 * m
             }
             if bestK < p.count {
                 let m = Double(p[bestK...].reduce(0, +)) / Double(p.count - bestK)
+                lastRightPitch = m
                 rightPos = 0.5 * rightPos + 0.5 * m
             }
             i = j

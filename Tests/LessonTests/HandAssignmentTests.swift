@@ -140,3 +140,51 @@ import MIDIFile
         #expect(unnamed.title == "ode-to-joy")
     }
 }
+
+@Suite struct HandsSeparateSplitTests {
+    /// A one-track scale exercise: right hand alone (two octaves up and down from C4), left
+    /// hand alone (from C3), then both in parallel, then a cadence of right-hand triads with
+    /// the left hand resting, then the triads over bass notes.
+    @Test func handsSeparateThenTogetherInOneTrack() throws {
+        let scale = [0, 2, 4, 5, 7, 9, 11]
+        let up = (0..<15).map { scale[$0 % 7] + 12 * ($0 / 7) }
+        let line = up + up.reversed().dropFirst()
+        var events: [MIDIEvent] = [Build.name("Piano")]
+        var truth: [(Int, Int, Hand)] = []
+        var t = 0
+        func add(_ pitch: Int, _ hand: Hand, at tick: Int, length: Int = 240) {
+            events += Build.note(pitch, at: tick, length: length)
+            truth.append((pitch, tick, hand))
+        }
+        for p in line { add(60 + p, .right, at: t); t += 240 }
+        t += 960
+        for p in line { add(48 + p, .left, at: t); t += 240 }
+        t += 960
+        for p in line { add(48 + p, .left, at: t); add(60 + p, .right, at: t); t += 240 }
+        t += 960
+        let chords = [[60, 64, 67], [60, 65, 69], [59, 62, 67], [60, 64, 67]]
+        for c in chords { for p in c { add(p, .right, at: t, length: 960) }; t += 960 }
+        for (c, bass) in zip(chords, [48, 53, 55, 48]) {
+            add(bass, .left, at: t, length: 960)
+            for p in c { add(p, .right, at: t, length: 960) }
+            t += 960
+        }
+        let lesson = Build.lesson(try Build.file([[Build.timeSignature(4, 4)], events]))
+        #expect(lesson.handAssignment.method == .pitchContinuity)
+        var wrong: [String] = []
+        for (p, tick, h) in truth where lesson.notes.first(where: { Int($0.pitch) == p && $0.startTick == tick })?.part != .hand(h) {
+            wrong.append("\(PitchName.name(p))@\(tick)")
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+
+    @Test func aSingleMelodyWithLeapsStaysInOneHand() throws {
+        // A tune spanning an octave and a half with an octave leap: one hand throughout.
+        let pitches = [67, 72, 71, 69, 67, 64, 67, 79, 77, 76, 74, 72, 71, 69, 67, 65, 64, 62, 60, 62, 64, 67]
+        var events: [MIDIEvent] = [Build.name("Melody")]
+        for (i, p) in pitches.enumerated() { events += Build.note(p, at: i * 480, length: 480) }
+        let lesson = Build.lesson(try Build.file([[], events]))
+        #expect(lesson.handAssignment.method == .singleHand)
+        #expect(lesson.hands == [.right])
+    }
+}
