@@ -186,6 +186,7 @@ public struct BarMap: Equatable, Sendable {
     /// Numbered bars (the pickup not counted), as a score would say "32 bars".
     public var count: Int { bars.count - (hasPickup ? 1 : 0) }
 
+    /// The bar with a score number (0 = pickup), nil when the lesson has none such.
     public func bar(number: Int) -> Bar? {
         let i = number - firstNumber
         return bars.indices.contains(i) ? bars[i] : nil
@@ -202,6 +203,7 @@ public struct BarMap: Equatable, Sendable {
         return lo
     }
 
+    /// The bar holding a tick (ticks past the end belong to the last bar).
     public func bar(atTick tick: Int) -> Bar {
         bars[index(atTick: tick)]
     }

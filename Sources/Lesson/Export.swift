@@ -34,6 +34,8 @@ public enum LessonExport {
         return out
     }
 
+    /// The file for a lesson practised by `plan` (validated first; `--repeat forever` is
+    /// refused, a file needs an end). Pure: write it with `MIDIWriter.write`.
     public static func midiFile(lesson: Lesson, plan: PracticePlan) throws(PlanError) -> MIDIFile {
         try plan.validate(for: lesson)
         let percents = try passPercents(lesson: lesson, plan: plan)

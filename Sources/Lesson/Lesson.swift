@@ -227,6 +227,7 @@ public struct Lesson: Sendable {
         return s
     }
 
+    /// Notes of one part, for `etude info` and sanity checks.
     public func noteCount(_ part: Part) -> Int {
         notes.reduce(0) { $0 + ($1.part == part ? 1 : 0) }
     }

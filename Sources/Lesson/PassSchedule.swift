@@ -117,6 +117,8 @@ public struct PassSchedule: Sendable {
         }
     }
 
+    /// The pass over ticks `startTick..<endTick` at `percent` of the file's tempo; times are
+    /// seconds from the pass start.
     public init(lesson: Lesson, plan: PracticePlan, from startTick: Int, to endTick: Int, percent: Double, options: Options = Options()) {
         let map = lesson.tempoMap
         let factor = max(0.01, percent / 100)
@@ -282,12 +284,6 @@ public enum ChannelState {
     /// Controllers that are parts of multi-message sequences (RPN/NRPN) and are never replayed.
     static let skipped: Set<UInt8> = [6, 38, 96, 97, 98, 99, 100, 101, 120, 121, 123, 124, 125, 126, 127]
 
-    /// Messages that put every channel in the state in force at `tick` (events at `tick`
-    /// included); a value first set after `tick` and before `until` is reset to its General
-    /// MIDI default, so repeated passes start alike.
-    ///
-    /// Callers send these at the range start instead of the range's own events at that tick
-    /// (see `isRestored`), so each value is sent once, bank select before program.
     /// True for messages `restore` replays (program, bend, most controllers); others at the
     /// range start (RPN/NRPN parts, pressure) must still be sent as they are.
     public static func isRestored(_ kind: MIDIEvent.Kind) -> Bool {
@@ -298,6 +294,12 @@ public enum ChannelState {
         }
     }
 
+    /// Messages that put every channel in the state in force at `tick` (events at `tick`
+    /// included); a value first set after `tick` and before `until` is reset to its General
+    /// MIDI default, so repeated passes start alike.
+    ///
+    /// Callers send these at the range start instead of the range's own events at that tick
+    /// (see `isRestored`), so each value is sent once, bank select before program.
     public static func restore(lesson: Lesson, atTick tick: Int, until: Int) -> [MIDIEvent.Kind] {
         var program: [UInt8: UInt8] = [:]
         var controllers: [UInt8: [UInt8: UInt8]] = [:]
