@@ -212,6 +212,14 @@ public final class Transport: @unchecked Sendable {
     /// Seconds the current pass lasts at its tempo (count-in included).
     public var passDuration: Double { locked { schedule.duration } }
 
+    /// Effective quarter-note BPM at a clock time, from the position itself (does not wait
+    /// for `advance` to deliver a `.tempo` event).
+    public func bpm(at now: Double) -> Double {
+        let t = tick(at: now)
+        let p = tempoPercent
+        return lesson.tempoMap.bpm(atTick: Int(t)) * p / 100
+    }
+
     /// Bar and beat at a clock time.
     public func position(at now: Double) -> Position {
         let t = tick(at: now)
@@ -278,6 +286,7 @@ public final class Transport: @unchecked Sendable {
             let now = clock.now
             let out = silenceLocked(at: now, keepPedalState: false)
             let announce = bar.startTick == range.lowerBound
+            currentBPM = lesson.tempoMap.bpm(atTick: bar.startTick) * percent / 100
             schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: bar.startTick, to: range.upperBound, percent: percent,
                                     options: .init(pass: passNumber, countIn: false, announce: announce))
             cursor = 0

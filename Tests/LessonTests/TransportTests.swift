@@ -276,6 +276,9 @@ import MIDIFile
         _ = t.advance(to: clock.now)
         #expect(close(t.effectiveBPM, 45, 1e-3))  // 90 BPM is 666,667 µs per quarter
         #expect(t.position(at: clock.now).bar == 3)
+        #expect(close(t.bpm(at: 7.9), 60) && close(t.bpm(at: 8.1), 45, 1e-3))
+        try t.seek(toBar: 1)
+        #expect(t.effectiveBPM == 60)
     }
 
     @Test func monotonicClockMovesForward() {
