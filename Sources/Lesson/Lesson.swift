@@ -21,6 +21,8 @@ public enum Part: Equatable, Hashable, Sendable {
     }
 
     public var name: String { hand?.name ?? "accompaniment" }
+    /// "right", "left" or "accompaniment": the part label the Judge's `ExpectedNote` takes.
+    public var key: String { hand?.rawValue ?? "accompaniment" }
 }
 
 /// A note of the lesson with the part that plays it. Ticks are the lesson's own (see
@@ -234,6 +236,12 @@ public struct Lesson: Sendable {
 
     /// Length in seconds at the file's own tempo.
     public var durationSeconds: Double { tempoMap.seconds(atTick: endTick) }
+
+    /// Index into `sections` of the section holding a tick (for per-section scores).
+    public func sectionIndex(atTick tick: Int) -> Int {
+        let number = bars.bar(atTick: tick).number
+        return sections.lastIndex { $0.firstBar <= number } ?? 0
+    }
 
     /// Time signature in force at a tick (4/4 when the file has none).
     public func timeSignature(atTick tick: Int) -> TimeSignature {

@@ -8,15 +8,17 @@ import MIDIFile
 
 /// Where time comes from: the real monotonic clock when playing, a virtual one in tests, so
 /// the transport's timing is checked exactly and instantly.
-public protocol Clock: AnyObject, Sendable {
+public protocol TransportClock: AnyObject, Sendable {
     /// Seconds since an arbitrary fixed origin; never goes backwards.
     var now: Double { get }
     /// Blocks (real clock) or jumps (virtual clock) until `now >= time`.
     func sleep(until time: Double)
 }
 
-/// CLOCK_MONOTONIC: unaffected by wall-clock changes, fine for scheduling notes.
-public final class MonotonicClock: Clock {
+/// The real clock: CLOCK_MONOTONIC, unaffected by wall-clock changes, fine for scheduling
+/// notes. (Named apart from MIDIInput's `MonotonicClock`, which reads the same clock, so a
+/// file importing both modules stays unambiguous.)
+public final class SteadyClock: TransportClock {
     public init() {}
 
     public var now: Double {
@@ -35,7 +37,7 @@ public final class MonotonicClock: Clock {
 }
 
 /// A clock that moves only when told to: tests advance it and check exactly what is due.
-public final class VirtualClock: Clock, @unchecked Sendable {
+public final class VirtualClock: TransportClock, @unchecked Sendable {
     private let lock = NSLock()
     private var current: Double
 
@@ -66,8 +68,9 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     }
 }
 
-/// What the transport reports about a finished pass to the one deciding whether it was clean.
-public struct PassReport: Equatable, Sendable {
+/// A pass that just ended, handed to whoever decides whether it was clean (the Judge's own
+/// `PassReport` holds the scores).
+public struct FinishedPass: Equatable, Sendable {
     public var pass: Int
     public var tempoPercent: Double
     public var startTime: Double
@@ -100,19 +103,19 @@ public final class Transport: @unchecked Sendable {
     /// The plan as given, with any live changes (tempo, metronome) applied.
     public var plan: PracticePlan { locked { currentPlan } }
     private var currentPlan: PracticePlan
-    public let clock: any Clock
+    public let clock: any TransportClock
     /// Bars played each pass.
     public var bars: ClosedRange<Int> { locked { barRange } }
     private var barRange: ClosedRange<Int>
     /// Asked once per finished pass; a Judge plugs in here. Called with the lock held: do
     /// not call back into the transport from it.
-    public var isPassClean: @Sendable (PassReport) -> Bool {
+    public var isPassClean: @Sendable (FinishedPass) -> Bool {
         get { locked { cleanHook } }
         set { locked { cleanHook = newValue } }
     }
 
     private let lock = NSLock()
-    private var cleanHook: @Sendable (PassReport) -> Bool = { _ in true }
+    private var cleanHook: @Sendable (FinishedPass) -> Bool = { _ in true }
     private var planner: PassPlanner
     private var stateValue: State = .stopped
     private var schedule: PassSchedule
@@ -130,7 +133,7 @@ public final class Transport: @unchecked Sendable {
     private var wrapSchedule: PassSchedule?
 
     /// Validates the plan (throws its one-line error) and prepares the first pass.
-    public init(lesson: Lesson, plan: PracticePlan, clock: any Clock) throws(PlanError) {
+    public init(lesson: Lesson, plan: PracticePlan, clock: any TransportClock) throws(PlanError) {
         try plan.validate(for: lesson)
         self.lesson = lesson
         self.currentPlan = plan
@@ -447,7 +450,7 @@ public final class Transport: @unchecked Sendable {
                 }
                 let end = scheduleStart + schedule.duration
                 guard cursor >= schedule.events.count, end <= now else { break }
-                let report = PassReport(pass: passNumber, tempoPercent: percent, startTime: passStart, endTime: end)
+                let report = FinishedPass(pass: passNumber, tempoPercent: percent, startTime: passStart, endTime: end)
                 let clean = cleanHook(report)
                 guard let next = planner.next(afterCleanPass: clean) else {
                     stateValue = .finished

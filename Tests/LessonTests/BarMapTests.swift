@@ -129,3 +129,14 @@ import MIDIFile
         #expect(!Build.lesson(try Build.file([[Build.timeSignature(4, 4)], rh])).bars.hasPickup)
     }
 }
+
+@Suite struct SectionIndexTests {
+    @Test func sectionIndexFollowsMarkers() throws {
+        let lesson = Build.lesson(try Build.twelveBars(extraConductor: [Build.marker("A", at: 2 * Build.bar), Build.marker("B", at: 7 * Build.bar)]))
+        #expect(lesson.sectionIndex(atTick: 0) == 0)
+        #expect(lesson.sectionIndex(atTick: 2 * Build.bar) == 1)
+        #expect(lesson.sectionIndex(atTick: 7 * Build.bar - 1) == 1)
+        #expect(lesson.sectionIndex(atTick: 11 * Build.bar) == 2)
+        #expect(Part.hand(.left).key == "left" && Part.accompaniment.key == "accompaniment")
+    }
+}

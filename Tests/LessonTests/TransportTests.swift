@@ -117,7 +117,7 @@ import MIDIFile
 
     @Test func speedTrainerStepsAfterCleanPassesAndEndsWithASlowPass() throws {
         let lesson = Build.lesson(try Build.twelveBars())
-        func run(_ st: PracticePlan.SpeedTrainer, _ repeatMode: PracticePlan.Repeat, clean: @escaping @Sendable (PassReport) -> Bool = { _ in true }) throws -> [TimedEvent] {
+        func run(_ st: PracticePlan.SpeedTrainer, _ repeatMode: PracticePlan.Repeat, clean: @escaping @Sendable (FinishedPass) -> Bool = { _ in true }) throws -> [TimedEvent] {
             let clock = VirtualClock()
             let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 3...3, repeatMode: repeatMode, speedTrainer: st), clock: clock)
             t.isPassClean = clean
@@ -282,7 +282,7 @@ import MIDIFile
     }
 
     @Test func monotonicClockMovesForward() {
-        let c = MonotonicClock()
+        let c = SteadyClock()
         let a = c.now
         c.sleep(until: a + 0.001)
         #expect(c.now >= a + 0.001)
