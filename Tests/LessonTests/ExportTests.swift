@@ -121,6 +121,28 @@ import MIDIFile
         }
     }
 
+    @Test func symusicReadsTheSameNotes() throws {
+        guard let python = Peer.python() else { return }
+        let lesson = try Self.source()
+        let exported = try LessonExport.midiFile(lesson: lesson, plan: PracticePlan(hands: .right, otherHand: .quiet(0.5), bars: 2...7, repeatMode: .times(2)))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("etude-symusic-\(UInt32.random(in: 0...UInt32.max)).mid")
+        try Data(MIDIWriter.write(exported)).write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let script = """
+        import sys, symusic
+        s = symusic.Score(sys.argv[1])
+        notes = sorted((n.time, n.pitch, n.duration, n.velocity) for t in s.tracks for n in t.notes)
+        print(";".join("%d,%d,%d,%d" % n for n in notes))
+        """
+        let (status, output) = try Peer.run(python, ["-c", script, path.path])
+        #expect(status == 0, "\(output)")
+        let back = try Self.reimport(exported)
+        let ours = back.notes.map { "\($0.startTick),\($0.pitch),\($0.endTick - $0.startTick),\($0.velocity)" }
+        let theirs = output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ";").map(String.init)
+        #expect(theirs.sorted() == ours.sorted())
+        #expect(ours.count == 2 * lesson.notes.filter { $0.startTick >= Build.bar && $0.startTick < 7 * Build.bar }.count)
+    }
+
     @Test func midoReadsTheExport() throws {
         guard let python = Peer.python() else { return }
         let lesson = try Self.source()
