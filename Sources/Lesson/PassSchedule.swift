@@ -42,6 +42,18 @@ public struct TimedNote: Equatable, Sendable {
     }
 }
 
+/// Where a bar begins in time (pass-relative in a `PassSchedule`, clock seconds from
+/// `Transport.barLines(at:ahead:)`), for bar lines drawn across falling notes.
+public struct TimedBar: Equatable, Sendable {
+    public var time: Double
+    public var bar: Int
+
+    public init(time: Double, bar: Int) {
+        self.time = time
+        self.bar = bar
+    }
+}
+
 /// What the transport asks its listeners to do at a given moment.
 public enum TransportEvent: Equatable, Sendable {
     /// A channel message for the synth (notes, program, controllers, metronome clicks on
@@ -90,6 +102,8 @@ public struct PassSchedule: Sendable {
     public private(set) var events: [TimedEvent]
     /// Every note of the pass (muted ones included), sorted by start.
     public let notes: [TimedNote]
+    /// The bar lines inside the pass (the start of each bar), in order.
+    public let barStarts: [TimedBar]
     let tempoMap: TempoMap
     let startSeconds: Double
 
@@ -227,6 +241,14 @@ public struct PassSchedule: Sendable {
         }
         notes = timedNotes
 
+        var bars: [TimedBar] = []
+        var bi = lesson.bars.index(atTick: startTick)
+        while bi < lesson.bars.bars.count, lesson.bars.bars[bi].startTick < endTick {
+            let bar = lesson.bars.bars[bi]
+            if bar.startTick >= startTick { bars.append(TimedBar(time: time(bar.startTick), bar: bar.number)) }
+            bi += 1
+        }
+        barStarts = bars
         // Beats and metronome clicks.
         for b in lesson.bars.beats(from: startTick, to: endTick) {
             let bar = lesson.bars.bar(atTick: b.tick)

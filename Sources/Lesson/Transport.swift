@@ -205,6 +205,37 @@ public final class Transport: @unchecked Sendable {
         }
     }
 
+    /// Bar lines at or after `now` within `seconds`, with clock times (the next pass's at
+    /// the current tempo), for the falling-notes view.
+    public func barLines(at now: Double, ahead seconds: Double) -> [TimedBar] {
+        locked {
+            let base: Double
+            switch stateValue {
+            case .playing: base = scheduleStart
+            case .paused: base = now - pausedOffset
+            case .stopped: base = now
+            case .finished: return []
+            }
+            let horizon = now + seconds
+            var out: [TimedBar] = []
+            for b in schedule.barStarts where base + b.time >= now && base + b.time <= horizon {
+                out.append(TimedBar(time: base + b.time, bar: b.bar))
+            }
+            var passEnd = base + schedule.duration
+            var passes = passNumber
+            while passEnd <= horizon, morePassesLikely(after: passes) {
+                if wrapSchedule?.factor != percent / 100 {
+                    wrapSchedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent)
+                }
+                guard let wrap = wrapSchedule, wrap.duration > 0 else { break }
+                for b in wrap.barStarts where passEnd + b.time <= horizon { out.append(TimedBar(time: passEnd + b.time, bar: b.bar)) }
+                passEnd += wrap.duration
+                passes += 1
+            }
+            return out
+        }
+    }
+
     private func morePassesLikely(after passes: Int) -> Bool {
         switch currentPlan.repeatMode {
         case .forever: return true

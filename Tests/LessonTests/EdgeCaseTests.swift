@@ -280,3 +280,17 @@ import MIDIFile
         #expect(Lesson(file: g, fileName: "x.mid").title == "x")
     }
 }
+
+@Suite struct BarLineTests {
+    @Test func barLinesAheadIncludeTheNextPass() throws {
+        let lesson = Build.lesson(try Build.twelveBars())
+        let clock = VirtualClock()
+        let t = try Transport(lesson: lesson, plan: PracticePlan(tempo: .percent(50), bars: 3...4, repeatMode: .forever), clock: clock)
+        t.play()
+        clock.set(1)
+        _ = t.advance(to: clock.now)
+        let lines = t.barLines(at: 1, ahead: 12)
+        #expect(lines.map(\.bar) == [4, 3, 4])
+        for (l, e) in zip(lines.map(\.time), [4.0, 8, 12]) { #expect(close(l, e)) }
+    }
+}
