@@ -51,6 +51,7 @@ public final class VirtualClock: TransportClock, @unchecked Sendable {
         return current
     }
 
+    /// Moves the clock to `time`; never backwards (a clock that went back would replay events).
     public func set(_ time: Double) {
         lock.lock()
         current = max(current, time)
