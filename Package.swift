@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Terminal", targets: ["Terminal"]),
         .library(name: "Screen", targets: ["Screen"]),
         .library(name: "ABC", targets: ["ABC"]),
+        .library(name: "Lesson", targets: ["Lesson"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -27,6 +28,8 @@ let package = Package(
         // Judging what was played against what was expected: wait gate, play-mode matching,
         // scoring, recording, quiz. Pure logic.
         .target(name: "Judge", dependencies: ["MIDIFile"]),
+        // A lesson from a MIDIFile: hands, bars, practice plan, transport, metronome, export. Pure logic.
+        .target(name: "Lesson", dependencies: ["MIDIFile"]),
         .executableTarget(
             name: "etude",
             dependencies: [
@@ -34,6 +37,7 @@ let package = Package(
                 "MIDIInput",
                 "Judge",
                 "ABC",
+                "Lesson",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -58,6 +62,7 @@ let package = Package(
         // Writes the generated curriculum (Lessons/level1–3) as .abc and compiles every lesson to .mid.
         .executableTarget(name: "etude-lessons", dependencies: ["ABC", "MIDIFile"], path: "Tools/etude-lessons"),
         .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile"], exclude: ["Fixtures"]),
+        .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,8 +11,9 @@ struct Etude: ParsableCommand {
         Examples:
           etude info Lessons/level1/c-position.mid
           etude events song.mid --json
+          etude export song.mid -o slow.mid --bars 5-8 --tempo 60%
         """,
-        subcommands: [InfoCommand.self, EventsCommand.self, DevicesCommand.self, AbcCommand.self]
+        subcommands: [InfoCommand.self, EventsCommand.self, DevicesCommand.self, AbcCommand.self, ExportCommand.self, LoopCommand.self]
     )
 }
 

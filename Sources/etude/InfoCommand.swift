@@ -1,4 +1,5 @@
 import ArgumentParser
+import Lesson
 import MIDIFile
 
 struct InfoCommand: ParsableCommand {
@@ -8,19 +9,22 @@ struct InfoCommand: ParsableCommand {
         discussion: "Example: etude info song.mid --json"
     )
 
-    @Argument(help: "The .mid or .abc file.") var file: String
+    @Argument(help: "The .mid file.") var file: String
     @Flag(help: "Print one JSON object instead of text.") var json = false
     @Flag(help: "Refuse files that need any repair.") var strict = false
+    @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: String?
 
     func run() throws {
+        let splitPitch = try PracticeOptions.parseSplit(split)
         let result = try LessonFile.readLesson(file, strict: strict)
         let summary = MIDIFileSummary(file: result.file)
         let pairing = NotePairing.notes(in: result.file)
         let warnings = result.warnings + pairing.warnings
+        let lesson = Lesson(file: result.file, fileName: file, split: splitPitch)
         if json {
-            Console.out(InfoReport.json(summary, warnings: warnings) + "\n")
+            Console.out(InfoReport.json(summary, warnings: warnings, lesson: lesson) + "\n")
         } else {
-            Console.out(InfoReport.text(summary, warnings: warnings, path: file, lesson: LessonTags(file: result.file)))
+            Console.out(InfoReport.text(summary, warnings: warnings, path: file, lesson: lesson))
         }
     }
 }
@@ -39,18 +43,40 @@ enum InfoReport {
         return "\(String(format: "%.3f", s)) s (\(total / 60):\(String(format: "%02d", total % 60)))"
     }
 
-    static func text(_ s: MIDIFileSummary, warnings: [MIDIWarning], path: String, lesson: LessonTags? = nil) -> String {
-        var out = "File:      \(TextDecoding.sanitize(path))\n"
-        if let lesson = lesson {
-            if let t = lesson.title { out += "Title:     \(t)\n" }
-            if let c = lesson.composer { out += "Composer:  \(c)\n" }
-            if let l = lesson.level { out += "Level:     \(l)\n" }
-            if let d = lesson.description { out += "About:     \(d)\n" }
+    /// How the hands were assigned, with note counts: `right 120, left 98 — track names: …`.
+    static func handsText(_ lesson: Lesson) -> String {
+        var parts: [String] = []
+        for h in [Hand.right, .left] { parts.append("\(h.rawValue) \(lesson.noteCount(.hand(h)))") }
+        let acc = lesson.noteCount(.accompaniment)
+        if acc > 0 { parts.append("accompaniment \(acc)") }
+        return parts.joined(separator: ", ") + " — " + lesson.handAssignment.description
+    }
+
+    static func barsText(_ lesson: Lesson) -> String {
+        var s = "\(lesson.bars.count)"
+        if lesson.bars.hasPickup { s += " and a pickup bar 0" }
+        if lesson.markers.isEmpty {
+            s += "; sections of 4 bars (\(lesson.sections.count))"
+        } else {
+            s += "; sections: " + lesson.sections.map { "\($0.name) (\($0.firstBar)–\($0.lastBar))" }.joined(separator: ", ")
         }
+        return s
+    }
+
+    static func text(_ s: MIDIFileSummary, warnings: [MIDIWarning], path: String, lesson: Lesson? = nil) -> String {
+        var out = "File:      \(TextDecoding.sanitize(path))\n"
         out += "Format:    \(s.format)\n"
         out += "Division:  \(divisionText(s.division))\n"
         out += "Duration:  \(seconds(s.durationSeconds))\n"
         out += "Notes:     \(s.noteCount)\n"
+        if let lesson {
+            out += "Title:     \(lesson.title)\n"
+            if let c = lesson.composer { out += "Composer:  \(c)\n" }
+            if let l = lesson.tags.level { out += "Level:     \(l)\n" }
+            if let d = lesson.tags.description { out += "About:     \(d)\n" }
+            out += "Hands:     \(handsText(lesson))\n"
+            out += "Bars:      \(barsText(lesson))\n"
+        }
         out += "Tracks:    \(s.tracks.count)\n"
         for t in s.tracks {
             var line = "  \(t.index + 1). \(t.name.map { "\"\($0)\"" } ?? "(unnamed)")"
@@ -85,7 +111,7 @@ enum InfoReport {
         return out
     }
 
-    static func json(_ s: MIDIFileSummary, warnings: [MIDIWarning]) -> String {
+    static func json(_ s: MIDIFileSummary, warnings: [MIDIWarning], lesson: Lesson? = nil) -> String {
         var j = JSONText()
         j.raw("{\"format\":\(s.format),\"division\":")
         EventsReport.division(s.division, into: &j)
@@ -135,7 +161,29 @@ enum InfoReport {
             j.string(t.value)
             j.raw("}")
         }
-        j.raw("],\"warnings\":")
+        j.raw("]")
+        if let lesson {
+            j.raw(",\"title\":")
+            j.string(lesson.title)
+            j.raw(",\"composer\":")
+            if let c = lesson.composer { j.string(c) } else { j.raw("null") }
+            j.raw(",\"level\":\(lesson.tags.level.map(String.init) ?? "null"),\"description\":")
+            if let d = lesson.tags.description { j.string(d) } else { j.raw("null") }
+            j.raw(",\"hands\":{\"method\":")
+            j.string(lesson.handAssignment.method.rawValue)
+            j.raw(",\"description\":")
+            j.string(lesson.handAssignment.description)
+            j.raw(",\"right\":\(lesson.noteCount(.hand(.right))),\"left\":\(lesson.noteCount(.hand(.left))),\"accompaniment\":\(lesson.noteCount(.accompaniment))}")
+            j.raw(",\"bars\":{\"count\":\(lesson.bars.count),\"pickup\":\(lesson.bars.hasPickup),\"sections\":[")
+            for (i, sec) in lesson.sections.enumerated() {
+                if i > 0 { j.raw(",") }
+                j.raw("{\"name\":")
+                j.string(sec.name)
+                j.raw(",\"firstBar\":\(sec.firstBar),\"lastBar\":\(sec.lastBar)}")
+            }
+            j.raw("]}")
+        }
+        j.raw(",\"warnings\":")
         EventsReport.warnings(warnings, into: &j)
         j.raw("}")
         return j.text

@@ -1,0 +1,573 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import MIDIFile
+
+/// Where time comes from: the real monotonic clock when playing, a virtual one in tests, so
+/// the transport's timing is checked exactly and instantly.
+public protocol TransportClock: AnyObject, Sendable {
+    /// Seconds since an arbitrary fixed origin; never goes backwards.
+    var now: Double { get }
+    /// Blocks (real clock) or jumps (virtual clock) until `now >= time`.
+    func sleep(until time: Double)
+}
+
+/// The real clock: CLOCK_MONOTONIC, unaffected by wall-clock changes, fine for scheduling
+/// notes. (Named apart from MIDIInput's `MonotonicClock`, which reads the same clock, so a
+/// file importing both modules stays unambiguous.)
+public final class SteadyClock: TransportClock {
+    public init() {}
+
+    public var now: Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1_000_000_000
+    }
+
+    public func sleep(until time: Double) {
+        let delta = time - now
+        guard delta > 0 else { return }
+        var ts = timespec(tv_sec: Int(delta), tv_nsec: Int((delta - Double(Int(delta))) * 1_000_000_000))
+        var rest = timespec()
+        while nanosleep(&ts, &rest) == -1 && errno == EINTR { ts = rest }
+    }
+}
+
+/// A clock that moves only when told to: tests advance it and check exactly what is due.
+public final class VirtualClock: TransportClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Double
+
+    public init(now: Double = 0) {
+        current = now
+    }
+
+    public var now: Double {
+        lock.lock()
+        defer { lock.unlock() }
+        return current
+    }
+
+    /// Moves the clock to `time`; never backwards (a clock that went back would replay events).
+    public func set(_ time: Double) {
+        lock.lock()
+        current = max(current, time)
+        lock.unlock()
+    }
+
+    public func advance(by seconds: Double) {
+        lock.lock()
+        current += max(0, seconds)
+        lock.unlock()
+    }
+
+    public func sleep(until time: Double) {
+        set(time)
+    }
+}
+
+/// A pass that just ended, handed to whoever decides whether it was clean (the Judge's own
+/// `PassReport` holds the scores).
+public struct FinishedPass: Equatable, Sendable {
+    public var pass: Int
+    public var tempoPercent: Double
+    public var startTime: Double
+    public var endTime: Double
+}
+
+/// Plays a practice plan against a clock: pull-based, for a realtime dispatch thread.
+///
+/// The thread asks `nextEventTime()`, sleeps until then, and calls `advance(to: clock.now)`,
+/// which returns every event due with its clock time (synth messages to send at once,
+/// display events for the screen). Control calls (`play`, `pause`, `seek`, `stop`) may come
+/// from another thread: all methods take an internal lock. Pausing, seeking and stopping
+/// return the note-offs that silence what is sounding, so no note ever hangs.
+///
+/// Driving it from a dispatcher that keeps its own timeline (position seconds that freeze
+/// while paused): give the transport a `VirtualClock`, `clock.set(position)` before each
+/// `advance(to: position)`, and forward `.synth` events to the sound output and the rest to
+/// the screen/judge. Seeking is by bar (`seek(toBar:)`), not by seconds, because a loop's
+/// seconds repeat.
+///
+/// Passes: the loop (or whole lesson) is played `repeat` times; before each new pass
+/// `isPassClean` is asked about the one that ended, and the speed trainer steps up only
+/// after clean passes. Until scoring exists every pass is clean (the default).
+public final class Transport: @unchecked Sendable {
+    public enum State: Equatable, Sendable {
+        case stopped, playing, paused, finished
+    }
+
+    public let lesson: Lesson
+    /// The plan as given, with any live changes (tempo, metronome) applied.
+    public var plan: PracticePlan { locked { currentPlan } }
+    private var currentPlan: PracticePlan
+    public let clock: any TransportClock
+    /// Bars played each pass.
+    public var bars: ClosedRange<Int> { locked { barRange } }
+    private var barRange: ClosedRange<Int>
+    /// Asked once per finished pass; a Judge plugs in here. Called with the lock held: do
+    /// not call back into the transport from it.
+    public var isPassClean: @Sendable (FinishedPass) -> Bool {
+        get { locked { cleanHook } }
+        set { locked { cleanHook = newValue } }
+    }
+
+    private let lock = NSLock()
+    private var cleanHook: @Sendable (FinishedPass) -> Bool = { _ in true }
+    private var planner: PassPlanner
+    private var stateValue: State = .stopped
+    private var schedule: PassSchedule
+    private var cursor = 0
+    /// Clock time of the schedule's offset 0.
+    private var scheduleStart = 0.0
+    private var passStart = 0.0
+    private var pausedOffset = 0.0
+    private var passNumber = 1
+    private var percent: Double
+    private var currentBPM: Double
+    private var sounding: [UInt16: Int] = [:]
+    private var pedalDown = Set<UInt8>()
+    private var range: Range<Int>
+    private var wrapSchedule: PassSchedule?
+
+    /// Validates the plan (throws its one-line error) and prepares the first pass.
+    public init(lesson: Lesson, plan: PracticePlan, clock: any TransportClock) throws(PlanError) {
+        try plan.validate(for: lesson)
+        self.lesson = lesson
+        self.currentPlan = plan
+        self.clock = clock
+        barRange = plan.barRange(in: lesson)
+        range = plan.tickRange(in: lesson)
+        planner = try PassPlanner(plan: currentPlan, lesson: lesson)
+        percent = planner.firstPass()
+        schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                options: .init(pass: 1, countIn: currentPlan.countIn))
+        currentBPM = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100
+    }
+
+    public var state: State { locked { stateValue } }
+    /// The pass being played (1-based).
+    public var pass: Int { locked { passNumber } }
+    /// Tempo of the current pass as a percent of the file's.
+    public var tempoPercent: Double { locked { percent } }
+    /// Effective quarter-note BPM at the current position (file tempo × pass tempo).
+    public var effectiveBPM: Double { locked { currentBPM } }
+
+    /// The lesson tick at a clock time (during the count-in: the loop's first tick).
+    public func tick(at now: Double) -> Double {
+        locked {
+            switch stateValue {
+            case .playing: return schedule.tick(atOffset: now - scheduleStart)
+            case .paused: return schedule.tick(atOffset: pausedOffset)
+            case .stopped: return Double(schedule.startTick)
+            case .finished: return Double(range.upperBound)
+            }
+        }
+    }
+
+    /// Notes sounding at `now` or starting within `seconds` after it, with clock times: what
+    /// a falling-notes display draws. Across the end of a pass the next pass is included at
+    /// the current tempo (a speed-trainer step may make it a little faster when it comes).
+    public func notes(at now: Double, ahead seconds: Double) -> [TimedNote] {
+        locked {
+            let base: Double
+            switch stateValue {
+            case .playing: base = scheduleStart
+            case .paused: base = now - pausedOffset
+            case .stopped: base = now
+            case .finished: return []
+            }
+            var out: [TimedNote] = []
+            let horizon = now + seconds
+            func collect(_ list: [TimedNote], offset: Double) {
+                for n in list {
+                    let start = offset + n.start
+                    if start > horizon { break }
+                    let end = offset + n.end
+                    if end >= now { out.append(TimedNote(cue: n.cue, start: start, end: end)) }
+                }
+            }
+            collect(schedule.notes, offset: base)
+            var passEnd = base + schedule.duration
+            var passes = passNumber
+            while passEnd <= horizon, morePassesLikely(after: passes) {
+                if wrapSchedule?.factor != percent / 100 {
+                    wrapSchedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent)
+                }
+                guard let wrap = wrapSchedule, wrap.duration > 0 else { break }
+                collect(wrap.notes, offset: passEnd)
+                passEnd += wrap.duration
+                passes += 1
+            }
+            return out
+        }
+    }
+
+    /// Bar lines at or after `now` within `seconds`, with clock times (the next pass's at
+    /// the current tempo), for the falling-notes view.
+    public func barLines(at now: Double, ahead seconds: Double) -> [TimedBar] {
+        locked {
+            let base: Double
+            switch stateValue {
+            case .playing: base = scheduleStart
+            case .paused: base = now - pausedOffset
+            case .stopped: base = now
+            case .finished: return []
+            }
+            let horizon = now + seconds
+            var out: [TimedBar] = []
+            for b in schedule.barStarts where base + b.time >= now && base + b.time <= horizon {
+                out.append(TimedBar(time: base + b.time, bar: b.bar))
+            }
+            var passEnd = base + schedule.duration
+            var passes = passNumber
+            while passEnd <= horizon, morePassesLikely(after: passes) {
+                if wrapSchedule?.factor != percent / 100 {
+                    wrapSchedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent)
+                }
+                guard let wrap = wrapSchedule, wrap.duration > 0 else { break }
+                for b in wrap.barStarts where passEnd + b.time <= horizon { out.append(TimedBar(time: passEnd + b.time, bar: b.bar)) }
+                passEnd += wrap.duration
+                passes += 1
+            }
+            return out
+        }
+    }
+
+    private func morePassesLikely(after passes: Int) -> Bool {
+        switch currentPlan.repeatMode {
+        case .forever: return true
+        case .times(let n): return passes < n
+        }
+    }
+
+    /// Seconds the current pass lasts at its tempo (count-in included).
+    public var passDuration: Double { locked { schedule.duration } }
+
+    /// Effective quarter-note BPM at a clock time, from the position itself (does not wait
+    /// for `advance` to deliver a `.tempo` event).
+    public func bpm(at now: Double) -> Double {
+        let t = tick(at: now)
+        let p = tempoPercent
+        return lesson.tempoMap.bpm(atTick: Int(t)) * p / 100
+    }
+
+    /// Bar and beat at a clock time.
+    public func position(at now: Double) -> Position {
+        let t = tick(at: now)
+        return lesson.bars.position(atTick: min(Int(t), max(range.lowerBound, range.upperBound - 1)))
+    }
+
+    /// Starts, or resumes after a pause, at `clock.now`. Returns events due now (on resume:
+    /// the sustain pedal put back down).
+    @discardableResult
+    public func play() -> [TimedEvent] {
+        locked {
+            let now = clock.now
+            switch stateValue {
+            case .playing:
+                return []
+            case .paused:
+                scheduleStart = now - pausedOffset
+                passStart = scheduleStart
+                stateValue = .playing
+                return pedalDown.sorted().map { TimedEvent(time: now, event: .synth(.controlChange(channel: $0, controller: 64, value: 127))) }
+            case .stopped, .finished:
+                if stateValue == .finished { resetLocked() }
+                scheduleStart = now
+                passStart = now
+                cursor = 0
+                stateValue = .playing
+                return []
+            }
+        }
+    }
+
+    /// Pauses; returns the note-offs (and pedal lifts) to send now.
+    @discardableResult
+    public func pause() -> [TimedEvent] {
+        locked {
+            guard stateValue == .playing else { return [] }
+            let now = clock.now
+            pausedOffset = max(0, now - scheduleStart)
+            stateValue = .paused
+            return silenceLocked(at: now, keepPedalState: true)
+        }
+    }
+
+    /// Stops and rewinds to the first pass; returns the note-offs to send now.
+    @discardableResult
+    public func stop() -> [TimedEvent] {
+        locked {
+            let out = silenceLocked(at: clock.now, keepPedalState: false)
+            resetLocked()
+            return out
+        }
+    }
+
+    /// Moves to the start of a bar inside the plan's bars, keeping the pass and its tempo.
+    /// Returns the note-offs to send now. The loop continues from there; the next pass starts
+    /// at the loop's first bar as usual.
+    @discardableResult
+    public func seek(toBar number: Int) throws(PlanError) -> [TimedEvent] {
+        let current = bars
+        guard current.contains(number), let bar = lesson.bars.bar(number: number) else {
+            throw PlanError("bar \(number) is outside the bars being practised (\(current.lowerBound)–\(current.upperBound))")
+        }
+        return locked {
+            let now = clock.now
+            let out = silenceLocked(at: now, keepPedalState: false)
+            let announce = bar.startTick == range.lowerBound
+            currentBPM = lesson.tempoMap.bpm(atTick: bar.startTick) * percent / 100
+            schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: bar.startTick, to: range.upperBound, percent: percent,
+                                    options: .init(pass: passNumber, countIn: false, announce: announce))
+            cursor = 0
+            if !announce {
+                // The rest of the pass still ends with its report.
+                schedule = schedule.withPassFinished(pass: passNumber, percent: percent)
+            }
+            switch stateValue {
+            case .playing:
+                scheduleStart = now
+            case .paused:
+                pausedOffset = 0
+            case .stopped, .finished:
+                stateValue = .paused
+                pausedOffset = 0
+            }
+            return out
+        }
+    }
+
+    /// Changes the tempo at once (10–400 % of the file's), continuing from the current
+    /// position: held notes keep sounding and end at their new times. Without a speed
+    /// trainer the tempo also holds for the following passes. Returns events to send now.
+    @discardableResult
+    public func setTempo(percent newPercent: Double) throws(PlanError) -> [TimedEvent] {
+        guard PracticePlan.tempoRange.contains(newPercent) else {
+            throw PlanError("tempo \(PracticePlan.format(newPercent))%: the tempo must be between 10% and 400%")
+        }
+        return locked {
+            planner.override(percent: newPercent)
+            if currentPlan.speedTrainer == nil { currentPlan.tempo = .percent(newPercent) }
+            return continueLocked(percent: newPercent)
+        }
+    }
+
+    /// Turns the metronome on or off, or changes its volume (0–1), from the current position.
+    @discardableResult
+    public func setMetronome(enabled: Bool, volume: Double? = nil) -> [TimedEvent] {
+        locked {
+            currentPlan.metronome.enabled = enabled
+            if let volume { currentPlan.metronome.volume = min(1, max(0, volume)) }
+            return continueLocked(percent: percent)
+        }
+    }
+
+    /// Changes which hands are practised and what the other hand does, from the current
+    /// position (notes already sounding end as written). Throws for a hand the lesson lacks.
+    @discardableResult
+    public func setHands(_ hands: PracticePlan.Hands, other: PracticePlan.OtherHand) throws(PlanError) -> [TimedEvent] {
+        var candidate = plan
+        candidate.hands = hands
+        candidate.otherHand = other
+        try candidate.validate(for: lesson)
+        return locked {
+            currentPlan.hands = hands
+            currentPlan.otherHand = other
+            return continueLocked(percent: percent)
+        }
+    }
+
+    /// Loops other bars (nil = the whole lesson): silences what sounds, restarts at pass 1
+    /// from the new first bar (at once when playing), speed trainer from its start. Returns
+    /// the note-offs to send now.
+    @discardableResult
+    public func setLoop(_ bars: ClosedRange<Int>?) throws(PlanError) -> [TimedEvent] {
+        var candidate = plan
+        candidate.bars = bars
+        try candidate.validate(for: lesson)
+        return locked {
+            let now = clock.now
+            let out = silenceLocked(at: now, keepPedalState: false)
+            currentPlan.bars = bars
+            barRange = candidate.barRange(in: lesson)
+            range = candidate.tickRange(in: lesson)
+            wrapSchedule = nil
+            let wasPlaying = stateValue == .playing
+            resetLocked()
+            if wasPlaying {
+                stateValue = .playing
+                scheduleStart = now
+                passStart = now
+            }
+            return out
+        }
+    }
+
+    /// Rebuilds the rest of the current pass from the current position (tempo or metronome
+    /// changed), keeping what sounds; returns the click note-offs to send now.
+    private func continueLocked(percent newPercent: Double) -> [TimedEvent] {
+        let now = clock.now
+        wrapSchedule = nil
+        let offset: Double
+        switch stateValue {
+        case .playing: offset = now - scheduleStart
+        case .paused: offset = pausedOffset
+        case .stopped, .finished:
+            percent = newPercent
+            resetKeepingTempo()
+            return []
+        }
+        var out: [TimedEvent] = []
+        // Clicks are short; end the ones sounding rather than carrying them over.
+        for key in sounding.keys.sorted() where UInt8(key >> 8) == Metronome.channel
+            && (UInt8(key & 0xFF) == Metronome.accentKey || UInt8(key & 0xFF) == Metronome.beatKey) {
+            out.append(TimedEvent(time: now, event: .synth(.noteOff(channel: Metronome.channel, key: UInt8(key & 0xFF), velocity: 0))))
+            sounding[key] = nil
+        }
+        let current = schedule.tick(atOffset: offset)
+        let inCountIn = offset < schedule.countInSeconds
+        let from = inCountIn ? schedule.startTick : min(range.upperBound, Int(current) + 1)
+        let map = lesson.tempoMap
+        percent = newPercent
+        var next = PassSchedule(lesson: lesson, plan: currentPlan, from: from, to: range.upperBound, percent: newPercent,
+                                options: .init(pass: passNumber, countIn: inCountIn, announce: false, restoreState: false,
+                                               releaseHeldSince: range.lowerBound))
+        next = next.withPassFinished(pass: passNumber, percent: newPercent)
+        // Offset 0 of the new schedule is the tick `from`, a moment after now.
+        let gap = inCountIn ? 0 : max(0, (map.seconds(atTick: from) - map.seconds(atTick: current)) / (newPercent / 100))
+        let start = now + gap
+        schedule = next
+        cursor = 0
+        currentBPM = map.bpm(atTick: Int(current)) * newPercent / 100
+        switch stateValue {
+        case .playing: scheduleStart = start
+        default: pausedOffset = -gap
+        }
+        return out
+    }
+
+    private func resetKeepingTempo() {
+        schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                options: .init(pass: passNumber, countIn: currentPlan.countIn))
+        cursor = 0
+        currentBPM = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100
+    }
+
+    /// Clock time of the next due event, nil when nothing is scheduled (not playing).
+    public func nextEventTime() -> Double? {
+        locked {
+            guard stateValue == .playing else { return nil }
+            if cursor < schedule.events.count { return scheduleStart + schedule.events[cursor].time }
+            return scheduleStart + schedule.duration
+        }
+    }
+
+    /// Every event due at or before `now`, in order, with its clock time. Crosses pass
+    /// boundaries (asking `isPassClean`, stepping the speed trainer) as often as needed.
+    public func advance(to now: Double) -> [TimedEvent] {
+        locked {
+            var out: [TimedEvent] = []
+            while stateValue == .playing {
+                while cursor < schedule.events.count, scheduleStart + schedule.events[cursor].time <= now {
+                    let e = schedule.events[cursor]
+                    cursor += 1
+                    let timed = TimedEvent(time: scheduleStart + e.time, event: e.event)
+                    track(timed.event)
+                    out.append(timed)
+                }
+                let end = scheduleStart + schedule.duration
+                guard cursor >= schedule.events.count, end <= now else { break }
+                let report = FinishedPass(pass: passNumber, tempoPercent: percent, startTime: passStart, endTime: end)
+                let clean = cleanHook(report)
+                guard let next = planner.next(afterCleanPass: clean) else {
+                    stateValue = .finished
+                    out.append(TimedEvent(time: end, event: .finished))
+                    break
+                }
+                passNumber += 1
+                percent = next
+                schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                        options: .init(pass: passNumber, countIn: false))
+                cursor = 0
+                scheduleStart = end
+                passStart = end
+            }
+            return out
+        }
+    }
+
+    /// Convenience for a dispatch loop: the events due at `clock.now`.
+    public func advance() -> [TimedEvent] {
+        advance(to: clock.now)
+    }
+
+    // MARK: Private
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    private func track(_ event: TransportEvent) {
+        switch event {
+        case .synth(let kind):
+            switch kind {
+            case .noteOn(let c, let k, let v) where v > 0:
+                sounding[UInt16(c) << 8 | UInt16(k), default: 0] += 1
+            case .noteOn(let c, let k, _), .noteOff(let c, let k, _):
+                let key = UInt16(c) << 8 | UInt16(k)
+                if let n = sounding[key] {
+                    if n <= 1 { sounding[key] = nil } else { sounding[key] = n - 1 }
+                }
+            case .controlChange(let c, 64, let v):
+                if v >= 64 { pedalDown.insert(c) } else { pedalDown.remove(c) }
+            default:
+                break
+            }
+        case .tempo(let bpm):
+            currentBPM = bpm
+        default:
+            break
+        }
+    }
+
+    private func silenceLocked(at now: Double, keepPedalState: Bool) -> [TimedEvent] {
+        var out: [TimedEvent] = []
+        for key in sounding.keys.sorted() {
+            out.append(TimedEvent(time: now, event: .synth(.noteOff(channel: UInt8(key >> 8), key: UInt8(key & 0xFF), velocity: 0))))
+        }
+        sounding.removeAll()
+        for c in pedalDown.sorted() {
+            out.append(TimedEvent(time: now, event: .synth(.controlChange(channel: c, controller: 64, value: 0))))
+        }
+        if !keepPedalState { pedalDown.removeAll() }
+        return out
+    }
+
+    private func resetLocked() {
+        stateValue = .stopped
+        percent = planner.firstPass()
+        passNumber = 1
+        schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                options: .init(pass: 1, countIn: currentPlan.countIn))
+        cursor = 0
+        pausedOffset = 0
+        currentBPM = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100
+    }
+}
+
+extension PassSchedule {
+    /// The same schedule with a `passFinished` report at its end (used for the rest of a pass
+    /// after a seek, which does not announce a new pass start).
+    func withPassFinished(pass: Int, percent: Double) -> PassSchedule {
+        var copy = self
+        copy.extraEvents(TimedEvent(time: duration, event: .passFinished(pass: pass, tempoPercent: percent)))
+        return copy
+    }
+}

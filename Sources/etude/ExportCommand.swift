@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import Lesson
+import MIDIFile
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write a lesson as practised (hands, bars, tempo, repeats, metronome) to a .mid file.",
+        discussion: """
+        The result is a format-1 file: a conductor track, "Right Hand" / "Left Hand" tracks, the accompaniment, and the tempo map scaled. Cutting at bar A carries the time signature, key, tempo and instruments in force there; notes held past bar B stop at the bar line. The other hand is left out unless --other play or --other quiet is given.
+
+        Examples:
+          etude export song.mid -o slow.mid --tempo 60%
+          etude export song.mid -o rh.mid --hand right --bars 5-8 --repeat 4 --metronome
+          etude export song.mid -o drill.mid --bars 5-8 --repeat 5 --speed-trainer 60:100:10
+        """
+    )
+
+    @Argument(help: "The lesson (.mid).") var lesson: String
+    @Option(name: [.customShort("o"), .customLong("output")], help: "The .mid file to write.") var output: String
+    @Option(help: "Bars A-B to export, inclusive (e.g. 5-8; 0 is a pickup bar).") var bars: String?
+    @OptionGroup var practice: PracticeOptions
+
+    func run() throws {
+        do {
+            let plan = try practice.plan(bars: bars, defaultOther: .mute, defaultRepeat: .times(1))
+            let source = try practice.lesson(lesson)
+            let file = try LessonExport.midiFile(lesson: source, plan: plan)
+            try Self.write(MIDIWriter.write(file), to: output)
+            let exportedLesson = Lesson(file: file, fileName: output)
+            let range = plan.barRange(in: source)
+            let passes = try LessonExport.passPercents(lesson: source, plan: plan)
+            var line = "Wrote \(TextDecoding.sanitize(output)): bars \(range.lowerBound)–\(range.upperBound)"
+            if passes.count > 1 { line += " × \(passes.count)" }
+            line += ", \(plan.hands == .both ? "both hands" : "\(plan.hands.rawValue) hand")"
+            var percents: [String] = []
+            for p in passes.map({ "\(Self.format($0))%" }) where percents.last != p { percents.append(p) }
+            line += ", tempo \(percents.joined(separator: "→"))"
+            line += " (\(Self.format(source.tempoMap.bpm(atTick: 0) * passes[0] / 100)) BPM)"
+            line += ", \(exportedLesson.notes.count) notes, \(file.tracks.count) tracks\n"
+            Console.out(line)
+        } catch let error as PlanError {
+            throw EtudeFailure(error.message)
+        }
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            throw EtudeFailure("-o \(path): is a directory; give a file name such as \(path)/lesson.mid")
+        }
+        let url = URL(fileURLWithPath: path)
+        let parent = url.deletingLastPathComponent().path
+        if !FileManager.default.fileExists(atPath: parent, isDirectory: &isDir) || !isDir.boolValue {
+            throw EtudeFailure("-o \(path): the folder \(parent) does not exist")
+        }
+        do {
+            try Data(bytes).write(to: url, options: .atomic)
+        } catch {
+            throw EtudeFailure("-o \(path): cannot write there (check the folder's permissions)")
+        }
+    }
+
+    static func format(_ v: Double) -> String {
+        let r = (v * 10).rounded() / 10
+        return r == r.rounded() ? String(Int(r)) : String(r)
+    }
+}

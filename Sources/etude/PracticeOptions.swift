@@ -1,0 +1,74 @@
+import ArgumentParser
+import Lesson
+import MIDIFile
+
+/// The practice options shared by `export`, `loop` and `practice`, turned into a
+/// `PracticePlan` by the Lesson module's parsers (so every command words errors alike).
+/// Bars are not here: `loop` takes them as an argument, `export` as `--bars`.
+struct PracticeOptions: ParsableArguments {
+    @Option(help: "Hand(s) to practise: left, right or both.") var hand: String = "both"
+    @Option(help: "The other hand: play, quiet or mute (export: mute unless given).") var other: String?
+    @Option(help: "Tempo as a percent of the lesson's own, 10–400% (e.g. 75%).") var tempo: String?
+    @Option(help: "Tempo as the BPM the lesson's first tempo becomes (quarter notes).") var bpm: Double?
+    @Option(help: "Passes to play: a number, or forever.") var `repeat`: String?
+    @Option(name: .customLong("speed-trainer"), help: "START:TARGET:STEP percent: the tempo rises by STEP after each clean pass.")
+    var speedTrainer: String?
+    @Flag(name: .customLong("final-slow-pass"), help: "With --speed-trainer: end with one pass at the start tempo.")
+    var finalSlowPass = false
+    @Flag(help: "Click the beats (channel 10, accented downbeats).") var metronome = false
+    @Option(name: .customLong("metronome-volume"), help: "Metronome volume, 0–100% (default 80%).") var metronomeVolume: String?
+    @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: String?
+
+    /// The plan these options describe; `defaultOther` and `defaultRepeat` are the command's.
+    func plan(bars: String?, defaultOther: PracticePlan.OtherHand, defaultRepeat: PracticePlan.Repeat) throws(PlanError) -> PracticePlan {
+        var plan = PracticePlan()
+        plan.hands = try PracticePlan.parseHands(hand)
+        plan.otherHand = try other.map { text throws(PlanError) in try PracticePlan.parseOtherHand(text) } ?? defaultOther
+        if let bars { plan.bars = try PracticePlan.parseBars(bars) }
+        if tempo != nil && bpm != nil {
+            throw PlanError("--tempo and --bpm both given: use one of them")
+        }
+        if let tempo { plan.tempo = try PracticePlan.parseTempo(tempo) }
+        if let bpm {
+            guard bpm > 0, bpm.isFinite else { throw PlanError("--bpm \(bpm): give a positive number of beats per minute") }
+            plan.tempo = .bpm(bpm)
+        }
+        plan.repeatMode = try `repeat`.map { text throws(PlanError) in try PracticePlan.parseRepeat(text) } ?? defaultRepeat
+        if let speedTrainer {
+            if tempo != nil || bpm != nil {
+                throw PlanError("--speed-trainer \(speedTrainer): the speed trainer sets the tempo itself; drop --tempo/--bpm")
+            }
+            plan.speedTrainer = try PracticePlan.parseSpeedTrainer(speedTrainer, finalSlowPass: finalSlowPass)
+        } else if finalSlowPass {
+            throw PlanError("--final-slow-pass: only works with --speed-trainer START:TARGET:STEP")
+        }
+        var volume = 0.8
+        if let metronomeVolume {
+            let v = try PracticePlan.parsePercent(metronomeVolume, option: "--metronome-volume")
+            guard (0...100).contains(v) else { throw PlanError("--metronome-volume \(metronomeVolume): use 0–100%") }
+            volume = v / 100
+        }
+        plan.metronome = PracticePlan.Metronome(enabled: metronome, volume: volume)
+        return plan
+    }
+
+    /// The split pitch, if given.
+    func splitPitch() throws -> Int? {
+        try Self.parseSplit(split)
+    }
+
+    static func parseSplit(_ text: String?) throws -> Int? {
+        guard let text else { return nil }
+        guard let p = PitchName.parse(text) else {
+            throw EtudeFailure("--split \(text): give a note such as C4 or F#3, or a MIDI number 0–127")
+        }
+        return p
+    }
+
+    /// Reads the lesson file with the hand split applied; every failure is one line.
+    func lesson(_ path: String) throws -> Lesson {
+        let pitch = try splitPitch()
+        let read = try LessonFile.readLesson(path)
+        return Lesson(file: read.file, fileName: path, split: pitch)
+    }
+}
