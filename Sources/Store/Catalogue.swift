@@ -1,0 +1,412 @@
+import Foundation
+import GRDB
+import MIDIFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which files the catalogue reads (`.abc` joins once its reader exists).
+public enum LessonFormats {
+    public static let extensions: Set<String> = ["mid", "midi", "kar"]
+
+    public static func isLesson(_ path: String) -> Bool {
+        guard let dot = path.lastIndex(of: ".") else { return false }
+        return extensions.contains(path[path.index(after: dot)...].lowercased())
+    }
+}
+
+/// Catalogue metadata computed from a parsed file: pure, so it is tested without a database.
+public enum LessonMetadata {
+    /// Builds the catalogue row for a file's bytes already parsed into `file`.
+    public static func make(id: String, file: MIDIFile, fileName: String, now: Date = Date()) -> LessonInfo {
+        let tags = LessonTags(file: file)
+        let summary = MIDIFileSummary(file: file)
+        let stem = (fileName as NSString).deletingPathExtension
+        let title = clean(tags.title) ?? stem
+        let keyName = summary.keySignatures.first?.value.name
+        let timeSig = summary.timeSignatures.first.map { "\($0.value.numerator)/\($0.value.denominator)" }
+        let tempo = summary.tempos.first.map { 60_000_000.0 / Double(max(1, $0.value)) }
+        let composer = clean(tags.composer)
+        let description = clean(tags.description)
+        let search = [title, composer, description, keyName, fileName]
+            .compactMap { $0 }.joined(separator: " ").lowercased()
+        return LessonInfo(id: id, title: title, composer: composer, level: tags.level, description: description,
+                          durationSeconds: summary.durationSeconds, hands: hands(in: summary), keyName: keyName,
+                          timeSignature: timeSig, tempoBPM: tempo.map { ($0 * 100).rounded() / 100 },
+                          noteCount: summary.noteCount, format: "midi", searchText: search, firstSeen: now)
+    }
+
+    private static func clean(_ s: String?) -> String? {
+        guard let s else { return nil }
+        let t = TextDecoding.sanitize(s).trimmingCharacters(in: .whitespacesAndNewlines)
+        return t.isEmpty ? nil : t
+    }
+
+    /// Tracks named for a hand ("Right Hand", "RH", "Treble", "Left Hand", "LH", "Bass") decide;
+    /// otherwise each piano track with notes counts as a hand (at most two).
+    public static func hands(in summary: MIDIFileSummary) -> Int {
+        var right = false
+        var left = false
+        for t in summary.tracks where t.noteCount > 0 {
+            let name = (t.name ?? "").lowercased().trimmingCharacters(in: .whitespaces)
+            if name.contains("right") || name == "rh" || name == "r.h." || name.contains("treble") { right = true }
+            if name.contains("left") || name == "lh" || name == "l.h." || name.hasPrefix("bass") { left = true }
+        }
+        if right || left { return (right ? 1 : 0) + (left ? 1 : 0) }
+        let pianoTracks = summary.tracks.filter { t in
+            t.noteCount > 0 && !t.channels.contains(9) && t.programs.allSatisfy { (0...7).contains($0) }
+        }
+        return min(2, pianoTracks.count)
+    }
+}
+
+/// The result of a catalogue scan, for `etude library` and the benchmark.
+public struct ScanReport: Equatable, Sendable {
+    public var added = 0
+    public var updated = 0
+    public var unchanged = 0
+    public var removed = 0
+    /// Files that could not be read or parsed: path and a one-line reason.
+    public var failures: [Failure] = []
+
+    public struct Failure: Error, Equatable, Sendable {
+        public var path: String
+        public var message: String
+    }
+
+    public init() {}
+
+    public static func + (a: ScanReport, b: ScanReport) -> ScanReport {
+        var r = a
+        r.added += b.added
+        r.updated += b.updated
+        r.unchanged += b.unchanged
+        r.removed += b.removed
+        r.failures += b.failures
+        return r
+    }
+}
+
+/// Size and modification time: a rescan re-reads a file only when one of them changed.
+struct FileStamp: Equatable {
+    var size: Int64
+    var mtime: Double
+
+    static func of(_ path: String) -> FileStamp? {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileStamp(size: Int64(st.st_size),
+                         mtime: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+    }
+}
+
+/// Lists lesson files under a folder with plain readdir/stat (fast on 10,000 files); skips hidden
+/// entries and does not follow symlinked folders (no cycles).
+enum FileWalker {
+    static func lessonFiles(under root: String) -> [(path: String, stamp: FileStamp)] {
+        var out: [(String, FileStamp)] = []
+        walk(root, depth: 0, into: &out)
+        return out
+    }
+
+    private static func walk(_ dir: String, depth: Int, into out: inout [(String, FileStamp)]) {
+        guard depth < 32, let d = opendir(dir) else { return }
+        defer { closedir(d) }
+        var subdirs: [String] = []
+        while let entry = readdir(d) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name.hasPrefix(".") { continue }
+            let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
+            var st = stat()
+            guard lstat(path, &st) == 0 else { continue }
+            let type = st.st_mode & S_IFMT
+            if type == S_IFDIR {
+                subdirs.append(path)
+            } else if LessonFormats.isLesson(name), type == S_IFREG || type == S_IFLNK, let stamp = FileStamp.of(path) {
+                out.append((path, stamp))
+            }
+        }
+        for s in subdirs.sorted() { walk(s, depth: depth + 1, into: &out) }
+    }
+}
+
+/// Built-in lessons: `$ETUDE_LESSONS`, else `Lessons/` next to the executable (or in
+/// `../share/etude/`), else the `Lessons/` of the source checkout the executable was built in.
+public enum BuiltinLessons {
+    public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                 executablePath: String = CommandLine.arguments.first ?? "") -> String? {
+        if let e = environment["ETUDE_LESSONS"], !e.isEmpty { return e }
+        let exe = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        var candidates = [exe.appendingPathComponent("Lessons"),
+                          exe.deletingLastPathComponent().appendingPathComponent("share/etude/Lessons")]
+        var dir = exe
+        for _ in 0..<6 {
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
+                candidates.append(dir.appendingPathComponent("Lessons"))
+                break
+            }
+            dir = dir.deletingLastPathComponent()
+        }
+        for c in candidates {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: c.path, isDirectory: &isDir), isDir.boolValue { return c.path }
+        }
+        return nil
+    }
+}
+
+extension Store {
+    static func absolute(_ path: String) -> String {
+        let url = path.hasPrefix("/") ? URL(fileURLWithPath: path)
+            : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path)
+        return url.standardizedFileURL.path
+    }
+
+    /// Reads one file: bytes, content hash, metadata. A failure is a one-line message.
+    static func read(_ path: String, now: Date) -> Result<LessonInfo, ScanReport.Failure> {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failure(.init(path: path, message: "cannot be read (check its permissions)"))
+        }
+        let bytes = [UInt8](data)
+        let id = SHA256.hex(bytes)
+        do {
+            let result = try MIDIReader.read(bytes, strict: false)
+            return .success(LessonMetadata.make(id: id, file: result.file,
+                                                fileName: (path as NSString).lastPathComponent, now: now))
+        } catch {
+            return .failure(.init(path: path, message: error.message))
+        }
+    }
+
+    /// Inserts a lesson or refreshes its metadata, keeping when it was first seen.
+    static func upsert(_ info: LessonInfo, _ db: Database) throws {
+        if var existing = try LessonInfo.fetchOne(db, key: info.id) {
+            let firstSeen = existing.firstSeen
+            existing = info
+            existing.firstSeen = firstSeen
+            try existing.update(db)
+        } else {
+            try info.insert(db)
+        }
+    }
+
+    /// Adds a file the learner opened directly (any path) and returns its lesson: the lead calls
+    /// this whenever a lesson is opened, so favourites, loops and history can refer to it.
+    @discardableResult
+    public func catalogue(fileAt path: String, now: Date = Date()) throws -> LessonInfo {
+        let abs = Store.absolute(path)
+        guard let stamp = FileStamp.of(abs) else { throw StoreError("\(path): no such file") }
+        if let known = try writer.read({ db in try LessonFileRecord.fetchOne(db, key: abs) }),
+           known.size == stamp.size, known.mtime == stamp.mtime,
+           let info = try writer.read({ db in try LessonInfo.fetchOne(db, key: known.lessonID) }) {
+            return info
+        }
+        let info: LessonInfo
+        switch Store.read(abs, now: now) {
+        case .success(let i): info = i
+        case .failure(let f): throw StoreError("\(path): \(f.message)")
+        }
+        try writer.write { db in
+            try Store.upsert(info, db)
+            let old = try LessonFileRecord.fetchOne(db, key: abs)
+            try LessonFileRecord(path: abs, lessonID: info.id, size: stamp.size, mtime: stamp.mtime,
+                                 source: old?.source ?? .opened, root: old?.root).save(db)
+        }
+        return info
+    }
+
+    /// Scans one catalogue root: new and changed files are read, unchanged ones (same size and
+    /// mtime) are not, vanished ones are dropped (their lessons, favourites and history stay).
+    public func scan(root: String, source: LessonFileRecord.Source, now: Date = Date()) throws -> ScanReport {
+        let root = Store.absolute(root)
+        var report = ScanReport()
+        let known = try writer.read { db in
+            try LessonFileRecord.filter(Column("root") == root).fetchAll(db)
+        }
+        var knownByPath: [String: LessonFileRecord] = [:]
+        knownByPath.reserveCapacity(known.count)
+        for k in known { knownByPath[k.path] = k }
+
+        var seen = Set<String>()
+        var changed: [(String, FileStamp, Bool)] = []
+        for (path, stamp) in FileWalker.lessonFiles(under: root) {
+            seen.insert(path)
+            if let k = knownByPath[path] {
+                if k.size == stamp.size && k.mtime == stamp.mtime { report.unchanged += 1 } else { changed.append((path, stamp, false)) }
+            } else {
+                changed.append((path, stamp, true))
+            }
+        }
+        let gone = known.filter { !seen.contains($0.path) }.map(\.path)
+
+        // Parse outside the write transaction so another process is never kept waiting long.
+        var start = 0
+        while start < changed.count {
+            let chunk = changed[start..<min(changed.count, start + 256)]
+            start += 256
+            var rows: [(LessonInfo, LessonFileRecord, Bool)] = []
+            for (path, stamp, isNew) in chunk {
+                switch Store.read(path, now: now) {
+                case .success(let info):
+                    rows.append((info, LessonFileRecord(path: path, lessonID: info.id, size: stamp.size, mtime: stamp.mtime,
+                                                        source: source, root: root), isNew))
+                case .failure(let f):
+                    report.failures.append(f)
+                }
+            }
+            try writer.write { db in
+                for (info, file, _) in rows {
+                    try Store.upsert(info, db)
+                    try file.save(db)
+                }
+            }
+            for (_, _, isNew) in rows { if isNew { report.added += 1 } else { report.updated += 1 } }
+        }
+        if !gone.isEmpty {
+            try writer.write { db in
+                for p in gone { _ = try LessonFileRecord.deleteOne(db, key: p) }
+            }
+            report.removed = gone.count
+        }
+        return report
+    }
+
+    /// Rescans the built-in lessons, every added folder and the opened files (dropping ones that
+    /// vanished, re-reading ones that changed).
+    public func rescan(builtinDirectory: String?, now: Date = Date()) throws -> ScanReport {
+        var report = ScanReport()
+        if let b = builtinDirectory { report = report + (try scan(root: b, source: .builtin, now: now)) }
+        for folder in try libraryFolders() {
+            report = report + (try scan(root: folder.path, source: .folder, now: now))
+        }
+        let opened = try writer.read { db in
+            try LessonFileRecord.filter(Column("source") == LessonFileRecord.Source.opened.rawValue).fetchAll(db)
+        }
+        for file in opened {
+            if let stamp = FileStamp.of(file.path) {
+                if stamp.size == file.size && stamp.mtime == file.mtime {
+                    report.unchanged += 1
+                } else if (try? catalogue(fileAt: file.path, now: now)) != nil {
+                    report.updated += 1
+                } else {
+                    report.failures.append(.init(path: file.path, message: "cannot be read any more"))
+                }
+            } else {
+                _ = try writer.write { db in try LessonFileRecord.deleteOne(db, key: file.path) }
+                report.removed += 1
+            }
+        }
+        return report
+    }
+
+    // MARK: Library folders
+
+    public func libraryFolders() throws -> [LibraryFolder] {
+        try writer.read { db in try LibraryFolder.order(Column("path")).fetchAll(db) }
+    }
+
+    /// Adds a folder to the library and scans it.
+    public func addFolder(_ path: String, now: Date = Date()) throws -> ScanReport {
+        let abs = Store.absolute(path)
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: abs, isDirectory: &isDir), isDir.boolValue else {
+            throw StoreError("\(path): no such folder")
+        }
+        try writer.write { db in
+            if try LibraryFolder.filter(Column("path") == abs).fetchCount(db) == 0 {
+                try LibraryFolder(id: nil, path: abs, addedAt: now).insert(db)
+            }
+        }
+        return try scan(root: abs, source: .folder, now: now)
+    }
+
+    /// Removes a folder from the library (its lessons' history, favourites and loops stay, and
+    /// come back if the files are found again). Returns false when the folder was not in it.
+    @discardableResult
+    public func removeFolder(_ path: String) throws -> Bool {
+        let abs = Store.absolute(path)
+        return try writer.write { db in
+            let n = try LibraryFolder.filter(Column("path") == abs).deleteAll(db)
+            try LessonFileRecord.filter(Column("root") == abs).deleteAll(db)
+            return n > 0
+        }
+    }
+
+    // MARK: Listing and search
+
+    static let listingSelect = """
+        SELECT l.*,
+          (SELECT lf.path FROM lessonFile lf WHERE lf.lessonID = l.id ORDER BY lf.source, lf.path LIMIT 1) AS path,
+          (f.lessonID IS NOT NULL) AS isFavourite,
+          (SELECT MAX(p.score) FROM pass p WHERE p.lessonID = l.id) AS bestScore,
+          (SELECT MAX(p.startedAt) FROM pass p WHERE p.lessonID = l.id) AS lastPractised,
+          (SELECT COUNT(*) FROM pass p WHERE p.lessonID = l.id) AS passes
+        FROM lesson l LEFT JOIN favourite f ON f.lessonID = l.id
+        """
+
+    /// The catalogue as lists show it: lessons whose file is present, filtered by words (all must
+    /// appear in title, composer, description, key or file name), level and star; by level, title.
+    public func lessons(matching query: String = "", level: Int? = nil, favouritesOnly: Bool = false,
+                        limit: Int? = nil) throws -> [LessonListing] {
+        var clauses = ["EXISTS (SELECT 1 FROM lessonFile lf WHERE lf.lessonID = l.id)"]
+        var args: [(any DatabaseValueConvertible)?] = []
+        for word in query.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }) {
+            let escaped = word.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+            clauses.append("l.searchText LIKE ? ESCAPE '\\'")
+            args.append("%\(escaped)%")
+        }
+        if let level {
+            clauses.append("l.level = ?")
+            args.append(level)
+        }
+        if favouritesOnly { clauses.append("f.lessonID IS NOT NULL") }
+        var sql = Store.listingSelect + " WHERE " + clauses.joined(separator: " AND ")
+            + " ORDER BY l.level IS NULL, l.level, l.title COLLATE NOCASE, l.id"
+        if let limit { sql += " LIMIT \(max(0, limit))" }
+        let arguments = StatementArguments(args)
+        return try writer.read { db in try LessonListing.fetchAll(db, sql: sql, arguments: arguments) }
+    }
+
+    /// One lesson by id, whether or not its file is currently present.
+    public func listing(id: String) throws -> LessonListing? {
+        try writer.read { db in
+            try LessonListing.fetchOne(db, sql: Store.listingSelect + " WHERE l.id = ?", arguments: [id])
+        }
+    }
+
+    /// Finds the lesson a user means by LESSON on the command line: an existing file path (added
+    /// to the catalogue), an id prefix (4+ hex digits), an exact title, or a unique title prefix
+    /// or search match. Ambiguity is an error listing the candidates.
+    public func resolveLesson(_ reference: String) throws -> LessonListing {
+        let ref = reference.trimmingCharacters(in: .whitespaces)
+        guard !ref.isEmpty else { throw StoreError("name a lesson: a file path, a title or an id prefix") }
+        if FileStamp.of(ref) != nil {
+            let info = try catalogue(fileAt: ref)
+            if let l = try listing(id: info.id) { return l }
+        }
+        let lower = ref.lowercased()
+        if lower.count >= 4, lower.allSatisfy({ $0.isHexDigit }) {
+            let hits = try writer.read { db in
+                try LessonListing.fetchAll(db, sql: Store.listingSelect + " WHERE l.id LIKE ? LIMIT 5", arguments: [lower + "%"])
+            }
+            if hits.count == 1 { return hits[0] }
+            if hits.count > 1 { throw StoreError("\(ref): several lessons have ids starting so; give more digits") }
+        }
+        let all = try lessons()
+        let exact = all.filter { $0.lesson.title.lowercased() == lower }
+        if exact.count == 1 { return exact[0] }
+        let candidates = exact.count > 1 ? exact : {
+            let prefix = all.filter { $0.lesson.title.lowercased().hasPrefix(lower) }
+            return prefix.isEmpty ? (try? lessons(matching: ref)) ?? [] : prefix
+        }()
+        if candidates.count == 1 { return candidates[0] }
+        if candidates.isEmpty {
+            throw StoreError("\(ref): no such lesson or file; see `etude list` for titles and ids")
+        }
+        let names = candidates.prefix(4).map { "\($0.lesson.title) (\($0.lesson.id.prefix(8)))" }.joined(separator: ", ")
+        throw StoreError("\(ref) matches \(candidates.count) lessons: \(names)\(candidates.count > 4 ? ", …" : ""); use an id prefix")
+    }
+}
