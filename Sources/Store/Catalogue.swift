@@ -410,3 +410,10 @@ extension Store {
         throw StoreError("\(ref) matches \(candidates.count) lessons: \(names)\(candidates.count > 4 ? ", …" : ""); use an id prefix")
     }
 }
+
+extension Store {
+    /// Inserts or refreshes a lesson row that has no file (generated lessons, tools, tests).
+    public func register(_ info: LessonInfo) throws {
+        try writer.write { db in try Store.upsert(info, db) }
+    }
+}

@@ -215,3 +215,16 @@ final class FileLock {
 
     deinit { unlock() }
 }
+
+extension Store {
+    /// A one-line message for a Store or database failure, for the command line.
+    public static func message(for error: Error) -> String? {
+        if let e = error as? StoreError { return e.message }
+        if let e = error as? DatabaseError {
+            if e.resultCode == .SQLITE_READONLY { return "the database is read-only (\(e.message ?? "")); choose a writable one with --db PATH or ETUDE_DB" }
+            if e.resultCode == .SQLITE_FULL { return "the disk is full; nothing was saved" }
+            return "database error: \(e.message ?? "\(e.resultCode)")"
+        }
+        return nil
+    }
+}

@@ -12,7 +12,9 @@ struct Etude: ParsableCommand {
           etude info Lessons/level1/c-position.mid
           etude events song.mid --json
         """,
-        subcommands: [InfoCommand.self, EventsCommand.self]
+        subcommands: [InfoCommand.self, EventsCommand.self,
+                      ListCommand.self, LibraryCommand.self, FavCommand.self, LoopsCommand.self,
+                      StatsCommand.self, ResumeCommand.self, RoutineCommand.self, DebugWriteHistoryCommand.self]
     )
 }
 
