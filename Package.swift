@@ -37,7 +37,7 @@ let package = Package(
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,7 +22,7 @@ public enum LessonMetadata {
         let tags = LessonTags(file: file)
         let summary = MIDIFileSummary(file: file)
         let stem = (fileName as NSString).deletingPathExtension
-        let title = clean(tags.title) ?? stem
+        let title = clean(tags.all["title"]) ?? clean(file.tracks.first?.name).flatMap { isGeneric($0) ? nil : $0 } ?? stem
         let keyName = summary.keySignatures.first?.value.name
         let timeSig = summary.timeSignatures.first.map { "\($0.value.numerator)/\($0.value.denominator)" }
         let tempo = summary.tempos.first.map { 60_000_000.0 / Double(max(1, $0.value)) }
@@ -34,6 +34,14 @@ public enum LessonMetadata {
                           durationSeconds: summary.durationSeconds, hands: hands(in: summary), keyName: keyName,
                           timeSignature: timeSig, tempoBPM: tempo.map { ($0 * 100).rounded() / 100 },
                           noteCount: summary.noteCount, format: "midi", searchText: search, firstSeen: now)
+    }
+
+    /// Track names that say what a track is, not what the piece is called.
+    static func isGeneric(_ name: String) -> Bool {
+        let n = name.lowercased()
+        let generic: Set<String> = ["piano", "right hand", "left hand", "rh", "lh", "treble", "bass", "melody", "untitled",
+                                    "conductor", "tempo", "track", "sequence", "acoustic grand piano", "grand piano"]
+        return generic.contains(n) || (n.hasPrefix("track") && n.dropFirst(5).trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber))
     }
 
     private static func clean(_ s: String?) -> String? {
