@@ -1,0 +1,160 @@
+import Foundation
+import GRDB
+import Testing
+@testable import Store
+
+/// End-to-end tests that run the real `etude` binary: crash safety, two processes, commands.
+@Suite(.serialized) struct StoreProcessTests {
+    func requireBinary() throws {
+        guard FileManager.default.isExecutableFile(atPath: Repo.etude) else {
+            throw StoreError("\(Repo.etude) is missing: run `swift build` (make test does) before these tests")
+        }
+    }
+
+    /// Starts `etude debug-write-history`, reads committed ids from its output as they come, and
+    /// SIGKILLs it after `killAfter` of them.
+    func writeAndKill(db: String, count: Int, killAfter: Int) throws -> (printed: [Int64], killed: Bool) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Repo.etude)
+        p.arguments = ["debug-write-history", "--count", String(count), "--db", db]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        var printed: [Int64] = []
+        var buffer = Data()
+        var killed = false
+        let reader = out.fileHandleForReading
+        while true {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            while let nl = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...nl)
+                if let id = Int64(line) { printed.append(id) }
+            }
+            if !killed && printed.count >= killAfter {
+                kill(p.processIdentifier, SIGKILL)
+                killed = true
+            }
+        }
+        p.waitUntilExit()
+        return (printed, killed && p.terminationReason == .uncaughtSignal)
+    }
+
+    @Test func sigkillDuringWritesLosesNoCommittedRow() throws {
+        try requireBinary()
+        let dir = try TempDir()
+        let db = dir.file("etude.sqlite")
+        var allPrinted: [Int64] = []
+        var kills = 0
+        for killAfter in [1, 17, 50, 83, 99] {
+            let (printed, killed) = try writeAndKill(db: db, count: 100, killAfter: killAfter)
+            #expect(printed.count >= killAfter)
+            if killed { kills += 1 }
+            allPrinted += printed
+            let s = try Store.open(path: db)
+            #expect(try s.integrityCheck() == "ok")
+            let ids = Set(try s.writer.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM pass") })
+            let lost = allPrinted.filter { !ids.contains($0) }
+            #expect(lost.isEmpty, "committed rows lost: \(lost)")
+            try (s.writer as? DatabasePool)?.close()
+        }
+        #expect(kills >= 3, "the writer finished before it could be killed too often")
+    }
+
+    @Test func twoProcessesWriteAtOnceWithoutLockErrors() throws {
+        try requireBinary()
+        let dir = try TempDir()
+        let db = dir.file("fresh/etude.sqlite")   // both also race to create and migrate it
+        var procs: [(Process, Pipe)] = []
+        for tag in ["one", "two"] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: Repo.etude)
+            p.arguments = ["debug-write-history", "--count", "1000", "--tag", tag, "--db", db]
+            let err = Pipe()
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = err
+            procs.append((p, err))
+        }
+        for (p, _) in procs { try p.run() }
+        for (p, err) in procs {
+            let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0, "stderr: \(e)")
+            #expect(!e.contains("locked"))
+        }
+        let s = try Store.open(path: db)
+        let counts = try s.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT mode, COUNT(*) AS n FROM pass GROUP BY mode ORDER BY mode").map { [$0["mode"] as String: $0["n"] as Int] }
+        }
+        #expect(counts == [["one": 1000], ["two": 1000]])
+        #expect(try s.integrityCheck() == "ok")
+    }
+
+    @Test func commandsWorkEndToEnd() throws {
+        try requireBinary()
+        let dir = try TempDir()
+        let lib = dir.file("lib")
+        try LessonMaker.write(lib + "/minuet.mid", title: "Minuet in G", level: 2)
+        try LessonMaker.write(lib + "/scale.mid", title: "C Scale", level: 1)
+        let env = ["ETUDE_DB": dir.file("etude.sqlite")]
+        func etude(_ args: String...) throws -> (Int32, String, String) { try Repo.run(args, environment: env) }
+
+        var (status, out, err) = try etude("library", "add", lib)
+        #expect(status == 0 && out.hasPrefix("2 added"), "\(err)")
+        (status, out, _) = try etude("list", "--level", "2", "--json")
+        #expect(status == 0)
+        let rows = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]]
+        #expect(rows?.count == 1)
+        #expect(rows?.first?["title"] as? String == "Minuet in G")
+        #expect(rows?.first?["timeSignature"] as? String == "4/4")
+
+        (status, out, _) = try etude("fav", "add", "minuet")
+        #expect(status == 0 && out.contains("★ Minuet in G"))
+        (status, out, _) = try etude("list", "--favourites")
+        #expect(out.hasPrefix("★ L2") && out.contains("Minuet in G"))
+        (status, out, err) = try etude("fav", "add", "nothing-like-it")
+        #expect(status == 1 && err.hasPrefix("etude: nothing-like-it: no such lesson") && err.split(separator: "\n").count == 1)
+
+        (status, out, _) = try etude("loops", "save", "Minuet in G", "run", "--bars", "9-12", "--hand", "right", "--tempo", "70")
+        #expect(status == 0)
+        (status, out, _) = try etude("loops", "list", "Minuet in G")
+        #expect(out == "run: bars 9-12, right hand, 70%, other hand play\n")
+        (status, _, err) = try etude("loops", "save", "Minuet in G", "bad", "--bars", "12-9")
+        #expect(status == 1 && err.contains("--bars"))
+
+        (status, out, err) = try etude("routine", "new", "warm-up", "--entry", "lesson=C Scale;hand=right;tempo=80;minutes=2",
+                                       "--entry", "random=favourite;reps=2;pause=10")
+        #expect(status == 0, "\(err)")
+        let exported = dir.file("warm-up.json")
+        (status, _, _) = try etude("routine", "export", "warm-up", "--output", exported)
+        #expect(status == 0)
+        (status, out, _) = try etude("routine", "import", exported, "--name", "copy")
+        #expect(status == 0 && out.contains("Imported copy (2 entries)"))
+        (status, out, _) = try etude("routine", "export", "copy", "--format", "text")
+        #expect(out == "copy\n1. C Scale — right hand, 80% — 2 min\n2. a random favourite — 2 times (pause 10 s before)\n")
+        (status, out, _) = try etude("routine", "edit", "copy", "--move", "2", "--to", "1", "--rename", "copy2")
+        #expect(out.hasPrefix("copy2\n1. a random favourite"))
+        (status, out, _) = try etude("routine", "run", "warm-up", "--seed", "3")
+        #expect(status == 0 && out.contains("1. [0:00] C Scale") && out.contains("2. [2:10] Minuet in G"))
+
+        (status, out, _) = try etude("stats", "Minuet in G")
+        #expect(status == 0 && out.contains("Passes:       0"))
+        (status, _, err) = try etude("resume")
+        #expect(status == 1 && err.hasPrefix("etude: nothing to resume"))
+    }
+
+    @Test func corruptDatabaseIsReportedInOneLineByTheCLI() throws {
+        try requireBinary()
+        let dir = try TempDir()
+        let db = dir.file("etude.sqlite")
+        try Data(repeating: 0x42, count: 5000).write(to: URL(fileURLWithPath: db))
+        let (status, _, err) = try Repo.run(["library", "list", "--db", db])
+        #expect(status == 0)
+        #expect(err.split(separator: "\n").count == 1 && err.contains("moved it to") && err.contains(".corrupt-"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(names.contains { $0.hasPrefix("etude.sqlite.corrupt-") })
+    }
+}
