@@ -345,20 +345,15 @@ extension Store {
     // MARK: Listing and search
 
     static let listingSelect = """
-        SELECT l.*,
-          (SELECT lf.path FROM lessonFile lf WHERE lf.lessonID = l.id ORDER BY lf.source, lf.path LIMIT 1) AS path,
-          (f.lessonID IS NOT NULL) AS isFavourite,
-          (SELECT MAX(p.score) FROM pass p WHERE p.lessonID = l.id) AS bestScore,
-          (SELECT MAX(p.startedAt) FROM pass p WHERE p.lessonID = l.id) AS lastPractised,
-          (SELECT COUNT(*) FROM pass p WHERE p.lessonID = l.id) AS passes
-        FROM lesson l LEFT JOIN favourite f ON f.lessonID = l.id
+        SELECT l.*, (f.lessonID IS NOT NULL) AS isFavourite, s.bestScore, s.lastPractised, coalesce(s.passes, 0) AS passes
+        FROM lesson l LEFT JOIN favourite f ON f.lessonID = l.id LEFT JOIN lessonStats s ON s.lessonID = l.id
         """
 
     /// The catalogue as lists show it: lessons whose file is present, filtered by words (all must
     /// appear in title, composer, description, key or file name), level and star; by level, title.
     public func lessons(matching query: String = "", level: Int? = nil, favouritesOnly: Bool = false,
                         limit: Int? = nil) throws -> [LessonListing] {
-        var clauses = ["EXISTS (SELECT 1 FROM lessonFile lf WHERE lf.lessonID = l.id)"]
+        var clauses: [String] = []
         var args: [(any DatabaseValueConvertible)?] = []
         for word in query.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }) {
             let escaped = word.replacingOccurrences(of: "\\", with: "\\\\")
@@ -371,6 +366,7 @@ extension Store {
             args.append(level)
         }
         if favouritesOnly { clauses.append("f.lessonID IS NOT NULL") }
+        clauses.append("l.path IS NOT NULL")
         var sql = Store.listingSelect + " WHERE " + clauses.joined(separator: " AND ")
             + " ORDER BY l.level IS NULL, l.level, l.title COLLATE NOCASE, l.id"
         if let limit { sql += " LIMIT \(max(0, limit))" }

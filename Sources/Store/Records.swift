@@ -44,6 +44,24 @@ public struct LessonInfo: Codable, Equatable, Sendable, FetchableRecord, Persist
         self.searchText = searchText
         self.firstSeen = firstSeen
     }
+
+    /// Decoded by hand: the Codable path costs too much per row for a 10,000-lesson search.
+    public init(row: Row) throws {
+        id = row["id"]
+        title = row["title"]
+        composer = row["composer"]
+        level = row["level"]
+        description = row["description"]
+        durationSeconds = row["durationSeconds"]
+        hands = row["hands"]
+        keyName = row["keyName"]
+        timeSignature = row["timeSignature"]
+        tempoBPM = row["tempoBPM"]
+        noteCount = row["noteCount"]
+        format = row["format"]
+        searchText = row["searchText"]
+        firstSeen = row["firstSeen"]
+    }
 }
 
 /// Where a lesson's bytes were found: a catalogue root scan or a file opened directly.

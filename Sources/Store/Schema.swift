@@ -116,6 +116,52 @@ public enum Schema {
                 CREATE INDEX pass_startedAt ON pass(startedAt);
                 """)
         }
+        // v4: derived columns kept by triggers, so a search of 10,000 lessons reads one row per
+        // lesson: the lesson's preferred file path, and its pass count, best score and last pass.
+        m.registerMigration("v4") { db in
+            try db.execute(sql: """
+                ALTER TABLE lesson ADD COLUMN path TEXT;
+                CREATE TABLE lessonStats (
+                    lessonID TEXT PRIMARY KEY NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    passes INTEGER NOT NULL DEFAULT 0,
+                    bestScore DOUBLE,
+                    lastPractised DATETIME
+                );
+                CREATE INDEX lesson_path ON lesson(path);
+                CREATE TRIGGER lessonFile_insert AFTER INSERT ON lessonFile BEGIN
+                    UPDATE lesson SET path = (SELECT path FROM lessonFile WHERE lessonID = NEW.lessonID ORDER BY source, path LIMIT 1)
+                    WHERE id = NEW.lessonID;
+                END;
+                CREATE TRIGGER lessonFile_delete AFTER DELETE ON lessonFile BEGIN
+                    UPDATE lesson SET path = (SELECT path FROM lessonFile WHERE lessonID = OLD.lessonID ORDER BY source, path LIMIT 1)
+                    WHERE id = OLD.lessonID;
+                END;
+                CREATE TRIGGER lessonFile_update AFTER UPDATE ON lessonFile BEGIN
+                    UPDATE lesson SET path = (SELECT path FROM lessonFile WHERE lessonID = OLD.lessonID ORDER BY source, path LIMIT 1)
+                    WHERE id = OLD.lessonID;
+                    UPDATE lesson SET path = (SELECT path FROM lessonFile WHERE lessonID = NEW.lessonID ORDER BY source, path LIMIT 1)
+                    WHERE id = NEW.lessonID;
+                END;
+                CREATE TRIGGER pass_insert AFTER INSERT ON pass BEGIN
+                    INSERT INTO lessonStats (lessonID, passes, bestScore, lastPractised)
+                    VALUES (NEW.lessonID, 1, NEW.score, NEW.startedAt)
+                    ON CONFLICT (lessonID) DO UPDATE SET
+                        passes = passes + 1,
+                        bestScore = CASE WHEN bestScore IS NULL OR NEW.score > bestScore THEN coalesce(NEW.score, bestScore) ELSE bestScore END,
+                        lastPractised = CASE WHEN lastPractised IS NULL OR NEW.startedAt > lastPractised THEN NEW.startedAt ELSE lastPractised END;
+                END;
+                CREATE TRIGGER pass_delete AFTER DELETE ON pass BEGIN
+                    UPDATE lessonStats SET
+                        passes = (SELECT COUNT(*) FROM pass WHERE lessonID = OLD.lessonID),
+                        bestScore = (SELECT MAX(score) FROM pass WHERE lessonID = OLD.lessonID),
+                        lastPractised = (SELECT MAX(startedAt) FROM pass WHERE lessonID = OLD.lessonID)
+                    WHERE lessonID = OLD.lessonID;
+                END;
+                UPDATE lesson SET path = (SELECT path FROM lessonFile WHERE lessonID = lesson.id ORDER BY source, path LIMIT 1);
+                INSERT INTO lessonStats (lessonID, passes, bestScore, lastPractised)
+                    SELECT lessonID, COUNT(*), MAX(score), MAX(startedAt) FROM pass GROUP BY lessonID;
+                """)
+        }
         return m
     }()
 }

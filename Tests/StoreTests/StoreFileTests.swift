@@ -55,6 +55,9 @@ import Testing
         let passes = try s.passes(lessonID: "aa")
         #expect(passes.count == 1 && passes[0].score == 77 && passes[0].durationSeconds == 42 && passes[0].hit == nil)
         #expect(try s.favourites().map(\.lesson.title) == ["Old lesson"])
+        let listing = try #require(try s.listing(id: "aa"))
+        #expect(listing.path == "/x/old.mid" && listing.passes == 1 && listing.bestScore == 77)
+        #expect(listing.lastPractised == date("2025-01-02T10:00:00Z"))
         #expect(try s.resume()?.state.positionSeconds == 12)
         // The newer tables and columns work on the upgraded file.
         try s.saveLoop(SavedLoop(lessonID: "aa", name: "x", firstBar: 1, lastBar: 2, hand: "both", tempoPercent: 90, otherHandMode: "play"))
