@@ -345,7 +345,9 @@ extension Store {
     // MARK: Listing and search
 
     static let listingSelect = """
-        SELECT l.*, (f.lessonID IS NOT NULL) AS isFavourite, s.bestScore, s.lastPractised, coalesce(s.passes, 0) AS passes
+        SELECT l.id, l.title, l.composer, l.level, l.description, l.durationSeconds, l.hands, l.keyName,
+               l.timeSignature, l.tempoBPM, l.noteCount, l.format, l.searchText, l.firstSeen, l.path,
+               (f.lessonID IS NOT NULL) AS isFavourite, s.bestScore, s.lastPractised, coalesce(s.passes, 0) AS passes
         FROM lesson l LEFT JOIN favourite f ON f.lessonID = l.id LEFT JOIN lessonStats s ON s.lessonID = l.id
         """
 

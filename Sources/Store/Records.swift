@@ -224,12 +224,25 @@ public struct LessonListing: Equatable, Sendable, FetchableRecord {
     public var lastPractised: Date?
     public var passes: Int
 
+    public init(lesson: LessonInfo, path: String?, isFavourite: Bool = false, bestScore: Double? = nil,
+                lastPractised: Date? = nil, passes: Int = 0) {
+        self.lesson = lesson
+        self.path = path
+        self.isFavourite = isFavourite
+        self.bestScore = bestScore
+        self.lastPractised = lastPractised
+        self.passes = passes
+    }
+
+    /// Reads the columns of `Store.listingSelect` by position (the search hot path).
     public init(row: Row) throws {
-        lesson = try LessonInfo(row: row)
-        path = row["path"]
-        isFavourite = row["isFavourite"] ?? false
-        bestScore = row["bestScore"]
-        lastPractised = row["lastPractised"]
-        passes = row["passes"] ?? 0
+        lesson = LessonInfo(id: row[0], title: row[1], composer: row[2], level: row[3], description: row[4],
+                            durationSeconds: row[5], hands: row[6], keyName: row[7], timeSignature: row[8],
+                            tempoBPM: row[9], noteCount: row[10], format: row[11], searchText: row[12], firstSeen: row[13])
+        path = row[14]
+        isFavourite = row[15] ?? false
+        bestScore = row[16]
+        lastPractised = row[17]
+        passes = row[18] ?? 0
     }
 }

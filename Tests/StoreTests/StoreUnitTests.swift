@@ -224,11 +224,8 @@ import Testing
 
 @Suite struct RoutinePlanTests {
     func listing(_ id: String, _ title: String, level: Int?, fav: Bool, duration: Double) throws -> LessonListing {
-        var l = try LessonListing(row: ["id": id, "title": title, "level": level, "durationSeconds": duration, "hands": 1,
-                                        "noteCount": 1, "format": "midi", "searchText": "", "firstSeen": Date(timeIntervalSince1970: 0),
-                                        "path": "/l/\(id).mid", "isFavourite": fav, "passes": 0])
-        l.isFavourite = fav
-        return l
+        LessonListing(lesson: LessonInfo(id: id, title: title, level: level, durationSeconds: duration, hands: 1),
+                      path: "/l/\(id).mid", isFavourite: fav)
     }
 
     @Test func resolvesEntriesInOrderWithSchedule() throws {
