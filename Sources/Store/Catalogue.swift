@@ -346,7 +346,7 @@ extension Store {
 
     static let listingSelect = """
         SELECT l.id, l.title, l.composer, l.level, l.description, l.durationSeconds, l.hands, l.keyName,
-               l.timeSignature, l.tempoBPM, l.noteCount, l.format, l.searchText, l.firstSeen, l.path,
+               l.timeSignature, l.tempoBPM, l.noteCount, l.format, '' AS searchText, l.firstSeen, l.path,
                (f.lessonID IS NOT NULL) AS isFavourite, s.bestScore, s.lastPractised, coalesce(s.passes, 0) AS passes
         FROM lesson l LEFT JOIN favourite f ON f.lessonID = l.id LEFT JOIN lessonStats s ON s.lessonID = l.id
         """
@@ -357,11 +357,11 @@ extension Store {
                         limit: Int? = nil) throws -> [LessonListing] {
         var clauses: [String] = []
         var args: [(any DatabaseValueConvertible)?] = []
+        // searchText is stored lowercased, so a plain substring test (instr) does: faster than LIKE
+        // and free of wildcard characters.
         for word in query.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }) {
-            let escaped = word.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-            clauses.append("l.searchText LIKE ? ESCAPE '\\'")
-            args.append("%\(escaped)%")
+            clauses.append("instr(l.searchText, ?) > 0")
+            args.append(String(word))
         }
         if let level {
             clauses.append("l.level = ?")
@@ -369,7 +369,12 @@ extension Store {
         }
         if favouritesOnly { clauses.append("f.lessonID IS NOT NULL") }
         clauses.append("l.path IS NOT NULL")
-        var sql = Store.listingSelect + " WHERE " + clauses.joined(separator: " AND ")
+        var select = Store.listingSelect
+        if favouritesOnly {
+            // Drive the query from the (short) favourites table.
+            select = select.replacingOccurrences(of: "LEFT JOIN favourite f", with: "JOIN favourite f")
+        }
+        var sql = select + " WHERE " + clauses.joined(separator: " AND ")
             + " ORDER BY l.level IS NULL, l.level, l.title COLLATE NOCASE, l.id"
         if let limit { sql += " LIMIT \(max(0, limit))" }
         let arguments = StatementArguments(args)

@@ -21,7 +21,8 @@ public struct LessonInfo: Codable, Equatable, Sendable, FetchableRecord, Persist
     public var noteCount: Int
     /// "midi" for now ("abc" once that reader lands).
     public var format: String
-    /// Lowercased title, composer, description, key and first file name, for search.
+    /// Lowercased title, composer, description, key and first file name, for search (left empty
+    /// in `LessonListing`s, which never need it).
     public var searchText: String
     public var firstSeen: Date
 

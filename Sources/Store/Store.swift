@@ -98,6 +98,11 @@ public final class Store: Sendable {
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(busyTimeout)
         config.label = "etude"
+        config.prepareDatabase { db in
+            // The catalogue's working set (a few MB for 10,000 lessons) stays in memory between
+            // searches instead of being re-read page by page.
+            try db.execute(sql: "PRAGMA cache_size = -32000; PRAGMA mmap_size = 268435456")
+        }
         let pool = try DatabasePool(path: path, configuration: config)
         do {
             // A cheap structural check that catches damaged pages in the schema and small tables.
