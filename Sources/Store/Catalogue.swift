@@ -236,6 +236,11 @@ extension Store {
         var knownByPath: [String: LessonFileRecord] = [:]
         knownByPath.reserveCapacity(known.count)
         for k in known { knownByPath[k.path] = k }
+        let unreadable = try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT path, size, mtime, message FROM unreadableFile WHERE root = ?", arguments: [root])
+        }
+        var unreadableByPath: [String: (FileStamp, String)] = [:]
+        for r in unreadable { unreadableByPath[r[0]] = (FileStamp(size: r[1], mtime: r[2]), r[3]) }
 
         var seen = Set<String>()
         var changed: [(String, FileStamp, Bool)] = []
@@ -243,6 +248,8 @@ extension Store {
             seen.insert(path)
             if let k = knownByPath[path] {
                 if k.size == stamp.size && k.mtime == stamp.mtime { report.unchanged += 1 } else { changed.append((path, stamp, false)) }
+            } else if let (badStamp, message) = unreadableByPath[path], badStamp == stamp {
+                report.failures.append(.init(path: path, message: message))
             } else {
                 changed.append((path, stamp, true))
             }
@@ -255,6 +262,7 @@ extension Store {
             let chunk = changed[start..<min(changed.count, start + 256)]
             start += 256
             var rows: [(LessonInfo, LessonFileRecord, Bool)] = []
+            var bad: [(ScanReport.Failure, FileStamp)] = []
             for (path, stamp, isNew) in chunk {
                 switch Store.read(path, now: now) {
                 case .success(let info):
@@ -262,12 +270,22 @@ extension Store {
                                                         source: source, root: root), isNew))
                 case .failure(let f):
                     report.failures.append(f)
+                    bad.append((f, stamp))
                 }
             }
             try writer.write { db in
                 for (info, file, _) in rows {
                     try Store.upsert(info, db)
                     try file.save(db)
+                    if unreadableByPath[file.path] != nil {
+                        try db.execute(sql: "DELETE FROM unreadableFile WHERE path = ?", arguments: [file.path])
+                    }
+                }
+                for (f, stamp) in bad {
+                    // A file that changed into something unreadable no longer stands for its old lesson.
+                    _ = try LessonFileRecord.deleteOne(db, key: f.path)
+                    try db.execute(sql: "INSERT OR REPLACE INTO unreadableFile (path, size, mtime, message, root) VALUES (?, ?, ?, ?, ?)",
+                                   arguments: [f.path, stamp.size, stamp.mtime, f.message, root])
                 }
             }
             for (_, _, isNew) in rows { if isNew { report.added += 1 } else { report.updated += 1 } }
@@ -277,6 +295,12 @@ extension Store {
                 for p in gone { _ = try LessonFileRecord.deleteOne(db, key: p) }
             }
             report.removed = gone.count
+        }
+        let goneBad = unreadableByPath.keys.filter { !seen.contains($0) }
+        if !goneBad.isEmpty {
+            try writer.write { db in
+                for p in goneBad { try db.execute(sql: "DELETE FROM unreadableFile WHERE path = ?", arguments: [p]) }
+            }
         }
         return report
     }
@@ -338,6 +362,7 @@ extension Store {
         return try writer.write { db in
             let n = try LibraryFolder.filter(Column("path") == abs).deleteAll(db)
             try LessonFileRecord.filter(Column("root") == abs).deleteAll(db)
+            try db.execute(sql: "DELETE FROM unreadableFile WHERE root = ?", arguments: [abs])
             return n > 0
         }
     }

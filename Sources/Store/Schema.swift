@@ -118,6 +118,7 @@ public enum Schema {
         }
         // v4: derived columns kept by triggers, so a search of 10,000 lessons reads one row per
         // lesson: the lesson's preferred file path, and its pass count, best score and last pass.
+        // Files that failed to parse are remembered with their stamp, so rescans skip them too.
         m.registerMigration("v4") { db in
             try db.execute(sql: """
                 ALTER TABLE lesson ADD COLUMN path TEXT;
@@ -128,6 +129,14 @@ public enum Schema {
                     lastPractised DATETIME
                 );
                 CREATE INDEX lesson_path ON lesson(path);
+                CREATE TABLE unreadableFile (
+                    path TEXT PRIMARY KEY NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime DOUBLE NOT NULL,
+                    message TEXT NOT NULL,
+                    root TEXT
+                );
+                CREATE INDEX unreadableFile_root ON unreadableFile(root);
                 CREATE TRIGGER lessonFile_insert AFTER INSERT ON lessonFile BEGIN
                     UPDATE lesson SET path = (SELECT path FROM lessonFile WHERE lessonID = NEW.lessonID ORDER BY source, path LIMIT 1)
                     WHERE id = NEW.lessonID;

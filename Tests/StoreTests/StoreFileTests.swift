@@ -220,6 +220,13 @@ import Testing
         #expect(r.added == 1)
         #expect(r.failures.map(\.path) == [lib + "/bad.mid"])
         #expect(try s.lessons().map(\.lesson.title) == ["Good"])
+        // Still reported on the next rescan, without being re-read; re-read once it changes.
+        let again = try s.rescan(builtinDirectory: nil)
+        #expect(again.failures.map(\.path) == [lib + "/bad.mid"] && again.unchanged == 1)
+        try LessonMaker.write(lib + "/bad.mid", title: "Fixed")
+        let fixed = try s.rescan(builtinDirectory: nil)
+        #expect(fixed.failures.isEmpty && fixed.added == 1)
+        #expect(try s.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM unreadableFile") } == 0)
     }
 
     @Test func openedFilesJoinTheCatalogueAndVanishWithTheirFile() throws {
