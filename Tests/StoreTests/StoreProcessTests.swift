@@ -144,6 +144,40 @@ import Testing
         #expect(status == 0 && out.contains("Passes:       0"))
         (status, _, err) = try etude("resume")
         #expect(status == 1 && err.hasPrefix("etude: nothing to resume"))
+
+        // Editing in $EDITOR: the routine JSON is handed to it and read back.
+        (status, out, err) = try Repo.run(["routine", "edit", "warm-up"],
+                                          environment: env.merging(["VISUAL": "", "EDITOR": "sed -i s/\\\"minutes\\\"\\ :\\ 2/\\\"minutes\\\":4/"]) { $1 })
+        #expect(status == 0, "\(err)")
+        #expect(out.contains("1. C Scale — right hand, 80% — 4 min"))
+        (status, _, err) = try Repo.run(["routine", "edit", "warm-up"], environment: env.merging(["VISUAL": "", "EDITOR": "false"]) { $1 })
+        #expect(status == 1 && err.contains("unchanged"))
+
+        // History and resume written through the API show up in stats and resume.
+        do {
+            let s = try Store.open(path: env["ETUDE_DB"] ?? "")
+            let minuet = try s.resolveLesson("Minuet in G")
+            for (i, score) in [40.0, 55, 70, 90].enumerated() {
+                try s.recordPass(lessonID: minuet.lesson.id, startedAt: Date(timeIntervalSinceNow: Double(i - 10)), mode: "play",
+                                 hand: "right", tempoPercent: 60 + 10 * i,
+                                 score: PassScore(hit: 10, missed: 0, wrong: 0, extra: 0, accuracy: 1, timingMeanMs: 0, timingSdMs: 0, score: score),
+                                 durationSeconds: 120)
+            }
+            try s.saveResume(ResumeState(lessonID: minuet.lesson.id, path: minuet.path ?? "", positionSeconds: 75, hand: "right",
+                                         tempoPercent: 70, mode: "play", loopFirstBar: 9, loopLastBar: 12, loopName: "run"))
+        }
+        (status, out, _) = try etude("stats", "Minuet in G")
+        #expect(out.contains("Passes:       4 (4 scored), 8 min in all"))
+        #expect(out.contains("Best score:   90") && out.contains("Latest score: 90"))
+        #expect(out.contains("Score:  ▄▅▆▇"))
+        #expect(out.contains("Tempo:  ▅▆▇▇"))
+        (status, out, _) = try etude("resume", "--json")
+        let resume = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
+        #expect(resume?["title"] as? String == "Minuet in G")
+        #expect(resume?["positionSeconds"] as? Double == 75)
+        #expect((resume?["loop"] as? [String: Any])?["name"] as? String == "run")
+        (status, out, _) = try etude("list", "minuet")
+        #expect(out.contains("best 90"))
     }
 
     @Test func corruptDatabaseIsReportedInOneLineByTheCLI() throws {
