@@ -63,6 +63,10 @@ public final class Store: Sendable {
     public static func open(path: String, now: Date = Date()) throws -> Store {
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            throw StoreError("\(path) is a folder: give the database's file path, e.g. --db \(url.appendingPathComponent("etude.sqlite").path)")
+        }
         try ensureWritableDirectory(dir, dbPath: path)
         if FileManager.default.fileExists(atPath: path), access(path, W_OK) != 0 {
             throw StoreError("\(path): the database file is read-only; make it writable or choose another with --db PATH or ETUDE_DB")
