@@ -17,8 +17,8 @@ enum StoreCLI {
             let store = try Store.open(path: Store.defaultPath(override: options.db))
             for n in store.notices { Console.error("etude: \(n)") }
             if scan {
-                let report = try store.rescan(builtinDirectory: BuiltinLessons.directory())
-                _ = report
+                // Cheap when nothing changed (a stat per file); `etude library rescan` reports failures.
+                _ = try store.rescan(builtinDirectory: BuiltinLessons.directory())
             }
             return try body(store)
         } catch let e as EtudeFailure {

@@ -20,7 +20,7 @@ import Testing
     @Test func emptyFileIsMigratedNotMovedAside() throws {
         let dir = try TempDir()
         let path = dir.file("etude.sqlite")
-        FileManager.default.createFile(atPath: path, contents: Data())
+        _ = FileManager.default.createFile(atPath: path, contents: Data())
         let s = try Store.open(path: path)
         #expect(s.notices.isEmpty)
         #expect(try s.schemaVersion() == Schema.versions.last)
@@ -273,7 +273,7 @@ import Testing
         #expect(BuiltinLessons.directory(environment: [:], executablePath: dir.file("bin/etude")) == dir.file("bin/Lessons"))
         try FileManager.default.createDirectory(atPath: dir.file("repo/Lessons"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: dir.file("repo/.build/debug"), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dir.file("repo/Package.swift"), contents: Data())
+        _ = FileManager.default.createFile(atPath: dir.file("repo/Package.swift"), contents: Data())
         #expect(BuiltinLessons.directory(environment: [:], executablePath: dir.file("repo/.build/debug/etude")) == dir.file("repo/Lessons"))
     }
 }
