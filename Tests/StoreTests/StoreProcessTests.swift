@@ -93,6 +93,35 @@ import Testing
         #expect(try s.integrityCheck() == "ok")
     }
 
+    @Test func readersRunWhileAnotherProcessWrites() throws {
+        try requireBinary()
+        let dir = try TempDir()
+        let db = dir.file("etude.sqlite")
+        let lib = dir.file("lib")
+        for i in 0..<20 { try LessonMaker.write(lib + "/l\(i).mid", title: "Lesson \(i)", level: 1 + i % 3) }
+        var (status, _, err) = try Repo.run(["library", "add", lib, "--db", db])
+        #expect(status == 0, "\(err)")
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: Repo.etude)
+        writer.arguments = ["debug-write-history", "--count", "2000", "--db", db]
+        writer.standardOutput = FileHandle.nullDevice
+        writer.standardError = FileHandle.nullDevice
+        try writer.run()
+        var reads = 0
+        while writer.isRunning || reads < 3 {
+            var out: String
+            (status, out, err) = try Repo.run(["list", "--json", "--db", db])
+            #expect(status == 0 && !err.contains("locked"), "\(err)")
+            #expect(out.hasPrefix("[{"))
+            (status, out, err) = try Repo.run(["stats", "--db", db])
+            #expect(status == 0 && !err.contains("locked"), "\(err)")
+            reads += 1
+            if reads > 200 { break }
+        }
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0)
+    }
+
     @Test func commandsWorkEndToEnd() throws {
         try requireBinary()
         let dir = try TempDir()
