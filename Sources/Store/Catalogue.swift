@@ -5,20 +5,38 @@ import MIDIFile
 import Glibc
 #endif
 
-/// Which files the catalogue reads (`.abc` joins once its reader exists).
-public enum LessonFormats {
-    public static let extensions: Set<String> = ["mid", "midi", "kar"]
+/// A kind of lesson file the catalogue reads: its extensions and how its bytes become a
+/// `MIDIFile`. MIDI is built in; the lead registers others (ABC) when opening the store, so the
+/// Store does not depend on their modules.
+public struct LessonFormat: Sendable {
+    public var name: String
+    /// Lowercased, without the dot.
+    public var extensions: Set<String>
+    public var parse: @Sendable ([UInt8]) throws -> MIDIFile
 
-    public static func isLesson(_ path: String) -> Bool {
-        guard let dot = path.lastIndex(of: ".") else { return false }
-        return extensions.contains(path[path.index(after: dot)...].lowercased())
+    public init(name: String, extensions: Set<String>, parse: @escaping @Sendable ([UInt8]) throws -> MIDIFile) {
+        self.name = name
+        self.extensions = extensions
+        self.parse = parse
+    }
+
+    /// Standard MIDI Files (.mid, .midi, .kar), read leniently.
+    public static let midi = LessonFormat(name: "midi", extensions: ["mid", "midi", "kar"]) { bytes in
+        try MIDIReader.read(bytes, strict: false).file
+    }
+
+    /// The format for a path by its extension, if any.
+    static func find(_ path: String, in formats: [LessonFormat]) -> LessonFormat? {
+        guard let dot = path.lastIndex(of: ".") else { return nil }
+        let ext = path[path.index(after: dot)...].lowercased()
+        return formats.first { $0.extensions.contains(ext) }
     }
 }
 
 /// Catalogue metadata computed from a parsed file: pure, so it is tested without a database.
 public enum LessonMetadata {
     /// Builds the catalogue row for a file's bytes already parsed into `file`.
-    public static func make(id: String, file: MIDIFile, fileName: String, now: Date = Date()) -> LessonInfo {
+    public static func make(id: String, file: MIDIFile, fileName: String, format: String = "midi", now: Date = Date()) -> LessonInfo {
         let tags = LessonTags(file: file)
         let summary = MIDIFileSummary(file: file)
         let stem = (fileName as NSString).deletingPathExtension
@@ -33,7 +51,7 @@ public enum LessonMetadata {
         return LessonInfo(id: id, title: title, composer: composer, level: tags.level, description: description,
                           durationSeconds: summary.durationSeconds, hands: hands(in: summary), keyName: keyName,
                           timeSignature: timeSig, tempoBPM: tempo.map { ($0 * 100).rounded() / 100 },
-                          noteCount: summary.noteCount, format: "midi", searchText: search, firstSeen: now)
+                          noteCount: summary.noteCount, format: format, searchText: search, firstSeen: now)
     }
 
     /// Track names that say what a track is, not what the piece is called.
@@ -111,13 +129,14 @@ struct FileStamp: Equatable {
 /// Lists lesson files under a folder with plain readdir/stat (fast on 10,000 files); skips hidden
 /// entries and does not follow symlinked folders (no cycles).
 enum FileWalker {
-    static func lessonFiles(under root: String) -> [(path: String, stamp: FileStamp)] {
+    static func lessonFiles(under root: String, formats: [LessonFormat]) -> [(path: String, stamp: FileStamp)] {
         var out: [(String, FileStamp)] = []
-        walk(root, depth: 0, into: &out)
+        let extensions = formats.reduce(into: Set<String>()) { $0.formUnion($1.extensions) }
+        walk(root, depth: 0, extensions: extensions, into: &out)
         return out
     }
 
-    private static func walk(_ dir: String, depth: Int, into out: inout [(String, FileStamp)]) {
+    private static func walk(_ dir: String, depth: Int, extensions: Set<String>, into out: inout [(String, FileStamp)]) {
         guard depth < 32, let d = opendir(dir) else { return }
         defer { closedir(d) }
         var subdirs: [String] = []
@@ -132,11 +151,12 @@ enum FileWalker {
             let type = st.st_mode & S_IFMT
             if type == S_IFDIR {
                 subdirs.append(path)
-            } else if LessonFormats.isLesson(name), type == S_IFREG || type == S_IFLNK, let stamp = FileStamp.of(path) {
+            } else if let dot = name.lastIndex(of: "."), extensions.contains(name[name.index(after: dot)...].lowercased()),
+                      type == S_IFREG || type == S_IFLNK, let stamp = FileStamp.of(path) {
                 out.append((path, stamp))
             }
         }
-        for s in subdirs.sorted() { walk(s, depth: depth + 1, into: &out) }
+        for s in subdirs.sorted() { walk(s, depth: depth + 1, extensions: extensions, into: &out) }
     }
 }
 
@@ -173,18 +193,24 @@ extension Store {
     }
 
     /// Reads one file: bytes, content hash, metadata. A failure is a one-line message.
-    static func read(_ path: String, now: Date) -> Result<LessonInfo, ScanReport.Failure> {
+    func read(_ path: String, now: Date) -> Result<LessonInfo, ScanReport.Failure> {
+        guard let format = LessonFormat.find(path, in: formats) else {
+            let known = formats.flatMap(\.extensions).sorted().map { "." + $0 }.joined(separator: ", ")
+            return .failure(.init(path: path, message: "not a lesson file (Etude reads \(known))"))
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             return .failure(.init(path: path, message: "cannot be read (check its permissions)"))
         }
         let bytes = [UInt8](data)
         let id = SHA256.hex(bytes)
         do {
-            let result = try MIDIReader.read(bytes, strict: false)
-            return .success(LessonMetadata.make(id: id, file: result.file,
-                                                fileName: (path as NSString).lastPathComponent, now: now))
+            let file = try format.parse(bytes)
+            return .success(LessonMetadata.make(id: id, file: file, fileName: (path as NSString).lastPathComponent,
+                                                format: format.name, now: now))
+        } catch let e as MIDIReadError {
+            return .failure(.init(path: path, message: e.message))
         } catch {
-            return .failure(.init(path: path, message: error.message))
+            return .failure(.init(path: path, message: String(describing: error)))
         }
     }
 
@@ -212,7 +238,7 @@ extension Store {
             return info
         }
         let info: LessonInfo
-        switch Store.read(abs, now: now) {
+        switch read(abs, now: now) {
         case .success(let i): info = i
         case .failure(let f): throw StoreError("\(path): \(f.message)")
         }
@@ -244,7 +270,7 @@ extension Store {
 
         var seen = Set<String>()
         var changed: [(String, FileStamp, Bool)] = []
-        for (path, stamp) in FileWalker.lessonFiles(under: root) {
+        for (path, stamp) in FileWalker.lessonFiles(under: root, formats: formats) {
             seen.insert(path)
             if let k = knownByPath[path] {
                 if k.size == stamp.size && k.mtime == stamp.mtime { report.unchanged += 1 } else { changed.append((path, stamp, false)) }
@@ -264,7 +290,7 @@ extension Store {
             var rows: [(LessonInfo, LessonFileRecord, Bool)] = []
             var bad: [(ScanReport.Failure, FileStamp)] = []
             for (path, stamp, isNew) in chunk {
-                switch Store.read(path, now: now) {
+                switch read(path, now: now) {
                 case .success(let info):
                     rows.append((info, LessonFileRecord(path: path, lessonID: info.id, size: stamp.size, mtime: stamp.mtime,
                                                         source: source, root: root), isNew))

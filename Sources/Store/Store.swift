@@ -21,14 +21,17 @@ public final class Store: Sendable {
     public let path: String?
     /// One-line notices for the user, e.g. that a corrupt database was moved aside.
     public let notices: [String]
+    /// The lesson file formats the catalogue reads (MIDI unless more were given to `open`).
+    public let formats: [LessonFormat]
 
     /// How long a writer waits for another process before giving up (seconds).
     public static let busyTimeout: TimeInterval = 15
 
-    private init(writer: any DatabaseWriter, path: String?, notices: [String]) {
+    private init(writer: any DatabaseWriter, path: String?, notices: [String], formats: [LessonFormat]) {
         self.writer = writer
         self.path = path
         self.notices = notices
+        self.formats = formats
     }
 
     /// The database path: `override` (from `--db`), else `$ETUDE_DB`, else
@@ -48,19 +51,19 @@ public final class Store: Sendable {
     }
 
     /// A throwaway store in memory, for tests and previews.
-    public static func inMemory() throws -> Store {
+    public static func inMemory(formats: [LessonFormat] = [.midi]) throws -> Store {
         var config = Configuration()
         config.foreignKeysEnabled = true
         let queue = try DatabaseQueue(configuration: config)
         try Schema.migrator.migrate(queue)
-        return Store(writer: queue, path: nil, notices: [])
+        return Store(writer: queue, path: nil, notices: [], formats: formats)
     }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     /// A file that is not a SQLite database, or a corrupt one, is moved aside to
     /// `<name>.corrupt-<date>` and a fresh one is created (reported in `notices`); a location that
     /// cannot be written gives a `StoreError` naming the fix. Never overwrites a user's file.
-    public static func open(path: String, now: Date = Date()) throws -> Store {
+    public static func open(path: String, formats: [LessonFormat] = [.midi], now: Date = Date()) throws -> Store {
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
         var isDir: ObjCBool = false
@@ -81,12 +84,12 @@ public final class Store: Sendable {
         }
         do {
             let pool = try openPool(path)
-            return Store(writer: pool, path: path, notices: notices)
+            return Store(writer: pool, path: path, notices: notices, formats: formats)
         } catch let error as DatabaseError where isCorruption(error) {
             notices.append(try moveAside(path, reason: error.message ?? "database disk image is malformed", now: now))
             do {
                 let pool = try openPool(path)
-                return Store(writer: pool, path: path, notices: notices)
+                return Store(writer: pool, path: path, notices: notices, formats: formats)
             } catch {
                 throw StoreError("\(path): cannot create a new database (\(describe(error)))")
             }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MIDIFile
 import Testing
 @testable import Store
 
@@ -227,6 +228,33 @@ import Testing
         let fixed = try s.rescan(builtinDirectory: nil)
         #expect(fixed.failures.isEmpty && fixed.added == 1)
         #expect(try s.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM unreadableFile") } == 0)
+    }
+
+    /// Another module (ABC) plugs its reader in when the store is opened.
+    @Test func registeredFormatsAreCatalogued() throws {
+        struct BadTune: Error, CustomStringConvertible { var description: String { "no K: line" } }
+        let toy = LessonFormat(name: "abc", extensions: ["abc"]) { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard text.contains("K:"), let t = text.split(separator: "\n").first(where: { $0.hasPrefix("T:") }) else { throw BadTune() }
+            return try MIDIReader.read(LessonMaker.bytes(title: String(t.dropFirst(2)), level: 1)).file
+        }
+        let dir = try TempDir()
+        let lib = dir.file("lib")
+        try FileManager.default.createDirectory(atPath: lib, withIntermediateDirectories: true)
+        try Data("X:1\nT:Tune\nK:C\nCDEF|\n".utf8).write(to: URL(fileURLWithPath: lib + "/tune.abc"))
+        try Data("X:2\nT:Broken\n".utf8).write(to: URL(fileURLWithPath: lib + "/broken.abc"))
+        try LessonMaker.write(lib + "/song.mid", title: "Song")
+        let s = try Store.open(path: dir.file("etude.sqlite"), formats: [.midi, toy])
+        let r = try s.addFolder(lib)
+        #expect(r.added == 2)
+        #expect(r.failures.map(\.message) == ["no K: line"])
+        let tune = try s.resolveLesson("Tune")
+        #expect(tune.lesson.format == "abc" && tune.path == lib + "/tune.abc")
+        #expect(tune.lesson.id == SHA256.hex(Array("X:1\nT:Tune\nK:C\nCDEF|\n".utf8)))
+        // A store opened without the format ignores such files and refuses to open one directly.
+        let plain = try Store.open(path: dir.file("plain.sqlite"))
+        #expect(try plain.addFolder(lib).added == 1)
+        #expect(throws: StoreError.self) { try plain.catalogue(fileAt: lib + "/tune.abc") }
     }
 
     @Test func openedFilesJoinTheCatalogueAndVanishWithTheirFile() throws {
