@@ -163,8 +163,14 @@ enum FileWalker {
 /// Built-in lessons: `$ETUDE_LESSONS`, else `Lessons/` next to the executable (or in
 /// `../share/etude/`), else the `Lessons/` of the source checkout the executable was built in.
 public enum BuiltinLessons {
+    /// This process's executable (argv[0] may be a bare name found through PATH).
+    public static func executablePath() -> String {
+        if let p = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return p }
+        return Bundle.main.executablePath ?? CommandLine.arguments.first ?? ""
+    }
+
     public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment,
-                                 executablePath: String = CommandLine.arguments.first ?? "") -> String? {
+                                 executablePath: String = BuiltinLessons.executablePath()) -> String? {
         if let e = environment["ETUDE_LESSONS"], !e.isEmpty { return e }
         let exe = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
         var candidates = [exe.appendingPathComponent("Lessons"),
