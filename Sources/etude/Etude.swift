@@ -13,8 +13,14 @@ struct Etude: ParsableCommand {
           etude events song.mid --json
         """,
         subcommands: [InfoCommand.self, EventsCommand.self,
-                      ListCommand.self, LibraryCommand.self, FavCommand.self, LoopsCommand.self,
-                      StatsCommand.self, ResumeCommand.self, RoutineCommand.self, DebugWriteHistoryCommand.self]
+                      ListCommand.self,
+                      LibraryCommand.self,
+                      FavCommand.self,
+                      LoopsCommand.self,
+                      StatsCommand.self,
+                      ResumeCommand.self,
+                      RoutineCommand.self,
+                      DebugWriteHistoryCommand.self]
     )
 }
 
