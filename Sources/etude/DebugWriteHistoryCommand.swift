@@ -13,6 +13,7 @@ struct DebugWriteHistoryCommand: ParsableCommand {
 
     @Option(help: "How many rows.") var count = 100
     @Option(help: "A tag stored as the pass mode, to tell writers apart.") var tag = "debug"
+    @Option(name: .customLong("pause-ms"), help: "Sleep between commits (ms), so a test can kill mid-run.") var pauseMs = 0
     @OptionGroup var store: StoreOptions
 
     func run() throws {
@@ -23,6 +24,7 @@ struct DebugWriteHistoryCommand: ParsableCommand {
                 let rowID = try s.recordPass(PassRecord(lessonID: id, startedAt: Date(), mode: tag, hand: "both",
                                                         tempoPercent: 100, durationSeconds: Double(i), score: Double(i % 101)))
                 Console.out("\(rowID)\n")
+                if pauseMs > 0 { usleep(UInt32(min(pauseMs, 10_000)) * 1000) }
             }
         }
     }
