@@ -220,16 +220,33 @@ extension Store {
         }
     }
 
-    /// Inserts a lesson or refreshes its metadata, keeping when it was first seen.
+    /// Inserts a lesson or refreshes its metadata, keeping when it was first seen. One cached
+    /// statement (preparing statements that fire triggers costs more than running them).
     static func upsert(_ info: LessonInfo, _ db: Database) throws {
-        if var existing = try LessonInfo.fetchOne(db, key: info.id) {
-            let firstSeen = existing.firstSeen
-            existing = info
-            existing.firstSeen = firstSeen
-            try existing.update(db)
-        } else {
-            try info.insert(db)
-        }
+        let st = try db.cachedStatement(sql: """
+            INSERT INTO lesson (id, title, composer, level, description, durationSeconds, hands, keyName, timeSignature,
+                                tempoBPM, noteCount, format, searchText, firstSeen)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET
+                title = excluded.title, composer = excluded.composer, level = excluded.level,
+                description = excluded.description, durationSeconds = excluded.durationSeconds, hands = excluded.hands,
+                keyName = excluded.keyName, timeSignature = excluded.timeSignature, tempoBPM = excluded.tempoBPM,
+                noteCount = excluded.noteCount, format = excluded.format, searchText = excluded.searchText
+            """)
+        try st.execute(arguments: [info.id, info.title, info.composer, info.level, info.description, info.durationSeconds,
+                                   info.hands, info.keyName, info.timeSignature, info.tempoBPM, info.noteCount, info.format,
+                                   info.searchText, info.firstSeen])
+    }
+
+    /// Inserts or replaces where a file is (one cached statement, see `upsert`).
+    static func upsert(_ file: LessonFileRecord, _ db: Database) throws {
+        let st = try db.cachedStatement(sql: """
+            INSERT INTO lessonFile (path, lessonID, size, mtime, source, root) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (path) DO UPDATE SET
+                lessonID = excluded.lessonID, size = excluded.size, mtime = excluded.mtime,
+                source = excluded.source, root = excluded.root
+            """)
+        try st.execute(arguments: [file.path, file.lessonID, file.size, file.mtime, file.source.rawValue, file.root])
     }
 
     /// Adds a file the learner opened directly (any path) and returns its lesson: the lead calls
@@ -251,8 +268,8 @@ extension Store {
         try writer.write { db in
             try Store.upsert(info, db)
             let old = try LessonFileRecord.fetchOne(db, key: abs)
-            try LessonFileRecord(path: abs, lessonID: info.id, size: stamp.size, mtime: stamp.mtime,
-                                 source: old?.source ?? .opened, root: old?.root).save(db)
+            try Store.upsert(LessonFileRecord(path: abs, lessonID: info.id, size: stamp.size, mtime: stamp.mtime,
+                                              source: old?.source ?? .opened, root: old?.root), db)
         }
         return info
     }
@@ -308,7 +325,7 @@ extension Store {
             try writer.write { db in
                 for (info, file, _) in rows {
                     try Store.upsert(info, db)
-                    try file.save(db)
+                    try Store.upsert(file, db)
                     if unreadableByPath[file.path] != nil {
                         try db.execute(sql: "DELETE FROM unreadableFile WHERE path = ?", arguments: [file.path])
                     }

@@ -78,6 +78,15 @@ public struct LessonFileRecord: Codable, Equatable, Sendable, FetchableRecord, P
     public var source: Source
     /// The scanned folder the file was found under; `nil` for opened files.
     public var root: String?
+
+    public init(path: String, lessonID: String, size: Int64, mtime: Double, source: Source, root: String?) {
+        self.path = path
+        self.lessonID = lessonID
+        self.size = size
+        self.mtime = mtime
+        self.source = source
+        self.root = root
+    }
 }
 
 /// A folder the user added with `etude library add`.
