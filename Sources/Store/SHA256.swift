@@ -31,30 +31,43 @@ public struct SHA256: Sendable {
     }
 
     public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-        length &+= UInt64(bytes.count)
+        let input = Array(bytes)
+        length &+= UInt64(input.count)
         var w = [UInt32](repeating: 0, count: 64)
-        for b in bytes {
-            buffer.append(b)
+        var i = 0
+        if !buffer.isEmpty {
+            let take = min(64 - buffer.count, input.count)
+            buffer.append(contentsOf: input[0..<take])
+            i = take
             if buffer.count == 64 {
-                compress(&w)
+                let block = buffer
                 buffer.removeAll(keepingCapacity: true)
+                block.withUnsafeBufferPointer { compress(block: $0, at: 0, &w) }
             }
         }
+        input.withUnsafeBufferPointer { p in
+            while i + 64 <= p.count {
+                compress(block: p, at: i, &w)
+                i += 64
+            }
+        }
+        if i < input.count { buffer.append(contentsOf: input[i...]) }
     }
 
     public mutating func finalize() -> [UInt8] {
         let bitLength = length &* 8
         var w = [UInt32](repeating: 0, count: 64)
-        buffer.append(0x80)
-        if buffer.count > 56 {
-            while buffer.count < 64 { buffer.append(0) }
-            compress(&w)
-            buffer.removeAll(keepingCapacity: true)
-        }
-        while buffer.count < 56 { buffer.append(0) }
-        for i in (0..<8).reversed() { buffer.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
-        compress(&w)
+        var tail = buffer
         buffer.removeAll()
+        tail.append(0x80)
+        if tail.count > 56 {
+            while tail.count < 64 { tail.append(0) }
+            tail.withUnsafeBufferPointer { compress(block: $0, at: 0, &w) }
+            tail.removeAll(keepingCapacity: true)
+        }
+        while tail.count < 56 { tail.append(0) }
+        for i in (0..<8).reversed() { tail.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
+        tail.withUnsafeBufferPointer { compress(block: $0, at: 0, &w) }
         var out: [UInt8] = []
         out.reserveCapacity(32)
         for v in [h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7] {
@@ -65,10 +78,11 @@ public struct SHA256: Sendable {
 
     @inline(__always) private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 
-    private mutating func compress(_ w: inout [UInt32]) {
+    /// Compresses the 64 bytes of `block` starting at `at` into the state.
+    private mutating func compress(block: UnsafeBufferPointer<UInt8>, at: Int, _ w: inout [UInt32]) {
         for i in 0..<16 {
-            w[i] = UInt32(buffer[i * 4]) << 24 | UInt32(buffer[i * 4 + 1]) << 16
-                | UInt32(buffer[i * 4 + 2]) << 8 | UInt32(buffer[i * 4 + 3])
+            let o = at + i * 4
+            w[i] = UInt32(block[o]) << 24 | UInt32(block[o + 1]) << 16 | UInt32(block[o + 2]) << 8 | UInt32(block[o + 3])
         }
         for i in 16..<64 {
             let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)

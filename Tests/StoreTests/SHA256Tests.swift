@@ -18,6 +18,16 @@ import Testing
         s.update(data[0..<1]); s.update(data[1..<64]); s.update(data[64..<65]); s.update(data[65...])
         let hex = s.finalize().map { String(format: "%02x", $0) }.joined()
         #expect(hex == SHA256.hex(data))
+        // Every chunk size from 1 to 130 bytes gives the same digest.
+        for chunk in 1...130 {
+            var h = SHA256()
+            var i = 0
+            while i < data.count {
+                h.update(data[i..<min(data.count, i + chunk)])
+                i += chunk
+            }
+            #expect(h.finalize().map { String(format: "%02x", $0) }.joined() == hex, "chunk \(chunk)")
+        }
     }
 
     /// Every padding boundary (55, 56, 63, 64, 119, 120 bytes...) against coreutils' sha256sum.
