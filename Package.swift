@@ -17,6 +17,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         // Standard MIDI File model, lenient reader, writer, tempo map, note pairing. Pure Swift.
@@ -30,6 +31,11 @@ let package = Package(
         .target(name: "Judge", dependencies: ["MIDIFile"]),
         // A lesson from a MIDIFile: hands, bars, practice plan, transport, metronome, export. Pure logic.
         .target(name: "Lesson", dependencies: ["MIDIFile"]),
+        // SQLite (GRDB over the system libsqlite3): catalogue, favourites, loops, history, resume, routines.
+        .target(
+            name: "Store",
+            dependencies: ["MIDIFile", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .executableTarget(
             name: "etude",
             dependencies: [
@@ -38,12 +44,13 @@ let package = Package(
                 "Judge",
                 "ABC",
                 "Lesson",
+                "Store",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "MIDIInput", "Terminal", "Screen"],
+            dependencies: ["MIDIFile", "MIDIInput", "Terminal", "Screen", "Store"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile"]),
@@ -63,6 +70,7 @@ let package = Package(
         .executableTarget(name: "etude-lessons", dependencies: ["ABC", "MIDIFile"], path: "Tools/etude-lessons"),
         .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile"], exclude: ["Fixtures"]),
         .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )

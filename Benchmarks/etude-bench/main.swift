@@ -7,12 +7,18 @@ let usage = """
 usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench gen-stress OUT.mid [--notes N] generate the stress file
        etude-bench input                        input → note-on latency
+       etude-bench store                        10,000-lesson catalogue: search, rescan
        etude-bench screen                       frame build + diff time, bytes per frame
 """
 switch args.first {
 case "parse": print(ParseBench.run(Array(args.dropFirst())))
 case "gen-stress": print(StressFile.run(Array(args.dropFirst())))
 case "input": print(InputBench.run())
+case "store":
+    do { try StoreBench.run() } catch {
+        FileHandle.standardError.write(Data("etude-bench store: \(error)\n".utf8))
+        exit(1)
+    }
 case "screen": runScreenBench(arguments: Array(args.dropFirst()))
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8))

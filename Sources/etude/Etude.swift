@@ -13,7 +13,11 @@ struct Etude: ParsableCommand {
           etude events song.mid --json
           etude export song.mid -o slow.mid --bars 5-8 --tempo 60%
         """,
-        subcommands: [InfoCommand.self, EventsCommand.self, DevicesCommand.self, AbcCommand.self, ExportCommand.self, LoopCommand.self]
+        subcommands: [
+            InfoCommand.self, EventsCommand.self, AbcCommand.self, ExportCommand.self, LoopCommand.self,
+            DevicesCommand.self, ListCommand.self, LibraryCommand.self, FavCommand.self, LoopsCommand.self,
+            StatsCommand.self, ResumeCommand.self, RoutineCommand.self, DebugWriteHistoryCommand.self,
+        ]
     )
 }
 

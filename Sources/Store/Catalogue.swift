@@ -1,0 +1,524 @@
+import Foundation
+import GRDB
+import MIDIFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A kind of lesson file the catalogue reads: its extensions and how its bytes become a
+/// `MIDIFile`. MIDI is built in; the lead registers others (ABC) when opening the store, so the
+/// Store does not depend on their modules.
+public struct LessonFormat: Sendable {
+    public var name: String
+    /// Lowercased, without the dot.
+    public var extensions: Set<String>
+    public var parse: @Sendable ([UInt8]) throws -> MIDIFile
+
+    public init(name: String, extensions: Set<String>, parse: @escaping @Sendable ([UInt8]) throws -> MIDIFile) {
+        self.name = name
+        self.extensions = extensions
+        self.parse = parse
+    }
+
+    /// Standard MIDI Files (.mid, .midi, .kar), read leniently.
+    public static let midi = LessonFormat(name: "midi", extensions: ["mid", "midi", "kar"]) { bytes in
+        try MIDIReader.read(bytes, strict: false).file
+    }
+
+    /// The format for a path by its extension, if any.
+    static func find(_ path: String, in formats: [LessonFormat]) -> LessonFormat? {
+        guard let dot = path.lastIndex(of: ".") else { return nil }
+        let ext = path[path.index(after: dot)...].lowercased()
+        return formats.first { $0.extensions.contains(ext) }
+    }
+}
+
+/// Catalogue metadata computed from a parsed file: pure, so it is tested without a database.
+public enum LessonMetadata {
+    /// Builds the catalogue row for a file's bytes already parsed into `file`.
+    public static func make(id: String, file: MIDIFile, fileName: String, format: String = "midi", now: Date = Date()) -> LessonInfo {
+        let tags = LessonTags(file: file)
+        let summary = MIDIFileSummary(file: file)
+        let stem = (fileName as NSString).deletingPathExtension
+        let title = clean(tags.all["title"]) ?? clean(file.tracks.first?.name).flatMap { isGeneric($0) ? nil : $0 } ?? stem
+        let keyName = summary.keySignatures.first?.value.name
+        let timeSig = summary.timeSignatures.first.map { "\($0.value.numerator)/\($0.value.denominator)" }
+        let tempo = summary.tempos.first.map { 60_000_000.0 / Double(max(1, $0.value)) }
+        let composer = clean(tags.composer)
+        let description = clean(tags.description)
+        let search = [title, composer, description, keyName, fileName]
+            .compactMap { $0 }.joined(separator: " ").lowercased()
+        return LessonInfo(id: id, title: title, composer: composer, level: tags.level, description: description,
+                          durationSeconds: summary.durationSeconds, hands: hands(in: summary), keyName: keyName,
+                          timeSignature: timeSig, tempoBPM: tempo.map { ($0 * 100).rounded() / 100 },
+                          noteCount: summary.noteCount, format: format, searchText: search, firstSeen: now)
+    }
+
+    /// Track names that say what a track is, not what the piece is called.
+    static func isGeneric(_ name: String) -> Bool {
+        let n = name.lowercased()
+        let generic: Set<String> = ["piano", "right hand", "left hand", "rh", "lh", "treble", "bass", "melody", "untitled",
+                                    "conductor", "tempo", "track", "sequence", "acoustic grand piano", "grand piano"]
+        return generic.contains(n) || (n.hasPrefix("track") && n.dropFirst(5).trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber))
+    }
+
+    private static func clean(_ s: String?) -> String? {
+        guard let s else { return nil }
+        let t = TextDecoding.sanitize(s).trimmingCharacters(in: .whitespacesAndNewlines)
+        return t.isEmpty ? nil : t
+    }
+
+    /// Tracks named for a hand ("Right Hand", "RH", "Treble", "Left Hand", "LH", "Bass") decide;
+    /// otherwise each piano track with notes counts as a hand (at most two).
+    public static func hands(in summary: MIDIFileSummary) -> Int {
+        var right = false
+        var left = false
+        for t in summary.tracks where t.noteCount > 0 {
+            let name = (t.name ?? "").lowercased().trimmingCharacters(in: .whitespaces)
+            if name.contains("right") || name == "rh" || name == "r.h." || name.contains("treble") { right = true }
+            if name.contains("left") || name == "lh" || name == "l.h." || name.hasPrefix("bass") { left = true }
+        }
+        if right || left { return (right ? 1 : 0) + (left ? 1 : 0) }
+        let pianoTracks = summary.tracks.filter { t in
+            t.noteCount > 0 && !t.channels.contains(9) && t.programs.allSatisfy { (0...7).contains($0) }
+        }
+        return min(2, pianoTracks.count)
+    }
+}
+
+/// The result of a catalogue scan, for `etude library` and the benchmark.
+public struct ScanReport: Equatable, Sendable {
+    public var added = 0
+    public var updated = 0
+    public var unchanged = 0
+    public var removed = 0
+    /// Files that could not be read or parsed: path and a one-line reason.
+    public var failures: [Failure] = []
+
+    public struct Failure: Error, Equatable, Sendable {
+        public var path: String
+        public var message: String
+    }
+
+    public init() {}
+
+    public static func + (a: ScanReport, b: ScanReport) -> ScanReport {
+        var r = a
+        r.added += b.added
+        r.updated += b.updated
+        r.unchanged += b.unchanged
+        r.removed += b.removed
+        r.failures += b.failures
+        return r
+    }
+}
+
+/// Size and modification time: a rescan re-reads a file only when one of them changed.
+struct FileStamp: Equatable {
+    var size: Int64
+    var mtime: Double
+
+    static func of(_ path: String) -> FileStamp? {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileStamp(size: Int64(st.st_size),
+                         mtime: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+    }
+}
+
+/// Lists lesson files under a folder with plain readdir/stat (fast on 10,000 files); skips hidden
+/// entries and does not follow symlinked folders (no cycles).
+enum FileWalker {
+    static func lessonFiles(under root: String, formats: [LessonFormat]) -> [(path: String, stamp: FileStamp)] {
+        var out: [(String, FileStamp)] = []
+        // A lesson kept in two formats side by side (song.abc compiled to song.mid) is one
+        // lesson: keep the file of the earliest format given.
+        var rank: [String: Int] = [:]
+        for (i, f) in formats.enumerated() { for e in f.extensions where rank[e] == nil { rank[e] = i } }
+        walk(root, depth: 0, rank: rank, into: &out)
+        return out
+    }
+
+    static func stemAndExtension(_ path: String) -> (String, String) {
+        guard let dot = path.lastIndex(of: ".") else { return (path, "") }
+        return (String(path[..<dot]), path[path.index(after: dot)...].lowercased())
+    }
+
+    private static func walk(_ dir: String, depth: Int, rank: [String: Int], into out: inout [(String, FileStamp)]) {
+        let extensions = Set(rank.keys)
+        let before = out.count
+        guard depth < 32, let d = opendir(dir) else { return }
+        defer { closedir(d) }
+        var subdirs: [String] = []
+        while let entry = readdir(d) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name.hasPrefix(".") { continue }
+            let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
+            var st = stat()
+            guard lstat(path, &st) == 0 else { continue }
+            let type = st.st_mode & S_IFMT
+            if type == S_IFDIR {
+                subdirs.append(path)
+            } else if let dot = name.lastIndex(of: "."), extensions.contains(name[name.index(after: dot)...].lowercased()),
+                      type == S_IFREG || type == S_IFLNK, let stamp = FileStamp.of(path) {
+                out.append((path, stamp))
+            }
+        }
+        var best: [String: Int] = [:]
+        for (path, _) in out[before...] {
+            let (stem, ext) = stemAndExtension(path)
+            best[stem] = min(best[stem] ?? Int.max, rank[ext] ?? Int.max)
+        }
+        let kept = out[before...].filter { entry in
+            let (stem, ext) = stemAndExtension(entry.0)
+            return rank[ext] == best[stem]
+        }
+        out.replaceSubrange(before..., with: kept)
+        for s in subdirs.sorted() { walk(s, depth: depth + 1, rank: rank, into: &out) }
+    }
+}
+
+/// Built-in lessons: `$ETUDE_LESSONS`, else `Lessons/` next to the executable (or in
+/// `../share/etude/`), else the `Lessons/` of the source checkout the executable was built in.
+public enum BuiltinLessons {
+    /// This process's executable (argv[0] may be a bare name found through PATH).
+    public static func executablePath() -> String {
+        if let p = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return p }
+        return Bundle.main.executablePath ?? CommandLine.arguments.first ?? ""
+    }
+
+    public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                 executablePath: String = BuiltinLessons.executablePath()) -> String? {
+        if let e = environment["ETUDE_LESSONS"], !e.isEmpty { return e }
+        let exe = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        var candidates = [exe.appendingPathComponent("Lessons"),
+                          exe.deletingLastPathComponent().appendingPathComponent("share/etude/Lessons")]
+        var dir = exe
+        for _ in 0..<6 {
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
+                candidates.append(dir.appendingPathComponent("Lessons"))
+                break
+            }
+            dir = dir.deletingLastPathComponent()
+        }
+        for c in candidates {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: c.path, isDirectory: &isDir), isDir.boolValue { return c.path }
+        }
+        return nil
+    }
+}
+
+extension Store {
+    static func absolute(_ path: String) -> String {
+        let url = path.hasPrefix("/") ? URL(fileURLWithPath: path)
+            : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path)
+        return url.standardizedFileURL.path
+    }
+
+    /// Reads one file: bytes, content hash, metadata. A failure is a one-line message.
+    func read(_ path: String, now: Date) -> Result<LessonInfo, ScanReport.Failure> {
+        guard let format = LessonFormat.find(path, in: formats) else {
+            let known = formats.flatMap(\.extensions).sorted().map { "." + $0 }.joined(separator: ", ")
+            return .failure(.init(path: path, message: "not a lesson file (Etude reads \(known))"))
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failure(.init(path: path, message: "cannot be read (check its permissions)"))
+        }
+        let bytes = [UInt8](data)
+        let id = SHA256.hex(bytes)
+        do {
+            let file = try format.parse(bytes)
+            return .success(LessonMetadata.make(id: id, file: file, fileName: (path as NSString).lastPathComponent,
+                                                format: format.name, now: now))
+        } catch let e as MIDIReadError {
+            return .failure(.init(path: path, message: e.message))
+        } catch {
+            return .failure(.init(path: path, message: String(describing: error)))
+        }
+    }
+
+    /// Inserts a lesson or refreshes its metadata, keeping when it was first seen. One cached
+    /// statement (preparing statements that fire triggers costs more than running them).
+    static func upsert(_ info: LessonInfo, _ db: Database) throws {
+        let st = try db.cachedStatement(sql: """
+            INSERT INTO lesson (id, title, composer, level, description, durationSeconds, hands, keyName, timeSignature,
+                                tempoBPM, noteCount, format, searchText, firstSeen)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET
+                title = excluded.title, composer = excluded.composer, level = excluded.level,
+                description = excluded.description, durationSeconds = excluded.durationSeconds, hands = excluded.hands,
+                keyName = excluded.keyName, timeSignature = excluded.timeSignature, tempoBPM = excluded.tempoBPM,
+                noteCount = excluded.noteCount, format = excluded.format, searchText = excluded.searchText
+            """)
+        try st.execute(arguments: [info.id, info.title, info.composer, info.level, info.description, info.durationSeconds,
+                                   info.hands, info.keyName, info.timeSignature, info.tempoBPM, info.noteCount, info.format,
+                                   info.searchText, info.firstSeen])
+    }
+
+    /// Inserts or replaces where a file is (one cached statement, see `upsert`).
+    static func upsert(_ file: LessonFileRecord, _ db: Database) throws {
+        let st = try db.cachedStatement(sql: """
+            INSERT INTO lessonFile (path, lessonID, size, mtime, source, root) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (path) DO UPDATE SET
+                lessonID = excluded.lessonID, size = excluded.size, mtime = excluded.mtime,
+                source = excluded.source, root = excluded.root
+            """)
+        try st.execute(arguments: [file.path, file.lessonID, file.size, file.mtime, file.source.rawValue, file.root])
+    }
+
+    /// Adds a file the learner opened directly (any path) and returns its lesson: the lead calls
+    /// this whenever a lesson is opened, so favourites, loops and history can refer to it.
+    @discardableResult
+    public func catalogue(fileAt path: String, now: Date = Date()) throws -> LessonInfo {
+        let abs = Store.absolute(path)
+        guard let stamp = FileStamp.of(abs) else { throw StoreError("\(path): no such file") }
+        if let known = try writer.read({ db in try LessonFileRecord.fetchOne(db, key: abs) }),
+           known.size == stamp.size, known.mtime == stamp.mtime,
+           let info = try writer.read({ db in try LessonInfo.fetchOne(db, key: known.lessonID) }) {
+            return info
+        }
+        let info: LessonInfo
+        switch read(abs, now: now) {
+        case .success(let i): info = i
+        case .failure(let f): throw StoreError("\(path): \(f.message)")
+        }
+        try writer.write { db in
+            try Store.upsert(info, db)
+            let old = try LessonFileRecord.fetchOne(db, key: abs)
+            try Store.upsert(LessonFileRecord(path: abs, lessonID: info.id, size: stamp.size, mtime: stamp.mtime,
+                                              source: old?.source ?? .opened, root: old?.root), db)
+        }
+        return info
+    }
+
+    /// Scans one catalogue root: new and changed files are read, unchanged ones (same size and
+    /// mtime) are not, vanished ones are dropped (their lessons, favourites and history stay).
+    public func scan(root: String, source: LessonFileRecord.Source, now: Date = Date()) throws -> ScanReport {
+        let root = Store.absolute(root)
+        var report = ScanReport()
+        let known = try writer.read { db in
+            try LessonFileRecord.filter(Column("root") == root).fetchAll(db)
+        }
+        var knownByPath: [String: LessonFileRecord] = [:]
+        knownByPath.reserveCapacity(known.count)
+        for k in known { knownByPath[k.path] = k }
+        let unreadable = try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT path, size, mtime, message FROM unreadableFile WHERE root = ?", arguments: [root])
+        }
+        var unreadableByPath: [String: (FileStamp, String)] = [:]
+        for r in unreadable { unreadableByPath[r[0]] = (FileStamp(size: r[1], mtime: r[2]), r[3]) }
+
+        var seen = Set<String>()
+        var changed: [(String, FileStamp, Bool)] = []
+        for (path, stamp) in FileWalker.lessonFiles(under: root, formats: formats) {
+            seen.insert(path)
+            if let k = knownByPath[path] {
+                if k.size == stamp.size && k.mtime == stamp.mtime { report.unchanged += 1 } else { changed.append((path, stamp, false)) }
+            } else if let (badStamp, message) = unreadableByPath[path], badStamp == stamp {
+                report.failures.append(.init(path: path, message: message))
+            } else {
+                changed.append((path, stamp, true))
+            }
+        }
+        let gone = known.filter { !seen.contains($0.path) }.map(\.path)
+
+        // Parse outside the write transaction so another process is never kept waiting long.
+        var start = 0
+        while start < changed.count {
+            let chunk = changed[start..<min(changed.count, start + 256)]
+            start += 256
+            var rows: [(LessonInfo, LessonFileRecord, Bool)] = []
+            var bad: [(ScanReport.Failure, FileStamp)] = []
+            for (path, stamp, isNew) in chunk {
+                switch read(path, now: now) {
+                case .success(let info):
+                    rows.append((info, LessonFileRecord(path: path, lessonID: info.id, size: stamp.size, mtime: stamp.mtime,
+                                                        source: source, root: root), isNew))
+                case .failure(let f):
+                    report.failures.append(f)
+                    bad.append((f, stamp))
+                }
+            }
+            try writer.write { db in
+                for (info, file, _) in rows {
+                    try Store.upsert(info, db)
+                    try Store.upsert(file, db)
+                    if unreadableByPath[file.path] != nil {
+                        try db.execute(sql: "DELETE FROM unreadableFile WHERE path = ?", arguments: [file.path])
+                    }
+                }
+                for (f, stamp) in bad {
+                    // A file that changed into something unreadable no longer stands for its old lesson.
+                    _ = try LessonFileRecord.deleteOne(db, key: f.path)
+                    try db.execute(sql: "INSERT OR REPLACE INTO unreadableFile (path, size, mtime, message, root) VALUES (?, ?, ?, ?, ?)",
+                                   arguments: [f.path, stamp.size, stamp.mtime, f.message, root])
+                }
+            }
+            for (_, _, isNew) in rows { if isNew { report.added += 1 } else { report.updated += 1 } }
+        }
+        if !gone.isEmpty {
+            try writer.write { db in
+                for p in gone { _ = try LessonFileRecord.deleteOne(db, key: p) }
+            }
+            report.removed = gone.count
+        }
+        let goneBad = unreadableByPath.keys.filter { !seen.contains($0) }
+        if !goneBad.isEmpty {
+            try writer.write { db in
+                for p in goneBad { try db.execute(sql: "DELETE FROM unreadableFile WHERE path = ?", arguments: [p]) }
+            }
+        }
+        return report
+    }
+
+    /// Rescans the built-in lessons, every added folder and the opened files (dropping ones that
+    /// vanished, re-reading ones that changed).
+    public func rescan(builtinDirectory: String?, now: Date = Date()) throws -> ScanReport {
+        var report = ScanReport()
+        if let b = builtinDirectory { report = report + (try scan(root: b, source: .builtin, now: now)) }
+        for folder in try libraryFolders() {
+            report = report + (try scan(root: folder.path, source: .folder, now: now))
+        }
+        let opened = try writer.read { db in
+            try LessonFileRecord.filter(Column("source") == LessonFileRecord.Source.opened.rawValue).fetchAll(db)
+        }
+        for file in opened {
+            if let stamp = FileStamp.of(file.path) {
+                if stamp.size == file.size && stamp.mtime == file.mtime {
+                    report.unchanged += 1
+                } else if (try? catalogue(fileAt: file.path, now: now)) != nil {
+                    report.updated += 1
+                } else {
+                    report.failures.append(.init(path: file.path, message: "cannot be read any more"))
+                }
+            } else {
+                _ = try writer.write { db in try LessonFileRecord.deleteOne(db, key: file.path) }
+                report.removed += 1
+            }
+        }
+        return report
+    }
+
+    // MARK: Library folders
+
+    public func libraryFolders() throws -> [LibraryFolder] {
+        try writer.read { db in try LibraryFolder.order(Column("path")).fetchAll(db) }
+    }
+
+    /// Adds a folder to the library and scans it.
+    public func addFolder(_ path: String, now: Date = Date()) throws -> ScanReport {
+        let abs = Store.absolute(path)
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: abs, isDirectory: &isDir), isDir.boolValue else {
+            throw StoreError("\(path): no such folder")
+        }
+        try writer.write { db in
+            if try LibraryFolder.filter(Column("path") == abs).fetchCount(db) == 0 {
+                try LibraryFolder(id: nil, path: abs, addedAt: now).insert(db)
+            }
+        }
+        return try scan(root: abs, source: .folder, now: now)
+    }
+
+    /// Removes a folder from the library (its lessons' history, favourites and loops stay, and
+    /// come back if the files are found again). Returns false when the folder was not in it.
+    @discardableResult
+    public func removeFolder(_ path: String) throws -> Bool {
+        let abs = Store.absolute(path)
+        return try writer.write { db in
+            let n = try LibraryFolder.filter(Column("path") == abs).deleteAll(db)
+            try LessonFileRecord.filter(Column("root") == abs).deleteAll(db)
+            try db.execute(sql: "DELETE FROM unreadableFile WHERE root = ?", arguments: [abs])
+            return n > 0
+        }
+    }
+
+    // MARK: Listing and search
+
+    static let listingSelect = """
+        SELECT l.id, l.title, l.composer, l.level, l.description, l.durationSeconds, l.hands, l.keyName,
+               l.timeSignature, l.tempoBPM, l.noteCount, l.format, '' AS searchText, l.firstSeen, l.path,
+               (f.lessonID IS NOT NULL) AS isFavourite, s.bestScore, s.lastPractised, coalesce(s.passes, 0) AS passes
+        FROM lesson l LEFT JOIN favourite f ON f.lessonID = l.id LEFT JOIN lessonStats s ON s.lessonID = l.id
+        """
+
+    /// The catalogue as lists show it: lessons whose file is present, filtered by words (all must
+    /// appear in title, composer, description, key or file name), level and star; by level, title.
+    public func lessons(matching query: String = "", level: Int? = nil, favouritesOnly: Bool = false,
+                        limit: Int? = nil) throws -> [LessonListing] {
+        var clauses: [String] = []
+        var args: [(any DatabaseValueConvertible)?] = []
+        // searchText is stored lowercased, so a plain substring test (instr) does: faster than LIKE
+        // and free of wildcard characters.
+        for word in query.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }) {
+            clauses.append("instr(l.searchText, ?) > 0")
+            args.append(String(word))
+        }
+        if let level {
+            clauses.append("l.level = ?")
+            args.append(level)
+        }
+        if favouritesOnly { clauses.append("f.lessonID IS NOT NULL") }
+        clauses.append("l.path IS NOT NULL")
+        var select = Store.listingSelect
+        if favouritesOnly {
+            // Drive the query from the (short) favourites table.
+            select = select.replacingOccurrences(of: "LEFT JOIN favourite f", with: "JOIN favourite f")
+        }
+        var sql = select + " WHERE " + clauses.joined(separator: " AND ")
+            + " ORDER BY l.level IS NULL, l.level, l.title COLLATE NOCASE, l.id"
+        if let limit { sql += " LIMIT \(max(0, limit))" }
+        let arguments = StatementArguments(args)
+        return try writer.read { db in try LessonListing.fetchAll(db, sql: sql, arguments: arguments) }
+    }
+
+    /// One lesson by id, whether or not its file is currently present.
+    public func listing(id: String) throws -> LessonListing? {
+        try writer.read { db in
+            try LessonListing.fetchOne(db, sql: Store.listingSelect + " WHERE l.id = ?", arguments: [id])
+        }
+    }
+
+    /// Finds the lesson a user means by LESSON on the command line: an existing file path (added
+    /// to the catalogue), an id prefix (4+ hex digits), an exact title, or a unique title prefix
+    /// or search match. Ambiguity is an error listing the candidates.
+    public func resolveLesson(_ reference: String) throws -> LessonListing {
+        let ref = reference.trimmingCharacters(in: .whitespaces)
+        guard !ref.isEmpty else { throw StoreError("name a lesson: a file path, a title or an id prefix") }
+        if FileStamp.of(ref) != nil {
+            let info = try catalogue(fileAt: ref)
+            if let l = try listing(id: info.id) { return l }
+        }
+        let lower = ref.lowercased()
+        if lower.count >= 4, lower.allSatisfy({ $0.isHexDigit }) {
+            let hits = try writer.read { db in
+                try LessonListing.fetchAll(db, sql: Store.listingSelect + " WHERE l.id LIKE ? LIMIT 5", arguments: [lower + "%"])
+            }
+            if hits.count == 1 { return hits[0] }
+            if hits.count > 1 { throw StoreError("\(ref): several lessons have ids starting so; give more digits") }
+        }
+        let all = try lessons()
+        let exact = all.filter { $0.lesson.title.lowercased() == lower }
+        if exact.count == 1 { return exact[0] }
+        let candidates = exact.count > 1 ? exact : {
+            let prefix = all.filter { $0.lesson.title.lowercased().hasPrefix(lower) }
+            return prefix.isEmpty ? (try? lessons(matching: ref)) ?? [] : prefix
+        }()
+        if candidates.count == 1 { return candidates[0] }
+        if candidates.isEmpty {
+            throw StoreError("\(ref): no such lesson or file; see `etude list` for titles and ids")
+        }
+        let names = candidates.prefix(4).map { "\($0.lesson.title) (\($0.lesson.id.prefix(8)))" }.joined(separator: ", ")
+        throw StoreError("\(ref) matches \(candidates.count) lessons: \(names)\(candidates.count > 4 ? ", …" : ""); use an id prefix")
+    }
+}
+
+extension Store {
+    /// Inserts or refreshes a lesson row that has no file (generated lessons, tools, tests).
+    public func register(_ info: LessonInfo) throws {
+        try writer.write { db in try Store.upsert(info, db) }
+    }
+}

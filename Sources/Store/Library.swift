@@ -1,0 +1,157 @@
+import Foundation
+import GRDB
+
+/// Favourites, saved loops, history and the resume state.
+extension Store {
+    // MARK: Favourites
+
+    /// Stars a lesson (idempotent).
+    public func addFavourite(_ lessonID: String, now: Date = Date()) throws {
+        try writer.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO favourite (lessonID, addedAt) VALUES (?, ?)", arguments: [lessonID, now])
+        }
+    }
+
+    /// Unstars a lesson; false if it was not a favourite.
+    @discardableResult
+    public func removeFavourite(_ lessonID: String) throws -> Bool {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM favourite WHERE lessonID = ?", arguments: [lessonID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func isFavourite(_ lessonID: String) throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT COUNT(*) > 0 FROM favourite WHERE lessonID = ?", arguments: [lessonID]) ?? false
+        }
+    }
+
+    /// Starred lessons, present or not (a favourite whose file is gone still shows, without a path).
+    public func favourites() throws -> [LessonListing] {
+        try writer.read { db in
+            try LessonListing.fetchAll(db, sql: Store.listingSelect
+                + " WHERE f.lessonID IS NOT NULL ORDER BY l.level IS NULL, l.level, l.title COLLATE NOCASE")
+        }
+    }
+
+    // MARK: Saved loops
+
+    /// Saves a loop under its name for its lesson, replacing one of the same name.
+    @discardableResult
+    public func saveLoop(_ loop: SavedLoop, now: Date = Date()) throws -> SavedLoop {
+        guard !loop.name.trimmingCharacters(in: .whitespaces).isEmpty else { throw StoreError("a saved loop needs a name") }
+        guard loop.firstBar >= 1, loop.lastBar >= loop.firstBar else {
+            throw StoreError("bars \(loop.firstBar)-\(loop.lastBar): give FIRST-LAST with 1 ≤ FIRST ≤ LAST")
+        }
+        return try writer.write { db in
+            var l = loop
+            if let old = try SavedLoop.filter(Column("lessonID") == loop.lessonID && Column("name") == loop.name).fetchOne(db) {
+                l.id = old.id
+                l.createdAt = old.createdAt
+                l.updatedAt = now
+                try l.update(db)
+            } else {
+                l.id = nil
+                l.createdAt = now
+                l.updatedAt = now
+                try l.insert(db)
+            }
+            return l
+        }
+    }
+
+    public func loops(for lessonID: String) throws -> [SavedLoop] {
+        try writer.read { db in
+            try SavedLoop.filter(Column("lessonID") == lessonID).order(Column("firstBar"), Column("name")).fetchAll(db)
+        }
+    }
+
+    public func loop(named name: String, for lessonID: String) throws -> SavedLoop? {
+        try writer.read { db in
+            try SavedLoop.filter(Column("lessonID") == lessonID && Column("name") == name).fetchOne(db)
+        }
+    }
+
+    @discardableResult
+    public func deleteLoop(named name: String, for lessonID: String) throws -> Bool {
+        try writer.write { db in
+            try SavedLoop.filter(Column("lessonID") == lessonID && Column("name") == name).deleteAll(db) > 0
+        }
+    }
+
+    // MARK: History
+
+    /// Stores one pass; committed when this returns (its id is then durable).
+    @discardableResult
+    public func recordPass(_ pass: PassRecord) throws -> Int64 {
+        try writer.write { db in
+            var p = pass
+            p.id = nil
+            try p.insert(db)
+            return p.id ?? db.lastInsertedRowID
+        }
+    }
+
+    /// Convenience form of `recordPass(_:)` with the figures the practice screen has at hand.
+    @discardableResult
+    public func recordPass(lessonID: String, startedAt: Date, mode: String, hand: String, tempoPercent: Int,
+                           bars: ClosedRange<Int>? = nil, score: PassScore? = nil, durationSeconds: Double) throws -> Int64 {
+        try recordPass(PassRecord(lessonID: lessonID, startedAt: startedAt, mode: mode, hand: hand,
+                                  tempoPercent: tempoPercent, firstBar: bars?.lowerBound, lastBar: bars?.upperBound,
+                                  durationSeconds: durationSeconds, hit: score?.hit, missed: score?.missed,
+                                  wrong: score?.wrong, extra: score?.extra, accuracy: score?.accuracy,
+                                  timingMeanMs: score?.timingMeanMs, timingSdMs: score?.timingSdMs, score: score?.score))
+    }
+
+    /// Passes in time order, of one lesson or all.
+    public func passes(lessonID: String? = nil, since: Date? = nil) throws -> [PassRecord] {
+        try writer.read { db in
+            var q = PassRecord.all()
+            if let lessonID { q = q.filter(Column("lessonID") == lessonID) }
+            if let since { q = q.filter(Column("startedAt") >= since) }
+            return try q.order(Column("startedAt"), Column("id")).fetchAll(db)
+        }
+    }
+
+    // MARK: Resume
+
+    /// Remembers where the learner is (one row, replaced on every save).
+    public func saveResume(_ state: ResumeState) throws {
+        try writer.write { db in
+            var s = state
+            s.id = 1
+            try s.save(db)
+        }
+    }
+
+    /// The last lesson with its position, hand, tempo and loop, or nil if nothing was practised.
+    public func resume() throws -> (state: ResumeState, lesson: LessonListing?)? {
+        guard let state = try writer.read({ db in try ResumeState.fetchOne(db, key: 1) }) else { return nil }
+        return (state, try listing(id: state.lessonID))
+    }
+}
+
+/// The score figures of a scored pass (the Judge module fills these in).
+public struct PassScore: Equatable, Sendable {
+    public var hit: Int
+    public var missed: Int
+    public var wrong: Int
+    public var extra: Int
+    public var accuracy: Double
+    public var timingMeanMs: Double
+    public var timingSdMs: Double
+    public var score: Double
+
+    public init(hit: Int, missed: Int, wrong: Int, extra: Int, accuracy: Double, timingMeanMs: Double,
+                timingSdMs: Double, score: Double) {
+        self.hit = hit
+        self.missed = missed
+        self.wrong = wrong
+        self.extra = extra
+        self.accuracy = accuracy
+        self.timingMeanMs = timingMeanMs
+        self.timingSdMs = timingSdMs
+        self.score = score
+    }
+}

@@ -1,0 +1,258 @@
+import Foundation
+import GRDB
+
+/// A lesson in the catalogue, identified by the SHA-256 of its file's bytes; metadata is read
+/// from the file (tags, tracks, tempo, signatures) when it is first seen or changes.
+public struct LessonInfo: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "lesson"
+    public var id: String
+    public var title: String
+    public var composer: String?
+    public var level: Int?
+    public var description: String?
+    public var durationSeconds: Double
+    /// 1 or 2 (0 when the file has no notes): how many hands the lesson is written for.
+    public var hands: Int
+    public var keyName: String?
+    /// "3/4" style.
+    public var timeSignature: String?
+    /// The tempo at the start, in quarter notes per minute.
+    public var tempoBPM: Double?
+    public var noteCount: Int
+    /// "midi" for now ("abc" once that reader lands).
+    public var format: String
+    /// Lowercased title, composer, description, key and first file name, for search (left empty
+    /// in `LessonListing`s, which never need it).
+    public var searchText: String
+    public var firstSeen: Date
+
+    public init(id: String, title: String, composer: String? = nil, level: Int? = nil, description: String? = nil,
+                durationSeconds: Double = 0, hands: Int = 0, keyName: String? = nil, timeSignature: String? = nil,
+                tempoBPM: Double? = nil, noteCount: Int = 0, format: String = "midi", searchText: String = "",
+                firstSeen: Date = Date()) {
+        self.id = id
+        self.title = title
+        self.composer = composer
+        self.level = level
+        self.description = description
+        self.durationSeconds = durationSeconds
+        self.hands = hands
+        self.keyName = keyName
+        self.timeSignature = timeSignature
+        self.tempoBPM = tempoBPM
+        self.noteCount = noteCount
+        self.format = format
+        self.searchText = searchText
+        self.firstSeen = firstSeen
+    }
+
+    /// Decoded by hand: the Codable path costs too much per row for a 10,000-lesson search.
+    public init(row: Row) throws {
+        id = row["id"]
+        title = row["title"]
+        composer = row["composer"]
+        level = row["level"]
+        description = row["description"]
+        durationSeconds = row["durationSeconds"]
+        hands = row["hands"]
+        keyName = row["keyName"]
+        timeSignature = row["timeSignature"]
+        tempoBPM = row["tempoBPM"]
+        noteCount = row["noteCount"]
+        format = row["format"]
+        searchText = row["searchText"]
+        firstSeen = row["firstSeen"]
+    }
+}
+
+/// Where a lesson's bytes were found: a catalogue root scan or a file opened directly.
+public struct LessonFileRecord: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "lessonFile"
+    public enum Source: String, Codable, Sendable {
+        case builtin, folder, opened
+    }
+    public var path: String
+    public var lessonID: String
+    public var size: Int64
+    public var mtime: Double
+    public var source: Source
+    /// The scanned folder the file was found under; `nil` for opened files.
+    public var root: String?
+
+    public init(path: String, lessonID: String, size: Int64, mtime: Double, source: Source, root: String?) {
+        self.path = path
+        self.lessonID = lessonID
+        self.size = size
+        self.mtime = mtime
+        self.source = source
+        self.root = root
+    }
+}
+
+/// A folder the user added with `etude library add`.
+public struct LibraryFolder: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "libraryFolder"
+    public var id: Int64?
+    public var path: String
+    public var addedAt: Date
+}
+
+/// One practised pass through a lesson (or a loop of it). Score figures are `nil` for passes
+/// that were only watched or not scored.
+public struct PassRecord: Codable, Equatable, Sendable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "pass"
+    public var id: Int64?
+    public var lessonID: String
+    public var startedAt: Date
+    /// e.g. "watch", "wait", "play" — the practice mode as the lesson engine names it.
+    public var mode: String
+    /// "right", "left" or "both".
+    public var hand: String
+    public var tempoPercent: Int
+    public var firstBar: Int?
+    public var lastBar: Int?
+    public var durationSeconds: Double
+    public var hit: Int?
+    public var missed: Int?
+    public var wrong: Int?
+    public var extra: Int?
+    /// 0…1.
+    public var accuracy: Double?
+    public var timingMeanMs: Double?
+    public var timingSdMs: Double?
+    /// 0…100.
+    public var score: Double?
+
+    public init(id: Int64? = nil, lessonID: String, startedAt: Date, mode: String, hand: String, tempoPercent: Int,
+                firstBar: Int? = nil, lastBar: Int? = nil, durationSeconds: Double, hit: Int? = nil, missed: Int? = nil,
+                wrong: Int? = nil, extra: Int? = nil, accuracy: Double? = nil, timingMeanMs: Double? = nil,
+                timingSdMs: Double? = nil, score: Double? = nil) {
+        self.id = id
+        self.lessonID = lessonID
+        self.startedAt = startedAt
+        self.mode = mode
+        self.hand = hand
+        self.tempoPercent = tempoPercent
+        self.firstBar = firstBar
+        self.lastBar = lastBar
+        self.durationSeconds = durationSeconds
+        self.hit = hit
+        self.missed = missed
+        self.wrong = wrong
+        self.extra = extra
+        self.accuracy = accuracy
+        self.timingMeanMs = timingMeanMs
+        self.timingSdMs = timingSdMs
+        self.score = score
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// A named loop of a lesson: bars, hand, tempo and what the other hand does.
+public struct SavedLoop: Codable, Equatable, Sendable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "savedLoop"
+    public var id: Int64?
+    public var lessonID: String
+    public var name: String
+    public var firstBar: Int
+    public var lastBar: Int
+    public var hand: String
+    public var tempoPercent: Int
+    /// What the hand not practised does: "play" (heard), "mute" or "hide".
+    public var otherHandMode: String
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(id: Int64? = nil, lessonID: String, name: String, firstBar: Int, lastBar: Int, hand: String,
+                tempoPercent: Int, otherHandMode: String, createdAt: Date = Date(), updatedAt: Date = Date()) {
+        self.id = id
+        self.lessonID = lessonID
+        self.name = name
+        self.firstBar = firstBar
+        self.lastBar = lastBar
+        self.hand = hand
+        self.tempoPercent = tempoPercent
+        self.otherHandMode = otherHandMode
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// Where the learner left off: restored by `etude resume` and offered by the browser.
+public struct ResumeState: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "resumeState"
+    public var id: Int = 1
+    public var lessonID: String
+    /// The file it was opened from last time (the lesson may since be found elsewhere).
+    public var path: String
+    public var positionSeconds: Double
+    public var hand: String
+    public var tempoPercent: Int
+    public var mode: String
+    public var loopFirstBar: Int?
+    public var loopLastBar: Int?
+    public var loopName: String?
+    public var updatedAt: Date
+
+    public init(lessonID: String, path: String, positionSeconds: Double, hand: String, tempoPercent: Int, mode: String,
+                loopFirstBar: Int? = nil, loopLastBar: Int? = nil, loopName: String? = nil, updatedAt: Date = Date()) {
+        self.lessonID = lessonID
+        self.path = path
+        self.positionSeconds = positionSeconds
+        self.hand = hand
+        self.tempoPercent = tempoPercent
+        self.mode = mode
+        self.loopFirstBar = loopFirstBar
+        self.loopLastBar = loopLastBar
+        self.loopName = loopName
+        self.updatedAt = updatedAt
+    }
+}
+
+/// A routine as stored: entries kept as one JSON column (they are always read and written whole).
+struct RoutineRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "routine"
+    var id: Int64?
+    var name: String
+    var entries: [RoutineEntry]
+    var createdAt: Date
+    var updatedAt: Date
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// A catalogue row as lists and the browser show it: the lesson, where it is, its star,
+/// its best score and when it was last practised.
+public struct LessonListing: Equatable, Sendable, FetchableRecord {
+    public var lesson: LessonInfo
+    public var path: String?
+    public var isFavourite: Bool
+    public var bestScore: Double?
+    public var lastPractised: Date?
+    public var passes: Int
+
+    public init(lesson: LessonInfo, path: String?, isFavourite: Bool = false, bestScore: Double? = nil,
+                lastPractised: Date? = nil, passes: Int = 0) {
+        self.lesson = lesson
+        self.path = path
+        self.isFavourite = isFavourite
+        self.bestScore = bestScore
+        self.lastPractised = lastPractised
+        self.passes = passes
+    }
+
+    /// Reads the columns of `Store.listingSelect` by position (the search hot path).
+    public init(row: Row) throws {
+        lesson = LessonInfo(id: row[0], title: row[1], composer: row[2], level: row[3], description: row[4],
+                            durationSeconds: row[5], hands: row[6], keyName: row[7], timeSignature: row[8],
+                            tempoBPM: row[9], noteCount: row[10], format: row[11], searchText: row[12], firstSeen: row[13])
+        path = row[14]
+        isFavourite = row[15] ?? false
+        bestScore = row[16]
+        lastPractised = row[17]
+        passes = row[18] ?? 0
+    }
+}

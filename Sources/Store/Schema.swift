@@ -1,0 +1,176 @@
+import GRDB
+
+/// The database schema as a list of versioned migrations. Never edit a shipped migration:
+/// append a new one, so every earlier database file upgrades in place.
+public enum Schema {
+    /// Migration identifiers in order; the last one is the current schema version.
+    public static var versions: [String] { migrator.migrations }
+
+    public static let migrator: DatabaseMigrator = {
+        var m = DatabaseMigrator()
+
+        // v1: catalogue, library folders, favourites, history (with a single score), resume.
+        m.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE lesson (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    title TEXT NOT NULL,
+                    composer TEXT,
+                    level INTEGER,
+                    description TEXT,
+                    durationSeconds DOUBLE NOT NULL DEFAULT 0,
+                    hands INTEGER NOT NULL DEFAULT 0,
+                    keyName TEXT,
+                    timeSignature TEXT,
+                    tempoBPM DOUBLE,
+                    noteCount INTEGER NOT NULL DEFAULT 0,
+                    format TEXT NOT NULL DEFAULT 'midi',
+                    searchText TEXT NOT NULL DEFAULT '',
+                    firstSeen DATETIME NOT NULL
+                );
+                CREATE TABLE libraryFolder (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    path TEXT NOT NULL UNIQUE,
+                    addedAt DATETIME NOT NULL
+                );
+                CREATE TABLE lessonFile (
+                    path TEXT PRIMARY KEY NOT NULL,
+                    lessonID TEXT NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    size INTEGER NOT NULL,
+                    mtime DOUBLE NOT NULL,
+                    source TEXT NOT NULL,
+                    root TEXT
+                );
+                CREATE INDEX lessonFile_lessonID ON lessonFile(lessonID);
+                CREATE INDEX lessonFile_root ON lessonFile(root);
+                CREATE TABLE favourite (
+                    lessonID TEXT PRIMARY KEY NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    addedAt DATETIME NOT NULL
+                );
+                CREATE TABLE pass (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    lessonID TEXT NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    startedAt DATETIME NOT NULL,
+                    mode TEXT NOT NULL,
+                    hand TEXT NOT NULL,
+                    tempoPercent INTEGER NOT NULL,
+                    firstBar INTEGER,
+                    lastBar INTEGER,
+                    durationSeconds DOUBLE NOT NULL,
+                    score DOUBLE
+                );
+                CREATE INDEX pass_lesson_time ON pass(lessonID, startedAt);
+                CREATE TABLE resumeState (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    lessonID TEXT NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    path TEXT NOT NULL,
+                    positionSeconds DOUBLE NOT NULL,
+                    hand TEXT NOT NULL,
+                    tempoPercent INTEGER NOT NULL,
+                    mode TEXT NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                """)
+        }
+
+        // v2: full score figures per pass, saved loops, the loop in the resume state, routines.
+        m.registerMigration("v2") { db in
+            try db.execute(sql: """
+                ALTER TABLE pass ADD COLUMN hit INTEGER;
+                ALTER TABLE pass ADD COLUMN missed INTEGER;
+                ALTER TABLE pass ADD COLUMN wrong INTEGER;
+                ALTER TABLE pass ADD COLUMN extra INTEGER;
+                ALTER TABLE pass ADD COLUMN accuracy DOUBLE;
+                ALTER TABLE pass ADD COLUMN timingMeanMs DOUBLE;
+                ALTER TABLE pass ADD COLUMN timingSdMs DOUBLE;
+                ALTER TABLE resumeState ADD COLUMN loopFirstBar INTEGER;
+                ALTER TABLE resumeState ADD COLUMN loopLastBar INTEGER;
+                ALTER TABLE resumeState ADD COLUMN loopName TEXT;
+                CREATE TABLE savedLoop (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    lessonID TEXT NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    firstBar INTEGER NOT NULL,
+                    lastBar INTEGER NOT NULL,
+                    hand TEXT NOT NULL,
+                    tempoPercent INTEGER NOT NULL,
+                    otherHandMode TEXT NOT NULL,
+                    createdAt DATETIME NOT NULL,
+                    updatedAt DATETIME NOT NULL,
+                    UNIQUE (lessonID, name)
+                );
+                CREATE TABLE routine (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    name TEXT NOT NULL UNIQUE,
+                    entries TEXT NOT NULL,
+                    createdAt DATETIME NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                """)
+        }
+
+        // v3: indexes for the browser's filters and sort order.
+        m.registerMigration("v3") { db in
+            try db.execute(sql: """
+                CREATE INDEX lesson_level_title ON lesson(level, title COLLATE NOCASE);
+                CREATE INDEX pass_startedAt ON pass(startedAt);
+                """)
+        }
+        // v4: derived columns kept by triggers, so a search of 10,000 lessons reads one row per
+        // lesson: the lesson's preferred file path, and its pass count, best score and last pass.
+        // Files that failed to parse are remembered with their stamp, so rescans skip them too.
+        m.registerMigration("v4") { db in
+            try db.execute(sql: """
+                ALTER TABLE lesson ADD COLUMN path TEXT;
+                CREATE TABLE lessonStats (
+                    lessonID TEXT PRIMARY KEY NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    passes INTEGER NOT NULL DEFAULT 0,
+                    bestScore DOUBLE,
+                    lastPractised DATETIME
+                );
+                CREATE INDEX lesson_path ON lesson(path);
+                CREATE TABLE unreadableFile (
+                    path TEXT PRIMARY KEY NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime DOUBLE NOT NULL,
+                    message TEXT NOT NULL,
+                    root TEXT
+                );
+                CREATE INDEX unreadableFile_root ON unreadableFile(root);
+                CREATE TRIGGER lessonFile_insert AFTER INSERT ON lessonFile BEGIN
+                    UPDATE lesson SET path = (SELECT path FROM lessonFile WHERE lessonID = NEW.lessonID ORDER BY source, path LIMIT 1)
+                    WHERE id = NEW.lessonID;
+                END;
+                CREATE TRIGGER lessonFile_delete AFTER DELETE ON lessonFile BEGIN
+                    UPDATE lesson SET path = (SELECT path FROM lessonFile WHERE lessonID = OLD.lessonID ORDER BY source, path LIMIT 1)
+                    WHERE id = OLD.lessonID;
+                END;
+                CREATE TRIGGER lessonFile_update AFTER UPDATE ON lessonFile BEGIN
+                    UPDATE lesson SET path = (SELECT path FROM lessonFile WHERE lessonID = OLD.lessonID ORDER BY source, path LIMIT 1)
+                    WHERE id = OLD.lessonID;
+                    UPDATE lesson SET path = (SELECT path FROM lessonFile WHERE lessonID = NEW.lessonID ORDER BY source, path LIMIT 1)
+                    WHERE id = NEW.lessonID;
+                END;
+                CREATE TRIGGER pass_insert AFTER INSERT ON pass BEGIN
+                    INSERT INTO lessonStats (lessonID, passes, bestScore, lastPractised)
+                    VALUES (NEW.lessonID, 1, NEW.score, NEW.startedAt)
+                    ON CONFLICT (lessonID) DO UPDATE SET
+                        passes = passes + 1,
+                        bestScore = CASE WHEN bestScore IS NULL OR NEW.score > bestScore THEN coalesce(NEW.score, bestScore) ELSE bestScore END,
+                        lastPractised = CASE WHEN lastPractised IS NULL OR NEW.startedAt > lastPractised THEN NEW.startedAt ELSE lastPractised END;
+                END;
+                CREATE TRIGGER pass_delete AFTER DELETE ON pass BEGIN
+                    UPDATE lessonStats SET
+                        passes = (SELECT COUNT(*) FROM pass WHERE lessonID = OLD.lessonID),
+                        bestScore = (SELECT MAX(score) FROM pass WHERE lessonID = OLD.lessonID),
+                        lastPractised = (SELECT MAX(startedAt) FROM pass WHERE lessonID = OLD.lessonID)
+                    WHERE lessonID = OLD.lessonID;
+                END;
+                UPDATE lesson SET path = (SELECT path FROM lessonFile WHERE lessonID = lesson.id ORDER BY source, path LIMIT 1);
+                INSERT INTO lessonStats (lessonID, passes, bestScore, lastPractised)
+                    SELECT lessonID, COUNT(*), MAX(score), MAX(startedAt) FROM pass GROUP BY lessonID;
+                """)
+        }
+        return m
+    }()
+}

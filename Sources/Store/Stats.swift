@@ -1,0 +1,80 @@
+import Foundation
+
+/// Practice statistics computed from passes: pure, so the day/week arithmetic is tested
+/// with a fixed clock and time zone.
+public struct PracticeStats: Equatable, Sendable {
+    public struct Period: Equatable, Sendable {
+        /// Start of the day or week (in the calendar's time zone).
+        public var start: Date
+        public var seconds: Double
+        public var passes: Int
+    }
+
+    /// The last `days` days, oldest first, including empty ones.
+    public var days: [Period]
+    /// The last `weeks` weeks (ISO weeks, Monday first), oldest first.
+    public var weeks: [Period]
+    public var passCount: Int
+    public var scoredPassCount: Int
+    public var totalSeconds: Double
+    public var bestScore: Double?
+    public var latestScore: Double?
+    /// Scores of scored passes in time order.
+    public var scores: [Double]
+    /// Tempo percentages of all passes in time order.
+    public var tempos: [Double]
+
+    public static func compute(_ passes: [PassRecord], now: Date, calendar: Calendar = .current,
+                               days: Int = 7, weeks: Int = 8) -> PracticeStats {
+        var cal = calendar
+        cal.firstWeekday = 2
+        cal.minimumDaysInFirstWeek = 4
+        let sorted = passes.sorted { ($0.startedAt, $0.id ?? 0) < ($1.startedAt, $1.id ?? 0) }
+        let today = cal.startOfDay(for: now)
+        var dayStarts: [Date] = []
+        for i in stride(from: days - 1, through: 0, by: -1) {
+            if let d = cal.date(byAdding: .day, value: -i, to: today) { dayStarts.append(d) }
+        }
+        let thisWeek = cal.dateInterval(of: .weekOfYear, for: now)?.start ?? today
+        var weekStarts: [Date] = []
+        for i in stride(from: weeks - 1, through: 0, by: -1) {
+            if let d = cal.date(byAdding: .weekOfYear, value: -i, to: thisWeek) { weekStarts.append(d) }
+        }
+        var dayPeriods = dayStarts.map { Period(start: $0, seconds: 0, passes: 0) }
+        var weekPeriods = weekStarts.map { Period(start: $0, seconds: 0, passes: 0) }
+        for p in sorted {
+            let d = cal.startOfDay(for: p.startedAt)
+            if let i = dayStarts.firstIndex(of: d) {
+                dayPeriods[i].seconds += p.durationSeconds
+                dayPeriods[i].passes += 1
+            }
+            if let w = cal.dateInterval(of: .weekOfYear, for: p.startedAt)?.start, let i = weekStarts.firstIndex(of: w) {
+                weekPeriods[i].seconds += p.durationSeconds
+                weekPeriods[i].passes += 1
+            }
+        }
+        let scores = sorted.compactMap(\.score)
+        return PracticeStats(days: dayPeriods, weeks: weekPeriods, passCount: sorted.count, scoredPassCount: scores.count,
+                             totalSeconds: sorted.reduce(0) { $0 + $1.durationSeconds }, bestScore: scores.max(),
+                             latestScore: scores.last, scores: scores, tempos: sorted.map { Double($0.tempoPercent) })
+    }
+}
+
+/// Progress drawn in one line of block characters ▁▂▃▄▅▆▇█.
+public enum Sparkline {
+    static let blocks: [Character] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
+
+    /// One block per value (the last `width` values), scaled between `lower` and `upper`, or the
+    /// values' own range when not given. A flat series draws at mid height.
+    public static func render(_ values: [Double], width: Int = 40, lower: Double? = nil, upper: Double? = nil) -> String {
+        let v = Array(values.suffix(max(0, width)))
+        guard !v.isEmpty else { return "" }
+        let lo = lower ?? (v.min() ?? 0)
+        let hi = upper ?? (v.max() ?? 0)
+        if hi <= lo { return String(repeating: blocks[3], count: v.count) }
+        return String(v.map { x in
+            let t = (min(max(x, lo), hi) - lo) / (hi - lo)
+            return blocks[min(7, Int((t * 7).rounded()))]
+        })
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failure opening or using the database, phrased so the CLI can print it as one line.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Etude's SQLite database: catalogue, favourites, saved loops, history, resume state, routines.
+/// One `Store` per process; a `DatabasePool` in WAL mode with a busy timeout, so two Etude
+/// processes (say, a practice session and `etude stats`) can work on the same file side by side.
+public final class Store: Sendable {
+    /// The GRDB connection; exposed for tests and tools, commands should use the methods.
+    public let writer: any DatabaseWriter
+    /// Where the database lives (`nil` for an in-memory store).
+    public let path: String?
+    /// One-line notices for the user, e.g. that a corrupt database was moved aside.
+    public let notices: [String]
+    /// The lesson file formats the catalogue reads (MIDI unless more were given to `open`).
+    public let formats: [LessonFormat]
+
+    /// How long a writer waits for another process before giving up (seconds).
+    public static let busyTimeout: TimeInterval = 15
+
+    private init(writer: any DatabaseWriter, path: String?, notices: [String], formats: [LessonFormat]) {
+        self.writer = writer
+        self.path = path
+        self.notices = notices
+        self.formats = formats
+    }
+
+    /// The database path: `override` (from `--db`), else `$ETUDE_DB`, else
+    /// `$XDG_DATA_HOME/etude/etude.sqlite`, else `~/.local/share/etude/etude.sqlite`.
+    public static func defaultPath(override: String? = nil,
+                                   environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let o = override, !o.isEmpty { return o }
+        if let e = environment["ETUDE_DB"], !e.isEmpty { return e }
+        let dataHome: String
+        if let x = environment["XDG_DATA_HOME"], x.hasPrefix("/") {
+            dataHome = x
+        } else {
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            dataHome = (home as NSString).appendingPathComponent(".local/share")
+        }
+        return ((dataHome as NSString).appendingPathComponent("etude") as NSString).appendingPathComponent("etude.sqlite")
+    }
+
+    /// A throwaway store in memory, for tests and previews.
+    public static func inMemory(formats: [LessonFormat] = [.midi]) throws -> Store {
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        let queue = try DatabaseQueue(configuration: config)
+        try Schema.migrator.migrate(queue)
+        return Store(writer: queue, path: nil, notices: [], formats: formats)
+    }
+
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    /// A file that is not a SQLite database, or a corrupt one, is moved aside to
+    /// `<name>.corrupt-<date>` and a fresh one is created (reported in `notices`); a location that
+    /// cannot be written gives a `StoreError` naming the fix. Never overwrites a user's file.
+    public static func open(path: String, formats: [LessonFormat] = [.midi], now: Date = Date()) throws -> Store {
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent().path
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            throw StoreError("\(path) is a folder: give the database's file path, e.g. --db \(url.appendingPathComponent("etude.sqlite").path)")
+        }
+        try ensureWritableDirectory(dir, dbPath: path)
+        if FileManager.default.fileExists(atPath: path), access(path, W_OK) != 0 {
+            throw StoreError("\(path): the database file is read-only; make it writable or choose another with --db PATH or ETUDE_DB")
+        }
+        // Migrations and moving a corrupt file aside must not race with another Etude process.
+        let lock = try FileLock(path: path + ".lock")
+        defer { lock.unlock() }
+
+        var notices: [String] = []
+        if let problem = corruptionProblem(atPath: path) {
+            notices.append(try moveAside(path, reason: problem, now: now))
+        }
+        do {
+            let pool = try openPool(path)
+            return Store(writer: pool, path: path, notices: notices, formats: formats)
+        } catch let error as DatabaseError where isCorruption(error) {
+            notices.append(try moveAside(path, reason: error.message ?? "database disk image is malformed", now: now))
+            do {
+                let pool = try openPool(path)
+                return Store(writer: pool, path: path, notices: notices, formats: formats)
+            } catch {
+                throw StoreError("\(path): cannot create a new database (\(describe(error)))")
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError("\(path): cannot open the database (\(describe(error))); choose another with --db PATH or ETUDE_DB")
+        }
+    }
+
+    private static func openPool(_ path: String) throws -> DatabasePool {
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.busyMode = .timeout(busyTimeout)
+        config.label = "etude"
+        config.prepareDatabase { db in
+            // The catalogue's working set (a few MB for 10,000 lessons) stays in memory between
+            // searches instead of being re-read page by page.
+            try db.execute(sql: "PRAGMA cache_size = -32000; PRAGMA mmap_size = 268435456")
+        }
+        let pool = try DatabasePool(path: path, configuration: config)
+        do {
+            // A cheap structural check that catches damaged pages in the schema and small tables.
+            let ok = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check(1)") }
+            if ok != "ok" {
+                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "integrity check failed: \(ok ?? "?")")
+            }
+            if try pool.read({ db in try Schema.migrator.hasBeenSuperseded(db) }) {
+                throw StoreError("\(path): the database was written by a newer Etude; update Etude or choose another with --db PATH")
+            }
+            try Schema.migrator.migrate(pool)
+        } catch {
+            try? pool.close()
+            throw error
+        }
+        return pool
+    }
+
+    static func isCorruption(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
+    }
+
+    static func describe(_ error: Error) -> String {
+        if let e = error as? DatabaseError { return e.message ?? "\(e.resultCode)" }
+        if let e = error as? StoreError { return e.message }
+        return "\(error)"
+    }
+
+    /// A non-empty file whose first 16 bytes are not the SQLite header is not ours to open.
+    static func corruptionProblem(atPath path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        if head.isEmpty { return nil }
+        if head != Data("SQLite format 3\0".utf8) { return "not a SQLite database" }
+        return nil
+    }
+
+    /// Moves `path` (and its -wal/-shm companions) to `path.corrupt-<date>` and returns the notice.
+    static func moveAside(_ path: String, reason: String, now: Date) throws -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyyMMdd-HHmmss"
+        var target = "\(path).corrupt-\(f.string(from: now))"
+        var n = 1
+        while FileManager.default.fileExists(atPath: target) {
+            n += 1
+            target = "\(path).corrupt-\(f.string(from: now))-\(n)"
+        }
+        do {
+            try FileManager.default.moveItem(atPath: path, toPath: target)
+        } catch {
+            throw StoreError("\(path) is damaged (\(reason)) and cannot be moved aside (\(error.localizedDescription)); move it yourself or use --db PATH")
+        }
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try? FileManager.default.moveItem(atPath: path + suffix, toPath: target + suffix)
+        }
+        return "\(path) was damaged (\(reason)); moved it to \(target) and started a new database"
+    }
+
+    static func ensureWritableDirectory(_ dir: String, dbPath: String) throws {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) {
+            guard isDir.boolValue else {
+                throw StoreError("\(dir) is not a directory; choose a database path with --db PATH or ETUDE_DB")
+            }
+        } else {
+            do {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError("cannot create \(dir) for the database (read-only or no permission); choose a writable place with --db PATH or ETUDE_DB")
+            }
+        }
+        if access(dir, W_OK) != 0 {
+            throw StoreError("\(dir) is read-only: cannot write the database there; choose a writable place with --db PATH or ETUDE_DB")
+        }
+    }
+
+    /// `PRAGMA integrity_check`: "ok" when the file is sound.
+    public func integrityCheck() throws -> String {
+        try writer.read { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ")
+        }
+    }
+
+    /// The schema version (the last applied migration), for `etude library` and tests.
+    public func schemaVersion() throws -> String? {
+        try writer.read { db in try Schema.migrator.appliedMigrations(db).last }
+    }
+}
+
+/// An exclusive advisory lock on a small side file (never the database itself: closing another
+/// descriptor of the database file would drop SQLite's own POSIX locks).
+final class FileLock {
+    private var fd: Int32
+
+    init(path: String) throws {
+        fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if fd < 0 {
+            throw StoreError("cannot create \(path) (\(String(cString: strerror(errno)))); choose a writable place with --db PATH or ETUDE_DB")
+        }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno != EINTR { break }
+        }
+    }
+
+    func unlock() {
+        if fd >= 0 {
+            flock(fd, LOCK_UN)
+            close(fd)
+            fd = -1
+        }
+    }
+
+    deinit { unlock() }
+}
+
+extension Store {
+    /// A one-line message for a Store or database failure, for the command line.
+    public static func message(for error: Error) -> String? {
+        if let e = error as? StoreError { return e.message }
+        if let e = error as? DatabaseError {
+            if e.resultCode == .SQLITE_READONLY { return "the database is read-only (\(e.message ?? "")); choose a writable one with --db PATH or ETUDE_DB" }
+            if e.resultCode == .SQLITE_FULL { return "the disk is full; nothing was saved" }
+            return "database error: \(e.message ?? "\(e.resultCode)")"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Store
+
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the lesson catalogue (built-in lessons, added folders, opened files).",
+        discussion: """
+        Every word of QUERY must appear in the title, composer, description, key or file name.
+        Examples:
+          etude list
+          etude list --level 2 minuet
+          etude list --favourites --json
+        """
+    )
+
+    @Argument(help: "Words to search for.") var query: [String] = []
+    @Flag(name: [.customLong("favourites"), .customLong("favorites")], help: "Only starred lessons.") var favourites = false
+    @Option(help: "Only lessons of this level.") var level: Int?
+    @Flag(help: "Print a JSON array instead of text.") var json = false
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        try StoreCLI.withStore(store) { s in
+            let rows = try s.lessons(matching: query.joined(separator: " "), level: level, favouritesOnly: favourites)
+            if json {
+                var j = JSONText(capacity: rows.count * 300)
+                j.raw("[")
+                for (i, r) in rows.enumerated() {
+                    if i > 0 { j.raw(",\n") }
+                    StoreCLI.json(r, into: &j)
+                }
+                j.raw("]\n")
+                Console.out(j.text)
+            } else if rows.isEmpty {
+                Console.out(query.isEmpty && level == nil && !favourites
+                    ? "No lessons yet: add a folder with `etude library add DIR`.\n"
+                    : "No lesson matches.\n")
+            } else {
+                Console.out(rows.map(StoreCLI.line).joined(separator: "\n") + "\n")
+            }
+        }
+    }
+}

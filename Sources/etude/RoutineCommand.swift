@@ -1,0 +1,226 @@
+import ArgumentParser
+import Foundation
+import MIDIFile
+import Store
+
+struct RoutineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "routine",
+        abstract: "Practice routines: named, ordered lists of lessons with tempo, hand, bars and length.",
+        discussion: """
+        An entry is key=value pairs separated by ';':
+          lesson=TITLE|ID|PATH  or  random=favourite  or  random=level:N
+          hand=right|left|both  tempo=PERCENT  bars=FIRST-LAST  mode=MODE
+          minutes=M  or  reps=N (default 1)   pause=SECONDS (before the entry)
+        Examples:
+          etude routine new warm-up --entry "lesson=C position;hand=right;tempo=80;minutes=5" --entry "random=favourite;reps=2;pause=10"
+          etude routine export warm-up --output warm-up.json
+          etude routine export warm-up --format text
+          etude routine import warm-up.json
+          etude routine run warm-up
+        """,
+        subcommands: [New.self, Edit.self, List.self, Run.self, Export.self, Import.self, Delete.self]
+    )
+
+    /// Resolves `--entry` specs against the catalogue.
+    static func entries(_ specs: [String], store: Store) throws -> [RoutineEntry] {
+        try specs.map { spec in
+            var (entry, reference) = try RoutineEntry.parseSpec(spec)
+            if let reference {
+                let l = try store.resolveLesson(reference)
+                entry.source = .lesson(id: l.lesson.id, title: l.lesson.title)
+            }
+            return entry
+        }
+    }
+
+    static func load(_ name: String, _ store: Store) throws -> Routine {
+        guard let r = try store.routine(named: name) else {
+            throw EtudeFailure("no routine named \(name); see `etude routine list`")
+        }
+        return r
+    }
+
+    static func titles(_ store: Store) throws -> [String: String] {
+        var t: [String: String] = [:]
+        for l in try store.lessons() { t[l.lesson.id] = l.lesson.title }
+        return t
+    }
+
+    struct New: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a routine from --entry specs.")
+        @Argument(help: "The routine's name.") var name: String
+        @Option(name: .customLong("entry"), help: "An entry (repeat for each, in order).") var entries: [String] = []
+        @OptionGroup var store: StoreOptions
+        func run() throws {
+            try StoreCLI.withStore(store) { s in
+                if try s.routine(named: name) != nil {
+                    throw EtudeFailure("a routine named \(name) exists; change it with `etude routine edit`")
+                }
+                let routine = Routine(name: name, entries: try RoutineCommand.entries(entries, store: s))
+                try s.saveRoutine(routine)
+                Console.out(RoutineFile.text(routine, titles: try RoutineCommand.titles(s)))
+            }
+        }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a routine: add, remove, move or replace entries, or rename it.",
+            discussion: "With no options, opens the routine's JSON in $VISUAL or $EDITOR."
+        )
+        @Argument(help: "The routine's name.") var name: String
+        @Option(help: "A new name.") var rename: String?
+        @Option(help: "Append an entry.") var add: [String] = []
+        @Option(help: "Remove entry N (1-based).") var remove: [Int] = []
+        @Option(help: "Move entry N ...") var move: Int?
+        @Option(help: "... to position M.") var to: Int?
+        @Option(help: "Replace entry N: N=SPEC, e.g. 2=random=favourite;reps=2.") var set: [String] = []
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            try StoreCLI.withStore(store) { s in
+                var routine = try RoutineCommand.load(name, s)
+                let noOptions = rename == nil && add.isEmpty && remove.isEmpty && move == nil && set.isEmpty
+                if noOptions {
+                    routine = try editInEditor(routine, store: s)
+                } else {
+                    for item in set {
+                        guard let eq = item.firstIndex(of: "="), let n = Int(item[..<eq]),
+                              routine.entries.indices.contains(n - 1) else {
+                            throw EtudeFailure("--set \(item): write N=SPEC with N from 1 to \(routine.entries.count)")
+                        }
+                        routine.entries[n - 1] = try RoutineCommand.entries([String(item[item.index(after: eq)...])], store: s)[0]
+                    }
+                    for n in remove.sorted(by: >) {
+                        guard routine.entries.indices.contains(n - 1) else {
+                            throw EtudeFailure("--remove \(n): the routine has entries 1 to \(routine.entries.count)")
+                        }
+                        routine.entries.remove(at: n - 1)
+                    }
+                    if let from = move {
+                        guard let dest = to, routine.entries.indices.contains(from - 1), (1...max(1, routine.entries.count)).contains(dest) else {
+                            throw EtudeFailure("--move N --to M: both from 1 to \(routine.entries.count)")
+                        }
+                        let e = routine.entries.remove(at: from - 1)
+                        routine.entries.insert(e, at: dest - 1)
+                    }
+                    routine.entries += try RoutineCommand.entries(add, store: s)
+                }
+                try s.saveRoutine(routine)
+                if let rename, rename != routine.name {
+                    try s.renameRoutine(routine.name, to: rename)
+                    routine.name = rename
+                }
+                Console.out(RoutineFile.text(routine, titles: try RoutineCommand.titles(s)))
+            }
+        }
+
+        func editInEditor(_ routine: Routine, store: Store) throws -> Routine {
+            let env = ProcessInfo.processInfo.environment
+            let editor = env["VISUAL"].flatMap { $0.isEmpty ? nil : $0 } ?? env["EDITOR"].flatMap { $0.isEmpty ? nil : $0} ?? "vi"
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("etude-routine-\(getpid()).json")
+            try RoutineFile.export(routine).write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", "\(editor) \"$1\"", "etude-edit", file.path]
+            try p.run()
+            p.waitUntilExit()
+            guard p.terminationStatus == 0 else { throw EtudeFailure("the editor (\(editor)) failed; the routine is unchanged") }
+            let text = try String(contentsOf: file, encoding: .utf8)
+            var edited: Routine
+            do { edited = try RoutineFile.parse(text) } catch {
+                throw EtudeFailure("\(Store.message(for: error) ?? "\(error)"); the routine is unchanged")
+            }
+            // The name is changed with --rename; the file's name field is ignored here.
+            edited.name = routine.name
+            return edited
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List routines (or one routine's entries).")
+        @Argument(help: "A routine to show.") var name: String?
+        @OptionGroup var store: StoreOptions
+        func run() throws {
+            try StoreCLI.withStore(store) { s in
+                if let name {
+                    Console.out(RoutineFile.text(try RoutineCommand.load(name, s), titles: try RoutineCommand.titles(s)))
+                    return
+                }
+                let all = try s.routines()
+                Console.out(all.isEmpty ? "No routines yet: `etude routine new NAME --entry ...`.\n"
+                            : all.map { "\($0.name) (\($0.entries.count) entr\($0.entries.count == 1 ? "y" : "ies"))" }.joined(separator: "\n") + "\n")
+            }
+        }
+    }
+
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Plan a routine: resolve its entries and print the schedule.")
+        @Argument(help: "The routine's name.") var name: String
+        @Option(help: "Seed for the random picks (same seed, same lessons).") var seed: UInt64?
+        @OptionGroup var store: StoreOptions
+        func run() throws {
+            try StoreCLI.withStore(store) { s in
+                let routine = try RoutineCommand.load(name, s)
+                var rng = SeededGenerator(seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000))
+                let plan = RoutinePlan.make(routine, candidates: .init(lessons: try s.lessons()), using: &rng)
+                Console.out(plan.text())
+                if plan.steps.isEmpty { throw EtudeFailure("nothing to play in \(name): every entry was skipped") }
+            }
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write a routine as JSON (to hand on) or as a plain list.")
+        enum Format: String, ExpressibleByArgument { case json, text }
+        @Argument(help: "The routine's name.") var name: String
+        @Option(help: "json or text.") var format: Format = .json
+        @Option(name: [.short, .long], help: "Write to this file instead of standard output.") var output: String?
+        @OptionGroup var store: StoreOptions
+        func run() throws {
+            try StoreCLI.withStore(store) { s in
+                let routine = try RoutineCommand.load(name, s)
+                let text = format == .json ? try RoutineFile.export(routine)
+                    : RoutineFile.text(routine, titles: try RoutineCommand.titles(s))
+                if let output {
+                    do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
+                        throw EtudeFailure("\(output): cannot write (\(error.localizedDescription))")
+                    }
+                } else {
+                    Console.out(text)
+                }
+            }
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a routine from a JSON file (replaces one of the same name).")
+        @Argument(help: "The routine file.") var file: String
+        @Option(help: "Store it under this name.") var name: String?
+        @OptionGroup var store: StoreOptions
+        func run() throws {
+            let bytes = try LessonFile.readBytes(file)
+            try StoreCLI.withStore(store) { s in
+                let routine: Routine
+                do { routine = try s.importRoutine(String(decoding: bytes, as: UTF8.self), as: name) } catch let e as StoreError {
+                    throw EtudeFailure("\(file): \(e.message)")
+                }
+                Console.out("Imported \(routine.name) (\(routine.entries.count) entries)\n")
+            }
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a routine.")
+        @Argument(help: "The routine's name.") var name: String
+        @OptionGroup var store: StoreOptions
+        func run() throws {
+            try StoreCLI.withStore(store, scan: false) { s in
+                guard try s.deleteRoutine(named: name) else { throw EtudeFailure("no routine named \(name)") }
+                Console.out("Deleted \(name)\n")
+            }
+        }
+    }
+}
