@@ -17,19 +17,31 @@ let package = Package(
     targets: [
         // Standard MIDI File model, lenient reader, writer, tempo map, note pairing. Pure Swift.
         .target(name: "MIDIFile"),
+        // libfluidsynth through pkg-config; the shim below is the only code that includes it.
+        .systemLibrary(
+            name: "CFluidSynthSystem",
+            pkgConfig: "fluidsynth",
+            providers: [.apt(["libfluidsynth-dev"])]
+        ),
+        // Plain C functions over FluidSynth for Swift (no varargs/macros), log capture, driver fallback.
+        .target(name: "CFluidSynth", dependencies: ["CFluidSynthSystem"]),
+        // SoundOutput protocol, live FluidSynth, offline WAV render, SoundFont discovery, scheduling.
+        .target(name: "Synth", dependencies: ["CFluidSynth", "MIDIFile"]),
         .executableTarget(
             name: "etude",
             dependencies: [
                 "MIDIFile",
+                "Synth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile"],
+            dependencies: ["MIDIFile", "Synth"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile"]),
+        .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile"]),
     ],
     swiftLanguageModes: [.v6]
 )

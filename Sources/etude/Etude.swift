@@ -12,7 +12,12 @@ struct Etude: ParsableCommand {
           etude info Lessons/level1/c-position.mid
           etude events song.mid --json
         """,
-        subcommands: [InfoCommand.self, EventsCommand.self]
+        subcommands: [
+            InfoCommand.self, EventsCommand.self,
+            RenderCommand.self,
+            SoundFontsCommand.self,
+            PlayCommand.self,
+        ]
     )
 }
 

@@ -1,0 +1,172 @@
+#include "shim.h"
+#include <fluidsynth.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct etude_fs {
+    fluid_settings_t *settings;
+    fluid_synth_t *synth;
+    fluid_audio_driver_t *driver;
+};
+
+/* ---- log capture ---- */
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *log_buf = NULL;
+static size_t log_len = 0, log_cap = 0;
+
+static void log_append(int level, const char *message, void *data) {
+    (void)data;
+    static const char *names[] = {"panic", "error", "warning", "info", "debug"};
+    const char *name = (level >= 0 && level < 5) ? names[level] : "log";
+    if (message == NULL) return;
+    size_t need = strlen(name) + strlen(message) + 16;
+    pthread_mutex_lock(&log_lock);
+    if (log_len + need > log_cap && log_len + need < (1u << 20)) {
+        size_t cap = (log_cap == 0) ? 4096 : log_cap;
+        while (cap < log_len + need) cap *= 2;
+        char *grown = realloc(log_buf, cap);
+        if (grown) { log_buf = grown; log_cap = cap; }
+    }
+    if (log_buf && log_len + need <= log_cap) {
+        size_t n = strlen(name);
+        memcpy(log_buf + log_len, "fluidsynth ", 11); log_len += 11;
+        memcpy(log_buf + log_len, name, n); log_len += n;
+        log_buf[log_len++] = ':'; log_buf[log_len++] = ' ';
+        n = strlen(message);
+        memcpy(log_buf + log_len, message, n); log_len += n;
+        log_buf[log_len++] = '\n';
+        log_buf[log_len] = 0;
+    }
+    pthread_mutex_unlock(&log_lock);
+}
+
+void etude_fs_capture_log(void) {
+    for (int level = FLUID_PANIC; level <= FLUID_DBG; level++) {
+        fluid_set_log_function(level, log_append, NULL);
+    }
+}
+
+size_t etude_fs_log_take(char *buf, size_t cap) {
+    if (buf == NULL || cap == 0) return 0;
+    pthread_mutex_lock(&log_lock);
+    size_t n = log_len < cap - 1 ? log_len : cap - 1;
+    if (n > 0) memcpy(buf, log_buf, n);
+    buf[n] = 0;
+    log_len = 0;
+    if (log_buf) log_buf[0] = 0;
+    pthread_mutex_unlock(&log_lock);
+    return n;
+}
+
+/* ---- lifecycle ---- */
+
+etude_fs *etude_fs_new(void) {
+    etude_fs_capture_log();
+    etude_fs *fs = calloc(1, sizeof(etude_fs));
+    if (!fs) return NULL;
+    fs->settings = new_fluid_settings();
+    if (!fs->settings) { free(fs); return NULL; }
+    return fs;
+}
+
+int etude_fs_set_num(etude_fs *fs, const char *name, double value) {
+    return fluid_settings_setnum(fs->settings, name, value) == FLUID_OK;
+}
+int etude_fs_set_int(etude_fs *fs, const char *name, int value) {
+    return fluid_settings_setint(fs->settings, name, value) == FLUID_OK;
+}
+int etude_fs_set_str(etude_fs *fs, const char *name, const char *value) {
+    return fluid_settings_setstr(fs->settings, name, value) == FLUID_OK;
+}
+double etude_fs_get_num(etude_fs *fs, const char *name) {
+    double v = 0;
+    fluid_settings_getnum(fs->settings, name, &v);
+    return v;
+}
+int etude_fs_get_int(etude_fs *fs, const char *name) {
+    int v = 0;
+    fluid_settings_getint(fs->settings, name, &v);
+    return v;
+}
+
+int etude_fs_start_synth(etude_fs *fs) {
+    if (fs->synth) return 1;
+    fs->synth = new_fluid_synth(fs->settings);
+    return fs->synth != NULL;
+}
+
+void etude_fs_stop_audio(etude_fs *fs) {
+    if (fs && fs->driver) {
+        delete_fluid_audio_driver(fs->driver);
+        fs->driver = NULL;
+    }
+}
+
+void etude_fs_free(etude_fs *fs) {
+    if (!fs) return;
+    etude_fs_stop_audio(fs);
+    if (fs->synth) delete_fluid_synth(fs->synth);
+    if (fs->settings) delete_fluid_settings(fs->settings);
+    free(fs);
+}
+
+int etude_fs_load_soundfont(etude_fs *fs, const char *path) {
+    if (!fs->synth) return -1;
+    int id = fluid_synth_sfload(fs->synth, path, 1);
+    return id == FLUID_FAILED ? -1 : id;
+}
+
+/* ---- channel messages ---- */
+
+void etude_fs_note_on(etude_fs *fs, int chan, int key, int vel) {
+    if (vel == 0) fluid_synth_noteoff(fs->synth, chan, key);
+    else fluid_synth_noteon(fs->synth, chan, key, vel);
+}
+void etude_fs_note_off(etude_fs *fs, int chan, int key) { fluid_synth_noteoff(fs->synth, chan, key); }
+void etude_fs_control_change(etude_fs *fs, int chan, int ctrl, int value) { fluid_synth_cc(fs->synth, chan, ctrl, value); }
+void etude_fs_program_change(etude_fs *fs, int chan, int program) { fluid_synth_program_change(fs->synth, chan, program); }
+int etude_fs_bank_program(etude_fs *fs, int chan, int bank, int program) {
+    if (fluid_synth_bank_select(fs->synth, chan, bank) != FLUID_OK) return 0;
+    return fluid_synth_program_change(fs->synth, chan, program) == FLUID_OK;
+}
+void etude_fs_pitch_bend(etude_fs *fs, int chan, int value) { fluid_synth_pitch_bend(fs->synth, chan, value); }
+void etude_fs_channel_pressure(etude_fs *fs, int chan, int value) { fluid_synth_channel_pressure(fs->synth, chan, value); }
+void etude_fs_key_pressure(etude_fs *fs, int chan, int key, int value) { fluid_synth_key_pressure(fs->synth, chan, key, value); }
+void etude_fs_sysex(etude_fs *fs, const unsigned char *data, int len) {
+    if (len <= 0) return;
+    fluid_synth_sysex(fs->synth, (const char *)data, len, NULL, NULL, NULL, 0);
+}
+
+void etude_fs_all_notes_off(etude_fs *fs) {
+    if (!fs || !fs->synth) return;
+    int channels = fluid_synth_count_midi_channels(fs->synth);
+    for (int c = 0; c < channels; c++) {
+        fluid_synth_cc(fs->synth, c, 64, 0);
+        fluid_synth_cc(fs->synth, c, 123, 0);
+    }
+    fluid_synth_all_notes_off(fs->synth, -1);
+}
+
+void etude_fs_all_sounds_off(etude_fs *fs) {
+    if (!fs || !fs->synth) return;
+    fluid_synth_all_sounds_off(fs->synth, -1);
+}
+
+int etude_fs_active_voices(etude_fs *fs) { return fluid_synth_get_active_voice_count(fs->synth); }
+
+int etude_fs_render(etude_fs *fs, int frames, float *left, float *right) {
+    return fluid_synth_write_float(fs->synth, frames, left, 0, 1, right, 0, 1) == FLUID_OK;
+}
+
+int etude_fs_start_audio(etude_fs *fs, const char *const *drivers, int count) {
+    if (!fs->synth) return -1;
+    etude_fs_stop_audio(fs);
+    for (int i = 0; i < count; i++) {
+        if (fluid_settings_setstr(fs->settings, "audio.driver", drivers[i]) != FLUID_OK) continue;
+        fs->driver = new_fluid_audio_driver(fs->settings, fs->synth);
+        if (fs->driver) return i;
+    }
+    return -1;
+}

@@ -1,0 +1,66 @@
+import Foundation
+import MIDIFile
+
+/// Live sound through FluidSynth's own audio driver, or silence when no device opens.
+///
+/// Silence is a normal outcome (SSH, containers, CI): visual practice must keep working, so
+/// construction only fails for SoundFont problems, never for audio ones.
+public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
+    public static let defaultDrivers = ["pipewire", "pulseaudio", "alsa"]
+
+    public struct Options: Sendable {
+        /// Tried in order; `--audio-driver NAME` makes this a single name.
+        public var drivers: [String] = FluidSynthLive.defaultDrivers
+        public var sampleRate: Double = 48_000
+        /// Frames per period and number of periods: 128 × 3 at 48 kHz = 8 ms of buffer.
+        public var periodSize = 128
+        public var periods = 3
+        public var reverb = true
+        public var chorus = true
+        public init() {}
+
+        /// Output buffer length in milliseconds (period size × periods).
+        public var bufferMilliseconds: Double { Double(periodSize * periods) / sampleRate * 1000 }
+    }
+
+    public let engine: FluidSynthEngine
+    /// The driver that opened, or nil when playing silently.
+    public let driver: String?
+    public let options: Options
+
+    public init(soundFont: String, options: Options = Options(), onSlowLoad: (@Sendable (Double) -> Void)? = nil) throws(SynthError) {
+        self.options = options
+        engine = try FluidSynthEngine(sampleRate: options.sampleRate, settings: [
+            "audio.period-size": .int(options.periodSize),
+            "audio.periods": .int(max(2, options.periods)),
+            "synth.reverb.active": .int(options.reverb ? 1 : 0),
+            "synth.chorus.active": .int(options.chorus ? 1 : 0),
+            "audio.pulseaudio.adjust-latency": .int(1),
+            "audio.pulseaudio.media-role": .string("music"),
+        ])
+        try engine.loadSoundFont(soundFont, onSlow: onSlowLoad)
+        driver = engine.startAudio(drivers: options.drivers)
+    }
+
+    /// The one warning line shown when no driver opened (nil when sound works).
+    public var warning: String? {
+        driver == nil ? Self.noDeviceWarning(tried: options.drivers) : nil
+    }
+
+    public static func noDeviceWarning(tried: [String]) -> String {
+        "no audio device (tried \(tried.joined(separator: ", "))): continuing silently; use 'etude render' to hear it as a WAV"
+    }
+
+    public func send(_ message: MIDIEvent.Kind) {
+        guard driver != nil else { return }
+        engine.send(message)
+    }
+
+    public func allNotesOff() { engine.allNotesOff() }
+
+    /// All notes off, then the driver is stopped (joins its thread; never hangs on exit).
+    public func close() {
+        engine.allNotesOff()
+        engine.stopAudio()
+    }
+}
