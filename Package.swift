@@ -24,7 +24,11 @@ let package = Package(
             providers: [.apt(["libfluidsynth-dev"])]
         ),
         // Plain C functions over FluidSynth for Swift (no varargs/macros), log capture, driver fallback.
-        .target(name: "CFluidSynth", dependencies: ["CFluidSynthSystem"]),
+        .target(
+            name: "CFluidSynth",
+            dependencies: ["CFluidSynthSystem"],
+            linkerSettings: [.linkedLibrary("fluidsynth"), .linkedLibrary("glib-2.0")]
+        ),
         // SoundOutput protocol, live FluidSynth, offline WAV render, SoundFont discovery, scheduling.
         .target(name: "Synth", dependencies: ["CFluidSynth", "MIDIFile"]),
         .executableTarget(

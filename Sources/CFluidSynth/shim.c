@@ -42,10 +42,24 @@ static void log_append(int level, const char *message, void *data) {
     pthread_mutex_unlock(&log_lock);
 }
 
+static void etude_fs_capture_log_once(void);
+
+/* GLib (used by FluidSynth and libinstpatch for SoundFont parsing) logs straight to stderr;
+ * route it into the same buffer. Declared here to avoid pulling glib.h into the shim. */
+typedef void (*etude_glog_func)(const char *domain, int flags, const char *message, void *data);
+extern etude_glog_func g_log_set_default_handler(etude_glog_func func, void *data);
+
+static void glog_append(const char *domain, int flags, const char *message, void *data) {
+    (void)domain;
+    /* GLib levels: 1<<2 error, 1<<3 critical, 1<<4 warning, 1<<5 message, 1<<6 info, 1<<7 debug */
+    int level = (flags & (1 << 2)) ? FLUID_PANIC : (flags & ((1 << 3) | (1 << 4))) ? FLUID_WARN
+              : (flags & (1 << 7)) ? FLUID_DBG : FLUID_INFO;
+    log_append(level, message, data);
+}
+
 void etude_fs_capture_log(void) {
-    for (int level = FLUID_PANIC; level <= FLUID_DBG; level++) {
-        fluid_set_log_function(level, log_append, NULL);
-    }
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, etude_fs_capture_log_once);
 }
 
 size_t etude_fs_log_take(char *buf, size_t cap) {
@@ -58,6 +72,13 @@ size_t etude_fs_log_take(char *buf, size_t cap) {
     if (log_buf) log_buf[0] = 0;
     pthread_mutex_unlock(&log_lock);
     return n;
+}
+
+static void etude_fs_capture_log_once(void) {
+    for (int level = FLUID_PANIC; level <= FLUID_DBG; level++) {
+        fluid_set_log_function(level, log_append, NULL);
+    }
+    g_log_set_default_handler(glog_append, NULL);
 }
 
 /* ---- lifecycle ---- */

@@ -105,18 +105,13 @@ public final class OfflineRenderer {
             advance(to: position + Int((max(0, tail) * Double(rate)).rounded()))
             return
         }
-        // Auto tail: let releases (and reverb) ring out, in 64-frame steps so the end stays tight.
+        // Auto tail: render 64-frame blocks until no voice is left and the last block (reverb
+        // included) is below the silence threshold — the point where `fluidsynth -F` stops too.
         engine.allNotesOff()
         let limit = position + Int(options.maxTail * Double(rate))
-        var quietBlocks = 0
         while position < limit {
+            if engine.activeVoices == 0 && lastPeak < options.silenceThreshold { break }
             advance(to: position + 64)
-            if engine.activeVoices == 0 && lastPeak < options.silenceThreshold {
-                quietBlocks += 1
-                if quietBlocks * 64 >= rate / 20 { break }  // 50 ms of silence
-            } else {
-                quietBlocks = 0
-            }
             if position >= limit - rate { engine.allSoundsOff() }
         }
     }

@@ -19,6 +19,8 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Sample rate: 44100 or 48000.") var rate: Int = 44_100
     @Option(help: "Sample format: s16 or float.") var format: String = "s16"
     @Option(help: "Seconds rendered after the end of the file (default: until the sound has decayed).") var tail: Double?
+    @Flag(help: "Render without reverb (like fluidsynth -R 0).") var noReverb = false
+    @Flag(help: "Render without chorus (like fluidsynth -C 0).") var noChorus = false
     @Flag(help: "Show FluidSynth's own log.") var verbose = false
 
     func validate() throws {
@@ -40,6 +42,8 @@ struct RenderCommand: ParsableCommand {
         options.sampleRate = rate
         options.format = WAVSampleFormat(rawValue: format) ?? .s16
         options.tail = tail
+        options.reverb = !noReverb
+        options.chorus = !noChorus
         defer { SoundSetup.flushLog(verbose: verbose) }
         let started = MonotonicClock.seconds()
         let renderer: OfflineRenderer
