@@ -27,7 +27,7 @@ let package = Package(
         .target(
             name: "CFluidSynth",
             dependencies: ["CFluidSynthSystem"],
-            linkerSettings: [.linkedLibrary("fluidsynth"), .linkedLibrary("glib-2.0")]
+            linkerSettings: [.linkedLibrary("fluidsynth"), .linkedLibrary("glib-2.0"), .linkedLibrary("asound")]
         ),
         // SoundOutput protocol, live FluidSynth, offline WAV render, SoundFont discovery, scheduling.
         .target(name: "Synth", dependencies: ["CFluidSynth", "MIDIFile"]),

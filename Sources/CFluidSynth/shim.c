@@ -1,6 +1,8 @@
 #include "shim.h"
 #include <fluidsynth.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +10,8 @@ struct etude_fs {
     fluid_settings_t *settings;
     fluid_synth_t *synth;
     fluid_audio_driver_t *driver;
+    /* Frames pulled by the live driver, counted in our own audio callback. */
+    volatile unsigned long long rendered;
 };
 
 /* ---- log capture ---- */
@@ -44,6 +48,23 @@ static void log_append(int level, const char *message, void *data) {
 
 static void etude_fs_capture_log_once(void);
 
+/* ALSA's library prints its own errors (e.g. "Unknown PCM default") to stderr; route them
+ * into the buffer as well. Declared here so the shim needs no ALSA headers. */
+typedef void (*etude_alsa_error_handler)(const char *file, int line, const char *function, int err, const char *fmt, ...);
+extern int snd_lib_error_set_handler(etude_alsa_error_handler handler);
+
+static void alsa_append(const char *file, int line, const char *function, int err, const char *fmt, ...) {
+    (void)file; (void)line; (void)err;
+    char text[512];
+    int used = snprintf(text, sizeof text, "ALSA %s: ", function ? function : "");
+    if (used < 0 || (size_t)used >= sizeof text) used = 0;
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text + used, sizeof text - (size_t)used, fmt ? fmt : "", args);
+    va_end(args);
+    log_append(FLUID_WARN, text, NULL);
+}
+
 /* GLib (used by FluidSynth and libinstpatch for SoundFont parsing) logs straight to stderr;
  * route it into the same buffer. Declared here to avoid pulling glib.h into the shim. */
 typedef void (*etude_glog_func)(const char *domain, int flags, const char *message, void *data);
@@ -79,6 +100,7 @@ static void etude_fs_capture_log_once(void) {
         fluid_set_log_function(level, log_append, NULL);
     }
     g_log_set_default_handler(glog_append, NULL);
+    snd_lib_error_set_handler(alsa_append);
 }
 
 /* ---- lifecycle ---- */
@@ -177,6 +199,18 @@ void etude_fs_all_sounds_off(etude_fs *fs) {
 
 int etude_fs_active_voices(etude_fs *fs) { return fluid_synth_get_active_voice_count(fs->synth); }
 
+unsigned int etude_fs_ticks(etude_fs *fs) {
+    return (unsigned int)__atomic_load_n(&fs->rendered, __ATOMIC_RELAXED);
+}
+
+/* The live driver's callback: render through the synth and count what was pulled. */
+static int audio_callback(void *data, int len, int nfx, float **fx, int nout, float **out) {
+    etude_fs *fs = data;
+    int rc = fluid_synth_process(fs->synth, len, nfx, fx, nout, out);
+    __atomic_add_fetch(&fs->rendered, (unsigned long long)len, __ATOMIC_RELAXED);
+    return rc;
+}
+
 int etude_fs_render(etude_fs *fs, int frames, float *left, float *right) {
     return fluid_synth_write_float(fs->synth, frames, left, 0, 1, right, 0, 1) == FLUID_OK;
 }
@@ -186,7 +220,7 @@ int etude_fs_start_audio(etude_fs *fs, const char *const *drivers, int count) {
     etude_fs_stop_audio(fs);
     for (int i = 0; i < count; i++) {
         if (fluid_settings_setstr(fs->settings, "audio.driver", drivers[i]) != FLUID_OK) continue;
-        fs->driver = new_fluid_audio_driver(fs->settings, fs->synth);
+        fs->driver = new_fluid_audio_driver2(fs->settings, audio_callback, fs);
         if (fs->driver) return i;
     }
     return -1;

@@ -132,6 +132,9 @@ public final class FluidSynthEngine: @unchecked Sendable {
         return index >= 0 && Int(index) < drivers.count ? drivers[Int(index)] : nil
     }
 
+    /// Frames rendered so far; it advances once a live driver really pulls audio.
+    public var renderedFrames: UInt32 { UInt32(etude_fs_ticks(handle)) }
+
     public func stopAudio() { etude_fs_stop_audio(handle) }
 
     public func settingNumber(_ name: String) -> Double { etude_fs_get_num(handle, name) }

@@ -40,7 +40,24 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
         ])
         try engine.loadSoundFont(soundFont, onSlow: onSlowLoad)
         driver = engine.startAudio(drivers: options.drivers)
+        if driver != nil { waitForAudioToFlow() }
     }
+
+    /// A freshly opened stream (PulseAudio especially) can take a moment before it pulls the
+    /// first period; notes dispatched before that would be shortened. Wait until FluidSynth has
+    /// rendered a few periods (at most 2 s — a stuck device must not hang Etude).
+    private func waitForAudioToFlow() {
+        let start = engine.renderedFrames
+        let target = UInt32(options.periodSize * max(2, options.periods) * 2)
+        let deadline = MonotonicClock.seconds() + 2
+        while engine.renderedFrames &- start < target && MonotonicClock.seconds() < deadline {
+            usleep(2_000)
+        }
+        audioStartup = MonotonicClock.seconds() - (deadline - 2)
+    }
+
+    /// Seconds between opening the driver and the first periods being rendered.
+    public private(set) var audioStartup: Double = 0
 
     /// The one warning line shown when no driver opened (nil when sound works).
     public var warning: String? {

@@ -51,7 +51,7 @@ struct PlayCommand: ParsableCommand {
         if let warning = live.warning {
             Console.error("etude: \(warning)")
         } else if verbose, let driver = live.driver {
-            Console.error("audio: \(driver), \(options.periodSize) × \(options.periods) frames at \(rate) Hz (\(String(format: "%.1f", options.bufferMilliseconds)) ms buffer)")
+            Console.error("audio: \(driver), \(options.periodSize) × \(options.periods) frames at \(rate) Hz (\(String(format: "%.1f", options.bufferMilliseconds)) ms buffer, audio flowing after \(String(format: "%.0f", live.audioStartup * 1000)) ms)")
         }
         SoundSetup.flushLog(verbose: verbose)
 
@@ -123,6 +123,11 @@ final class ExitSignals: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
 
     init() {
+        // A parent may have started us with these blocked (Foundation's Process does): unblock.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, sig) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
         for sig in [SIGINT, SIGTERM, SIGHUP] {
             Glibc.signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())

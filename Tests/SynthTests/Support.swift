@@ -127,3 +127,55 @@ enum Signal {
         zip(a, b).reduce(0) { $0 + abs($1.0 - $1.1) }
     }
 }
+
+/// A child process started with posix_spawn and a clean signal mask (Foundation's Process
+/// blocks every signal in its children, so daemons and recorders would ignore SIGINT/SIGTERM).
+/// Output goes to files, so nothing can deadlock on a full pipe.
+final class Spawned {
+    let pid: pid_t
+    let stdoutPath: String
+    let stderrPath: String
+
+    init(_ path: String, _ args: [String], env: [String: String], dir: String, name: String, stdoutPath: String? = nil) throws {
+        self.stdoutPath = stdoutPath ?? "\(dir)/\(name).out"
+        self.stderrPath = "\(dir)/\(name).err"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, self.stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, self.stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, path, &actions, &attr, argv, envp)
+        guard rc == 0 else { throw SynthError("posix_spawn \(path) failed: \(rc)") }
+        pid = child
+    }
+
+    /// Waits for exit; returns the exit status, or 128 + signal.
+    @discardableResult
+    func wait() -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if status & 0x7F == 0 { return (status >> 8) & 0xFF }
+        return 128 + (status & 0x7F)
+    }
+
+    func signal(_ sig: Int32) { kill(pid, sig) }
+
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+}

@@ -53,6 +53,9 @@ void etude_fs_all_sounds_off(etude_fs *fs);
 /// Number of voices still sounding.
 int etude_fs_active_voices(etude_fs *fs);
 
+/// Frames rendered so far (by the live driver or by etude_fs_render): proof audio is flowing.
+unsigned int etude_fs_ticks(etude_fs *fs);
+
 /// Renders `frames` stereo frames into `left`/`right`. Returns 1 on success.
 int etude_fs_render(etude_fs *fs, int frames, float *left, float *right);
 
