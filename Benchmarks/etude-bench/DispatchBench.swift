@@ -33,6 +33,7 @@ func dispatchJitterBenchmark(arguments: [String]) -> Int32 {
         dispatcher.recordLateness = true
         dispatcher.start()
         _ = dispatcher.waitUntilFinished(timeout: seconds + 30)
+        print("dispatch thread real-time priority (SCHED_FIFO): \(dispatcher.hasRealtimePriority ? "yes" : "no (normal priority)")")
         dispatcher.stop()
         let late = dispatcher.latenessSamples.map { Double($0) / 1000 }.sorted()  // µs
         print(String(format: "dispatch jitter over %.0f s, %d wake-ups: p50 %.0f µs, p99 %.0f µs, max %.0f µs (target p99 < 1000 µs)",

@@ -66,6 +66,7 @@ public final class EventDispatcher<Source: ScheduledSource>: @unchecked Sendable
     private var anchorPosition = 0.0
     private var anchorNanos: UInt64 = 0
     private var lateness: [Int64] = []
+    private var realtime = false
     /// Keep dispatch lateness samples (ns) for the benchmark.
     public var recordLateness = false
 
@@ -148,7 +149,10 @@ public final class EventDispatcher<Source: ScheduledSource>: @unchecked Sendable
         var param = sched_param()
         param.sched_priority = 10
         // Real-time priority is a bonus (needs privileges); failure keeps normal priority.
-        _ = pthread_setschedparam(pthread_self(), Int32(SCHED_FIFO), &param)
+        let ok = pthread_setschedparam(pthread_self(), Int32(SCHED_FIFO), &param) == 0
+        pthread_mutex_lock(mutex)
+        realtime = ok
+        pthread_mutex_unlock(mutex)
     }
 
     private func currentPosition() -> Double {
@@ -234,6 +238,9 @@ public final class EventDispatcher<Source: ScheduledSource>: @unchecked Sendable
             thread = nil
         }
     }
+
+    /// True when the dispatch thread got SCHED_FIFO (real-time) priority.
+    public var hasRealtimePriority: Bool { locked { realtime } }
 
     /// Dispatch lateness samples in nanoseconds (only with `recordLateness`).
     public var latenessSamples: [Int64] { locked { lateness } }
