@@ -70,6 +70,9 @@ struct PlayCommand: ParsableCommand {
             for key in pressed {
                 switch key {
                 case .quit: break loop
+                case .interrupt:
+                    exitCode = 128 + SIGINT
+                    break loop
                 case .togglePause: dispatcher.togglePause()
                 case .seekBack: dispatcher.seek(by: -5)
                 case .seekForward: dispatcher.seek(by: 5)

@@ -6,6 +6,8 @@ import Foundation
 final class PlayKeys {
     enum Key: Equatable {
         case togglePause, seekBack, seekForward, quit
+        /// Ctrl-C typed while the terminal is raw (ISIG off): quit like SIGINT, status 130.
+        case interrupt
     }
 
     private var saved: termios?
@@ -71,7 +73,8 @@ final class PlayKeys {
             }
             switch b {
             case UInt8(ascii: " "), UInt8(ascii: "p"): keys.append(.togglePause)
-            case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x03, 0x04: keys.append(.quit)
+            case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x04: keys.append(.quit)
+            case 0x03: keys.append(.interrupt)
             case UInt8(ascii: "h"): keys.append(.seekBack)
             case UInt8(ascii: "l"): keys.append(.seekForward)
             default: break

@@ -101,7 +101,10 @@ func noDeviceEnvironment(_ dir: String) throws -> [String: String] {
         let rec = try Spawned(parecord, ["-d", "etude_test.monitor", "--raw", "--rate=48000", "--channels=1", "--format=s16le", "--latency-msec=20"],
                               env: env, dir: dir, name: "parecord", stdoutPath: dir + "/rec.raw")
         usleep(500_000)
-        let play = try Spawned(TestEnv.etude, ["play", dir + "/song.mid", "--verbose"], env: env, dir: dir, name: "play")
+        // A roomier buffer than the 8 ms default: this checks that sound arrives whole, and the
+        // test machine may be busy (latency is measured by the benchmark instead).
+        let play = try Spawned(TestEnv.etude, ["play", dir + "/song.mid", "--verbose", "--period-size", "512", "--periods", "4"],
+                               env: env, dir: dir, name: "play")
         let playStatus = play.wait()
         usleep(300_000)
         rec.signal(SIGINT)
