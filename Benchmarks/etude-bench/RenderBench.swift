@@ -37,7 +37,8 @@ func renderBenchmark(arguments: [String]) -> Int32 {
         if fluidsynth != nil {
             let fsSpeed = fsAudio / fsBest
             print(String(format: "render speed: fluidsynth -F %.1f× real time (%.2f s audio in %.3f s, incl. process start)", fsSpeed, fsAudio, fsBest))
-            print(String(format: "render speed ratio etude / fluidsynth -F: %.2f (target ≥ 0.95)", etudeSpeed / fsSpeed))
+            let ratio = etudeSpeed / fsSpeed
+            print(String(format: "render speed ratio etude / fluidsynth -F: %.2f (target ≥ 0.95: %@)", ratio, ratio >= 0.95 ? "PASS" : "FAIL"))
         } else {
             print("fluidsynth CLI not installed: no comparison (apt-get install fluidsynth)")
         }
@@ -57,7 +58,8 @@ func renderBenchmark(arguments: [String]) -> Int32 {
         }
         // The first note is at sample 0 (block-aligned): its delay is the voice's own start.
         let ourErrors = zip(ourOnsets, ideals).map { $0 - voiceDelay - $1 }
-        print("onset error etude (samples, 64-sample block floor): " + BenchTools.stats(ourErrors))
+        let within = ourErrors.allSatisfy { $0 >= 0 && $0 < 64 }
+        print("onset error etude (samples, 64-sample block floor): " + BenchTools.stats(ourErrors) + " (target 0…63: \(within ? "PASS" : "FAIL"))")
         if let fluidsynth {
             _ = BenchTools.run(fluidsynth, ["-ni", "-q", "-R", "0", "-C", "0", "-r", "44100", "-O", "float", "-T", "wav", "-F", dir + "/fs-onsets.wav", font, dir + "/onsets.mid"])
             let theirs = try WAVData(path: dir + "/fs-onsets.wav").samples[0]
