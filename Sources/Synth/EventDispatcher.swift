@@ -67,6 +67,10 @@ public final class EventDispatcher<Source: ScheduledSource>: @unchecked Sendable
     private var anchorNanos: UInt64 = 0
     private var lateness: [Int64] = []
     private var realtime = false
+    /// Bumped by pause/resume/seek/stop so a final sleep knows its deadline may be stale.
+    private var generation = 0
+    /// How long before a deadline the thread switches from the condition wait to clock_nanosleep.
+    static var finalSleepNanos: UInt64 { 2_000_000 }
     /// Keep dispatch lateness samples (ns) for the benchmark.
     public var recordLateness = false
 
@@ -123,17 +127,30 @@ public final class EventDispatcher<Source: ScheduledSource>: @unchecked Sendable
             let next = source.nextEventTime() ?? source.duration
             let deadline = deadlineNanos(for: next)
             let now = MonotonicClock.nanoseconds()
-            if now < deadline {
-                var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+            if now + Self.finalSleepNanos < deadline {
+                // Far away: wait on the condition (pause/seek/stop wake it) until shortly before.
+                let wake = deadline - Self.finalSleepNanos
+                var ts = timespec(tv_sec: Int(wake / 1_000_000_000), tv_nsec: Int(wake % 1_000_000_000))
                 pthread_cond_timedwait(cond, mutex, &ts)
-                continue  // re-check: woken early by pause/seek/stop, or the deadline passed
+                continue  // re-check: woken early by pause/seek/stop, or the wake time passed
             }
+            if now < deadline {
+                // The last stretch: clock_nanosleep to the absolute deadline without the lock,
+                // then re-check that no pause/seek/stop happened meanwhile.
+                let seen = generation
+                pthread_mutex_unlock(mutex)
+                var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+                while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+                pthread_mutex_lock(mutex)
+                if generation != seen || stopping { continue }
+            }
+            let dispatchedAt = max(now, MonotonicClock.nanoseconds())
             if source.nextEventTime() == nil {
                 finished = true
                 finishedSemaphore.signal()
                 continue
             }
-            if recordLateness { lateness.append(Int64(now) - Int64(deadline)) }
+            if recordLateness { lateness.append(Int64(dispatchedAt) - Int64(deadline)) }
             for m in source.advance(to: next) { output.send(m) }
         }
         pthread_mutex_unlock(mutex)
@@ -173,6 +190,7 @@ public final class EventDispatcher<Source: ScheduledSource>: @unchecked Sendable
             guard !paused else { return }
             anchorPosition = currentPosition()
             paused = true
+            generation += 1
             output.allNotesOff()
             pthread_cond_broadcast(cond)
         }
@@ -182,6 +200,7 @@ public final class EventDispatcher<Source: ScheduledSource>: @unchecked Sendable
         locked {
             guard paused else { return }
             paused = false
+            generation += 1
             anchorNanos = MonotonicClock.nanoseconds()
             pthread_cond_broadcast(cond)
         }
@@ -200,6 +219,7 @@ public final class EventDispatcher<Source: ScheduledSource>: @unchecked Sendable
             anchorPosition = target
             anchorNanos = MonotonicClock.nanoseconds()
             finished = false
+            generation += 1
             pthread_cond_broadcast(cond)
         }
     }
@@ -228,6 +248,7 @@ public final class EventDispatcher<Source: ScheduledSource>: @unchecked Sendable
         let t: Thread? = locked {
             guard running else { return nil }
             stopping = true
+            generation += 1
             pthread_cond_broadcast(cond)
             return thread
         }
