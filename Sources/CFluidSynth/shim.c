@@ -225,3 +225,41 @@ int etude_fs_start_audio(etude_fs *fs, const char *const *drivers, int count) {
     }
     return -1;
 }
+
+/* ---- device sample rate (PulseAudio / PipeWire-Pulse server default) ---- */
+
+#include <pulse/pulseaudio.h>
+#include <unistd.h>
+
+struct rate_query { int done; unsigned rate; };
+
+static void server_info_cb(pa_context *c, const pa_server_info *info, void *userdata) {
+    (void)c;
+    struct rate_query *q = userdata;
+    if (info) q->rate = info->sample_spec.rate;
+    q->done = 1;
+}
+
+unsigned etude_pulse_default_rate(int timeout_ms) {
+    pa_mainloop *loop = pa_mainloop_new();
+    if (!loop) return 0;
+    pa_context *ctx = pa_context_new(pa_mainloop_get_api(loop), "etude-rate-probe");
+    unsigned rate = 0;
+    if (ctx && pa_context_connect(ctx, NULL, PA_CONTEXT_NOAUTOSPAWN, NULL) >= 0) {
+        struct rate_query q = {0, 0};
+        pa_operation *op = NULL;
+        for (int waited = 0; waited < timeout_ms && !q.done; waited++) {
+            pa_mainloop_iterate(loop, 0, NULL);
+            pa_context_state_t st = pa_context_get_state(ctx);
+            if (st == PA_CONTEXT_FAILED || st == PA_CONTEXT_TERMINATED) break;
+            if (st == PA_CONTEXT_READY && !op) op = pa_context_get_server_info(ctx, server_info_cb, &q);
+            if (!q.done) usleep(1000);
+        }
+        if (op) pa_operation_unref(op);
+        rate = q.rate;
+        pa_context_disconnect(ctx);
+    }
+    if (ctx) pa_context_unref(ctx);
+    pa_mainloop_free(loop);
+    return rate;
+}

@@ -1,3 +1,4 @@
+import CFluidSynth
 import Foundation
 import MIDIFile
 
@@ -11,7 +12,9 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
     public struct Options: Sendable {
         /// Tried in order; `--audio-driver NAME` makes this a single name.
         public var drivers: [String] = FluidSynthLive.defaultDrivers
-        public var sampleRate: Double = 48_000
+        /// nil = the device's rate: the PulseAudio/PipeWire server's default when one answers
+        /// (no resampling), else 48 kHz.
+        public var sampleRate: Double?
         /// Frames per period and number of periods: 128 × 3 at 48 kHz = 8 ms of buffer.
         public var periodSize = 128
         public var periods = 3
@@ -20,7 +23,7 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
         public init() {}
 
         /// Output buffer length in milliseconds (period size × periods).
-        public var bufferMilliseconds: Double { Double(periodSize * periods) / sampleRate * 1000 }
+        public func bufferMilliseconds(at rate: Double) -> Double { Double(periodSize * periods) / rate * 1000 }
     }
 
     public let engine: FluidSynthEngine
@@ -30,7 +33,8 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
 
     public init(soundFont: String, options: Options = Options(), onSlowLoad: (@Sendable (Double) -> Void)? = nil) throws(SynthError) {
         self.options = options
-        engine = try FluidSynthEngine(sampleRate: options.sampleRate, settings: [
+        let rate = options.sampleRate ?? Self.deviceSampleRate(drivers: options.drivers) ?? 48_000
+        engine = try FluidSynthEngine(sampleRate: rate, settings: [
             "audio.period-size": .int(options.periodSize),
             "audio.periods": .int(max(2, options.periods)),
             "synth.reverb.active": .int(options.reverb ? 1 : 0),
@@ -58,6 +62,14 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
 
     /// Seconds between opening the driver and the first periods being rendered.
     public private(set) var audioStartup: Double = 0
+
+    /// The sound server's own rate when a PulseAudio-compatible driver is in the list and a
+    /// server answers within 300 ms; nil otherwise (ALSA's default device resamples itself).
+    public static func deviceSampleRate(drivers: [String]) -> Double? {
+        guard drivers.contains(where: { $0 == "pulseaudio" || $0 == "pipewire" }) else { return nil }
+        let rate = etude_pulse_default_rate(300)
+        return (8_000...384_000).contains(rate) ? Double(rate) : nil
+    }
 
     /// The one warning line shown when no driver opened (nil when sound works).
     public var warning: String? {

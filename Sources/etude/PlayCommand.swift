@@ -20,13 +20,13 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss) instead of trying pipewire, pulseaudio, alsa.") var audioDriver: String?
     @Option(help: "Frames per audio period.") var periodSize: Int = 128
     @Option(help: "Number of audio periods.") var periods: Int = 3
-    @Option(help: "Output sample rate in Hz.") var rate: Int = 48_000
+    @Option(help: "Output sample rate in Hz (default: the sound server's own rate, else 48000).") var rate: Int?
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
 
     func validate() throws {
         guard (16...8192).contains(periodSize) else { throw ValidationError("--period-size must be 16…8192") }
         guard (2...64).contains(periods) else { throw ValidationError("--periods must be 2…64") }
-        guard (8000...192_000).contains(rate) else { throw ValidationError("--rate must be 8000…192000") }
+        if let rate, !(8000...192_000).contains(rate) { throw ValidationError("--rate must be 8000…192000") }
     }
 
     func run() throws {
@@ -38,7 +38,7 @@ struct PlayCommand: ParsableCommand {
         if let audioDriver { options.drivers = [audioDriver] }
         options.periodSize = periodSize
         options.periods = periods
-        options.sampleRate = Double(rate)
+        options.sampleRate = rate.map(Double.init)
         let live: FluidSynthLive
         do {
             live = try FluidSynthLive(soundFont: font, options: options, onSlowLoad: SoundSetup.slowLoadReporter(font))
@@ -51,7 +51,7 @@ struct PlayCommand: ParsableCommand {
         if let warning = live.warning {
             Console.error("etude: \(warning)")
         } else if verbose, let driver = live.driver {
-            Console.error("audio: \(driver), \(options.periodSize) × \(options.periods) frames at \(rate) Hz (\(String(format: "%.1f", options.bufferMilliseconds)) ms buffer, audio flowing after \(String(format: "%.0f", live.audioStartup * 1000)) ms)")
+            Console.error("audio: \(driver), \(options.periodSize) × \(options.periods) frames at \(Int(live.engine.sampleRate)) Hz (\(String(format: "%.1f", options.bufferMilliseconds(at: live.engine.sampleRate))) ms buffer, audio flowing after \(String(format: "%.0f", live.audioStartup * 1000)) ms)")
         }
         SoundSetup.flushLog(verbose: verbose)
 

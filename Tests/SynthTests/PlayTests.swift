@@ -112,6 +112,14 @@ func noDeviceEnvironment(_ dir: String) throws -> [String: String] {
         #expect(playStatus == 0, "\(play.stderr)")
         #expect(play.stderr.contains("audio: pulseaudio"), "\(play.stderr)")
         #expect(!play.stderr.contains("no audio device"))
+        // The synth runs at the server's own rate (no resampling), as `pactl info` reports it.
+        if let pactl = TestEnv.which("pactl") {
+            let info = try Spawned(pactl, ["info"], env: env, dir: dir, name: "pactl")
+            info.wait()
+            let spec = info.stdout.split(separator: "\n").first { $0.hasPrefix("Default Sample Specification:") }
+            let rate = spec?.split(separator: " ").last.map { String($0.dropLast(2)) }
+            #expect(rate != nil && play.stderr.contains("frames at \(rate ?? "?") Hz"), "\(spec ?? "no spec") vs \(play.stderr)")
+        }
 
         let raw = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: dir + "/rec.raw"))) ?? Data())
         let left: [Float] = stride(from: 0, to: raw.count - 1, by: 2).map {

@@ -64,6 +64,10 @@ int etude_fs_start_audio(etude_fs *fs, const char *const *drivers, int count);
 /// Stops the live driver if one is running (synth remains).
 void etude_fs_stop_audio(etude_fs *fs);
 
+/// The PulseAudio (or PipeWire-Pulse) server's default sample rate, 0 when no server answers
+/// within `timeout_ms`. Never autospawns a server.
+unsigned etude_pulse_default_rate(int timeout_ms);
+
 #ifdef __cplusplus
 }
 #endif
