@@ -141,7 +141,8 @@ public struct WAVData: Sendable {
                 } else if bps == 4 {
                     out[c][f] = Float(Int32(bitPattern: UInt32(u32(p)))) / 2147483648
                 } else if bps == 3 {
-                    let v = Int32(bitPattern: UInt32(u32(p - 1 + 1) & 0xFFFFFF) << 8) >> 8
+                    let raw = UInt32(bytes[p]) | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p + 2]) << 16
+                    let v = Int32(bitPattern: raw << 8) >> 8
                     out[c][f] = Float(v) / 8388608
                 }
             }
