@@ -36,6 +36,21 @@ let package = Package(
             name: "Store",
             dependencies: ["MIDIFile", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // libfluidsynth through pkg-config; the shim below is the only code that includes it.
+        .systemLibrary(
+            name: "CFluidSynthSystem",
+            pkgConfig: "fluidsynth",
+            providers: [.apt(["libfluidsynth-dev"])]
+        ),
+        // Plain C functions over FluidSynth for Swift (no varargs/macros), log capture, driver fallback.
+        .target(
+            name: "CFluidSynth",
+            dependencies: ["CFluidSynthSystem"],
+            linkerSettings: [.linkedLibrary("fluidsynth"), .linkedLibrary("glib-2.0"), .linkedLibrary("asound"),
+                             .linkedLibrary("pulse")]
+        ),
+        // SoundOutput protocol, live FluidSynth, offline WAV render, SoundFont discovery, scheduling.
+        .target(name: "Synth", dependencies: ["CFluidSynth", "MIDIFile"]),
         .executableTarget(
             name: "etude",
             dependencies: [
@@ -45,12 +60,13 @@ let package = Package(
                 "ABC",
                 "Lesson",
                 "Store",
+                "Synth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "MIDIInput", "Terminal", "Screen", "Store"],
+            dependencies: ["MIDIFile", "MIDIInput", "Terminal", "Screen", "Store", "Synth"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile"]),
@@ -71,6 +87,7 @@ let package = Package(
         .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile"], exclude: ["Fixtures"]),
         .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile"]),
     ],
     swiftLanguageModes: [.v6]
 )

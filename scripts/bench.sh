@@ -41,7 +41,7 @@ else
   echo "  peers skipped: no peer venv (reason above)"
 fi
 
-for sub in input screen store; do
+for sub in render jitter input screen store; do
   echo "== $sub =="
   $bench $sub
 done

@@ -8,6 +8,8 @@ usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench gen-stress OUT.mid [--notes N] generate the stress file
        etude-bench input                        input → note-on latency
        etude-bench store                        10,000-lesson catalogue: search, rescan
+       etude-bench render [SOUNDFONT]           render speed and onsets vs fluidsynth -F
+       etude-bench jitter [SECONDS]             live dispatch jitter
        etude-bench screen                       frame build + diff time, bytes per frame
 """
 switch args.first {
@@ -19,6 +21,8 @@ case "store":
         FileHandle.standardError.write(Data("etude-bench store: \(error)\n".utf8))
         exit(1)
     }
+case "render": exit(renderBenchmark(arguments: Array(args.dropFirst())))
+case "jitter": exit(dispatchJitterBenchmark(arguments: Array(args.dropFirst())))
 case "screen": runScreenBench(arguments: Array(args.dropFirst()))
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8))

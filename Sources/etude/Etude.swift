@@ -14,7 +14,8 @@ struct Etude: ParsableCommand {
           etude export song.mid -o slow.mid --bars 5-8 --tempo 60%
         """,
         subcommands: [
-            InfoCommand.self, EventsCommand.self, AbcCommand.self, ExportCommand.self, LoopCommand.self,
+            InfoCommand.self, EventsCommand.self, AbcCommand.self, PlayCommand.self, RenderCommand.self,
+            SoundFontsCommand.self, ExportCommand.self, LoopCommand.self,
             DevicesCommand.self, ListCommand.self, LibraryCommand.self, FavCommand.self, LoopsCommand.self,
             StatsCommand.self, ResumeCommand.self, RoutineCommand.self, DebugWriteHistoryCommand.self,
         ]

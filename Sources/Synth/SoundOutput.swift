@@ -1,0 +1,75 @@
+import Foundation
+import MIDIFile
+
+/// Where the lesson engine sends sound: live FluidSynth, an offline renderer, or a test fake.
+///
+/// Calls may come from the dispatcher thread, so implementations are `Sendable` and must be
+/// safe to call from any thread.
+public protocol SoundOutput: AnyObject, Sendable {
+    /// A channel message or sysex; meta events and `F7` escapes are ignored.
+    func send(_ message: MIDIEvent.Kind)
+    /// Silences everything without cutting releases: sustain off and CC 123 on every channel.
+    func allNotesOff()
+}
+
+/// A message at a time in seconds from the start of playback.
+public struct TimedMessage: Equatable, Sendable {
+    public var seconds: Double
+    public var message: MIDIEvent.Kind
+
+    public init(seconds: Double, message: MIDIEvent.Kind) {
+        self.seconds = seconds
+        self.message = message
+    }
+}
+
+/// A `SoundOutput` that only records what it was told, with a timestamp from an injectable
+/// clock — the fake tests use to check dispatch order and all-notes-off on every exit path.
+public final class RecordingOutput: SoundOutput, @unchecked Sendable {
+    public enum Entry: Equatable, Sendable {
+        case message(MIDIEvent.Kind)
+        case allNotesOff
+    }
+
+    private let lock = NSLock()
+    private var entries: [(seconds: Double, entry: Entry)] = []
+    private let clock: @Sendable () -> Double
+
+    /// `clock` gives the time recorded with each entry (default: monotonic seconds).
+    public init(clock: @escaping @Sendable () -> Double = { MonotonicClock.seconds() }) {
+        self.clock = clock
+    }
+
+    public func send(_ message: MIDIEvent.Kind) {
+        let now = clock()
+        lock.withLock { entries.append((now, .message(message))) }
+    }
+
+    public func allNotesOff() {
+        let now = clock()
+        lock.withLock { entries.append((now, .allNotesOff)) }
+    }
+
+    /// Everything recorded so far, in call order.
+    public var recorded: [(seconds: Double, entry: Entry)] {
+        lock.withLock { entries }
+    }
+
+    /// Only the messages, in call order.
+    public var messages: [MIDIEvent.Kind] {
+        recorded.compactMap { if case .message(let m) = $0.entry { return m } else { return nil } }
+    }
+}
+
+/// CLOCK_MONOTONIC readings: immune to wall-clock changes, the base of all scheduling.
+public enum MonotonicClock {
+    public static func nanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    public static func seconds() -> Double {
+        Double(nanoseconds()) / 1e9
+    }
+}
