@@ -61,6 +61,9 @@ let package = Package(
                 "Lesson",
                 "Store",
                 "Synth",
+                "Practice",
+                "Terminal",
+                "Screen",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -88,6 +91,9 @@ let package = Package(
         .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile"]),
+        // Wiring the lesson engine to devices: the real-time transport runner, the practice session.
+        .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile"]),
+        .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile"]),
     ],
     swiftLanguageModes: [.v6]
 )

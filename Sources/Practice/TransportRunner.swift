@@ -1,0 +1,128 @@
+import Foundation
+import Lesson
+import MIDIFile
+import Synth
+
+/// Drives a lesson `Transport` in real time from a dedicated thread: sleeps until the
+/// transport's next event on the monotonic clock, sends synth messages to the sound output and
+/// hands every event (notes, beats, passes, tempo, finished) to `onEvents` for the screen,
+/// judge or status line. Commands from other threads go through `perform`, which wakes the
+/// thread so a pause, seek or tempo change applies at once, never after a stale sleep.
+public final class TransportRunner: @unchecked Sendable {
+    public let transport: Transport
+    public let clock: SteadyClock
+    private let output: any SoundOutput
+    private let onEvents: @Sendable ([TimedEvent]) -> Void
+    private let condition = NSCondition()
+    private var stopping = false
+    private var finished = false
+    private let exited = DispatchSemaphore(value: 0)
+    private var started = false
+
+    /// `transport` must have been made with `clock`.
+    public init(transport: Transport, clock: SteadyClock, output: any SoundOutput, onEvents: @escaping @Sendable ([TimedEvent]) -> Void = { _ in }) {
+        self.transport = transport
+        self.clock = clock
+        self.output = output
+        self.onEvents = onEvents
+    }
+
+    /// Starts the dispatch thread and the transport.
+    public func start() {
+        condition.lock()
+        guard !started else { condition.unlock(); return }
+        started = true
+        condition.unlock()
+        let thread = Thread { [self] in loop() }
+        thread.name = "etude-transport"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+        perform { $0.play() }
+    }
+
+    /// Runs a transport command (play, pause, seek, tempo, loop, hands…) and delivers the
+    /// events it returns, then wakes the dispatch thread to re-plan its sleep.
+    public func perform(_ command: (Transport) throws -> [TimedEvent]) rethrows {
+        let events = try command(transport)
+        deliver(events)
+        condition.lock()
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// True once the transport played its last pass.
+    public var isFinished: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return finished
+    }
+
+    /// Blocks until the transport finishes or `stop()` is called; false on timeout.
+    public func waitUntilFinished(timeout: Double? = nil) -> Bool {
+        let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
+        condition.lock()
+        defer { condition.unlock() }
+        while !finished && !stopping {
+            if let deadline {
+                if !condition.wait(until: deadline) { return finished }
+            } else {
+                condition.wait()
+            }
+        }
+        return finished
+    }
+
+    /// Stops the thread and silences everything (all notes off): safe to call twice.
+    public func stop() {
+        condition.lock()
+        let wasRunning = started && !stopping
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+        if wasRunning { exited.wait() }
+        _ = transport.stop()
+        output.allNotesOff()
+    }
+
+    private func deliver(_ events: [TimedEvent]) {
+        guard !events.isEmpty else { return }
+        var done = false
+        for e in events {
+            switch e.event {
+            case .synth(let message): output.send(message)
+            case .finished: done = true
+            default: break
+            }
+        }
+        onEvents(events)
+        if done {
+            condition.lock()
+            finished = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    private func loop() {
+        condition.lock()
+        while !stopping {
+            guard let next = transport.nextEventTime() else {
+                condition.wait()  // paused, stopped or finished: wait for a command
+                continue
+            }
+            let wait = next - clock.now
+            if wait > 0.002 {
+                // Sleep most of the way on the condition (a command wakes it), the last
+                // couple of milliseconds on the clock itself for precision.
+                _ = condition.wait(until: Date(timeIntervalSinceNow: wait - 0.0015))
+                continue
+            }
+            condition.unlock()
+            if wait > 0 { clock.sleep(until: next) }
+            deliver(transport.advance(to: clock.now))
+            condition.lock()
+        }
+        condition.unlock()
+        exited.signal()
+    }
+}
