@@ -46,8 +46,7 @@ let package = Package(
         .target(
             name: "CFluidSynth",
             dependencies: ["CFluidSynthSystem"],
-            linkerSettings: [.linkedLibrary("fluidsynth"), .linkedLibrary("glib-2.0"), .linkedLibrary("asound"),
-                             .linkedLibrary("pulse")]
+            linkerSettings: [.linkedLibrary("fluidsynth"), .linkedLibrary("asound"), .linkedLibrary("pulse")]
         ),
         // SoundOutput protocol, live FluidSynth, offline WAV render, SoundFont discovery, scheduling.
         .target(name: "Synth", dependencies: ["CFluidSynth", "MIDIFile"]),

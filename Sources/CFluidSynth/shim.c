@@ -1,5 +1,6 @@
 #include "shim.h"
 #include <fluidsynth.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,7 +69,7 @@ static void alsa_append(const char *file, int line, const char *function, int er
 /* GLib (used by FluidSynth and libinstpatch for SoundFont parsing) logs straight to stderr;
  * route it into the same buffer. Declared here to avoid pulling glib.h into the shim. */
 typedef void (*etude_glog_func)(const char *domain, int flags, const char *message, void *data);
-extern etude_glog_func g_log_set_default_handler(etude_glog_func func, void *data);
+typedef etude_glog_func (*etude_glog_setter)(etude_glog_func func, void *data);
 
 static void glog_append(const char *domain, int flags, const char *message, void *data) {
     (void)domain;
@@ -99,7 +100,10 @@ static void etude_fs_capture_log_once(void) {
     for (int level = FLUID_PANIC; level <= FLUID_DBG; level++) {
         fluid_set_log_function(level, log_append, NULL);
     }
-    g_log_set_default_handler(glog_append, NULL);
+    /* GLib is loaded with libfluidsynth; look it up at run time so no glib -dev package or
+     * link flag is needed. */
+    etude_glog_setter set_handler = (etude_glog_setter)dlsym(RTLD_DEFAULT, "g_log_set_default_handler");
+    if (set_handler) set_handler(glog_append, NULL);
     snd_lib_error_set_handler(alsa_append);
 }
 

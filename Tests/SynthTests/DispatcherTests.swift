@@ -112,6 +112,7 @@ func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
 
     @Test func searchOrderIsOptionEnvironmentRepositoryUserSystem() throws {
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         for p in ["opt.sf2", "env.sf2", "repo/SoundFonts/b.sf3", "repo/SoundFonts/a.sf2", "data/etude/soundfonts/u.sf2",
                   "sys/default-GM.sf2", "sys/other.sf2", "share/sub/deep.sf2"] {
             try makeFont(dir + "/" + p)
@@ -132,6 +133,7 @@ func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
 
     @Test func corruptFontsInTheSearchAreSkippedAndNothingFoundIsOneLine() throws {
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         try FileManager.default.createDirectory(atPath: dir + "/sys", withIntermediateDirectories: true)
         try Data("junk".utf8).write(to: URL(fileURLWithPath: dir + "/sys/broken.sf2"))
         let l = SoundFontLocator(explicit: nil, environment: ["HOME": dir], repositoryRoots: [dir],

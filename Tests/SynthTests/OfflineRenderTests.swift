@@ -69,6 +69,7 @@ func dryOptions(rate: Int = 44_100, tail: Double? = 0.5) -> OfflineRenderer.Opti
         for rate in [44_100, 48_000] {
             let renderer = try OfflineRenderer(soundFont: TestEnv.soundFont(), options: dryOptions(rate: rate, tail: 0))
             let dir = TestEnv.tempDir()
+            defer { TestEnv.remove(dir) }
             let result = try renderer.render(MessageSchedule(file: onsetSong.file()), to: dir + "/out.wav")
             #expect(result.frames == Int((expected * Double(rate)).rounded()))
             let wav = try WAVData(path: dir + "/out.wav")

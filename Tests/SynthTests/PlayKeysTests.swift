@@ -45,6 +45,7 @@ import Testing
             return
         }
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         var song = liveSong
         song.endTick = 57_600  // 60 s
         try song.write(to: dir + "/long.mid")
@@ -70,6 +71,7 @@ import Testing
             return
         }
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         var song = liveSong
         song.endTick = 57_600
         try song.write(to: dir + "/long.mid")

@@ -29,6 +29,7 @@ func noDeviceEnvironment(_ dir: String) throws -> [String: String] {
 @Suite(.serialized) struct PlayTests {
     @Test func withoutAnyAudioDeviceItWarnsOnceAndFinishesTheFile() throws {
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         try liveSong.write(to: dir + "/song.mid")
         let started = MonotonicClock.seconds()
         let r = try TestEnv.run(TestEnv.etude, ["play", dir + "/song.mid"], env: noDeviceEnvironment(dir))
@@ -43,6 +44,7 @@ func noDeviceEnvironment(_ dir: String) throws -> [String: String] {
 
     @Test func verboseShowsFluidSynthsOwnLog() throws {
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         try liveSong.write(to: dir + "/song.mid")
         let r = try TestEnv.run(TestEnv.etude, ["play", dir + "/song.mid", "--verbose", "--audio-driver", "pipewire"], env: noDeviceEnvironment(dir))
         #expect(r.status == 0)
@@ -52,6 +54,7 @@ func noDeviceEnvironment(_ dir: String) throws -> [String: String] {
 
     @Test func sigtermStopsPlaybackCleanly() throws {
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         var song = liveSong
         song.endTick = 48_000  // 50 s
         try song.write(to: dir + "/long.mid")
@@ -79,6 +82,7 @@ func noDeviceEnvironment(_ dir: String) throws -> [String: String] {
             return
         }
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         try liveSong.write(to: dir + "/song.mid")
         var env = ProcessInfo.processInfo.environment
         env["XDG_RUNTIME_DIR"] = dir

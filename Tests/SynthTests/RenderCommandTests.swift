@@ -6,6 +6,7 @@ import Testing
 @Suite struct RenderCommandTests {
     @Test func renderWritesAValidWAVAndOneResultLineWhenPiped() throws {
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         try onsetSong.write(to: dir + "/song.mid")
         for (rate, format) in [(44_100, "s16"), (48_000, "float")] {
             let out = dir + "/song-\(rate)-\(format).wav"
@@ -24,6 +25,7 @@ import Testing
 
     @Test func sameRenderTwiceIsBitIdentical() throws {
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         try onsetSong.write(to: dir + "/song.mid")
         for name in ["a", "b"] {
             let r = try TestEnv.run(TestEnv.etude, ["render", dir + "/song.mid", "-o", dir + "/\(name).wav"])
@@ -45,6 +47,7 @@ import Testing
             return
         }
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         let font = try TestEnv.soundFont()
         try onsetSong.write(to: dir + "/song.mid")
         let theirs = try TestEnv.run(fluidsynth, ["-ni", "-q", "-R", "0", "-C", "0", "-r", "44100", "-O", "float", "-T", "wav", "-F", dir + "/fs.wav", font, dir + "/song.mid"])
@@ -66,6 +69,7 @@ import Testing
 
     @Test func missingSoundFontIsOneLineNamingThePathAndThePackage() throws {
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         try onsetSong.write(to: dir + "/song.mid")
         let r = try TestEnv.run(TestEnv.etude, ["render", dir + "/song.mid", "-o", dir + "/x.wav", "--soundfont", dir + "/missing.sf2"])
         #expect(r.status == 1)
@@ -75,6 +79,7 @@ import Testing
 
     @Test func corruptSoundFontIsOneLine() throws {
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         try onsetSong.write(to: dir + "/song.mid")
         try Data("this is not a soundfont".utf8).write(to: URL(fileURLWithPath: dir + "/bad.sf2"))
         let r = try TestEnv.run(TestEnv.etude, ["play", dir + "/song.mid", "--soundfont", dir + "/bad.sf2"])
@@ -91,6 +96,7 @@ import Testing
 
     @Test func soundfontsListsTheSearchAndTheWinner() throws {
         let dir = TestEnv.tempDir()
+        defer { TestEnv.remove(dir) }
         let font = try TestEnv.soundFont()
         var env = ProcessInfo.processInfo.environment
         env["ETUDE_SOUNDFONT"] = font

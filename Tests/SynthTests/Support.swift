@@ -18,6 +18,10 @@ enum TestEnv {
         return dir
     }
 
+    static func remove(_ dir: String) {
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
     /// Full path of an executable on PATH, nil when not installed.
     static func which(_ name: String) -> String? {
         for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
