@@ -126,6 +126,11 @@ struct RoutinePlayer {
                 continue
             }
             let started = Date()
+            let planned: Double
+            switch step.length {
+            case .repetitions(let count): planned = transport.passDuration * Double(max(1, count))
+            case .minutes(let m): planned = m * 60
+            }
             let player = StepPlayer(transport: transport, clock: clock, output: output)
             var lastStatus = ""
             let result = player.run(
@@ -138,7 +143,7 @@ struct RoutinePlayer {
                 control: { control(timeoutMs: 0) },
                 status: { elapsed, passes, gain in
                     guard tty else { return }
-                    var s = "\(n + 1)/\(plan.steps.count) \(title)  \(StatusLine.clock(elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
+                    var s = "\(n + 1)/\(plan.steps.count) \(title)  \(StatusLine.clock(elapsed)) / \(StatusLine.clock(planned))"
                     s += "  pass \(passes + 1)  \(step.tempoPercent)%"
                     if gain < 1 { s += "  fading" }
                     s += "  [→ skip, q quit]"
@@ -151,6 +156,8 @@ struct RoutinePlayer {
             let summary = "Played \(n + 1)/\(plan.steps.count) \(title): \(StatusLine.clock(result.seconds)), \(result.completedPasses) pass\(result.completedPasses == 1 ? "" : "es")"
                 + (result.faded ? ", faded out" : "") + (result.interrupted ? ", cut short" : "")
             line(summary, final: true)
+            // A skip in the first second is a change of mind, not practice.
+            guard result.seconds >= 1 else { continue }
             try store.recordPass(lessonID: step.lesson.id, startedAt: started, mode: "watch", hand: hand,
                                  tempoPercent: step.tempoPercent, bars: step.bars, durationSeconds: result.seconds)
         }
