@@ -40,6 +40,8 @@ enum BrowserController {
         let outcome = try StoreCLI.withStore(options) { store in
             try TerminalSession.run { session in try loop(session: session, store: store) }
         }
+        // The practice command opens the same database as the browser did.
+        if let db = options.db { setenv("ETUDE_DB", db, 1) }
         switch outcome {
         case .quit: return
         case .open(let path, let title):
@@ -165,6 +167,8 @@ enum BrowserController {
                     let text = StatsReport.text(stats, title: row.title)
                     var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
                     while lines.last == "" { lines.removeLast() }
+                    // Only the days and weeks with practice: the box has to fit the screen.
+                    lines = lines.filter { !$0.hasSuffix("  0 passes") }
                     model.overlay = .text(title: "Stats", lines: lines)
                 case .routines:
                     let routines = try store.routines()
