@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile"]),
         // Wiring the lesson engine to devices: the real-time transport runner, the practice session.
         .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile"]),
-        .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile"]),
+        .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile", "Store"]),
     ],
     swiftLanguageModes: [.v6]
 )

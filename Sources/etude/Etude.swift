@@ -8,6 +8,7 @@ struct Etude: ParsableCommand {
         abstract: "A piano-lesson trainer for the terminal.",
         discussion: """
         Open a lesson (a Standard MIDI File), hear it, practise it hand by hand and bar by bar.
+        `etude` alone, on a terminal, opens the lesson browser (`etude browse`).
         Examples:
           etude info Lessons/level1/c-position.mid
           etude events song.mid --json
@@ -18,8 +19,18 @@ struct Etude: ParsableCommand {
             SoundFontsCommand.self, ExportCommand.self, LoopCommand.self,
             DevicesCommand.self, ListCommand.self, LibraryCommand.self, FavCommand.self, LoopsCommand.self,
             StatsCommand.self, ResumeCommand.self, RoutineCommand.self, DebugWriteHistoryCommand.self,
+            BrowseCommand.self,
         ]
     )
+
+    /// No subcommand: the browser on a terminal, else the help as before (scripts, pipes).
+    func run() throws {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            Console.out(Etude.helpMessage() + "\n")
+            return
+        }
+        try BrowserController.run(try StoreOptions.parse([]))
+    }
 }
 
 /// A failure the user can fix: printed as one `etude: …` line, exit status 1.

@@ -157,17 +157,29 @@ struct RoutineCommand: ParsableCommand {
     }
 
     struct Run: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Plan a routine: resolve its entries and print the schedule.")
+        static let configuration = CommandConfiguration(
+            abstract: "Play a routine: each entry in order, a countdown in the pauses, a fade at a time limit.",
+            discussion: """
+            Keys (on a terminal): → skips the current entry or countdown, q or Esc ends the routine.
+            Every entry played is stored in the history as a watch pass. Without an audio device
+            it runs silently (one warning line). --plan only prints the schedule.
+            """
+        )
         @Argument(help: "The routine's name.") var name: String
         @Option(help: "Seed for the random picks (same seed, same lessons).") var seed: UInt64?
+        @Flag(help: "Only print the schedule; play nothing.") var plan = false
+        @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
+        @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, …).") var audioDriver: String?
         @OptionGroup var store: StoreOptions
         func run() throws {
             try StoreCLI.withStore(store) { s in
                 let routine = try RoutineCommand.load(name, s)
                 var rng = SeededGenerator(seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000))
-                let plan = RoutinePlan.make(routine, candidates: .init(lessons: try s.lessons()), using: &rng)
-                Console.out(plan.text())
-                if plan.steps.isEmpty { throw EtudeFailure("nothing to play in \(name): every entry was skipped") }
+                let schedule = RoutinePlan.make(routine, candidates: .init(lessons: try s.lessons()), using: &rng)
+                Console.out(schedule.text())
+                if schedule.steps.isEmpty { throw EtudeFailure("nothing to play in \(name): every entry was skipped") }
+                if plan { return }
+                try RoutinePlayer(soundfont: soundfont, audioDriver: audioDriver).play(schedule, store: s)
             }
         }
     }

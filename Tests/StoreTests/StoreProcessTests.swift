@@ -166,7 +166,7 @@ import Testing
         #expect(out == "copy\n1. C Scale — right hand, 80% — 2 min\n2. a random favourite — 2 times (pause 10 s before)\n")
         (status, out, _) = try etude("routine", "edit", "copy", "--move", "2", "--to", "1", "--rename", "copy2")
         #expect(out.hasPrefix("copy2\n1. a random favourite"))
-        (status, out, _) = try etude("routine", "run", "warm-up", "--seed", "3")
+        (status, out, _) = try etude("routine", "run", "warm-up", "--seed", "3", "--plan")
         #expect(status == 0 && out.contains("1. [0:00] C Scale") && out.contains("2. [2:10] Minuet in G"))
 
         (status, out, _) = try etude("stats", "Minuet in G")

@@ -1,0 +1,154 @@
+import Foundation
+import Lesson
+import MIDIFile
+import Synth
+
+/// A `SoundOutput` in front of another that scales channel volume (CC 7) by a gain: the
+/// lesson's own CC 7 values pass through scaled, and `setGain` re-sends every channel's volume,
+/// so a routine step cut by its time limit fades out instead of stopping dead.
+public final class GainOutput: SoundOutput, @unchecked Sendable {
+    /// GM default channel volume, used until the file sets its own.
+    public static let defaultVolume: UInt8 = 100
+    private let inner: any SoundOutput
+    private let lock = NSLock()
+    private var volumes = [UInt8](repeating: GainOutput.defaultVolume, count: 16)
+    private var gain = 1.0
+    private var sent = [UInt8](repeating: GainOutput.defaultVolume, count: 16)
+
+    public init(_ inner: any SoundOutput) { self.inner = inner }
+
+    public var currentGain: Double { lock.withLock { gain } }
+
+    public func send(_ message: MIDIEvent.Kind) {
+        if case .controlChange(let channel, 7, let value) = message, channel < 16 {
+            let scaled: UInt8 = lock.withLock {
+                volumes[Int(channel)] = value
+                sent[Int(channel)] = Self.scale(value, gain)
+                return sent[Int(channel)]
+            }
+            inner.send(.controlChange(channel: channel, controller: 7, value: scaled))
+            return
+        }
+        inner.send(message)
+    }
+
+    public func allNotesOff() { inner.allNotesOff() }
+
+    /// Sets the gain (0…1) and sends the scaled volume on every channel when it changed.
+    public func setGain(_ newGain: Double) {
+        let g = newGain.isFinite ? max(0, min(1, newGain)) : 1
+        let changes: [(UInt8, UInt8)] = lock.withLock {
+            var out: [(UInt8, UInt8)] = []
+            gain = g
+            for ch in 0..<16 {
+                let v = Self.scale(volumes[ch], g)
+                if v != sent[ch] {
+                    sent[ch] = v
+                    out.append((UInt8(ch), v))
+                }
+            }
+            return out
+        }
+        for (ch, v) in changes { inner.send(.controlChange(channel: ch, controller: 7, value: v)) }
+    }
+
+    /// Back to full volume on every channel (the GM default), for the next step.
+    public func reset() {
+        lock.withLock {
+            volumes = [UInt8](repeating: GainOutput.defaultVolume, count: 16)
+            sent = volumes
+            gain = 1
+        }
+        for ch in 0..<16 { inner.send(.controlChange(channel: UInt8(ch), controller: 7, value: GainOutput.defaultVolume)) }
+    }
+
+    static func scale(_ v: UInt8, _ g: Double) -> UInt8 { UInt8(max(0, min(127, (Double(v) * g).rounded()))) }
+}
+
+/// Plays one step of a routine in real time: a `TransportRunner` on a `GainOutput`, asked every
+/// tick what to do (`decide`: keep playing at a gain, or stop), so the policy (time limit,
+/// repetitions, fade) stays a pure function the caller supplies (`RoutinePlan.decide`).
+public final class StepPlayer: @unchecked Sendable {
+    public enum Decision: Equatable, Sendable {
+        case play(gain: Double)
+        case stop
+    }
+
+    /// How a step ended.
+    public struct Result: Equatable, Sendable {
+        public var completedPasses: Int
+        public var seconds: Double
+        /// The volume went below full before the end (a time limit cut it).
+        public var faded: Bool
+        /// `control` asked to skip or quit.
+        public var interrupted: Bool
+    }
+
+    /// What the caller's key/signal check wants, asked every tick.
+    public enum Control: Sendable { case keepGoing, skip }
+
+    private let transport: Transport
+    private let clock: SteadyClock
+    private let output: GainOutput
+    private let lock = NSLock()
+    private var completed = 0
+    private var passStartClock: Double?
+
+    /// `transport` must have been made with `clock`.
+    public init(transport: Transport, clock: SteadyClock, output: GainOutput) {
+        self.transport = transport
+        self.clock = clock
+        self.output = output
+    }
+
+    /// Plays until `decide` says stop, the transport finishes or `control` says skip.
+    /// Always ends with all notes off and full volume restored.
+    public func run(tick: Double = 0.05,
+                    decide: (_ elapsed: Double, _ completedPasses: Int, _ currentPassEnd: Double?) -> Decision,
+                    control: () -> Control = { .keepGoing },
+                    status: (_ elapsed: Double, _ completedPasses: Int, _ gain: Double) -> Void = { _, _, _ in }) -> Result {
+        let runner = TransportRunner(transport: transport, clock: clock, output: output) { [self] events in
+            for e in events {
+                switch e.event {
+                case .passStarted: lock.withLock { passStartClock = e.time }
+                case .passFinished: lock.withLock { completed += 1 }
+                default: break
+                }
+            }
+        }
+        let start = clock.now
+        var faded = false
+        var interrupted = false
+        runner.start()
+        while true {
+            let now = clock.now
+            let elapsed = now - start
+            let (passes, passStart) = lock.withLock { (completed, passStartClock) }
+            let passEnd = passStart.map { $0 - start + transport.passDuration }
+            if control() == .skip {
+                interrupted = true
+                break
+            }
+            if runner.isFinished { break }
+            switch decide(elapsed, passes, passEnd) {
+            case .stop:
+                runner.stop()
+                return finish(start: start, faded: faded, interrupted: false)
+            case .play(let gain):
+                if gain < 1 { faded = true }
+                output.setGain(gain)
+                status(elapsed, passes, gain)
+            }
+            clock.sleep(until: now + tick)
+        }
+        runner.stop()
+        return finish(start: start, faded: faded, interrupted: interrupted)
+    }
+
+    private func finish(start: Double, faded: Bool, interrupted: Bool) -> Result {
+        output.allNotesOff()
+        output.reset()
+        let passes = lock.withLock { completed }
+        return Result(completedPasses: passes, seconds: clock.now - start, faded: faded, interrupted: interrupted)
+    }
+}

@@ -1,0 +1,352 @@
+import Terminal
+
+/// One lesson as the browser lists it. Plain values (dates already formatted by the caller),
+/// so the Screen module needs no database and the widget stays a pure function.
+public struct BrowserRow: Equatable, Sendable {
+    public var id: String
+    public var title: String
+    public var composer: String?
+    public var level: Int?
+    public var durationSeconds: Double
+    public var favourite: Bool
+    public var bestScore: Double?
+    /// "2026-11-21" or nil when never practised.
+    public var lastPractised: String?
+    /// The file to open; nil when the file went missing.
+    public var path: String?
+
+    public init(id: String, title: String, composer: String? = nil, level: Int? = nil, durationSeconds: Double, favourite: Bool = false,
+                bestScore: Double? = nil, lastPractised: String? = nil, path: String? = nil) {
+        self.id = id
+        self.title = title
+        self.composer = composer
+        self.level = level
+        self.durationSeconds = durationSeconds
+        self.favourite = favourite
+        self.bestScore = bestScore
+        self.lastPractised = lastPractised
+        self.path = path
+    }
+}
+
+/// A box over the list: the key help, or text such as a lesson's stats or the routines.
+public enum BrowserOverlay: Equatable, Sendable {
+    case help
+    case text(title: String, lines: [String])
+}
+
+/// What a key asks the browser's controller to do (the model already changed itself).
+public enum BrowserAction: Equatable, Sendable {
+    case none
+    /// Query or filters changed: fetch the rows again.
+    case refresh
+    case open(BrowserRow)
+    case resume
+    case toggleFavourite(BrowserRow)
+    case stats(BrowserRow)
+    case routines
+    case quit
+}
+
+/// The browser's keys, as the help and the footer list them. Letters type into the search,
+/// so commands live on Ctrl keys and function keys.
+public enum BrowserKeys {
+    public static let entries: [PracticeKeys.Entry] = [
+        PracticeKeys.Entry(keys: "type", action: "search (Backspace deletes, Ctrl-U clears)"),
+        PracticeKeys.Entry(keys: "↑ ↓ PgUp PgDn Home End", action: "move"),
+        PracticeKeys.Entry(keys: "Enter", action: "practise the lesson (or resume)"),
+        PracticeKeys.Entry(keys: "Tab  F2", action: "filter: all / favourites"),
+        PracticeKeys.Entry(keys: "Ctrl-L  F3", action: "filter: level any / 1 / 2 / …"),
+        PracticeKeys.Entry(keys: "Ctrl-F  F4", action: "favourite on / off (★)"),
+        PracticeKeys.Entry(keys: "Ctrl-S  F5", action: "stats of the lesson"),
+        PracticeKeys.Entry(keys: "Ctrl-R  F6", action: "routines"),
+        PracticeKeys.Entry(keys: "?  F1", action: "this help (? while the search is empty)"),
+        PracticeKeys.Entry(keys: "Esc", action: "clear the search, then quit"),
+        PracticeKeys.Entry(keys: "Ctrl-Q  F10  Ctrl-C", action: "quit"),
+    ]
+
+    public static let footer = "? help · Enter practise · Tab favourites · ^L level · ^F ★ · ^S stats · ^R routines · Esc quit"
+}
+
+/// Everything the lesson browser shows, and its key handling: a value, so it is tested
+/// without a terminal or a database.
+public struct BrowserModel: Equatable, Sendable {
+    public var query = ""
+    public var favouritesOnly = false
+    public var level: Int?
+    /// Levels the level filter cycles through (from the catalogue).
+    public var levels: [Int] = []
+    public var rows: [BrowserRow] = []
+    /// "Resume: Minuet bar 9, right hand, 80%" — shown as the first entry when present.
+    public var resume: String?
+    /// Index into the entries: the resume line (when present) is entry 0, then the rows.
+    public var selected = 0
+    /// First entry shown (scrolling).
+    public var top = 0
+    public var overlay: BrowserOverlay?
+    /// A one-line notice in the footer (e.g. "★ added").
+    public var message: String?
+
+    public init(rows: [BrowserRow] = [], resume: String? = nil, levels: [Int] = []) {
+        self.rows = rows
+        self.resume = resume
+        self.levels = levels
+    }
+
+    public var entryCount: Int { rows.count + (resume == nil ? 0 : 1) }
+    public var isResumeSelected: Bool { resume != nil && selected == 0 }
+
+    /// The lesson under the cursor (nil on the resume line or an empty list).
+    public var selectedRow: BrowserRow? {
+        let i = selected - (resume == nil ? 0 : 1)
+        return rows.indices.contains(i) ? rows[i] : nil
+    }
+
+    /// Puts the cursor back on a lesson after the rows were fetched again (a ★ may reorder them).
+    public mutating func select(id: String) {
+        if let i = rows.firstIndex(where: { $0.id == id }) { selected = i + (resume == nil ? 0 : 1) }
+    }
+
+    /// Keeps the cursor on the list and in view after rows changed.
+    public mutating func clamp(visibleRows: Int) {
+        selected = max(0, min(selected, entryCount - 1))
+        let page = max(1, visibleRows)
+        if selected < top { top = selected }
+        if selected >= top + page { top = selected - page + 1 }
+        top = max(0, min(top, max(0, entryCount - page)))
+    }
+
+    /// Applies a key. `visibleRows` is the list height (for PgUp/PgDn).
+    public mutating func handle(_ key: Key, visibleRows: Int) -> BrowserAction {
+        let page = max(1, visibleRows)
+        if overlay != nil {
+            overlay = nil
+            if key == Key.ctrl("q") || key.code == .function(10) { return .quit }
+            return .none
+        }
+        message = nil
+        switch key.code {
+        case .up: selected -= 1
+        case .down: selected += 1
+        case .pageUp: selected -= page
+        case .pageDown: selected += page
+        case .home: selected = 0
+        case .end: selected = entryCount - 1
+        case .enter:
+            if isResumeSelected { return .resume }
+            if let row = selectedRow { return .open(row) }
+            return .none
+        case .tab, .function(2):
+            favouritesOnly.toggle()
+            selected = 0
+            return .refresh
+        case .function(3): return cycleLevel()
+        case .function(4): return selectedRow.map { .toggleFavourite($0) } ?? .none
+        case .function(5): return selectedRow.map { .stats($0) } ?? .none
+        case .function(6): return .routines
+        case .function(1):
+            overlay = .help
+            return .none
+        case .function(10): return .quit
+        case .escape:
+            if query.isEmpty { return .quit }
+            query = ""
+            selected = 0
+            return .refresh
+        case .backspace:
+            guard !query.isEmpty else { return .none }
+            query.removeLast()
+            selected = 0
+            return .refresh
+        case .paste(let text):
+            let clean = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
+            guard !clean.isEmpty else { return .none }
+            query += clean
+            selected = 0
+            return .refresh
+        case .character(let c):
+            if key.modifiers.contains(.ctrl) {
+                switch c {
+                case "l": return cycleLevel()
+                case "f": return selectedRow.map { .toggleFavourite($0) } ?? .none
+                case "s": return selectedRow.map { .stats($0) } ?? .none
+                case "r": return .routines
+                case "q": return .quit
+                case "u":
+                    guard !query.isEmpty else { return .none }
+                    query = ""
+                    selected = 0
+                    return .refresh
+                default: return .none
+                }
+            }
+            if key.modifiers.contains(.alt) { return .none }
+            if c == "?" && query.isEmpty {
+                overlay = .help
+                return .none
+            }
+            query.append(c)
+            selected = 0
+            return .refresh
+        default:
+            return .none
+        }
+        clamp(visibleRows: page)
+        return .none
+    }
+
+    private mutating func cycleLevel() -> BrowserAction {
+        let all = levels.sorted()
+        if let level, let i = all.firstIndex(of: level), i + 1 < all.count {
+            self.level = all[i + 1]
+        } else if level == nil, let first = all.first {
+            level = first
+        } else {
+            level = nil
+        }
+        selected = 0
+        return .refresh
+    }
+}
+
+/// Draws the lesson browser: header with filters, search line, column titles, the list
+/// (resume line first), footer; overlays on top. Pure: model + size → cells.
+public struct BrowserScreen: Sendable {
+    public static let minimumSize = TerminalSize(columns: 40, rows: 8)
+    public let theme: Theme
+
+    public init(depth: ColorDepth) { theme = Theme(depth: depth) }
+
+    /// Rows the list has at a terminal height (header 3 lines, footer 1).
+    public static func listHeight(rows: Int) -> Int { max(1, rows - 4) }
+
+    public func render(_ model: BrowserModel, size: TerminalSize) -> CellBuffer {
+        var buffer = CellBuffer(size: size)
+        render(model, into: &buffer, size: size)
+        return buffer
+    }
+
+    static func duration(_ s: Double) -> String {
+        guard s.isFinite, s >= 0, s < 1e7 else { return "–" }
+        let t = Int(s.rounded())
+        return "\(t / 60):" + (t % 60 < 10 ? "0" : "") + "\(t % 60)"
+    }
+
+    static func pad(_ s: String, _ n: Int, right: Bool = false) -> String {
+        let w = CellBuffer.width(of: s)
+        if w >= n { return s }
+        let fill = String(repeating: " ", count: n - w)
+        return right ? fill + s : s + fill
+    }
+
+    public func render(_ model: BrowserModel, into buffer: inout CellBuffer, size: TerminalSize) {
+        buffer.reset(size: size)
+        if size.columns < Self.minimumSize.columns || size.rows < Self.minimumSize.rows {
+            TooSmallMessage(theme: theme).draw(into: &buffer, minimum: Self.minimumSize)
+            return
+        }
+        let w = size.columns, h = size.rows
+        // Header
+        buffer.fill(x: 0, y: 0, width: w, height: 1, Cell(" ", theme.statusStyle))
+        let used = buffer.text("Etude — lessons", x: 1, y: 0, style: theme.statusAccent, maxWidth: w - 2)
+        let filters = "\(model.favouritesOnly ? "★ favourites" : "all")  ·  level \(model.level.map(String.init) ?? "any")  ·  \(model.rows.count) lesson\(model.rows.count == 1 ? "" : "s")"
+        let fw = CellBuffer.width(of: filters)
+        if used + fw + 4 < w { buffer.text(filters, x: w - 1 - fw, y: 0, style: theme.statusStyle, maxWidth: fw) }
+        // Search line
+        let label = "Search: "
+        buffer.text(label, x: 1, y: 1, style: theme.hintStyle, maxWidth: w - 2)
+        let qx = 1 + CellBuffer.width(of: label)
+        let qUsed = buffer.text(model.query, x: qx, y: 1, style: Style(attributes: .bold), maxWidth: max(0, w - qx - 2))
+        buffer.put(qx + qUsed, 1, "▏", Style(attributes: .bold))
+        // Columns: star 2 | title flex | level 5 | time 6 | best 5 | last 11
+        let fixed = 2 + 5 + 6 + 5 + 11 + 5
+        let titleWidth = max(8, w - 2 - fixed)
+        func line(star: String, title: String, level: String, time: String, best: String, last: String) -> String {
+            Self.pad(star, 2) + Self.pad(title, titleWidth) + " " + Self.pad(level, 5, right: true) + " "
+                + Self.pad(time, 6, right: true) + " " + Self.pad(best, 5, right: true) + "  " + Self.pad(last, 11)
+        }
+        buffer.text(line(star: "★", title: "Title", level: "Level", time: "Time", best: "Best", last: "Practised"),
+                    x: 1, y: 2, style: theme.hintStyle, maxWidth: w - 2)
+        // List
+        let listTop = 3
+        let listHeight = Self.listHeight(rows: h)
+        var m = model
+        m.clamp(visibleRows: listHeight)
+        if m.entryCount == 0 {
+            let empty = model.query.isEmpty && !model.favouritesOnly && model.level == nil
+                ? "No lessons in the catalogue: add a folder with `etude library add DIR`."
+                : "No lesson matches. Backspace edits the search, Tab/Ctrl-L change the filters."
+            buffer.text(empty, x: 2, y: listTop + 1, style: theme.messageStyle, maxWidth: w - 4)
+        }
+        for i in 0..<listHeight {
+            let entry = m.top + i
+            guard entry < m.entryCount else { break }
+            let y = listTop + i
+            let selected = entry == m.selected
+            let style = selected ? (theme.monochrome ? Style(attributes: .reverse) : theme.statusStyle) : Style()
+            if selected { buffer.fill(x: 0, y: y, width: w, height: 1, Cell(" ", style)) }
+            if let resume = m.resume, entry == 0 {
+                buffer.text("↻ " + resume, x: 1, y: y, style: selected ? style : theme.messageStyle, maxWidth: w - 2)
+                continue
+            }
+            let r = m.rows[entry - (m.resume == nil ? 0 : 1)]
+            let title = safe(r.title) + (r.composer.map { " — " + safe($0) } ?? "") + (r.path == nil ? " (missing)" : "")
+            let text = line(star: r.favourite ? "★" : " ", title: Self.cut(title, titleWidth - 1),
+                            level: r.level.map { "L\($0)" } ?? "–", time: Self.duration(r.durationSeconds),
+                            best: r.bestScore.flatMap { $0.isFinite && abs($0) < 1e9 ? String(Int($0.rounded())) : nil } ?? "–",
+                            last: r.lastPractised ?? "never")
+            buffer.text(text, x: 1, y: y, style: style, maxWidth: w - 2)
+        }
+        // Footer
+        if let message = model.message, !message.isEmpty {
+            buffer.text(message, x: 1, y: h - 1, style: theme.messageStyle, maxWidth: w - 2)
+        } else {
+            buffer.text(BrowserKeys.footer, x: 1, y: h - 1, style: theme.hintStyle, maxWidth: w - 2)
+        }
+        switch model.overlay {
+        case .help?: drawHelp(into: &buffer)
+        case .text(let title, let lines)?: drawText(title: title, lines: lines, into: &buffer)
+        case nil: break
+        }
+    }
+
+    static func cut(_ s: String, _ n: Int) -> String {
+        guard CellBuffer.width(of: s) > n else { return s }
+        var out = ""
+        var used = 0
+        for ch in s {
+            let cw = CellBuffer.width(of: String(ch))
+            if used + cw > max(0, n - 1) { break }
+            out.append(ch)
+            used += cw
+        }
+        return out + "…"
+    }
+
+    func drawHelp(into buffer: inout CellBuffer) {
+        let entries = BrowserKeys.entries
+        let keyWidth = entries.map { CellBuffer.width(of: $0.keys) }.max() ?? 0
+        let lineWidth = entries.map { keyWidth + 2 + CellBuffer.width(of: $0.action) }.max() ?? 0
+        let boxWidth = min(buffer.width, lineWidth + 4)
+        let boxHeight = min(buffer.height, entries.count + 2)
+        let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: "Keys", width: boxWidth, height: boxHeight)
+        for (i, e) in entries.enumerated() {
+            let y = by + 1 + i
+            guard y < by + boxHeight - 1 else { break }
+            buffer.text(e.keys, x: bx + 2, y: y, style: theme.panelKey, maxWidth: boxWidth - 4)
+            buffer.text(e.action, x: bx + 2 + keyWidth + 2, y: y, style: theme.panelStyle, maxWidth: max(0, boxWidth - 6 - keyWidth))
+        }
+    }
+
+    func drawText(title: String, lines: [String], into buffer: inout CellBuffer) {
+        let shown = lines + ["", "any key closes"]
+        let width = min(buffer.width, max(30, (shown.map { CellBuffer.width(of: safe($0)) }.max() ?? 0) + 4))
+        let height = min(buffer.height, shown.count + 2)
+        let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: title, width: width, height: height)
+        for (i, l) in shown.enumerated() {
+            let y = by + 1 + i
+            guard y < by + height - 1 else { break }
+            buffer.text(l, x: bx + 2, y: y, style: theme.panelStyle, maxWidth: width - 4)
+        }
+    }
+}

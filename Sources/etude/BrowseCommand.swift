@@ -1,0 +1,185 @@
+import ArgumentParser
+import Foundation
+import MIDIFile
+import Screen
+import Store
+import Terminal
+import Lesson
+
+/// `etude` (no arguments, on a terminal) or `etude browse`: the full-screen lesson browser.
+struct BrowseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "browse",
+        abstract: "Browse the lessons full screen: search as you type, filter, practise (also `etude` alone).",
+        discussion: """
+        Keys: type to search (Backspace deletes, Ctrl-U clears); ↑/↓ PgUp/PgDn Home/End move;
+        Enter practises (or resumes); Tab or F2 all/favourites; Ctrl-L or F3 level;
+        Ctrl-F or F4 favourite on/off; Ctrl-S or F5 stats; Ctrl-R or F6 routines;
+        ? or F1 help; Esc clears the search, then quits; Ctrl-Q, F10 or Ctrl-C quit.
+        """
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        try BrowserController.run(store)
+    }
+}
+
+/// What the browser decided once its screen is closed.
+enum BrowserOutcome {
+    case quit
+    case open(path: String, title: String)
+    case resume(ResumeState, title: String)
+}
+
+/// Wires the pure `BrowserModel`/`BrowserScreen` to the terminal and the store. The session is
+/// closed (terminal restored) before anything else runs, so practice gets a clean terminal.
+enum BrowserController {
+    static func run(_ options: StoreOptions) throws {
+        let outcome = try StoreCLI.withStore(options) { store in
+            try TerminalSession.run { session in try loop(session: session, store: store) }
+        }
+        // The practice command opens the same database as the browser did.
+        if let db = options.db { setenv("ETUDE_DB", db, 1) }
+        switch outcome {
+        case .quit: return
+        case .open(let path, let title):
+            try practise(["practice", path], title: title)
+        case .resume(let state, let title):
+            var args = ["practice", state.path, "--hand", state.hand, "--tempo", "\(state.tempoPercent)%"]
+            if let a = state.loopFirstBar, let b = state.loopLastBar { args += ["--bars", "\(a)-\(b)"] }
+            try practise(args, title: title)
+        }
+    }
+
+    /// Runs `etude practice …`; when this build has no practice command yet, one clear line.
+    static func practise(_ arguments: [String], title: String) throws {
+        let hasPractice = Etude.configuration.subcommands.contains { $0._commandName == "practice" }
+        guard hasPractice else {
+            throw EtudeFailure("cannot open \(TextDecoding.sanitize(title)): this build has no `etude practice` command yet; hear it with `etude play \(arguments[1])`")
+        }
+        var command = try Etude.parseAsRoot(arguments)
+        try command.run()
+    }
+
+    static func rows(_ listings: [LessonListing]) -> [BrowserRow] {
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.dateFormat = "yyyy-MM-dd"
+        return listings.map { l in
+            BrowserRow(id: l.lesson.id, title: l.lesson.title, composer: l.lesson.composer,
+                       level: l.lesson.level, durationSeconds: l.lesson.durationSeconds, favourite: l.isFavourite,
+                       bestScore: l.bestScore, lastPractised: l.lastPractised.map { day.string(from: $0) }, path: l.path)
+        }
+    }
+
+    /// "Resume: Minuet in G bar 9, right hand, 80%".
+    static func resumeLine(_ state: ResumeState, listing: LessonListing?) -> String {
+        var bar = ""
+        if let read = try? LessonFile.readLesson(listing?.path ?? state.path) {
+            let tick = TempoMap(file: read.file).tick(atSeconds: state.positionSeconds)
+            if tick.isFinite { bar = " bar \(barAt(tick: Int(tick), file: read.file))," }
+        }
+        let hand = state.hand == "both" ? "both hands" : "\(state.hand) hand"
+        var line = "Resume: \(TextDecoding.sanitize(listing?.lesson.title ?? (state.path as NSString).lastPathComponent))\(bar) \(hand), \(state.tempoPercent)%"
+        if let a = state.loopFirstBar, let b = state.loopLastBar { line += ", loop \(a)-\(b)" }
+        return line
+    }
+
+    static func barAt(tick: Int, file: MIDIFile) -> Int {
+        Lesson(file: file).bars.bar(atTick: tick).number
+    }
+
+    static func loop(session: TerminalSession, store: Store) throws -> BrowserOutcome {
+        let screen = BrowserScreen(depth: session.colorDepth)
+        var writer = FrameWriter(depth: session.colorDepth)
+        var decoder = KeyDecoder()
+        var buffer = CellBuffer(size: session.size())
+        let all = try store.lessons()
+        var model = BrowserModel(levels: Array(Set(all.compactMap(\.lesson.level))).sorted())
+        let resume = try store.resume()
+        let resumeText = resume.map { resumeLine($0.state, listing: $0.lesson) }
+        func refresh() throws {
+            model.rows = rows(try store.lessons(matching: model.query, level: model.level, favouritesOnly: model.favouritesOnly))
+            // The resume line belongs to the unfiltered view.
+            model.resume = (model.query.isEmpty && !model.favouritesOnly && model.level == nil) ? resumeText : nil
+            model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
+        }
+        try refresh()
+        func draw() {
+            let size = session.size()
+            screen.render(model, into: &buffer, size: size)
+            let bytes = writer.frame(buffer)
+            if !bytes.isEmpty { session.write(bytes) }
+        }
+        draw()
+        var lastInput = ContinuousClock.now
+        while true {
+            var waitMs: Int32 = 1000
+            if decoder.hasPending && !decoder.isInPaste { waitMs = Int32(KeyDecoder.escapeTimeoutMilliseconds) }
+            let bytes = session.readInput(timeoutMilliseconds: waitMs)
+            let events = session.takeEvents()
+            if events.contains(.inputClosed) { return .quit }
+            if events.contains(.resized) || events.contains(.resumed) { writer.invalidate() }
+            var keys: [Key] = []
+            if !bytes.isEmpty {
+                lastInput = ContinuousClock.now
+                keys = decoder.feed(bytes)
+            } else if decoder.hasPending && !decoder.isInPaste,
+                      ContinuousClock.now - lastInput >= .milliseconds(KeyDecoder.escapeTimeoutMilliseconds) {
+                keys = decoder.flush()
+            }
+            for key in keys {
+                if key == Key.ctrl("c") { return .quit }
+                if key == Key.ctrl("z") {
+                    session.suspend()
+                    writer.invalidate()
+                    continue
+                }
+                switch model.handle(key, visibleRows: BrowserScreen.listHeight(rows: session.size().rows)) {
+                case .none: break
+                case .refresh: try refresh()
+                case .quit: return .quit
+                case .open(let row):
+                    guard let path = row.path else {
+                        model.message = "\(row.title): the file is missing; `etude library rescan` finds moved files"
+                        break
+                    }
+                    return .open(path: path, title: row.title)
+                case .resume:
+                    if let resume { return .resume(resume.state, title: resume.lesson?.lesson.title ?? resume.state.path) }
+                case .toggleFavourite(let row):
+                    if try store.isFavourite(row.id) {
+                        _ = try store.removeFavourite(row.id)
+                        model.message = "☆ \(row.title) removed from favourites"
+                    } else {
+                        try store.addFavourite(row.id)
+                        model.message = "★ \(row.title) added to favourites"
+                    }
+                    let message = model.message
+                    try refresh()
+                    model.select(id: row.id)
+                    model.message = message
+                    model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
+                case .stats(let row):
+                    let stats = PracticeStats.compute(try store.passes(lessonID: row.id), now: Date())
+                    let text = StatsReport.text(stats, title: row.title)
+                    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                    while lines.last == "" { lines.removeLast() }
+                    // Only the days and weeks with practice: the box has to fit the screen.
+                    lines = lines.filter { !$0.hasSuffix("  0 passes") }
+                    model.overlay = .text(title: "Stats", lines: lines)
+                case .routines:
+                    let routines = try store.routines()
+                    let lines = routines.isEmpty
+                        ? ["No routines yet.", "Make one: etude routine new NAME --entry \"lesson=…;minutes=5\""]
+                        : routines.map { "\($0.name) — \($0.entries.count) entr\($0.entries.count == 1 ? "y" : "ies")" }
+                            + ["", "Run one: etude routine run NAME"]
+                    model.overlay = .text(title: "Routines", lines: lines)
+                }
+            }
+            if !keys.isEmpty || !events.isEmpty { draw() }
+        }
+    }
+}

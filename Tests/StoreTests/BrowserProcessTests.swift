@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+/// `etude` with no arguments in a real terminal emulator (tmux): the browser lists the
+/// built-in lessons, typing filters them, Enter opens the selected lesson (the practice screen,
+/// or while this build has no `practice` command, a one-line message naming the lesson), and
+/// the terminal is restored afterwards.
+@Suite("Browser in a pseudo-terminal (tmux)")
+struct BrowserProcessTests {
+    static func tmuxPath() -> String? {
+        ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Runs the tmux client and waits for it only (posix_spawn + waitpid: Foundation's Process
+    /// would also wait for the tmux server, which inherits its descriptors).
+    @discardableResult
+    static func tmux(_ socket: String, _ args: [String]) throws -> String {
+        let outPath = NSTemporaryDirectory() + "etude-browser-tmux-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: outPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Other tests' pipes must not leak into the tmux server (it would hold them open and
+        // their readers would wait for it).
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let sym = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(sym, to: CloseFrom.self)(&actions, 3)
+        }
+        let path = tmuxPath() ?? "/usr/bin/tmux"
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path, "-u", "-L", socket] + args).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        let envStrings = ["LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color", "PATH=/usr/bin:/bin", "HOME=\(NSTemporaryDirectory())"]
+        let env: [UnsafeMutablePointer<CChar>?] = envStrings.map { strdup($0) } + [nil]
+        defer { for e in env { free(e) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, path, &actions, nil, argv, env) == 0 else { throw CocoaError(.executableLoad) }
+        var status: Int32 = 0
+        _ = waitpid(pid, &status, 0)
+        return (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+    }
+
+    static func header(_ screen: String) -> String {
+        var line = String(screen.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+        while line.last == " " { line.removeLast() }
+        return line
+    }
+
+    /// Polls the pane until `condition` holds (a guard against a hung process, not a timing check).
+    static func waitFor(_ socket: String, tries: Int = 300, _ condition: (String) -> Bool) throws -> String {
+        var screen = ""
+        for _ in 0..<tries {
+            screen = try tmux(socket, ["capture-pane", "-p", "-t", "t"])
+            if condition(screen) { return screen }
+            usleep(50_000)
+        }
+        return screen
+    }
+
+    @Test func typeToSearchThenEnterOpensTheLessonAndRestoresTheTerminal() throws {
+        guard Self.tmuxPath() != nil else {
+            print("skipping: tmux is not installed (apt-get install tmux)")
+            return
+        }
+        guard FileManager.default.isExecutableFile(atPath: Repo.etude) else {
+            Issue.record("build etude first (make test runs swift build)")
+            return
+        }
+        let dir = try TempDir()
+        let db = dir.file("etude.sqlite")
+        let lessons = Repo.root.appendingPathComponent("Lessons").path
+        let script = dir.file("run.sh")
+        // The shell records the tty settings before and after, and how etude exited.
+        try """
+        stty -g > '\(dir.file("before"))'
+        ETUDE_DB='\(db)' ETUDE_LESSONS='\(lessons)' '\(Repo.etude)'
+        echo "EXIT=$?"
+        stty -g > '\(dir.file("after"))'
+        touch '\(dir.file("done"))'
+        sleep 60
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let socket = "etude-browser-test-\(getpid())"
+        defer { _ = try? Self.tmux(socket, ["kill-server"]) }
+        try Self.tmux(socket, ["new-session", "-d", "-s", "t", "-x", "200", "-y", "30", "sh '\(script)'"])
+
+        var screen = try Self.waitFor(socket) { $0.contains("Etude — lessons") && $0.contains("Minuet in G minor") }
+        try #require(screen.contains("Etude — lessons"), "the browser opened: \(screen)")
+        #expect(screen.contains("C major five-finger position"), "the built-in lessons are listed")
+
+        try Self.tmux(socket, ["send-keys", "-t", "t", "-l", "minuet in g maj"])
+        screen = try Self.waitFor(socket) { $0.contains("Search: minuet in g maj") && Self.header($0).hasSuffix(" 1 lesson") }
+        #expect(screen.contains("Search: minuet in g maj"))
+        #expect(screen.contains("Minuet in G major, BWV Anh. 114"), "the match is listed: \(screen)")
+        #expect(!screen.contains("Minuet in G minor") && !screen.contains("C major five-finger"), "the list is filtered: \(screen)")
+        #expect(Self.header(screen).hasSuffix(" 1 lesson"), "the header counts one lesson")
+
+        try Self.tmux(socket, ["send-keys", "-t", "t", "Enter"])
+        // Either the practice screen opens (then leave it with q) or the one-line message ends etude.
+        var sawTitle = false
+        for _ in 0..<300 {
+            if FileManager.default.fileExists(atPath: dir.file("done")) { break }
+            screen = try Self.tmux(socket, ["capture-pane", "-p", "-t", "t"])
+            if screen.contains("Minuet in G major") && !screen.contains("Search: ") {
+                sawTitle = true
+                try Self.tmux(socket, ["send-keys", "-t", "t", "q"])
+            }
+            usleep(100_000)
+        }
+        screen = try Self.waitFor(socket) { $0.contains("EXIT=") }
+        let exited = screen.contains("EXIT=0") || screen.contains("EXIT=1")
+        #expect(exited, "etude ended: \(screen)")
+        if screen.contains("etude: cannot open") {
+            #expect(screen.contains("etude: cannot open Minuet in G major, BWV Anh. 114"), "the message names the lesson: \(screen)")
+            #expect(screen.contains("EXIT=1"))
+        } else {
+            #expect(sawTitle || screen.contains("Minuet in G major"), "the lesson was opened: \(screen)")
+        }
+        #expect(!screen.contains("Search: "), "the browser's screen is gone (alternate screen left)")
+        let before = try String(contentsOfFile: dir.file("before"), encoding: .utf8)
+        let after = try String(contentsOfFile: dir.file("after"), encoding: .utf8)
+        #expect(before == after, "terminal settings restored")
+    }
+
+    @Test func withoutATerminalItPrintsTheHelp() throws {
+        guard FileManager.default.isExecutableFile(atPath: Repo.etude) else { return }
+        let (status, out, _) = try RoutineRunProcessTests.etude([], env: ["ETUDE_DB": "/nonexistent/x.sqlite"])
+        #expect(status == 0)
+        #expect(out.contains("USAGE: etude") && out.contains("browse"))
+    }
+}
