@@ -177,10 +177,14 @@ enum PracticeScreenRun {
         let mode = "watch"
 
         practiceExitSignal = 0
+        var resumePoint: ResumePoint?
         let ending: ScreenLoop.Ending = try TerminalSession.run { terminal in
             // Ours after the session's: a signal ends the loop so cleanup runs in order.
             for sig in [SIGINT, SIGTERM, SIGHUP] { Glibc.signal(sig, practiceSignalHandler) }
-            defer { session.stop() }  // all notes off before the terminal is restored
+            defer {
+                resumePoint = session.resumePoint()
+                session.stop()  // all notes off before the terminal is restored
+            }
             let loop = ScreenLoop(device: terminal, depth: terminal.colorDepth, fps: 30)
             if let startBar { session.seek(toBar: startBar) }
             session.start()
@@ -193,7 +197,7 @@ enum PracticeScreenRun {
         }
         for sig in [SIGINT, SIGTERM, SIGHUP] { Glibc.signal(sig, SIG_DFL) }
         history?.record(session.takeFinishedPasses(), mode: mode) { session.score(for: $0) }
-        history?.saveResume(session.resumePoint(), mode: mode, loopName: loopName)
+        history?.saveResume(resumePoint ?? session.resumePoint(), mode: mode, loopName: loopName)
         SoundSetup.flushLog(verbose: sound.verbose)
         if practiceExitSignal != 0 { return 128 + practiceExitSignal }
         if ending == .interrupted { return 130 }
