@@ -13,12 +13,18 @@ struct LiveSoundOptions {
     var soundfont: String?
     var audioDriver: String?
     var verbose = false
+    var periodSize: Int?
+    var periods: Int?
+    var rate: Int?
 
     /// The live synth; without an audio device it warns once (stderr) and stays silent.
     func open() throws -> FluidSynthLive {
         let font = try SoundSetup.soundFont(soundfont)
         var options = FluidSynthLive.Options()
         if let audioDriver { options.drivers = [audioDriver] }
+        if let periodSize { options.periodSize = periodSize }
+        if let periods { options.periods = periods }
+        options.sampleRate = rate.map(Double.init)
         let live: FluidSynthLive
         do {
             live = try FluidSynthLive(soundFont: font, options: options, onSlowLoad: SoundSetup.slowLoadReporter(font))
@@ -154,7 +160,8 @@ enum PracticeScreenRun {
 
     /// Plays `loaded` with `plan` on the practice screen; returns the exit status.
     static func run(_ loaded: LoadedLesson, plan: PracticePlan, sound: LiveSoundOptions, display: Display,
-                    history: PracticeHistory?, startBar: Int? = nil, loopName: String? = nil) throws -> Int32 {
+                    history: PracticeHistory?, startBar: Int? = nil, loopName: String? = nil,
+                    endWhenFinished: Bool = false) throws -> Int32 {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw EtudeFailure("the practice screen needs a terminal (input and output are not a tty); run it in a terminal window")
         }
@@ -189,7 +196,7 @@ enum PracticeScreenRun {
             if let startBar { session.seek(toBar: startBar) }
             session.start()
             return loop.run(model: {
-                if practiceExitSignal != 0 { loop.stop() }
+                if practiceExitSignal != 0 || (endWhenFinished && session.isFinished) { loop.stop() }
                 let passes = session.takeFinishedPasses()
                 if !passes.isEmpty { history?.record(passes, mode: mode) { session.score(for: $0) } }
                 return session.snapshot()
