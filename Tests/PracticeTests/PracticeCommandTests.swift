@@ -148,4 +148,34 @@ import Testing
         #expect(status == "130\n")
         #expect(restored)
     }
+
+    @Test func aTooSmallTerminalSaysSoAndPracticeResumesWhenEnlarged() throws {
+        guard Self.tmuxPath() != nil else { print("skipped: tmux not installed (apt-get install tmux)"); return }
+        let dir = Self.tempDir()
+        let pane = try Pane(dir: dir, command: Self.script(dir, Self.ode))
+        #expect(Self.eventually { pane.screen().contains("Ode to Joy") }, "\(pane.screen())")
+        try pane.run(["resize-window", "-t", "t", "-x", "50", "-y", "12"])
+        #expect(Self.eventually { pane.screen().contains("Terminal too small: 50×12") }, "\(pane.screen())")
+        try pane.run(["resize-window", "-t", "t", "-x", "100", "-y", "30"])
+        #expect(Self.eventually { pane.screen().contains("Ode to Joy") && pane.screen().contains("bar ") }, "\(pane.screen())")
+        try pane.keys("q")
+        let (status, restored) = Self.ended(dir)
+        #expect(status == "0\n")
+        #expect(restored)
+    }
+
+    @Test func aBadPlanIsOneLineBeforeTheScreenOpens() throws {
+        let dir = Self.tempDir()
+        let r = try PracticeStoreTests.etude(["practice", Self.ode, "--bars", "40-44", "--db", dir + "/db.sqlite"], dir: dir)
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("etude: --bars 40-44: "), "\(r.err)")
+        #expect(r.err.split(separator: "\n").count == 1)
+        #expect(r.out.isEmpty)
+        let names = try PracticeStoreTests.etude(["practice", Self.ode, "--note-names", "german"], dir: dir)
+        #expect(names.status == 1)
+        #expect(names.err == "etude: --note-names german: use scientific (middle C = C4) or yamaha (middle C = C3)\n")
+        let notty = try PracticeStoreTests.etude(["practice", Self.ode, "--db", dir + "/db.sqlite"], dir: dir)
+        #expect(notty.status == 1)
+        #expect(notty.err.contains("the practice screen needs a terminal"), "\(notty.err)")
+    }
 }

@@ -152,6 +152,22 @@ struct PracticeSessionTests {
         #expect(observer.played.value == [61])
     }
 
+    @Test func fingersAppearOnFallingNotesWhenShown() throws {
+        let l = lesson()
+        var options = PracticeSession.Options()
+        options.fingers = Dictionary(uniqueKeysWithValues: l.notes.indices.map { ($0, 1 + $0 % 5) })
+        let clock = VirtualClock()
+        let s = try PracticeSession(lesson: l, plan: PracticePlan(), clock: clock, output: RecordingOutput(), options: options)
+        #expect(s.snapshot().notes.allSatisfy { $0.finger == nil })
+        s.handle(.toggleNoteNames)  // `n`: names and fingers
+        let m = s.snapshot()
+        #expect(m.showNoteNames && m.showFingers)
+        #expect(!m.notes.isEmpty && m.notes.allSatisfy { $0.finger != nil })
+        options.showFingers = true  // --fingers
+        let t = try PracticeSession(lesson: l, plan: PracticePlan(), clock: clock, output: RecordingOutput(), options: options)
+        #expect(t.snapshot().notes.allSatisfy { $0.finger != nil })
+    }
+
     @Test func resumePointIsTheBarAndFileSeconds() throws {
         let (s, clock, _) = try session()
         s.start()
