@@ -193,6 +193,7 @@ enum PracticeScreenRun {
                 session.stop()  // all notes off before the terminal is restored
             }
             let loop = ScreenLoop(device: terminal, depth: terminal.colorDepth, fps: 30)
+            loop.onSuspend = { suspending in if suspending { session.pause() } }  // space resumes after `fg`
             if let startBar { session.seek(toBar: startBar) }
             session.start()
             return loop.run(model: {

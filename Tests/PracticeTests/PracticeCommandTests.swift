@@ -164,6 +164,22 @@ import Testing
         #expect(restored)
     }
 
+    @Test func ctrlZPausesAndTheScreenComesBackAfterContinue() throws {
+        guard Self.tmuxPath() != nil else { print("skipped: tmux not installed (apt-get install tmux)"); return }
+        let dir = Self.tempDir()
+        let pane = try Pane(dir: dir, command: Self.script(dir, Self.ode))
+        #expect(Self.eventually { pane.screen().contains("▶ Ode to Joy") }, "\(pane.screen())")
+        let pid = try #require(Int32(Self.read(dir + "/pid").trimmingCharacters(in: .whitespacesAndNewlines)))
+        try pane.keys("C-z")
+        #expect(Self.eventually { !pane.screen().contains("Ode to Joy") }, "the terminal is handed back while stopped: \(pane.screen())")
+        #expect(kill(pid, SIGCONT) == 0)
+        #expect(Self.eventually { pane.screen().contains("■ Ode to Joy") }, "redrawn, paused: \(pane.screen())")
+        try pane.keys("q")
+        let (status, restored) = Self.ended(dir)
+        #expect(status == "0\n")
+        #expect(restored)
+    }
+
     @Test func aBadPlanIsOneLineBeforeTheScreenOpens() throws {
         let dir = Self.tempDir()
         let r = try PracticeStoreTests.etude(["practice", Self.ode, "--bars", "40-44", "--db", dir + "/db.sqlite"], dir: dir)
