@@ -180,6 +180,19 @@ import Testing
         #expect(restored)
     }
 
+    @Test func playOnATerminalUsesTheScreenAndEndsWithThePiece() throws {
+        guard Self.tmuxPath() != nil else { print("skipped: tmux not installed (apt-get install tmux)"); return }
+        let dir = Self.tempDir()
+        // Four quarter notes at 120 BPM, then four more: 4 s.
+        try "X:1\nT:Short Tune\nM:4/4\nL:1/4\nQ:1/4=120\nK:C\nCDEF|GABc|\n".write(toFile: dir + "/short.abc", atomically: true, encoding: .utf8)
+        let script = "stty -g > \(dir)/before; \(Self.etude) play \(dir)/short.abc 2> \(dir)/stderr; echo $? > \(dir)/status; stty -g > \(dir)/after; sleep 60"
+        let pane = try Pane(dir: dir, command: script)
+        #expect(Self.eventually { pane.screen().contains("▶ Short Tune") }, "\(pane.screen())")
+        let (status, restored) = Self.ended(dir)
+        #expect(status == "0\n", "\(Self.read(dir + "/stderr"))")
+        #expect(restored)
+    }
+
     @Test func aBadPlanIsOneLineBeforeTheScreenOpens() throws {
         let dir = Self.tempDir()
         let r = try PracticeStoreTests.etude(["practice", Self.ode, "--bars", "40-44", "--db", dir + "/db.sqlite"], dir: dir)
