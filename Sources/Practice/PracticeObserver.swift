@@ -42,6 +42,8 @@ public protocol PracticeObserver: AnyObject, Sendable {
     var overlay: Overlay? { get }
     /// The mode shown in the status bar ("wait", "play", "memory").
     var modeName: String { get }
+    /// True while the computer keyboard plays notes (the piano letters then win over `h`, `s`…).
+    var wantsPianoKeys: Bool { get }
     /// A chance to take a command first (piano keys, closing results); true = consumed.
     func handle(_ command: PracticeCommand, session: PracticeSession) -> Bool
     /// A saved pass's score figures, if this observer scored it (nil = a watch-mode pass).
@@ -79,6 +81,7 @@ public extension PracticeObserver {
     func litKeys(at now: Double) -> [(pitch: Int, role: NoteRole)] { [] }
     var overlay: Overlay? { nil }
     var modeName: String { "watch" }
+    var wantsPianoKeys: Bool { false }
     func handle(_ command: PracticeCommand, session: PracticeSession) -> Bool { false }
     func score(for pass: FinishedPassInfo) -> PassFigures? { nil }
 }

@@ -201,7 +201,7 @@ public final class PracticeSession: @unchecked Sendable {
 
     /// A key from the screen loop.
     public func handle(key: Key) -> ScreenLoop.Action {
-        let command = PracticeCommand.command(for: key)
+        let command = PracticeCommand.command(for: key, pianoKeys: observer?.wantsPianoKeys ?? false)
         if lock.withLock({ showHelp }), command != .quit {
             lock.withLock { showHelp = false }
             return .continue

@@ -185,9 +185,12 @@ enum PracticeScreenRun {
 
         practiceExitSignal = 0
         var resumePoint: ResumePoint?
+        var previousHandlers: [(Int32, sighandler_t?)] = []
         let ending: ScreenLoop.Ending = try TerminalSession.run { terminal in
             // Ours after the session's: a signal ends the loop so cleanup runs in order.
-            for sig in [SIGINT, SIGTERM, SIGHUP] { Glibc.signal(sig, practiceSignalHandler) }
+            for sig in [SIGINT, SIGTERM, SIGHUP] { previousHandlers.append((sig, Glibc.signal(sig, practiceSignalHandler))) }
+            // Back to the session's handlers before it closes; it then puts back the caller's.
+            defer { for (sig, old) in previousHandlers { Glibc.signal(sig, old) } }
             defer {
                 resumePoint = session.resumePoint()
                 session.stop()  // all notes off before the terminal is restored
@@ -203,7 +206,6 @@ enum PracticeScreenRun {
                 return session.snapshot()
             }, onKey: { session.handle(key: $0) })
         }
-        for sig in [SIGINT, SIGTERM, SIGHUP] { Glibc.signal(sig, SIG_DFL) }
         history?.record(session.takeFinishedPasses(), mode: mode) { session.score(for: $0) }
         history?.saveResume(resumePoint ?? session.resumePoint(), mode: mode, loopName: loopName)
         SoundSetup.flushLog(verbose: sound.verbose)
