@@ -21,6 +21,8 @@ public enum PracticeCommand: Equatable, Sendable {
     case toggleMetronome
     case toggleNoteNames
     case toggleHelp
+    /// `s`: save the current loop (bars, hand, tempo, other hand) under an automatic name.
+    case saveLoop
     case quit
     /// Computer-keyboard piano: semitones above the current octave's C (0…12).
     case pianoKey(semitone: Int)
@@ -51,6 +53,7 @@ public enum PracticeCommand: Equatable, Sendable {
             case "m": return .toggleMetronome
             case "n": return .toggleNoteNames
             case "?": return .toggleHelp
+            case "s": return .saveLoop
             case "q": return .quit
             default: return nil
             }

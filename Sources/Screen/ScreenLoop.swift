@@ -53,6 +53,10 @@ public final class ScreenLoop: @unchecked Sendable {
         self.frameInterval = 1.0 / max(1, min(240, fps))
     }
 
+    /// Called with true just before Ctrl-Z suspends the process and with false after `fg`:
+    /// a practice session pauses its transport so nothing plays while the learner is away.
+    public var onSuspend: ((Bool) -> Void)?
+
     /// Asks the loop to end after the current frame (from any thread).
     public func stop() {
         lock.lock()
@@ -124,7 +128,9 @@ public final class ScreenLoop: @unchecked Sendable {
             for key in keys {
                 if key == Key.ctrl("c") { return .interrupted }
                 if key == Key.ctrl("z"), let session = device as? TerminalSession {
+                    onSuspend?(true)
                     session.suspend()
+                    onSuspend?(false)
                     writer.invalidate()
                     redrawNow = true
                     continue

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Lesson
 import MIDIFile
 import Synth
 
@@ -9,8 +10,9 @@ struct PlayCommand: ParsableCommand {
         commandName: "play",
         abstract: "Play a MIDI file live through FluidSynth.",
         discussion: """
-        Keys: space pause/resume, ←/→ seek 5 s, q quit. Without a terminal on stdin the file
-        plays to the end. Without any audio device Etude warns once and continues silently.
+        On a terminal the practice screen shows the falling notes (its keys: ? for help);
+        --no-screen keeps one status line (keys: space pause/resume, ←/→ seek 5 s, q quit).
+        Without a terminal on stdin the file plays to the end. Without any audio device Etude warns once and continues silently.
         Example: etude play song.mid --audio-driver alsa
         """
     )
@@ -22,6 +24,7 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Number of audio periods.") var periods: Int = 3
     @Option(help: "Output sample rate in Hz (default: the sound server's own rate, else 48000).") var rate: Int?
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
+    @Flag(name: .customLong("no-screen"), help: "The one-line status instead of the practice screen (automatic when not on a terminal).") var noScreen = false
 
     func validate() throws {
         guard (16...8192).contains(periodSize) else { throw ValidationError("--period-size must be 16…8192") }
@@ -30,6 +33,14 @@ struct PlayCommand: ParsableCommand {
     }
 
     func run() throws {
+        if !noScreen && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
+            let loaded = try LoadedLesson.load(file, split: nil)
+            let sound = LiveSoundOptions(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose, periodSize: periodSize, periods: periods, rate: rate)
+            let status = try PracticeScreenRun.run(loaded, plan: PracticePlan(), sound: sound, display: PracticeScreenRun.Display(),
+                                                   history: nil, endWhenFinished: true)
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
         let midi = try LessonFile.readMIDI(file)
         let font = try SoundSetup.soundFont(soundfont)
         let signals = ExitSignals()

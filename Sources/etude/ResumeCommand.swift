@@ -1,19 +1,32 @@
 import ArgumentParser
 import Foundation
+import Lesson
 import MIDIFile
 import Store
 
 struct ResumeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resume",
-        abstract: "Show where you left off: lesson, position, hand, tempo and loop.",
-        discussion: "Example: etude resume --json"
+        abstract: "Practise again where you left off: lesson, position, hand, tempo and loop.",
+        discussion: """
+        On a terminal `etude resume` opens the practice screen with that state (as --play does);
+        --show (or output that is not a terminal) only prints it.
+        Examples: etude resume    etude resume --show    etude resume --json
+        """
     )
 
     @Flag(help: "Print one JSON object.") var json = false
+    @Flag(help: "Start practising where you left off (the default on a terminal).") var play = false
+    @Flag(help: "Only print where you left off.") var show = false
     @OptionGroup var store: StoreOptions
 
     func run() throws {
+        if play && (show || json) { throw EtudeFailure("--play with --show/--json: choose one") }
+        let onTerminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        if play || (onTerminal && !show && !json) {
+            try practise()
+            return
+        }
         try StoreCLI.withStore(store, scan: false) { s in
             guard let (state, listing) = try s.resume() else {
                 throw EtudeFailure("nothing to resume yet: practise a lesson first (see `etude list`)")
@@ -49,5 +62,33 @@ struct ResumeCommand: ParsableCommand {
                 Console.out(out)
             }
         }
+    }
+
+    /// Opens the practice screen with the saved state: hand, tempo, loop, from the saved bar.
+    func practise() throws {
+        let (state, path) = try StoreCLI.withStore(store, scan: false) { s -> (ResumeState, String) in
+            guard let (state, listing) = try s.resume() else {
+                throw EtudeFailure("nothing to resume yet: practise a lesson first (see `etude list`)")
+            }
+            return (state, listing?.path ?? state.path)
+        }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw EtudeFailure("\(TextDecoding.sanitize(path)): the lesson you practised last is gone; open another with `etude practice`")
+        }
+        let loaded = try LoadedLesson.load(path, split: nil)
+        var plan = PracticePlan(repeatMode: .forever)
+        do {
+            plan.hands = try PracticePlan.parseHands(state.hand)
+            plan.tempo = .percent(min(400, max(10, Double(state.tempoPercent))))
+            if let a = state.loopFirstBar, let b = state.loopLastBar { plan.bars = a...b }
+            try plan.validate(for: loaded.lesson)
+        } catch {
+            throw EtudeFailure("the saved state no longer fits \(TextDecoding.sanitize(path)) (\(error.message)); start it with `etude practice`")
+        }
+        let tick = loaded.lesson.tempoMap.tick(atSeconds: state.positionSeconds)
+        let bar = loaded.lesson.bars.position(atTick: Int(tick)).bar
+        let status = try PracticeScreenRun.run(loaded, plan: plan, sound: LiveSoundOptions(), display: PracticeScreenRun.Display(),
+                                               history: PracticeHistory(options: store, path: path), startBar: bar, loopName: state.loopName)
+        if status != 0 { throw ExitCode(status) }
     }
 }

@@ -32,7 +32,7 @@ import Testing
     func script(_ dir: String, song: String) throws -> String {
         let env = try noDeviceEnvironment(dir).filter { ["PULSE_SERVER", "PIPEWIRE_REMOTE", "ALSA_CONFIG_PATH", "XDG_RUNTIME_DIR"].contains($0.key) }
         let exports = env.map { "export \($0.key)='\($0.value)'" }.joined(separator: "; ")
-        return "\(exports); stty -g > \(dir)/before; \(TestEnv.etude) play \(song); echo $? > \(dir)/status; stty -g > \(dir)/after; sleep 30"
+        return "\(exports); stty -g > \(dir)/before; \(TestEnv.etude) play \(song) --no-screen; echo $? > \(dir)/status; stty -g > \(dir)/after; sleep 30"
     }
 
     func waitFor(_ t: Tmux, _ text: String) -> Bool {

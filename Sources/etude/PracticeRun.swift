@@ -1,0 +1,216 @@
+import ABC
+import Foundation
+import Lesson
+import MIDIFile
+import Practice
+import Screen
+import Store
+import Synth
+import Terminal
+
+/// Sound options shared by `practice`, `loop` and `play`.
+struct LiveSoundOptions {
+    var soundfont: String?
+    var audioDriver: String?
+    var verbose = false
+    var periodSize: Int?
+    var periods: Int?
+    var rate: Int?
+
+    /// The live synth; without an audio device it warns once (stderr) and stays silent.
+    func open() throws -> FluidSynthLive {
+        let font = try SoundSetup.soundFont(soundfont)
+        var options = FluidSynthLive.Options()
+        if let audioDriver { options.drivers = [audioDriver] }
+        if let periodSize { options.periodSize = periodSize }
+        if let periods { options.periods = periods }
+        options.sampleRate = rate.map(Double.init)
+        let live: FluidSynthLive
+        do {
+            live = try FluidSynthLive(soundFont: font, options: options, onSlowLoad: SoundSetup.slowLoadReporter(font))
+            SoundSetup.endProgressLine()
+        } catch {
+            SoundSetup.endProgressLine()
+            SoundSetup.flushLog(verbose: verbose)
+            throw EtudeFailure("\(error.message); \(SoundFontLocator.installHint)")
+        }
+        if let warning = live.warning {
+            Console.error("etude: \(warning)")
+        } else if verbose, let driver = live.driver {
+            Console.error("audio: \(driver) at \(Int(live.engine.sampleRate)) Hz")
+        }
+        SoundSetup.flushLog(verbose: verbose)
+        return live
+    }
+}
+
+/// A lesson loaded for practice: the lesson, its fingering (by note index) and the file path.
+struct LoadedLesson {
+    var lesson: Lesson
+    var fingers: [Int: Int]
+    var path: String
+
+    static func load(_ path: String, split: Int?) throws -> LoadedLesson {
+        let read = try LessonFile.readLesson(path)
+        let lesson = Lesson(file: read.file, fileName: path, split: split)
+        let byKey = Fingering.fingers(in: read.file)
+        var fingers: [Int: Int] = [:]
+        if !byKey.isEmpty {
+            for (i, n) in lesson.notes.enumerated() {
+                if let f = byKey[Fingering.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))] { fingers[i] = f }
+            }
+        }
+        return LoadedLesson(lesson: lesson, fingers: fingers, path: path)
+    }
+}
+
+/// The history side of a practice run: passes, resume state and saved loops go to the store
+/// when it opens; when it does not, practice goes on and one line says why.
+final class PracticeHistory: @unchecked Sendable {
+    private let store: Store?
+    private let lessonID: String?
+    private let path: String
+    private let lock = NSLock()
+
+    init(options: StoreOptions, path: String) {
+        self.path = path.hasPrefix("/") ? URL(fileURLWithPath: path).standardizedFileURL.path
+            : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path).standardizedFileURL.path
+        var store: Store?
+        var id: String?
+        do {
+            let s = try Store.open(path: Store.defaultPath(override: options.db), formats: StoreCLI.lessonFormats)
+            for n in s.notices { Console.error("etude: \(n)") }
+            id = try s.catalogue(fileAt: path).id
+            store = s
+        } catch let e as EtudeFailure {
+            Console.error("etude: practice history is off: \(e.message)")
+        } catch {
+            Console.error("etude: practice history is off: \(Store.message(for: error) ?? "\(error)")")
+        }
+        self.store = store
+        self.lessonID = id
+    }
+
+    var isOpen: Bool { store != nil && lessonID != nil }
+
+    /// Stores finished passes (scored ones with their figures).
+    func record(_ passes: [FinishedPassInfo], mode: String, score: (FinishedPassInfo) -> PassFigures?) {
+        guard let store, let lessonID else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        for p in passes {
+            let s = score(p)
+            let record = PassRecord(lessonID: lessonID, startedAt: p.startedAt, mode: mode, hand: p.hands.rawValue,
+                                    tempoPercent: Int(p.tempoPercent.rounded()), firstBar: p.bars.lowerBound, lastBar: p.bars.upperBound,
+                                    durationSeconds: p.durationSeconds, hit: s?.hit, missed: s?.missed, wrong: s?.wrong, extra: s?.extra,
+                                    accuracy: s?.accuracy, timingMeanMs: s?.timingMeanMs, timingSdMs: s?.timingSDMs, score: s?.score)
+            _ = try? store.recordPass(record)
+        }
+    }
+
+    /// Saves where the learner stopped.
+    func saveResume(_ point: ResumePoint, mode: String, loopName: String?) {
+        guard let store, let lessonID else { return }
+        let state = ResumeState(lessonID: lessonID, path: path, positionSeconds: point.positionSeconds, hand: point.hands.rawValue,
+                                tempoPercent: Int(point.tempoPercent.rounded()), mode: mode,
+                                loopFirstBar: point.loop?.lowerBound, loopLastBar: point.loop?.upperBound, loopName: loopName)
+        try? store.saveResume(state)
+    }
+
+    /// Saves a loop under its automatic name; returns the message for the screen.
+    func saveLoop(_ loop: LoopSnapshot) -> String {
+        guard let store, let lessonID else { return "saving loops needs the library (it could not be opened)" }
+        let name = loop.autoName
+        do {
+            try store.saveLoop(SavedLoop(lessonID: lessonID, name: name, firstBar: loop.bars.lowerBound, lastBar: loop.bars.upperBound,
+                                         hand: loop.hands.rawValue, tempoPercent: Int(loop.tempoPercent.rounded()),
+                                         otherHandMode: PracticeSession.otherName(loop.otherHand)))
+            return "saved loop \"\(name)\""
+        } catch {
+            return "could not save the loop: \(Store.message(for: error) ?? "\(error)")"
+        }
+    }
+
+    /// A saved loop of this lesson by name.
+    func savedLoop(named name: String) throws -> SavedLoop {
+        guard let store, let lessonID else { throw EtudeFailure("--saved \(name): the library could not be opened") }
+        guard let loop = try store.loop(named: name, for: lessonID) else {
+            let names = ((try? store.loops(for: lessonID)) ?? []).map { "\"\($0.name)\"" }
+            throw EtudeFailure("--saved \(name): no saved loop of that name for this lesson" +
+                               (names.isEmpty ? "; save one with `s` on the practice screen" : " (saved: \(names.joined(separator: ", ")))"))
+        }
+        return loop
+    }
+}
+
+/// The signal that asked practice to end (SIGINT/SIGTERM/SIGHUP), 0 for none. Set from a
+/// signal handler, read by the frame loop, so every exit path runs the same cleanup.
+nonisolated(unsafe) var practiceExitSignal: Int32 = 0
+private let practiceSignalHandler: @convention(c) (Int32) -> Void = { sig in
+    if practiceExitSignal == 0 { practiceExitSignal = sig }
+}
+
+/// Runs the practice screen: the live synth, the session, the screen loop; all-notes-off and
+/// the terminal restored on every exit (q, Esc, Ctrl-C, SIGTERM, SIGHUP, an error).
+enum PracticeScreenRun {
+    struct Display {
+        var noteNaming: NoteNaming = .scientific
+        var fingers = false
+    }
+
+    /// Plays `loaded` with `plan` on the practice screen; returns the exit status.
+    static func run(_ loaded: LoadedLesson, plan: PracticePlan, sound: LiveSoundOptions, display: Display,
+                    history: PracticeHistory?, startBar: Int? = nil, loopName: String? = nil,
+                    endWhenFinished: Bool = false) throws -> Int32 {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw EtudeFailure("the practice screen needs a terminal (input and output are not a tty); run it in a terminal window")
+        }
+        var options = PracticeSession.Options()
+        options.noteNaming = display.noteNaming
+        options.showFingers = display.fingers
+        options.fingers = loaded.fingers
+        let clock = SteadyClock()
+        // Validate before the synth loads, so a bad plan is one quick line.
+        do { try plan.validate(for: loaded.lesson) } catch { throw EtudeFailure(error.message) }
+        let live = try sound.open()
+        defer { live.close() }
+        let session: PracticeSession
+        do {
+            session = try PracticeSession(lesson: loaded.lesson, plan: plan, clock: clock, output: live, options: options)
+        } catch {
+            throw EtudeFailure(error.message)
+        }
+        if let history { session.onSaveLoop = { history.saveLoop($0) } }
+        let mode = "watch"
+
+        practiceExitSignal = 0
+        var resumePoint: ResumePoint?
+        var previousHandlers: [(Int32, sighandler_t?)] = []
+        let ending: ScreenLoop.Ending = try TerminalSession.run { terminal in
+            // Ours after the session's: a signal ends the loop so cleanup runs in order.
+            for sig in [SIGINT, SIGTERM, SIGHUP] { previousHandlers.append((sig, Glibc.signal(sig, practiceSignalHandler))) }
+            // Back to the session's handlers before it closes; it then puts back the caller's.
+            defer { for (sig, old) in previousHandlers { Glibc.signal(sig, old) } }
+            defer {
+                resumePoint = session.resumePoint()
+                session.stop()  // all notes off before the terminal is restored
+            }
+            let loop = ScreenLoop(device: terminal, depth: terminal.colorDepth, fps: 30)
+            loop.onSuspend = { suspending in if suspending { session.pause() } }  // space resumes after `fg`
+            if let startBar { session.seek(toBar: startBar) }
+            session.start()
+            return loop.run(model: {
+                if practiceExitSignal != 0 || (endWhenFinished && session.isFinished) { loop.stop() }
+                let passes = session.takeFinishedPasses()
+                if !passes.isEmpty { history?.record(passes, mode: mode) { session.score(for: $0) } }
+                return session.snapshot()
+            }, onKey: { session.handle(key: $0) })
+        }
+        history?.record(session.takeFinishedPasses(), mode: mode) { session.score(for: $0) }
+        history?.saveResume(resumePoint ?? session.resumePoint(), mode: mode, loopName: loopName)
+        SoundSetup.flushLog(verbose: sound.verbose)
+        if practiceExitSignal != 0 { return 128 + practiceExitSignal }
+        if ending == .interrupted { return 130 }
+        return 0
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import Lesson
+import MIDIFile
+import Screen
+import Synth
+import Terminal
+import Testing
+@testable import Practice
+
+/// The practice controller on a virtual clock: keys → transport changes → what the screen shows.
+@Suite("Practice session")
+struct PracticeSessionTests {
+    /// Eight 4/4 bars at 120 BPM (2 s a bar): right hand quarter notes C5…, left hand whole notes C3.
+    func lesson() -> Lesson {
+        var right: [MIDIEvent] = [
+            MIDIEvent(tick: 0, .meta(type: MetaType.trackName, data: Array("Right Hand".utf8))),
+            MIDIEvent(tick: 0, .meta(type: MetaType.tempo, data: [0x07, 0xA1, 0x20])),
+            MIDIEvent(tick: 0, .meta(type: MetaType.timeSignature, data: [4, 2, 24, 8])),
+        ]
+        var left: [MIDIEvent] = [MIDIEvent(tick: 0, .meta(type: MetaType.trackName, data: Array("Left Hand".utf8)))]
+        for i in 0..<32 {
+            right.append(MIDIEvent(tick: i * 480, .noteOn(channel: 0, key: UInt8(72 + i % 8), velocity: 80)))
+            right.append(MIDIEvent(tick: i * 480 + 400, .noteOff(channel: 0, key: UInt8(72 + i % 8), velocity: 0)))
+        }
+        for b in 0..<8 {
+            left.append(MIDIEvent(tick: b * 1920, .noteOn(channel: 1, key: 48, velocity: 70)))
+            left.append(MIDIEvent(tick: b * 1920 + 1800, .noteOff(channel: 1, key: 48, velocity: 0)))
+        }
+        right.append(MIDIEvent(tick: 15_360, .meta(type: MetaType.endOfTrack, data: [])))
+        left.append(MIDIEvent(tick: 15_360, .meta(type: MetaType.endOfTrack, data: [])))
+        let file = MIDIFile(format: 1, division: .ticksPerQuarter(480), tracks: [Track(events: right), Track(events: left)])
+        return Lesson(file: file, fileName: "eight.mid")
+    }
+
+    func session(_ plan: PracticePlan = PracticePlan(repeatMode: .forever), observer: (any PracticeObserver)? = nil)
+        throws -> (PracticeSession, VirtualClock, RecordingOutput) {
+        let clock = VirtualClock()
+        let output = RecordingOutput(clock: { clock.now })
+        let s = try PracticeSession(lesson: lesson(), plan: plan, clock: clock, output: output, observer: observer)
+        return (s, clock, output)
+    }
+
+    func play(_ s: PracticeSession, _ clock: VirtualClock, until time: Double) {
+        while clock.now < time {
+            clock.advance(by: min(0.05, time - clock.now))
+            s.advance()
+        }
+    }
+
+    @Test func barCounterBPMAndLitKeysFollowTheTransport() throws {
+        let (s, clock, output) = try session()
+        s.start()
+        play(s, clock, until: 4.1)
+        let m = s.snapshot()
+        #expect(m.status.bar == 3)
+        #expect(m.status.playing)
+        #expect(m.status.bpm == 120)
+        #expect(m.status.bars == 8)
+        #expect(m.keyboard[48] == .leftHand)
+        #expect(m.keyboard[72] == .rightHand)
+        #expect(m.notes.contains { $0.pitch == 73 && $0.start > 0 && $0.role == .rightHand })
+        #expect(m.barLines.first?.bar == 4)
+        #expect(output.messages.contains(.noteOn(channel: 0, key: 72, velocity: 80)))
+    }
+
+    @Test func tempoKeysStepFivePercentAndShowTheBPM() throws {
+        let (s, clock, _) = try session()
+        s.start()
+        play(s, clock, until: 1)
+        s.handle(.tempoDown)
+        s.handle(.tempoDown)
+        var m = s.snapshot()
+        #expect(m.status.tempoPercent == 90)
+        #expect(m.status.bpm == 108)
+        #expect(m.message == "tempo 90%")
+        s.handle(.tempoUp)
+        m = s.snapshot()
+        #expect(m.status.tempoPercent == 95)
+    }
+
+    @Test func loopKeysSetTheLoopAndPassesAreCounted() throws {
+        let (s, clock, _) = try session()
+        s.start()
+        play(s, clock, until: 2.5)  // bar 2
+        s.handle(.loopStartHere)
+        #expect(s.snapshot().status.loop == nil)
+        #expect(s.snapshot().message == "loop from bar 2: press ] at its last bar")
+        s.handle(.nextBar)
+        s.handle(.loopEndHere)
+        var m = s.snapshot()
+        #expect(m.status.loop == LoopStatus(startBar: 2, endBar: 3, enabled: true, pass: 0))
+        #expect(m.timeline.loopStart == 1 && m.timeline.loopEnd == 3 && m.timeline.loopEnabled)
+        #expect(m.status.bar == 2)
+        play(s, clock, until: clock.now + 8.1)  // two passes of 4 s
+        m = s.snapshot()
+        #expect(m.status.loop?.pass == 2)
+        #expect(m.status.bar == 2)
+        let passes = s.takeFinishedPasses()
+        #expect(passes.map(\.bars) == [2...3, 2...3])
+        #expect(passes.allSatisfy { abs($0.durationSeconds - 4) < 1e-9 && $0.isLoop })
+        s.handle(.toggleLoop)
+        #expect(s.snapshot().status.loop?.enabled == false)
+        #expect(s.transport.bars == 1...8)
+    }
+
+    @Test func pauseSilencesAndHandOtherHandMetronomeKeysChangeThePlan() throws {
+        let (s, clock, output) = try session()
+        s.start()
+        play(s, clock, until: 0.5)
+        s.handle(.playPause)
+        #expect(!s.snapshot().status.playing)
+        #expect(output.messages.contains(.noteOff(channel: 1, key: 48, velocity: 0)))
+        s.handle(.cycleHand)
+        #expect(s.transport.plan.hands == .right)
+        s.handle(.cycleOtherHand)
+        #expect(s.snapshot().status.otherHand == "quiet")
+        s.handle(.cycleOtherHand)
+        #expect(s.snapshot().status.otherHand == "mute")
+        s.handle(.toggleMetronome)
+        #expect(s.snapshot().status.metronome)
+        s.handle(.toggleHelp)
+        #expect(s.snapshot().overlay == .help)
+        #expect(s.handle(key: Key("x")) == .continue)  // any key closes help
+        #expect(s.snapshot().overlay == nil)
+        #expect(s.handle(key: Key("q")) == .quit)
+        s.stop()
+        #expect(output.recorded.last?.entry == .allNotesOff)
+    }
+
+    @Test func saveKeyHandsTheLoopToTheHookWithAnAutomaticName() throws {
+        var plan = PracticePlan(repeatMode: .forever)
+        plan.bars = 5...8
+        plan.tempo = .percent(70)
+        let (s, _, _) = try session(plan)
+        let saved = LockedBox<LoopSnapshot?>(nil)
+        s.onSaveLoop = { loop in saved.value = loop; return "saved \(loop.autoName)" }
+        s.handle(.saveLoop)
+        #expect(saved.value?.autoName == "bars 5-8 at 70%")
+        #expect(s.snapshot().message == "saved bars 5-8 at 70%")
+    }
+
+    @Test func anObserverSeesEventsAndAddsKeysModeAndOverlay() throws {
+        let observer = Watcher()
+        let (s, clock, _) = try session(observer: observer)
+        s.start()
+        play(s, clock, until: 1)
+        #expect(observer.eventCount.value > 0)
+        s.learnerPlayed(LearnerNote(pitch: 61, velocity: 90, isOn: true, time: clock.now))
+        let m = s.snapshot()
+        #expect(m.keyboard[61] == .learner)
+        #expect(m.status.mode == "test")
+        #expect(observer.played.value == [61])
+    }
+
+    @Test func fingersAppearOnFallingNotesWhenShown() throws {
+        let l = lesson()
+        var options = PracticeSession.Options()
+        options.fingers = Dictionary(uniqueKeysWithValues: l.notes.indices.map { ($0, 1 + $0 % 5) })
+        let clock = VirtualClock()
+        let s = try PracticeSession(lesson: l, plan: PracticePlan(), clock: clock, output: RecordingOutput(), options: options)
+        #expect(s.snapshot().notes.allSatisfy { $0.finger == nil })
+        s.handle(.toggleNoteNames)  // `n`: names and fingers
+        let m = s.snapshot()
+        #expect(m.showNoteNames && m.showFingers)
+        #expect(!m.notes.isEmpty && m.notes.allSatisfy { $0.finger != nil })
+        options.showFingers = true  // --fingers
+        let t = try PracticeSession(lesson: l, plan: PracticePlan(), clock: clock, output: RecordingOutput(), options: options)
+        #expect(t.snapshot().notes.allSatisfy { $0.finger != nil })
+    }
+
+    @Test func resumePointIsTheBarAndFileSeconds() throws {
+        let (s, clock, _) = try session()
+        s.start()
+        play(s, clock, until: 2.1)
+        s.handle(.tempoDown)  // 95 %
+        let p = s.resumePoint()
+        #expect(p.bar == 2)
+        #expect(p.positionSeconds > 2 && p.positionSeconds < 2.2)
+        #expect(p.tempoPercent == 95)
+        s.seek(toBar: 6)
+        #expect(s.snapshot().status.bar == 6)
+    }
+}
+
+final class LockedBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ v: T) { stored = v }
+    var value: T {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+final class Watcher: PracticeObserver, @unchecked Sendable {
+    let eventCount = LockedBox(0)
+    let played = LockedBox<[Int]>([])
+    func transportEvents(_ events: [TimedEvent], session: PracticeSession) { eventCount.value += events.count }
+    func learnerPlayed(_ note: LearnerNote, session: PracticeSession) { played.value.append(note.pitch) }
+    func litKeys(at now: Double) -> [(pitch: Int, role: NoteRole)] { played.value.map { ($0, NoteRole.learner) } }
+    var modeName: String { "test" }
+}
