@@ -74,6 +74,8 @@ public final class Coach: @unchecked Sendable {
     /// Pass-relative start of every note of the pass (all parts), to re-anchor the clock.
     private var startByIndex: [Int: Double] = [:]
     private var pausedAt: Double?
+    private var flashes: [(pitch: Int, until: Double)] = []
+    private var weakest: (section: SectionReport, name: String)?
     private var matcher: PlayMatcher?
     private var gate: WaitGate?
     private var waitJudgements: [Judgement] = []
@@ -155,6 +157,47 @@ public final class Coach: @unchecked Sendable {
     }
 
     // MARK: Reading
+
+    /// How long a wrong key stays red.
+    public static let flashSeconds = 0.3
+
+    /// Adds the Coach's part to a frame the practice screen built from the transport:
+    /// the learner's held keys (`.learner`, `.wrong`), wrong-note flashes, wait-mode hints
+    /// for the chord waited for, and in memory mode no falling notes or key hints for the
+    /// practised hand(s).
+    public func decorate(_ model: inout ScreenModel, now: Double) {
+        locked {
+            let practisedRoles: Set<NoteRole> = switch plan.hands {
+            case .right: [.rightHand]
+            case .left: [.leftHand]
+            case .both: [.rightHand, .leftHand]
+            }
+            if mode.hidesFallingNotes {
+                model.notes.removeAll { practisedRoles.contains($0.role) }
+            }
+            var keyboard = KeyboardState()
+            for pitch in 0..<128 {
+                guard let role = model.keyboard[pitch] else { continue }
+                if mode.hidesKeyHints && practisedRoles.contains(role) { continue }
+                keyboard.light(pitch, role)
+            }
+            if mode == .wait, let chord = gate?.current {
+                for n in chord.notes where !(gate?.struck.contains(n.pitch) ?? false) {
+                    keyboard.light(n.pitch, n.part == "left" ? .leftHand : .rightHand)
+                }
+            }
+            flashes.removeAll { $0.until <= now }
+            for p in held { keyboard.light(p, wrongHeld.contains(p) ? .wrong : .learner) }
+            for f in flashes { keyboard.light(f.pitch, .wrong) }
+            model.keyboard = keyboard
+            if let w = weakest, model.message == nil {
+                model.message = "Work on \(w.name): \(QuizFormat.percent(w.section.accuracy))% accuracy"
+            }
+        }
+    }
+
+    /// The weakest section named after the last full run (nil before, or when all was right).
+    public var weakestSection: (section: SectionReport, name: String)? { locked { weakest } }
 
     /// Reports of every finished pass so far, in order.
     public var passReports: [PassReport] { locked { reports.map(\.report) } }
@@ -241,6 +284,7 @@ public final class Coach: @unchecked Sendable {
         case .finished:
             guard mode.judges, fullRun, let report = reports.last?.report, let weakest = report.weakestSection,
                   let p = weakSectionPlan(section: weakest.section) else { return [] }
+            self.weakest = (weakest, sectionName(weakest.section))
             return [.weakestSection(section: weakest, name: sectionName(weakest.section), plan: p)]
         default:
             return []
@@ -296,7 +340,8 @@ public final class Coach: @unchecked Sendable {
                                       section: g.current?.notes.first?.section ?? 0)
                     waitJudgements.append(j)
                     out.append(.judged(j))
-                    out.append(.flashWrong(pitch: p, until: event.time + 0.3))
+                    out.append(.flashWrong(pitch: p, until: event.time + Coach.flashSeconds))
+                    flashes.append((p, event.time + Coach.flashSeconds))
                 case .advanced(let chord, _):
                     for n in g.chords[chord].notes {
                         let j = Judgement(verdict: .onTime, expected: n, played: event, errorMs: 0, section: n.section)
@@ -316,7 +361,8 @@ public final class Coach: @unchecked Sendable {
                     out.append(.judged(j))
                     if j.verdict == .wrongPitch || j.verdict == .extra {
                         wrongNow = true
-                        out.append(.flashWrong(pitch: event.pitch, until: event.time + 0.3))
+                        out.append(.flashWrong(pitch: event.pitch, until: event.time + Coach.flashSeconds))
+                        flashes.append((event.pitch, event.time + Coach.flashSeconds))
                     }
                 }
                 matcher = m
@@ -371,6 +417,13 @@ public final class Coach: @unchecked Sendable {
         lastRecording = r
         lastRecordingEnd = endTime
         recorder = nil
+    }
+}
+
+enum QuizFormat {
+    static func percent(_ p: Double) -> String {
+        let r = (p * 10).rounded() / 10
+        return r == r.rounded() ? String(Int(r)) : String(r)
     }
 }
 

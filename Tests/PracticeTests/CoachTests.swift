@@ -2,6 +2,7 @@ import Foundation
 import Judge
 import Lesson
 import MIDIFile
+import Screen
 import Testing
 @testable import Practice
 
@@ -381,5 +382,48 @@ struct CoachTests {
         collect(coach.handle(events: transport.advance(to: t + 1)))
         #expect(judged.filter { $0.verdict == .missed }.isEmpty)
         #expect(judged.filter(\.verdict.isHit).count == 8)
+    }
+}
+
+@Suite("Coach on the screen")
+struct CoachScreenTests {
+    @Test func learnerKeysWrongFlashesAndMemoryModeHiding() throws {
+        let lesson = try CoachTests.lesson()
+        let coach = Coach(lesson: lesson, plan: CoachTests.rightHand, mode: .memory)
+        let clock = VirtualClock(now: 0)
+        let transport = try Transport(lesson: lesson, plan: CoachTests.rightHand, clock: clock)
+        transport.play()
+        _ = coach.handle(events: transport.advance(to: 0))
+        _ = coach.handle(played: PlayedEvent(pitch: 60, time: 0))   // right
+        _ = coach.handle(played: PlayedEvent(pitch: 61, time: 0.01))  // wrong
+        var model = ScreenModel(keyboard: KeyboardState([(60, .rightHand), (36, .leftHand)]),
+                                notes: [FallingNote(pitch: 62, start: 0.5, end: 0.9, role: .rightHand),
+                                        FallingNote(pitch: 36, start: 2, end: 3, role: .leftHand)])
+        coach.decorate(&model, now: 0.1)
+        #expect(model.keyboard[60] == .learner)
+        #expect(model.keyboard[61] == .wrong)
+        #expect(model.keyboard[36] == .leftHand)
+        #expect(model.notes.map(\.pitch) == [36])
+        // After release and the flash: nothing of the learner's left.
+        _ = coach.handle(played: PlayedEvent(pitch: 60, velocity: 0, time: 0.2, isOn: false))
+        _ = coach.handle(played: PlayedEvent(pitch: 61, velocity: 0, time: 0.2, isOn: false))
+        var later = ScreenModel(keyboard: KeyboardState([(64, .rightHand)]))
+        coach.decorate(&later, now: 1)
+        #expect(later.keyboard[61] == nil && later.keyboard[60] == nil)
+        #expect(later.keyboard[64] == nil)  // memory mode: no key hints for the practised hand
+    }
+
+    @Test func waitModeHintsTheKeysStillMissing() throws {
+        let lesson = try CoachTests.lesson(chords: true)
+        let coach = Coach(lesson: lesson, plan: CoachTests.rightHand, mode: .wait)
+        let transport = try Transport(lesson: lesson, plan: CoachTests.rightHand, clock: VirtualClock())
+        transport.play()
+        #expect(coach.handle(events: transport.advance(to: 0)).contains(.pauseTransport))
+        _ = coach.handle(played: PlayedEvent(pitch: 64, time: 0.3))
+        #expect(coach.waitingFor == [60, 67])
+        var model = ScreenModel()
+        coach.decorate(&model, now: 0.3)
+        #expect(model.keyboard[60] == .rightHand && model.keyboard[67] == .rightHand)
+        #expect(model.keyboard[64] == .learner)
     }
 }
