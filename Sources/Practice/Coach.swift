@@ -1,0 +1,466 @@
+import Foundation
+import Judge
+import Lesson
+import MIDIFile
+import Screen
+
+/// How the learner practises: the four `--mode` values.
+public enum PracticeMode: String, Equatable, Sendable, CaseIterable {
+    /// Listen and look: nothing is judged.
+    case watch
+    /// The lesson stops at each chord of the practised hand until all its notes are held.
+    case wait
+    /// Real time: each played note is matched to the nearest expected note within the window.
+    case play
+    /// As `play`, with falling notes and key hints hidden.
+    case memory
+
+    /// True for the modes that score passes.
+    public var judges: Bool { self != .watch }
+    /// Memory mode hides what to play.
+    public var hidesFallingNotes: Bool { self == .memory }
+    public var hidesKeyHints: Bool { self == .memory }
+}
+
+/// What the Coach asks its caller to do after an event: the caller (the practice session)
+/// applies these to the transport runner, the screen and the report file.
+public enum CoachAction: Equatable, Sendable {
+    /// Wait mode reached a chord the learner has not yet held: pause the transport.
+    case pauseTransport
+    /// The chord waited for is held: resume the transport (it continues from where it waited).
+    case resumeTransport
+    /// The keys the learner holds now changed: light them (`KeyboardState` role `.learner`,
+    /// or `.wrong` for the pitches in `wrong`).
+    case learnerKeys(held: Set<Int>, wrong: Set<Int>)
+    /// A wrong key: flash it red until the given clock time.
+    case flashWrong(pitch: Int, until: Double)
+    /// One note judged (hit early/on time/late, wrong pitch, missed, extra), for live feedback.
+    case judged(Judgement)
+    /// A pass ended: its report (show `ResultsInfo`, append to `--report`).
+    case passReport(pass: Int, tempoPercent: Double, report: PassReport)
+    /// After a full run with mistakes: the weakest section and the plan that loops it.
+    case weakestSection(section: SectionReport, name: String, plan: PracticePlan)
+}
+
+/// Turns the transport's events and the learner's played notes into practice: the wait gate,
+/// play-mode matching, pass reports, the speed trainer's clean-pass test, the weakest
+/// section and a recording of the last pass.
+///
+/// Feed it from two threads (the transport runner's `onEvents`, the input's handler): every
+/// method takes an internal lock, and the Coach never calls back into the transport, so it
+/// is safe to use from `Transport.isPassClean` (called with the transport's lock held).
+///
+/// Times: expected notes are laid out in pass-relative seconds from a `PassSchedule` built
+/// like the transport's; each `.noteStarted` cue re-anchors pass time to clock time, so
+/// pauses (wait mode, the space key) shift the expectations with the music.
+public final class Coach: @unchecked Sendable {
+    public let lesson: Lesson
+    public private(set) var plan: PracticePlan
+    public let mode: PracticeMode
+    public let window: TimingWindow
+    /// Accuracy (0–100) at or above which a pass is clean and the speed trainer steps up.
+    public let cleanThreshold: Double
+    /// True for onset-only input (the computer keyboard): wait mode counts a key from its press.
+    public let onsetOnlyInput: Bool
+
+    private let lock = NSLock()
+    private var pass = 0
+    private var passPercent = 100.0
+    private var passStartClock = 0.0
+    /// Clock time minus pass time, from the last `.noteStarted` cue (or the pass start).
+    private var anchor = 0.0
+    private var expected: [ExpectedNote] = []
+    private var expectedByIndex: [Int: ExpectedNote] = [:]
+    /// Pass-relative start of every note of the pass (all parts), to re-anchor the clock.
+    private var startByIndex: [Int: Double] = [:]
+    private var pausedAt: Double?
+    private var flashes: [(pitch: Int, until: Double)] = []
+    private var weakest: (section: SectionReport, name: String)?
+    private var matcher: PlayMatcher?
+    private var gate: WaitGate?
+    private var waitJudgements: [Judgement] = []
+    private var pausedForChord: Int?
+    private var finishedPasses: [Int: PassReport] = [:]
+    private var reports: [(pass: Int, percent: Double, report: PassReport)] = []
+    private var held: Set<Int> = []
+    private var wrongHeld: Set<Int> = []
+    private var recorder: PerformanceRecorder?
+    private var lastRecording: PerformanceRecorder?
+    private var lastRecordingEnd: Double?
+    private var fullRun = false
+    private var fullRunWeakest: [Int: Double] = [:]
+
+    /// - Parameters:
+    ///   - plan: the plan the transport plays (hands practised, bars, count-in).
+    ///   - window: the matching window (`--window`, default ±150 ms).
+    ///   - cleanThreshold: accuracy for a clean pass (default 90 %).
+    public init(lesson: Lesson, plan: PracticePlan, mode: PracticeMode, window: TimingWindow = TimingWindow(),
+                cleanThreshold: Double = 90, onsetOnlyInput: Bool = false) {
+        self.lesson = lesson
+        self.plan = plan
+        self.mode = mode
+        self.window = window
+        self.cleanThreshold = cleanThreshold
+        self.onsetOnlyInput = onsetOnlyInput
+    }
+
+    // MARK: Feeding
+
+    /// Feed every batch the transport delivers (`TransportRunner`'s `onEvents`).
+    public func handle(events: [TimedEvent]) -> [CoachAction] {
+        locked {
+            var out: [CoachAction] = []
+            for e in events { out += handleLocked(e) }
+            if let last = events.last { out += expireLocked(now: last.time) }
+            return out
+        }
+    }
+
+    /// Feed every played note (key press or release) with its monotonic time.
+    public func handle(played event: PlayedEvent) -> [CoachAction] {
+        locked { playedLocked(event) }
+    }
+
+    /// Call on a timer (e.g. each frame) so missed notes are judged while nothing is played.
+    public func tick(now: Double) -> [CoachAction] {
+        locked { expireLocked(now: now) }
+    }
+
+    /// The speed trainer's question: was this pass at or above the threshold? Plug it into
+    /// `transport.isPassClean = coach.isPassClean`. In watch mode every pass is clean.
+    public var isPassClean: @Sendable (FinishedPass) -> Bool {
+        { [self] finished in
+            locked {
+                guard mode.judges else { return true }
+                return finishLocked(pass: finished.pass, endTime: finished.endTime).isClean(threshold: cleanThreshold)
+            }
+        }
+    }
+
+    /// The transport was paused at this clock time (space key, or a `.pauseTransport` action
+    /// applied): nothing is judged missed while the music stands still.
+    public func transportPaused(at time: Double) {
+        locked { if pausedAt == nil { pausedAt = time } }
+    }
+
+    /// The transport resumed: expectations move on by the length of the pause.
+    public func transportResumed(at time: Double) {
+        locked {
+            if let p = pausedAt { anchor += max(0, time - p) }
+            pausedAt = nil
+        }
+    }
+
+    /// Tells the Coach the plan changed (hands, loop): the next pass uses it.
+    public func update(plan newPlan: PracticePlan) {
+        locked { plan = newPlan }
+    }
+
+    // MARK: Reading
+
+    /// How long a wrong key stays red.
+    public static let flashSeconds = 0.3
+
+    /// Adds the Coach's part to a frame the practice screen built from the transport:
+    /// the learner's held keys (`.learner`, `.wrong`), wrong-note flashes, wait-mode hints
+    /// for the chord waited for, and in memory mode no falling notes or key hints for the
+    /// practised hand(s).
+    public func decorate(_ model: inout ScreenModel, now: Double) {
+        locked {
+            let practisedRoles: Set<NoteRole> = switch plan.hands {
+            case .right: [.rightHand]
+            case .left: [.leftHand]
+            case .both: [.rightHand, .leftHand]
+            }
+            if mode.hidesFallingNotes {
+                model.notes.removeAll { practisedRoles.contains($0.role) }
+            }
+            var keyboard = KeyboardState()
+            for pitch in 0..<128 {
+                guard let role = model.keyboard[pitch] else { continue }
+                if mode.hidesKeyHints && practisedRoles.contains(role) { continue }
+                keyboard.light(pitch, role)
+            }
+            if mode == .wait, let chord = gate?.current {
+                for n in chord.notes where !(gate?.struck.contains(n.pitch) ?? false) {
+                    keyboard.light(n.pitch, n.part == "left" ? .leftHand : .rightHand)
+                }
+            }
+            flashes.removeAll { $0.until <= now }
+            for p in held { keyboard.light(p, wrongHeld.contains(p) ? .wrong : .learner) }
+            for f in flashes { keyboard.light(f.pitch, .wrong) }
+            model.keyboard = keyboard
+            if let w = weakest, model.message == nil {
+                model.message = "Work on \(w.name): \(QuizFormat.percent(w.section.accuracy))% accuracy"
+            }
+        }
+    }
+
+    /// The weakest section named after the last full run (nil before, or when all was right).
+    public var weakestSection: (section: SectionReport, name: String)? { locked { weakest } }
+
+    /// Reports of every finished pass so far, in order.
+    public var passReports: [PassReport] { locked { reports.map(\.report) } }
+    public var lastReport: PassReport? { locked { reports.last?.report } }
+
+    /// The results panel's figures for the last pass (`ScreenModel.overlay` results).
+    public var resultsInfo: ResultsInfo? {
+        locked { reports.last.map { Coach.resultsInfo($0.report, pass: $0.pass, percent: $0.percent) } }
+    }
+
+    /// Keys the learner holds now and which of them are wrong (for `KeyboardState`).
+    public var learnerKeys: (held: Set<Int>, wrong: Set<Int>) { locked { (held, wrongHeld) } }
+
+    /// Wait mode: the pitches still to press for the chord waited for (key hints).
+    public var waitingFor: Set<Int> { locked { mode == .wait ? (gate?.missing ?? []) : [] } }
+
+    /// The last finished pass as played (nil before the first pass ends), to save as .mid.
+    public var lastPassRecording: PerformanceRecorder? { locked { lastRecording } }
+
+    /// The last finished pass as .mid bytes.
+    public func lastPassMIDI() -> [UInt8]? {
+        locked { lastRecording.map { $0.bytes(endTime: lastRecordingEnd) } }
+    }
+
+    /// The results panel for one report.
+    public static func resultsInfo(_ report: PassReport, pass: Int, percent: Double) -> ResultsInfo {
+        ResultsInfo(title: "Pass \(pass) at \(percent == percent.rounded() ? String(Int(percent)) : String(percent))%", hit: report.hit, missed: report.missed, wrong: report.wrong,
+                    extra: report.extra, accuracy: report.accuracy / 100,
+                    timingMeanMs: report.hit > 0 ? report.timingMeanMs : nil, timingSDMs: report.hit > 0 ? report.timingSdMs : nil,
+                    score: Int(report.score.rounded()))
+    }
+
+    /// What the learner sees for a section index, e.g. "Bars 5–8".
+    public func sectionName(_ index: Int) -> String {
+        guard lesson.sections.indices.contains(index) else { return "section \(index + 1)" }
+        let s = lesson.sections[index]
+        return s.name
+    }
+
+    /// The plan that loops a section at 70 % with the speed trainer on (70 → 100 % in 5 %
+    /// steps after clean passes), keeping the hands practised.
+    public func weakSectionPlan(section index: Int) -> PracticePlan? {
+        guard lesson.sections.indices.contains(index) else { return nil }
+        let s = lesson.sections[index]
+        var p = plan
+        p.bars = s.firstBar...s.lastBar
+        p.tempo = .percent(100)  // the speed trainer sets the tempo, starting at 70 %
+        p.speedTrainer = PracticePlan.SpeedTrainer(start: 70, target: 100, step: 5)
+        p.repeatMode = .forever
+        p.countIn = false
+        return p
+    }
+
+    // MARK: Private
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    private func handleLocked(_ timed: TimedEvent) -> [CoachAction] {
+        switch timed.event {
+        case .passStarted(let number, let percent):
+            return startPassLocked(number: number, percent: percent, at: timed.time)
+        case .noteStarted(let cue):
+            if let start = startByIndex[cue.index] { anchor = timed.time - start }
+            guard expectedByIndex[cue.index] != nil else { return [] }
+            if mode == .wait, let g = gate, let chord = g.current, chord.notes.contains(where: { $0.id == cue.index }),
+               pausedForChord != g.index {
+                pausedForChord = g.index
+                return [.pauseTransport]
+            }
+            return []
+        case .passFinished(let number, _):
+            var out: [CoachAction] = []
+            if mode.judges {
+                let report = finishLocked(pass: number, endTime: timed.time)
+                out.append(.passReport(pass: number, tempoPercent: passPercent, report: report))
+            } else {
+                closeRecordingLocked(endTime: timed.time)
+            }
+            return out
+        case .finished:
+            guard mode.judges, fullRun, let report = reports.last?.report, let weakest = report.weakestSection,
+                  let p = weakSectionPlan(section: weakest.section) else { return [] }
+            self.weakest = (weakest, sectionName(weakest.section))
+            return [.weakestSection(section: weakest, name: sectionName(weakest.section), plan: p)]
+        default:
+            return []
+        }
+    }
+
+    private func startPassLocked(number: Int, percent: Double, at time: Double) -> [CoachAction] {
+        pass = number
+        passPercent = percent
+        passStartClock = time
+        anchor = time
+        let range = plan.tickRange(in: lesson)
+        fullRun = plan.bars == nil || plan.barRange(in: lesson) == lesson.bars.firstNumber...lesson.bars.lastNumber
+        let schedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                    options: .init(pass: number, countIn: number == 1 && plan.countIn))
+        expected = schedule.notes.filter { $0.cue.practised }.map { n in
+            ExpectedNote(id: n.cue.index, pitch: Int(n.cue.pitch), time: n.start, duration: n.end - n.start,
+                         part: n.cue.part.key, section: lesson.sectionIndex(atTick: n.cue.startTick))
+        }
+        expectedByIndex = Dictionary(expected.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        startByIndex = Dictionary(schedule.notes.map { ($0.cue.index, $0.start) }, uniquingKeysWith: { a, _ in a })
+        pausedAt = nil
+        matcher = mode == .play || mode == .memory ? PlayMatcher(expected: expected, window: window) : nil
+        gate = mode == .wait ? WaitGate(expected: expected, ignoresReleases: onsetOnlyInput) : nil
+        waitJudgements = []
+        pausedForChord = nil
+        var sig = TimeSignature(numerator: 4, denominatorPower: 2)
+        if let first = lesson.timeSignatures.last(where: { $0.tick <= range.lowerBound }) { sig = first.value }
+        let bpm = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100
+        let countIn = number == 1 && plan.countIn ? schedule.countInSeconds : 0
+        recorder = PerformanceRecorder(startTime: time + countIn, bpm: bpm, timeSignature: sig,
+                                       ticksPerQuarter: lesson.ticksPerQuarter, onsetOnly: onsetOnlyInput,
+                                       title: "\(lesson.title) — pass \(number)")
+        return []
+    }
+
+    private func playedLocked(_ event: PlayedEvent) -> [CoachAction] {
+        var out: [CoachAction] = []
+        recorder?.record(event)
+        // Pass time of this event.
+        var local = event
+        local.time = event.time - anchor
+        var wrongNow = false
+        switch mode {
+        case .watch:
+            break
+        case .wait:
+            if var g = gate {
+                switch g.handle(local) {
+                case .wrong(let p):
+                    wrongNow = true
+                    let j = Judgement(verdict: .wrongPitch, expected: g.current?.notes.first, played: event, errorMs: nil,
+                                      section: g.current?.notes.first?.section ?? 0)
+                    waitJudgements.append(j)
+                    out.append(.judged(j))
+                    out.append(.flashWrong(pitch: p, until: event.time + Coach.flashSeconds))
+                    flashes.append((p, event.time + Coach.flashSeconds))
+                case .advanced(let chord, _):
+                    for n in g.chords[chord].notes {
+                        let j = Judgement(verdict: .onTime, expected: n, played: event, errorMs: 0, section: n.section)
+                        waitJudgements.append(j)
+                        out.append(.judged(j))
+                    }
+                    if pausedForChord == chord { out.append(.resumeTransport) }
+                case .waiting, .finished:
+                    break
+                }
+                gate = g
+            }
+        case .play, .memory:
+            if var m = matcher {
+                out += m.expire(upTo: local.time).map { .judged($0) }
+                if let j = m.play(local) {
+                    out.append(.judged(j))
+                    if j.verdict == .wrongPitch || j.verdict == .extra {
+                        wrongNow = true
+                        out.append(.flashWrong(pitch: event.pitch, until: event.time + Coach.flashSeconds))
+                        flashes.append((event.pitch, event.time + Coach.flashSeconds))
+                    }
+                }
+                matcher = m
+            }
+        }
+        if event.isOn && event.velocity > 0 {
+            held.insert(event.pitch)
+            if wrongNow { wrongHeld.insert(event.pitch) } else { wrongHeld.remove(event.pitch) }
+        } else {
+            held.remove(event.pitch)
+            wrongHeld.remove(event.pitch)
+        }
+        out.append(.learnerKeys(held: held, wrong: wrongHeld))
+        return out
+    }
+
+    private func expireLocked(now: Double) -> [CoachAction] {
+        guard pausedAt == nil, var m = matcher else { return [] }
+        let missed = m.expire(upTo: now - anchor)
+        matcher = m
+        return missed.map { .judged($0) }
+    }
+
+    /// Ends the pass once (the clean-pass hook or the `.passFinished` event, whichever comes first).
+    private func finishLocked(pass number: Int, endTime: Double) -> PassReport {
+        if let done = finishedPasses[number] { return done }
+        let report: PassReport
+        if var m = matcher {
+            report = m.finish()
+            matcher = nil
+        } else if var g = gate {
+            // Chords never completed are missed.
+            while let chord = g.current {
+                for n in chord.notes {
+                    waitJudgements.append(Judgement(verdict: .missed, expected: n, played: nil, errorMs: nil, section: n.section))
+                }
+                g.reset(to: chord.time + 1e-6)
+            }
+            gate = nil
+            report = PassReport(judgements: waitJudgements, window: window, sections: Set(expected.map(\.section)))
+        } else {
+            report = PassReport(judgements: [], window: window, sections: Set(expected.map(\.section)))
+        }
+        finishedPasses[number] = report
+        reports.append((number, passPercent, report))
+        closeRecordingLocked(endTime: endTime)
+        return report
+    }
+
+    private func closeRecordingLocked(endTime: Double) {
+        guard let r = recorder else { return }
+        lastRecording = r
+        lastRecordingEnd = endTime
+        recorder = nil
+    }
+}
+
+enum QuizFormat {
+    static func percent(_ p: Double) -> String {
+        let r = (p * 10).rounded() / 10
+        return r == r.rounded() ? String(Int(r)) : String(r)
+    }
+}
+
+/// `--report FILE`: each finished pass as one JSON line, appended as it ends.
+public final class PassReportAppender: @unchecked Sendable {
+    public let path: String
+    private let handle: FileHandle
+    private let lock = NSLock()
+
+    /// Creates (or truncates) the file; throws a one-line message when it cannot be written.
+    public init(path: String) throws(PracticeFileError) {
+        self.path = path
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let h = FileHandle(forWritingAtPath: path) else {
+            throw PracticeFileError("cannot write the report file \(path); check the folder exists and is writable")
+        }
+        handle = h
+    }
+
+    /// Writes one line and flushes it, so a script reading the file sees each pass at once.
+    public func append(_ report: PassReport) {
+        lock.lock()
+        defer { lock.unlock() }
+        handle.write(Data((report.json() + "\n").utf8))
+        try? handle.synchronize()
+    }
+
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        try? handle.close()
+    }
+}
+
+/// A file Etude could not write: one line naming it and the fix.
+public struct PracticeFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

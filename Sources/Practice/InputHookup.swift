@@ -1,0 +1,130 @@
+import Foundation
+import Judge
+import MIDIFile
+import MIDIInput
+import Synth
+
+/// The learner's instrument wired up for a command: opens `--input`, sends every played note to
+/// the synth at once (so the learner hears what they play, on its own channel and program), and
+/// hands each note to the caller (the Coach, a recorder, a quiz) as a `PlayedEvent`.
+///
+/// When MIDI input is impossible here (no ALSA sequencer, no keyboard) it falls back to the
+/// computer keyboard with a one-line `notice`; the terminal feeds keys through `press(_:at:)`
+/// and calls `releaseDue(now:)` so the fixed-length notes end. A FIFO closed by its writer
+/// ends the input with a message (`onStatus`), and the lesson carries on.
+public final class InputHookup: @unchecked Sendable {
+    /// Channel the learner's notes sound on: apart from the lesson's channels (and not the drums').
+    public static let defaultChannel: UInt8 = 15
+
+    /// Shown once when Etude fell back to the computer keyboard.
+    public let notice: String?
+    /// The MIDI source's name, nil when the computer keyboard is the instrument.
+    public let sourceName: String?
+    public let channel: UInt8
+    private let output: (any SoundOutput)?
+    private let onNote: @Sendable (PlayedEvent) -> Void
+    private let onStatus: @Sendable (String) -> Void
+    private var source: (any InputSource)?
+    private let lock = NSLock()
+    private var piano: ComputerKeyboardPiano
+    private var endedFlag = false
+    private var sounding: Set<UInt8> = []
+
+    /// True when notes come from the terminal's keys (onset-only, fixed length).
+    public var usesComputerKeyboard: Bool { sourceName == nil }
+
+    /// True once the MIDI source has ended (FIFO closed, device gone, end of file).
+    public var ended: Bool { lock.withLock { endedFlag } }
+
+    /// Opens the input. Throws the input's one-line error for problems the user must fix
+    /// (unknown port name, unreadable device). `program` is the GM program the learner hears.
+    public init(spec: InputSpec, output: (any SoundOutput)?, channel: UInt8 = InputHookup.defaultChannel, program: UInt8 = 0,
+                clock: any InputClock = MIDIInput.MonotonicClock(), noteLength: Double = 0.4,
+                onNote: @escaping @Sendable (PlayedEvent) -> Void, onStatus: @escaping @Sendable (String) -> Void = { _ in })
+        throws(InputError) {
+        self.output = output
+        self.channel = channel & 0x0F
+        self.onNote = onNote
+        self.onStatus = onStatus
+        piano = ComputerKeyboardPiano(noteLength: noteLength, channel: 0)
+        output?.send(.programChange(channel: self.channel, program: program & 0x7F))
+        let box = HookupBox()
+        let opened = try spec.open(clock: clock) { event in box.hookup?.receive(event) }
+        source = opened.source
+        sourceName = opened.source?.name
+        notice = opened.notice
+        box.hookup = self
+    }
+
+    /// A computer-keyboard key (the caller decides which keys are piano keys). Returns true
+    /// when the key belonged to the piano layout (a note or an octave change).
+    @discardableResult
+    public func press(_ key: Character, at time: Double) -> Bool {
+        let events = lock.withLock { piano.press(key, at: time) }
+        for e in events { receive(e) }
+        return !events.isEmpty
+    }
+
+    /// Ends computer-keyboard notes whose fixed length ran out; call on each frame/tick.
+    public func releaseDue(now: Double) {
+        let due = lock.withLock { piano.releases(dueBy: now) }
+        for n in due { receive(.note(n)) }
+    }
+
+    /// The computer-keyboard layout's help lines (for the help overlay / status).
+    public var keyboardHelp: [String] { lock.withLock { piano.layout.helpLines } }
+
+    /// Stops the source and silences the learner's channel: no hanging notes.
+    public func stop() {
+        let s = lock.withLock { () -> (any InputSource)? in
+            let s = source
+            source = nil
+            return s
+        }
+        s?.stop()
+        let held = lock.withLock { () -> Set<UInt8> in
+            let h = sounding
+            sounding = []
+            return h
+        }
+        for k in held.sorted() { output?.send(.noteOff(channel: channel, key: k, velocity: 0)) }
+        output?.send(.controlChange(channel: channel, controller: 64, value: 0))
+    }
+
+    private func receive(_ event: InputEvent) {
+        switch event {
+        case .note(let n):
+            // Sound first: the learner must hear the key at once.
+            if n.isOn {
+                output?.send(.noteOn(channel: channel, key: n.pitch, velocity: max(1, n.velocity)))
+                lock.withLock { _ = sounding.insert(n.pitch) }
+            } else {
+                output?.send(.noteOff(channel: channel, key: n.pitch, velocity: 0))
+                lock.withLock { _ = sounding.remove(n.pitch) }
+            }
+            onNote(PlayedEvent(pitch: Int(n.pitch), velocity: Int(n.velocity), time: n.time, isOn: n.isOn, channel: Int(n.channel)))
+        case .control(let kind, _):
+            switch kind {
+            case .controlChange(_, let c, let v): output?.send(.controlChange(channel: channel, controller: c, value: v))
+            case .pitchBend(_, let v): output?.send(.pitchBend(channel: channel, value: v))
+            default: break
+            }
+        case .status(let text):
+            onStatus(text)
+        case .ended(let text):
+            lock.withLock { endedFlag = true }
+            onStatus(text)
+        }
+    }
+}
+
+/// Lets the input handler reach the hookup once it is fully built (the source may start
+/// delivering before `init` returns).
+private final class HookupBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var value: InputHookup?
+    var hookup: InputHookup? {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+}
