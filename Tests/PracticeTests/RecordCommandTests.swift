@@ -43,9 +43,16 @@ enum CLI {
         p.standardError = err
         p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
         try p.run()
-        // Blocks until the command opens the FIFO for reading.
-        let fd = open(fifo, O_WRONLY)
+        // Waits until the command opens the FIFO for reading (ENXIO until then); gives up if
+        // the command exits first (an error before the input opens), so a test never hangs.
+        var fd: Int32 = -1
+        for _ in 0..<6000 where p.isRunning {
+            fd = open(fifo, O_WRONLY | O_NONBLOCK)
+            if fd >= 0 { break }
+            usleep(10_000)
+        }
         if fd >= 0 {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
             feed(fd)
             close(fd)
         }
