@@ -408,6 +408,32 @@ public final class Transport: @unchecked Sendable {
         }
     }
 
+    /// Switches to a whole new plan (e.g. "loop the weakest section at 70 % with the speed
+    /// trainer on"): silences what sounds, restarts at pass 1 of the new plan's first bar (at
+    /// once when playing). Throws the plan's one-line error and keeps the old plan then.
+    @discardableResult
+    public func replacePlan(_ newPlan: PracticePlan) throws(PlanError) -> [TimedEvent] {
+        try newPlan.validate(for: lesson)
+        let newPlanner = try PassPlanner(plan: newPlan, lesson: lesson)
+        return locked {
+            let now = clock.now
+            let out = silenceLocked(at: now, keepPedalState: false)
+            currentPlan = newPlan
+            planner = newPlanner
+            barRange = newPlan.barRange(in: lesson)
+            range = newPlan.tickRange(in: lesson)
+            wrapSchedule = nil
+            let wasPlaying = stateValue == .playing
+            resetLocked()
+            if wasPlaying {
+                stateValue = .playing
+                scheduleStart = now
+                passStart = now
+            }
+            return out
+        }
+    }
+
     /// Rebuilds the rest of the current pass from the current position (tempo or metronome
     /// changed), keeping what sounds; returns the click note-offs to send now.
     private func continueLocked(percent newPercent: Double) -> [TimedEvent] {

@@ -48,6 +48,8 @@ public protocol PracticeObserver: AnyObject, Sendable {
     func handle(_ command: PracticeCommand, session: PracticeSession) -> Bool
     /// A saved pass's score figures, if this observer scored it (nil = a watch-mode pass).
     func score(for pass: FinishedPassInfo) -> PassFigures?
+    /// The last word on a frame (e.g. memory mode hides the practised notes), on the screen thread.
+    func decorate(_ model: inout ScreenModel, now: Double)
 }
 
 /// Score figures for the history (mirrors the Store's pass columns).
@@ -84,4 +86,5 @@ public extension PracticeObserver {
     var wantsPianoKeys: Bool { false }
     func handle(_ command: PracticeCommand, session: PracticeSession) -> Bool { false }
     func score(for pass: FinishedPassInfo) -> PassFigures? { nil }
+    func decorate(_ model: inout ScreenModel, now: Double) {}
 }

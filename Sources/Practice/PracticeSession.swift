@@ -197,6 +197,25 @@ public final class PracticeSession: @unchecked Sendable {
         try? perform { t throws(PlanError) in try t.seek(toBar: target) }
     }
 
+    /// Shows a one-line message in the status bar (an observer's news: saved file, input ended).
+    public func show(message text: String) { say(text) }
+
+    /// Practises with a whole new plan from its first bar (the weakest-section key); the
+    /// plan's one-line error when it does not fit the lesson.
+    public func replacePlan(_ plan: PracticePlan) throws(PlanError) {
+        try perform { t throws(PlanError) in try t.replacePlan(plan) }
+        lock.withLock {
+            if let bars = plan.bars {
+                loopMarkStart = bars.lowerBound
+                loopMarkEnd = bars.upperBound
+            }
+            loopOn = plan.bars != nil
+            loopPasses = 0
+            passStartClock = clock.now
+            passStartDate = Date()
+        }
+    }
+
     // MARK: Keys and commands
 
     /// A key from the screen loop.
@@ -313,6 +332,8 @@ public final class PracticeSession: @unchecked Sendable {
             say(hook?(snapshot) ?? "saving loops needs the library (it could not be opened)")
         case .pianoKey, .octaveDown, .octaveUp:
             break
+        case .cycleMode, .loopWeakestSection, .saveLastPass:
+            say("playing modes need `etude practice --mode wait|play|memory`")
         }
         return .continue
     }
@@ -512,6 +533,7 @@ public final class PracticeSession: @unchecked Sendable {
         } else if let overlay = observer?.overlay {
             model.overlay = overlay
         }
+        observer?.decorate(&model, now: now)
         return model
     }
 

@@ -20,6 +20,9 @@ public enum PracticeKeys {
         Entry(keys: "o", action: "other hand: play / quiet / mute"),
         Entry(keys: "m", action: "metronome on / off"),
         Entry(keys: "n", action: "note names on / off"),
+        Entry(keys: "M", action: "mode: watch / wait / play / memory"),
+        Entry(keys: "W", action: "loop the weakest section at 70 %"),
+        Entry(keys: "r", action: "save the last pass as .mid"),
         Entry(keys: "?", action: "this help"),
         Entry(keys: "q  Esc", action: "quit"),
     ]

@@ -24,6 +24,12 @@ public enum PracticeCommand: Equatable, Sendable {
     /// `s`: save the current loop (bars, hand, tempo, other hand) under an automatic name.
     case saveLoop
     case quit
+    /// `M`: watch → wait → play → memory.
+    case cycleMode
+    /// `W`: after a full run, loop the weakest section at 70 % with the speed trainer on.
+    case loopWeakestSection
+    /// `r`: save the last pass as played to a .mid file.
+    case saveLastPass
     /// Computer-keyboard piano: semitones above the current octave's C (0…12).
     case pianoKey(semitone: Int)
     case octaveDown
@@ -55,6 +61,9 @@ public enum PracticeCommand: Equatable, Sendable {
             case "?": return .toggleHelp
             case "s": return .saveLoop
             case "q": return .quit
+            case "M": return .cycleMode
+            case "W": return .loopWeakestSection
+            case "r": return .saveLastPass
             default: return nil
             }
         }

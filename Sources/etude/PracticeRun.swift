@@ -1,6 +1,8 @@
 import ABC
 import Foundation
+import Judge
 import Lesson
+import MIDIInput
 import MIDIFile
 import Practice
 import Screen
@@ -158,13 +160,29 @@ enum PracticeScreenRun {
         var fingers = false
     }
 
+    /// The playing modes: how the learner plays and is judged (`--mode`, `--input`…).
+    struct Playing {
+        var mode: PracticeMode = .watch
+        var input = "keys"
+        var window = TimingWindow()
+        var threshold = 90.0
+        var reportPath: String?
+        var saveDirectory = FileManager.default.currentDirectoryPath
+    }
+
     /// Plays `loaded` with `plan` on the practice screen; returns the exit status.
     static func run(_ loaded: LoadedLesson, plan: PracticePlan, sound: LiveSoundOptions, display: Display,
                     history: PracticeHistory?, startBar: Int? = nil, loopName: String? = nil,
-                    endWhenFinished: Bool = false) throws -> Int32 {
+                    endWhenFinished: Bool = false, playing: Playing? = nil) throws -> Int32 {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw EtudeFailure("the practice screen needs a terminal (input and output are not a tty); run it in a terminal window")
         }
+        // The report file first: a bad path is one quick line before anything loads.
+        var appender: PassReportAppender?
+        if let path = playing?.reportPath {
+            do { appender = try PassReportAppender(path: path) } catch { throw EtudeFailure(error.message) }
+        }
+        defer { appender?.close() }
         var options = PracticeSession.Options()
         options.noteNaming = display.noteNaming
         options.showFingers = display.fingers
@@ -174,14 +192,41 @@ enum PracticeScreenRun {
         do { try plan.validate(for: loaded.lesson) } catch { throw EtudeFailure(error.message) }
         let live = try sound.open()
         defer { live.close() }
+        // The learner's instrument, before the screen opens (an unknown port is one line).
+        var hookup: InputHookup?
+        let sessionBox = SessionBox()
+        if let playing {
+            do {
+                hookup = try InputHookup(spec: InputSpec(playing.input), output: live, clock: MIDIInput.MonotonicClock(),
+                                         onNote: { e in
+                                             sessionBox.session?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
+                                         },
+                                         onStatus: { text in sessionBox.session?.show(message: TextDecoding.sanitize(text)) })
+            } catch {
+                throw EtudeFailure(error.message)
+            }
+        }
+        defer { hookup?.stop() }
+        if let notice = hookup?.notice { Console.error("etude: \(notice)") }
+        var observer: CoachObserver?
+        if let playing {
+            let settings = CoachObserver.Settings(window: playing.window, cleanThreshold: playing.threshold,
+                                                  computerKeyboard: hookup?.usesComputerKeyboard ?? true,
+                                                  saveDirectory: playing.saveDirectory)
+            let o = CoachObserver(lesson: loaded.lesson, plan: plan, mode: playing.mode, settings: settings)
+            if let hookup { o.onPianoKey = { key, time in hookup.press(key, at: time) } }
+            if let appender { o.onPassReport = { appender.append($0) } }
+            observer = o
+        }
         let session: PracticeSession
         do {
-            session = try PracticeSession(lesson: loaded.lesson, plan: plan, clock: clock, output: live, options: options)
+            session = try PracticeSession(lesson: loaded.lesson, plan: plan, clock: clock, output: live, options: options, observer: observer)
         } catch {
             throw EtudeFailure(error.message)
         }
+        sessionBox.session = session
         if let history { session.onSaveLoop = { history.saveLoop($0) } }
-        let mode = "watch"
+        var modeName: String { observer?.modeName ?? "watch" }
 
         practiceExitSignal = 0
         var resumePoint: ResumePoint?
@@ -201,16 +246,27 @@ enum PracticeScreenRun {
             session.start()
             return loop.run(model: {
                 if practiceExitSignal != 0 || (endWhenFinished && session.isFinished) { loop.stop() }
+                hookup?.releaseDue(now: clock.now)
                 let passes = session.takeFinishedPasses()
-                if !passes.isEmpty { history?.record(passes, mode: mode) { session.score(for: $0) } }
+                if !passes.isEmpty { history?.record(passes, mode: modeName) { session.score(for: $0) } }
                 return session.snapshot()
             }, onKey: { session.handle(key: $0) })
         }
-        history?.record(session.takeFinishedPasses(), mode: mode) { session.score(for: $0) }
-        history?.saveResume(resumePoint ?? session.resumePoint(), mode: mode, loopName: loopName)
+        history?.record(session.takeFinishedPasses(), mode: modeName) { session.score(for: $0) }
+        history?.saveResume(resumePoint ?? session.resumePoint(), mode: modeName, loopName: loopName)
         SoundSetup.flushLog(verbose: sound.verbose)
         if practiceExitSignal != 0 { return 128 + practiceExitSignal }
         if ending == .interrupted { return 130 }
         return 0
+    }
+}
+
+/// Lets the input's handler reach the session made after the input opened.
+private final class SessionBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: PracticeSession?
+    var session: PracticeSession? {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
     }
 }
