@@ -37,6 +37,7 @@ public final class CoachObserver: PracticeObserver, @unchecked Sendable {
     private var coachValue: Coach
     private weak var sessionRef: PracticeSession?
     private var shown: ResultsInfo?
+    private var shownAt: Double?
     private var figures: [Int: PassFigures] = [:]
     private var pausedByCoach = false
     private var keyPress: (@Sendable (Character, Double) -> Void)?
@@ -83,15 +84,13 @@ public final class CoachObserver: PracticeObserver, @unchecked Sendable {
 
     public func transportEvents(_ events: [TimedEvent], session: PracticeSession) {
         let coach = self.coach
-        for e in events {
-            if case .passStarted = e.event { lock.withLock { shown = nil } }
-        }
         apply(coach.handle(events: events), coach: coach, session: session)
     }
 
     public func learnerPlayed(_ note: LearnerNote, session: PracticeSession) {
         let coach = self.coach
         let event = PlayedEvent(pitch: note.pitch, velocity: note.velocity, time: note.time, isOn: note.isOn)
+        if note.isOn { lock.withLock { shown = nil } }  // playing on puts the results away
         apply(coach.handle(played: event), coach: coach, session: session)
     }
 
@@ -99,6 +98,13 @@ public final class CoachObserver: PracticeObserver, @unchecked Sendable {
         let coach = self.coach
         if let session = lock.withLock({ sessionRef }) {
             apply(coach.tick(now: now), coach: coach, session: session)
+            // The results stay while the lesson stands still; the next pass playing on
+            // puts them away after a few seconds (or any key, or a note, at once).
+            if session.transport.state == .playing {
+                lock.withLock {
+                    if shown != nil, let at = shownAt, now - at > Self.resultsSeconds { shown = nil }
+                }
+            }
         }
         let keys = coach.learnerKeys
         return keys.held.sorted().map { ($0, keys.wrong.contains($0) ? NoteRole.wrong : NoteRole.learner) }
@@ -118,7 +124,11 @@ public final class CoachObserver: PracticeObserver, @unchecked Sendable {
         coach.decorate(&model, now: now)
     }
 
+    /// How long the results panel stays once the next pass plays on.
+    public static let resultsSeconds = 5.0
+
     public func handle(_ command: PracticeCommand, session: PracticeSession) -> Bool {
+        if command != .quit { lock.withLock { shown = nil } }  // "any key continues"
         switch command {
         case .pianoKey(let semitone):
             guard PracticeCommand.pianoLetters.indices.contains(semitone) else { return true }
@@ -265,6 +275,7 @@ public final class CoachObserver: PracticeObserver, @unchecked Sendable {
                 let f = Self.figures(report)
                 let sink = lock.withLock { () -> (@Sendable (PassReport) -> Void)? in
                     shown = info
+                    shownAt = session.now
                     figures[pass] = f
                     return reportSink
                 }
