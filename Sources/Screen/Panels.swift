@@ -20,9 +20,6 @@ public enum PracticeKeys {
         Entry(keys: "o", action: "other hand: play / quiet / mute"),
         Entry(keys: "m", action: "metronome on / off"),
         Entry(keys: "n", action: "note names on / off"),
-        Entry(keys: "M", action: "mode: watch / wait / play / memory"),
-        Entry(keys: "W", action: "loop the weakest section at 70 %"),
-        Entry(keys: "r", action: "save the last pass as .mid"),
         Entry(keys: "?", action: "this help"),
         Entry(keys: "q  Esc", action: "quit"),
     ]
@@ -30,6 +27,13 @@ public enum PracticeKeys {
     public static let piano: [Entry] = [
         Entry(keys: "a w s e d f t g y h u j k", action: "piano C … C (play modes)"),
         Entry(keys: "z  x", action: "piano octave down / up"),
+    ]
+
+    /// The playing modes' keys (listed last: a short terminal shows the controls first).
+    public static let modes: [Entry] = [
+        Entry(keys: "M", action: "mode: watch / wait / play / memory"),
+        Entry(keys: "W", action: "loop the weakest section at 70 %"),
+        Entry(keys: "r", action: "save the last pass as .mid"),
     ]
 }
 
@@ -67,7 +71,7 @@ public struct HelpOverlay: Sendable {
     public init(theme: Theme) { self.theme = theme }
 
     public func draw(into buffer: inout CellBuffer) {
-        let entries = PracticeKeys.controls + PracticeKeys.piano
+        let entries = PracticeKeys.controls + PracticeKeys.piano + PracticeKeys.modes
         // Key column as wide as the widest control key; a longer key (the piano row) pushes
         // only its own description right.
         let keyWidth = PracticeKeys.controls.map { CellBuffer.width(of: $0.keys) }.max() ?? 0

@@ -27,7 +27,7 @@ struct PracticeScreenTests {
 
     @Test func helpListsEveryKey() {
         let text = PracticeScreen(depth: .ansi16).render(Fixture.model(overlay: .help), size: size(80, 24)).plainText()
-        for entry in PracticeKeys.controls + PracticeKeys.piano {
+        for entry in PracticeKeys.controls + PracticeKeys.piano + PracticeKeys.modes {
             #expect(text.contains(entry.keys), "help lists \(entry.keys)")
             #expect(text.contains(entry.action), "help explains \(entry.action)")
         }
