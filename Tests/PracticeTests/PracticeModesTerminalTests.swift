@@ -105,4 +105,19 @@ import Testing
         #expect(status == "0\n", "\(T.read(dir + "/stderr"))")
         #expect(restored)
     }
+
+    @Test func badPlayingOptionsAreOneLineBeforeTheScreenOpens() throws {
+        let dir = T.tempDir()
+        let cases: [([String], String)] = [
+            (["--mode", "fast"], "etude: --mode fast: use watch, wait, play or memory\n"),
+            (["--window", "abc"], "etude: --window abc: give the timing window in milliseconds, 10–2000 (e.g. 150)\n"),
+            (["--threshold", "120"], "etude: --threshold 120: give an accuracy percent 0–100 (e.g. 90)\n"),
+        ]
+        for (args, message) in cases {
+            let r = try PracticeStoreTests.etude(["practice", Self.lesson] + args + ["--db", dir + "/db.sqlite"], dir: dir)
+            #expect(r.status == 1)
+            #expect(r.err == message)
+            #expect(r.out.isEmpty)
+        }
+    }
 }
