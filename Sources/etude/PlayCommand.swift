@@ -17,7 +17,7 @@ struct PlayCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The .mid file.") var file: String
+    @Argument(help: "The lesson (.mid or .abc).") var file: String
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss) instead of trying pipewire, pulseaudio, alsa.") var audioDriver: String?
     @Option(help: "Frames per audio period.") var periodSize: Int = 128
@@ -41,30 +41,10 @@ struct PlayCommand: ParsableCommand {
             if status != 0 { throw ExitCode(status) }
             return
         }
-        let midi = try LessonFile.readMIDI(file)
-        let font = try SoundSetup.soundFont(soundfont)
+        let midi = try LessonFile.readLesson(file)
         let signals = ExitSignals()
-
-        var options = FluidSynthLive.Options()
-        if let audioDriver { options.drivers = [audioDriver] }
-        options.periodSize = periodSize
-        options.periods = periods
-        options.sampleRate = rate.map(Double.init)
-        let live: FluidSynthLive
-        do {
-            live = try FluidSynthLive(soundFont: font, options: options, onSlowLoad: SoundSetup.slowLoadReporter(font))
-            SoundSetup.endProgressLine()
-        } catch {
-            SoundSetup.endProgressLine()
-            SoundSetup.flushLog(verbose: verbose)
-            throw EtudeFailure("\(error.message); \(SoundFontLocator.installHint)")
-        }
-        if let warning = live.warning {
-            Console.error("etude: \(warning)")
-        } else if verbose, let driver = live.driver {
-            Console.error("audio: \(driver), \(options.periodSize) × \(options.periods) frames at \(Int(live.engine.sampleRate)) Hz (\(String(format: "%.1f", options.bufferMilliseconds(at: live.engine.sampleRate))) ms buffer, audio flowing after \(String(format: "%.0f", live.audioStartup * 1000)) ms)")
-        }
-        SoundSetup.flushLog(verbose: verbose)
+        let live = try LiveSoundOptions(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose,
+                                        periodSize: periodSize, periods: periods, rate: rate).open()
 
         let dispatcher = EventDispatcher(source: ScheduleCursor(MessageSchedule(file: midi.file)), output: live)
         let keys = PlayKeys()

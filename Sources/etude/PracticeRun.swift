@@ -39,7 +39,8 @@ struct LiveSoundOptions {
         if let warning = live.warning {
             Console.error("etude: \(warning)")
         } else if verbose, let driver = live.driver {
-            Console.error("audio: \(driver) at \(Int(live.engine.sampleRate)) Hz")
+            let rate = live.engine.sampleRate
+            Console.error("audio: \(driver), \(options.periodSize) × \(options.periods) frames at \(Int(rate)) Hz (\(String(format: "%.1f", options.bufferMilliseconds(at: rate))) ms buffer, audio flowing after \(String(format: "%.0f", live.audioStartup * 1000)) ms)")
         }
         SoundSetup.flushLog(verbose: verbose)
         return live
