@@ -1,8 +1,7 @@
 import Foundation
 
-/// The keyboard for `etude play`: raw mode on stdin and a tiny key decoder, in one type so
-/// it can be swapped for the Terminal module later. Restores the saved termios on `restore()`
-/// (idempotent) — callers do that on every exit path, after all-notes-off.
+/// The keys of the one-line `play` and `loop` modes, decoded from `RawStdin`. Callers call
+/// `restore()` on every exit path, after all-notes-off.
 final class PlayKeys {
     enum Key: Equatable {
         case togglePause, seekBack, seekForward, quit
@@ -10,42 +9,23 @@ final class PlayKeys {
         case interrupt
     }
 
-    private var saved: termios?
+    private let stdin: RawStdin
     private var pending: [UInt8] = []
 
     /// nil when stdin is not a terminal (then `play` just plays to the end).
     init?() {
-        guard isatty(STDIN_FILENO) != 0 else { return nil }
-        var t = termios()
-        guard tcgetattr(STDIN_FILENO, &t) == 0 else { return nil }
-        saved = t
-        var raw = t
-        raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
-        raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
-        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
-            cc[Int(VMIN)] = 0
-            cc[Int(VTIME)] = 0
-        }
-        guard tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0 else { return nil }
+        guard let stdin = RawStdin() else { return nil }
+        self.stdin = stdin
     }
-
-    deinit { restore() }
 
     /// Puts the terminal back exactly as it was.
-    func restore() {
-        guard var t = saved else { return }
-        tcsetattr(STDIN_FILENO, TCSANOW, &t)
-        saved = nil
-    }
+    func restore() { stdin.restore() }
 
     /// Waits up to `timeoutMs` for input and decodes whatever arrived.
     func read(timeoutMs: Int32) -> [Key] {
-        var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&fds, 1, timeoutMs) > 0 else { return decode(flushEscape: true) }
-        var buf = [UInt8](repeating: 0, count: 64)
-        let n = Glibc.read(STDIN_FILENO, &buf, buf.count)
-        if n == 0 { return [.quit] }  // terminal hung up
-        if n > 0 { pending += buf[0..<n] }
+        guard let bytes = stdin.read(timeoutMs: timeoutMs) else { return [.quit] }  // terminal hung up
+        if bytes.isEmpty { return decode(flushEscape: true) }
+        pending += bytes
         return decode(flushEscape: false)
     }
 

@@ -184,8 +184,8 @@ enum LiveSound {
     }
 }
 
-/// Raw keys for record and quiz: characters (computer-keyboard piano), q/Esc to stop, Ctrl-C.
-/// Restores the saved termios on `restore()` and in deinit.
+/// Keys for record and quiz, decoded from `RawStdin`: characters (computer-keyboard piano),
+/// q/Esc to stop, Ctrl-C.
 final class RawKeys {
     enum Key: Equatable {
         case character(Character)
@@ -193,39 +193,20 @@ final class RawKeys {
         case interrupt
     }
 
-    private var saved: termios?
+    private let stdin: RawStdin
 
     /// nil when stdin is not a terminal.
     init?() {
-        guard isatty(STDIN_FILENO) != 0 else { return nil }
-        var t = termios()
-        guard tcgetattr(STDIN_FILENO, &t) == 0 else { return nil }
-        saved = t
-        var raw = t
-        raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
-        raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
-        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
-            cc[Int(VMIN)] = 0
-            cc[Int(VTIME)] = 0
-        }
-        guard tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0 else { return nil }
+        guard let stdin = RawStdin() else { return nil }
+        self.stdin = stdin
     }
 
-    deinit { restore() }
-
-    func restore() {
-        guard var t = saved else { return }
-        tcsetattr(STDIN_FILENO, TCSANOW, &t)
-        saved = nil
-    }
+    func restore() { stdin.restore() }
 
     /// Waits up to `timeoutMs` for keys. Escape sequences (arrows…) are skipped; a lone Esc quits.
     func read(timeoutMs: Int32) -> [Key] {
-        var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&fds, 1, max(0, timeoutMs)) > 0 else { return [] }
-        var buf = [UInt8](repeating: 0, count: 64)
-        let n = Glibc.read(STDIN_FILENO, &buf, buf.count)
-        if n <= 0 { return [.quit] }  // terminal hung up
+        guard let buf = stdin.read(timeoutMs: timeoutMs) else { return [.quit] }  // terminal hung up
+        let n = buf.count
         var keys: [Key] = []
         var i = 0
         while i < n {
