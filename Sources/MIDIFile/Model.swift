@@ -34,7 +34,9 @@ public struct MIDIEvent: Equatable, Hashable, Sendable {
         case channelPressure(channel: UInt8, pressure: UInt8)
         /// 14-bit value, 8192 = centre.
         case pitchBend(channel: UInt8, value: UInt16)
-        case meta(type: UInt8, data: [UInt8])
+        /// Boxed (`indirect`) so `Kind` stays one word and an event 16 bytes: a big file's events
+        /// take a third less memory than with the payload inline.
+        indirect case meta(type: UInt8, data: [UInt8])
         /// `F0` packet: bytes after the length, including the trailing `F7` when present.
         case sysex(data: [UInt8])
         /// `F7` escape packet: bytes after the length.

@@ -1,21 +1,29 @@
 import Dispatch
 
 /// A sounding note: a note-on paired with its release.
+///
+/// Ticks come first and the track index is stored in 32 bits, so a note is 24 bytes, not 32:
+/// a million-note file pairs into 24 MB.
 public struct Note: Equatable, Hashable, Sendable {
-    public var track: Int
+    public var startTick: Int
+    public var endTick: Int
+    private var trackIndex: Int32
     public var channel: UInt8
     public var pitch: UInt8
     public var velocity: UInt8
-    public var startTick: Int
-    public var endTick: Int
+
+    public var track: Int {
+        get { Int(trackIndex) }
+        set { trackIndex = Int32(clamping: newValue) }
+    }
 
     public init(track: Int, channel: UInt8, pitch: UInt8, velocity: UInt8, startTick: Int, endTick: Int) {
-        self.track = track
+        self.startTick = startTick
+        self.endTick = endTick
+        self.trackIndex = Int32(clamping: track)
         self.channel = channel
         self.pitch = pitch
         self.velocity = velocity
-        self.startTick = startTick
-        self.endTick = endTick
     }
 
     public var durationTicks: Int { endTick - startTick }
@@ -54,24 +62,46 @@ public enum PitchName {
 /// channel are released first-in-first-out; a note never released ends at its track's end.
 public enum NotePairing {
     public static func notes(in file: MIDIFile) -> (notes: [Note], warnings: [MIDIWarning]) {
-        var notes: [Note] = []
-        var warnings: [MIDIWarning] = []
-        notes.reserveCapacity(file.tracks.reduce(0) { $0 + $1.events.count / 2 })
+        let tracks = file.tracks
+        let totalEvents = tracks.reduce(0) { $0 + $1.events.count }
         // Big multi-track files pair their tracks on all cores.
-        var perTrack = [(notes: [Note], unreleased: Int, orphanOffs: Int)](repeating: ([], 0, 0), count: file.tracks.count)
-        let totalEvents = file.tracks.reduce(0) { $0 + $1.events.count }
-        if file.tracks.count > 1 && totalEvents >= 100_000 {
-            let tracks = file.tracks
-            perTrack.withUnsafeMutableBufferPointer { out in
-                let slots = SlotBuffer(out)  // each iteration writes only its own slot
-                DispatchQueue.concurrentPerform(iterations: tracks.count) { t in slots.base[t] = pair(tracks[t], index: t) }
+        let parallel = tracks.count > 1 && totalEvents >= 100_000
+        func each(_ body: @escaping @Sendable (Int) -> Void) {
+            if parallel {
+                DispatchQueue.concurrentPerform(iterations: tracks.count, execute: body)
+            } else {
+                for t in tracks.indices { body(t) }
             }
-        } else {
-            for (t, track) in file.tracks.enumerated() { perTrack[t] = pair(track, index: t) }
         }
-        for (t, track) in file.tracks.enumerated() {
-            let (trackNotes, unreleased, orphanOffs) = perTrack[t]
-            notes.append(contentsOf: trackNotes)
+        // Count the note-ons first, so every track pairs straight into its own slice of the
+        // result: no per-track arrays to merge afterwards.
+        var counts = [Int](repeating: 0, count: tracks.count)
+        counts.withUnsafeMutableBufferPointer { out in
+            let slots = SlotBuffer(out)  // each iteration writes only its own slot
+            each { t in slots.base[t] = soundingNoteOns(tracks[t]) }
+        }
+        var firsts = [Int](repeating: 0, count: tracks.count)
+        var total = 0
+        for t in tracks.indices {
+            firsts[t] = total
+            total += counts[t]
+        }
+        var tallies = [(unreleased: Int, orphanOffs: Int)](repeating: (0, 0), count: tracks.count)
+        let notes = [Note](unsafeUninitializedCapacity: total) { buffer, initialized in
+            let result = SlotBuffer(buffer)
+            tallies.withUnsafeMutableBufferPointer { out in
+                let slots = SlotBuffer(out)
+                let firsts = firsts, counts = counts
+                each { t in
+                    let slice = UnsafeMutableBufferPointer(rebasing: result.base[firsts[t]..<(firsts[t] + counts[t])])
+                    slots.base[t] = pair(tracks[t], index: t, into: slice)
+                }
+            }
+            initialized = total
+        }
+        var warnings: [MIDIWarning] = []
+        for (t, track) in tracks.enumerated() {
+            let (unreleased, orphanOffs) = tallies[t]
             if unreleased > 0 {
                 warnings.append(MIDIWarning(offset: nil, message: "track \(t + 1): \(unreleased) note\(unreleased == 1 ? "" : "s") never released; ended at the track's end (tick \(track.endTick))"))
             }
@@ -82,47 +112,63 @@ public enum NotePairing {
         return (notes, warnings)
     }
 
-    /// Notes of one track, in note-on order.
-    static func pair(_ track: Track, index: Int) -> (notes: [Note], unreleased: Int, orphanOffs: Int) {
+    static func soundingNoteOns(_ track: Track) -> Int {
+        track.events.withUnsafeBufferPointer { events in
+            var n = 0
+            for i in events.indices {
+                if case .noteOn(_, _, let v) = events[i].kind, v > 0 { n += 1 }
+            }
+            return n
+        }
+    }
+
+    /// Pairs one track's notes into `notes` (exactly its sounding note-ons long), in note-on order.
+    static func pair(_ track: Track, index: Int, into notes: UnsafeMutableBufferPointer<Note>) -> (unreleased: Int, orphanOffs: Int) {
         // One FIFO of pending notes per channel × pitch, kept as a linked list through `next`
-        // so pairing allocates nothing per note beyond the result.
+        // so pairing allocates nothing per note.
         var head = [Int32](repeating: -1, count: 16 * 128)
         var tail = [Int32](repeating: -1, count: 16 * 128)
-        var next: [Int32] = []
-        var notes: [Note] = []
-        notes.reserveCapacity(track.events.count / 2)
-        next.reserveCapacity(track.events.count / 2)
+        var next = [Int32](repeating: -1, count: notes.count)
+        var count = 0
         var orphanOffs = 0
-        for e in track.events {
-            switch e.kind {
-            case .noteOn(let c, let k, let v) where v > 0:
-                let slot = Int(c & 0x0F) &* 128 &+ Int(k & 0x7F)
-                let n = Int32(notes.count)
-                notes.append(Note(track: index, channel: c, pitch: k, velocity: v, startTick: e.tick, endTick: -1))
-                next.append(-1)
-                if tail[slot] >= 0 { next[Int(tail[slot])] = n } else { head[slot] = n }
-                tail[slot] = n
-            case .noteOn(let c, let k, _), .noteOff(let c, let k, _):
-                let slot = Int(c & 0x0F) &* 128 &+ Int(k & 0x7F)
-                let first = head[slot]
-                if first >= 0 {
-                    notes[Int(first)].endTick = e.tick
-                    head[slot] = next[Int(first)]
-                    if head[slot] < 0 { tail[slot] = -1 }
-                } else {
-                    orphanOffs += 1
+        head.withUnsafeMutableBufferPointer { head in
+        tail.withUnsafeMutableBufferPointer { tail in
+        next.withUnsafeMutableBufferPointer { next in
+        track.events.withUnsafeBufferPointer { events in
+            for i in events.indices {
+                switch events[i].kind {
+                case .noteOn(let c, let k, let v) where v > 0:
+                    let slot = Int(c & 0x0F) &* 128 &+ Int(k & 0x7F)
+                    let n = Int32(truncatingIfNeeded: count)
+                    notes.initializeElement(at: count, to: Note(track: index, channel: c, pitch: k, velocity: v, startTick: events[i].tick, endTick: -1))
+                    count += 1
+                    if tail[slot] >= 0 { next[Int(tail[slot])] = n } else { head[slot] = n }
+                    tail[slot] = n
+                case .noteOn(let c, let k, _), .noteOff(let c, let k, _):
+                    let slot = Int(c & 0x0F) &* 128 &+ Int(k & 0x7F)
+                    let first = head[slot]
+                    if first >= 0 {
+                        notes[Int(first)].endTick = events[i].tick
+                        head[slot] = next[Int(first)]
+                        if head[slot] < 0 { tail[slot] = -1 }
+                    } else {
+                        orphanOffs += 1
+                    }
+                default:
+                    break
                 }
-            default:
-                break
             }
+        }
+        }
+        }
         }
         var unreleased = 0
         let end = track.endTick
-        for i in notes.indices where notes[i].endTick < 0 {
+        for i in 0..<count where notes[i].endTick < 0 {
             notes[i].endTick = max(end, notes[i].startTick)
             unreleased += 1
         }
-        return (notes, unreleased, orphanOffs)
+        return (unreleased, orphanOffs)
     }
 }
 

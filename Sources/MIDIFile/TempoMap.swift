@@ -29,10 +29,11 @@ public struct TempoMap: Equatable, Sendable {
             tracks = file.tracks
         }
         for t in tracks {
-            for e in t.events {
-                if case .meta(MetaType.tempo, let d) = e.kind, d.count >= 3 {
+            t.events.withUnsafeBufferPointer { events in
+                for i in events.indices {
+                    guard case .meta(MetaType.tempo, let d) = events[i].kind, d.count >= 3 else { continue }
                     let us = Int(d[0]) << 16 | Int(d[1]) << 8 | Int(d[2])
-                    if us > 0 { changes.append((e.tick, us)) }
+                    if us > 0 { changes.append((events[i].tick, us)) }
                 }
             }
         }
@@ -105,18 +106,46 @@ public struct TempoMap: Equatable, Sendable {
         return Double(s.tick) + (seconds - s.seconds) * 1_000_000 * Double(ticksPerQuarter) / Double(s.microsecondsPerQuarter)
     }
 
-    /// Converts ticks that mostly move forward (a track's events) without a search per event.
+    /// Converts ticks that mostly move forward (a track's events) without a search per event:
+    /// it keeps the current segment's bounds, so the common case is one compare and one
+    /// multiply-divide (the same arithmetic as `seconds(atTick:)`, so the results are identical).
     public struct Cursor {
         let map: TempoMap
         var index = 0
+        @usableFromInline var lower = Int.max
+        @usableFromInline var upper = Int.min
+        @usableFromInline var start = 0.0
+        @usableFromInline var us = 0.0
+        @usableFromInline let perQuarter: Double
+        let ticksPerSecond: Double
 
+        init(map: TempoMap) {
+            self.map = map
+            perQuarter = 1_000_000 * Double(map.ticksPerQuarter)
+            ticksPerSecond = map.ticksPerSecond ?? 0
+        }
+
+        /// Inlined into callers in other modules: the fast path is the whole cost of timing a track.
+        @inlinable
         public mutating func seconds(atTick tick: Int) -> Double {
-            if let tps = map.ticksPerSecond { return Double(tick) / tps }
+            if tick >= lower && tick < upper {
+                return start + Double(tick - lower) * us / perQuarter
+            }
+            return move(toTick: tick)
+        }
+
+        @usableFromInline
+        mutating func move(toTick tick: Int) -> Double {
+            if ticksPerSecond > 0 { return Double(tick) / ticksPerSecond }
             let segs = map.segments
             if tick < segs[index].tick { index = map.segmentIndex(atTick: tick) }
             while index + 1 < segs.count && segs[index + 1].tick <= tick { index += 1 }
             let s = segs[index]
-            return s.seconds + Double(tick - s.tick) * Double(s.microsecondsPerQuarter) / (1_000_000 * Double(map.ticksPerQuarter))
+            lower = s.tick
+            upper = index + 1 < segs.count ? segs[index + 1].tick : Int.max
+            start = s.seconds
+            us = Double(s.microsecondsPerQuarter)
+            return start + Double(tick - lower) * us / perQuarter
         }
     }
 

@@ -289,4 +289,40 @@ struct LargeFileTests {
         #expect(notes.count == 120_000)
         #expect(notes.allSatisfy { $0.endTick == $0.startTick + 16 })
     }
+
+    /// Big files pair their tracks on all cores straight into one result: it must equal pairing
+    /// each track on its own (FIFO for overlaps, orphan releases, unreleased notes), in track order.
+    @Test func parallelPairingMatchesTrackByTrack() throws {
+        func track(_ seed: Int) -> Track {
+            var events: [MIDIEvent] = []
+            var tick = 0
+            for i in 0..<60_000 {
+                let key = UInt8(40 + (i * seed) % 24)
+                events.append(MIDIEvent(tick: tick, .noteOn(channel: UInt8(i % 3), key: key, velocity: 80)))
+                if i % 5 != 0 {  // every fifth note overlaps a later one of the same pitch
+                    events.append(MIDIEvent(tick: tick + 7, .noteOff(channel: UInt8(i % 3), key: key, velocity: 0)))
+                }
+                if i % 997 == 0 { events.append(MIDIEvent(tick: tick + 3, .noteOn(channel: 9, key: 1, velocity: 0))) }
+                tick += 10
+            }
+            events.sort { $0.tick < $1.tick }
+            events.append(MIDIEvent(tick: tick + 100, .meta(type: MetaType.endOfTrack, data: [])))
+            return Track(events: events)
+        }
+        let tracks = [track(3), Track(events: [MIDIEvent(tick: 0, .meta(type: MetaType.endOfTrack, data: []))]), track(7)]
+        let file = MIDIFile(format: 1, division: .ticksPerQuarter(480), tracks: tracks)
+        let together = NotePairing.notes(in: file)
+        var expected: [Note] = []
+        var expectedWarnings: [String] = []
+        for (t, track) in tracks.enumerated() {
+            let alone = NotePairing.notes(in: MIDIFile(format: 1, division: .ticksPerQuarter(480), tracks: [track]))
+            expected += alone.notes.map { var n = $0; n.track = t; return n }
+            expectedWarnings += alone.warnings.map { $0.message.replacingOccurrences(of: "track 1:", with: "track \(t + 1):") }
+        }
+        #expect(together.notes.count == 120_000)
+        #expect(together.notes == expected)
+        #expect(together.warnings.map(\.message) == expectedWarnings)
+        #expect(expectedWarnings.contains { $0.contains("never released") })
+        #expect(expectedWarnings.contains { $0.contains("with no sounding note ignored") })
+    }
 }
