@@ -49,11 +49,11 @@ public final class InputHookup: @unchecked Sendable {
         piano = ComputerKeyboardPiano(noteLength: noteLength, channel: 0)
         output?.send(.programChange(channel: self.channel, program: program & 0x7F))
         let box = HookupBox()
-        let opened = try spec.open(clock: clock) { event in box.hookup?.receive(event) }
+        let opened = try spec.open(clock: clock) { event in box.deliver(event) }
         source = opened.source
         sourceName = opened.source?.name
         notice = opened.notice
-        box.hookup = self
+        box.attach(self)
     }
 
     /// A computer-keyboard key (the caller decides which keys are piano keys). Returns true
@@ -91,7 +91,7 @@ public final class InputHookup: @unchecked Sendable {
         output?.send(.controlChange(channel: channel, controller: 64, value: 0))
     }
 
-    private func receive(_ event: InputEvent) {
+    fileprivate func receive(_ event: InputEvent) {
         switch event {
         case .note(let n):
             // Sound first: the learner must hear the key at once.
@@ -120,11 +120,33 @@ public final class InputHookup: @unchecked Sendable {
 
 /// Lets the input handler reach the hookup once it is fully built (the source may start
 /// delivering before `init` returns).
+/// Hands input events to the hookup. The input starts reading before the hookup finishes
+/// initialising, so events that arrive in between wait here and are delivered, in order,
+/// the moment it attaches: a note played as the port connects is never lost.
 private final class HookupBox: @unchecked Sendable {
     private let lock = NSLock()
     private weak var value: InputHookup?
-    var hookup: InputHookup? {
-        get { lock.withLock { value } }
-        set { lock.withLock { value = newValue } }
+    private var attached = false
+    private var early: [InputEvent] = []
+
+    func deliver(_ event: InputEvent) {
+        let target: InputHookup? = lock.withLock {
+            guard attached else {
+                early.append(event)
+                return nil
+            }
+            return value
+        }
+        target?.receive(event)
+    }
+
+    func attach(_ hookup: InputHookup) {
+        // Deliver under the lock so the input thread's next event waits for the early ones.
+        lock.lock()
+        defer { lock.unlock() }
+        value = hookup
+        attached = true
+        for e in early { hookup.receive(e) }
+        early = []
     }
 }

@@ -46,6 +46,10 @@ struct RecordCommand: ParsableCommand {
         let clock = MIDIInput.MonotonicClock()
         let take = RecordingTake()
         let messages = MessageQueue()
+        // The take starts before the input opens: a note played the moment the port or FIFO
+        // connects is in the recording, never before its start.
+        let start = clock.now()
+        take.begin(at: start)
         let hookup: InputHookup
         do {
             hookup = try InputHookup(spec: InputSpec(input), output: live, program: UInt8(program), clock: clock,
@@ -64,8 +68,6 @@ struct RecordCommand: ParsableCommand {
             throw EtudeFailure("nothing to record from: no MIDI input and stdin is not a terminal; pass --input with a MIDI device, FIFO or file")
         }
         let tty = isatty(STDOUT_FILENO) != 0
-        let start = clock.now()
-        take.begin(at: start)
         let beat = 60 / bpm
         let end = bars.map { start + Double($0 * 4) * beat }
         var nextBeat = start

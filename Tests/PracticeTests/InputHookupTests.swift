@@ -53,6 +53,27 @@ struct InputHookupTests {
         #expect(box.statuses.contains { $0.contains("closed the FIFO") })
     }
 
+    /// The input starts reading while the hookup is still being made: notes already waiting
+    /// (here a file's bytes, read at once) are delivered, in order, not dropped.
+    @Test func notesArrivingAsTheInputOpensAreKept() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hookup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("take.bin").path
+        var bytes: [UInt8] = []
+        for p in UInt8(60)..<UInt8(72) { bytes += [0x90, p, 90, 0x80, p, 0] }
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        for _ in 0..<20 {
+            let box = PlayedBox()
+            let hookup = try InputHookup(spec: InputSpec(path), output: RecordingOutput(), onNote: { box.add($0) },
+                                         onStatus: { box.status($0) })
+            #expect(box.wait { hookup.ended })
+            hookup.stop()
+            #expect(box.events.count == 24)
+            #expect(box.events.filter(\.isOn).map(\.pitch) == Array(60..<72))
+        }
+    }
+
     @Test func computerKeyboardNotesAreOnsetsWithFixedLengthReleases() throws {
         let output = RecordingOutput()
         let box = PlayedBox()
