@@ -56,7 +56,7 @@ public struct Judgement: Equatable, Sendable, Codable {
 public struct PlayMatcher: Sendable {
     public let window: TimingWindow
     /// The practised notes, sorted by time.
-    public let expected: [ExpectedNote]
+    public private(set) var expected: [ExpectedNote]
     private var matched: [Bool]
     /// Every expected note before this index is matched or judged missed.
     private var expiredBefore = 0
@@ -115,6 +115,17 @@ public struct PlayMatcher: Sendable {
         }
         judgements.append(contentsOf: out)
         return out
+    }
+
+    /// The tempo changed at pass time `time`: every note due after it comes `scale` times as
+    /// far from it (0.5 → twice as fast), so the rest of the pass is judged at the new tempo.
+    /// Notes already due, matched or judged keep their times.
+    public mutating func retime(after time: Double, scale: Double) {
+        guard scale.isFinite, scale > 0 else { return }
+        for i in expected.indices where expected[i].time > time {
+            expected[i].time = time + (expected[i].time - time) * scale
+            expected[i].duration *= scale
+        }
     }
 
     /// Ends the pass: every note still unmatched is missed. Returns the pass report.

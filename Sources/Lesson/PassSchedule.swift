@@ -69,6 +69,13 @@ public enum TransportEvent: Equatable, Sendable {
     case tempo(bpm: Double)
     /// Practice is over (all passes played).
     case finished
+    /// The learner changed the tempo in the middle of a pass: from now on the rest of the pass
+    /// plays at this percent. A judge re-times what it still expects.
+    case tempoChanged(tempoPercent: Double)
+    /// The learner jumped to the start of this bar, not the first of the pass: pass `pass`
+    /// goes on from there at `tempoPercent` (a stopped transport waits there, paused). A judge
+    /// starts scoring afresh from that bar.
+    case moved(bar: Int, pass: Int, tempoPercent: Double)
 }
 
 /// An event with the time it is due: seconds from the pass start inside a `PassSchedule`,

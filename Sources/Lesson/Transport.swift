@@ -319,7 +319,7 @@ public final class Transport: @unchecked Sendable {
         }
         return locked {
             let now = clock.now
-            let out = silenceLocked(at: now, keepPedalState: false)
+            var out = silenceLocked(at: now, keepPedalState: false)
             let announce = bar.startTick == range.lowerBound
             currentBPM = lesson.tempoMap.bpm(atTick: bar.startTick) * percent / 100
             schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: bar.startTick, to: range.upperBound, percent: percent,
@@ -338,6 +338,7 @@ public final class Transport: @unchecked Sendable {
                 stateValue = .paused
                 pausedOffset = 0
             }
+            if !announce { out.append(TimedEvent(time: now, event: .moved(bar: number, pass: passNumber, tempoPercent: percent))) }
             return out
         }
     }
@@ -459,6 +460,7 @@ public final class Transport: @unchecked Sendable {
         let inCountIn = offset < schedule.countInSeconds
         let from = inCountIn ? schedule.startTick : min(range.upperBound, Int(current) + 1)
         let map = lesson.tempoMap
+        let oldPercent = percent
         percent = newPercent
         var next = PassSchedule(lesson: lesson, plan: currentPlan, from: from, to: range.upperBound, percent: newPercent,
                                 options: .init(pass: passNumber, countIn: inCountIn, announce: false, restoreState: false,
@@ -474,6 +476,7 @@ public final class Transport: @unchecked Sendable {
         case .playing: scheduleStart = start
         default: pausedOffset = -gap
         }
+        if newPercent != oldPercent { out.append(TimedEvent(time: now, event: .tempoChanged(tempoPercent: newPercent))) }
         return out
     }
 

@@ -52,7 +52,9 @@ public enum CoachAction: Equatable, Sendable {
 ///
 /// Times: expected notes are laid out in pass-relative seconds from a `PassSchedule` built
 /// like the transport's; each `.noteStarted` cue re-anchors pass time to clock time, so
-/// pauses (wait mode, the space key) shift the expectations with the music.
+/// pauses (wait mode, the space key) shift the expectations with the music. A tempo change
+/// in the middle of a pass re-times the notes still to come; a jump to another bar starts the
+/// pass's scoring afresh from that bar.
 public final class Coach: @unchecked Sendable {
     public let lesson: Lesson
     public private(set) var plan: PracticePlan
@@ -66,7 +68,11 @@ public final class Coach: @unchecked Sendable {
     private let lock = NSLock()
     private var pass = 0
     private var passPercent = 100.0
-    private var passStartClock = 0.0
+    /// The tempo the rest of the pass plays at (the pass's own until the learner changes it).
+    private var currentPercent = 100.0
+    /// After a jump to a bar: the new position's first event (its tempo) sets the anchor, so
+    /// nothing is judged missed while a moved-but-stopped transport waits.
+    private var awaitingStart = false
     /// Clock time minus pass time, from the last `.noteStarted` cue (or the pass start).
     private var anchor = 0.0
     private var expected: [ExpectedNote] = []
@@ -263,6 +269,23 @@ public final class Coach: @unchecked Sendable {
         switch timed.event {
         case .passStarted(let number, let percent):
             return startPassLocked(number: number, percent: percent, at: timed.time)
+        case .tempoChanged(let percent):
+            retimeLocked(at: timed.time, to: percent)
+            return []
+        case .moved(let bar, let number, let percent):
+            guard let tick = lesson.bars.bar(number: bar)?.startTick else { return [] }
+            let paused = pausedAt != nil
+            let out = startPassLocked(number: number, percent: percent, at: timed.time, from: tick)
+            if paused { pausedAt = timed.time }
+            awaitingStart = true
+            return out
+        case .tempo:
+            // Every schedule (a pass, or the rest of one after a jump) opens with its tempo.
+            if awaitingStart {
+                anchor = timed.time
+                awaitingStart = false
+            }
+            return []
         case .noteStarted(let cue):
             if let start = startByIndex[cue.index] { anchor = timed.time - start }
             guard expectedByIndex[cue.index] != nil else { return [] }
@@ -291,15 +314,20 @@ public final class Coach: @unchecked Sendable {
         }
     }
 
-    private func startPassLocked(number: Int, percent: Double, at time: Double) -> [CoachAction] {
+    /// Starts judging a pass, or (`from` a bar's tick, after a jump) the rest of it: the
+    /// judgements so far are dropped and the recording goes on.
+    private func startPassLocked(number: Int, percent: Double, at time: Double, from tick: Int? = nil) -> [CoachAction] {
+        let continuing = tick != nil && recorder != nil && pass == number
         pass = number
         passPercent = percent
-        passStartClock = time
+        currentPercent = percent
+        awaitingStart = false
         anchor = time
         let range = plan.tickRange(in: lesson)
-        fullRun = plan.bars == nil || plan.barRange(in: lesson) == lesson.bars.firstNumber...lesson.bars.lastNumber
-        let schedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent,
-                                    options: .init(pass: number, countIn: number == 1 && plan.countIn))
+        fullRun = tick == nil && (plan.bars == nil || plan.barRange(in: lesson) == lesson.bars.firstNumber...lesson.bars.lastNumber)
+        let countIn = tick == nil && number == 1 && plan.countIn
+        let schedule = PassSchedule(lesson: lesson, plan: plan, from: tick ?? range.lowerBound, to: range.upperBound, percent: percent,
+                                    options: .init(pass: number, countIn: countIn))
         expected = schedule.notes.filter { $0.cue.practised }.map { n in
             ExpectedNote(id: n.cue.index, pitch: Int(n.cue.pitch), time: n.start, duration: n.end - n.start,
                          part: n.cue.part.key, section: lesson.sectionIndex(atTick: n.cue.startTick))
@@ -311,11 +339,12 @@ public final class Coach: @unchecked Sendable {
         gate = mode == .wait ? WaitGate(expected: expected, ignoresReleases: onsetOnlyInput) : nil
         waitJudgements = []
         pausedForChord = nil
+        finishedPasses[number] = nil
+        if continuing { return [] }
         var sig = TimeSignature(numerator: 4, denominatorPower: 2)
         if let first = lesson.timeSignatures.last(where: { $0.tick <= range.lowerBound }) { sig = first.value }
         let bpm = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100
-        let countIn = number == 1 && plan.countIn ? schedule.countInSeconds : 0
-        recorder = PerformanceRecorder(startTime: time + countIn, bpm: bpm, timeSignature: sig,
+        recorder = PerformanceRecorder(startTime: time + (countIn ? schedule.countInSeconds : 0), bpm: bpm, timeSignature: sig,
                                        ticksPerQuarter: lesson.ticksPerQuarter, onsetOnly: onsetOnlyInput,
                                        title: "\(lesson.title) — pass \(number)")
         return []
@@ -379,8 +408,27 @@ public final class Coach: @unchecked Sendable {
         return out
     }
 
+    /// The rest of the pass now plays at `newPercent`: notes due after this moment come
+    /// proportionally sooner or later, as the transport plays them.
+    private func retimeLocked(at time: Double, to newPercent: Double) {
+        let oldPercent = currentPercent
+        currentPercent = newPercent
+        guard newPercent > 0, oldPercent > 0, newPercent != oldPercent else { return }
+        let now = (pausedAt ?? time) - anchor
+        let scale = oldPercent / newPercent
+        for (index, start) in startByIndex where start > now {
+            startByIndex[index] = now + (start - now) * scale
+        }
+        for i in expected.indices where expected[i].time > now {
+            expected[i].time = now + (expected[i].time - now) * scale
+            expected[i].duration *= scale
+        }
+        expectedByIndex = Dictionary(expected.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        matcher?.retime(after: now, scale: scale)
+    }
+
     private func expireLocked(now: Double) -> [CoachAction] {
-        guard pausedAt == nil, var m = matcher else { return [] }
+        guard pausedAt == nil, !awaitingStart, var m = matcher else { return [] }
         let missed = m.expire(upTo: now - anchor)
         matcher = m
         return missed.map { .judged($0) }

@@ -14,6 +14,11 @@ public final class TransportRunner: @unchecked Sendable {
     private let output: any SoundOutput
     private let onEvents: @Sendable ([TimedEvent]) -> Void
     private let condition = NSCondition()
+    /// Held while a batch of events is produced and delivered (by the thread or a command), so
+    /// listeners see them in the transport's order: a command's events (a tempo change, a jump)
+    /// never arrive after the first events that follow it. Recursive: a listener may issue a
+    /// command (wait mode pauses) from inside a delivery. Taken before `condition`, never after.
+    private let delivery = NSRecursiveLock()
     private var stopping = false
     private var finished = false
     private let exited = DispatchSemaphore(value: 0)
@@ -43,8 +48,9 @@ public final class TransportRunner: @unchecked Sendable {
     /// Runs a transport command (play, pause, seek, tempo, loop, hands…) and delivers the
     /// events it returns, then wakes the dispatch thread to re-plan its sleep.
     public func perform(_ command: (Transport) throws -> [TimedEvent]) rethrows {
-        let events = try command(transport)
-        deliver(events)
+        delivery.lock()
+        defer { delivery.unlock() }
+        deliver(try command(transport))
         condition.lock()
         condition.signal()
         condition.unlock()
@@ -119,7 +125,9 @@ public final class TransportRunner: @unchecked Sendable {
             }
             condition.unlock()
             if wait > 0 { clock.sleep(until: next) }
+            delivery.lock()
             deliver(transport.advance(to: clock.now))
+            delivery.unlock()
             condition.lock()
         }
         condition.unlock()

@@ -20,12 +20,21 @@ final class ScriptedRun {
     var events: [TimedEvent] = []
     /// Called at each pass start (pass, tempo %, clock time): returns the notes to play in it.
     var performer: (Int, Double, Double) -> [PlayedEvent] = { _, _, _ in [] }
+    /// Learner commands (tempo keys, bar jumps) at clock times, applied as the session does.
+    var commands: [(time: Double, command: (Transport) throws -> [TimedEvent])] = []
 
     init(lesson: Lesson, plan: PracticePlan, mode: PracticeMode, onsetOnly: Bool = false) throws {
         self.lesson = lesson
         transport = try Transport(lesson: lesson, plan: plan, clock: clock)
         coach = Coach(lesson: lesson, plan: plan, mode: mode, onsetOnlyInput: onsetOnly)
         transport.isPassClean = coach.isPassClean
+    }
+
+    /// Runs a transport command now and hands its events to the coach, as the runner does.
+    func command(_ body: (Transport) throws -> [TimedEvent]) rethrows {
+        let batch = try body(transport)
+        events += batch
+        apply(coach.handle(events: batch))
     }
 
     private func apply(_ list: [CoachAction]) {
@@ -51,9 +60,14 @@ final class ScriptedRun {
         while transport.state != .finished, steps < 100_000 {
             steps += 1
             pending.sort { $0.time < $1.time }
+            commands.sort { $0.time < $1.time }
             let nextEvent = transport.nextEventTime()
             let nextPlayed = pending.first?.time
-            if let e = nextEvent, nextPlayed.map({ e <= $0 }) ?? true {
+            if let c = commands.first, nextEvent.map({ c.time < $0 }) ?? true, nextPlayed.map({ c.time < $0 }) ?? true {
+                commands.removeFirst()
+                clock.set(c.time)
+                try? command(c.command)
+            } else if let e = nextEvent, nextPlayed.map({ e <= $0 }) ?? true {
                 clock.set(e)
                 let batch = transport.advance(to: e)
                 events += batch
@@ -142,6 +156,74 @@ struct CoachTests {
         #expect(info.accuracy == 1 && info.score == 100 && info.hit == 32)
         // No weakest section after a perfect run.
         #expect(!run.actions.contains { if case .weakestSection = $0 { return true } else { return false } })
+    }
+
+    /// The learner slows to 50 % in the middle of bar 2 and keeps playing with the music: the
+    /// rest of the pass is judged at the new tempo, so a faithful performance stays perfect.
+    @Test func tempoChangeMidPassJudgesTheRestAtTheNewTempo() throws {
+        let run = try ScriptedRun(lesson: Self.lesson(), plan: Self.rightHand, mode: .play)
+        // The pass starts at clock 100; at 103.75 (between notes 7 and 8) the tempo drops to 50 %:
+        // note 8 is 0.25 s of music away, now 0.5 s; each later quarter takes 1 s.
+        let all = Self.perform(start: 100, percent: 100)
+        run.pending = all.filter { $0.time < 103.75 }
+        for i in 8..<32 {
+            let t = 104.25 + Double(i - 8) * 1.0
+            let p = Self.rightPitches[i % 8]
+            run.pending += [PlayedEvent(pitch: p, velocity: 80, time: t, isOn: true),
+                            PlayedEvent(pitch: p, velocity: 0, time: t + 0.4, isOn: false)]
+        }
+        run.commands = [(103.75, { try $0.setTempo(percent: 50) })]
+        run.run()
+        #expect(run.events.contains { $0.event == .tempoChanged(tempoPercent: 50) && $0.time == 103.75 })
+        let report = try #require(run.reports.first)
+        #expect(run.reports.count == 1)
+        #expect(report.hit == 32 && report.missed == 0 && report.wrong == 0 && report.extra == 0)
+        #expect(abs(report.timingMeanMs) < 1e-6)
+        #expect(report.timingSdMs < 1e-6)
+    }
+
+    /// A jump from bar 1 to bar 5 in the middle of a pass: scoring starts afresh there, so the
+    /// report covers bars 5–8 as played after the jump (nothing skipped counts as missed).
+    @Test func jumpMidPassScoresFromTheNewBar() throws {
+        let run = try ScriptedRun(lesson: Self.lesson(), plan: Self.rightHand, mode: .play)
+        let all = Self.perform(start: 100, percent: 100)
+        run.pending = all.filter { $0.time < 101.25 }  // notes 0–2
+        for i in 16..<32 {
+            let t = 101.25 + Double(i - 16) * 0.5
+            let p = Self.rightPitches[i % 8]
+            run.pending += [PlayedEvent(pitch: p, velocity: 80, time: t + 0.02, isOn: true),
+                            PlayedEvent(pitch: p, velocity: 0, time: t + 0.2, isOn: false)]
+        }
+        run.commands = [(101.25, { try $0.seek(toBar: 5) })]
+        run.run()
+        #expect(run.events.contains { $0.event == .moved(bar: 5, pass: 1, tempoPercent: 100) })
+        let report = try #require(run.reports.first)
+        #expect(run.reports.count == 1)
+        #expect(report.hit == 16 && report.missed == 0 && report.wrong == 0 && report.extra == 0)
+        #expect(abs(report.timingMeanMs - 20) < 1e-6)
+        #expect(report.sections.map(\.section) == [1])
+        // Part of a pass is not a full run: no weakest-section advice from it.
+        #expect(!run.actions.contains { if case .weakestSection = $0 { return true } else { return false } })
+    }
+
+    /// `etude resume`: the transport is moved to bar 5 before it plays, and the pass that
+    /// follows is judged from there (nothing is missed while it waits to start).
+    @Test func movedBeforePlayingJudgesFromThatBar() throws {
+        let run = try ScriptedRun(lesson: Self.lesson(), plan: Self.rightHand, mode: .play)
+        try run.command { try $0.seek(toBar: 5) }
+        _ = run.coach.tick(now: 100.5)
+        run.clock.set(102)
+        for i in 16..<32 {
+            let t = 102 + Double(i - 16) * 0.5
+            let p = Self.rightPitches[i % 8]
+            run.pending += [PlayedEvent(pitch: p, velocity: 80, time: t, isOn: true),
+                            PlayedEvent(pitch: p, velocity: 0, time: t + 0.2, isOn: false)]
+        }
+        run.run()
+        let report = try #require(run.reports.first)
+        #expect(run.reports.count == 1)
+        #expect(report.hit == 16 && report.missed == 0 && report.extra == 0)
+        #expect(abs(report.timingMeanMs) < 1e-6)
     }
 
     @Test func lateByFortyMillisecondsMeasuresForty() throws {
