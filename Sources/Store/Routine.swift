@@ -34,6 +34,9 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
     public var tempoPercent: Int?
     public var bars: ClosedRange<Int>?
     public var mode: String?
+    /// The practice modes an entry may ask for (`etude practice --mode`): watch plays the entry
+    /// for listening; wait, play and memory have the learner play it, judged and scored.
+    public static let modes = ["watch", "wait", "play", "memory"]
     public var length: Length
     public var pauseSeconds: Int
 
@@ -78,7 +81,10 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
             }
             bars = r
         }
-        mode = try c.decodeIfPresent(String.self, forKey: .mode)
+        mode = try c.decodeIfPresent(String.self, forKey: .mode).map { $0.lowercased() }
+        if let m = mode, !RoutineEntry.modes.contains(m) {
+            throw DecodingError.dataCorruptedError(forKey: .mode, in: c, debugDescription: "mode must be watch, wait, play or memory")
+        }
         if let m = try c.decodeIfPresent(Double.self, forKey: .minutes) {
             length = .minutes(m)
         } else {
@@ -191,7 +197,10 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
             case "bars":
                 guard let b = parseBars(v) else { throw StoreError("entry \"\(spec)\": bars must look like 5-8") }
                 entry.bars = b
-            case "mode": entry.mode = v.lowercased()
+            case "mode":
+                let m = v.lowercased()
+                guard RoutineEntry.modes.contains(m) else { throw StoreError("entry \"\(spec)\": mode must be watch, wait, play or memory") }
+                entry.mode = m
             case "minutes", "min":
                 guard let m = Double(v), m > 0 else { throw StoreError("entry \"\(spec)\": minutes must be a positive number") }
                 entry.length = .minutes(m)
