@@ -214,10 +214,9 @@ struct RoutinePlayer {
             let observer = PracticeScreenRun.makeObserver(for: loaded.lesson, plan: practice, playing: settings, instrument: instrument)
             let session: PracticeSession
             do {
-                var options = PracticeScreenRun.sessionOptions(loaded, PracticeScreenRun.Display())
-                options.title = "\(counter) \(loaded.lesson.title)"
                 session = try PracticeSession(lesson: loaded.lesson, plan: practice, clock: SteadyClock(), output: output,
-                                              options: options, observer: observer)
+                                              options: PracticeScreenRun.sessionOptions(loaded, PracticeScreenRun.Display()),
+                                              observer: observer)
             } catch {
                 line("Skipping \(title): \(error.message)", final: true)
                 continue
@@ -255,10 +254,11 @@ struct RoutinePlayer {
                     if observer.results == nil || now - (overAt ?? now) >= Self.resultsLinger { loop.stop() }
                 }, decorate: { model in
                     let elapsed = lastTick?.elapsed ?? 0
-                    var info = "\(StatusLine.clock(elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
-                    if case .repetitions(let count) = step.length { info += ", pass \(min(count, (lastTick?.completedPasses ?? 0) + 1))/\(count)" }
-                    if (lastTick?.gain ?? 1) < 1 { info += ", fading" }
-                    model.status.title += " · \(info)"
+                    // The routine's progress first: a long title is what the status bar cuts.
+                    var info = "\(counter) \(StatusLine.clock(elapsed))/\(StatusLine.clock(step.plannedSeconds))"
+                    if case .repetitions(let count) = step.length { info += " pass \(min(count, (lastTick?.completedPasses ?? 0) + 1))/\(count)" }
+                    if (lastTick?.gain ?? 1) < 1 { info += " fading" }
+                    model.status.title = "\(info) · \(model.status.title)"
                     if overAt != nil {
                         model.message = "entry done: any key goes on"
                     } else if model.message == nil || model.message?.hasPrefix("the end") == true {
