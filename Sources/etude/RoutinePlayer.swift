@@ -298,6 +298,7 @@ struct RoutinePlayer {
                 var lastStatus = ""
                 var interrupted = false
                 scored.start()
+                line("Your turn: \(counter) \(title) in \(mode.rawValue) mode on \(instrument.hookup.sourceName.map(TextDecoding.sanitize) ?? playing.input)", final: true)
                 while true {
                     if control(timeoutMs: 20) == .skip {
                         interrupted = true
