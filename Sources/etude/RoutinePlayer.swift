@@ -244,6 +244,8 @@ struct RoutinePlayer {
                 var overAt: Double?
                 var lastTick: SessionStep.Tick?
                 let (ending, _) = try PracticeScreenRun.screen(session, instrument: instrument, begin: { scored.start() }, frame: { loop in
+                    // The routine's own signal watch may get the signal instead of the screen's handler.
+                    if signals.received != nil { loop.stop() }
                     let t = scored.tick()
                     record(t.finished)
                     lastTick = t
