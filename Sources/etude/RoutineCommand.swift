@@ -161,13 +161,11 @@ struct RoutineCommand: ParsableCommand {
             abstract: "Play a routine: each entry in order, a countdown in the pauses, a fade at a time limit.",
             discussion: """
             Keys (on a terminal): → skips the current entry or countdown, q or Esc ends the routine.
-            An entry without a mode (or mode=watch) plays for you to listen and watch, and is stored
-            in the history as a watch pass. An entry with mode=wait, play or memory is yours to play
-            on --input (the computer keyboard by default, or a MIDI keyboard or FIFO), on the full
-            practice screen, judged as in `etude practice --mode`: wait stops at each chord, play
-            and memory run in real time. Its repetitions are judged passes, a time limit ends it
-            even while wait mode stands at a chord, and each finished pass is stored with its mode
-            and score. Without a terminal such entries need a MIDI input (or are skipped).
+
+            An entry without a mode (or mode=watch) plays for you to listen and watch, and is stored in the history as a watch pass.
+
+            An entry with mode=wait, play or memory is yours to play on --input (the computer keyboard by default, a MIDI keyboard, or a FIFO), on the full practice screen, judged as by `etude practice --mode`: wait stops at each chord, play and memory run in real time. Its repetitions are judged passes; a time limit ends it even while wait mode stands at a chord. Each finished pass is stored with its mode and score. Without a terminal such entries need a MIDI input or FIFO (or are skipped).
+
             Without an audio device it runs silently (one warning line). --plan only prints the schedule.
             """
         )
