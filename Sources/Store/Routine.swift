@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MIDIFile
 
 /// A practice routine: a named, ordered list of entries a teacher can hand to a pupil as a
 /// small JSON file (see `RoutineFile`).
@@ -81,10 +82,9 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
             }
             bars = r
         }
+        // Lenient here (routines stored before modes were checked still load); files are
+        // checked on import (`RoutineFile.parse`), specs when written.
         mode = try c.decodeIfPresent(String.self, forKey: .mode).map { $0.lowercased() }
-        if let m = mode, !RoutineEntry.modes.contains(m) {
-            throw DecodingError.dataCorruptedError(forKey: .mode, in: c, debugDescription: "mode must be watch, wait, play or memory")
-        }
         if let m = try c.decodeIfPresent(Double.self, forKey: .minutes) {
             length = .minutes(m)
         } else {
@@ -268,6 +268,11 @@ public enum RoutineFile {
             throw StoreError("routine file version \(doc.etudeRoutine) is newer than this Etude understands (\(version)); update Etude")
         }
         guard !doc.name.trimmingCharacters(in: .whitespaces).isEmpty else { throw StoreError("routine file: the name is empty") }
+        for (i, e) in doc.entries.enumerated() {
+            if let m = e.mode, !RoutineEntry.modes.contains(m) {
+                throw StoreError("routine file: entry \(i + 1): mode \(TextDecoding.sanitize(m)) is not one of watch, wait, play, memory")
+            }
+        }
         return Routine(name: doc.name, entries: doc.entries)
     }
 

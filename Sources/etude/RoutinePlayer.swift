@@ -164,8 +164,11 @@ struct RoutinePlayer {
             let started = Date()
             let hand = step.hand ?? "both"
 
+            if let m = step.mode, PracticeMode(rawValue: m.lowercased()) == nil {
+                line("\(title): mode \(TextDecoding.sanitize(m)) is not one of watch, wait, play, memory; playing it to watch (`etude routine edit` fixes it)", final: true)
+            }
             guard mode.judges, let instrument else {
-                // Watching: the other hand plays along (the entry's mode is kept in the history).
+                // Watching: the other hand plays along.
                 let clock = SteadyClock()
                 let transport: Transport
                 do {
@@ -236,6 +239,7 @@ struct RoutinePlayer {
             instrument.session = session
             defer { instrument.session = nil }
             var skipped = false
+            var inputEnded = false
             let outcome: StepPlayer.Result
             if screenAvailable {
                 // The full practice screen: the learner needs to see the notes.
@@ -315,6 +319,7 @@ struct RoutinePlayer {
                     if t.isOver { break }
                     if instrument.hookup.ended {  // nothing more can be played
                         interrupted = true
+                        inputEnded = true
                         break
                     }
                     guard tty else { continue }
@@ -338,7 +343,7 @@ struct RoutinePlayer {
             let scores = figures.compactMap { $0.figures.map { Int($0.score.rounded()) } }
             var summary = "Played \(counter) \(title) (\(mode.rawValue)): \(StatusLine.clock(outcome.seconds)), \(figures.count) judged pass\(figures.count == 1 ? "" : "es")"
             if !scores.isEmpty { summary += ", score\(scores.count == 1 ? "" : "s") \(scores.map(String.init).joined(separator: " ")) (best \(scores.max() ?? 0))" }
-            summary += (outcome.faded ? ", faded out" : "") + (outcome.interrupted ? ", cut short" : "")
+            summary += (outcome.faded ? ", faded out" : "") + (outcome.interrupted ? ", cut short" : "") + (inputEnded ? " (the input ended)" : "")
             line(summary, final: true)
         }
         if quit { line("Routine ended early.", final: true) } else { line("Routine \(plan.name) done.", final: true) }

@@ -158,6 +158,11 @@ import Testing
         #expect(try s.routine(named: "Morning")?.entries == r.entries)
         #expect(try s.deleteRoutine(named: "Morning"))
         #expect(try s.routines().isEmpty)
+        // A routine stored before modes were checked (any word) still loads; the player says so.
+        let old = Routine(name: "Old", entries: [RoutineEntry(source: .randomFavourite, mode: "loop")])
+        try s.saveRoutine(old)
+        #expect(try s.routine(named: "Old")?.entries.first?.mode == "loop")
+        #expect(throws: StoreError.self) { try s.importRoutine(try RoutineFile.export(old)) }
     }
 
     @Test func importMatchesAnUnknownIdByTitle() throws {
