@@ -213,7 +213,7 @@ enum PracticeScreenRun {
 
     /// The Coach on the practice screen for `playing`'s mode, fed by `instrument`.
     static func makeObserver(for lesson: Lesson, plan: PracticePlan, playing: Playing, instrument: Instrument?,
-                         appender: PassReportAppender? = nil) -> CoachObserver {
+                             appender: PassReportAppender? = nil) -> CoachObserver {
         let settings = CoachObserver.Settings(window: playing.window, cleanThreshold: playing.threshold,
                                               computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true,
                                               saveDirectory: playing.saveDirectory)

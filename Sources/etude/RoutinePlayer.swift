@@ -160,7 +160,7 @@ struct RoutinePlayer {
                 continue
             }
             let mode = Self.mode(of: step)
-            let practice = Self.practicePlan(hand: step.hand, tempoPercent: step.tempoPercent, bars: step.bars, length: step.length)
+            var practice = Self.practicePlan(hand: step.hand, tempoPercent: step.tempoPercent, bars: step.bars, length: step.length)
             let started = Date()
             let hand = step.hand ?? "both"
 
@@ -214,6 +214,8 @@ struct RoutinePlayer {
             }
             var settings = playing
             settings.mode = mode
+            // Real time from the first note: one bar of clicks to come in on (wait mode waits anyway).
+            if mode != .wait { practice.countIn = true }
             let observer = PracticeScreenRun.makeObserver(for: loaded.lesson, plan: practice, playing: settings, instrument: instrument)
             let session: PracticeSession
             do {
