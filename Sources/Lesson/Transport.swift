@@ -247,6 +247,19 @@ public final class Transport: @unchecked Sendable {
     /// Seconds the current pass lasts at its tempo (count-in included).
     public var passDuration: Double { locked { schedule.duration } }
 
+    /// Seconds of the current pass still to play from clock time `now` at its tempo; frozen
+    /// while paused (a wait-mode pause moves the pass's end later), nil when not started or
+    /// finished. A routine's time limit uses it to let a pass that ends near the limit finish.
+    public func remainingInPass(at now: Double) -> Double? {
+        locked {
+            switch stateValue {
+            case .playing: return max(0, schedule.duration - (now - scheduleStart))
+            case .paused: return max(0, schedule.duration - pausedOffset)
+            case .stopped, .finished: return nil
+            }
+        }
+    }
+
     /// Effective quarter-note BPM at a clock time, from the position itself (does not wait
     /// for `advance` to deliver a `.tempo` event).
     public func bpm(at now: Double) -> Double {

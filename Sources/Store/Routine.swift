@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MIDIFile
 
 /// A practice routine: a named, ordered list of entries a teacher can hand to a pupil as a
 /// small JSON file (see `RoutineFile`).
@@ -34,6 +35,9 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
     public var tempoPercent: Int?
     public var bars: ClosedRange<Int>?
     public var mode: String?
+    /// The practice modes an entry may ask for (`etude practice --mode`): watch plays the entry
+    /// for listening; wait, play and memory have the learner play it, judged and scored.
+    public static let modes = ["watch", "wait", "play", "memory"]
     public var length: Length
     public var pauseSeconds: Int
 
@@ -78,7 +82,9 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
             }
             bars = r
         }
-        mode = try c.decodeIfPresent(String.self, forKey: .mode)
+        // Lenient here (routines stored before modes were checked still load); files are
+        // checked on import (`RoutineFile.parse`), specs when written.
+        mode = try c.decodeIfPresent(String.self, forKey: .mode).map { $0.lowercased() }
         if let m = try c.decodeIfPresent(Double.self, forKey: .minutes) {
             length = .minutes(m)
         } else {
@@ -191,7 +197,10 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
             case "bars":
                 guard let b = parseBars(v) else { throw StoreError("entry \"\(spec)\": bars must look like 5-8") }
                 entry.bars = b
-            case "mode": entry.mode = v.lowercased()
+            case "mode":
+                let m = v.lowercased()
+                guard RoutineEntry.modes.contains(m) else { throw StoreError("entry \"\(spec)\": mode must be watch, wait, play or memory") }
+                entry.mode = m
             case "minutes", "min":
                 guard let m = Double(v), m > 0 else { throw StoreError("entry \"\(spec)\": minutes must be a positive number") }
                 entry.length = .minutes(m)
@@ -259,6 +268,11 @@ public enum RoutineFile {
             throw StoreError("routine file version \(doc.etudeRoutine) is newer than this Etude understands (\(version)); update Etude")
         }
         guard !doc.name.trimmingCharacters(in: .whitespaces).isEmpty else { throw StoreError("routine file: the name is empty") }
+        for (i, e) in doc.entries.enumerated() {
+            if let m = e.mode, !RoutineEntry.modes.contains(m) {
+                throw StoreError("routine file: entry \(i + 1): mode \(TextDecoding.sanitize(m)) is not one of watch, wait, play, memory")
+            }
+        }
         return Routine(name: doc.name, entries: doc.entries)
     }
 

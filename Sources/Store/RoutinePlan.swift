@@ -33,7 +33,8 @@ public struct RoutinePlan: Equatable, Sendable {
         public var pauseStart: Double
         /// Seconds from the start of the routine at which playing begins.
         public var playStart: Double
-        /// Planned playing time: the time limit, or repetitions × the lesson at this tempo.
+        /// Planned playing time: the time limit, or repetitions × one pass (the entry's bars, or
+        /// the whole lesson) at this tempo.
         public var plannedSeconds: Double
     }
 
@@ -53,11 +54,29 @@ public struct RoutinePlan: Equatable, Sendable {
         public init(lessons: [LessonListing]) { self.lessons = lessons }
     }
 
+    /// What one pass of a step plays: asked of the caller's pass-duration function, which can
+    /// read the lesson (the Store does not) and time the entry's bars at its tempo.
+    public struct PassQuery: Equatable, Sendable {
+        public var lesson: LessonInfo
+        public var path: String?
+        public var hand: String?
+        public var tempoPercent: Int
+        public var bars: ClosedRange<Int>?
+    }
+
+    /// The catalogue's estimate of one pass: the whole lesson at the step's tempo.
+    public static func catalogueSeconds(_ q: PassQuery) -> Double {
+        q.lesson.durationSeconds * 100 / Double(max(1, q.tempoPercent))
+    }
+
     /// Resolves every entry: a named lesson (skipped with a reason if it is not in the catalogue),
     /// a random favourite, a random lesson of a level. Random picks prefer lessons not yet in the
     /// plan. Entries are kept in order; the schedule adds each pause before its step.
-    public static func make<G: RandomNumberGenerator>(_ routine: Routine, candidates: Candidates,
-                                                      using rng: inout G) -> RoutinePlan {
+    /// `passSeconds` times one pass of an entry with repetitions (its bars at its tempo); when it
+    /// returns nil (the file cannot be read, the bars do not fit) the whole lesson's catalogue
+    /// duration at the tempo stands in.
+    public static func make<G: RandomNumberGenerator>(_ routine: Routine, candidates: Candidates, using rng: inout G,
+                                                      passSeconds: (PassQuery) -> Double? = { _ in nil }) -> RoutinePlan {
         var byID: [String: LessonListing] = [:]
         for l in candidates.lessons { byID[l.lesson.id] = l }
         var used = Set<String>()
@@ -89,7 +108,10 @@ public struct RoutinePlan: Equatable, Sendable {
             let planned: Double
             switch entry.length {
             case .minutes(let m): planned = m * 60
-            case .repetitions(let n): planned = Double(n) * lesson.lesson.durationSeconds * 100 / Double(max(1, tempo))
+            case .repetitions(let n):
+                let q = PassQuery(lesson: lesson.lesson, path: lesson.path, hand: entry.hand, tempoPercent: tempo, bars: entry.bars)
+                let pass = passSeconds(q).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? catalogueSeconds(q)
+                planned = Double(n) * pass
             }
             let pauseStart = clock
             clock += Double(entry.pauseSeconds)

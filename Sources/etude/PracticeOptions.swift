@@ -1,6 +1,9 @@
 import ArgumentParser
+import Foundation
+import Judge
 import Lesson
 import MIDIFile
+import Practice
 
 /// The practice options shared by `export`, `loop` and `practice`, turned into a
 /// `PracticePlan` by the Lesson module's parsers (so every command words errors alike).
@@ -70,5 +73,50 @@ struct PracticeOptions: ParsableArguments {
         let pitch = try splitPitch()
         let read = try LessonFile.readLesson(path)
         return Lesson(file: read.file, fileName: path, split: pitch)
+    }
+}
+
+/// How the learner plays along (`practice --mode wait|play|memory`, routine entries with a
+/// mode): the instrument and how strictly it is judged. Shared by `practice` and `routine run`
+/// so both accept the same `--input` and word their errors alike.
+struct PlayingOptions: ParsableArguments {
+    @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, or a device/FIFO/file path.")
+    var input: String = "keys"
+    @Option(help: "Timing window in ms for play/memory mode: a note this close to its time counts (default 150).")
+    var window: String = "150"
+    @Option(help: "Accuracy % for a clean pass: the speed trainer steps up only then (default 90).")
+    var threshold: String = "90"
+
+    /// The playing settings, checked before anything opens: one line per mistake.
+    func playing(mode: String, report: String? = nil, saveDir: String? = nil) throws -> PracticeScreenRun.Playing {
+        var p = PracticeScreenRun.Playing()
+        p.mode = try Self.mode(mode)
+        p.input = input
+        let ms = window.lowercased().hasSuffix("ms") ? String(window.dropLast(2)) : window
+        guard let w = Double(ms.trimmingCharacters(in: .whitespaces)), w.isFinite, w >= 10, w <= 2000 else {
+            throw EtudeFailure("--window \(window): give the timing window in milliseconds, 10–2000 (e.g. 150)")
+        }
+        p.window = TimingWindow(window: w / 1000, onTime: min(0.05, w / 1000))
+        let pct = threshold.hasSuffix("%") ? String(threshold.dropLast()) : threshold
+        guard let t = Double(pct.trimmingCharacters(in: .whitespaces)), t.isFinite, (0...100).contains(t) else {
+            throw EtudeFailure("--threshold \(threshold): give an accuracy percent 0–100 (e.g. 90)")
+        }
+        p.threshold = t
+        p.reportPath = report
+        if let saveDir {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: saveDir, isDirectory: &isDir), isDir.boolValue else {
+                throw EtudeFailure("--save-dir \(saveDir): no such folder; create it or pick another")
+            }
+            p.saveDirectory = saveDir
+        }
+        return p
+    }
+
+    static func mode(_ text: String) throws -> PracticeMode {
+        guard let m = PracticeMode(rawValue: text.lowercased()) else {
+            throw EtudeFailure("--mode \(text): use watch, wait, play or memory")
+        }
+        return m
     }
 }

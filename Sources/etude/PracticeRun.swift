@@ -94,6 +94,13 @@ final class PracticeHistory: @unchecked Sendable {
         self.lessonID = id
     }
 
+    /// The history of a lesson already in the catalogue of an open store (`routine run`).
+    init(store: Store, lessonID: String, path: String) {
+        self.store = store
+        self.lessonID = lessonID
+        self.path = path
+    }
+
     var isOpen: Bool { store != nil && lessonID != nil }
 
     /// Stores finished passes (scored ones with their figures).
@@ -155,6 +162,7 @@ private let practiceSignalHandler: @convention(c) (Int32) -> Void = { sig in
 
 /// Runs the practice screen: the live synth, the session, the screen loop; all-notes-off and
 /// the terminal restored on every exit (q, Esc, Ctrl-C, SIGTERM, SIGHUP, an error).
+/// `routine run` uses the parts (`Instrument`, `makeObserver`, `screen`) for its scored entries.
 enum PracticeScreenRun {
     struct Display {
         var noteNaming: NoteNaming = .scientific
@@ -171,6 +179,50 @@ enum PracticeScreenRun {
         var saveDirectory = FileManager.default.currentDirectoryPath
     }
 
+    /// The learner's instrument (`--input`), opened once: its notes go to whichever session
+    /// is current (`session`), so a routine keeps one MIDI port or FIFO for all its entries.
+    final class Instrument: @unchecked Sendable {
+        let hookup: InputHookup
+        private let lock = NSLock()
+        private var current: PracticeSession?
+
+        /// The session the learner is playing to now (nil between lessons).
+        var session: PracticeSession? {
+            get { lock.withLock { current } }
+            set { lock.withLock { current = newValue } }
+        }
+
+        /// Opens `input`; an unknown port or unreadable device is one line. Notes sound on `output`.
+        init(input: String, output: any SoundOutput) throws {
+            let box = InstrumentBox()
+            do {
+                hookup = try InputHookup(spec: InputSpec(input), output: output, clock: MIDIInput.MonotonicClock(),
+                                         onNote: { e in
+                                             box.instrument?.session?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
+                                         },
+                                         onStatus: { text in box.instrument?.session?.show(message: TextDecoding.sanitize(text)) })
+            } catch {
+                throw EtudeFailure(error.message)
+            }
+            box.instrument = self
+            if let notice = hookup.notice { Console.error("etude: \(notice)") }
+        }
+
+        func stop() { hookup.stop() }
+    }
+
+    /// The Coach on the practice screen for `playing`'s mode, fed by `instrument`.
+    static func makeObserver(for lesson: Lesson, plan: PracticePlan, playing: Playing, instrument: Instrument?,
+                             appender: PassReportAppender? = nil) -> CoachObserver {
+        let settings = CoachObserver.Settings(window: playing.window, cleanThreshold: playing.threshold,
+                                              computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true,
+                                              saveDirectory: playing.saveDirectory)
+        let o = CoachObserver(lesson: lesson, plan: plan, mode: playing.mode, settings: settings)
+        if let hookup = instrument?.hookup { o.onPianoKey = { key, time in hookup.press(key, at: time) } }
+        if let appender { o.onPassReport = { appender.append($0) } }
+        return o
+    }
+
     /// Plays `loaded` with `plan` on the practice screen; returns the exit status.
     static func run(_ loaded: LoadedLesson, plan: PracticePlan, sound: LiveSoundOptions, display: Display,
                     history: PracticeHistory?, startBar: Int? = nil, loopName: String? = nil,
@@ -184,51 +236,59 @@ enum PracticeScreenRun {
             do { appender = try PassReportAppender(path: path) } catch { throw EtudeFailure(error.message) }
         }
         defer { appender?.close() }
-        var options = PracticeSession.Options()
-        options.noteNaming = display.noteNaming
-        options.showFingers = display.fingers
-        options.fingers = loaded.fingers
         let clock = SteadyClock()
         // Validate before the synth loads, so a bad plan is one quick line.
         do { try plan.validate(for: loaded.lesson) } catch { throw EtudeFailure(error.message) }
         let live = try sound.open()
         defer { live.close() }
         // The learner's instrument, before the screen opens (an unknown port is one line).
-        var hookup: InputHookup?
-        let sessionBox = SessionBox()
-        if let playing {
-            do {
-                hookup = try InputHookup(spec: InputSpec(playing.input), output: live, clock: MIDIInput.MonotonicClock(),
-                                         onNote: { e in
-                                             sessionBox.session?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
-                                         },
-                                         onStatus: { text in sessionBox.session?.show(message: TextDecoding.sanitize(text)) })
-            } catch {
-                throw EtudeFailure(error.message)
-            }
-        }
-        defer { hookup?.stop() }
-        if let notice = hookup?.notice { Console.error("etude: \(notice)") }
-        var observer: CoachObserver?
-        if let playing {
-            let settings = CoachObserver.Settings(window: playing.window, cleanThreshold: playing.threshold,
-                                                  computerKeyboard: hookup?.usesComputerKeyboard ?? true,
-                                                  saveDirectory: playing.saveDirectory)
-            let o = CoachObserver(lesson: loaded.lesson, plan: plan, mode: playing.mode, settings: settings)
-            if let hookup { o.onPianoKey = { key, time in hookup.press(key, at: time) } }
-            if let appender { o.onPassReport = { appender.append($0) } }
-            observer = o
-        }
+        let instrument = try playing.map { try Instrument(input: $0.input, output: live) }
+        defer { instrument?.stop() }
+        let observer = playing.map { makeObserver(for: loaded.lesson, plan: plan, playing: $0, instrument: instrument, appender: appender) }
         let session: PracticeSession
         do {
-            session = try PracticeSession(lesson: loaded.lesson, plan: plan, clock: clock, output: live, options: options, observer: observer)
+            session = try PracticeSession(lesson: loaded.lesson, plan: plan, clock: clock, output: live,
+                                          options: sessionOptions(loaded, display), observer: observer)
         } catch {
             throw EtudeFailure(error.message)
         }
-        sessionBox.session = session
+        instrument?.session = session
         if let history { session.onSaveLoop = { history.saveLoop($0) } }
         var modeName: String { observer?.modeName ?? "watch" }
 
+        let (ending, resumePoint) = try screen(session, instrument: instrument, startBar: startBar, frame: { loop in
+            if endWhenFinished && session.isFinished { loop.stop() }
+            let passes = session.takeFinishedPasses()
+            if !passes.isEmpty { history?.record(passes, mode: modeName) { session.score(for: $0) } }
+        })
+        history?.record(session.takeFinishedPasses(), mode: modeName) { session.score(for: $0) }
+        history?.saveResume(resumePoint, mode: modeName, loopName: loopName)
+        SoundSetup.flushLog(verbose: sound.verbose)
+        if practiceExitSignal != 0 { return 128 + practiceExitSignal }
+        if ending == .interrupted { return 130 }
+        return 0
+    }
+
+    /// The session's display options for a loaded lesson.
+    static func sessionOptions(_ loaded: LoadedLesson, _ display: Display) -> PracticeSession.Options {
+        var options = PracticeSession.Options()
+        options.noteNaming = display.noteNaming
+        options.showFingers = display.fingers
+        options.fingers = loaded.fingers
+        return options
+    }
+
+    /// Shows `session` on the practice screen until q/Esc, Ctrl-C, a signal (in
+    /// `practiceExitSignal`) or `frame` stopping the loop. `frame` runs before every frame is
+    /// drawn (store passes, end the loop), `decorate` may add to the frame, and `key` may take a
+    /// key before the session (nil = the session's). Starts the session (or calls `begin` to
+    /// start it) once the screen is up; on every exit stops it
+    /// (all notes off) before the terminal is restored. Returns where the learner stopped.
+    static func screen(_ session: PracticeSession, instrument: Instrument?, startBar: Int? = nil,
+                       begin: (() -> Void)? = nil,
+                       frame: (ScreenLoop) -> Void,
+                       decorate: (inout ScreenModel) -> Void = { _ in },
+                       key: (Key) -> ScreenLoop.Action? = { _ in nil }) throws -> (ScreenLoop.Ending, ResumePoint) {
         practiceExitSignal = 0
         var resumePoint: ResumePoint?
         var previousHandlers: [(Int32, sighandler_t?)] = []
@@ -244,29 +304,26 @@ enum PracticeScreenRun {
             let loop = ScreenLoop(device: terminal, depth: terminal.colorDepth, fps: 30)
             loop.onSuspend = { suspending in if suspending { session.pause() } }  // space resumes after `fg`
             if let startBar { session.seek(toBar: startBar) }
-            session.start()
+            if let begin { begin() } else { session.start() }
             return loop.run(model: {
-                if practiceExitSignal != 0 || (endWhenFinished && session.isFinished) { loop.stop() }
-                hookup?.releaseDue(now: clock.now)
-                let passes = session.takeFinishedPasses()
-                if !passes.isEmpty { history?.record(passes, mode: modeName) { session.score(for: $0) } }
-                return session.snapshot()
-            }, onKey: { session.handle(key: $0) })
+                if practiceExitSignal != 0 { loop.stop() }
+                instrument?.hookup.releaseDue(now: session.now)
+                frame(loop)
+                var model = session.snapshot()
+                decorate(&model)
+                return model
+            }, onKey: { k in key(k) ?? session.handle(key: k) })
         }
-        history?.record(session.takeFinishedPasses(), mode: modeName) { session.score(for: $0) }
-        history?.saveResume(resumePoint ?? session.resumePoint(), mode: modeName, loopName: loopName)
-        SoundSetup.flushLog(verbose: sound.verbose)
-        if practiceExitSignal != 0 { return 128 + practiceExitSignal }
-        if ending == .interrupted { return 130 }
-        return 0
+        return (ending, resumePoint ?? session.resumePoint())
     }
 }
 
-/// Lets the input's handler reach the session made after the input opened.
-private final class SessionBox: @unchecked Sendable {
+/// Lets the input's handler reach the instrument once it is built (the source may start
+/// delivering before `init` returns).
+private final class InstrumentBox: @unchecked Sendable {
     private let lock = NSLock()
-    private var value: PracticeSession?
-    var session: PracticeSession? {
+    private weak var value: PracticeScreenRun.Instrument?
+    var instrument: PracticeScreenRun.Instrument? {
         get { lock.withLock { value } }
         set { lock.withLock { value = newValue } }
     }

@@ -40,12 +40,7 @@ struct PracticeScreenCommand: ParsableCommand {
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @Option(help: "watch (listen and look), wait (the lesson waits for each chord), play (real time, scored) or memory (play with the notes hidden).")
     var mode: String = "watch"
-    @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, or a device/FIFO/file path.")
-    var input: String = "keys"
-    @Option(help: "Timing window in ms for play/memory mode: a note this close to its time counts (default 150).")
-    var window: String = "150"
-    @Option(help: "Accuracy % for a clean pass: the speed trainer steps up only then (default 90).")
-    var threshold: String = "90"
+    @OptionGroup var playingOptions: PlayingOptions
     @Option(help: "Append each finished pass as one JSON line to this file (hit, missed, wrong, extra, accuracy, timing, score, sections).")
     var report: String?
     @Option(name: .customLong("save-dir"), help: "Folder for passes saved with r (default: the current folder).")
@@ -54,7 +49,7 @@ struct PracticeScreenCommand: ParsableCommand {
 
     func run() throws {
         let display = try Self.display(noteNames: noteNames, fingers: fingers)
-        let playing = try Self.playing(mode: mode, input: input, window: window, threshold: threshold, report: report, saveDir: saveDir)
+        let playing = try playingOptions.playing(mode: mode, report: report, saveDir: saveDir)
         let loaded = try LoadedLesson.load(lesson, split: practice.splitPitch())
         var plan: PracticePlan
         do {
@@ -68,36 +63,6 @@ struct PracticeScreenCommand: ParsableCommand {
         let status = try PracticeScreenRun.run(loaded, plan: plan, sound: LiveSoundOptions(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose),
                                                display: display, history: history, playing: playing)
         if status != 0 { throw ExitCode(status) }
-    }
-
-    /// The playing options, checked before anything opens: one line per mistake.
-    static func playing(mode: String, input: String, window: String, threshold: String, report: String?,
-                        saveDir: String?) throws -> PracticeScreenRun.Playing {
-        var p = PracticeScreenRun.Playing()
-        guard let m = PracticeMode(rawValue: mode.lowercased()) else {
-            throw EtudeFailure("--mode \(mode): use watch, wait, play or memory")
-        }
-        p.mode = m
-        p.input = input
-        let ms = window.lowercased().hasSuffix("ms") ? String(window.dropLast(2)) : window
-        guard let w = Double(ms.trimmingCharacters(in: .whitespaces)), w.isFinite, w >= 10, w <= 2000 else {
-            throw EtudeFailure("--window \(window): give the timing window in milliseconds, 10–2000 (e.g. 150)")
-        }
-        p.window = TimingWindow(window: w / 1000, onTime: min(0.05, w / 1000))
-        let pct = threshold.hasSuffix("%") ? String(threshold.dropLast()) : threshold
-        guard let t = Double(pct.trimmingCharacters(in: .whitespaces)), t.isFinite, (0...100).contains(t) else {
-            throw EtudeFailure("--threshold \(threshold): give an accuracy percent 0–100 (e.g. 90)")
-        }
-        p.threshold = t
-        p.reportPath = report
-        if let saveDir {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: saveDir, isDirectory: &isDir), isDir.boolValue else {
-                throw EtudeFailure("--save-dir \(saveDir): no such folder; create it or pick another")
-            }
-            p.saveDirectory = saveDir
-        }
-        return p
     }
 
     static func display(noteNames: String, fingers: Bool) throws -> PracticeScreenRun.Display {

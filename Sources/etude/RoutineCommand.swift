@@ -161,8 +161,12 @@ struct RoutineCommand: ParsableCommand {
             abstract: "Play a routine: each entry in order, a countdown in the pauses, a fade at a time limit.",
             discussion: """
             Keys (on a terminal): → skips the current entry or countdown, q or Esc ends the routine.
-            Every entry played is stored in the history as a watch pass. Without an audio device
-            it runs silently (one warning line). --plan only prints the schedule.
+
+            An entry without a mode (or mode=watch) plays for you to listen and watch, and is stored in the history as a watch pass.
+
+            An entry with mode=wait, play or memory is yours to play on --input (the computer keyboard by default, a MIDI keyboard, or a FIFO), on the full practice screen, judged as by `etude practice --mode`: wait stops at each chord, play and memory run in real time. Its repetitions are judged passes; a time limit ends it even while wait mode stands at a chord. Each finished pass is stored with its mode and score. Without a terminal such entries need a MIDI input or FIFO (or are skipped).
+
+            Without an audio device it runs silently (one warning line). --plan only prints the schedule.
             """
         )
         @Argument(help: "The routine's name.") var name: String
@@ -170,16 +174,21 @@ struct RoutineCommand: ParsableCommand {
         @Flag(help: "Only print the schedule; play nothing.") var plan = false
         @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
         @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, …).") var audioDriver: String?
+        @OptionGroup var playingOptions: PlayingOptions
         @OptionGroup var store: StoreOptions
         func run() throws {
+            // Checked before the library or the synth opens: one line per mistake.
+            let playing = try playingOptions.playing(mode: "watch")
             try StoreCLI.withStore(store) { s in
                 let routine = try RoutineCommand.load(name, s)
                 var rng = SeededGenerator(seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000))
-                let schedule = RoutinePlan.make(routine, candidates: .init(lessons: try s.lessons()), using: &rng)
+                let schedule = RoutinePlan.make(routine, candidates: .init(lessons: try s.lessons()), using: &rng,
+                                                passSeconds: RoutinePlayer.passSeconds)
                 Console.out(schedule.text())
                 if schedule.steps.isEmpty { throw EtudeFailure("nothing to play in \(name): every entry was skipped") }
                 if plan { return }
-                try RoutinePlayer(soundfont: soundfont, audioDriver: audioDriver).play(schedule, store: s)
+                try RoutinePlayer(sound: LiveSoundOptions(soundfont: soundfont, audioDriver: audioDriver), playing: playing)
+                    .play(schedule, store: s)
             }
         }
     }

@@ -158,6 +158,11 @@ import Testing
         #expect(try s.routine(named: "Morning")?.entries == r.entries)
         #expect(try s.deleteRoutine(named: "Morning"))
         #expect(try s.routines().isEmpty)
+        // A routine stored before modes were checked (any word) still loads; the player says so.
+        let old = Routine(name: "Old", entries: [RoutineEntry(source: .randomFavourite, mode: "loop")])
+        try s.saveRoutine(old)
+        #expect(try s.routine(named: "Old")?.entries.first?.mode == "loop")
+        #expect(throws: StoreError.self) { try s.importRoutine(try RoutineFile.export(old)) }
     }
 
     @Test func importMatchesAnUnknownIdByTitle() throws {
@@ -204,7 +209,8 @@ import Testing
     @Test func badFilesGiveOneLineErrors() {
         for bad in ["", "{}", "[1]", "{\"etudeRoutine\":1,\"name\":\"x\",\"entries\":[{\"minutes\":2}]}",
                     "{\"etudeRoutine\":1,\"name\":\"x\",\"entries\":[{\"random\":\"level\"}]}",
-                    "{\"etudeRoutine\":1,\"name\":\"x\",\"entries\":[{\"random\":\"favourite\",\"bars\":\"8-2\"}]}"] {
+                    "{\"etudeRoutine\":1,\"name\":\"x\",\"entries\":[{\"random\":\"favourite\",\"bars\":\"8-2\"}]}",
+                    "{\"etudeRoutine\":1,\"name\":\"x\",\"entries\":[{\"random\":\"favourite\",\"mode\":\"fast\"}]}"] {
             #expect(throws: StoreError.self) { try RoutineFile.parse(bad) }
         }
         #expect(throws: StoreError.self) { try RoutineFile.parse("{\"etudeRoutine\":9,\"name\":\"x\",\"entries\":[]}") }
@@ -216,7 +222,9 @@ import Testing
         #expect(e.hand == "right" && e.tempoPercent == 80 && e.bars == 1...8 && e.mode == "wait" && e.length == .minutes(5) && e.pauseSeconds == 10)
         #expect(try RoutineEntry.parseSpec("random=favourite;reps=3").entry == RoutineEntry(source: .randomFavourite, length: .repetitions(3)))
         #expect(try RoutineEntry.parseSpec("random=level:2,minutes=3").entry.source == .randomLevel(2))
-        for bad in ["hand=right", "random=never", "lesson=x;tempo=500", "lesson=x;hand=middle", "lesson=x;colour=red", "nonsense"] {
+        #expect(try RoutineEntry.parseSpec("lesson=x;mode=Memory").entry.mode == "memory")
+        for bad in ["hand=right", "random=never", "lesson=x;tempo=500", "lesson=x;hand=middle", "lesson=x;colour=red", "nonsense",
+                    "lesson=x;mode=fast"] {
             #expect(throws: StoreError.self) { try RoutineEntry.parseSpec(bad) }
         }
     }
@@ -254,6 +262,39 @@ import Testing
         #expect(plan.totalSeconds == 195 + plan.steps[2].plannedSeconds)
         var again = SeededGenerator(seed: 42)
         #expect(RoutinePlan.make(routine, candidates: cands, using: &again) == plan)
+    }
+
+    /// Repetitions of an entry with bars are planned as the caller times one pass of those bars
+    /// at the entry's tempo; when it cannot (nil), the whole lesson's catalogue duration stands in.
+    @Test func repetitionsArePlannedFromTheEntrysBarsAtItsTempo() throws {
+        let cands = RoutinePlan.Candidates(lessons: [
+            try listing("a", "Scale", level: 1, fav: false, duration: 30),
+            try listing("b", "Minuet", level: 2, fav: true, duration: 60),
+        ])
+        let routine = Routine(name: "r", entries: [
+            RoutineEntry(source: .lesson(id: "a", title: "Scale"), hand: "right", tempoPercent: 50, bars: 2...3, length: .repetitions(3), pauseSeconds: 4),
+            RoutineEntry(source: .lesson(id: "b", title: "Minuet"), tempoPercent: 80, bars: 1...4, length: .repetitions(2)),
+            RoutineEntry(source: .lesson(id: "a", title: "Scale"), bars: 1...2, length: .minutes(2)),
+        ])
+        var asked: [RoutinePlan.PassQuery] = []
+        var rng = SeededGenerator(seed: 1)
+        // Two bars of "a" take 4 s at its own tempo; the stand-in knows nothing of "b".
+        let plan = RoutinePlan.make(routine, candidates: cands, using: &rng) { q in
+            asked.append(q)
+            guard q.lesson.id == "a", let bars = q.bars else { return nil }
+            return Double(bars.count) * 2 * 100 / Double(q.tempoPercent)
+        }
+        #expect(asked.map(\.lesson.id) == ["a", "b"], "asked once per entry with repetitions")
+        #expect(asked.first == RoutinePlan.PassQuery(lesson: cands.lessons[0].lesson, path: "/l/a.mid", hand: "right", tempoPercent: 50, bars: 2...3))
+        #expect(plan.steps[0].plannedSeconds == 3 * 8, "3 passes of 2 bars at half tempo")
+        #expect(plan.steps[1].plannedSeconds == 2 * 60 * 100 / 80, "the catalogue's whole lesson at 80%")
+        #expect(plan.steps[2].plannedSeconds == 120, "a time limit is what it says")
+        #expect(plan.totalSeconds == 4 + 24 + 150 + 120)
+        #expect(plan.steps[1].playStart == 28)
+        #expect(plan.text().contains("about 4:58"), "\(plan.text())")
+        // Without a timer: the old estimate (whole lesson at the tempo).
+        var again = SeededGenerator(seed: 1)
+        #expect(RoutinePlan.make(routine, candidates: cands, using: &again).steps[0].plannedSeconds == 3 * 60)
     }
 
     @Test func countdownCountsWholeSecondsDown() {
