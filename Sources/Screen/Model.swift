@@ -206,6 +206,9 @@ public struct ScreenModel: Sendable, Equatable {
     public var overlay: Overlay?
     /// A short transient message (e.g. "loop bars 9–12"), shown in the hint line.
     public var message: String?
+    /// The keys the help overlay lists: nil for the practice screen's own. A routine's step
+    /// sets its own, where → goes to the next entry and q ends the routine.
+    public var helpEntries: [PracticeKeys.Entry]? = nil
 
     public init(status: StatusInfo = StatusInfo(), timeline: TimelineInfo = TimelineInfo(), keyboard: KeyboardState = KeyboardState(),
                 notes: [FallingNote] = [], barLines: [BarLine] = [], loopStartSeconds: Double? = nil, loopEndSeconds: Double? = nil,

@@ -35,6 +35,19 @@ public enum PracticeKeys {
         Entry(keys: "W", action: "loop the weakest section at 70 %"),
         Entry(keys: "r", action: "save the last pass as .mid"),
     ]
+
+    /// What the help lists on the practice screen.
+    public static let all = controls + piano + modes
+
+    /// The same screen as a step of `etude routine run`: → moves to the next entry and q ends
+    /// the routine.
+    public static let inRoutine: [Entry] = controls.flatMap { e -> [Entry] in
+        switch e.keys {
+        case "← →": return [Entry(keys: "←", action: "previous bar"), Entry(keys: "→", action: "next routine entry")]
+        case "q  Esc": return [Entry(keys: "q  Esc", action: "end the routine")]
+        default: return [e]
+        }
+    } + piano + modes
 }
 
 /// A framed box centred on the screen, filled with the panel style.
@@ -68,13 +81,16 @@ struct PanelBox {
 /// `?`: every key in one box (two columns when the terminal is short).
 public struct HelpOverlay: Sendable {
     public let theme: Theme
-    public init(theme: Theme) { self.theme = theme }
+    public let entries: [PracticeKeys.Entry]
+    public init(theme: Theme, entries: [PracticeKeys.Entry] = PracticeKeys.all) {
+        self.theme = theme
+        self.entries = entries
+    }
 
     public func draw(into buffer: inout CellBuffer) {
-        let entries = PracticeKeys.controls + PracticeKeys.piano + PracticeKeys.modes
         // Key column as wide as the widest control key; a longer key (the piano row) pushes
         // only its own description right.
-        let keyWidth = PracticeKeys.controls.map { CellBuffer.width(of: $0.keys) }.max() ?? 0
+        let keyWidth = entries.filter { !PracticeKeys.piano.contains($0) }.map { CellBuffer.width(of: $0.keys) }.max() ?? 0
         func actionOffset(_ e: PracticeKeys.Entry) -> Int { max(keyWidth, CellBuffer.width(of: e.keys)) + 2 }
         let lineWidth = entries.map { actionOffset($0) + CellBuffer.width(of: $0.action) }.max() ?? 0
         let boxWidth = min(buffer.width, lineWidth + 4)

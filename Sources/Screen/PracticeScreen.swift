@@ -47,7 +47,7 @@ public struct PracticeScreen: Sendable {
             buffer.text(PracticeScreen.hint, x: 1, y: h - 1, style: theme.hintStyle, maxWidth: w - 2)
         }
         switch model.overlay {
-        case .help: HelpOverlay(theme: theme).draw(into: &buffer)
+        case .help: HelpOverlay(theme: theme, entries: model.helpEntries ?? PracticeKeys.all).draw(into: &buffer)
         case .results(let r): ResultsPanel(theme: theme).draw(into: &buffer, results: r)
         case nil: break
         }

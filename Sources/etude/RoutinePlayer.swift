@@ -267,6 +267,7 @@ struct RoutinePlayer {
                     if case .repetitions(let count) = step.length { info += " pass \(min(count, (lastTick?.completedPasses ?? 0) + 1))/\(count)" }
                     if (lastTick?.gain ?? 1) < 1 { info += " fading" }
                     model.status.title = "\(info) · \(model.status.title)"
+                    model.helpEntries = PracticeKeys.inRoutine
                     if overAt != nil {
                         model.message = "entry done: any key goes on"
                     } else if model.message == nil || model.message?.hasPrefix("the end") == true {

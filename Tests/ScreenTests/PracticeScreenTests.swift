@@ -35,6 +35,18 @@ struct PracticeScreenTests {
         for entry in PracticeKeys.controls { #expect(small.contains(entry.keys), "60×16 help still lists \(entry.keys)") }
     }
 
+    /// A routine's step lists its own → (next entry) and q (end the routine) in the help.
+    @Test func helpInARoutineNamesItsOwnKeys() {
+        var model = Fixture.model(overlay: .help)
+        model.helpEntries = PracticeKeys.inRoutine
+        let text = PracticeScreen(depth: .ansi16).render(model, size: size(80, 24)).plainText()
+        #expect(text.contains("next routine entry"))
+        #expect(text.contains("end the routine"))
+        #expect(text.contains("previous bar"))
+        #expect(!text.contains("previous / next bar"))
+        #expect(PracticeKeys.inRoutine.count == PracticeKeys.all.count + 1)
+    }
+
     @Test func tooSmallThenEnlargedResumes() {
         let screen = PracticeScreen(depth: .ansi16)
         let small = screen.render(Fixture.model(), size: size(59, 24)).plainText()
