@@ -125,14 +125,14 @@ public enum NotePairing {
     /// Pairs one track's notes into `notes` (exactly its sounding note-ons long), in note-on order.
     static func pair(_ track: Track, index: Int, into notes: UnsafeMutableBufferPointer<Note>) -> (unreleased: Int, orphanOffs: Int) {
         // One FIFO of pending notes per channel × pitch, kept as a linked list through `next`
-        // so pairing allocates nothing per note.
-        var head = [Int32](repeating: -1, count: 16 * 128)
-        var tail = [Int32](repeating: -1, count: 16 * 128)
+        // so pairing allocates nothing per note; the FIFOs' heads and tails live on the stack.
         var next = [Int32](repeating: -1, count: notes.count)
         var count = 0
         var orphanOffs = 0
-        head.withUnsafeMutableBufferPointer { head in
-        tail.withUnsafeMutableBufferPointer { tail in
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * 16 * 128) { slots in
+        slots.initialize(repeating: -1)
+        let head = UnsafeMutableBufferPointer(rebasing: slots[0..<(16 * 128)])
+        let tail = UnsafeMutableBufferPointer(rebasing: slots[(16 * 128)...])
         next.withUnsafeMutableBufferPointer { next in
         track.events.withUnsafeBufferPointer { events in
             for i in events.indices {
@@ -158,7 +158,6 @@ public enum NotePairing {
                     break
                 }
             }
-        }
         }
         }
         }

@@ -77,8 +77,8 @@ public enum MIDIReader {
 }
 
 private func hex(_ b: UInt8) -> String {
-    let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
-    return "0x" + String(digits[Int(b >> 4)]) + String(digits[Int(b & 0xF)])
+    func digit(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 + n : 0x37 + n }
+    return String(decoding: [0x30, 0x78, digit(b >> 4), digit(b & 0xF)], as: UTF8.self)
 }
 
 private func fourCC(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int) -> String {
