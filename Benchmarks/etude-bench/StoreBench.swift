@@ -96,8 +96,12 @@ enum StoreBench {
             }
             searches.append((name, n, median(times), times.min() ?? 0, median(cpu)))
         }
-        let searchMax = searches.filter { $0.name != "everything" }.map(\.median).max() ?? 0
-        let searchBestMax = searches.filter { $0.name != "everything" }.map(\.best).max() ?? 0
+        // The target is for searches. The full listing (no words, no filter: what the browser
+        // opens on) is no search; it is printed beside them as fullListingMs, with no target.
+        let realSearches = searches.filter { $0.name != "everything" }
+        let searchMax = realSearches.map(\.median).max() ?? 0
+        let searchBestMax = realSearches.map(\.best).max() ?? 0
+        let fullListing = searches.first { $0.name == "everything" }?.median ?? 0
         var out = "{\"benchmark\":\"store\",\"lessons\":\(count),\"passes\":20000"
         out += ",\"initialScanMs\":\(Int(firstMs)),\"initialScanAdded\":\(first.added)"
         out += ",\"rescanUnchangedMs\":\(String(format: "%.1f", median(rescans))),\"rescanUnchanged\":\(rescan.unchanged)"
@@ -106,6 +110,7 @@ enum StoreBench {
             "{\"query\":\"\($0.name)\",\"results\":\($0.results),\"medianMs\":\(String(format: "%.2f", $0.median)),"
                 + "\"bestMs\":\(String(format: "%.2f", $0.best)),\"medianCpuMs\":\(String(format: "%.2f", $0.cpu))}"
         }.joined(separator: ",") + "]"
+        out += ",\"fullListingMs\":\(String(format: "%.2f", fullListing))"
         out += ",\"searchMaxMedianMs\":\(String(format: "%.2f", searchMax)),\"searchMaxBestMs\":\(String(format: "%.2f", searchBestMax))"
         // Wall time on a shared machine includes other processes' load: both the median and the
         // best of 15 runs are judged, and the load average is printed beside them.

@@ -475,6 +475,14 @@ extension Store {
         return try writer.read { db in try LessonListing.fetchAll(db, sql: sql, arguments: arguments) }
     }
 
+    /// The levels the listed lessons have, ascending: the browser's level filter cycles through
+    /// them without fetching the whole catalogue.
+    public func levels() throws -> [Int] {
+        try writer.read { db in
+            try Int.fetchAll(db, sql: "SELECT DISTINCT level FROM lesson WHERE level IS NOT NULL AND path IS NOT NULL ORDER BY level")
+        }
+    }
+
     /// One lesson by id, whether or not its file is currently present.
     public func listing(id: String) throws -> LessonListing? {
         try writer.read { db in

@@ -96,8 +96,7 @@ enum BrowserController {
         var writer = FrameWriter(depth: session.colorDepth)
         var decoder = KeyDecoder()
         var buffer = CellBuffer(size: session.size())
-        let all = try store.lessons()
-        var model = BrowserModel(levels: Array(Set(all.compactMap(\.lesson.level))).sorted())
+        var model = BrowserModel(levels: try store.levels())
         let resume = try store.resume()
         let resumeText = resume.map { resumeLine($0.state, listing: $0.lesson) }
         func refresh() throws {

@@ -78,6 +78,19 @@ import Testing
         #expect(try s.lessons(limit: 1).count == 1)
     }
 
+    @Test func levelsAreThoseOfListedLessonsAscending() throws {
+        let s = try seeded()
+        #expect(try s.levels() == [1, 2, 3])
+        // A lesson whose file is gone is not listed, so its level is not offered; nor is "no level".
+        try s.register(lesson("eeee5555", "Lost Sonata", level: 7))
+        try s.register(lesson("ffff6666", "Unlevelled Air"))
+        try s.writer.write { db in
+            try LessonFileRecord(path: "/l/air.mid", lessonID: "ffff6666", size: 1, mtime: 1, source: .folder, root: "/l").insert(db)
+        }
+        #expect(try s.levels() == [1, 2, 3])
+        #expect(try s.lessons().count == 5)
+    }
+
     @Test func favouritesAreIdempotent() throws {
         let s = try seeded()
         try s.addFavourite("aaaa1111")
