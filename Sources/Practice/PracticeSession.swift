@@ -25,11 +25,29 @@ public struct LoopSnapshot: Equatable, Sendable {
     public var tempoPercent: Double
     public var otherHand: PracticePlan.OtherHand
 
+    public init(bars: ClosedRange<Int>, hands: PracticePlan.Hands, tempoPercent: Double, otherHand: PracticePlan.OtherHand) {
+        self.bars = bars
+        self.hands = hands
+        self.tempoPercent = tempoPercent
+        self.otherHand = otherHand
+    }
+
     /// The automatic name, e.g. `bars 5-8 at 70%` (`, right hand` when one hand).
     public var autoName: String {
         var name = "bars \(bars.lowerBound)-\(bars.upperBound) at \(PracticeSession.percentText(tempoPercent))%"
         if hands != .both { name += ", \(hands.rawValue) hand" }
         return name
+    }
+}
+
+/// A loop saved for the lesson, as `L` on the practice screen steps through them.
+public struct NamedLoop: Equatable, Sendable {
+    public var name: String
+    public var loop: LoopSnapshot
+
+    public init(name: String, loop: LoopSnapshot) {
+        self.name = name
+        self.loop = loop
     }
 }
 
@@ -94,6 +112,24 @@ public final class PracticeSession: @unchecked Sendable {
         set { lock.withLock { saveHook = newValue } }
     }
     private var saveHook: (@Sendable (LoopSnapshot) -> String)?
+
+    /// Called when the learner presses `L`: the lesson's saved loops, read afresh each time so a
+    /// loop just saved with `s` is among them. Each press applies the next one (bars, hand,
+    /// tempo, other hand). Without it `L` says saved loops are off.
+    public var onRecallLoops: (@Sendable () -> [NamedLoop])? {
+        get { lock.withLock { recallHook } }
+        set { lock.withLock { recallHook = newValue } }
+    }
+    private var recallHook: (@Sendable () -> [NamedLoop])?
+    private var recallIndex = 0
+
+    /// The saved loop playing now: recalled with `L`, saved with `s`, or set by the caller (a
+    /// loop recalled with `--saved`); nil once the loop is changed by hand. `etude resume` shows it.
+    public var loopName: String? {
+        get { lock.withLock { currentLoopName } }
+        set { lock.withLock { currentLoopName = newValue } }
+    }
+    private var currentLoopName: String?
 
     /// Validates the plan (its one-line error) and prepares to play; nothing sounds before `start()`.
     public init(lesson: Lesson, plan: PracticePlan, clock: any TransportClock, output: any SoundOutput,
@@ -254,6 +290,7 @@ public final class PracticeSession: @unchecked Sendable {
             seekKeepingState(transport.bars.lowerBound)
             say("from bar \(transport.bars.lowerBound)")
         case .loopStartHere:
+            lock.withLock { currentLoopName = nil }
             let bar = currentBar()
             lock.withLock {
                 loopMarkStart = bar
@@ -265,6 +302,7 @@ public final class PracticeSession: @unchecked Sendable {
                 say("loop from bar \(bar): press ] at its last bar")
             }
         case .loopEndHere:
+            lock.withLock { currentLoopName = nil }
             let bar = currentBar()
             let start = lock.withLock { () -> Int in
                 let s = min(loopMarkStart ?? transport.bars.lowerBound, bar)
@@ -277,6 +315,7 @@ public final class PracticeSession: @unchecked Sendable {
             let marks = lock.withLock { (loopMarkStart, loopMarkEnd, loopOn) }
             if marks.2 {
                 setLoop(nil)
+                lock.withLock { currentLoopName = nil }
                 say("loop off")
             } else if let a = marks.0, let b = marks.1 {
                 applyLoop(a...b)
@@ -329,7 +368,15 @@ public final class PracticeSession: @unchecked Sendable {
             let bars = plan.bars ?? transport.bars
             let snapshot = LoopSnapshot(bars: bars, hands: plan.hands, tempoPercent: transport.tempoPercent, otherHand: plan.otherHand)
             let hook = lock.withLock { saveHook }
-            say(hook?(snapshot) ?? "saving loops needs the library (it could not be opened)")
+            if let hook {
+                let message = hook(snapshot)
+                if plan.bars != nil { lock.withLock { currentLoopName = snapshot.autoName } }
+                say(message)
+            } else {
+                say("saving loops needs the library (it could not be opened)")
+            }
+        case .recallLoop:
+            recallNextLoop()
         case .pianoKey, .octaveDown, .octaveUp:
             break
         case .cycleMode, .loopWeakestSection, .saveLastPass:
@@ -355,6 +402,54 @@ public final class PracticeSession: @unchecked Sendable {
 
     private func currentBar() -> Int {
         transport.position(at: clock.now).bar
+    }
+
+    /// `L`: the next saved loop, with its hand, other hand and tempo; the loop marks follow, so
+    /// `l` turns it off and on again.
+    private func recallNextLoop() {
+        guard let hook = lock.withLock({ recallHook }) else {
+            say("saved loops need the library (it could not be opened)")
+            return
+        }
+        let loops = hook()
+        guard !loops.isEmpty else {
+            say("no saved loops for this lesson yet: set one with [ and ], save it with s")
+            return
+        }
+        let index = lock.withLock { () -> Int in
+            let i = recallIndex % loops.count
+            recallIndex = i + 1
+            return i
+        }
+        let choice = loops[index]
+        let loop = choice.loop
+        // Checked whole before anything changes: a loop this lesson cannot play leaves it as it was.
+        var candidate = transport.plan
+        candidate.bars = loop.bars
+        candidate.hands = loop.hands
+        candidate.otherHand = loop.otherHand
+        do throws(PlanError) {
+            try candidate.validate(for: lesson)
+            guard PracticePlan.tempoRange.contains(loop.tempoPercent) else {
+                throw PlanError("tempo \(Self.percentText(loop.tempoPercent))%: the tempo must be between 10% and 400%")
+            }
+            try perform { t throws(PlanError) in try t.setHands(loop.hands, other: loop.otherHand) }
+            try perform { t throws(PlanError) in try t.setTempo(percent: loop.tempoPercent) }
+        } catch {
+            say("loop \"\(choice.name)\": \(error.message)")
+            return
+        }
+        setLoop(loop.bars)
+        guard transport.plan.bars == loop.bars else { return }   // setLoop said why not
+        lock.withLock {
+            loopMarkStart = loop.bars.lowerBound
+            loopMarkEnd = loop.bars.upperBound
+            currentLoopName = choice.name
+        }
+        var text = "loop \"\(choice.name)\" (\(index + 1)/\(loops.count)): bars \(loop.bars.lowerBound)–\(loop.bars.upperBound)"
+        text += loop.hands == .both ? ", both hands" : ", \(loop.hands.rawValue) hand"
+        text += ", \(Self.percentText(loop.tempoPercent))%"
+        say(text)
     }
 
     private func applyLoop(_ bars: ClosedRange<Int>) {

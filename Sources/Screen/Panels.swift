@@ -15,6 +15,7 @@ public enum PracticeKeys {
         Entry(keys: "[  ]", action: "loop start / end here"),
         Entry(keys: "l", action: "loop on / off"),
         Entry(keys: "s", action: "save this loop"),
+        Entry(keys: "L", action: "next saved loop"),
         Entry(keys: "+  -", action: "tempo +5 % / −5 %"),
         Entry(keys: "h", action: "hand: both / right / left"),
         Entry(keys: "o", action: "other hand: play / quiet / mute"),

@@ -23,6 +23,8 @@ public enum PracticeCommand: Equatable, Sendable {
     case toggleHelp
     /// `s`: save the current loop (bars, hand, tempo, other hand) under an automatic name.
     case saveLoop
+    /// `L`: the next of the lesson's saved loops (bars, hand, tempo, other hand).
+    case recallLoop
     case quit
     /// `M`: watch → wait → play → memory.
     case cycleMode
@@ -60,6 +62,7 @@ public enum PracticeCommand: Equatable, Sendable {
             case "n": return .toggleNoteNames
             case "?": return .toggleHelp
             case "s": return .saveLoop
+            case "L": return .recallLoop
             case "q": return .quit
             case "M": return .cycleMode
             case "W": return .loopWeakestSection

@@ -17,15 +17,16 @@ struct ExportCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The lesson (.mid).") var lesson: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
     @Option(name: [.customShort("o"), .customLong("output")], help: "The .mid file to write.") var output: String
     @Option(help: "Bars A-B to export, inclusive (e.g. 5-8; 0 is a pickup bar).") var bars: String?
     @OptionGroup var practice: PracticeOptions
+    @OptionGroup var store: StoreOptions
 
     func run() throws {
         do {
             let plan = try practice.plan(bars: bars, defaultOther: .mute, defaultRepeat: .times(1))
-            let source = try practice.lesson(lesson)
+            let source = try practice.lesson(try StoreCLI.lessonPath(lesson, store))
             let file = try LessonExport.midiFile(lesson: source, plan: plan)
             try Self.write(MIDIWriter.write(file), to: output)
             let exportedLesson = Lesson(file: file, fileName: output)

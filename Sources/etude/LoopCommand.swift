@@ -17,7 +17,7 @@ struct LoopCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The lesson (.mid or .abc).") var lesson: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
     @Argument(help: "Bars A-B to loop, inclusive (e.g. 5-8); optional with --saved.") var bars: String?
     @OptionGroup var practice: PracticeOptions
     @Flag(name: .customLong("count-in"), help: "One bar of clicks before the first pass.") var countIn = false
@@ -29,10 +29,11 @@ struct LoopCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let loaded = try LoadedLesson.load(self.lesson, split: practice.splitPitch())
+        let path = try StoreCLI.lessonPath(self.lesson, store)
+        let loaded = try LoadedLesson.load(path, split: practice.splitPitch())
         let lesson = loaded.lesson
         // The history is only opened when it is needed: to recall a loop, or to play.
-        let history = (saved != nil || !dryRun) ? PracticeHistory(options: store, path: self.lesson) : nil
+        let history = (saved != nil || !dryRun) ? PracticeHistory(options: store, path: path) : nil
         var plan: PracticePlan
         var loopName: String?
         do {
@@ -41,7 +42,7 @@ struct LoopCommand: ParsableCommand {
                 if bars != nil { throw EtudeFailure("--saved \(saved) and bars \(bars ?? "") both given: use one of them") }
                 plan = try practice.plan(bars: "\(loop.firstBar)-\(loop.lastBar)", defaultOther: .play, defaultRepeat: .forever)
                 if practice.hand == "both" { plan.hands = try PracticePlan.parseHands(loop.hand) }
-                if practice.other == nil { plan.otherHand = try PracticePlan.parseOtherHand(loop.otherHandMode) }
+                if practice.other == nil { plan.otherHand = try PracticePlan.parseOtherHand(SavedLoopModes.otherHand(loop.otherHandMode)) }
                 if practice.tempo == nil && practice.bpm == nil && practice.speedTrainer == nil { plan.tempo = .percent(Double(loop.tempoPercent)) }
                 loopName = loop.name
             } else {

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Lesson
+import Practice
 import Store
 
 struct LoopsCommand: ParsableCommand {
@@ -14,7 +16,6 @@ struct LoopsCommand: ParsableCommand {
         subcommands: [List.self, Save.self, Delete.self]
     )
 
-    static let otherHandModes = ["play", "mute", "hide"]
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a lesson's saved loops.")
@@ -43,7 +44,7 @@ struct LoopsCommand: ParsableCommand {
                 } else if loops.isEmpty {
                     Console.out("No saved loops for \(l.lesson.title).\n")
                 } else {
-                    Console.out(loops.map { "\($0.name): bars \($0.firstBar)-\($0.lastBar), \($0.hand) hand, \($0.tempoPercent)%, other hand \($0.otherHandMode)" }
+                    Console.out(loops.map { "\($0.name): bars \($0.firstBar)-\($0.lastBar), \($0.hand == "both" ? "both hands" : "\($0.hand) hand"), \($0.tempoPercent)%, other hand \($0.otherHandMode)" }
                         .joined(separator: "\n") + "\n")
                 }
             }
@@ -56,20 +57,31 @@ struct LoopsCommand: ParsableCommand {
         @Argument(help: "The loop's name.") var name: String
         @Option(help: "Bars FIRST-LAST, e.g. 9-12.") var bars: String
         @Option(help: "right, left or both.") var hand = "both"
-        @Option(help: "Tempo in percent (10-200).") var tempo = 100
-        @Option(name: .customLong("other-hand"), help: "What the other hand does: play, mute or hide.") var otherHand = "play"
+        @Option(help: "Tempo as a percent of the lesson's own, 10–400% (e.g. 70%).") var tempo = "100"
+        @Option(name: .customLong("other-hand"), help: "What the other hand does: play, quiet or mute (as practice --other).") var otherHand = "play"
         @OptionGroup var store: StoreOptions
         func run() throws {
-            guard let range = RoutineEntry.parseBars(bars) else { throw EtudeFailure("--bars \(bars): write FIRST-LAST, e.g. 9-12") }
-            guard ["right", "left", "both"].contains(hand) else { throw EtudeFailure("--hand \(hand): use right, left or both") }
-            guard (10...200).contains(tempo) else { throw EtudeFailure("--tempo \(tempo): give a percentage from 10 to 200") }
-            guard LoopsCommand.otherHandModes.contains(otherHand) else {
-                throw EtudeFailure("--other-hand \(otherHand): use play, mute or hide")
+            // The same words and checks as `etude practice`, so a saved loop always plays.
+            var plan = PracticePlan()
+            do {
+                plan.bars = try PracticePlan.parseBars(bars)
+                plan.hands = try PracticePlan.parseHands(hand)
+                plan.tempo = try PracticePlan.parseTempo(tempo)
+                plan.otherHand = try PracticePlan.parseOtherHand(otherHand)
+            } catch {
+                let m = error.message
+                throw EtudeFailure(m.hasPrefix("--other ") ? "--other-hand " + m.dropFirst("--other ".count) : m)
             }
+            guard let range = plan.bars, case .percent(let percent) = plan.tempo else { return }
             try StoreCLI.withStore(store) { s in
                 let l = try s.resolveLesson(lesson)
+                if let path = l.path {
+                    let read = try LessonFile.readLesson(path)
+                    do { try plan.validate(for: Lesson(file: read.file, fileName: path)) } catch let e as PlanError { throw EtudeFailure(e.message) }
+                }
                 try s.saveLoop(SavedLoop(lessonID: l.lesson.id, name: name, firstBar: range.lowerBound, lastBar: range.upperBound,
-                                         hand: hand, tempoPercent: tempo, otherHandMode: otherHand))
+                                         hand: plan.hands.rawValue, tempoPercent: Int(percent.rounded()),
+                                         otherHandMode: PracticeSession.otherName(plan.otherHand)))
                 Console.out("Saved loop \(name) of \(l.lesson.title): bars \(range.lowerBound)-\(range.upperBound)\n")
             }
         }
@@ -89,5 +101,13 @@ struct LoopsCommand: ParsableCommand {
                 Console.out("Deleted loop \(name)\n")
             }
         }
+    }
+}
+
+/// Other-hand modes of saved loops. `etude loops save` once took `hide`, which no player has;
+/// such loops play with the other hand muted (not sounded, still shown).
+enum SavedLoopModes {
+    static func otherHand(_ stored: String) -> String {
+        stored.lowercased() == "hide" ? "mute" : stored
     }
 }

@@ -141,6 +141,19 @@ final class PracticeHistory: @unchecked Sendable {
         }
     }
 
+    /// This lesson's saved loops, for `L` on the practice screen. A loop whose stored hand or
+    /// other-hand mode no longer reads is left out rather than guessed.
+    func savedLoops() -> [NamedLoop] {
+        guard let store, let lessonID, let loops = try? store.loops(for: lessonID) else { return [] }
+        return loops.compactMap { l in
+            guard let hands = try? PracticePlan.parseHands(l.hand),
+                  let other = try? PracticePlan.parseOtherHand(SavedLoopModes.otherHand(l.otherHandMode))
+            else { return nil }
+            return NamedLoop(name: l.name, loop: LoopSnapshot(bars: l.firstBar...l.lastBar, hands: hands,
+                                                              tempoPercent: Double(l.tempoPercent), otherHand: other))
+        }
+    }
+
     /// A saved loop of this lesson by name.
     func savedLoop(named name: String) throws -> SavedLoop {
         guard let store, let lessonID else { throw EtudeFailure("--saved \(name): the library could not be opened") }
@@ -253,7 +266,11 @@ enum PracticeScreenRun {
             throw EtudeFailure(error.message)
         }
         instrument?.session = session
-        if let history { session.onSaveLoop = { history.saveLoop($0) } }
+        if let history {
+            session.onSaveLoop = { history.saveLoop($0) }
+            session.onRecallLoops = { history.savedLoops() }
+        }
+        session.loopName = loopName
         var modeName: String { observer?.modeName ?? "watch" }
 
         let (ending, resumePoint) = try screen(session, instrument: instrument, startBar: startBar, frame: { loop in
@@ -262,7 +279,7 @@ enum PracticeScreenRun {
             if !passes.isEmpty { history?.record(passes, mode: modeName) { session.score(for: $0) } }
         })
         history?.record(session.takeFinishedPasses(), mode: modeName) { session.score(for: $0) }
-        history?.saveResume(resumePoint, mode: modeName, loopName: loopName)
+        history?.saveResume(resumePoint, mode: modeName, loopName: session.loopName)
         SoundSetup.flushLog(verbose: sound.verbose)
         if practiceExitSignal != 0 { return 128 + practiceExitSignal }
         if ending == .interrupted { return 130 }

@@ -29,7 +29,7 @@ struct PracticeScreenCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The lesson (.mid or .abc).") var lesson: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
     @OptionGroup var practice: PracticeOptions
     @Option(help: "Bars A-B to loop (e.g. 5-8).") var bars: String?
     @Flag(name: .customLong("count-in"), help: "One bar of clicks before the first pass.") var countIn = false
@@ -50,7 +50,8 @@ struct PracticeScreenCommand: ParsableCommand {
     func run() throws {
         let display = try Self.display(noteNames: noteNames, fingers: fingers)
         let playing = try playingOptions.playing(mode: mode, report: report, saveDir: saveDir)
-        let loaded = try LoadedLesson.load(lesson, split: practice.splitPitch())
+        let path = try StoreCLI.lessonPath(lesson, store)
+        let loaded = try LoadedLesson.load(path, split: practice.splitPitch())
         var plan: PracticePlan
         do {
             plan = try practice.plan(bars: bars, defaultOther: .play, defaultRepeat: .forever)
@@ -59,7 +60,7 @@ struct PracticeScreenCommand: ParsableCommand {
         } catch {
             throw EtudeFailure(error.message)
         }
-        let history = PracticeHistory(options: store, path: lesson)
+        let history = PracticeHistory(options: store, path: path)
         let status = try PracticeScreenRun.run(loaded, plan: plan, sound: LiveSoundOptions(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose),
                                                display: display, history: history, playing: playing)
         if status != 0 { throw ExitCode(status) }

@@ -227,6 +227,9 @@ struct RoutinePlayer {
                 continue
             }
             let history = PracticeHistory(store: store, lessonID: step.lesson.id, path: path)
+            // The screen's help lists s and L here too.
+            session.onSaveLoop = { history.saveLoop($0) }
+            session.onRecallLoops = { history.savedLoops() }
             let scored = SessionStep(session: session, output: output, decide: Self.decide(step.length))
             var figures: [(pass: Int, figures: PassFigures?)] = []
             var passLines: [String] = []

@@ -26,6 +26,26 @@ enum StoreCLI {
         },
     ]
 
+    /// The file a LESSON argument names. `etude list` shows titles and ids, and `fav`, `loops`
+    /// and `stats` take them, so `practice`, `loop` and `export` do too: a file that is there (or
+    /// anything shaped like a path, so a mistyped one still says "no such file") is used as
+    /// given; anything else is looked up in the catalogue by id prefix or title.
+    static func lessonPath(_ reference: String, _ options: StoreOptions) throws -> String {
+        if FileManager.default.fileExists(atPath: reference) || looksLikePath(reference) { return reference }
+        return try withStore(options) { s in
+            let listing = try s.resolveLesson(reference)
+            guard let path = listing.path else {
+                throw EtudeFailure("\(TextDecoding.sanitize(listing.lesson.title)): its file is no longer where Etude found it; open it by its path or run `etude library rescan`")
+            }
+            return path
+        }
+    }
+
+    static func looksLikePath(_ reference: String) -> Bool {
+        let lower = reference.lowercased()
+        return reference.contains("/") || [".mid", ".midi", ".kar", ".rmi", ".smf", ".abc"].contains { lower.hasSuffix($0) }
+    }
+
     static func withStore<T>(_ options: StoreOptions, scan: Bool = true, _ body: (Store) throws -> T) throws -> T {
         do {
             let store = try Store.open(path: Store.defaultPath(override: options.db), formats: lessonFormats)

@@ -137,6 +137,55 @@ struct PracticeSessionTests {
         s.handle(.saveLoop)
         #expect(saved.value?.autoName == "bars 5-8 at 70%")
         #expect(s.snapshot().message == "saved bars 5-8 at 70%")
+        #expect(s.loopName == "bars 5-8 at 70%")
+    }
+
+    @Test func recallKeyStepsThroughSavedLoopsApplyingBarsHandTempoAndOtherHand() throws {
+        let (s, clock, output) = try session()
+        #expect(PracticeCommand.command(for: Key("L")) == .recallLoop)
+        s.handle(.recallLoop)
+        #expect(s.snapshot().message == "saved loops need the library (it could not be opened)")
+        let stored = LockedBox<[NamedLoop]>([])
+        s.onRecallLoops = { stored.value }
+        s.handle(.recallLoop)
+        #expect(s.snapshot().message == "no saved loops for this lesson yet: set one with [ and ], save it with s")
+
+        stored.value = [
+            NamedLoop(name: "run", loop: LoopSnapshot(bars: 3...4, hands: .right, tempoPercent: 70, otherHand: .mute)),
+            NamedLoop(name: "whole", loop: LoopSnapshot(bars: 1...8, hands: .both, tempoPercent: 100, otherHand: .play)),
+        ]
+        s.start()
+        s.handle(.recallLoop)
+        #expect(s.snapshot().message == "loop \"run\" (1/2): bars 3–4, right hand, 70%")
+        #expect(s.loopName == "run")
+        let plan = s.transport.plan
+        #expect(plan.bars == 3...4 && plan.hands == .right && plan.otherHand == .mute)
+        #expect(s.transport.tempoPercent == 70)
+        // Heard: only the right hand, only bars 3–4 (2 s a bar at 100 %, so 4…8 s of the lesson).
+        let before = output.messages.count
+        play(s, clock, until: clock.now + 5)
+        let ons = output.messages.dropFirst(before).compactMap { m -> UInt8? in
+            if case .noteOn(_, let key, let velocity) = m, velocity > 0 { return key } else { return nil }
+        }
+        #expect(!ons.isEmpty && !ons.contains(48))
+        #expect(Set(ons).isSubset(of: Set((72...79).map(UInt8.init))))
+
+        s.handle(.recallLoop)
+        #expect(s.snapshot().message == "loop \"whole\" (2/2): bars 1–8, both hands, 100%")
+        #expect(s.transport.plan.hands == .both && s.transport.tempoPercent == 100)
+        s.handle(.recallLoop)   // wraps round
+        #expect(s.loopName == "run")
+        s.handle(.toggleLoop)   // turned off by hand: no saved loop is playing any more
+        #expect(s.transport.plan.bars == nil && s.loopName == nil)
+        s.handle(.toggleLoop)   // the marks followed the recalled loop
+        #expect(s.transport.plan.bars == 3...4)
+
+        // A saved loop this lesson cannot play (one bar too many) is named, and nothing changes.
+        stored.value = [NamedLoop(name: "long", loop: LoopSnapshot(bars: 7...9, hands: .both, tempoPercent: 90, otherHand: .play))]
+        s.handle(.recallLoop)
+        #expect(s.snapshot().message?.contains("--bars 7-9") == true)
+        #expect(s.transport.plan.bars == 3...4 && s.transport.plan.hands == .right && s.transport.tempoPercent == 70)
+        s.stop()
     }
 
     @Test func anObserverSeesEventsAndAddsKeysModeAndOverlay() throws {

@@ -76,6 +76,27 @@ import Testing
         #expect(T.ended(dir2) == ("0\n", true))
     }
 
+    @Test func shiftLOnThePracticeScreenRecallsASavedLoopAndResumeNamesIt() throws {
+        guard T.tmuxPath() != nil else { print("skipped: tmux not installed (apt-get install tmux)"); return }
+        let dir = T.tempDir()
+        let db = dir + "/db.sqlite"
+        let saved = try Self.etude(["loops", "save", T.ode, "hard bit", "--bars", "3-4", "--hand", "left", "--tempo", "60%",
+                                    "--other-hand", "mute", "--db", db], dir: dir)
+        #expect(saved.status == 0, "\(saved.err)")
+        let pane = try T.Pane(dir: dir, command: T.script(dir, T.ode))
+        #expect(T.eventually { pane.screen().contains("hand: both") }, "\(pane.screen())")
+        try pane.keys("L")
+        #expect(T.eventually {
+            let s = pane.screen()
+            return s.contains("loop 3–4") && s.contains("hand: left") && s.contains("(60%)")
+        }, "\(pane.screen())")
+        try pane.keys("q")
+        #expect(T.ended(dir) == ("0\n", true))
+        let resume = try Self.etude(["resume", "--json", "--db", db], dir: dir)
+        #expect(resume.out.contains("\"hand\":\"left\"") && resume.out.contains("\"tempoPercent\":60"), "\(resume.out)")
+        #expect(resume.out.contains("\"loop\":{\"firstBar\":3,\"lastBar\":4,\"name\":\"hard bit\"}"), "\(resume.out)")
+    }
+
     @Test func practicePassesGoToTheHistory() throws {
         guard T.tmuxPath() != nil else { print("skipped: tmux not installed (apt-get install tmux)"); return }
         let dir = T.tempDir()

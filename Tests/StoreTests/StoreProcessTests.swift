@@ -126,7 +126,10 @@ import Testing
         try requireBinary()
         let dir = try TempDir()
         let lib = dir.file("lib")
-        try LessonMaker.write(lib + "/minuet.mid", title: "Minuet in G", level: 2)
+        // Twelve bars of 4/4, so the loop saved below (bars 9-12) is one the lesson has.
+        try FileManager.default.createDirectory(atPath: lib, withIntermediateDirectories: true)
+        try Data(LessonMaker.bytes(title: "Minuet in G", level: 2, pitches: (0..<48).map { 60 + $0 % 12 }))
+            .write(to: URL(fileURLWithPath: lib + "/minuet.mid"))
         try LessonMaker.write(lib + "/scale.mid", title: "C Scale", level: 1)
         let env = ["ETUDE_DB": dir.file("etude.sqlite")]
         func etude(_ args: String...) throws -> (Int32, String, String) { try Repo.run(args, environment: env) }
@@ -153,6 +156,38 @@ import Testing
         #expect(out == "run: bars 9-12, right hand, 70%, other hand play\n")
         (status, _, err) = try etude("loops", "save", "Minuet in G", "bad", "--bars", "12-9")
         #expect(status == 1 && err.contains("--bars"))
+        // A loop is checked as practice checks it, so a saved loop always plays.
+        (status, _, err) = try etude("loops", "save", "Minuet in G", "bad", "--bars", "40-44")
+        #expect(status == 1 && err == "etude: --bars 40-44: the lesson has 12 bars\n", "\(err)")
+        (status, _, err) = try etude("loops", "save", "Minuet in G", "bad", "--bars", "1-2", "--other-hand", "hide")
+        #expect(status == 1 && err == "etude: --other-hand hide: use play, quiet or mute\n", "\(err)")
+        (status, _, err) = try etude("loops", "save", "Minuet in G", "soft", "--bars", "1-4", "--hand", "right", "--tempo", "65%",
+                                     "--other-hand", "quiet")
+        #expect(status == 0, "\(err)")
+        (status, out, _) = try etude("loops", "list", "Minuet in G")
+        #expect(out == "soft: bars 1-4, right hand, 65%, other hand quiet\nrun: bars 9-12, right hand, 70%, other hand play\n", "\(out)")
+        // practice, loop and export take a title or id as fav and loops do.
+        (status, out, err) = try etude("loop", "Minuet in G", "--saved", "soft", "--dry-run")
+        #expect(status == 0 && out.hasPrefix("Minuet in G: bars 1–4, right hand (other hand: quiet)")
+                && out.contains("pass 1: 65%"), "\(out)\(err)")
+        let exportedMid = dir.file("soft.mid")
+        (status, out, err) = try etude("export", "minuet", "-o", exportedMid, "--bars", "9-12")
+        #expect(status == 0 && out.hasPrefix("Wrote \(exportedMid): bars 9–12"), "\(out)\(err)")
+        (status, _, err) = try etude("loop", "no-such-piece", "1-2", "--dry-run")
+        #expect(status == 1 && err.hasPrefix("etude: no-such-piece: no such lesson or file"), "\(err)")
+        (status, _, err) = try etude("loop", "missing.mid", "1-2", "--dry-run")
+        #expect(status == 1 && err == "etude: missing.mid: no such file\n", "\(err)")
+        // A loop stored with the old `hide` mode still plays, with the other hand muted.
+        do {
+            let s = try Store.open(path: env["ETUDE_DB"] ?? "")
+            let minuet = try s.resolveLesson("Minuet in G")
+            try s.saveLoop(SavedLoop(lessonID: minuet.lesson.id, name: "old", firstBar: 2, lastBar: 3, hand: "right",
+                                     tempoPercent: 80, otherHandMode: "hide"))
+        }
+        (status, out, err) = try etude("loop", "Minuet in G", "--saved", "old", "--dry-run")
+        #expect(status == 0 && out.hasPrefix("Minuet in G: bars 2–3, right hand (other hand: mute)"), "\(out)\(err)")
+        (status, _, _) = try etude("loops", "delete", "Minuet in G", "old")
+        #expect(status == 0)
 
         (status, out, err) = try etude("routine", "new", "warm-up", "--entry", "lesson=C Scale;hand=right;tempo=80;minutes=2",
                                        "--entry", "random=favourite;reps=2;pause=10")
