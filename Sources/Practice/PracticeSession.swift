@@ -249,6 +249,7 @@ public final class PracticeSession: @unchecked Sendable {
             loopPasses = 0
             passStartClock = clock.now
             passStartDate = Date()
+            currentLoopName = nil
         }
     }
 

@@ -16,7 +16,6 @@ struct LoopsCommand: ParsableCommand {
         subcommands: [List.self, Save.self, Delete.self]
     )
 
-
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a lesson's saved loops.")
         @Argument(help: "The lesson.") var lesson: String
@@ -63,16 +62,19 @@ struct LoopsCommand: ParsableCommand {
         func run() throws {
             // The same words and checks as `etude practice`, so a saved loop always plays.
             var plan = PracticePlan()
+            let range: ClosedRange<Int>
+            let percent: Double
             do {
-                plan.bars = try PracticePlan.parseBars(bars)
+                range = try PracticePlan.parseBars(bars)
+                plan.bars = range
                 plan.hands = try PracticePlan.parseHands(hand)
-                plan.tempo = try PracticePlan.parseTempo(tempo)
+                plan.tempo = try PracticePlan.parseTempo(tempo)   // its 10–400 % check
+                percent = try PracticePlan.parsePercent(tempo)
                 plan.otherHand = try PracticePlan.parseOtherHand(otherHand)
             } catch {
                 let m = error.message
                 throw EtudeFailure(m.hasPrefix("--other ") ? "--other-hand " + m.dropFirst("--other ".count) : m)
             }
-            guard let range = plan.bars, case .percent(let percent) = plan.tempo else { return }
             try StoreCLI.withStore(store) { s in
                 let l = try s.resolveLesson(lesson)
                 if let path = l.path {

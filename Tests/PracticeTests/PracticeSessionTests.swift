@@ -179,6 +179,15 @@ struct PracticeSessionTests {
         #expect(s.transport.plan.bars == nil && s.loopName == nil)
         s.handle(.toggleLoop)   // the marks followed the recalled loop
         #expect(s.transport.plan.bars == 3...4)
+        s.handle(.recallLoop)
+        #expect(s.loopName == "whole")
+        var weakest = s.transport.plan   // as W does it: a new plan is no saved loop
+        weakest.bars = 5...6
+        try s.replacePlan(weakest)
+        #expect(s.loopName == nil)
+        stored.value = [stored.value[0]]
+        s.handle(.recallLoop)
+        #expect(s.loopName == "run" && s.transport.plan.bars == 3...4)
 
         // A saved loop this lesson cannot play (one bar too many) is named, and nothing changes.
         stored.value = [NamedLoop(name: "long", loop: LoopSnapshot(bars: 7...9, hands: .both, tempoPercent: 90, otherHand: .play))]
