@@ -56,8 +56,34 @@ enum Main {
             Console.error("etude: \(failure.message)")
             exit(failure.exitCode)
         } catch {
-            Etude.exit(withError: error)
+            let code = Etude.exitCode(for: error)
+            // --help, --version and a command's own exit status keep the parser's handling.
+            if code == .success || error is ExitCode { Etude.exit(withError: error) }
+            Console.error("etude: " + oneLine(error, code: code))
+            exit(code.rawValue)
         }
+    }
+
+    /// A mistyped command line as one line, as every other failure is: the parser's message
+    /// and where the right options are listed.
+    static func oneLine(_ error: Error, code: ExitCode) -> String {
+        let lines = Etude.message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        var line = lines.first { !$0.isEmpty } ?? "\(error)"
+        if line.hasPrefix("Error: ") { line.removeFirst("Error: ".count) }
+        if code == .validationFailure { line += "; see `\(commandPath(CommandLine.arguments)) --help`" }
+        return line
+    }
+
+    /// "etude loops save" for `etude loops save x --bogus`: the subcommands named on the line.
+    static func commandPath(_ arguments: [String]) -> String {
+        var command: ParsableCommand.Type = Etude.self
+        var path = ["etude"]
+        for word in arguments.dropFirst() {
+            guard let sub = command.configuration.subcommands.first(where: { $0._commandName == word }) else { break }
+            command = sub
+            path.append(word)
+        }
+        return path.joined(separator: " ")
     }
 }
 

@@ -46,6 +46,26 @@ struct CLITests {
         #expect(missing.err == "etude: /nonexistent/x.mid: no such file\n")
     }
 
+    /// A mistyped command line is one line too (not the parser's usage block), naming where the
+    /// options are listed; --help still prints the whole help on stdout.
+    @Test func commandLineMistakesAreOneLineNamingTheHelp() throws {
+        let cases: [([String], String)] = [
+            (["frobnicate"], "etude: Unexpected argument 'frobnicate'; see `etude --help`\n"),
+            (["info"], "etude: Missing expected argument '<file>'; see `etude info --help`\n"),
+            (["list", "--level", "x"], "etude: The value 'x' is invalid for '--level <level>'; see `etude list --help`\n"),
+            (["loops", "save", "x", "y"], "etude: Missing expected argument '--bars <bars>'; see `etude loops save --help`\n"),
+            (["events", "a.mid", "--bogus"], "etude: Unknown option '--bogus'; see `etude events --help`\n"),
+        ]
+        for (args, expected) in cases {
+            let r = try EtudeBinary.run(args)
+            #expect(r.status == 64, "\(args)")
+            #expect(r.out.isEmpty)
+            #expect(r.err == expected)
+        }
+        let help = try EtudeBinary.run(["info", "--help"])
+        #expect(help.status == 0 && help.out.hasPrefix("OVERVIEW:") && help.err.isEmpty)
+    }
+
     @Test func eventsJSONHasTheAgreedShape() throws {
         let path = Corpus.jazzSoft.appendingPathComponent("test-running-status-metaevent.mid").path
         let r = try EtudeBinary.run(["events", path, "--json"])
