@@ -41,8 +41,9 @@ extension Store {
     @discardableResult
     public func saveLoop(_ loop: SavedLoop, now: Date = Date()) throws -> SavedLoop {
         guard !loop.name.trimmingCharacters(in: .whitespaces).isEmpty else { throw StoreError("a saved loop needs a name") }
-        guard loop.firstBar >= 1, loop.lastBar >= loop.firstBar else {
-            throw StoreError("bars \(loop.firstBar)-\(loop.lastBar): give FIRST-LAST with 1 ≤ FIRST ≤ LAST")
+        // Bar 0 is a pickup bar, which a loop may start on.
+        guard loop.firstBar >= 0, loop.lastBar >= loop.firstBar else {
+            throw StoreError("bars \(loop.firstBar)-\(loop.lastBar): give FIRST-LAST with 0 ≤ FIRST ≤ LAST")
         }
         return try writer.write { db in
             var l = loop
@@ -70,6 +71,28 @@ extension Store {
     public func loop(named name: String, for lessonID: String) throws -> SavedLoop? {
         try writer.read { db in
             try SavedLoop.filter(Column("lessonID") == lessonID && Column("name") == name).fetchOne(db)
+        }
+    }
+
+    /// Renames a saved loop (the practice screen's `s` names them automatically); the resume
+    /// state follows. False when the lesson has no loop of the old name.
+    @discardableResult
+    public func renameLoop(_ name: String, to newName: String, for lessonID: String, now: Date = Date()) throws -> Bool {
+        let new = newName.trimmingCharacters(in: .whitespaces)
+        guard !new.isEmpty else { throw StoreError("a saved loop needs a name") }
+        return try writer.write { db in
+            guard var loop = try SavedLoop.filter(Column("lessonID") == lessonID && Column("name") == name).fetchOne(db) else {
+                return false
+            }
+            if new != name, try SavedLoop.filter(Column("lessonID") == lessonID && Column("name") == new).fetchCount(db) > 0 {
+                throw StoreError("this lesson has a loop named \(new) already: delete it first or pick another name")
+            }
+            loop.name = new
+            loop.updatedAt = now
+            try loop.update(db)
+            try db.execute(sql: "UPDATE resumeState SET loopName = ? WHERE lessonID = ? AND loopName = ?",
+                           arguments: [new, lessonID, name])
+            return true
         }
     }
 

@@ -10,10 +10,12 @@ struct LoopsCommand: ParsableCommand {
         discussion: """
         Examples:
           etude loops save "Minuet in G" tricky-run --bars 9-12 --hand right --tempo 70
-          etude loops list "Minuet in G"
+          etude loops list "Minuet in G"        (or just: etude loops "Minuet in G")
+          etude loops rename "Minuet in G" "bars 9-12 at 70%, right hand" tricky-run
           etude loops delete "Minuet in G" tricky-run
         """,
-        subcommands: [List.self, Save.self, Delete.self]
+        subcommands: [List.self, Save.self, Rename.self, Delete.self],
+        defaultSubcommand: List.self
     )
 
     struct List: ParsableCommand {
@@ -85,6 +87,23 @@ struct LoopsCommand: ParsableCommand {
                                          hand: plan.hands.rawValue, tempoPercent: Int(percent.rounded()),
                                          otherHandMode: PracticeSession.otherName(plan.otherHand)))
                 Console.out("Saved loop \(name) of \(l.lesson.title): bars \(range.lowerBound)-\(range.upperBound)\n")
+            }
+        }
+    }
+
+    struct Rename: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a saved loop (e.g. one `s` saved under an automatic name).")
+        @Argument(help: "The lesson.") var lesson: String
+        @Argument(help: "The loop's name now.") var name: String
+        @Argument(help: "Its new name.") var newName: String
+        @OptionGroup var store: StoreOptions
+        func run() throws {
+            try StoreCLI.withStore(store) { s in
+                let l = try s.resolveLesson(lesson)
+                guard try s.renameLoop(name, to: newName, for: l.lesson.id) else {
+                    throw EtudeFailure("\(l.lesson.title) has no loop named \(name); see `etude loops list`")
+                }
+                Console.out("Renamed loop \(name) to \(newName.trimmingCharacters(in: .whitespaces))\n")
             }
         }
     }

@@ -188,6 +188,15 @@ import Testing
         #expect(status == 0 && out.hasPrefix("Minuet in G: bars 2–3, right hand (other hand: mute)"), "\(out)\(err)")
         (status, _, _) = try etude("loops", "delete", "Minuet in G", "old")
         #expect(status == 0)
+        // `etude loops LESSON` lists (as `etude loop --help` says); rename a loop.
+        (status, out, err) = try etude("loops", "rename", "Minuet in G", "soft", "quiet start")
+        #expect(status == 0 && out == "Renamed loop soft to quiet start\n", "\(err)")
+        (status, out, _) = try etude("loops", "Minuet in G")
+        #expect(out == "quiet start: bars 1-4, right hand, 65%, other hand quiet\nrun: bars 9-12, right hand, 70%, other hand play\n", "\(out)")
+        (status, _, err) = try etude("loops", "rename", "Minuet in G", "quiet start", "run")
+        #expect(status == 1 && err.hasPrefix("etude: this lesson has a loop named run already") && err.split(separator: "\n").count == 1, "\(err)")
+        (status, _, err) = try etude("loops", "rename", "Minuet in G", "nope", "x")
+        #expect(status == 1 && err.hasPrefix("etude: Minuet in G has no loop named nope"), "\(err)")
 
         (status, out, err) = try etude("routine", "new", "warm-up", "--entry", "lesson=C Scale;hand=right;tempo=80;minutes=2",
                                        "--entry", "random=favourite;reps=2;pause=10")

@@ -125,6 +125,26 @@ import Testing
         }
         #expect(try s.deleteLoop(named: "run", for: "aaaa1111"))
         #expect(try !s.deleteLoop(named: "run", for: "aaaa1111"))
+        // A loop may start on a pickup bar (bar 0).
+        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "pickup", firstBar: 0, lastBar: 2, hand: "both", tempoPercent: 90, otherHandMode: "play"))
+        #expect(try s.loop(named: "pickup", for: "aaaa1111")?.firstBar == 0)
+    }
+
+    @Test func aRenamedLoopKeepsItsSettingsAndTheResumeStateFollows() throws {
+        let s = try seeded()
+        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "bars 9-12 at 70%", firstBar: 9, lastBar: 12, hand: "right", tempoPercent: 70, otherHandMode: "quiet"))
+        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "intro", firstBar: 1, lastBar: 4, hand: "both", tempoPercent: 100, otherHandMode: "play"))
+        try s.saveResume(ResumeState(lessonID: "aaaa1111", path: "/l/0.mid", positionSeconds: 20, hand: "right", tempoPercent: 70,
+                                     mode: "watch", loopFirstBar: 9, loopLastBar: 12, loopName: "bars 9-12 at 70%"))
+        #expect(try s.renameLoop("bars 9-12 at 70%", to: " tricky run ", for: "aaaa1111"))
+        let renamed = try #require(try s.loop(named: "tricky run", for: "aaaa1111"))
+        #expect(renamed.firstBar == 9 && renamed.lastBar == 12 && renamed.tempoPercent == 70 && renamed.otherHandMode == "quiet")
+        #expect(try s.loop(named: "bars 9-12 at 70%", for: "aaaa1111") == nil)
+        #expect(try s.resume()?.state.loopName == "tricky run")
+        #expect(throws: StoreError.self) { try s.renameLoop("tricky run", to: "intro", for: "aaaa1111") }
+        #expect(throws: StoreError.self) { try s.renameLoop("tricky run", to: "  ", for: "aaaa1111") }
+        #expect(try !s.renameLoop("no such loop", to: "x", for: "aaaa1111"))
+        #expect(try s.loops(for: "aaaa1111").map(\.name) == ["intro", "tricky run"])
     }
 
     @Test func passesAreRecordedWithScoresAndListedInTimeOrder() throws {
