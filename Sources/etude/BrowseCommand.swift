@@ -37,19 +37,34 @@ enum BrowserOutcome {
 /// closed (terminal restored) before anything else runs, so practice gets a clean terminal.
 enum BrowserController {
     static func run(_ options: StoreOptions) throws {
-        let outcome = try StoreCLI.withStore(options) { store in
-            try TerminalSession.run { session in try loop(session: session, store: store) }
-        }
         // The practice command opens the same database as the browser did.
         if let db = options.db { setenv("ETUDE_DB", db, 1) }
-        switch outcome {
-        case .quit: return
-        case .open(let path, let title):
-            try practise(["practice", path], title: title)
-        case .resume(let state, let title):
-            var args = ["practice", state.path, "--hand", state.hand, "--tempo", "\(state.tempoPercent)%"]
-            if let a = state.loopFirstBar, let b = state.loopLastBar { args += ["--bars", "\(a)-\(b)"] }
-            try practise(args, title: title)
+        // Kept across practice: q there comes back to the same search, filters and lesson.
+        var kept: BrowserModel?
+        while true {
+            let outcome = try StoreCLI.withStore(options) { store in
+                try TerminalSession.run { session in try loop(session: session, store: store, kept: &kept) }
+            }
+            let arguments: [String], title: String
+            switch outcome {
+            case .quit: return
+            case .open(let path, let name):
+                arguments = ["practice", path]
+                title = name
+            case .resume(let state, let name):
+                var args = ["practice", state.path, "--hand", state.hand, "--tempo", "\(state.tempoPercent)%"]
+                if let a = state.loopFirstBar, let b = state.loopLastBar { args += ["--bars", "\(a)-\(b)"] }
+                arguments = args
+                title = name
+            }
+            kept?.message = nil
+            do {
+                try practise(arguments, title: title)
+            } catch let failure as EtudeFailure {
+                // A lesson that cannot be practised is said in the browser, which stays open.
+                kept?.message = failure.message
+            }
+            // Ctrl-C or a signal ended practice (its ExitCode was thrown): Etude ends with it.
         }
     }
 
@@ -91,12 +106,18 @@ enum BrowserController {
         Lesson(file: file).bars.bar(atTick: tick).number
     }
 
-    static func loop(session: TerminalSession, store: Store) throws -> BrowserOutcome {
+    /// The browser until it is left or a lesson is opened; `kept` is the model of the last time
+    /// (nil the first time) and is left as it was when the browser closed.
+    static func loop(session: TerminalSession, store: Store, kept: inout BrowserModel?) throws -> BrowserOutcome {
         let screen = BrowserScreen(depth: session.colorDepth)
         var writer = FrameWriter(depth: session.colorDepth)
         var decoder = KeyDecoder()
         var buffer = CellBuffer(size: session.size())
-        var model = BrowserModel(levels: try store.levels())
+        var model = kept ?? BrowserModel()
+        let returning = kept?.selectedRow?.id
+        model.levels = try store.levels()
+        model.overlay = nil
+        defer { kept = model }
         let resume = try store.resume()
         let resumeText = resume.map { resumeLine($0.state, listing: $0.lesson) }
         func refresh() throws {
@@ -106,6 +127,13 @@ enum BrowserController {
             model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
         }
         try refresh()
+        if let returning {
+            // Back from practice: the same lesson selected (its best score may have moved it).
+            let message = model.message
+            model.select(id: returning)
+            model.message = message
+            model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
+        }
         func draw() {
             let size = session.size()
             screen.render(model, into: &buffer, size: size)
