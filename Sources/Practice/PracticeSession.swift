@@ -16,6 +16,8 @@ public struct FinishedPassInfo: Equatable, Sendable {
     /// True when bars were looped (not the whole lesson).
     public var isLoop: Bool
     public var hands: PracticePlan.Hands
+    /// False for the pass under way when practice stopped: stored for its time, never scored.
+    public var complete = true
 }
 
 /// A loop as the learner set it on the screen, for saving under a name.
@@ -180,9 +182,12 @@ public final class PracticeSession: @unchecked Sendable {
         deliver(transport.advance(to: clock.now))
     }
 
-    /// Stops playing and silences everything (all notes off). Safe to call twice.
+    /// Stops playing and silences everything (all notes off). Safe to call twice. A pass left
+    /// before its end (at least a second of it) is handed out as unfinished, so its practice
+    /// time reaches the history.
     public func stop() {
         if lock.withLock({ let was = stopped; stopped = true; return was }) { return }
+        queueUnfinishedPass()
         if let runner {
             runner.stop()
         } else {
@@ -190,6 +195,26 @@ public final class PracticeSession: @unchecked Sendable {
             output.allNotesOff()
         }
     }
+
+    private func queueUnfinishedPass() {
+        let state = transport.state
+        guard state == .playing || state == .paused else { return }
+        let plan = transport.plan
+        let pass = transport.pass
+        let percent = transport.tempoPercent
+        let bars = transport.bars
+        let now = clock.now
+        lock.withLock {
+            guard let start = passStartClock, now - start >= Self.shortestUnfinishedPass else { return }
+            var info = FinishedPassInfo(pass: pass, tempoPercent: percent, startedAt: passStartDate, durationSeconds: now - start,
+                                        bars: bars, isLoop: plan.bars != nil, hands: plan.hands)
+            info.complete = false
+            finishedQueue.append(info)
+        }
+    }
+
+    /// Shorter than this, a pass left at once is not worth a row in the history.
+    static let shortestUnfinishedPass = 1.0
 
     /// True once the last pass was played (with a finite `repeat`).
     public var isFinished: Bool { transport.state == .finished }

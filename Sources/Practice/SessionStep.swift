@@ -55,7 +55,7 @@ public final class SessionStep: @unchecked Sendable {
         let remaining = transport.remainingInPass(at: now)
         let transportDone = session.isFinished
         let (elapsed, passes, alreadyOver) = lock.withLock { () -> (Double, Int, Bool) in
-            completed += finished.count
+            completed += finished.filter(\.complete).count
             return (now - (startTime ?? now), completed, over)
         }
         if alreadyOver {
@@ -94,7 +94,7 @@ public final class SessionStep: @unchecked Sendable {
         output.allNotesOff()
         output.reset()
         let result = lock.withLock { () -> StepPlayer.Result in
-            completed += finished.count
+            completed += finished.filter(\.complete).count
             over = true
             return StepPlayer.Result(completedPasses: completed, seconds: now - (startTime ?? now), faded: faded, interrupted: interrupted)
         }

@@ -122,11 +122,14 @@ public struct PassRecord: Codable, Equatable, Sendable, FetchableRecord, Mutable
     public var timingSdMs: Double?
     /// 0…100.
     public var score: Double?
+    /// False for a pass left before its end (practice quit mid-way): its time counts as practice,
+    /// but it is not counted, scored or drawn as a pass.
+    public var complete: Bool
 
     public init(id: Int64? = nil, lessonID: String, startedAt: Date, mode: String, hand: String, tempoPercent: Int,
                 firstBar: Int? = nil, lastBar: Int? = nil, durationSeconds: Double, hit: Int? = nil, missed: Int? = nil,
                 wrong: Int? = nil, extra: Int? = nil, accuracy: Double? = nil, timingMeanMs: Double? = nil,
-                timingSdMs: Double? = nil, score: Double? = nil) {
+                timingSdMs: Double? = nil, score: Double? = nil, complete: Bool = true) {
         self.id = id
         self.lessonID = lessonID
         self.startedAt = startedAt
@@ -144,6 +147,7 @@ public struct PassRecord: Codable, Equatable, Sendable, FetchableRecord, Mutable
         self.timingMeanMs = timingMeanMs
         self.timingSdMs = timingSdMs
         self.score = score
+        self.complete = complete
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -159,7 +163,8 @@ public struct SavedLoop: Codable, Equatable, Sendable, FetchableRecord, MutableP
     public var lastBar: Int
     public var hand: String
     public var tempoPercent: Int
-    /// What the hand not practised does: "play" (heard), "mute" or "hide".
+    /// What the hand not practised does: "play" (heard), "quiet" or "mute" (older files may
+    /// hold "hide", played as "mute").
     public var otherHandMode: String
     public var createdAt: Date
     public var updatedAt: Date

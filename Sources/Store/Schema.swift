@@ -171,6 +171,30 @@ public enum Schema {
                     SELECT lessonID, COUNT(*), MAX(score), MAX(startedAt) FROM pass GROUP BY lessonID;
                 """)
         }
+        // v5: passes left before their end are kept for their practice time (complete = 0); the
+        // per-lesson pass count counts only complete ones.
+        m.registerMigration("v5") { db in
+            try db.execute(sql: """
+                ALTER TABLE pass ADD COLUMN complete BOOLEAN NOT NULL DEFAULT 1;
+                DROP TRIGGER pass_insert;
+                DROP TRIGGER pass_delete;
+                CREATE TRIGGER pass_insert AFTER INSERT ON pass BEGIN
+                    INSERT INTO lessonStats (lessonID, passes, bestScore, lastPractised)
+                    VALUES (NEW.lessonID, NEW.complete, NEW.score, NEW.startedAt)
+                    ON CONFLICT (lessonID) DO UPDATE SET
+                        passes = passes + NEW.complete,
+                        bestScore = CASE WHEN bestScore IS NULL OR NEW.score > bestScore THEN coalesce(NEW.score, bestScore) ELSE bestScore END,
+                        lastPractised = CASE WHEN lastPractised IS NULL OR NEW.startedAt > lastPractised THEN NEW.startedAt ELSE lastPractised END;
+                END;
+                CREATE TRIGGER pass_delete AFTER DELETE ON pass BEGIN
+                    UPDATE lessonStats SET
+                        passes = (SELECT COUNT(*) FROM pass WHERE lessonID = OLD.lessonID AND complete),
+                        bestScore = (SELECT MAX(score) FROM pass WHERE lessonID = OLD.lessonID),
+                        lastPractised = (SELECT MAX(startedAt) FROM pass WHERE lessonID = OLD.lessonID)
+                    WHERE lessonID = OLD.lessonID;
+                END;
+                """)
+        }
         return m
     }()
 }

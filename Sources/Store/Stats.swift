@@ -44,19 +44,22 @@ public struct PracticeStats: Equatable, Sendable {
         var weekPeriods = weekStarts.map { Period(start: $0, seconds: 0, passes: 0) }
         for p in sorted {
             let d = cal.startOfDay(for: p.startedAt)
+            // All practice time counts; only complete passes count as passes.
+            let counted = p.complete ? 1 : 0
             if let i = dayStarts.firstIndex(of: d) {
                 dayPeriods[i].seconds += p.durationSeconds
-                dayPeriods[i].passes += 1
+                dayPeriods[i].passes += counted
             }
             if let w = cal.dateInterval(of: .weekOfYear, for: p.startedAt)?.start, let i = weekStarts.firstIndex(of: w) {
                 weekPeriods[i].seconds += p.durationSeconds
-                weekPeriods[i].passes += 1
+                weekPeriods[i].passes += counted
             }
         }
-        let scores = sorted.compactMap(\.score)
-        return PracticeStats(days: dayPeriods, weeks: weekPeriods, passCount: sorted.count, scoredPassCount: scores.count,
+        let whole = sorted.filter(\.complete)
+        let scores = whole.compactMap(\.score)
+        return PracticeStats(days: dayPeriods, weeks: weekPeriods, passCount: whole.count, scoredPassCount: scores.count,
                              totalSeconds: sorted.reduce(0) { $0 + $1.durationSeconds }, bestScore: scores.max(),
-                             latestScore: scores.last, scores: scores, tempos: sorted.map { Double($0.tempoPercent) })
+                             latestScore: scores.last, scores: scores, tempos: whole.map { Double($0.tempoPercent) })
     }
 }
 

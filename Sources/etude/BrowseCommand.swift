@@ -194,8 +194,12 @@ enum BrowserController {
                     let text = StatsReport.text(stats, title: row.title)
                     var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
                     while lines.last == "" { lines.removeLast() }
-                    // Only the days and weeks with practice: the box has to fit the screen.
-                    lines = lines.filter { !$0.hasSuffix("  0 passes") }
+                    // Only the days and weeks with practice (time or passes): the box has to fit the
+                    // screen. A heading left with nothing under it goes too.
+                    lines = lines.filter { !$0.hasSuffix(" 0 min  0 passes") }
+                    lines = lines.enumerated().filter { i, line in
+                        !(line.hasSuffix(":") && line.hasPrefix("Last ") && !(lines.indices.contains(i + 1) && lines[i + 1].hasPrefix("  ")))
+                    }.map(\.element)
                     model.overlay = .text(title: "Stats", lines: lines)
                 case .routines:
                     let routines = try store.routines()

@@ -107,7 +107,7 @@ enum LoopPlayer {
             if !passes.isEmpty {
                 history?.record(passes, mode: "watch") { _ in nil }
                 if !onTerminal {
-                    for p in passes {
+                    for p in passes where p.complete {
                         Console.out("pass \(p.pass): bars \(p.bars.lowerBound)-\(p.bars.upperBound) at \(PracticeSession.percentText(p.tempoPercent))%, \(String(format: "%.1f", p.durationSeconds)) s\n")
                     }
                 }

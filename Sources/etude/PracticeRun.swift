@@ -103,17 +103,18 @@ final class PracticeHistory: @unchecked Sendable {
 
     var isOpen: Bool { store != nil && lessonID != nil }
 
-    /// Stores finished passes (scored ones with their figures).
+    /// Stores passes (scored ones with their figures; one left unfinished only for its time).
     func record(_ passes: [FinishedPassInfo], mode: String, score: (FinishedPassInfo) -> PassFigures?) {
         guard let store, let lessonID else { return }
         lock.lock()
         defer { lock.unlock() }
         for p in passes {
-            let s = score(p)
+            let s = p.complete ? score(p) : nil
             let record = PassRecord(lessonID: lessonID, startedAt: p.startedAt, mode: mode, hand: p.hands.rawValue,
                                     tempoPercent: Int(p.tempoPercent.rounded()), firstBar: p.bars.lowerBound, lastBar: p.bars.upperBound,
                                     durationSeconds: p.durationSeconds, hit: s?.hit, missed: s?.missed, wrong: s?.wrong, extra: s?.extra,
-                                    accuracy: s?.accuracy, timingMeanMs: s?.timingMeanMs, timingSdMs: s?.timingSDMs, score: s?.score)
+                                    accuracy: s?.accuracy, timingMeanMs: s?.timingMeanMs, timingSdMs: s?.timingSDMs, score: s?.score,
+                                    complete: p.complete)
             _ = try? store.recordPass(record)
         }
     }

@@ -235,6 +235,10 @@ struct RoutinePlayer {
             var passLines: [String] = []
             func record(_ passes: [FinishedPassInfo]) {
                 for p in passes {
+                    guard p.complete else {   // cut by the limit or →: its time only, not a judged pass
+                        history.record([p], mode: mode.rawValue) { _ in nil }
+                        continue
+                    }
                     let f = session.score(for: p)
                     history.record([p], mode: mode.rawValue) { _ in f }
                     figures.append((figures.count + 1, f))

@@ -40,6 +40,8 @@ enum StatsReport {
         return m >= 60 ? "\(m / 60) h \(m % 60) min" : "\(m) min"
     }
 
+    static func passes(_ n: Int) -> String { n == 1 ? "1 pass" : "\(n) passes" }
+
     static func text(_ st: PracticeStats, title: String) -> String {
         var out = "\(TextDecoding.sanitize(title))\n"
         out += "Passes:       \(st.passCount) (\(st.scoredPassCount) scored), \(minutes(st.totalSeconds)) in all\n"
@@ -49,9 +51,9 @@ enum StatsReport {
         day.locale = Locale(identifier: "en_US_POSIX")
         day.dateFormat = "EEE dd MMM"
         out += "Last 7 days:\n"
-        for d in st.days { out += "  \(day.string(from: d.start))  \(minutes(d.seconds).leftPad(10))  \(d.passes) passes\n" }
+        for d in st.days { out += "  \(day.string(from: d.start))  \(minutes(d.seconds).leftPad(10))  \(passes(d.passes))\n" }
         out += "Last 8 weeks:\n"
-        for w in st.weeks { out += "  week of \(day.string(from: w.start))  \(minutes(w.seconds).leftPad(10))  \(w.passes) passes\n" }
+        for w in st.weeks { out += "  week of \(day.string(from: w.start))  \(minutes(w.seconds).leftPad(10))  \(passes(w.passes))\n" }
         if !st.scores.isEmpty {
             out += "Score:  \(Sparkline.render(st.scores, lower: 0, upper: 100))  (0-100, last \(min(40, st.scores.count)))\n"
         }

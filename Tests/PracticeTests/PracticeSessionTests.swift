@@ -140,6 +140,37 @@ struct PracticeSessionTests {
         #expect(s.loopName == "bars 5-8 at 70%")
     }
 
+    @Test func stoppingMidPassHandsOutTheUnfinishedPassForItsTimeOnly() throws {
+        let (s, clock, _) = try session(PracticePlan(repeatMode: .times(1)))
+        s.start()
+        play(s, clock, until: 5)
+        s.stop()
+        let passes = s.takeFinishedPasses()
+        #expect(passes.count == 1)
+        #expect(passes.first?.complete == false)
+        #expect(abs((passes.first?.durationSeconds ?? 0) - 5) < 0.06)
+        #expect(passes.first?.bars == 1...8 && passes.first?.hands == .both)
+        s.stop()   // twice: nothing more
+        #expect(s.takeFinishedPasses().isEmpty)
+
+        // Left at once: not worth a row.
+        let (quick, quickClock, _) = try session(PracticePlan(repeatMode: .times(1)))
+        quick.start()
+        play(quick, quickClock, until: 0.5)
+        quick.stop()
+        #expect(quick.takeFinishedPasses().isEmpty)
+
+        // After the last pass has ended there is nothing unfinished.
+        let (done, doneClock, _) = try session(PracticePlan(repeatMode: .times(1)))
+        done.start()
+        play(done, doneClock, until: 17)
+        #expect(done.isFinished)
+        let finished = done.takeFinishedPasses()
+        #expect(finished.count == 1 && finished.first?.complete == true)
+        done.stop()
+        #expect(done.takeFinishedPasses().isEmpty)
+    }
+
     @Test func recallKeyStepsThroughSavedLoopsApplyingBarsHandTempoAndOtherHand() throws {
         let (s, clock, output) = try session()
         #expect(PracticeCommand.command(for: Key("L")) == .recallLoop)

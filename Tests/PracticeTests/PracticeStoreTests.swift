@@ -97,6 +97,20 @@ import Testing
         #expect(resume.out.contains("\"loop\":{\"firstBar\":3,\"lastBar\":4,\"name\":\"hard bit\"}"), "\(resume.out)")
     }
 
+    @Test func practiceLeftMidPassStillCountsItsTime() throws {
+        guard T.tmuxPath() != nil else { print("skipped: tmux not installed (apt-get install tmux)"); return }
+        let dir = T.tempDir()
+        let pane = try T.Pane(dir: dir, command: T.script(dir, T.ode))
+        #expect(T.eventually { pane.screen().contains("bar 3:") }, "\(pane.screen())")   // 4+ s into the piece
+        try pane.keys("q")
+        #expect(T.ended(dir) == ("0\n", true))
+        let stats = try Self.etude(["stats", T.ode, "--json", "--db", dir + "/db.sqlite"], dir: dir)
+        #expect(stats.out.contains("\"passes\":0,\"scoredPasses\":0"), "\(stats.out)")
+        let total = stats.out.range(of: #""totalSeconds":([0-9.]+)"#, options: .regularExpression)
+            .flatMap { Double(stats.out[$0].dropFirst(15)) }
+        #expect((total ?? 0) >= 3, "\(stats.out)")
+    }
+
     @Test func practicePassesGoToTheHistory() throws {
         guard T.tmuxPath() != nil else { print("skipped: tmux not installed (apt-get install tmux)"); return }
         let dir = T.tempDir()

@@ -69,10 +69,16 @@ import Testing
         #expect(out.contains("Routine ended early."))
 
         let store = try Store.open(path: db)
-        let passes = try store.passes()
-        #expect(passes.map(\.mode) == ["wait", "wait"], "\(passes)")
+        let stored = try store.passes()
+        // The two judged passes of entry 1; entry 2, cut by its limit while waiting, keeps its
+        // time as an unfinished pass (no figures); entry 3, skipped at once, leaves nothing.
+        let passes = stored.filter(\.complete)
+        #expect(passes.map(\.mode) == ["wait", "wait"], "\(stored)")
         #expect(passes.allSatisfy { $0.hit == 4 && $0.missed == 0 && $0.wrong == 0 && $0.score == 100 && $0.hand == "right" })
         #expect(passes.allSatisfy { $0.firstBar == 1 && $0.lastBar == 1 && $0.tempoPercent == 100 })
+        let unfinished = stored.filter { !$0.complete }
+        #expect(unfinished.count == 1 && unfinished.first?.mode == "wait" && unfinished.first?.score == nil
+                && unfinished.first?.hit == nil && (unfinished.first?.durationSeconds ?? 0) >= 1, "\(stored)")
     }
 
     /// SIGTERM while an entry is on the practice screen: the routine ends with 128+15, the
@@ -102,8 +108,11 @@ import Testing
         #expect(out.contains("1 judged pass, score 100 (best 100), cut short"), "\(out)")
         #expect(out.contains("Routine ended early."))
         #expect(!out.contains("Played 2/2"))
-        let passes = try Store.open(path: db).passes()
-        #expect(passes.map(\.mode) == ["wait"])
+        let stored = try Store.open(path: db).passes()
+        let passes = stored.filter(\.complete)
+        #expect(passes.map(\.mode) == ["wait"], "\(stored)")
         #expect(passes.first?.score == 100)
+        // Pass 2 was under way: at most its time is kept, never a score.
+        #expect(stored.filter { !$0.complete }.allSatisfy { $0.score == nil && $0.hit == nil }, "\(stored)")
     }
 }

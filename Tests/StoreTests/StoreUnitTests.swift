@@ -166,6 +166,22 @@ import Testing
         #expect(listing?.lastPractised == date("2026-03-02T10:00:00Z"))
     }
 
+    @Test func unfinishedPassesAreKeptButNotCountedAsPassesOfTheLesson() throws {
+        let s = try seeded()
+        try s.recordPass(PassRecord(lessonID: "aaaa1111", startedAt: date("2026-03-02T10:00:00Z"), mode: "wait", hand: "right",
+                                    tempoPercent: 80, durationSeconds: 400, complete: false))
+        try s.recordPass(lessonID: "aaaa1111", startedAt: date("2026-03-01T10:00:00Z"), mode: "watch", hand: "both",
+                         tempoPercent: 100, durationSeconds: 30)
+        let stored = try s.passes(lessonID: "aaaa1111")
+        #expect(stored.map(\.complete) == [true, false])
+        let listing = try s.listing(id: "aaaa1111")
+        #expect(listing?.passes == 1)
+        #expect(listing?.lastPractised == date("2026-03-02T10:00:00Z"))   // it was practice all the same
+        let unfinished = try #require(stored.last?.id)
+        _ = try s.writer.write { db in try PassRecord.deleteOne(db, key: unfinished) }
+        #expect(try s.listing(id: "aaaa1111")?.passes == 1)
+    }
+
     @Test func resumeKeepsOneStateWithItsLoop() throws {
         let s = try seeded()
         #expect(try s.resume() == nil)
@@ -382,6 +398,17 @@ import Testing
         #expect(st.scores == [40, 80, 70])
         #expect(st.tempos == [100, 50, 60, 90, 100])
         #expect(st.totalSeconds == 1809)
+    }
+
+    @Test func anUnfinishedPassCountsItsTimeButIsNoPass() {
+        let now = date("2026-03-11T12:00:00Z")
+        var left = pass("2026-03-11T10:00:00Z", seconds: 300, tempo: 70)
+        left.complete = false
+        let st = PracticeStats.compute([pass("2026-03-11T08:00:00Z", seconds: 60, tempo: 90, score: 80), left], now: now, calendar: utc())
+        #expect(st.days.last?.seconds == 360 && st.days.last?.passes == 1)
+        #expect(st.weeks.last?.seconds == 360 && st.weeks.last?.passes == 1)
+        #expect(st.passCount == 1 && st.scoredPassCount == 1 && st.totalSeconds == 360)
+        #expect(st.tempos == [90])
     }
 
     @Test func sparklines() {
