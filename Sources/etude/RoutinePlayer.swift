@@ -179,10 +179,13 @@ struct RoutinePlayer {
                 }
                 let player = StepPlayer(transport: transport, clock: clock, output: output)
                 var lastStatus = ""
+                // Where the music was at the last tick, for `etude resume` (the entry's start until it plays).
+                var lastTick = practice.tickRange(in: loaded.lesson).lowerBound
                 let result = player.run(
                     decide: Self.decide(step.length),
                     control: { control(timeoutMs: 0) },
                     status: { elapsed, passes, gain in
+                        lastTick = Int(transport.tick(at: clock.now))
                         guard tty else { return }
                         var s = "\(counter) \(title)  \(StatusLine.clock(elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
                         s += "  pass \(passes + 1)  \(step.tempoPercent)%"
@@ -200,6 +203,10 @@ struct RoutinePlayer {
                 guard result.seconds >= 1 else { continue }
                 try store.recordPass(lessonID: step.lesson.id, startedAt: started, mode: "watch", hand: hand,
                                      tempoPercent: step.tempoPercent, bars: step.bars, durationSeconds: result.seconds)
+                try? store.saveResume(ResumeState(lessonID: step.lesson.id, path: path,
+                                                  positionSeconds: loaded.lesson.tempoMap.seconds(atTick: lastTick), hand: hand,
+                                                  tempoPercent: step.tempoPercent, mode: "watch",
+                                                  loopFirstBar: step.bars?.lowerBound, loopLastBar: step.bars?.upperBound, loopName: nil))
                 continue
             }
 
@@ -246,13 +253,14 @@ struct RoutinePlayer {
             var skipped = false
             var inputEnded = false
             let outcome: StepPlayer.Result
+            var resumePoint: ResumePoint?
             if screenAvailable {
                 // The full practice screen: the learner needs to see the notes.
                 keys?.restore()
                 keys = nil
                 var overAt: Double?
                 var lastTick: SessionStep.Tick?
-                let (ending, _) = try PracticeScreenRun.screen(session, instrument: instrument, begin: { scored.start() }, frame: { loop in
+                let (ending, point) = try PracticeScreenRun.screen(session, instrument: instrument, begin: { scored.start() }, frame: { loop in
                     // The routine's own signal watch may get the signal instead of the screen's handler.
                     if signals.received != nil { loop.stop() }
                     let t = scored.tick()
@@ -304,6 +312,7 @@ struct RoutinePlayer {
                 let (result, rest) = scored.finish(interrupted: skipped || (quit && overAt == nil))
                 record(rest)
                 outcome = result
+                resumePoint = point
                 keys = PlayKeys()
             } else {
                 // No terminal, a MIDI input: the one-line status and a line per judged pass.
@@ -339,6 +348,7 @@ struct RoutinePlayer {
                     }
                 }
                 let before = passLines.count
+                resumePoint = session.resumePoint()
                 let (result, rest) = scored.finish(interrupted: interrupted)
                 record(rest)
                 for l in passLines[before...] { line(l, final: true) }
@@ -351,6 +361,8 @@ struct RoutinePlayer {
             if !scores.isEmpty { summary += ", score\(scores.count == 1 ? "" : "s") \(scores.map(String.init).joined(separator: " ")) (best \(scores.max() ?? 0))" }
             summary += (outcome.faded ? ", faded out" : "") + (outcome.interrupted ? ", cut short" : "") + (inputEnded ? " (the input ended)" : "")
             line(summary, final: true)
+            // `etude resume` goes on from the last entry played, as after `etude practice`.
+            if let resumePoint { history.saveResume(resumePoint, mode: mode.rawValue, loopName: nil) }
         }
         if quit { line("Routine ended early.", final: true) } else { line("Routine \(plan.name) done.", final: true) }
         if exitCode != 0 { throw ExitCode(exitCode) }

@@ -3,7 +3,8 @@ import Testing
 @testable import Store
 
 /// Routines are checked when they are saved — by `routine new`, `edit` (options or $EDITOR) and
-/// `import` alike — with one line on stderr and the stored routine left as it was.
+/// `import` alike — with one line on stderr and the stored routine left as it was; `routine run`
+/// leaves `etude resume` where it stopped.
 @Suite("routine checks (process)")
 struct RoutineChecksProcessTests {
     static let lesson = "C major five-finger position: parallel motion"   // 10 bars, both hands
@@ -154,5 +155,39 @@ struct RoutineChecksProcessTests {
 
         (status, out, err) = try t.etude("routine", "delete", "nosuch")
         #expect(status == 1 && err == "etude: no routine named nosuch; see `etude routine list`\n" && out.isEmpty, "\(err)")
+    }
+
+    /// A routine stored before the checks: its bad entry is skipped with what to fix, and no
+    /// practice flag the user never typed; the rest plays, and resume goes on from it.
+    @Test func runSkipsAStoredBadEntryAndLeavesResumeAtTheLastEntry() throws {
+        try requireBinary()
+        let t = try Env()
+        var (status, out, err) = try t.etude("resume", "--show")
+        #expect(status == 1 && err.hasPrefix("etude: nothing to resume"), "\(err)")
+        (status, _, err) = try t.etude("routine", "new", "r", "--entry", "lesson=\(Self.lesson);bars=1-1;tempo=150",
+                                       "--entry", "lesson=\(Self.lesson);bars=2-2;hand=right;tempo=190")
+        try #require(status == 0, "\(err)")
+        do {
+            let s = try Store.open(path: t.env["ETUDE_DB"] ?? "")
+            var r = try #require(try s.routine(named: "r"))
+            r.entries[0].tempoPercent = 900
+            try s.saveRoutine(r)
+        }
+        (status, out, err) = try t.etude("routine", "run", "r", "--audio-driver", "no-such-driver")
+        #expect(status == 0, "\(err)")
+        #expect(out.contains("skipped entry 1: tempo is a percentage from 10 to 200, not 900 (`etude routine edit r` fixes it)"), "\(out)")
+        #expect(!out.contains("--tempo") && !err.contains("--tempo"), "\(out)\(err)")
+        #expect(out.contains("Played 1/1 \(Self.lesson): ") && out.contains("1 pass"), "\(out)")
+
+        (status, out, err) = try t.etude("resume", "--json")
+        #expect(status == 0, "\(err)")
+        let resume = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any], "\(out)")
+        #expect(resume["title"] as? String == Self.lesson)
+        #expect(resume["hand"] as? String == "right" && resume["tempoPercent"] as? Int == 190 && resume["mode"] as? String == "watch", "\(resume)")
+        let loop = resume["loop"] as? [String: Any]
+        #expect(loop?["firstBar"] as? Int == 2 && loop?["lastBar"] as? Int == 2, "\(resume)")
+        // Bar 2 of a 72 BPM 4/4 lesson: 3.33–6.67 s.
+        let position = resume["positionSeconds"] as? Double ?? -1
+        #expect(position >= 3.3 && position <= 6.7, "\(position)")
     }
 }
