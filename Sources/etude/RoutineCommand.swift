@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Lesson
 import MIDIFile
 import Store
 
@@ -34,6 +35,42 @@ struct RoutineCommand: ParsableCommand {
         }
     }
 
+    /// Checks entries of fixed lessons against the lessons' files, as practice checks its
+    /// options (`PracticePlan.validate`: the bars exist, the hand has a part), so a saved routine
+    /// plays what it says. A lesson whose file is missing or unreadable is left to `run`, which
+    /// says so; random entries are checked when they are picked. Throws "entry N: …".
+    static func checkLessons(_ routine: Routine, store: Store) throws {
+        for (i, entry) in routine.entries.enumerated() {
+            guard case .lesson(let id, _) = entry.source, entry.bars != nil || entry.hand != nil,
+                  let path = try store.listing(id: id)?.path, FileManager.default.fileExists(atPath: path),
+                  let read = try? LessonFile.readLesson(path) else { continue }
+            let plan = RoutinePlayer.practicePlan(hand: entry.hand, tempoPercent: entry.tempoPercent ?? 100, bars: entry.bars,
+                                                  length: entry.length)
+            do {
+                try plan.validate(for: Lesson(file: read.file, fileName: path))
+            } catch {
+                throw StoreError("entry \(i + 1): \(entryWords(error.message))")
+            }
+        }
+    }
+
+    /// The lesson engine's words with the keys of a routine entry for its flags:
+    /// "--bars 30-40: the lesson has 16 bars" → "bars=30-40: the lesson has 16 bars".
+    static func entryWords(_ message: String) -> String {
+        var m = message
+        for key in ["bars", "hand", "tempo"] { m = m.replacingOccurrences(of: "--\(key) ", with: "\(key)=") }
+        return m
+    }
+
+    /// Saves a routine made or changed on the command line, after the checks a file gets.
+    static func save(_ routine: Routine, store: Store) throws {
+        guard !routine.entries.isEmpty else {
+            throw EtudeFailure("\(routine.name) would have no entries; keep at least one, or delete it with `etude routine delete \(routine.name)`")
+        }
+        try checkLessons(routine, store: store)
+        try store.saveRoutine(routine)
+    }
+
     static func load(_ name: String, _ store: Store) throws -> Routine {
         guard let r = try store.routine(named: name) else {
             throw EtudeFailure("no routine named \(name); see `etude routine list`")
@@ -53,12 +90,15 @@ struct RoutineCommand: ParsableCommand {
         @Option(name: .customLong("entry"), help: "An entry (repeat for each, in order).") var entries: [String] = []
         @OptionGroup var store: StoreOptions
         func run() throws {
+            guard !entries.isEmpty else {
+                throw EtudeFailure("give at least one --entry, e.g. etude routine new \(name) --entry \"lesson=TITLE;minutes=5\"")
+            }
             try StoreCLI.withStore(store) { s in
                 if try s.routine(named: name) != nil {
                     throw EtudeFailure("a routine named \(name) exists; change it with `etude routine edit`")
                 }
                 let routine = Routine(name: name, entries: try RoutineCommand.entries(entries, store: s))
-                try s.saveRoutine(routine)
+                try RoutineCommand.save(routine, store: s)
                 Console.out(RoutineFile.text(routine, titles: try RoutineCommand.titles(s)))
             }
         }
@@ -94,7 +134,8 @@ struct RoutineCommand: ParsableCommand {
                     }
                     for n in remove.sorted(by: >) {
                         guard routine.entries.indices.contains(n - 1) else {
-                            throw EtudeFailure("--remove \(n): the routine has entries 1 to \(routine.entries.count)")
+                            let count = routine.entries.count
+                            throw EtudeFailure("--remove \(n): the routine has " + (count == 1 ? "only entry 1" : "entries 1 to \(count)"))
                         }
                         routine.entries.remove(at: n - 1)
                     }
@@ -107,7 +148,11 @@ struct RoutineCommand: ParsableCommand {
                     }
                     routine.entries += try RoutineCommand.entries(add, store: s)
                 }
-                try s.saveRoutine(routine)
+                do {
+                    try RoutineCommand.save(routine, store: s)
+                } catch let e as StoreError {
+                    throw EtudeFailure("\(e.message); the routine is unchanged")
+                }
                 if let rename, rename != routine.name {
                     try s.renameRoutine(routine.name, to: rename)
                     routine.name = rename
@@ -130,11 +175,14 @@ struct RoutineCommand: ParsableCommand {
             guard p.terminationStatus == 0 else { throw EtudeFailure("the editor (\(editor)) failed; the routine is unchanged") }
             let text = try String(contentsOf: file, encoding: .utf8)
             var edited: Routine
-            do { edited = try RoutineFile.parse(text) } catch {
-                throw EtudeFailure("\(Store.message(for: error) ?? "\(error)"); the routine is unchanged")
+            do {
+                edited = try RoutineFile.parse(text)
+                // The name is changed with --rename; the file's name field is ignored here.
+                edited.name = routine.name
+                try RoutineCommand.checkLessons(edited, store: store)
+            } catch {
+                throw EtudeFailure("\(routine.name): \(Store.message(for: error) ?? "\(error)"); the routine is unchanged: run `etude routine edit \(routine.name)` again to fix it")
             }
-            // The name is changed with --rename; the file's name field is ignored here.
-            edited.name = routine.name
             return edited
         }
     }
@@ -225,10 +273,15 @@ struct RoutineCommand: ParsableCommand {
             let bytes = try LessonFile.readBytes(file)
             try StoreCLI.withStore(store) { s in
                 let routine: Routine
-                do { routine = try s.importRoutine(String(decoding: bytes, as: UTF8.self), as: name) } catch let e as StoreError {
+                do {
+                    routine = try s.importRoutine(String(decoding: bytes, as: UTF8.self), as: name) { r in
+                        try RoutineCommand.checkLessons(r, store: s)
+                    }
+                } catch let e as StoreError {
                     throw EtudeFailure("\(file): \(e.message)")
                 }
-                Console.out("Imported \(routine.name) (\(routine.entries.count) entries)\n")
+                let n = routine.entries.count
+                Console.out("Imported \(routine.name) (\(n) entr\(n == 1 ? "y" : "ies"))\n")
             }
         }
     }
@@ -239,7 +292,7 @@ struct RoutineCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
         func run() throws {
             try StoreCLI.withStore(store, scan: false) { s in
-                guard try s.deleteRoutine(named: name) else { throw EtudeFailure("no routine named \(name)") }
+                guard try s.deleteRoutine(named: name) else { throw EtudeFailure("no routine named \(name); see `etude routine list`") }
                 Console.out("Deleted \(name)\n")
             }
         }

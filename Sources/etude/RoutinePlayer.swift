@@ -156,7 +156,7 @@ struct RoutinePlayer {
             do {
                 loaded = try LoadedLesson.load(path, split: nil)
             } catch let e as EtudeFailure {
-                line("Skipping \(title): \(e.message)", final: true)
+                line("Skipping \(title): \(RoutineCommand.entryWords(e.message))", final: true)
                 continue
             }
             let mode = Self.mode(of: step)
@@ -174,15 +174,18 @@ struct RoutinePlayer {
                 do {
                     transport = try Transport(lesson: loaded.lesson, plan: practice, clock: clock)
                 } catch {
-                    line("Skipping \(title): \(error.message)", final: true)
+                    line("Skipping \(title): \(RoutineCommand.entryWords(error.message))", final: true)
                     continue
                 }
                 let player = StepPlayer(transport: transport, clock: clock, output: output)
                 var lastStatus = ""
+                // Where the music was at the last tick, for `etude resume` (the entry's start until it plays).
+                var lastTick = practice.tickRange(in: loaded.lesson).lowerBound
                 let result = player.run(
                     decide: Self.decide(step.length),
                     control: { control(timeoutMs: 0) },
                     status: { elapsed, passes, gain in
+                        lastTick = Int(transport.tick(at: clock.now))
                         guard tty else { return }
                         var s = "\(counter) \(title)  \(StatusLine.clock(elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
                         s += "  pass \(passes + 1)  \(step.tempoPercent)%"
@@ -200,6 +203,10 @@ struct RoutinePlayer {
                 guard result.seconds >= 1 else { continue }
                 try store.recordPass(lessonID: step.lesson.id, startedAt: started, mode: "watch", hand: hand,
                                      tempoPercent: step.tempoPercent, bars: step.bars, durationSeconds: result.seconds)
+                try? store.saveResume(ResumeState(lessonID: step.lesson.id, path: path,
+                                                  positionSeconds: loaded.lesson.tempoMap.seconds(atTick: lastTick), hand: hand,
+                                                  tempoPercent: step.tempoPercent, mode: "watch",
+                                                  loopFirstBar: step.bars?.lowerBound, loopLastBar: step.bars?.upperBound, loopName: nil))
                 continue
             }
 
@@ -223,7 +230,7 @@ struct RoutinePlayer {
                                               options: PracticeScreenRun.sessionOptions(loaded, PracticeScreenRun.Display()),
                                               observer: observer)
             } catch {
-                line("Skipping \(title): \(error.message)", final: true)
+                line("Skipping \(title): \(RoutineCommand.entryWords(error.message))", final: true)
                 continue
             }
             let history = PracticeHistory(store: store, lessonID: step.lesson.id, path: path)
@@ -250,13 +257,14 @@ struct RoutinePlayer {
             var skipped = false
             var inputEnded = false
             let outcome: StepPlayer.Result
+            var resumePoint: ResumePoint?
             if screenAvailable {
                 // The full practice screen: the learner needs to see the notes.
                 keys?.restore()
                 keys = nil
                 var overAt: Double?
                 var lastTick: SessionStep.Tick?
-                let (ending, _) = try PracticeScreenRun.screen(session, instrument: instrument, begin: { scored.start() }, frame: { loop in
+                let (ending, point) = try PracticeScreenRun.screen(session, instrument: instrument, begin: { scored.start() }, frame: { loop in
                     // The routine's own signal watch may get the signal instead of the screen's handler.
                     if signals.received != nil { loop.stop() }
                     let t = scored.tick()
@@ -308,6 +316,7 @@ struct RoutinePlayer {
                 let (result, rest) = scored.finish(interrupted: skipped || (quit && overAt == nil))
                 record(rest)
                 outcome = result
+                resumePoint = point
                 keys = PlayKeys()
             } else {
                 // No terminal, a MIDI input: the one-line status and a line per judged pass.
@@ -343,6 +352,7 @@ struct RoutinePlayer {
                     }
                 }
                 let before = passLines.count
+                resumePoint = session.resumePoint()
                 let (result, rest) = scored.finish(interrupted: interrupted)
                 record(rest)
                 for l in passLines[before...] { line(l, final: true) }
@@ -355,6 +365,8 @@ struct RoutinePlayer {
             if !scores.isEmpty { summary += ", score\(scores.count == 1 ? "" : "s") \(scores.map(String.init).joined(separator: " ")) (best \(scores.max() ?? 0))" }
             summary += (outcome.faded ? ", faded out" : "") + (outcome.interrupted ? ", cut short" : "") + (inputEnded ? " (the input ended)" : "")
             line(summary, final: true)
+            // `etude resume` goes on from the last entry played, as after `etude practice`.
+            if let resumePoint { history.saveResume(resumePoint, mode: mode.rawValue, loopName: nil) }
         }
         if quit { line("Routine ended early.", final: true) } else { line("Routine \(plan.name) done.", final: true) }
         if exitCode != 0 { throw ExitCode(exitCode) }

@@ -186,6 +186,12 @@ struct RoutineRunProcessTests {
         #expect(passes.map(\.tempoPercent) == [100, 100, 200])
         let (_, stats, _) = try Self.etude(["stats", "--json"], env: env)
         #expect(stats.contains("\"passes\":3,\"scoredPasses\":3"), "\(stats)")
+        // `etude resume` goes on from the last entry played, in its mode, hand, tempo and bars.
+        let (_, resumeText, resumeErr) = try Self.etude(["resume", "--json"], env: env)
+        let resume = try #require(try JSONSerialization.jsonObject(with: Data(resumeText.utf8)) as? [String: Any], "\(resumeText)\(resumeErr)")
+        #expect(resume["title"] as? String == lesson && resume["mode"] as? String == "play" && resume["hand"] as? String == "right"
+                && resume["tempoPercent"] as? Int == 200, "\(resume)")
+        #expect((resume["loop"] as? [String: Any])?["firstBar"] as? Int == 1 && (resume["loop"] as? [String: Any])?["lastBar"] as? Int == 1, "\(resume)")
     }
 
     /// The computer keyboard cannot be played without a terminal: such entries are skipped

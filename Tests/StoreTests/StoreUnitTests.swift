@@ -419,3 +419,141 @@ import Testing
         #expect(Sparkline.render(Array(repeating: 1, count: 100), width: 40).count == 40)
     }
 }
+
+/// One check of a routine entry, whatever wrote it: `--entry`, `routine edit --add/--set`, an
+/// imported file, a routine edited in $EDITOR, a stored routine about to run.
+@Suite struct RoutineEntryValidationTests {
+    func problem(_ f: RoutineEntry.Fields) -> String? {
+        do {
+            _ = try RoutineEntry.validated(f)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func eachFieldIsCheckedWithOneMessage() {
+        let fav = RoutineEntry.Source.randomFavourite
+        #expect(problem(.init(source: fav, hand: "middle")) == "hand must be right, left or both, not middle")
+        #expect(problem(.init(source: fav, tempo: 900)) == "tempo is a percentage from 10 to 200, not 900")
+        #expect(problem(.init(source: fav, tempo: 9)) == "tempo is a percentage from 10 to 200, not 9")
+        #expect(problem(.init(source: fav, bars: "8-2")) == "bars must look like 5-8 (first bar, last bar), not 8-2")
+        #expect(problem(.init(source: fav, mode: "fast")) == "mode must be watch, wait, play or memory, not fast")
+        #expect(problem(.init(source: fav, minutes: -2)) == "minutes must be a positive number, not -2")
+        #expect(problem(.init(source: fav, minutes: 0)) == "minutes must be a positive number, not 0")
+        #expect(problem(.init(source: fav, minutes: .nan)) == "minutes must be a positive number, not nan")
+        #expect(problem(.init(source: fav, minutes: -.infinity)) == "minutes must be a positive number, not -inf")
+        #expect(problem(.init(source: fav, repetitions: 0)) == "repetitions must be at least 1, not 0")
+        #expect(problem(.init(source: fav, pause: -5)) == "pause is a whole number of seconds, 0 or more, not -5")
+        #expect(problem(.init(source: fav, minutes: 2, repetitions: 3)) == "give minutes or repetitions (reps), not both")
+        // Control characters in a value are not echoed to the terminal.
+        #expect(problem(.init(source: fav, hand: "x\u{1B}[2J"))?.contains("\u{1B}") == false)
+    }
+
+    @Test func validFieldsMakeTheEntry() throws {
+        let e = try RoutineEntry.validated(.init(source: .randomLevel(2), hand: "Right", tempo: 200, bars: "3-4", mode: "Wait",
+                                                 minutes: 1.5, pause: 0))
+        #expect(e == RoutineEntry(source: .randomLevel(2), hand: "right", tempoPercent: 200, bars: 3...4, mode: "wait",
+                                  length: .minutes(1.5), pauseSeconds: 0))
+        #expect(try RoutineEntry.validated(.init(source: .randomFavourite)).length == .repetitions(1))
+        #expect(try RoutineEntry.validated(.init(source: .randomFavourite, tempo: 10, repetitions: 1)).tempoPercent == 10)
+    }
+
+    /// A stored entry (saved before the checks) says what is wrong with it.
+    @Test func storedEntriesReportTheirProblem() {
+        #expect(RoutineEntry(source: .randomFavourite, tempoPercent: 80, length: .minutes(2)).problem == nil)
+        #expect(RoutineEntry(source: .randomFavourite, tempoPercent: 900).problem == "tempo is a percentage from 10 to 200, not 900")
+        #expect(RoutineEntry(source: .randomFavourite, hand: "middle").problem == "hand must be right, left or both, not middle")
+        #expect(RoutineEntry(source: .randomFavourite, length: .repetitions(0)).problem == "repetitions must be at least 1, not 0")
+        #expect(RoutineEntry(source: .randomFavourite, pauseSeconds: -1).problem == "pause is a whole number of seconds, 0 or more, not -1")
+    }
+
+    /// The command line says the same words, after the entry it quotes.
+    @Test func entrySpecsUseTheSameCheck() {
+        func specProblem(_ spec: String) -> String? {
+            do {
+                _ = try RoutineEntry.parseSpec(spec)
+                return nil
+            } catch {
+                return Store.message(for: error)
+            }
+        }
+        #expect(specProblem("random=favourite;tempo=900") == "entry \"random=favourite;tempo=900\": tempo is a percentage from 10 to 200, not 900")
+        #expect(specProblem("random=favourite;hand=middle") == "entry \"random=favourite;hand=middle\": hand must be right, left or both, not middle")
+        #expect(specProblem("random=favourite;minutes=-2") == "entry \"random=favourite;minutes=-2\": minutes must be a positive number, not -2")
+        #expect(specProblem("random=favourite;pause=-5") == "entry \"random=favourite;pause=-5\": pause is a whole number of seconds, 0 or more, not -5")
+        #expect(specProblem("random=favourite;reps=0") == "entry \"random=favourite;reps=0\": repetitions must be at least 1, not 0")
+        #expect(specProblem("random=favourite;bars=8-2") == "entry \"random=favourite;bars=8-2\": bars must look like 5-8 (first bar, last bar), not 8-2")
+        // Both lengths: refused, not one silently dropped.
+        #expect(specProblem("random=favourite;reps=3;minutes=2") == "entry \"random=favourite;reps=3;minutes=2\": give minutes or repetitions (reps), not both")
+        #expect(specProblem("random=favourite;minutes=2;times=3")?.hasSuffix("give minutes or repetitions (reps), not both") == true)
+        #expect(specProblem("random=favourite;tempo=fast") == "entry \"random=favourite;tempo=fast\": tempo needs a whole number, not fast")
+        #expect(specProblem("random=favourite;minutes=long") == "entry \"random=favourite;minutes=long\": minutes must be a positive number, not long")
+    }
+
+    func parseProblem(_ text: String) -> String? {
+        do {
+            _ = try RoutineFile.parse(text)
+            return nil
+        } catch {
+            return Store.message(for: error)
+        }
+    }
+
+    func file(_ entries: String) -> String { "{\"etudeRoutine\":1,\"name\":\"x\",\"entries\":[\(entries)]}" }
+
+    /// A routine file is checked entry by entry with the same words, naming the entry.
+    @Test func filesAreCheckedLikeTheCommandLine() {
+        let ok = "{\"random\":\"favourite\"}"
+        #expect(parseProblem(file("\(ok),{\"random\":\"favourite\",\"tempo\":900}")) == "entry 2: tempo is a percentage from 10 to 200, not 900")
+        #expect(parseProblem(file("{\"random\":\"favourite\",\"hand\":\"middle\"}")) == "entry 1: hand must be right, left or both, not middle")
+        #expect(parseProblem(file("\(ok),\(ok),{\"random\":\"favourite\",\"minutes\":-2}")) == "entry 3: minutes must be a positive number, not -2")
+        #expect(parseProblem(file("{\"random\":\"favourite\",\"pause\":-5}")) == "entry 1: pause is a whole number of seconds, 0 or more, not -5")
+        #expect(parseProblem(file("{\"random\":\"favourite\",\"repetitions\":0}")) == "entry 1: repetitions must be at least 1, not 0")
+        #expect(parseProblem(file("{\"random\":\"favourite\",\"minutes\":2,\"repetitions\":3}")) == "entry 1: give minutes or repetitions (reps), not both")
+        #expect(parseProblem(file("{\"random\":\"favourite\",\"mode\":\"fast\"}")) == "entry 1: mode must be watch, wait, play or memory, not fast")
+        #expect(parseProblem(file("\(ok),{\"random\":\"favourite\",\"tempo\":\"fast\"}")) == "entry 2: tempo: must be a whole number")
+        #expect(parseProblem(file("{\"minutes\":2}")) == "entry 1: an entry needs \"lesson\" or \"random\"")
+        #expect(parseProblem(file("")) == "the routine has no entries; give at least one in \"entries\"")
+        #expect(parseProblem("[1]") == "not a routine file: write a JSON object with \"etudeRoutine\", \"name\" and \"entries\"")
+        #expect(parseProblem(file(ok)) == nil)
+    }
+
+    /// Broken JSON: one line saying where, with no stray punctuation from the decoder.
+    @Test func brokenJSONSaysWhere() throws {
+        let broken = "{\n  \"etudeRoutine\": 1,\n  \"name\": \"x\",,\n  \"entries\": []\n}\n"
+        let m = try #require(parseProblem(broken))
+        #expect(m.hasPrefix("not valid JSON") && !m.contains(".;") && !m.hasSuffix(".") && !m.contains("\n"), "\(m)")
+        #expect(m.contains("line 3"), "\(m)")
+        #expect(parseProblem("{\"etudeRoutine\": 1, \"name\": \"x\"") == "not valid JSON: it ends too soon (a missing } or ])")
+    }
+
+    @Test func importChecksBeforeSavingAndAFailureLeavesTheRoutineAlone() throws {
+        let s = try InMemoryStoreTests().seeded()
+        let good = try s.importRoutine(file("{\"random\":\"favourite\",\"repetitions\":2}"))
+        #expect(throws: StoreError.self) { try s.importRoutine(file("{\"random\":\"favourite\",\"tempo\":900}")) }
+        #expect(try s.routine(named: "x") == good)
+        // The caller's check (the command line's bars check) runs before the save.
+        #expect(throws: StoreError.self) {
+            try s.importRoutine(file("{\"random\":\"level\",\"level\":1}")) { _ in throw StoreError("entry 1: no") }
+        }
+        #expect(try s.routine(named: "x") == good)
+    }
+
+    /// A routine stored before the checks: its bad entries are skipped at run time with what to
+    /// fix (not with a practice flag the user never typed); an odd mode still plays as watch.
+    @Test func planSkipsStoredEntriesThatFailTheCheck() {
+        let cands = RoutinePlan.Candidates(lessons: [
+            LessonListing(lesson: LessonInfo(id: "a", title: "Scale", level: 1, durationSeconds: 60, hands: 1), path: "/l/a.mid", isFavourite: true),
+        ])
+        let routine = Routine(name: "old", entries: [
+            RoutineEntry(source: .lesson(id: "a", title: "Scale"), tempoPercent: 900),
+            RoutineEntry(source: .lesson(id: "a", title: "Scale"), mode: "loop"),
+        ])
+        var rng = SeededGenerator(seed: 1)
+        let plan = RoutinePlan.make(routine, candidates: cands, using: &rng)
+        #expect(plan.steps.map(\.entryIndex) == [1])
+        #expect(plan.skipped == [.init(entryIndex: 0, reason: "tempo is a percentage from 10 to 200, not 900 (`etude routine edit old` fixes it)")])
+        #expect(!plan.text().contains("--tempo"))
+    }
+}
