@@ -33,6 +33,20 @@ public struct BrowserRow: Equatable, Sendable {
 public enum BrowserOverlay: Equatable, Sendable {
     case help
     case text(title: String, lines: [String])
+    /// The routines to pick one from: ↑ ↓ choose, Enter runs it.
+    case routines([RoutineChoice], selected: Int)
+}
+
+/// One routine as the browser's routines box lists it.
+public struct RoutineChoice: Equatable, Sendable {
+    public var name: String
+    /// e.g. "3 entries, about 12 min".
+    public var summary: String
+
+    public init(name: String, summary: String) {
+        self.name = name
+        self.summary = summary
+    }
 }
 
 /// What a key asks the browser's controller to do (the model already changed itself).
@@ -45,6 +59,8 @@ public enum BrowserAction: Equatable, Sendable {
     case toggleFavourite(BrowserRow)
     case stats(BrowserRow)
     case routines
+    /// Enter on a routine in the routines box.
+    case runRoutine(String)
     case quit
 }
 
@@ -59,7 +75,7 @@ public enum BrowserKeys {
         PracticeKeys.Entry(keys: "Ctrl-L  F3", action: "filter: level any / 1 / 2 / …"),
         PracticeKeys.Entry(keys: "Ctrl-F  F4", action: "favourite on / off (★)"),
         PracticeKeys.Entry(keys: "Ctrl-S  F5", action: "stats of the lesson"),
-        PracticeKeys.Entry(keys: "Ctrl-R  F6", action: "routines"),
+        PracticeKeys.Entry(keys: "Ctrl-R  F6", action: "routines (Enter runs one)"),
         PracticeKeys.Entry(keys: "?  F1", action: "this help (? while the search is empty)"),
         PracticeKeys.Entry(keys: "Esc", action: "clear the search, then quit"),
         PracticeKeys.Entry(keys: "Ctrl-Q  F10  Ctrl-C", action: "quit"),
@@ -119,6 +135,16 @@ public struct BrowserModel: Equatable, Sendable {
     /// Applies a key. `visibleRows` is the list height (for PgUp/PgDn).
     public mutating func handle(_ key: Key, visibleRows: Int) -> BrowserAction {
         let page = max(1, visibleRows)
+        if case .routines(let choices, let at)? = overlay, !choices.isEmpty {
+            switch key.code {
+            case .up: overlay = .routines(choices, selected: max(0, at - 1)); return .none
+            case .down: overlay = .routines(choices, selected: min(choices.count - 1, at + 1)); return .none
+            case .enter:
+                overlay = nil
+                return .runRoutine(choices[min(max(0, at), choices.count - 1)].name)
+            default: break
+            }
+        }
         if overlay != nil {
             overlay = nil
             if key == Key.ctrl("q") || key.code == .function(10) { return .quit }
@@ -141,8 +167,8 @@ public struct BrowserModel: Equatable, Sendable {
             selected = 0
             return .refresh
         case .function(3): return cycleLevel()
-        case .function(4): return selectedRow.map { .toggleFavourite($0) } ?? .none
-        case .function(5): return selectedRow.map { .stats($0) } ?? .none
+        case .function(4): return onLesson { .toggleFavourite($0) }
+        case .function(5): return onLesson { .stats($0) }
         case .function(6): return .routines
         case .function(1):
             overlay = .help
@@ -168,8 +194,8 @@ public struct BrowserModel: Equatable, Sendable {
             if key.modifiers.contains(.ctrl) {
                 switch c {
                 case "l": return cycleLevel()
-                case "f": return selectedRow.map { .toggleFavourite($0) } ?? .none
-                case "s": return selectedRow.map { .stats($0) } ?? .none
+                case "f": return onLesson { .toggleFavourite($0) }
+                case "s": return onLesson { .stats($0) }
                 case "r": return .routines
                 case "q": return .quit
                 case "u":
@@ -193,6 +219,15 @@ public struct BrowserModel: Equatable, Sendable {
         }
         clamp(visibleRows: page)
         return .none
+    }
+
+    /// A lesson's key (favourite, stats) on the resume line or an empty list: says so.
+    private mutating func onLesson(_ action: (BrowserRow) -> BrowserAction) -> BrowserAction {
+        guard let row = selectedRow else {
+            message = "move to a lesson first (↑ ↓): that key works on the lesson under the cursor"
+            return .none
+        }
+        return action(row)
     }
 
     private mutating func cycleLevel() -> BrowserAction {
@@ -306,6 +341,7 @@ public struct BrowserScreen: Sendable {
         switch model.overlay {
         case .help?: drawHelp(into: &buffer)
         case .text(let title, let lines)?: drawText(title: title, lines: lines, into: &buffer)
+        case .routines(let choices, let selected)?: drawRoutines(choices, selected: selected, into: &buffer)
         case nil: break
         }
     }
@@ -336,6 +372,30 @@ public struct BrowserScreen: Sendable {
             buffer.text(e.keys, x: bx + 2, y: y, style: theme.panelKey, maxWidth: boxWidth - 4)
             buffer.text(e.action, x: bx + 2 + keyWidth + 2, y: y, style: theme.panelStyle, maxWidth: max(0, boxWidth - 6 - keyWidth))
         }
+    }
+
+    func drawRoutines(_ choices: [RoutineChoice], selected: Int, into buffer: inout CellBuffer) {
+        let hint = "↑ ↓ choose · Enter runs it · any other key closes"
+        let nameWidth = choices.map { CellBuffer.width(of: safe($0.name)) }.max() ?? 0
+        let lineWidth = choices.map { nameWidth + 3 + CellBuffer.width(of: $0.summary) }.max() ?? 0
+        let width = min(buffer.width, max(CellBuffer.width(of: hint), lineWidth) + 4)
+        let height = min(buffer.height, choices.count + 4)
+        let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: "Routines", width: width, height: height)
+        // Keep the chosen one in view when the box is shorter than the list.
+        let rows = max(1, height - 4)
+        let top = min(max(0, selected - rows + 1), max(0, choices.count - rows))
+        for i in 0..<rows {
+            let index = top + i
+            guard index < choices.count else { break }
+            let y = by + 1 + i
+            let chosen = index == selected
+            let style = chosen ? (theme.monochrome ? Style(attributes: .reverse) : theme.statusStyle) : theme.panelStyle
+            if chosen { buffer.fill(x: bx + 1, y: y, width: width - 2, height: 1, Cell(" ", style)) }
+            let c = choices[index]
+            buffer.text(safe(c.name), x: bx + 2, y: y, style: chosen ? style : theme.panelKey, maxWidth: width - 4)
+            buffer.text(c.summary, x: bx + 2 + nameWidth + 3, y: y, style: style, maxWidth: max(0, width - 7 - nameWidth))
+        }
+        buffer.text(hint, x: bx + 2, y: by + height - 2, style: theme.panelStyle, maxWidth: width - 4)
     }
 
     func drawText(title: String, lines: [String], into buffer: inout CellBuffer) {

@@ -31,6 +31,7 @@ enum BrowserOutcome {
     case quit
     case open(path: String, title: String)
     case resume(ResumeState, title: String)
+    case routine(String)
 }
 
 /// Wires the pure `BrowserModel`/`BrowserScreen` to the terminal and the store. The session is
@@ -48,6 +49,17 @@ enum BrowserController {
             let arguments: [String], title: String
             switch outcome {
             case .quit: return
+            case .routine(let name):
+                kept?.message = nil
+                do {
+                    var command = try Etude.parseAsRoot(["routine", "run", name])
+                    try command.run()
+                    // What the routine printed stays on screen until the learner has read it.
+                    waitForAKey("Press any key to go back to the lessons.")
+                } catch let failure as EtudeFailure {
+                    kept?.message = failure.message
+                }
+                continue
             case .open(let path, let name):
                 arguments = ["practice", path]
                 title = name
@@ -68,6 +80,15 @@ enum BrowserController {
         }
     }
 
+    /// Waits for one key on the terminal (raw, no echo); returns at once without one.
+    static func waitForAKey(_ prompt: String) {
+        guard let raw = RawStdin() else { return }
+        defer { raw.restore() }
+        Console.out(prompt)
+        while let bytes = raw.read(timeoutMs: 1000), bytes.isEmpty {}
+        Console.out("\n")
+    }
+
     /// Runs `etude practice …`; when this build has no practice command yet, one clear line.
     static func practise(_ arguments: [String], title: String) throws {
         let hasPractice = Etude.configuration.subcommands.contains { $0._commandName == "practice" }
@@ -76,6 +97,19 @@ enum BrowserController {
         }
         var command = try Etude.parseAsRoot(arguments)
         try command.run()
+    }
+
+    /// "3 entries: Ode to Joy, a random favourite, …" for the routines box.
+    static func routineSummary(_ routine: Routine, titles: [String: String]) -> String {
+        let names = routine.entries.prefix(2).map { e -> String in
+            switch e.source {
+            case .lesson(let id, let title): return titles[id] ?? title ?? "a lesson"
+            case .randomFavourite: return "a random favourite"
+            case .randomLevel(let n): return "a random level-\(n) lesson"
+            }
+        }
+        let count = routine.entries.count
+        return "\(count) entr\(count == 1 ? "y" : "ies"): " + names.joined(separator: ", ") + (count > 2 ? ", …" : "")
     }
 
     static func rows(_ listings: [LessonListing]) -> [BrowserRow] {
@@ -203,11 +237,16 @@ enum BrowserController {
                     model.overlay = .text(title: "Stats", lines: lines)
                 case .routines:
                     let routines = try store.routines()
-                    let lines = routines.isEmpty
-                        ? ["No routines yet.", "Make one: etude routine new NAME --entry \"lesson=…;minutes=5\""]
-                        : routines.map { "\($0.name) — \($0.entries.count) entr\($0.entries.count == 1 ? "y" : "ies")" }
-                            + ["", "Run one: etude routine run NAME"]
-                    model.overlay = .text(title: "Routines", lines: lines)
+                    if routines.isEmpty {
+                        model.overlay = .text(title: "Routines", lines: ["No routines yet.",
+                                                                         "Make one: etude routine new NAME --entry \"lesson=…;minutes=5\""])
+                    } else {
+                        let titles = Dictionary(model.rows.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a })
+                        model.overlay = .routines(routines.map { RoutineChoice(name: $0.name, summary: routineSummary($0, titles: titles)) },
+                                                  selected: 0)
+                    }
+                case .runRoutine(let name):
+                    return .routine(name)
                 }
             }
             if !keys.isEmpty || !events.isEmpty { draw() }

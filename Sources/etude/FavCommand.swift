@@ -36,7 +36,7 @@ struct FavCommand: ParsableCommand {
             try StoreCLI.withStore(store) { s in
                 let l = try s.resolveLesson(lesson)
                 guard try s.removeFavourite(l.lesson.id) else {
-                    throw EtudeFailure("\(l.lesson.title) is not a favourite")
+                    throw EtudeFailure("\(l.lesson.title) is not a favourite; `etude fav list` shows them")
                 }
                 Console.out("Unstarred \(l.lesson.title)\n")
             }

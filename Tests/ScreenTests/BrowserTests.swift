@@ -41,6 +41,10 @@ struct BrowserTests {
         var stats = m
         stats.overlay = .text(title: "Stats", lines: ["Ode to Joy", "Passes:       3 (1 scored), 4 min in all", "Best score:   64"])
         Snapshot.check("browser-stats-80x24", BrowserScreen(depth: .truecolor).render(stats, size: size(80, 24)))
+        var routines = m
+        routines.overlay = .routines([RoutineChoice(name: "morning", summary: "3 entries: C major scale, Ode to Joy, …"),
+                                      RoutineChoice(name: "exam piece", summary: "1 entry: Minuet in G major")], selected: 1)
+        Snapshot.check("browser-routines-80x24", BrowserScreen(depth: .truecolor).render(routines, size: size(80, 24)))
         var empty = BrowserModel()
         empty.query = "zzz"
         Snapshot.check("browser-empty-60x12", BrowserScreen(depth: .none).render(empty, size: size(60, 12)))
@@ -126,6 +130,37 @@ struct BrowserTests {
         #expect(m.query.isEmpty, "command keys never type into the search")
         #expect(m.handle(.ctrl("q"), visibleRows: 2) == .quit)
         #expect(m.handle(Key(.function(10)), visibleRows: 2) == .quit)
+    }
+
+    @Test func lessonKeysOnTheResumeLineSayWhatToDo() {
+        var m = BrowserFixture.model()
+        #expect(m.isResumeSelected)
+        for key in [Key.ctrl("f"), Key.ctrl("s"), Key(.function(4)), Key(.function(5))] {
+            #expect(m.handle(key, visibleRows: 5) == .none)
+            #expect(m.message == "move to a lesson first (↑ ↓): that key works on the lesson under the cursor")
+        }
+        _ = m.handle(Key(.down), visibleRows: 5)
+        #expect(m.message == nil)
+    }
+
+    @Test func theRoutinesBoxChoosesOneToRun() {
+        var m = BrowserFixture.model()
+        let choices = [RoutineChoice(name: "morning", summary: "3 entries"), RoutineChoice(name: "evening", summary: "1 entry")]
+        m.overlay = .routines(choices, selected: 0)
+        #expect(m.handle(Key(.down), visibleRows: 5) == .none)
+        #expect(m.overlay == .routines(choices, selected: 1))
+        #expect(m.handle(Key(.down), visibleRows: 5) == .none)
+        #expect(m.overlay == .routines(choices, selected: 1), "stops at the last")
+        let shown = BrowserScreen(depth: .ansi16).render(m, size: size(80, 24)).plainText()
+        #expect(shown.contains("morning") && shown.contains("evening") && shown.contains("Enter runs it"))
+        #expect(m.handle(Key(.up), visibleRows: 5) == .none)
+        #expect(m.handle(Key(.enter), visibleRows: 5) == .runRoutine("morning"))
+        #expect(m.overlay == nil)
+        m.overlay = .routines(choices, selected: 0)
+        #expect(m.handle(Key("x"), visibleRows: 5) == .none)
+        #expect(m.overlay == nil && m.query.isEmpty, "any other key closes, and is not typed")
+        m.overlay = .routines(choices, selected: 0)
+        #expect(m.handle(.ctrl("q"), visibleRows: 5) == .quit)
     }
 
     @Test func helpOpensAndAnyKeyCloses() {

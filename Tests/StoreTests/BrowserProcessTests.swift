@@ -1,10 +1,10 @@
 import Foundation
+import Store
 import Testing
 
 /// `etude` with no arguments in a real terminal emulator (tmux): the browser lists the
-/// built-in lessons, typing filters them, Enter opens the selected lesson (the practice screen,
-/// or while this build has no `practice` command, a one-line message naming the lesson), and
-/// the terminal is restored afterwards.
+/// built-in lessons, typing filters them, Enter opens the selected lesson on the practice
+/// screen and q there comes back, routines run from it, and the terminal is restored afterwards.
 @Suite("Browser in a pseudo-terminal (tmux)")
 struct BrowserProcessTests {
     static func tmuxPath() -> String? {
@@ -113,6 +113,56 @@ struct BrowserProcessTests {
         let before = try String(contentsOfFile: dir.file("before"), encoding: .utf8)
         let after = try String(contentsOfFile: dir.file("after"), encoding: .utf8)
         #expect(before == after, "terminal settings restored")
+    }
+
+    /// Ctrl-R lists the routines; Enter runs one (its lines stay until a key), then the browser
+    /// comes back; Ctrl-Q leaves with the terminal as it was.
+    @Test func aRoutineRunsFromTheBrowserAndTheBrowserComesBack() throws {
+        guard Self.tmuxPath() != nil else {
+            print("skipping: tmux is not installed (apt-get install tmux)")
+            return
+        }
+        guard FileManager.default.isExecutableFile(atPath: Repo.etude) else {
+            Issue.record("build etude first (make test runs swift build)")
+            return
+        }
+        let dir = try TempDir()
+        let db = dir.file("etude.sqlite")
+        let lessons = Repo.root.appendingPathComponent("Lessons").path
+        let env = ["ETUDE_DB": db, "ETUDE_LESSONS": lessons]
+        let made = try Repo.run(["routine", "new", "quick", "--entry", "lesson=Ode to Joy;minutes=0.05"], environment: env)
+        try #require(made.0 == 0, "\(made.2)")
+        let script = dir.file("run.sh")
+        try """
+        stty -g > '\(dir.file("before"))'
+        ETUDE_DB='\(db)' ETUDE_LESSONS='\(lessons)' '\(Repo.etude)'
+        echo "EXIT=$?"
+        stty -g > '\(dir.file("after"))'
+        sleep 60
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let socket = "etude-browser-routine-\(getpid())"
+        defer { _ = try? Self.tmux(socket, ["kill-server"]) }
+        try Self.tmux(socket, ["new-session", "-d", "-s", "t", "-x", "120", "-y", "30", "sh '\(script)'"])
+
+        var screen = try Self.waitFor(socket) { $0.contains("Etude — lessons") }
+        try #require(screen.contains("Etude — lessons"), "\(screen)")
+        try Self.tmux(socket, ["send-keys", "-t", "t", "C-r"])
+        screen = try Self.waitFor(socket) { $0.contains("Routines") && $0.contains("quick") }
+        #expect(screen.contains("1 entry: Ode to Joy") && screen.contains("Enter runs it"), "\(screen)")
+        try Self.tmux(socket, ["send-keys", "-t", "t", "Enter"])
+        screen = try Self.waitFor(socket, tries: 600) { $0.contains("Press any key to go back to the lessons.") }
+        #expect(screen.contains("Played 1/1 Ode to Joy"), "the routine's lines are shown: \(screen)")
+        try Self.tmux(socket, ["send-keys", "-t", "t", "x"])
+        screen = try Self.waitFor(socket) { $0.contains("Etude — lessons") }
+        #expect(screen.contains("Etude — lessons") && screen.contains("Search: "), "back in the browser: \(screen)")
+        try Self.tmux(socket, ["send-keys", "-t", "t", "C-q"])
+        screen = try Self.waitFor(socket) { $0.contains("EXIT=") }
+        #expect(screen.contains("EXIT=0"), "\(screen)")
+        let before = try String(contentsOfFile: dir.file("before"), encoding: .utf8)
+        let after = try String(contentsOfFile: dir.file("after"), encoding: .utf8)
+        #expect(before == after, "terminal settings restored")
+        let store = try Store.open(path: db)
+        #expect(try store.passes().map(\.mode) == ["watch"], "the routine's entry is in the history")
     }
 
     @Test func withoutATerminalItPrintsTheHelp() throws {
