@@ -29,8 +29,8 @@ struct BrowseCommand: ParsableCommand {
 /// What the browser decided once its screen is closed.
 enum BrowserOutcome {
     case quit
-    case open(path: String, title: String)
-    case resume(ResumeState, title: String)
+    case open(path: String)
+    case resume
     case routine(String)
 }
 
@@ -46,32 +46,20 @@ enum BrowserController {
             let outcome = try StoreCLI.withStore(options) { store in
                 try TerminalSession.run { session in try loop(session: session, store: store, kept: &kept) }
             }
-            let arguments: [String], title: String
+            let arguments: [String]
             switch outcome {
             case .quit: return
-            case .routine(let name):
-                kept?.message = nil
-                do {
-                    var command = try Etude.parseAsRoot(["routine", "run", name])
-                    try command.run()
-                    // What the routine printed stays on screen until the learner has read it.
-                    waitForAKey("Press any key to go back to the lessons.")
-                } catch let failure as EtudeFailure {
-                    kept?.message = failure.message
-                }
-                continue
-            case .open(let path, let name):
-                arguments = ["practice", path]
-                title = name
-            case .resume(let state, let name):
-                var args = ["practice", state.path, "--hand", state.hand, "--tempo", "\(state.tempoPercent)%"]
-                if let a = state.loopFirstBar, let b = state.loopLastBar { args += ["--bars", "\(a)-\(b)"] }
-                arguments = args
-                title = name
+            case .open(let path): arguments = ["practice", path]
+            // As `etude resume`: the hand, tempo, loop and its name, and the bar left at.
+            case .resume: arguments = ["resume", "--play"]
+            case .routine(let name): arguments = ["routine", "run", name]
             }
             kept?.message = nil
             do {
-                try practise(arguments, title: title)
+                var command = try Etude.parseAsRoot(arguments)
+                try command.run()
+                // What a routine printed stays on screen until the learner has read it.
+                if case .routine = outcome { waitForAKey("Press any key to go back to the lessons.") }
             } catch let failure as EtudeFailure {
                 // A lesson that cannot be practised is said in the browser, which stays open.
                 kept?.message = failure.message
@@ -87,16 +75,6 @@ enum BrowserController {
         Console.out(prompt)
         while let bytes = raw.read(timeoutMs: 1000), bytes.isEmpty {}
         Console.out("\n")
-    }
-
-    /// Runs `etude practice …`; when this build has no practice command yet, one clear line.
-    static func practise(_ arguments: [String], title: String) throws {
-        let hasPractice = Etude.configuration.subcommands.contains { $0._commandName == "practice" }
-        guard hasPractice else {
-            throw EtudeFailure("cannot open \(TextDecoding.sanitize(title)): this build has no `etude practice` command yet; hear it with `etude play \(arguments[1])`")
-        }
-        var command = try Etude.parseAsRoot(arguments)
-        try command.run()
     }
 
     /// "3 entries: Ode to Joy, a random favourite, …" for the routines box.
@@ -207,9 +185,9 @@ enum BrowserController {
                         model.message = "\(row.title): the file is missing; `etude library rescan` finds moved files"
                         break
                     }
-                    return .open(path: path, title: row.title)
+                    return .open(path: path)
                 case .resume:
-                    if let resume { return .resume(resume.state, title: resume.lesson?.lesson.title ?? resume.state.path) }
+                    if resume != nil { return .resume }
                 case .toggleFavourite(let row):
                     if try store.isFavourite(row.id) {
                         _ = try store.removeFavourite(row.id)

@@ -165,6 +165,52 @@ struct BrowserProcessTests {
         #expect(try store.passes().map(\.mode) == ["watch"], "the routine's entry is in the history")
     }
 
+    /// The resume line goes on where the learner stopped: the bar inside the loop, with the
+    /// hand and tempo (as `etude resume`), not the loop's first bar.
+    @Test func theResumeLineOpensPracticeAtTheBarLeft() throws {
+        guard Self.tmuxPath() != nil else {
+            print("skipping: tmux is not installed (apt-get install tmux)")
+            return
+        }
+        guard FileManager.default.isExecutableFile(atPath: Repo.etude) else {
+            Issue.record("build etude first (make test runs swift build)")
+            return
+        }
+        let dir = try TempDir()
+        let db = dir.file("etude.sqlite")
+        let lessons = Repo.root.appendingPathComponent("Lessons").path
+        let env = ["ETUDE_DB": db, "ETUDE_LESSONS": lessons]
+        _ = try Repo.run(["list"], environment: env)   // catalogues the built-in lessons
+        do {
+            let store = try Store.open(path: db)
+            let ode = try store.resolveLesson("Ode to Joy")
+            // Ode to Joy: ♩=100 in 4/4, 2.4 s a bar: 8.0 s is in bar 4.
+            try store.saveResume(ResumeState(lessonID: ode.lesson.id, path: ode.path ?? "", positionSeconds: 8.0, hand: "right",
+                                             tempoPercent: 50, mode: "watch", loopFirstBar: 3, loopLastBar: 5, loopName: "middle"))
+        }
+        let script = dir.file("run.sh")
+        try """
+        ETUDE_DB='\(db)' ETUDE_LESSONS='\(lessons)' '\(Repo.etude)'
+        echo "EXIT=$?"
+        sleep 60
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let socket = "etude-browser-resume-\(getpid())"
+        defer { _ = try? Self.tmux(socket, ["kill-server"]) }
+        try Self.tmux(socket, ["new-session", "-d", "-s", "t", "-x", "120", "-y", "30", "sh '\(script)'"])
+        var screen = try Self.waitFor(socket) { $0.contains("↻ Resume: Ode to Joy") }
+        try #require(screen.contains("↻ Resume: Ode to Joy bar 4, right hand, 50%, loop 3-5"), "\(screen)")
+        try Self.tmux(socket, ["send-keys", "-t", "t", "Enter"])
+        // The first frame of practice (at 50 % a bar lasts 4.8 s: bar 3 would still show).
+        screen = try Self.waitFor(socket) { $0.contains(" bar ") && !$0.contains("Search: ") }
+        #expect(screen.contains("bar 4:") && screen.contains("(50%)") && screen.contains("hand: right") && screen.contains("loop 3–5"),
+                "practice at the bar left, with the hand, tempo and loop: \(screen)")
+        try Self.tmux(socket, ["send-keys", "-t", "t", "q"])
+        screen = try Self.waitFor(socket) { $0.contains("Etude — lessons") }
+        try Self.tmux(socket, ["send-keys", "-t", "t", "C-q"])
+        screen = try Self.waitFor(socket) { $0.contains("EXIT=") }
+        #expect(screen.contains("EXIT=0"), "\(screen)")
+    }
+
     @Test func withoutATerminalItPrintsTheHelp() throws {
         guard FileManager.default.isExecutableFile(atPath: Repo.etude) else { return }
         let (status, out, _) = try RoutineRunProcessTests.etude([], env: ["ETUDE_DB": "/nonexistent/x.sqlite"])
