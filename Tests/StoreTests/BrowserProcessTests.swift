@@ -59,155 +59,135 @@ struct BrowserProcessTests {
         return screen
     }
 
-    @Test func typeToSearchThenEnterOpensTheLessonAndRestoresTheTerminal() throws {
-        guard Self.tmuxPath() != nil else {
-            print("skipping: tmux is not installed (apt-get install tmux)")
-            return
-        }
-        guard FileManager.default.isExecutableFile(atPath: Repo.etude) else {
-            Issue.record("build etude first (make test runs swift build)")
-            return
-        }
-        let dir = try TempDir()
-        let db = dir.file("etude.sqlite")
-        let lessons = Repo.root.appendingPathComponent("Lessons").path
-        let script = dir.file("run.sh")
-        // The shell records the tty settings before and after, and how etude exited.
-        try """
-        stty -g > '\(dir.file("before"))'
-        ETUDE_DB='\(db)' ETUDE_LESSONS='\(lessons)' '\(Repo.etude)'
-        echo "EXIT=$?"
-        stty -g > '\(dir.file("after"))'
-        touch '\(dir.file("done"))'
-        sleep 60
-        """.write(toFile: script, atomically: true, encoding: .utf8)
-        let socket = "etude-browser-test-\(getpid())"
-        defer { _ = try? Self.tmux(socket, ["kill-server"]) }
-        try Self.tmux(socket, ["new-session", "-d", "-s", "t", "-x", "200", "-y", "30", "sh '\(script)'"])
+    /// One `etude` (no arguments) in a tmux pane with its own database and the built-in
+    /// lessons; the shell records the tty settings before and after, and how etude exited.
+    /// nil (with a printed reason) when tmux is missing.
+    final class BrowserPane {
+        let dir: TempDir
+        let db: String
+        let env: [String: String]
+        let socket: String
+        private var started = false
 
-        var screen = try Self.waitFor(socket) { $0.contains("Etude — lessons") && $0.contains("Minuet in G minor") }
+        init?(_ name: String, width: Int = 120, prepare: (BrowserPane) throws -> Void = { _ in }) throws {
+            guard BrowserProcessTests.tmuxPath() != nil else {
+                print("skipping: tmux is not installed (apt-get install tmux)")
+                return nil
+            }
+            guard FileManager.default.isExecutableFile(atPath: Repo.etude) else {
+                Issue.record("build etude first (make test runs swift build)")
+                return nil
+            }
+            dir = try TempDir()
+            db = dir.file("etude.sqlite")
+            let lessons = Repo.root.appendingPathComponent("Lessons").path
+            env = ["ETUDE_DB": db, "ETUDE_LESSONS": lessons]
+            socket = "etude-browser-\(name)-\(getpid())"
+            try prepare(self)
+            let script = dir.file("run.sh")
+            try """
+            stty -g > '\(dir.file("before"))'
+            ETUDE_DB='\(db)' ETUDE_LESSONS='\(lessons)' '\(Repo.etude)'
+            echo "EXIT=$?"
+            stty -g > '\(dir.file("after"))'
+            touch '\(dir.file("done"))'
+            sleep 60
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+            try BrowserProcessTests.tmux(socket, ["new-session", "-d", "-s", "t", "-x", "\(width)", "-y", "30", "sh '\(script)'"])
+            started = true
+        }
+
+        deinit { if started { _ = try? BrowserProcessTests.tmux(socket, ["kill-server"]) } }
+
+        func keys(_ keys: String...) throws { try BrowserProcessTests.tmux(socket, ["send-keys", "-t", "t"] + keys) }
+        func type(_ text: String) throws { try BrowserProcessTests.tmux(socket, ["send-keys", "-t", "t", "-l", text]) }
+        func waitFor(tries: Int = 300, _ condition: (String) -> Bool) throws -> String {
+            try BrowserProcessTests.waitFor(socket, tries: tries, condition)
+        }
+        var ended: Bool { FileManager.default.fileExists(atPath: dir.file("done")) }
+        /// The terminal settings after etude are those before it.
+        func ttyRestored() throws -> Bool {
+            try String(contentsOfFile: dir.file("before"), encoding: .utf8) == String(contentsOfFile: dir.file("after"), encoding: .utf8)
+        }
+    }
+
+    @Test func typeToSearchThenEnterOpensTheLessonAndRestoresTheTerminal() throws {
+        guard let pane = try BrowserPane("search", width: 200) else { return }
+        var screen = try pane.waitFor { $0.contains("Etude — lessons") && $0.contains("Minuet in G minor") }
         try #require(screen.contains("Etude — lessons"), "the browser opened: \(screen)")
         #expect(screen.contains("C major five-finger position"), "the built-in lessons are listed")
 
-        try Self.tmux(socket, ["send-keys", "-t", "t", "-l", "minuet in g maj"])
-        screen = try Self.waitFor(socket) { $0.contains("Search: minuet in g maj") && Self.header($0).hasSuffix(" 1 lesson") }
+        try pane.type("minuet in g maj")
+        screen = try pane.waitFor { $0.contains("Search: minuet in g maj") && Self.header($0).hasSuffix(" 1 lesson") }
         #expect(screen.contains("Search: minuet in g maj"))
         #expect(screen.contains("Minuet in G major, BWV Anh. 114"), "the match is listed: \(screen)")
         #expect(!screen.contains("Minuet in G minor") && !screen.contains("C major five-finger"), "the list is filtered: \(screen)")
         #expect(Self.header(screen).hasSuffix(" 1 lesson"), "the header counts one lesson")
 
-        try Self.tmux(socket, ["send-keys", "-t", "t", "Enter"])
+        try pane.keys("Enter")
         // The practice screen opens on the lesson; q there comes back to the browser as it was.
-        screen = try Self.waitFor(socket) { $0.contains("Minuet in G major") && !$0.contains("Search: ") && $0.contains("bar ") }
+        screen = try pane.waitFor { $0.contains("Minuet in G major") && !$0.contains("Search: ") && $0.contains("bar ") }
         #expect(screen.contains("bar ") && !screen.contains("Search: "), "the practice screen opened: \(screen)")
-        try Self.tmux(socket, ["send-keys", "-t", "t", "q"])
-        screen = try Self.waitFor(socket) { $0.contains("Search: minuet in g maj") && Self.header($0).hasSuffix(" 1 lesson") }
+        try pane.keys("q")
+        screen = try pane.waitFor { $0.contains("Search: minuet in g maj") && Self.header($0).hasSuffix(" 1 lesson") }
         #expect(screen.contains("Search: minuet in g maj") && screen.contains("Minuet in G major, BWV Anh. 114"),
                 "back in the browser with the same search: \(screen)")
-        #expect(!FileManager.default.fileExists(atPath: dir.file("done")), "etude is still running")
+        #expect(!pane.ended, "etude is still running")
 
-        try Self.tmux(socket, ["send-keys", "-t", "t", "C-q"])
-        screen = try Self.waitFor(socket) { $0.contains("EXIT=") }
+        try pane.keys("C-q")
+        screen = try pane.waitFor { $0.contains("EXIT=") }
         #expect(screen.contains("EXIT=0"), "etude ended: \(screen)")
         #expect(!screen.contains("Search: "), "the browser's screen is gone (alternate screen left)")
-        let before = try String(contentsOfFile: dir.file("before"), encoding: .utf8)
-        let after = try String(contentsOfFile: dir.file("after"), encoding: .utf8)
-        #expect(before == after, "terminal settings restored")
+        #expect(try pane.ttyRestored(), "terminal settings restored")
     }
 
     /// Ctrl-R lists the routines; Enter runs one (its lines stay until a key), then the browser
     /// comes back; Ctrl-Q leaves with the terminal as it was.
     @Test func aRoutineRunsFromTheBrowserAndTheBrowserComesBack() throws {
-        guard Self.tmuxPath() != nil else {
-            print("skipping: tmux is not installed (apt-get install tmux)")
-            return
-        }
-        guard FileManager.default.isExecutableFile(atPath: Repo.etude) else {
-            Issue.record("build etude first (make test runs swift build)")
-            return
-        }
-        let dir = try TempDir()
-        let db = dir.file("etude.sqlite")
-        let lessons = Repo.root.appendingPathComponent("Lessons").path
-        let env = ["ETUDE_DB": db, "ETUDE_LESSONS": lessons]
-        let made = try Repo.run(["routine", "new", "quick", "--entry", "lesson=Ode to Joy;minutes=0.05"], environment: env)
-        try #require(made.0 == 0, "\(made.2)")
-        let script = dir.file("run.sh")
-        try """
-        stty -g > '\(dir.file("before"))'
-        ETUDE_DB='\(db)' ETUDE_LESSONS='\(lessons)' '\(Repo.etude)'
-        echo "EXIT=$?"
-        stty -g > '\(dir.file("after"))'
-        sleep 60
-        """.write(toFile: script, atomically: true, encoding: .utf8)
-        let socket = "etude-browser-routine-\(getpid())"
-        defer { _ = try? Self.tmux(socket, ["kill-server"]) }
-        try Self.tmux(socket, ["new-session", "-d", "-s", "t", "-x", "120", "-y", "30", "sh '\(script)'"])
-
-        var screen = try Self.waitFor(socket) { $0.contains("Etude — lessons") }
+        guard let pane = try BrowserPane("routine", prepare: { p in
+            let made = try Repo.run(["routine", "new", "quick", "--entry", "lesson=Ode to Joy;minutes=0.05"], environment: p.env)
+            try #require(made.0 == 0, "\(made.2)")
+        }) else { return }
+        var screen = try pane.waitFor { $0.contains("Etude — lessons") }
         try #require(screen.contains("Etude — lessons"), "\(screen)")
-        try Self.tmux(socket, ["send-keys", "-t", "t", "C-r"])
-        screen = try Self.waitFor(socket) { $0.contains("Routines") && $0.contains("quick") }
+        try pane.keys("C-r")
+        screen = try pane.waitFor { $0.contains("Routines") && $0.contains("quick") }
         #expect(screen.contains("1 entry: Ode to Joy") && screen.contains("Enter runs it"), "\(screen)")
-        try Self.tmux(socket, ["send-keys", "-t", "t", "Enter"])
-        screen = try Self.waitFor(socket, tries: 600) { $0.contains("Press any key to go back to the lessons.") }
+        try pane.keys("Enter")
+        screen = try pane.waitFor(tries: 600) { $0.contains("Press any key to go back to the lessons.") }
         #expect(screen.contains("Played 1/1 Ode to Joy"), "the routine's lines are shown: \(screen)")
-        try Self.tmux(socket, ["send-keys", "-t", "t", "x"])
-        screen = try Self.waitFor(socket) { $0.contains("Etude — lessons") }
+        try pane.keys("x")
+        screen = try pane.waitFor { $0.contains("Etude — lessons") }
         #expect(screen.contains("Etude — lessons") && screen.contains("Search: "), "back in the browser: \(screen)")
-        try Self.tmux(socket, ["send-keys", "-t", "t", "C-q"])
-        screen = try Self.waitFor(socket) { $0.contains("EXIT=") }
+        try pane.keys("C-q")
+        screen = try pane.waitFor { $0.contains("EXIT=") }
         #expect(screen.contains("EXIT=0"), "\(screen)")
-        let before = try String(contentsOfFile: dir.file("before"), encoding: .utf8)
-        let after = try String(contentsOfFile: dir.file("after"), encoding: .utf8)
-        #expect(before == after, "terminal settings restored")
-        let store = try Store.open(path: db)
-        #expect(try store.passes().map(\.mode) == ["watch"], "the routine's entry is in the history")
+        #expect(try pane.ttyRestored(), "terminal settings restored")
+        #expect(try Store.open(path: pane.db).passes().map(\.mode) == ["watch"], "the routine's entry is in the history")
     }
 
     /// The resume line goes on where the learner stopped: the bar inside the loop, with the
     /// hand and tempo (as `etude resume`), not the loop's first bar.
     @Test func theResumeLineOpensPracticeAtTheBarLeft() throws {
-        guard Self.tmuxPath() != nil else {
-            print("skipping: tmux is not installed (apt-get install tmux)")
-            return
-        }
-        guard FileManager.default.isExecutableFile(atPath: Repo.etude) else {
-            Issue.record("build etude first (make test runs swift build)")
-            return
-        }
-        let dir = try TempDir()
-        let db = dir.file("etude.sqlite")
-        let lessons = Repo.root.appendingPathComponent("Lessons").path
-        let env = ["ETUDE_DB": db, "ETUDE_LESSONS": lessons]
-        _ = try Repo.run(["list"], environment: env)   // catalogues the built-in lessons
-        do {
-            let store = try Store.open(path: db)
+        guard let pane = try BrowserPane("resume", prepare: { p in
+            _ = try Repo.run(["list"], environment: p.env)   // catalogues the built-in lessons
+            let store = try Store.open(path: p.db)
             let ode = try store.resolveLesson("Ode to Joy")
             // Ode to Joy: ♩=100 in 4/4, 2.4 s a bar: 8.0 s is in bar 4.
             try store.saveResume(ResumeState(lessonID: ode.lesson.id, path: ode.path ?? "", positionSeconds: 8.0, hand: "right",
                                              tempoPercent: 50, mode: "watch", loopFirstBar: 3, loopLastBar: 5, loopName: "middle"))
-        }
-        let script = dir.file("run.sh")
-        try """
-        ETUDE_DB='\(db)' ETUDE_LESSONS='\(lessons)' '\(Repo.etude)'
-        echo "EXIT=$?"
-        sleep 60
-        """.write(toFile: script, atomically: true, encoding: .utf8)
-        let socket = "etude-browser-resume-\(getpid())"
-        defer { _ = try? Self.tmux(socket, ["kill-server"]) }
-        try Self.tmux(socket, ["new-session", "-d", "-s", "t", "-x", "120", "-y", "30", "sh '\(script)'"])
-        var screen = try Self.waitFor(socket) { $0.contains("↻ Resume: Ode to Joy") }
+        }) else { return }
+        var screen = try pane.waitFor { $0.contains("↻ Resume: Ode to Joy") }
         try #require(screen.contains("↻ Resume: Ode to Joy bar 4, right hand, 50%, loop 3-5"), "\(screen)")
-        try Self.tmux(socket, ["send-keys", "-t", "t", "Enter"])
+        try pane.keys("Enter")
         // The first frame of practice (at 50 % a bar lasts 4.8 s: bar 3 would still show).
-        screen = try Self.waitFor(socket) { $0.contains(" bar ") && !$0.contains("Search: ") }
+        screen = try pane.waitFor { $0.contains(" bar ") && !$0.contains("Search: ") }
         #expect(screen.contains("bar 4:") && screen.contains("(50%)") && screen.contains("hand: right") && screen.contains("loop 3–5"),
                 "practice at the bar left, with the hand, tempo and loop: \(screen)")
-        try Self.tmux(socket, ["send-keys", "-t", "t", "q"])
-        screen = try Self.waitFor(socket) { $0.contains("Etude — lessons") }
-        try Self.tmux(socket, ["send-keys", "-t", "t", "C-q"])
-        screen = try Self.waitFor(socket) { $0.contains("EXIT=") }
+        try pane.keys("q")
+        _ = try pane.waitFor { $0.contains("Etude — lessons") }
+        try pane.keys("C-q")
+        screen = try pane.waitFor { $0.contains("EXIT=") }
         #expect(screen.contains("EXIT=0"), "\(screen)")
     }
 
