@@ -60,6 +60,19 @@ public struct MIDIReadResult: Sendable {
 /// warning with its byte offset, and only fails on files with no usable header. It never
 /// allocates more than the file's own size, whatever the length fields claim.
 public enum MIDIReader {
+    /// Where event `event` of track `track` starts in `bytes` (which a file was read from): the
+    /// offset of its delta time, or the track's end for an End of Track the reader added. The
+    /// reader keeps no offsets per event (it is tuned to allocate nothing per event), so this
+    /// reads that one track again: for the rare warning that concerns an event found after
+    /// reading, such as a note never released. Nil when there is no such event.
+    public static func offset(ofEvent event: Int, inTrack track: Int, of bytes: [UInt8]) -> Int? {
+        guard event >= 0, track >= 0 else { return nil }
+        var parser = Parser(strict: false)
+        parser.locate = (track, event)
+        _ = bytes.withUnsafeBufferPointer { buffer in try? parser.parseFile(buffer) }
+        return parser.located
+    }
+
     public static func read(_ bytes: [UInt8], strict: Bool = false) throws(MIDIReadError) -> MIDIReadResult {
         var parser = Parser(strict: strict)
         let result: Result<MIDIFile, MIDIReadError> = bytes.withUnsafeBufferPointer { buffer in
@@ -99,6 +112,10 @@ private struct Unchecked<T>: @unchecked Sendable {
 private struct Parser {
     let strict: Bool
     var warnings: [MIDIWarning] = []
+    /// Set by `MIDIReader.offset(ofEvent:inTrack:of:)`: parse only this track, up to this event,
+    /// and put the event's offset in `located`.
+    var locate: (track: Int, event: Int)?
+    var located: Int?
 
     init(strict: Bool) {
         self.strict = strict
@@ -233,6 +250,13 @@ private struct Parser {
         }
 
         let ranges: [(start: Int, end: Int)] = steps.compactMap { if case .track(let s, let e) = $0 { return (s, e) } else { return nil } }
+        if let (t, event) = locate {
+            guard ranges.indices.contains(t) else { return MIDIFile(format: format, division: division, tracks: []) }
+            var sub = Parser(strict: false)
+            _ = try? sub.parseTrack(buf, from: ranges[t].start, to: ranges[t].end, index: t, locate: event)
+            located = sub.located
+            return MIDIFile(format: format, division: division, tracks: [])
+        }
         var parsed = [Result<(Track, [MIDIWarning]), MIDIReadError>](repeating: .success((Track(), [])), count: ranges.count)
         let strict = self.strict
         let input = Unchecked(buf)
@@ -318,7 +342,9 @@ private struct Parser {
         return nil
     }
 
-    mutating func parseTrack(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, index: Int) throws(MIDIReadError) -> Track {
+    /// Parses one track body. With `locate`, stops once event `locate` is read and puts its
+    /// offset in `located`.
+    mutating func parseTrack(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, index: Int, locate: Int = Int.max) throws(MIDIReadError) -> Track {
         var events: [MIDIEvent] = []
         events.reserveCapacity((end - start) / 3)
         var p = start
@@ -327,9 +353,11 @@ private struct Parser {
         var runningCancelled = false
         var sawEnd = false
         var skipDelta = false
+        var eventStart = start
 
         parsing: while p < end {
-            let eventStart = p
+            if events.count > locate { break }  // each pass adds at most one event, from eventStart
+            eventStart = p
             if !skipDelta && buf[p] < 0x80 {
                 tick += Int(buf[p])  // one-byte delta: the common case
                 p += 1
@@ -457,6 +485,10 @@ private struct Parser {
                 }
                 try warn(eventStart, "illegal \(status >= 0xF8 ? "realtime" : "system common") message \(hex(status)) in a file: skipped")
             }
+        }
+        if locate < Int.max {
+            if events.count > locate { located = eventStart } else if !sawEnd && events.count == locate { located = end }
+            return Track(events: events)
         }
         if !sawEnd {
             try warn(end, "track \(index + 1) has no End of Track; added at tick \(tick)")

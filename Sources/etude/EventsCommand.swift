@@ -13,7 +13,7 @@ struct EventsCommand: ParsableCommand {
     @Flag(help: "Refuse files that need any repair.") var strict = false
 
     func run() throws {
-        let result = try LessonFile.readLesson(file, strict: strict)
+        let result = try LessonFile.readChecked(file, strict: strict)
         Console.out(EventsReport.json(result) + "\n")
     }
 }

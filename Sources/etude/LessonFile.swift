@@ -20,12 +20,40 @@ enum LessonFile {
 
     /// Reads and parses a MIDI file; a fatal parse error becomes `etude: FILE: message`.
     static func readMIDI(_ path: String, strict: Bool = false) throws -> MIDIReadResult {
+        try readMIDIAndBytes(path, strict: strict).result
+    }
+
+    static func readMIDIAndBytes(_ path: String, strict: Bool) throws -> (result: MIDIReadResult, bytes: [UInt8]) {
         let bytes = try readBytes(path)
         do {
-            return try MIDIReader.read(bytes, strict: strict)
+            return (try MIDIReader.read(bytes, strict: strict), bytes)
         } catch {
             throw EtudeFailure("\(path): \(error.message)")
         }
+    }
+
+    /// What `info` and `events` report: the reader's repairs followed by the note-pairing
+    /// warnings (a note never released, a note-off with no sounding note), each pairing warning
+    /// at the byte offset of the first event it concerns (none for ABC). With `strict`, any of
+    /// them is the one-line error, as the reader's own repairs are.
+    static func readChecked(_ path: String, strict: Bool) throws -> MIDIReadResult {
+        var result: MIDIReadResult
+        var bytes: [UInt8] = []
+        if isABC(path) {
+            result = try readLesson(path, strict: strict)
+        } else {
+            (result, bytes) = try readMIDIAndBytes(path, strict: strict)
+        }
+        let source = bytes
+        let pairing = NotePairing.notes(in: result.file, locate: source.isEmpty ? nil : { track, event in
+            MIDIReader.offset(ofEvent: event, inTrack: track, of: source)
+        })
+        if strict, let w = pairing.warnings.first {
+            let at = w.offset.map { " at byte \($0)" } ?? ""
+            throw EtudeFailure("\(TextDecoding.sanitize(path)): \(w.message)\(at) (strict mode)")
+        }
+        result.warnings += pairing.warnings
+        return result
     }
 
     /// Reads a lesson in either form Etude accepts: `.abc` (ABC notation, converted on the

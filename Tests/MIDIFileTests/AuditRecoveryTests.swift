@@ -208,3 +208,45 @@ struct MalformedMetaTests {
         #expect(TempoMap(file: r.file).changes.map(\.tick) == [0, 192])
     }
 }
+
+@Suite("Note pairing warnings with byte offsets")
+struct PairingOffsetTests {
+    // 22: stray note-off; 26: note-on never released; 30: note-on 62; 34: its release by
+    // running status; 37: End of Track.
+    static let body: [UInt8] = [0x00, 0x80, 64, 0, 0x00, 0x90, 60, 100, 0x10, 0x90, 62, 90, 0x10, 62, 0]
+
+    @Test func offsetOfEachEvent() throws {
+        let bytes = track(Self.body)
+        #expect((0..<5).map { MIDIReader.offset(ofEvent: $0, inTrack: 0, of: bytes) } == [22, 26, 30, 34, 37])
+        #expect(MIDIReader.offset(ofEvent: 5, inTrack: 0, of: bytes) == nil)
+        #expect(MIDIReader.offset(ofEvent: 0, inTrack: 1, of: bytes) == nil)
+        // an End of Track the reader added is at the track's end
+        let noEnd = track([0x00, 0x90, 60, 100], end: false)
+        #expect(MIDIReader.offset(ofEvent: 1, inTrack: 0, of: noEnd) == 26)
+    }
+
+    @Test func offsetsFollowRecoveriesAndLaterTracks() throws {
+        var b = SMFBuilder()
+        b.tracks = [SMFBuilder.endOfTrack, [0x00, 0x3C, 0x40, 0x00, 0x90, 60, 100] + SMFBuilder.endOfTrack]
+        var bytes = b.bytes()
+        bytes.insert(contentsOf: Array("XFIH".utf8) + [0, 0, 0, 1, 7], at: 26)  // after track 1
+        let r = try MIDIReader.read(bytes)
+        #expect(r.file.tracks[1].events.count == 2)
+        // track 2's body starts at 26 + 9 + 8 = 43; its note-on's delta is at 46
+        #expect(MIDIReader.offset(ofEvent: 0, inTrack: 1, of: bytes) == 46)
+    }
+
+    @Test func pairingWarningsAreLocatedWhenAskedTo() throws {
+        let bytes = track(Self.body)
+        let file = try MIDIReader.read(bytes).file
+        let located = NotePairing.notes(in: file) { MIDIReader.offset(ofEvent: $1, inTrack: $0, of: bytes) }
+        #expect(located.warnings == [
+            MIDIWarning(offset: 26, message: "track 1: 1 note never released; ended at the track's end (tick 32)"),
+            MIDIWarning(offset: 22, message: "track 1: 1 note-off with no sounding note ignored"),
+        ])
+        let plain = NotePairing.notes(in: file)
+        #expect(plain.notes == located.notes)
+        #expect(plain.warnings.map(\.message) == located.warnings.map(\.message))
+        #expect(plain.warnings.allSatisfy { $0.offset == nil })
+    }
+}
