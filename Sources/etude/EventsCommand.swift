@@ -23,7 +23,8 @@ enum EventsReport {
     static func division(_ d: Division, into j: inout JSONText) {
         switch d {
         case .ticksPerQuarter(let t): j.raw("{\"ticksPerQuarter\":\(t)}")
-        case .smpte(let fps, let tpf): j.raw("{\"smpte\":{\"fps\":\(fps),\"ticksPerFrame\":\(tpf)}}")
+        // 29 in the header means 29.97 (drop-frame): say the real rate.
+        case .smpte(let fps, let tpf): j.raw("{\"smpte\":{\"fps\":\(fps == 29 ? "29.97" : String(fps)),\"ticksPerFrame\":\(tpf)}}")
         }
     }
 

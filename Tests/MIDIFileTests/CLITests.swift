@@ -173,6 +173,22 @@ struct CLIAuditTests {
         let text = try EtudeBinary.run(["info", path])
         #expect(text.out.contains("  - byte 22: track 1: 1 note-off with no sounding note ignored\n"))
     }
+
+    @Test func smpte2997IsPrintedAsItsRealRate() throws {
+        var b = SMFBuilder()
+        b.division = [0xE3, 40]  // 29.97 fps × 40
+        b.tracks = [[0x00, 0x90, 60, 100, 0x83, 0x74, 0x80, 60, 0] + SMFBuilder.endOfTrack]
+        let path = try EtudeBinary.temp("smpte2997.mid", b.bytes())
+        let division = "\"division\":{\"smpte\":{\"fps\":29.97,\"ticksPerFrame\":40}}"
+        let events = try EtudeBinary.run(["events", path, "--json"])
+        #expect(events.out.hasPrefix("{\"format\":1,\(division),"))
+        let info = try EtudeBinary.run(["info", path, "--json"])
+        #expect(info.out.hasPrefix("{\"format\":1,\(division),"))
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(events.out.utf8)) as? [String: Any])
+        let smpte = try #require((doc["division"] as? [String: Any])?["smpte"] as? [String: Any])
+        #expect(smpte["fps"] as? Double == 29.97)
+        #expect(try EtudeBinary.run(["info", path]).out.contains("SMPTE 29.97 fps × 40 ticks per frame"))
+    }
 }
 
 /// Files Etude writes must be read without error by other tools: mido, for every corpus file.
