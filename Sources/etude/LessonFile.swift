@@ -5,12 +5,22 @@ import ABC
 /// Reading a lesson file from disk, turning every failure into one line that names the file.
 enum LessonFile {
     static func readBytes(_ path: String) throws -> [UInt8] {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == EACCES { throw EtudeFailure("\(path): cannot be read (check its permissions)") }
             throw EtudeFailure("\(path): no such file")
         }
-        guard !isDir.boolValue else {
-            throw EtudeFailure("\(path): is a directory, not a MIDI file")
+        // Only regular files: a device or pipe is no lesson (and /dev/zero would never end).
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw EtudeFailure("\(path): is a directory, not a MIDI file")
+        case S_IFCHR, S_IFBLK: throw EtudeFailure("\(path): not a regular file (a device)")
+        case S_IFIFO: throw EtudeFailure("\(path): not a regular file (a pipe)")
+        case S_IFSOCK: throw EtudeFailure("\(path): not a regular file (a socket)")
+        default: throw EtudeFailure("\(path): not a regular file")
+        }
+        guard info.st_size > 0 else {
+            throw EtudeFailure("\(path): empty file (0 bytes)")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw EtudeFailure("\(path): cannot be read (check its permissions)")

@@ -189,6 +189,28 @@ struct CLIAuditTests {
         #expect(smpte["fps"] as? Double == 29.97)
         #expect(try EtudeBinary.run(["info", path]).out.contains("SMPTE 29.97 fps × 40 ticks per frame"))
     }
+
+    @Test func specialAndEmptyFilesSayWhatIsWrong() throws {
+        let empty = try EtudeBinary.temp("empty.mid", [])
+        let dir = URL(fileURLWithPath: empty).deletingLastPathComponent().path
+        let fifo = dir + "/pipe.mid"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let cases = [
+            ("/dev/null", "not a regular file (a device)"),
+            ("/dev/zero", "not a regular file (a device)"),
+            (fifo, "not a regular file (a pipe)"),
+            (empty, "empty file (0 bytes)"),
+            (dir, "is a directory, not a MIDI file"),
+        ]
+        for (path, message) in cases {
+            for command in ["info", "events"] {
+                let r = try EtudeBinary.run([command, path])
+                #expect(r.status == 1, "\(command) \(path)")
+                #expect(r.out.isEmpty)
+                #expect(r.err == "etude: \(path): \(message)\n")
+            }
+        }
+    }
 }
 
 /// Files Etude writes must be read without error by other tools: mido, for every corpus file.
