@@ -61,7 +61,11 @@ public enum PitchName {
 /// A note-on with velocity 0 is a note-off; overlapping notes of the same pitch on the same
 /// channel are released first-in-first-out; a note never released ends at its track's end.
 public enum NotePairing {
-    public static func notes(in file: MIDIFile) -> (notes: [Note], warnings: [MIDIWarning]) {
+    /// The notes and the pairing warnings (notes never released, note-offs with no sounding
+    /// note): one warning per kind per track, located at the first such event when `locate`
+    /// (track, event index → byte offset) is given, e.g. `MIDIReader.offset(ofEvent:inTrack:of:)`
+    /// over the bytes the file was read from; `locate` is only called when there is a warning.
+    public static func notes(in file: MIDIFile, locate: ((_ track: Int, _ event: Int) -> Int?)? = nil) -> (notes: [Note], warnings: [MIDIWarning]) {
         let tracks = file.tracks
         let totalEvents = tracks.reduce(0) { $0 + $1.events.count }
         // Big multi-track files pair their tracks on all cores.
@@ -86,7 +90,7 @@ public enum NotePairing {
             firsts[t] = total
             total += counts[t]
         }
-        var tallies = [(unreleased: Int, orphanOffs: Int)](repeating: (0, 0), count: tracks.count)
+        var tallies = [Tally](repeating: Tally(), count: tracks.count)
         let notes = [Note](unsafeUninitializedCapacity: total) { buffer, initialized in
             let result = SlotBuffer(buffer)
             tallies.withUnsafeMutableBufferPointer { out in
@@ -101,15 +105,38 @@ public enum NotePairing {
         }
         var warnings: [MIDIWarning] = []
         for (t, track) in tracks.enumerated() {
-            let (unreleased, orphanOffs) = tallies[t]
+            let tally = tallies[t]
+            let unreleased = tally.unreleased, orphanOffs = tally.orphanOffs
             if unreleased > 0 {
-                warnings.append(MIDIWarning(offset: nil, message: "track \(t + 1): \(unreleased) note\(unreleased == 1 ? "" : "s") never released; ended at the track's end (tick \(track.endTick))"))
+                let at = locate.flatMap { $0(t, eventIndex(ofNoteOn: tally.firstUnreleasedNote, in: track)) }
+                warnings.append(MIDIWarning(offset: at, message: "track \(t + 1): \(unreleased) note\(unreleased == 1 ? "" : "s") never released; ended at the track's end (tick \(track.endTick))"))
             }
             if orphanOffs > 0 {
-                warnings.append(MIDIWarning(offset: nil, message: "track \(t + 1): \(orphanOffs) note-off\(orphanOffs == 1 ? "" : "s") with no sounding note ignored"))
+                let at = locate.flatMap { $0(t, tally.firstOrphanOff) }
+                warnings.append(MIDIWarning(offset: at, message: "track \(t + 1): \(orphanOffs) note-off\(orphanOffs == 1 ? "" : "s") with no sounding note ignored"))
             }
         }
         return (notes, warnings)
+    }
+
+    /// One track's pairing problems: counts, and where the first of each kind is.
+    struct Tally {
+        var unreleased = 0
+        var orphanOffs = 0
+        /// Index among the track's sounding note-ons of the first note never released.
+        var firstUnreleasedNote = -1
+        /// Event index of the first note-off with no sounding note.
+        var firstOrphanOff = -1
+    }
+
+    /// Event index of the `n`-th (0-based) sounding note-on of a track (warnings only).
+    static func eventIndex(ofNoteOn n: Int, in track: Track) -> Int {
+        var seen = 0
+        for (i, e) in track.events.enumerated() where e.kind.isSoundingNoteOn {
+            if seen == n { return i }
+            seen += 1
+        }
+        return -1
     }
 
     static func soundingNoteOns(_ track: Track) -> Int {
@@ -123,12 +150,13 @@ public enum NotePairing {
     }
 
     /// Pairs one track's notes into `notes` (exactly its sounding note-ons long), in note-on order.
-    static func pair(_ track: Track, index: Int, into notes: UnsafeMutableBufferPointer<Note>) -> (unreleased: Int, orphanOffs: Int) {
+    static func pair(_ track: Track, index: Int, into notes: UnsafeMutableBufferPointer<Note>) -> Tally {
         // One FIFO of pending notes per channel × pitch, kept as a linked list through `next`
         // so pairing allocates nothing per note; the FIFOs' heads and tails live on the stack.
         var next = [Int32](repeating: -1, count: notes.count)
         var count = 0
         var orphanOffs = 0
+        var firstOrphanOff = -1
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * 16 * 128) { slots in
         slots.initialize(repeating: -1)
         let head = UnsafeMutableBufferPointer(rebasing: slots[0..<(16 * 128)])
@@ -152,6 +180,7 @@ public enum NotePairing {
                         head[slot] = next[Int(first)]
                         if head[slot] < 0 { tail[slot] = -1 }
                     } else {
+                        if orphanOffs == 0 { firstOrphanOff = i }
                         orphanOffs += 1
                     }
                 default:
@@ -161,13 +190,14 @@ public enum NotePairing {
         }
         }
         }
-        var unreleased = 0
+        var tally = Tally(orphanOffs: orphanOffs, firstOrphanOff: firstOrphanOff)
         let end = track.endTick
         for i in 0..<count where notes[i].endTick < 0 {
             notes[i].endTick = max(end, notes[i].startTick)
-            unreleased += 1
+            if tally.unreleased == 0 { tally.firstUnreleasedNote = i }
+            tally.unreleased += 1
         }
-        return (unreleased, orphanOffs)
+        return tally
     }
 }
 

@@ -60,6 +60,19 @@ public struct MIDIReadResult: Sendable {
 /// warning with its byte offset, and only fails on files with no usable header. It never
 /// allocates more than the file's own size, whatever the length fields claim.
 public enum MIDIReader {
+    /// Where event `event` of track `track` starts in `bytes` (which a file was read from): the
+    /// offset of its delta time, or the track's end for an End of Track the reader added. The
+    /// reader keeps no offsets per event (it is tuned to allocate nothing per event), so this
+    /// reads that one track again: for the rare warning that concerns an event found after
+    /// reading, such as a note never released. Nil when there is no such event.
+    public static func offset(ofEvent event: Int, inTrack track: Int, of bytes: [UInt8]) -> Int? {
+        guard event >= 0, track >= 0 else { return nil }
+        var parser = Parser(strict: false)
+        parser.locate = (track, event)
+        _ = bytes.withUnsafeBufferPointer { buffer in try? parser.parseFile(buffer) }
+        return parser.located
+    }
+
     public static func read(_ bytes: [UInt8], strict: Bool = false) throws(MIDIReadError) -> MIDIReadResult {
         var parser = Parser(strict: strict)
         let result: Result<MIDIFile, MIDIReadError> = bytes.withUnsafeBufferPointer { buffer in
@@ -99,6 +112,10 @@ private struct Unchecked<T>: @unchecked Sendable {
 private struct Parser {
     let strict: Bool
     var warnings: [MIDIWarning] = []
+    /// Set by `MIDIReader.offset(ofEvent:inTrack:of:)`: parse only this track, up to this event,
+    /// and put the event's offset in `located`.
+    var locate: (track: Int, event: Int)?
+    var located: Int?
 
     init(strict: Bool) {
         self.strict = strict
@@ -120,6 +137,12 @@ private struct Parser {
 
     static func u32le(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int) -> Int {
         Int(buf[p]) | Int(buf[p + 1]) << 8 | Int(buf[p + 2]) << 16 | Int(buf[p + 3]) << 24
+    }
+
+    /// True when the 4 bytes at `p` are printable ASCII, as chunk IDs are.
+    static func printableID(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int) -> Bool {
+        guard p + 4 <= buf.count else { return false }
+        return (0..<4).allSatisfy { buf[p + $0] >= 0x20 && buf[p + $0] < 0x7F }
     }
 
     static func matches(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int, _ tag: StaticString) -> Bool {
@@ -187,6 +210,7 @@ private struct Parser {
         // the file is big enough for threads to pay off. Warnings keep file order either way.
         enum Step { case warning(MIDIWarning), track(start: Int, end: Int) }
         var steps: [Step] = []
+        var leadsToChunk = 0  // unprintable chunks before this offset are known to lead to a real one
         while p < end {
             let remaining = end - p
             if remaining < 8 {
@@ -194,12 +218,23 @@ private struct Parser {
                 break
             }
             let isTrack = Self.matches(buf, p, "MTrk")
-            let looksLikeChunk = (0..<4).allSatisfy { buf[p + $0] >= 0x20 && buf[p + $0] < 0x7F }
-            if !isTrack && !looksLikeChunk {
-                steps.append(.warning(MIDIWarning(offset: p, message: "\(remaining) trailing bytes at end of file ignored")))
-                break
-            }
             let length = Self.u32(buf, p + 4)
+            // A chunk whose ID is not printable text is still skipped by its length when that
+            // fits the file and such chunks lead to one with a printable ID (an MTrk, usually);
+            // anything else from here on is trailing garbage. The chain is walked once.
+            if !isTrack && p >= leadsToChunk && !Self.printableID(buf, p) {
+                var q = p
+                while q + 8 <= end && !Self.printableID(buf, q) {
+                    let l = Self.u32(buf, q + 4)
+                    guard l <= end - q - 8 else { break }
+                    q += 8 + l
+                }
+                guard q + 8 <= end && Self.printableID(buf, q) else {
+                    steps.append(.warning(MIDIWarning(offset: p, message: "\(remaining) trailing bytes at end of file ignored")))
+                    break
+                }
+                leadsToChunk = q
+            }
             let bodyStart = p + 8
             var bodyEnd = bodyStart + length
             if bodyEnd > end {
@@ -215,6 +250,13 @@ private struct Parser {
         }
 
         let ranges: [(start: Int, end: Int)] = steps.compactMap { if case .track(let s, let e) = $0 { return (s, e) } else { return nil } }
+        if let (t, event) = locate {
+            guard ranges.indices.contains(t) else { return MIDIFile(format: format, division: division, tracks: []) }
+            var sub = Parser(strict: false)
+            _ = try? sub.parseTrack(buf, from: ranges[t].start, to: ranges[t].end, index: t, locate: event)
+            located = sub.located
+            return MIDIFile(format: format, division: division, tracks: [])
+        }
         var parsed = [Result<(Track, [MIDIWarning]), MIDIReadError>](repeating: .success((Track(), [])), count: ranges.count)
         let strict = self.strict
         let input = Unchecked(buf)
@@ -300,7 +342,9 @@ private struct Parser {
         return nil
     }
 
-    mutating func parseTrack(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, index: Int) throws(MIDIReadError) -> Track {
+    /// Parses one track body. With `locate`, stops once event `locate` is read and puts its
+    /// offset in `located`.
+    mutating func parseTrack(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, index: Int, locate: Int = Int.max) throws(MIDIReadError) -> Track {
         var events: [MIDIEvent] = []
         events.reserveCapacity((end - start) / 3)
         var p = start
@@ -309,9 +353,11 @@ private struct Parser {
         var runningCancelled = false
         var sawEnd = false
         var skipDelta = false
+        var eventStart = start
 
         parsing: while p < end {
-            let eventStart = p
+            if events.count > locate { break }  // each pass adds at most one event, from eventStart
+            eventStart = p
             if !skipDelta && buf[p] < 0x80 {
                 tick += Int(buf[p])  // one-byte delta: the common case
                 p += 1
@@ -321,9 +367,10 @@ private struct Parser {
                     break
                 }
                 if p - eventStart == 4 && buf[p - 1] & 0x80 != 0 {
-                    try warn(eventStart, "delta time longer than 4 bytes")
+                    tick += try overlongDelta(buf, &p, end, firstFour: delta, at: eventStart)
+                } else {
+                    tick += delta
                 }
-                tick += delta
             }
             skipDelta = false
             guard p < end else {
@@ -335,8 +382,7 @@ private struct Parser {
                 p += 1
             } else {
                 guard running != 0 else {
-                    try warn(p, "data byte \(hex(status)) with no running status: skipped")
-                    p += 1
+                    try skipOrphanData(buf, &p, end, index: index)
                     continue
                 }
                 if runningCancelled {
@@ -407,6 +453,8 @@ private struct Parser {
                 if type == MetaType.endOfTrack && !data.isEmpty {
                     try warn(eventStart, "End of Track with \(data.count) data byte\(data.count == 1 ? "" : "s") (should have none): data ignored")
                     data = []
+                } else if let problem = Self.metaProblem(type: type, data: data) {
+                    try warn(eventStart, problem)
                 }
                 events.append(MIDIEvent(tick: tick, .meta(type: type, data: data)))
                 if type == MetaType.endOfTrack {
@@ -438,11 +486,144 @@ private struct Parser {
                 try warn(eventStart, "illegal \(status >= 0xF8 ? "realtime" : "system common") message \(hex(status)) in a file: skipped")
             }
         }
+        if locate < Int.max {
+            if events.count > locate { located = eventStart } else if !sawEnd && events.count == locate { located = end }
+            return Track(events: events)
+        }
         if !sawEnd {
             try warn(end, "track \(index + 1) has no End of Track; added at tick \(tick)")
             events.append(MIDIEvent(tick: tick, .meta(type: MetaType.endOfTrack, data: [])))
         }
         return Track(events: events)
+    }
+
+    /// The largest delta time (or length) a 4-byte VLQ can hold.
+    static let maxVLQ = 0x0FFF_FFFF
+
+    /// The rest of a delta time whose first 4 bytes all had the high bit set (`p` is past them).
+    ///
+    /// A VLQ is never longer than 4 bytes, but some writers emit 5 for values of 2^28 and up.
+    /// It is read on while the high bit is set, up to 8 bytes, and its value clamped to
+    /// 0x0FFFFFFF (268435455, the largest delta a file can hold): timing after it stays as far
+    /// out as the file meant, and the track can be written back. When no terminating byte comes
+    /// within 8 bytes, or the byte after the first 4 starts an event and the byte after the
+    /// longer reading does not, only the first 4 bytes are the delta (the next byte is read as
+    /// the event's status). One warning either way.
+    mutating func overlongDelta(_ buf: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ end: Int, firstFour: Int, at eventStart: Int) throws(MIDIReadError) -> Int {
+        var k = p
+        var value = firstFour
+        while k < end && k - eventStart < 8 && buf[k] & 0x80 != 0 {
+            value = min(Self.maxVLQ + 1, value << 7 | Int(buf[k] & 0x7F))
+            k += 1
+        }
+        let terminated = k < end && k - eventStart < 8
+        if terminated && (!Self.startsEvent(buf, p, end) || Self.startsEvent(buf, k + 1, end)) {
+            value = min(Self.maxVLQ + 1, value << 7 | Int(buf[k]))
+            p = k + 1
+            let n = p - eventStart
+            if value > Self.maxVLQ {
+                try warn(eventStart, "delta time of \(n) bytes (at most 4 are allowed): clamped to \(Self.maxVLQ) ticks")
+                return Self.maxVLQ
+            }
+            try warn(eventStart, "delta time of \(n) bytes (at most 4 are allowed): read as \(value) ticks")
+            return value
+        }
+        try warn(eventStart, "delta time longer than 4 bytes: the first 4 read as \(firstFour) ticks")
+        return firstFour
+    }
+
+    /// True when an event could start at `j`: a channel status followed by its data bytes, a
+    /// meta event (`FF` and a type byte) or a sysex/escape packet (`F0`/`F7` and a length).
+    static func startsEvent(_ buf: UnsafeBufferPointer<UInt8>, _ j: Int, _ end: Int) -> Bool {
+        guard j < end else { return false }
+        let s = buf[j]
+        switch s {
+        case 0x80...0xEF:
+            let n = (s & 0xF0 == 0xC0 || s & 0xF0 == 0xD0) ? 1 : 2
+            guard j + n < end else { return false }
+            return buf[j + 1] < 0x80 && (n == 1 || buf[j + 2] < 0x80)
+        case 0xFF:
+            return j + 1 < end && buf[j + 1] < 0x80
+        case 0xF0, 0xF7:
+            return j + 1 < end
+        default:
+            return false
+        }
+    }
+
+    /// A data byte at `p` where an event's status was expected, with no running status to use
+    /// (at the start of a track, or after sysex/meta events before any channel message).
+    ///
+    /// The data bytes from `p` on are a run of stray bytes followed by the next event's delta
+    /// time: the reader looks for the first place where a delta (the data byte just before a
+    /// status byte, or a multi-byte VLQ starting at a byte ≥ 0x80) is followed by a byte that
+    /// starts an event, skips the bytes before that delta with one warning, and reads on from the
+    /// delta. A lone data byte right before an event is read as a second delta time. With no
+    /// such place, the rest of the track is skipped.
+    mutating func skipOrphanData(_ buf: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ end: Int, index: Int) throws(MIDIReadError) {
+        let q = p
+        var resume = end
+        var j = q + 1
+        search: while j < end {
+            // Only a byte ≥ 0x80 right after a data byte can end a delta or start one.
+            if buf[j] < 0x80 || buf[j - 1] >= 0x80 { j += 1; continue }
+            if Self.startsEvent(buf, j, end) {
+                resume = j - 1  // one-byte delta
+                break search
+            }
+            var k = j
+            while k < end && k - j < 4 && buf[k] & 0x80 != 0 { k += 1 }
+            if k < end && k - j < 4 && Self.startsEvent(buf, k + 1, end) {
+                resume = j  // multi-byte delta
+                break search
+            }
+            j += 1
+        }
+        p = resume
+        let n = resume - q
+        if n == 0 {
+            try warn(q, "data byte \(hex(buf[q])) where an event was expected, with no running status: read as a second delta time")
+        } else if resume == end {
+            try warn(q, "\(n) byte\(n == 1 ? "" : "s") from data byte \(hex(buf[q])) with no running status skipped to the end of track \(index + 1)")
+        } else if n == 1 {
+            try warn(q, "data byte \(hex(buf[q])) with no running status: skipped")
+        } else {
+            try warn(q, "\(n) bytes from data byte \(hex(buf[q])) to \(hex(buf[resume - 1])) with no running status: skipped")
+        }
+    }
+
+    /// What is wrong with a meta event's payload, if anything (End of Track is checked apart).
+    /// The event is kept as it is either way; decoding (`MetaEvent`, the tempo map) ignores
+    /// what it cannot use.
+    static func metaProblem(type: UInt8, data: [UInt8]) -> String? {
+        func length(_ what: String, _ expected: String) -> String {
+            "\(what) with \(data.count) data byte\(data.count == 1 ? "" : "s") (should be \(expected))"
+        }
+        switch type {
+        case MetaType.sequenceNumber:
+            return data.count == 0 || data.count == 2 ? nil : length("sequence number", "0 or 2")
+        case MetaType.channelPrefix:
+            return data.count == 1 ? nil : length("channel prefix", "1")
+        case MetaType.port:
+            return data.count == 1 ? nil : length("port", "1")
+        case MetaType.tempo:
+            if data.count < 3 { return length("tempo", "3") + ": ignored" }
+            if data.count > 3 { return length("tempo", "3") + ": the first 3 used" }
+            if data[0] == 0 && data[1] == 0 && data[2] == 0 { return "tempo of 0 microseconds per quarter note: ignored" }
+            return nil
+        case MetaType.smpteOffset:
+            return data.count == 5 ? nil : length("SMPTE offset", "5")
+        case MetaType.timeSignature:
+            return data.count == 4 ? nil : length("time signature", "4")
+        case MetaType.keySignature:
+            if data.count != 2 { return length("key signature", "2") }
+            let sharps = Int(Int8(bitPattern: data[0]))
+            if !(-7...7).contains(sharps) { return "key signature with \(sharps) sharps (should be -7 to 7)" }
+            if data[1] > 1 { return "key signature with mode \(data[1]) (should be 0 for major or 1 for minor)" }
+            return nil
+        default:
+            return nil
+        }
     }
 
     /// Reads a VLQ length and that many bytes, clamping to the chunk so a bogus length

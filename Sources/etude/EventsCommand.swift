@@ -13,7 +13,7 @@ struct EventsCommand: ParsableCommand {
     @Flag(help: "Refuse files that need any repair.") var strict = false
 
     func run() throws {
-        let result = try LessonFile.readLesson(file, strict: strict)
+        let result = try LessonFile.readChecked(file, strict: strict)
         Console.out(EventsReport.json(result) + "\n")
     }
 }
@@ -23,7 +23,8 @@ enum EventsReport {
     static func division(_ d: Division, into j: inout JSONText) {
         switch d {
         case .ticksPerQuarter(let t): j.raw("{\"ticksPerQuarter\":\(t)}")
-        case .smpte(let fps, let tpf): j.raw("{\"smpte\":{\"fps\":\(fps),\"ticksPerFrame\":\(tpf)}}")
+        // 29 in the header means 29.97 (drop-frame): say the real rate.
+        case .smpte(let fps, let tpf): j.raw("{\"smpte\":{\"fps\":\(fps == 29 ? "29.97" : String(fps)),\"ticksPerFrame\":\(tpf)}}")
         }
     }
 

@@ -16,10 +16,9 @@ struct InfoCommand: ParsableCommand {
 
     func run() throws {
         let splitPitch = try PracticeOptions.parseSplit(split)
-        let result = try LessonFile.readLesson(file, strict: strict)
+        let result = try LessonFile.readChecked(file, strict: strict)
         let summary = MIDIFileSummary(file: result.file)
-        let pairing = NotePairing.notes(in: result.file)
-        let warnings = result.warnings + pairing.warnings
+        let warnings = result.warnings
         let lesson = Lesson(file: result.file, fileName: file, split: splitPitch)
         if json {
             Console.out(InfoReport.json(summary, warnings: warnings, lesson: lesson) + "\n")

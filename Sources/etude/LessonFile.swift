@@ -5,12 +5,22 @@ import ABC
 /// Reading a lesson file from disk, turning every failure into one line that names the file.
 enum LessonFile {
     static func readBytes(_ path: String) throws -> [UInt8] {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == EACCES { throw EtudeFailure("\(path): cannot be read (check its permissions)") }
             throw EtudeFailure("\(path): no such file")
         }
-        guard !isDir.boolValue else {
-            throw EtudeFailure("\(path): is a directory, not a MIDI file")
+        // Only regular files: a device or pipe is no lesson (and /dev/zero would never end).
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw EtudeFailure("\(path): is a directory, not a MIDI file")
+        case S_IFCHR, S_IFBLK: throw EtudeFailure("\(path): not a regular file (a device)")
+        case S_IFIFO: throw EtudeFailure("\(path): not a regular file (a pipe)")
+        case S_IFSOCK: throw EtudeFailure("\(path): not a regular file (a socket)")
+        default: throw EtudeFailure("\(path): not a regular file")
+        }
+        guard info.st_size > 0 else {
+            throw EtudeFailure("\(path): empty file (0 bytes)")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw EtudeFailure("\(path): cannot be read (check its permissions)")
@@ -20,12 +30,40 @@ enum LessonFile {
 
     /// Reads and parses a MIDI file; a fatal parse error becomes `etude: FILE: message`.
     static func readMIDI(_ path: String, strict: Bool = false) throws -> MIDIReadResult {
+        try readMIDIAndBytes(path, strict: strict).result
+    }
+
+    static func readMIDIAndBytes(_ path: String, strict: Bool) throws -> (result: MIDIReadResult, bytes: [UInt8]) {
         let bytes = try readBytes(path)
         do {
-            return try MIDIReader.read(bytes, strict: strict)
+            return (try MIDIReader.read(bytes, strict: strict), bytes)
         } catch {
             throw EtudeFailure("\(path): \(error.message)")
         }
+    }
+
+    /// What `info` and `events` report: the reader's repairs followed by the note-pairing
+    /// warnings (a note never released, a note-off with no sounding note), each pairing warning
+    /// at the byte offset of the first event it concerns (none for ABC). With `strict`, any of
+    /// them is the one-line error, as the reader's own repairs are.
+    static func readChecked(_ path: String, strict: Bool) throws -> MIDIReadResult {
+        var result: MIDIReadResult
+        var bytes: [UInt8] = []
+        if isABC(path) {
+            result = try readLesson(path, strict: strict)
+        } else {
+            (result, bytes) = try readMIDIAndBytes(path, strict: strict)
+        }
+        let source = bytes
+        let pairing = NotePairing.notes(in: result.file, locate: source.isEmpty ? nil : { track, event in
+            MIDIReader.offset(ofEvent: event, inTrack: track, of: source)
+        })
+        if strict, let w = pairing.warnings.first {
+            let at = w.offset.map { " at byte \($0)" } ?? ""
+            throw EtudeFailure("\(TextDecoding.sanitize(path)): \(w.message)\(at) (strict mode)")
+        }
+        result.warnings += pairing.warnings
+        return result
     }
 
     /// Reads a lesson in either form Etude accepts: `.abc` (ABC notation, converted on the

@@ -123,6 +123,96 @@ struct CLITests {
     }
 }
 
+@Suite("etude info / events: audit fixes")
+struct CLIAuditTests {
+    /// One track (body at byte 22) with `body` and an End of Track.
+    static func midi(_ name: String, _ body: [UInt8]) throws -> String {
+        var b = SMFBuilder()
+        b.tracks = [body + SMFBuilder.endOfTrack]
+        return try EtudeBinary.temp(name, b.bytes())
+    }
+
+    /// The JSON document's warnings as `byte N: message` lines.
+    static func warnings(_ json: String) throws -> [String] {
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let list = try #require(doc["warnings"] as? [[String: Any]])
+        return list.map { "byte \(($0["offset"] as? Int).map(String.init) ?? "null"): \($0["message"] as? String ?? "?")" }
+    }
+
+    @Test func strictRefusesNotePairingProblemsInOneLine() throws {
+        let stray = try Self.midi("stray.mid", [0x00, 0x80, 64, 0])
+        let unreleased = try Self.midi("held.mid", [0x00, 0x90, 60, 100, 0x60, 0xB0, 64, 127])
+        let cases = [
+            (stray, "track 1: 1 note-off with no sounding note ignored at byte 22 (strict mode)"),
+            (unreleased, "track 1: 1 note never released; ended at the track's end (tick 96) at byte 22 (strict mode)"),
+        ]
+        for (path, message) in cases {
+            for args in [["info", path, "--strict"], ["info", path, "--strict", "--json"], ["events", path, "--strict", "--json"]] {
+                let r = try EtudeBinary.run(args)
+                #expect(r.status == 1, "\(args)")
+                #expect(r.out.isEmpty)
+                #expect(r.err == "etude: \(path): \(message)\n")
+            }
+            #expect(try EtudeBinary.run(["info", path]).status == 0)
+        }
+    }
+
+    /// Both commands list the same warnings, pairing ones included, each with its byte offset.
+    @Test func pairingWarningsHaveOffsetsInBothCommands() throws {
+        // 22: stray note-off; 26: note-on never released
+        let path = try Self.midi("both.mid", [0x00, 0x80, 64, 0, 0x00, 0x90, 60, 100])
+        let events = try EtudeBinary.run(["events", path, "--json"])
+        let info = try EtudeBinary.run(["info", path, "--json"])
+        #expect(events.status == 0 && info.status == 0)
+        let expected = [
+            "byte 26: track 1: 1 note never released; ended at the track's end (tick 0)",
+            "byte 22: track 1: 1 note-off with no sounding note ignored",
+        ]
+        #expect(try Self.warnings(events.out) == expected)
+        #expect(try Self.warnings(info.out) == expected)
+        let text = try EtudeBinary.run(["info", path])
+        #expect(text.out.contains("  - byte 22: track 1: 1 note-off with no sounding note ignored\n"))
+    }
+
+    @Test func smpte2997IsPrintedAsItsRealRate() throws {
+        var b = SMFBuilder()
+        b.division = [0xE3, 40]  // 29.97 fps × 40
+        b.tracks = [[0x00, 0x90, 60, 100, 0x83, 0x74, 0x80, 60, 0] + SMFBuilder.endOfTrack]
+        let path = try EtudeBinary.temp("smpte2997.mid", b.bytes())
+        let division = "\"division\":{\"smpte\":{\"fps\":29.97,\"ticksPerFrame\":40}}"
+        let events = try EtudeBinary.run(["events", path, "--json"])
+        #expect(events.out.hasPrefix("{\"format\":1,\(division),"))
+        let info = try EtudeBinary.run(["info", path, "--json"])
+        #expect(info.out.hasPrefix("{\"format\":1,\(division),"))
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(events.out.utf8)) as? [String: Any])
+        let smpte = try #require((doc["division"] as? [String: Any])?["smpte"] as? [String: Any])
+        #expect(smpte["fps"] as? Double == 29.97)
+        #expect(try EtudeBinary.run(["info", path]).out.contains("SMPTE 29.97 fps × 40 ticks per frame"))
+    }
+
+    @Test func specialAndEmptyFilesSayWhatIsWrong() throws {
+        let empty = try EtudeBinary.temp("empty.mid", [])
+        let dir = URL(fileURLWithPath: empty).deletingLastPathComponent().path
+        let fifo = dir + "/pipe.mid"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let cases = [
+            ("/dev/null", "not a regular file (a device)"),
+            ("/dev/zero", "not a regular file (a device)"),
+            (fifo, "not a regular file (a pipe)"),
+            (empty, "empty file (0 bytes)"),
+            (dir, "is a directory, not a MIDI file"),
+        ]
+        for (path, message) in cases {
+            for command in ["info", "events"] {
+                let r = try EtudeBinary.run([command, path])
+                #expect(r.status == 1, "\(command) \(path)")
+                #expect(r.out.isEmpty)
+                #expect(r.err == "etude: \(path): \(message)\n")
+            }
+        }
+    }
+}
+
 /// Files Etude writes must be read without error by other tools: mido, for every corpus file.
 @Suite("Writer output read by mido")
 struct WriterPeerTests {
