@@ -18,6 +18,7 @@ enum HandAssigner {
         }
     }
 
+    /// `channelEvents` are in tick order (as `Lesson` keeps them).
     static func assign(notes source: [Note], file: MIDIFile, channelEvents: [ChannelEvent], split: Int?) -> Result {
         var notes = source.map {
             LessonNote(pitch: $0.pitch, velocity: $0.velocity, channel: $0.channel, track: $0.track,
@@ -29,16 +30,27 @@ enum HandAssigner {
         }
         let keys = byPart.keys.sorted()
 
-        // Which parts are piano: not channel 10, program in force at the first note in 0...7.
+        // Which parts are piano: not channel 10, program in force at the first note in 0...7
+        // (else the part's own first program). One pass over the events, then a binary search
+        // per part: a file of thousands of parts is not read thousands of times.
+        var programChanges: [UInt8: [(tick: Int, program: Int)]] = [:]  // by channel, in tick order
+        var firstOwnProgram: [PartKey: Int] = [:]
+        for e in channelEvents {
+            guard case .programChange(let c, let p) = e.kind else { continue }
+            programChanges[c, default: []].append((e.tick, Int(p)))
+            let own = PartKey(track: e.track, channel: c)
+            if firstOwnProgram[own] == nil { firstOwnProgram[own] = Int(p) }
+        }
         func program(of key: PartKey, firstTick: Int) -> Int {
-            var found: Int?
-            var ownFirst: Int?
-            for e in channelEvents {
-                guard case .programChange(let c, let p) = e.kind, c == key.channel else { continue }
-                if e.tick <= firstTick { found = Int(p) }
-                if e.track == key.track, ownFirst == nil { ownFirst = Int(p) }
+            let changes = programChanges[key.channel] ?? []
+            // The last change at or before the first note (`channelEvents` is in tick order).
+            var lo = 0, hi = changes.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if changes[mid].tick <= firstTick { lo = mid + 1 } else { hi = mid }
             }
-            return found ?? ownFirst ?? 0
+            let found = lo > 0 ? changes[lo - 1].program : nil
+            return found ?? firstOwnProgram[key] ?? 0
         }
         var piano: [PartKey] = []
         var melodic: [PartKey] = []
@@ -57,9 +69,11 @@ enum HandAssigner {
         }
         let pianoIndices = piano.flatMap { byPart[$0] ?? [] }
 
+        var partsPerTrack: [Int: Int] = [:]
+        for key in keys { partsPerTrack[key.track, default: 0] += 1 }
         func label(_ key: PartKey) -> String {
             let name = file.tracks.indices.contains(key.track) ? file.tracks[key.track].name : nil
-            let multiChannel = keys.filter { $0.track == key.track }.count > 1
+            let multiChannel = (partsPerTrack[key.track] ?? 0) > 1
             var s = name.map { "\"\($0)\"" } ?? "track \(key.track + 1)"
             if multiChannel || name == nil { s += " channel \(Int(key.channel) + 1)" }
             return s

@@ -96,4 +96,30 @@ import MIDIFile
         #expect(exact == sums)
         #expect(Set(exact) == [.left, .right])
     }
+
+    @Test func thousandsOfPianoTracksAreSplitByMeanPitch() throws {
+        // Every part's program and label used to be found by a pass over the whole file.
+        var tracks: [[MIDIEvent]] = [[]]
+        for i in 0..<3_000 {
+            tracks.append([MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))] + Build.note(40 + i % 40, at: i, length: 10))
+        }
+        let lesson = Build.lesson(try Build.file(tracks))
+        #expect(lesson.handAssignment.method == .partsByPitch)
+        #expect(lesson.notes.count == 3_000)
+        // More than two parts: at or above the mean of all (59.5) is right.
+        #expect(lesson.notes.allSatisfy { $0.part == .hand(Int($0.pitch) >= 60 ? .right : .left) })
+    }
+
+    @Test func theProgramInForceAtAPartsFirstNoteDecidesPiano() throws {
+        // Channel 2 gets violin at tick 0 from another track: the part on it is not piano,
+        // though its own track later picks a piano. Channel 3 has no change before its first
+        // note: its own track's first program (organ, 19) decides, and it is not piano either.
+        let conductor = [MIDIEvent(tick: 0, .programChange(channel: 1, program: 40))]
+        let piano = [Build.name("Piano")] + Build.note(60, at: 0, length: 480) + Build.note(64, at: 480, length: 480)
+        let onTwo = [MIDIEvent(tick: 960, .programChange(channel: 1, program: 0))] + Build.note(72, at: 0, length: 480, channel: 1)
+        let onThree = Build.note(48, at: 0, length: 480, channel: 2) + [MIDIEvent(tick: 960, .programChange(channel: 2, program: 19))]
+        let lesson = Build.lesson(try Build.file([conductor, piano, onTwo, onThree]))
+        #expect(lesson.handAssignment.method == .singleHand)
+        #expect(lesson.notes.filter { $0.part == .accompaniment }.map(\.pitch).sorted() == [48, 72])
+    }
 }
