@@ -42,7 +42,7 @@ else
   echo "  peers skipped: no peer venv (reason above)"
 fi
 
-for sub in render jitter input screen store; do
+for sub in render jitter input screen store lesson; do
   echo "== $sub =="
   $bench $sub
 done

@@ -11,6 +11,7 @@ usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench render [SOUNDFONT]           render speed and onsets vs fluidsynth -F
        etude-bench jitter [SECONDS]             live dispatch jitter
        etude-bench screen                       frame build + diff time, bytes per frame
+       etude-bench lesson [--notes N]           building a lesson from pathological files
 """
 switch args.first {
 case "parse": print(ParseBench.run(Array(args.dropFirst())))
@@ -24,6 +25,7 @@ case "store":
 case "render": exit(renderBenchmark(arguments: Array(args.dropFirst())))
 case "jitter": exit(dispatchJitterBenchmark(arguments: Array(args.dropFirst())))
 case "screen": runScreenBench(arguments: Array(args.dropFirst()))
+case "lesson": print(LessonBench.run(Array(args.dropFirst())))
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8))
     exit(2)

@@ -18,6 +18,7 @@ enum HandAssigner {
         }
     }
 
+    /// `channelEvents` are in tick order (as `Lesson` keeps them).
     static func assign(notes source: [Note], file: MIDIFile, channelEvents: [ChannelEvent], split: Int?) -> Result {
         var notes = source.map {
             LessonNote(pitch: $0.pitch, velocity: $0.velocity, channel: $0.channel, track: $0.track,
@@ -29,16 +30,27 @@ enum HandAssigner {
         }
         let keys = byPart.keys.sorted()
 
-        // Which parts are piano: not channel 10, program in force at the first note in 0...7.
+        // Which parts are piano: not channel 10, program in force at the first note in 0...7
+        // (else the part's own first program). One pass over the events, then a binary search
+        // per part: a file of thousands of parts is not read thousands of times.
+        var programChanges: [UInt8: [(tick: Int, program: Int)]] = [:]  // by channel, in tick order
+        var firstOwnProgram: [PartKey: Int] = [:]
+        for e in channelEvents {
+            guard case .programChange(let c, let p) = e.kind else { continue }
+            programChanges[c, default: []].append((e.tick, Int(p)))
+            let own = PartKey(track: e.track, channel: c)
+            if firstOwnProgram[own] == nil { firstOwnProgram[own] = Int(p) }
+        }
         func program(of key: PartKey, firstTick: Int) -> Int {
-            var found: Int?
-            var ownFirst: Int?
-            for e in channelEvents {
-                guard case .programChange(let c, let p) = e.kind, c == key.channel else { continue }
-                if e.tick <= firstTick { found = Int(p) }
-                if e.track == key.track, ownFirst == nil { ownFirst = Int(p) }
+            let changes = programChanges[key.channel] ?? []
+            // The last change at or before the first note (`channelEvents` is in tick order).
+            var lo = 0, hi = changes.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if changes[mid].tick <= firstTick { lo = mid + 1 } else { hi = mid }
             }
-            return found ?? ownFirst ?? 0
+            let found = lo > 0 ? changes[lo - 1].program : nil
+            return found ?? firstOwnProgram[key] ?? 0
         }
         var piano: [PartKey] = []
         var melodic: [PartKey] = []
@@ -57,9 +69,11 @@ enum HandAssigner {
         }
         let pianoIndices = piano.flatMap { byPart[$0] ?? [] }
 
+        var partsPerTrack: [Int: Int] = [:]
+        for key in keys { partsPerTrack[key.track, default: 0] += 1 }
         func label(_ key: PartKey) -> String {
             let name = file.tracks.indices.contains(key.track) ? file.tracks[key.track].name : nil
-            let multiChannel = keys.filter { $0.track == key.track }.count > 1
+            let multiChannel = (partsPerTrack[key.track] ?? 0) > 1
             var s = name.map { "\"\($0)\"" } ?? "track \(key.track + 1)"
             if multiChannel || name == nil { s += " channel \(Int(key.channel) + 1)" }
             return s
@@ -197,8 +211,104 @@ enum HandAssigner {
     /// the notes given, so a melody may dip below a bass line that climbed earlier —
     /// something no fixed split point handles. Measured on the 102 two-hand abc lessons
     /// merged into one track: about 3 % of notes land in the wrong hand (most of them in the
-    /// Bach C major prelude, whose broken chords share one register).
+    /// Bach C major prelude, whose broken chords share one register; `CurriculumSplitTests`).
+    ///
+    /// Near-linear whatever the file (n log n): held notes are kept by pitch with a heap of
+    /// release ticks, and a chord of more than `exactChordLimit` notes weighs its cuts with
+    /// running sums — 20,000 notes struck at once, or never released, stay cheap.
     static func continuitySplit(_ notes: [(start: Int, end: Int, pitch: Int)], ticksPerQuarter: Int) -> [Hand] {
+        var work = SplitWork()
+        return continuitySplit(notes, ticksPerQuarter: ticksPerQuarter, work: &work)
+    }
+
+    /// Chords of up to this many notes (onsets within a 32nd) weigh every cut summing each
+    /// note's distance in turn, exactly as the split always has; bigger ones use running
+    /// sums (the same costs up to rounding), so a cluster of thousands of notes costs time in
+    /// proportion to its size, not its square. Two hands play about ten notes at once: no
+    /// real music comes near the bound.
+    static let exactChordLimit = 64
+
+    /// What the split did, for tests that check it stays near-linear (no clock involved).
+    struct SplitWork: Equatable {
+        /// Cuts weighed (one per chord note, plus one per chord).
+        var cuts = 0
+        /// Distances summed while weighing cuts.
+        var distanceTerms = 0
+        /// Notes looked at while finding single-line phrases.
+        var phraseSteps = 0
+        /// Held notes taken on and let go.
+        var heldUpdates = 0
+        /// Chords larger than `exactChordLimit`.
+        var bigChords = 0
+    }
+
+    /// The notes a hand is holding: counts by pitch (so lowest, highest and how many are
+    /// cheap) and a min-heap on release tick (so letting go costs log n per note, not a pass
+    /// over every held note at every chord).
+    struct HeldNotes {
+        private let lowPitch: Int
+        private var countByPitch: [Int]
+        private var ends: [(end: Int, pitch: Int)] = []
+
+        /// For pitches in `range` (a split's notes all lie in it).
+        init(range: ClosedRange<Int>) {
+            lowPitch = range.lowerBound
+            countByPitch = [Int](repeating: 0, count: range.count)
+        }
+
+        var count: Int { ends.count }
+        var isEmpty: Bool { ends.isEmpty }
+
+        mutating func add(end: Int, pitch: Int, work: inout SplitWork) {
+            countByPitch[pitch - lowPitch] += 1
+            ends.append((end, pitch))
+            var i = ends.count - 1
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard ends[i].end < ends[parent].end else { break }
+                ends.swapAt(i, parent)
+                i = parent
+            }
+            work.heldUpdates += 1
+        }
+
+        /// Lets go of every note released at or before `tick`.
+        mutating func release(upTo tick: Int, work: inout SplitWork) {
+            while let top = ends.first, top.end <= tick {
+                countByPitch[top.pitch - lowPitch] -= 1
+                let last = ends.removeLast()
+                if !ends.isEmpty {
+                    ends[0] = last
+                    var i = 0
+                    while true {
+                        let l = 2 * i + 1, r = l + 1
+                        var m = i
+                        if l < ends.count, ends[l].end < ends[m].end { m = l }
+                        if r < ends.count, ends[r].end < ends[m].end { m = r }
+                        if m == i { break }
+                        ends.swapAt(i, m)
+                        i = m
+                    }
+                }
+                work.heldUpdates += 1
+            }
+        }
+
+        /// Lowest and highest held pitch (nil when nothing is held): at most one pass over
+        /// the pitch range, whatever the number of held notes.
+        var lowest: Int? {
+            guard !ends.isEmpty else { return nil }
+            return countByPitch.firstIndex { $0 > 0 }.map { $0 + lowPitch }
+        }
+        var highest: Int? {
+            guard !ends.isEmpty else { return nil }
+            return countByPitch.lastIndex { $0 > 0 }.map { $0 + lowPitch }
+        }
+    }
+
+    /// `exactChordLimit` is a parameter only so tests can compare both ways of weighing cuts.
+    static func continuitySplit(_ notes: [(start: Int, end: Int, pitch: Int)], ticksPerQuarter: Int,
+                                exactChordLimit: Int = HandAssigner.exactChordLimit, work: inout SplitWork) -> [Hand] {
         var result = [Hand](repeating: .right, count: notes.count)
         guard !notes.isEmpty else { return result }
         // Start positions: the median lowest and median highest note of the chords, so a
@@ -229,29 +339,32 @@ enum HandAssigner {
             rightPos = mid + 6
         }
         let window = max(1, ticksPerQuarter / 8)
-        var heldLeft: [(end: Int, pitch: Int)] = []
-        var heldRight: [(end: Int, pitch: Int)] = []
+        let pitchRange = (lows.first ?? 0)...(highs.last ?? 0)
+        var heldLeft = HeldNotes(range: pitchRange)
+        var heldRight = HeldNotes(range: pitchRange)
         // When each hand last let go of a note: a hand idle for a bar has no position to
         // speak of, and a compact chord is not split to give it a note.
         var lastLeft = Int.min / 2, lastRight = Int.min / 2
         let idleAfter = 4 * ticksPerQuarter
         // Mean pitch of what each hand played last (a chord's middle, a single note itself).
         var lastLeftPitch: Double?, lastRightPitch: Double?
+        // Running distance sums for chords over `exactChordLimit`, reused between chords.
+        var leftSums: [Double] = [], rightSums: [Double] = []
         var i = 0
         while i < notes.count {
             let groupStart = notes[i].start
             var j = i
             while j < notes.count, notes[j].start - groupStart <= window { j += 1 }
             let group = (i..<j).sorted { notes[$0].pitch < notes[$1].pitch }
-            heldLeft.removeAll { $0.end <= groupStart }
-            heldRight.removeAll { $0.end <= groupStart }
+            heldLeft.release(upTo: groupStart, work: &work)
+            heldRight.release(upTo: groupStart, work: &work)
             // A single line starting with both hands free is one hand's phrase: give it whole
             // to the hand whose position is nearer, so a hands-separate scale is not split.
             if group.count == 1, heldLeft.isEmpty, heldRight.isEmpty {
                 let r = phrase(startingAt: i, in: notes, ticksPerQuarter: ticksPerQuarter)
-                let pitches = notes[r].map(\.pitch)
+                work.phraseSteps += r.count + 1
                 if r.count >= 3 {
-                    let mean = Double(pitches.reduce(0, +)) / Double(pitches.count)
+                    let mean = Double(notes[r].reduce(0) { $0 + $1.pitch }) / Double(r.count)
                     let h: Hand = abs(mean - leftPos) < abs(mean - rightPos) ? .left : .right
                     for k in r { result[k] = h }
                     // The hand now sits where the phrase lay (its mean, not its last note:
@@ -259,11 +372,11 @@ enum HandAssigner {
                     if h == .left { leftPos = 0.3 * leftPos + 0.7 * mean } else { rightPos = 0.3 * rightPos + 0.7 * mean }
                     if let last = r.last {
                         if h == .left {
-                            heldLeft.append((notes[last].end, notes[last].pitch))
+                            heldLeft.add(end: notes[last].end, pitch: notes[last].pitch, work: &work)
                             lastLeft = max(lastLeft, notes[last].end)
                             lastLeftPitch = Double(notes[last].pitch)
                         } else {
-                            heldRight.append((notes[last].end, notes[last].pitch))
+                            heldRight.add(end: notes[last].end, pitch: notes[last].pitch, work: &work)
                             lastRight = max(lastRight, notes[last].end)
                             lastRightPitch = Double(notes[last].pitch)
                         }
@@ -281,22 +394,45 @@ enum HandAssigner {
             let compact = p.count >= 2 && (p.last ?? 0) - (p.first ?? 0) <= 9
             let leftIdle = heldLeft.isEmpty && groupStart - lastLeft > idleAfter
             let rightIdle = heldRight.isEmpty && groupStart - lastRight > idleAfter
+            let heldLeftLow = heldLeft.lowest, heldLeftHigh = heldLeft.highest
+            let heldRightLow = heldRight.lowest, heldRightHigh = heldRight.highest
+            // The cut after k notes gives p[..<k] (sorted) to the left hand and p[k...] to the
+            // right; each hand's lowest, highest and count then follow from its held notes.
+            let exact = p.count <= exactChordLimit
+            if !exact {
+                work.bigChords += 1
+                leftSums = [0]
+                leftSums.reserveCapacity(p.count + 1)
+                for x in p { leftSums.append((leftSums.last ?? 0) + abs(Double(x) - leftRef)) }
+                rightSums = [Double](repeating: 0, count: p.count + 1)
+                for k in stride(from: p.count - 1, through: 0, by: -1) { rightSums[k] = rightSums[k + 1] + abs(Double(p[k]) - rightRef) }
+                work.distanceTerms += 2 * p.count
+            }
             for k in 0...p.count {
-                let left = Array(p[0..<k]), right = Array(p[k...])
+                work.cuts += 1
                 var cost = 0.0
-                if compact, !left.isEmpty, !right.isEmpty {
-                    if leftIdle { cost += 6 * Double(left.count) }
-                    if rightIdle { cost += 6 * Double(right.count) }
+                if compact, k > 0, k < p.count {
+                    if leftIdle { cost += 6 * Double(k) }
+                    if rightIdle { cost += 6 * Double(p.count - k) }
                 }
-                for x in left { cost += abs(Double(x) - leftRef) }
-                for x in right { cost += abs(Double(x) - rightRef) }
-                let allLeft = left + heldLeft.map(\.pitch)
-                let allRight = right + heldRight.map(\.pitch)
-                if let lo = allLeft.min(), let hi = allLeft.max(), hi - lo > 14 { cost += Double(hi - lo - 14) * 10 }
-                if let lo = allRight.min(), let hi = allRight.max(), hi - lo > 14 { cost += Double(hi - lo - 14) * 10 }
-                if allLeft.count > 5 { cost += Double(allLeft.count - 5) * 20 }
-                if allRight.count > 5 { cost += Double(allRight.count - 5) * 20 }
-                if let lh = allLeft.max(), let rl = allRight.min(), lh > rl { cost += Double(lh - rl) * 3 }
+                if exact {
+                    // In the order the split always summed them, so results do not move.
+                    for x in p[0..<k] { cost += abs(Double(x) - leftRef) }
+                    for x in p[k...] { cost += abs(Double(x) - rightRef) }
+                    work.distanceTerms += p.count
+                } else {
+                    cost += leftSums[k] + rightSums[k]
+                }
+                let leftLow = k > 0 ? min(p[0], heldLeftLow ?? p[0]) : heldLeftLow
+                let leftHigh = k > 0 ? max(p[k - 1], heldLeftHigh ?? p[k - 1]) : heldLeftHigh
+                let rightLow = k < p.count ? min(p[k], heldRightLow ?? p[k]) : heldRightLow
+                let rightHigh = k < p.count ? max(p[p.count - 1], heldRightHigh ?? p[p.count - 1]) : heldRightHigh
+                let leftCount = k + heldLeft.count, rightCount = p.count - k + heldRight.count
+                if let lo = leftLow, let hi = leftHigh, hi - lo > 14 { cost += Double(hi - lo - 14) * 10 }
+                if let lo = rightLow, let hi = rightHigh, hi - lo > 14 { cost += Double(hi - lo - 14) * 10 }
+                if leftCount > 5 { cost += Double(leftCount - 5) * 20 }
+                if rightCount > 5 { cost += Double(rightCount - 5) * 20 }
+                if let lh = leftHigh, let rl = rightLow, lh > rl { cost += Double(lh - rl) * 3 }
                 if cost < bestCost {
                     bestCost = cost
                     bestK = k
@@ -306,10 +442,10 @@ enum HandAssigner {
                 let h: Hand = n < bestK ? .left : .right
                 result[idx] = h
                 if h == .left {
-                    heldLeft.append((notes[idx].end, notes[idx].pitch))
+                    heldLeft.add(end: notes[idx].end, pitch: notes[idx].pitch, work: &work)
                     lastLeft = max(lastLeft, notes[idx].end)
                 } else {
-                    heldRight.append((notes[idx].end, notes[idx].pitch))
+                    heldRight.add(end: notes[idx].end, pitch: notes[idx].pitch, work: &work)
                     lastRight = max(lastRight, notes[idx].end)
                 }
             }
