@@ -73,13 +73,18 @@ enum LessonFile {
         guard isABC(path) else { return try readMIDI(path, strict: strict) }
         let bytes = try readBytes(path)
         let text = String(decoding: bytes, as: UTF8.self)
+        let imported: (file: MIDIFile, warnings: [ABCWarning])
         do {
-            let (file, warnings) = try ABCImport.midiFile(fromABCText: text, tune: tune)
-            return MIDIReadResult(file: file, warnings: warnings.map { MIDIWarning(offset: nil, message: $0.description) })
+            imported = try ABCImport.midiFile(fromABCText: text, tune: tune)
         } catch {
             let place = error.line > 0 ? ":" : ": "
             throw EtudeFailure("\(TextDecoding.sanitize(path))\(place)\(TextDecoding.sanitize(error.oneLine))")
         }
+        // --strict: what the import left out is an error, as the MIDI reader's repairs are.
+        if strict, let first = imported.warnings.first {
+            throw EtudeFailure("\(TextDecoding.sanitize(path)): \(first.description) (strict mode)")
+        }
+        return MIDIReadResult(file: imported.file, warnings: imported.warnings.map { MIDIWarning(offset: nil, message: $0.description) })
     }
 
     /// True for paths Etude reads as ABC notation.

@@ -57,6 +57,22 @@ struct CLITests {
         #expect(list.out == "X:1  One\nX:2  Two\n")
     }
 
+    @Test func strictRefusesWhatTheImportLeftOut() throws {
+        let dir = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let src = dir.appendingPathComponent("grace.abc")
+        try Data("X:1\nT:Grace\nK:C\n{g}C D E F\n".utf8).write(to: src)
+        let lenient = try Self.run(["info", src.path])
+        #expect(lenient.status == 0 && lenient.out.contains("grace"), "\(lenient.out)\(lenient.err)")
+        for command in [["info", src.path, "--strict"], ["events", src.path, "--json", "--strict"]] {
+            let strict = try Self.run(command)
+            #expect(strict.status == 1, "\(command)")
+            #expect(strict.out.isEmpty)
+            #expect(strict.err.hasPrefix("etude: \(src.path): ") && strict.err.contains("grace") && strict.err.hasSuffix(" (strict mode)\n")
+                    && strict.err.split(separator: "\n").count == 1, "\(strict.err)")
+        }
+    }
+
     @Test func infoReadsAbcDirectlyAndShowsLessonTags() throws {
         let r = try Self.run(["info", Repo.lessons.appendingPathComponent("level5/fur-elise.abc").path])
         #expect(r.status == 0)
