@@ -164,16 +164,24 @@ struct RoutineCommand: ParsableCommand {
         func editInEditor(_ routine: Routine, store: Store) throws -> Routine {
             let env = ProcessInfo.processInfo.environment
             let editor = env["VISUAL"].flatMap { $0.isEmpty ? nil : $0 } ?? env["EDITOR"].flatMap { $0.isEmpty ? nil : $0} ?? "vi"
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("etude-routine-\(getpid()).json")
-            try RoutineFile.export(routine).write(to: file, atomically: true, encoding: .utf8)
-            defer { try? FileManager.default.removeItem(at: file) }
+            // The text being edited is a draft beside the database: a refused edit keeps it, and
+            // the next `routine edit NAME` goes on with it instead of starting again.
+            let draft = Self.draftURL(for: routine.name, store: store)
+            let resuming = FileManager.default.fileExists(atPath: draft.path)
+            if resuming {
+                Console.out("Going on with your unsaved edit of \(routine.name) (\(draft.path))\n")
+            } else {
+                try FileManager.default.createDirectory(at: draft.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try RoutineFile.export(routine).write(to: draft, atomically: true, encoding: .utf8)
+            }
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/bin/sh")
-            p.arguments = ["-c", "\(editor) \"$1\"", "etude-edit", file.path]
+            p.arguments = ["-c", "\(editor) \"$1\"", "etude-edit", draft.path]
             try p.run()
             p.waitUntilExit()
-            guard p.terminationStatus == 0 else { throw EtudeFailure("the editor (\(editor)) failed; the routine is unchanged") }
-            let text = try String(contentsOf: file, encoding: .utf8)
+            let kept = "the routine is unchanged; your edit is kept: run `etude routine edit \(routine.name)` again to go on with it"
+            guard p.terminationStatus == 0 else { throw EtudeFailure("the editor (\(editor)) failed; \(kept)") }
+            let text = try String(contentsOf: draft, encoding: .utf8)
             var edited: Routine
             do {
                 edited = try RoutineFile.parse(text)
@@ -181,9 +189,18 @@ struct RoutineCommand: ParsableCommand {
                 edited.name = routine.name
                 try RoutineCommand.checkLessons(edited, store: store)
             } catch {
-                throw EtudeFailure("\(routine.name): \(Store.message(for: error) ?? "\(error)"); the routine is unchanged: run `etude routine edit \(routine.name)` again to fix it")
+                throw EtudeFailure("\(routine.name): \(Store.message(for: error) ?? "\(error)"); \(kept)")
             }
+            try? FileManager.default.removeItem(at: draft)
             return edited
+        }
+
+        /// `<database folder>/routine-drafts/<name>.json` (the name percent-encoded), so two
+        /// databases never share a draft; the temporary folder for an in-memory store.
+        static func draftURL(for name: String, store: Store) -> URL {
+            let base = store.path.map { URL(fileURLWithPath: $0).deletingLastPathComponent() } ?? FileManager.default.temporaryDirectory
+            let file = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "routine"
+            return base.appendingPathComponent("routine-drafts").appendingPathComponent(file + ".json")
         }
     }
 

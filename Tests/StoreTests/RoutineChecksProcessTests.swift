@@ -107,7 +107,7 @@ struct RoutineChecksProcessTests {
                                            "--entry", "random=favourite;reps=2;pause=10")
         try #require(status == 0, "\(err)")
         let before = try t.etude("routine", "export", "warm-up").1
-        let fix = "the routine is unchanged: run `etude routine edit warm-up` again to fix it"
+        let fix = "the routine is unchanged; your edit is kept: run `etude routine edit warm-up` again to go on with it"
         let bad = before.replacingOccurrences(of: "\"tempo\" : 80", with: "\"tempo\" : 900")
         try #require(bad != before)
         (status, _, err) = try t.etude("routine", "edit", "warm-up", extra: try t.editor(bad))
@@ -123,10 +123,20 @@ struct RoutineChecksProcessTests {
         #expect(status == 1 && oneLine(err) && err.hasPrefix("etude: warm-up: not valid JSON") && err.contains(" at line ")
                 && err.hasSuffix("; \(fix)\n") && !err.contains(".;"), "\(err)")
         #expect(try t.etude("routine", "export", "warm-up").1 == before, "every refused edit left it alone")
+        // The refused text is not lost: the next edit opens it again (an editor that only reads it here).
+        let seen = t.dir.file("seen.json")
+        var out: String
+        (status, out, err) = try t.etude("routine", "edit", "warm-up", extra: ["VISUAL": "", "EDITOR": "cp -f \"$1\" \(seen); true"])
+        #expect(status == 1 && out.hasPrefix("Going on with your unsaved edit of warm-up (") && oneLine(err), "\(out)\(err)")
+        #expect(try String(contentsOfFile: seen, encoding: .utf8) == broken, "the last refused edit is what the editor got")
         // A good edit still goes in.
         (status, _, err) = try t.etude("routine", "edit", "warm-up", extra: try t.editor(before.replacingOccurrences(of: "\"tempo\" : 80", with: "\"tempo\" : 90")))
         #expect(status == 0, "\(err)")
         #expect(try t.etude("routine", "export", "warm-up").1.contains("\"tempo\" : 90"))
+        // Saved: the draft is gone, and the next edit starts from the routine as stored.
+        (status, out, err) = try t.etude("routine", "edit", "warm-up", extra: ["VISUAL": "", "EDITOR": "cp -f \"$1\" \(seen); true"])
+        #expect(status == 0 && !out.contains("unsaved edit"), "\(out)\(err)")
+        #expect(try String(contentsOfFile: seen, encoding: .utf8) == t.etude("routine", "export", "warm-up").1)
     }
 
     @Test func newAndEditOptionsAreCheckedToo() throws {
