@@ -634,6 +634,24 @@ private struct Parser {
             try warn(eventStart, "track ends inside the length of a \(what)")
             return []
         }
+        if p - lengthAt == 4 && buf[p - 1] & 0x80 != 0 {
+            // Longer than 4 bytes, as for delta times: read on while the high bit is set (up to
+            // 8 bytes) so no byte of the length is taken for data; the value is clamped.
+            var k = p
+            var value = length
+            while k < end && k - lengthAt < 8 && buf[k] & 0x80 != 0 {
+                value = min(Self.maxVLQ + 1, value << 7 | Int(buf[k] & 0x7F))
+                k += 1
+            }
+            if k < end && k - lengthAt < 8 {
+                value = min(Self.maxVLQ, value << 7 | Int(buf[k] & 0x7F))
+                p = k + 1
+                length = value
+                try warn(lengthAt, "\(what) length of \(p - lengthAt) bytes (at most 4 are allowed): read as \(length)")
+            } else {
+                try warn(lengthAt, "\(what) length longer than 4 bytes: the first 4 read as \(length)")
+            }
+        }
         if length > end - p {
             try warn(lengthAt, "\(what) length \(length) runs past end of track; clamped to \(end - p) bytes")
             length = end - p

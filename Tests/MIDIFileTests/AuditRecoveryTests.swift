@@ -250,3 +250,28 @@ struct PairingOffsetTests {
         #expect(plain.warnings.allSatisfy { $0.offset == nil })
     }
 }
+
+@Suite("Reader: sysex and meta lengths longer than 4 bytes")
+struct OverlongLengthTests {
+    /// A padded 6-byte length keeps its value: the sysex is its 3 bytes, the events after it stay.
+    @Test func paddedLengthIsReadWhole() throws {
+        let r = try MIDIReader.read(track([0x00, 0xF0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x03, 0x7E, 0x7F, 0xF7, 0x00, 0x90, 60, 100]))
+        #expect(timed(r) == [
+            MIDIEvent(tick: 0, .sysex(data: [0x7E, 0x7F, 0xF7])),
+            MIDIEvent(tick: 0, .noteOn(channel: 0, key: 60, velocity: 100)),
+            MIDIEvent(tick: 0, eot),
+        ])
+        #expect(r.warnings == [MIDIWarning(offset: 24, message: "sysex length of 6 bytes (at most 4 are allowed): read as 3")])
+        #expect(throws: MIDIReadError.self) {
+            try MIDIReader.read(track([0x00, 0xF0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x03, 0x7E, 0x7F, 0xF7]), strict: true)
+        }
+    }
+
+    /// A huge 5-byte length: none of its bytes is data, the data runs to the end of the track.
+    @Test func hugeLengthTakesNoneOfItsBytesAsData() throws {
+        let r = try MIDIReader.read(track([0x00, 0xFF, 0x7F, 0x81, 0x80, 0x80, 0x80, 0x7F, 0x01, 0x02], end: false))
+        #expect(timed(r).first == MIDIEvent(tick: 0, .meta(type: 0x7F, data: [0x01, 0x02])))
+        #expect(r.warnings.first == MIDIWarning(offset: 25, message: "meta event 0x7F length of 5 bytes (at most 4 are allowed): read as 268435455"))
+        #expect(r.warnings.contains { $0.message.contains("runs past end of track; clamped to 2 bytes") })
+    }
+}
