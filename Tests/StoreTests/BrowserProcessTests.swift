@@ -88,9 +88,10 @@ struct BrowserProcessTests {
             try """
             stty -g > '\(dir.file("before"))'
             ETUDE_DB='\(db)' ETUDE_LESSONS='\(lessons)' '\(Repo.etude)'
-            echo "EXIT=$?"
+            status=$?
             stty -g > '\(dir.file("after"))'
             touch '\(dir.file("done"))'
+            echo "EXIT=$status"
             sleep 60
             """.write(toFile: script, atomically: true, encoding: .utf8)
             try BrowserProcessTests.tmux(socket, ["new-session", "-d", "-s", "t", "-x", "\(width)", "-y", "30", "sh '\(script)'"])
@@ -105,9 +106,11 @@ struct BrowserProcessTests {
             try BrowserProcessTests.waitFor(socket, tries: tries, condition)
         }
         var ended: Bool { FileManager.default.fileExists(atPath: dir.file("done")) }
-        /// The terminal settings after etude are those before it.
+        /// The terminal settings after etude are those before it (read once the shell wrote them,
+        /// which is before it prints EXIT=).
         func ttyRestored() throws -> Bool {
-            try String(contentsOfFile: dir.file("before"), encoding: .utf8) == String(contentsOfFile: dir.file("after"), encoding: .utf8)
+            for _ in 0..<100 where !ended { usleep(50_000) }
+            return try String(contentsOfFile: dir.file("before"), encoding: .utf8) == String(contentsOfFile: dir.file("after"), encoding: .utf8)
         }
     }
 
