@@ -92,6 +92,11 @@ let package = Package(
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile"]),
         // Wiring the lesson engine to devices: the real-time transport runner, the practice session.
         .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Screen", "Terminal"]),
+        // One process runner, one tmux harness, the built binary's path and the skip conditions,
+        // shared by every test target.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // The command line end to end, as a user runs it: the built `etude` in processes and in tmux.
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "MIDIFile"]),
         .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Screen", "Terminal", "Store"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,246 @@
+/// Score facts a Standard MIDI File cannot say, carried inside it as text meta events
+/// (type 0x01) `etude:<key>=<value>`, so every reader (MIDI, ABC, MusicXML) produces one lesson
+/// model, and a lesson keeps its fingering, spelling, staves and printed bar numbers when it is
+/// copied, converted or exported. Other programs see harmless text events.
+///
+/// | text | where | says |
+/// |---|---|---|
+/// | `etude:finger=60:1` | the note's track, at its note-on tick | middle C is played with finger 1 (thumb) … 5 |
+/// | `etude:spell=61:Db` | the note's track, at its note-on tick | key 61 is written D♭ (`C`, `C#`, `Cx`, `Db`, `Dbb`) |
+/// | `etude:hand=right` | a track, tick 0 | the track is a staff read by this hand (`right`/`left`) |
+/// | `etude:clef=bass` | a track, at the tick it takes effect | the staff's clef (see `Clef`) |
+/// | `etude:bar=12` | the first track, at a bar's first tick | a bar starts here, printed as bar 12 |
+///
+/// When a file has `etude:bar` events they are the bar lines: every bar starts at one, whatever
+/// the time signature says (a score's pickups, split bars at repeats and cadenzas stay as
+/// printed); a printed number met again is the next time through a repeat.
+public enum Annotation: Equatable, Sendable {
+    case finger(pitch: Int, finger: Int)
+    case spelling(pitch: Int, SpelledPitch)
+    case hand(HandTag)
+    case clef(Clef)
+    case bar(Int)
+
+    /// The text event carrying this annotation at `tick`.
+    public func event(tick: Int) -> MIDIEvent {
+        MIDIEvent(tick: tick, .meta(type: MetaType.text, data: Array(text.utf8)))
+    }
+
+    /// The event's text, e.g. `etude:spell=61:Db`.
+    public var text: String {
+        switch self {
+        case .finger(let p, let f): return "\(Fingering.prefix)\(p):\(f)"
+        case .spelling(let p, let s): return "etude:spell=\(p):\(s.name)"
+        case .hand(let h): return "etude:hand=\(h.rawValue)"
+        case .clef(let c): return "etude:clef=\(c.rawValue)"
+        case .bar(let n): return "etude:bar=\(n)"
+        }
+    }
+
+    /// Parses one event; nil when it is not a well-formed annotation (annotations are hints,
+    /// never a reason to reject a lesson).
+    public init?(_ kind: MIDIEvent.Kind) {
+        guard case .meta(MetaType.text, let data) = kind, data.count > 6, data.count < 64,
+              data[0] == UInt8(ascii: "e"), data[5] == UInt8(ascii: ":") else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.hasPrefix("etude:"), let eq = text.firstIndex(of: "=") else { return nil }
+        let key = text[text.index(text.startIndex, offsetBy: 6)..<eq]
+        let value = text[text.index(after: eq)...]
+        switch key {
+        case "finger", "spell":
+            let parts = value.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let pitch = Int(parts[0]), (0...127).contains(pitch) else { return nil }
+            if key == "finger" {
+                guard let f = Int(parts[1]), (1...5).contains(f) else { return nil }
+                self = .finger(pitch: pitch, finger: f)
+            } else {
+                guard let s = SpelledPitch(name: String(parts[1])), s.octave(forPitch: pitch) != nil else { return nil }
+                self = .spelling(pitch: pitch, s)
+            }
+        case "hand":
+            guard let h = HandTag(rawValue: String(value)) else { return nil }
+            self = .hand(h)
+        case "clef":
+            guard let c = Clef(rawValue: String(value)) else { return nil }
+            self = .clef(c)
+        case "bar":
+            guard let n = Int(value), (0...99_999).contains(n) else { return nil }
+            self = .bar(n)
+        default:
+            return nil
+        }
+    }
+}
+
+/// Which hand reads a staff, as an annotation says it (the Lesson module's `Hand` maps 1:1).
+public enum HandTag: String, Equatable, Hashable, Sendable, CaseIterable {
+    case right, left
+}
+
+/// A staff's clef. `treble8vb` is the tenor-voice treble clef (sounds an octave lower).
+public enum Clef: String, Equatable, Hashable, Sendable, CaseIterable {
+    case treble, bass, alto, tenor, treble8vb, treble8va, bass8vb, bass8va, percussion
+
+    /// The pitch on the staff's bottom line as written (treble E4, bass G2, alto F3, tenor D3):
+    /// its letter index from C0 (7 per octave), so a step up is one line or space.
+    public var bottomLineDiatonic: Int {
+        switch self {
+        case .treble, .percussion: return 4 * 7 + 2       // E4
+        case .treble8vb: return 3 * 7 + 2                 // E3
+        case .treble8va: return 5 * 7 + 2                 // E5
+        case .bass: return 2 * 7 + 4                      // G2
+        case .bass8vb: return 1 * 7 + 4                   // G1
+        case .bass8va: return 3 * 7 + 4                   // G3
+        case .alto: return 3 * 7 + 3                      // F3
+        case .tenor: return 3 * 7 + 1                     // D3
+        }
+    }
+}
+
+/// A written pitch: letter and alteration (the octave follows from the sounding key number).
+public struct SpelledPitch: Equatable, Hashable, Sendable, CustomStringConvertible {
+    /// 0 = C, 1 = D … 6 = B.
+    public var letter: Int
+    /// −2 (double flat) … +2 (double sharp).
+    public var alter: Int
+
+    public init(letter: Int, alter: Int) {
+        self.letter = letter
+        self.alter = alter
+    }
+
+    static let letters: [Character] = ["C", "D", "E", "F", "G", "A", "B"]
+    static let semitones = [0, 2, 4, 5, 7, 9, 11]
+
+    /// `C`, `C#`, `Cx` (or `C##`), `Db`, `Dbb`.
+    public init?(name: String) {
+        guard let first = name.first, let letter = Self.letters.firstIndex(of: Character(first.uppercased())) else { return nil }
+        let rest = name.dropFirst()
+        let alter: Int
+        switch rest {
+        case "": alter = 0
+        case "#": alter = 1
+        case "x", "##": alter = 2
+        case "b": alter = -1
+        case "bb": alter = -2
+        default: return nil
+        }
+        self.init(letter: letter, alter: alter)
+    }
+
+    public var name: String {
+        let accidental = switch alter {
+        case 2: "x"
+        case 1: "#"
+        case -1: "b"
+        case -2: "bb"
+        default: ""
+        }
+        return "\(Self.letters[letter])\(accidental)"
+    }
+
+    public var description: String { name }
+
+    /// The octave (scientific: middle C = C4) this spelling gives `pitch`, nil when the
+    /// spelling cannot be that key (D♭ for key 60).
+    public func octave(forPitch pitch: Int) -> Int? {
+        let natural = pitch - alter
+        let pc = ((natural % 12) + 12) % 12
+        guard pc == Self.semitones[letter] else { return nil }
+        return natural / 12 - 1 - (natural < 0 ? 1 : 0)
+    }
+
+    /// Steps above C0 (7 per octave) of this spelling of `pitch`: the staff position a written
+    /// note takes (nil when the spelling cannot be that key).
+    public func diatonic(forPitch pitch: Int) -> Int? {
+        octave(forPitch: pitch).map { $0 * 7 + letter }
+    }
+}
+
+/// Every annotation of a file, gathered once (a lesson reads them when it is built).
+public struct Annotations: Equatable, Sendable {
+    /// Where a note-level annotation applies: one note-on on one track.
+    public typealias Key = Fingering.Key
+
+    public var fingers: [Key: Int] = [:]
+    public var spellings: [Key: SpelledPitch] = [:]
+    /// Track index → the hand reading that staff.
+    public var hands: [Int: HandTag] = [:]
+    /// Track index → clef changes (tick, clef), in file order.
+    public var clefs: [Int: [(tick: Int, clef: Clef)]] = [:]
+    /// Bar lines of a score: (start tick, printed number), in file order; empty for files that
+    /// do not carry them.
+    public var bars: [(tick: Int, printed: Int)] = []
+
+    public init() {}
+
+    /// Reads every track. Cheap on files without annotations (one byte test per text event).
+    public init(file: MIDIFile) {
+        for (t, track) in file.tracks.enumerated() {
+            for e in track.events {
+                guard case .meta(MetaType.text, _) = e.kind, let a = Annotation(e.kind) else { continue }
+                switch a {
+                case .finger(let p, let f): fingers[Key(track: t, tick: e.tick, pitch: p)] = f
+                case .spelling(let p, let s): spellings[Key(track: t, tick: e.tick, pitch: p)] = s
+                case .hand(let h): hands[t] = h
+                case .clef(let c): clefs[t, default: []].append((e.tick, c))
+                case .bar(let n): if t == 0 { bars.append((e.tick, n)) }
+                }
+            }
+        }
+    }
+
+    public static func == (a: Annotations, b: Annotations) -> Bool {
+        a.fingers == b.fingers && a.spellings == b.spellings && a.hands == b.hands
+            && a.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } } == b.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } }
+            && a.bars.map { [$0.tick, $0.printed] } == b.bars.map { [$0.tick, $0.printed] }
+    }
+}
+
+/// Piano fingering carried inside a Standard MIDI File, so a lesson keeps its finger numbers
+/// when it is copied, converted or exported, and the screen can show them.
+///
+/// Convention: a text meta event (type 0x01) whose text is `etude:finger=<pitch>:<finger>`,
+/// on the same track as the note it describes and at the note-on's tick (written just before
+/// the note-on). `<pitch>` is the MIDI key number 0–127, `<finger>` is 1 (thumb) to 5 (little
+/// finger). Example: middle C played with the thumb → `etude:finger=60:1`. Other programs see a
+/// harmless text event; Etude's reader pairs it back with the note.
+public enum Fingering {
+    /// The text prefix of a fingering event.
+    public static let prefix = "etude:finger="
+
+    /// Where a finger number applies: one note-on on one track.
+    public struct Key: Hashable, Sendable {
+        public var track: Int
+        public var tick: Int
+        public var pitch: Int
+
+        public init(track: Int, tick: Int, pitch: Int) {
+            self.track = track
+            self.tick = tick
+            self.pitch = pitch
+        }
+    }
+
+    /// The text event that marks `pitch` at `tick` as played with `finger` (1–5).
+    public static func event(tick: Int, pitch: Int, finger: Int) -> MIDIEvent {
+        Annotation.finger(pitch: pitch, finger: finger).event(tick: tick)
+    }
+
+    /// Parses one event's text; nil when it is not a well-formed fingering event.
+    public static func parse(_ kind: MIDIEvent.Kind) -> (pitch: Int, finger: Int)? {
+        guard case .finger(let p, let f)? = Annotation(kind) else { return nil }
+        return (p, f)
+    }
+
+    /// Every finger number in a file, keyed by (track index, tick, pitch). Malformed fingering
+    /// text is skipped: fingering is a hint, never a reason to reject a lesson.
+    public static func fingers(in file: MIDIFile) -> [Key: Int] {
+        Annotations(file: file).fingers
+    }
+
+    /// The finger for one paired note, if the file gives one.
+    public static func finger(for note: Note, in fingers: [Key: Int]) -> Int? {
+        fingers[Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))]
+    }
+}
