@@ -129,6 +129,9 @@ public struct Lesson: Sendable {
     public var handAssignment: HandAssignment
     /// Tick where the music ends (last note release, else last event).
     public var endTick: Int
+    /// What the file says beyond MIDI (fingering, spelling, staves, clefs, printed bars): see
+    /// `Annotation`. Empty for plain MIDI files.
+    public var annotations: Annotations
 
     /// Builds the lesson. `fileName` is the title fallback; `split` (a MIDI pitch) forces the
     /// piano notes at or above it to the right hand and below it to the left.
@@ -137,6 +140,7 @@ public struct Lesson: Sendable {
         ticksPerQuarter = file.ticksPerQuarter ?? 480
         tempoMap = TempoMap(file: file)
         tags = LessonTags(file: file)
+        annotations = Annotations(file: file)
 
         var timeSigs: [TimedValue<TimeSignature>] = []
         var keySigs: [TimedValue<KeySignature>] = []
@@ -220,6 +224,16 @@ public struct Lesson: Sendable {
     public init(bytes: [UInt8], fileName: String? = nil, split: Int? = nil) throws(MIDIReadError) {
         let result = try MIDIReader.read(bytes)
         self.init(file: result.file, fileName: fileName, split: split)
+    }
+
+    /// The finger the file gives a note (1 = thumb … 5), if any.
+    public func finger(of note: LessonNote) -> Int? {
+        annotations.fingers[Annotations.Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))]
+    }
+
+    /// How the file spells a note (MusicXML and ABC say it; MIDI does not).
+    public func spelling(of note: LessonNote) -> SpelledPitch? {
+        annotations.spellings[Annotations.Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))]
     }
 
     /// The hands that have at least one note.

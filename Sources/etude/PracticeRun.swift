@@ -56,11 +56,10 @@ struct LoadedLesson {
     static func load(_ path: String, split: Int?) throws -> LoadedLesson {
         let read = try LessonFile.readLesson(path)
         let lesson = Lesson(file: read.file, fileName: path, split: split)
-        let byKey = Fingering.fingers(in: read.file)
         var fingers: [Int: Int] = [:]
-        if !byKey.isEmpty {
+        if !lesson.annotations.fingers.isEmpty {
             for (i, n) in lesson.notes.enumerated() {
-                if let f = byKey[Fingering.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))] { fingers[i] = f }
+                if let f = lesson.finger(of: n) { fingers[i] = f }
             }
         }
         return LoadedLesson(lesson: lesson, fingers: fingers, path: path)
