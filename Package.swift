@@ -22,15 +22,17 @@ let package = Package(
     targets: [
         // Standard MIDI File model, lenient reader, writer, tempo map, note pairing. Pure Swift.
         .target(name: "MIDIFile"),
+        // The one monotonic clock (and a virtual one for tests) every timed part reads.
+        .target(name: "Clocks"),
         // C shim over the ALSA sequencer (libasound, pkg-config `alsa`): plain functions only.
         .target(name: "CALSA", linkerSettings: [.linkedLibrary("asound")]),
         // Played-note input: ALSA keyboards, raw MIDI byte streams (device, FIFO, file), computer keys.
-        .target(name: "MIDIInput", dependencies: ["CALSA", "MIDIFile"]),
+        .target(name: "MIDIInput", dependencies: ["CALSA", "MIDIFile", "Clocks"]),
         // Judging what was played against what was expected: wait gate, play-mode matching,
         // scoring, recording, quiz. Pure logic.
         .target(name: "Judge", dependencies: ["MIDIFile"]),
         // A lesson from a MIDIFile: hands, bars, practice plan, transport, metronome, export. Pure logic.
-        .target(name: "Lesson", dependencies: ["MIDIFile"]),
+        .target(name: "Lesson", dependencies: ["MIDIFile", "Clocks"]),
         // SQLite (GRDB over the system libsqlite3): catalogue, favourites, loops, history, resume, routines.
         .target(
             name: "Store",
@@ -49,7 +51,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("fluidsynth"), .linkedLibrary("asound"), .linkedLibrary("pulse")]
         ),
         // SoundOutput protocol, live FluidSynth, offline WAV render, SoundFont discovery, scheduling.
-        .target(name: "Synth", dependencies: ["CFluidSynth", "MIDIFile"]),
+        .target(name: "Synth", dependencies: ["CFluidSynth", "MIDIFile", "Clocks"]),
         .executableTarget(
             name: "etude",
             dependencies: [

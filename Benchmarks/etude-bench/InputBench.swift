@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Clocks
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -33,7 +34,7 @@ enum InputBench {
         do {
             try input.start { event in
                 if case .note(let n) = event, n.isOn {
-                    box.deliveredAt = clock.now()
+                    box.deliveredAt = clock.now
                     box.semaphore.signal()
                 }
             }
@@ -50,7 +51,7 @@ enum InputBench {
         for i in 0..<(warmup + iterations) {
             let pitch = UInt8(48 + i % 36)
             var bytes: [UInt8] = [0x90, pitch, 100]
-            let sent = clock.now()
+            let sent = clock.now
             let written = write(fd, &bytes, 3)
             guard written == 3 else { break }
             box.semaphore.wait()
@@ -75,9 +76,9 @@ enum InputBench {
         }
         var parser = MIDIByteParser()
         var messages = 0
-        let start = clock.now()
+        let start = clock.now
         for b in stream where parser.feed(b) != nil { messages += 1 }
-        let seconds = clock.now() - start
+        let seconds = clock.now - start
         let mbps = Double(stream.count) / 1_000_000 / max(seconds, 1e-9)
 
         let p50 = percentile(0.5), p99 = percentile(0.99), maxUs = latencies.last ?? 0

@@ -4,70 +4,9 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Clocks
 import MIDIFile
 
-/// Where time comes from: the real monotonic clock when playing, a virtual one in tests, so
-/// the transport's timing is checked exactly and instantly.
-public protocol TransportClock: AnyObject, Sendable {
-    /// Seconds since an arbitrary fixed origin; never goes backwards.
-    var now: Double { get }
-    /// Blocks (real clock) or jumps (virtual clock) until `now >= time`.
-    func sleep(until time: Double)
-}
-
-/// The real clock: CLOCK_MONOTONIC, unaffected by wall-clock changes, fine for scheduling
-/// notes. (Named apart from MIDIInput's `MonotonicClock`, which reads the same clock, so a
-/// file importing both modules stays unambiguous.)
-public final class SteadyClock: TransportClock {
-    public init() {}
-
-    public var now: Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1_000_000_000
-    }
-
-    public func sleep(until time: Double) {
-        let delta = time - now
-        guard delta > 0 else { return }
-        var ts = timespec(tv_sec: Int(delta), tv_nsec: Int((delta - Double(Int(delta))) * 1_000_000_000))
-        var rest = timespec()
-        while nanosleep(&ts, &rest) == -1 && errno == EINTR { ts = rest }
-    }
-}
-
-/// A clock that moves only when told to: tests advance it and check exactly what is due.
-public final class VirtualClock: TransportClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Double
-
-    public init(now: Double = 0) {
-        current = now
-    }
-
-    public var now: Double {
-        lock.lock()
-        defer { lock.unlock() }
-        return current
-    }
-
-    /// Moves the clock to `time`; never backwards (a clock that went back would replay events).
-    public func set(_ time: Double) {
-        lock.lock()
-        current = max(current, time)
-        lock.unlock()
-    }
-
-    public func advance(by seconds: Double) {
-        lock.lock()
-        current += max(0, seconds)
-        lock.unlock()
-    }
-
-    public func sleep(until time: Double) {
-        set(time)
-    }
-}
 
 /// A pass that just ended, handed to whoever decides whether it was clean (the Judge's own
 /// `PassReport` holds the scores).
@@ -104,7 +43,7 @@ public final class Transport: @unchecked Sendable {
     /// The plan as given, with any live changes (tempo, metronome) applied.
     public var plan: PracticePlan { locked { currentPlan } }
     private var currentPlan: PracticePlan
-    public let clock: any TransportClock
+    public let clock: any TimeSource
     /// Bars played each pass.
     public var bars: ClosedRange<Int> { locked { barRange } }
     private var barRange: ClosedRange<Int>
@@ -134,7 +73,7 @@ public final class Transport: @unchecked Sendable {
     private var wrapSchedule: PassSchedule?
 
     /// Validates the plan (throws its one-line error) and prepares the first pass.
-    public init(lesson: Lesson, plan: PracticePlan, clock: any TransportClock) throws(PlanError) {
+    public init(lesson: Lesson, plan: PracticePlan, clock: any TimeSource) throws(PlanError) {
         try plan.validate(for: lesson)
         self.lesson = lesson
         self.currentPlan = plan

@@ -1,3 +1,4 @@
+import Clocks
 import CALSA
 import MIDIFile
 
@@ -135,13 +136,13 @@ final class SequencerHandle: @unchecked Sendable {
 /// with the same names (or one the target matches) appears, it reconnects and says so.
 public final class ALSAInput: InputSource, @unchecked Sendable {
     public let target: PortTarget
-    private let clock: any InputClock
+    private let clock: any TimeSource
     private var reader: ReaderThread?
     private var connectedName = ""
 
     public var name: String { connectedName.isEmpty ? "ALSA \(target.description)" : connectedName }
 
-    public init(target: PortTarget = .firstKeyboard, clock: any InputClock = MonotonicClock()) {
+    public init(target: PortTarget = .firstKeyboard, clock: any TimeSource = MonotonicClock()) {
         self.target = target
         self.clock = clock
     }
@@ -190,7 +191,7 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
     }
 
     private static func loop(handle: SequencerHandle, connected initial: ALSAPort, target: PortTarget,
-                             clock: any InputClock, reader: ReaderThread,
+                             clock: any TimeSource, reader: ReaderThread,
                              handler: @Sendable (InputEvent) -> Void) {
         var watch = ReconnectWatch(target: target, connected: initial)
         handler(.status("MIDI input: \(initial.displayName)"))
@@ -202,7 +203,7 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
                 handler(.ended("ALSA input failed: \(String(cString: etude_seq_strerror(rc))); input ended"))
                 return
             }
-            let time = clock.now()
+            let time = clock.now
             let channel = UInt8(clamping: event.channel & 0x0F)
             switch Int(event.type) {
             case Int(ETUDE_SEQ_NOTE_ON), Int(ETUDE_SEQ_NOTE_OFF):

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Clocks
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -14,10 +15,10 @@ import MIDIFile
 public final class ByteStreamInput: InputSource, @unchecked Sendable {
     public let path: String
     public var name: String { path }
-    private let clock: any InputClock
+    private let clock: any TimeSource
     private var reader: ReaderThread?
 
-    public init(path: String, clock: any InputClock = MonotonicClock()) {
+    public init(path: String, clock: any TimeSource = MonotonicClock()) {
         self.path = path
         self.clock = clock
     }
@@ -57,7 +58,7 @@ public final class ByteStreamInput: InputSource, @unchecked Sendable {
 
     enum StreamKind { case fifo, device, file }
 
-    private static func loop(fd: Int32, kind: StreamKind, path: String, clock: any InputClock,
+    private static func loop(fd: Int32, kind: StreamKind, path: String, clock: any TimeSource,
                              reader: ReaderThread, handler: @Sendable (InputEvent) -> Void) {
         var parser = MIDIByteParser()
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -76,7 +77,7 @@ public final class ByteStreamInput: InputSource, @unchecked Sendable {
             if fds[0].revents == 0 { continue }
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n > 0 {
-                let time = clock.now()
+                let time = clock.now
                 for i in 0..<n {
                     guard let message = parser.feed(buffer[i]) else { continue }
                     if let note = PlayedNote(message, time: time) {

@@ -1,3 +1,4 @@
+import Clocks
 /// What `--input` asked for.
 public enum InputSpec: Equatable, Sendable {
     /// `--input keys`: the computer keyboard only.
@@ -25,7 +26,7 @@ public enum InputSpec: Equatable, Sendable {
     /// The running source for this spec, or nil for the computer keyboard (which the terminal
     /// feeds through `ComputerKeyboardPiano`). Throws `InputError`; when its
     /// `fallBackToComputerKeyboard` is true, show the message and use the computer keyboard.
-    public func makeSource(clock: any InputClock = MonotonicClock()) -> (any InputSource)? {
+    public func makeSource(clock: any TimeSource = MonotonicClock()) -> (any InputSource)? {
         switch self {
         case .computerKeyboard: return nil
         case .alsa(let target): return ALSAInput(target: target, clock: clock)
@@ -46,7 +47,7 @@ extension InputSpec {
     /// here (no ALSA sequencer, no keyboard plugged in) the result has no source and a one-line
     /// `notice`, and the caller uses the computer keyboard. Errors the user must fix (unknown
     /// port name, unreadable device or file) are thrown as one-line `InputError`s.
-    public func open(clock: any InputClock = MonotonicClock(),
+    public func open(clock: any TimeSource = MonotonicClock(),
                      handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) -> OpenedInput {
         guard let source = makeSource(clock: clock) else { return OpenedInput(source: nil, notice: nil) }
         do {

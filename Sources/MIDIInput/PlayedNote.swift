@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Clocks
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -58,23 +59,6 @@ public enum InputEvent: Equatable, Sendable {
     /// The source has stopped for good (FIFO closed by the writer, device gone, end of file).
     /// The message is one line for the status bar; the lesson carries on without input.
     case ended(String)
-}
-
-/// Where time comes from, so tests and benchmarks can substitute their own clock.
-public protocol InputClock: Sendable {
-    /// Seconds since an arbitrary fixed point; never goes backwards.
-    func now() -> Double
-}
-
-/// `CLOCK_MONOTONIC`: unaffected by wall-clock changes, shared by every source and the transport.
-public struct MonotonicClock: InputClock {
-    public init() {}
-
-    public func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1_000_000_000
-    }
 }
 
 /// A running input. Handlers are called on the source's own reader thread: keep them short

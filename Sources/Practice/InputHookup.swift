@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Judge
 import MIDIFile
@@ -39,7 +40,7 @@ public final class InputHookup: @unchecked Sendable {
     /// Opens the input. Throws the input's one-line error for problems the user must fix
     /// (unknown port name, unreadable device). `program` is the GM program the learner hears.
     public init(spec: InputSpec, output: (any SoundOutput)?, channel: UInt8 = InputHookup.defaultChannel, program: UInt8 = 0,
-                clock: any InputClock = MIDIInput.MonotonicClock(), noteLength: Double = 0.4,
+                clock: any TimeSource = MonotonicClock(), noteLength: Double = 0.4,
                 onNote: @escaping @Sendable (PlayedEvent) -> Void, onStatus: @escaping @Sendable (String) -> Void = { _ in })
         throws(InputError) {
         self.output = output

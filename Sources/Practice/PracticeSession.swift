@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Lesson
 import MIDIFile
@@ -68,7 +69,7 @@ public struct ResumePoint: Equatable, Sendable {
 /// state into a `ScreenModel` per frame. The screen thread only takes short locks (the
 /// transport's and this object's), never waits on the playing thread.
 ///
-/// With a `SteadyClock` it plays in real time on its own thread; with any other clock (a
+/// With a `MonotonicClock` it plays in real time on its own thread; with any other clock (a
 /// `VirtualClock` in tests) nothing runs by itself: `advance()` plays what is due.
 public final class PracticeSession: @unchecked Sendable {
     /// Display choices that are not part of the practice plan.
@@ -86,7 +87,7 @@ public final class PracticeSession: @unchecked Sendable {
 
     public let lesson: Lesson
     public let transport: Transport
-    public let clock: any TransportClock
+    public let clock: any TimeSource
     private let output: any SoundOutput
     private var runner: TransportRunner?
     private let observer: (any PracticeObserver)?
@@ -134,7 +135,7 @@ public final class PracticeSession: @unchecked Sendable {
     private var currentLoopName: String?
 
     /// Validates the plan (its one-line error) and prepares to play; nothing sounds before `start()`.
-    public init(lesson: Lesson, plan: PracticePlan, clock: any TransportClock, output: any SoundOutput,
+    public init(lesson: Lesson, plan: PracticePlan, clock: any TimeSource, output: any SoundOutput,
                 options: Options = Options(), observer: (any PracticeObserver)? = nil) throws(PlanError) {
         self.lesson = lesson
         self.transport = try Transport(lesson: lesson, plan: plan, clock: clock)
@@ -156,7 +157,7 @@ public final class PracticeSession: @unchecked Sendable {
         } else {
             loopOn = false
         }
-        if let steady = clock as? SteadyClock {
+        if let steady = clock as? MonotonicClock {
             runner = TransportRunner(transport: transport, clock: steady, output: output) { [weak self] events in
                 self?.received(events)
             }

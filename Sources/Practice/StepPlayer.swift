@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Lesson
 import MIDIFile
@@ -88,14 +89,14 @@ public final class StepPlayer: @unchecked Sendable {
     public enum Control: Sendable { case keepGoing, skip }
 
     private let transport: Transport
-    private let clock: SteadyClock
+    private let clock: MonotonicClock
     private let output: GainOutput
     private let lock = NSLock()
     private var completed = 0
     private var passStartClock: Double?
 
     /// `transport` must have been made with `clock`.
-    public init(transport: Transport, clock: SteadyClock, output: GainOutput) {
+    public init(transport: Transport, clock: MonotonicClock, output: GainOutput) {
         self.transport = transport
         self.clock = clock
         self.output = output

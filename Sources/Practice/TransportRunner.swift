@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Lesson
 import MIDIFile
@@ -10,7 +11,7 @@ import Synth
 /// thread so a pause, seek or tempo change applies at once, never after a stale sleep.
 public final class TransportRunner: @unchecked Sendable {
     public let transport: Transport
-    public let clock: SteadyClock
+    public let clock: MonotonicClock
     private let output: any SoundOutput
     private let onEvents: @Sendable ([TimedEvent]) -> Void
     private let condition = NSCondition()
@@ -25,7 +26,7 @@ public final class TransportRunner: @unchecked Sendable {
     private var started = false
 
     /// `transport` must have been made with `clock`.
-    public init(transport: Transport, clock: SteadyClock, output: any SoundOutput, onEvents: @escaping @Sendable ([TimedEvent]) -> Void = { _ in }) {
+    public init(transport: Transport, clock: MonotonicClock, output: any SoundOutput, onEvents: @escaping @Sendable ([TimedEvent]) -> Void = { _ in }) {
         self.transport = transport
         self.clock = clock
         self.output = output

@@ -1,3 +1,4 @@
+import Clocks
 import CFluidSynth
 import Foundation
 import MIDIFile

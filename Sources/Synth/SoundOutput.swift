@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import MIDIFile
 
@@ -61,15 +62,3 @@ public final class RecordingOutput: SoundOutput, @unchecked Sendable {
     }
 }
 
-/// CLOCK_MONOTONIC readings: immune to wall-clock changes, the base of all scheduling.
-public enum MonotonicClock {
-    public static func nanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-
-    public static func seconds() -> Double {
-        Double(nanoseconds()) / 1e9
-    }
-}

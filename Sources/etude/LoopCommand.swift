@@ -1,3 +1,4 @@
+import Clocks
 import ArgumentParser
 import Foundation
 import Lesson
@@ -76,7 +77,7 @@ enum LoopPlayer {
         defer { live.close() }
         let session: PracticeSession
         do {
-            session = try PracticeSession(lesson: loaded.lesson, plan: plan, clock: SteadyClock(), output: live)
+            session = try PracticeSession(lesson: loaded.lesson, plan: plan, clock: MonotonicClock(), output: live)
         } catch {
             throw EtudeFailure(error.message)
         }

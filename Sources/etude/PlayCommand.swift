@@ -1,3 +1,4 @@
+import Clocks
 import ArgumentParser
 import Dispatch
 import Foundation

@@ -1,3 +1,4 @@
+import Clocks
 import ABC
 import Foundation
 import Judge
@@ -209,7 +210,7 @@ enum PracticeScreenRun {
         init(input: String, output: any SoundOutput) throws {
             let box = InstrumentBox()
             do {
-                hookup = try InputHookup(spec: InputSpec(input), output: output, clock: MIDIInput.MonotonicClock(),
+                hookup = try InputHookup(spec: InputSpec(input), output: output, clock: MonotonicClock(),
                                          onNote: { e in
                                              box.instrument?.session?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
                                          },
@@ -249,7 +250,7 @@ enum PracticeScreenRun {
             do { appender = try PassReportAppender(path: path) } catch { throw EtudeFailure(error.message) }
         }
         defer { appender?.close() }
-        let clock = SteadyClock()
+        let clock = MonotonicClock()
         // Validate before the synth loads, so a bad plan is one quick line.
         do { try plan.validate(for: loaded.lesson) } catch { throw EtudeFailure(error.message) }
         let live = try sound.open()

@@ -1,3 +1,4 @@
+import Clocks
 import ArgumentParser
 import Foundation
 import Judge
@@ -46,7 +47,7 @@ struct QuizCommand: ParsableCommand {
         }
         let signals = ExitSignals()
         let live = try LiveSound.start(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose)
-        let clock = MIDIInput.MonotonicClock()
+        let clock = MonotonicClock()
         let played = PlayedQueue()
         let messages = MessageQueue()
         let hookup: InputHookup
@@ -68,7 +69,7 @@ struct QuizCommand: ParsableCommand {
             for line in hookup.keyboardHelp { Console.out(line + "\n") }
         }
         let started = Date()
-        let startClock = clock.now()
+        let startClock = clock.now
         var exitCode: Int32 = 0
         var stopped = false
 
@@ -101,16 +102,16 @@ struct QuizCommand: ParsableCommand {
                         switch key {
                         case .quit: stopped = true; break questionLoop
                         case .interrupt: exitCode = 128 + SIGINT; stopped = true; break questionLoop
-                        case .character(let c): if hookup.usesComputerKeyboard { hookup.press(c, at: clock.now()) }
+                        case .character(let c): if hookup.usesComputerKeyboard { hookup.press(c, at: clock.now) }
                         }
                     }
-                    hookup.releaseDue(now: clock.now())
+                    hookup.releaseDue(now: clock.now)
                 } else {
                     usleep(10_000)
                 }
             }
         }
-        let duration = clock.now() - startClock
+        let duration = clock.now - startClock
         hookup.stop()
         live.allNotesOff()
         keys?.restore()

@@ -1,3 +1,4 @@
+import Clocks
 import ArgumentParser
 import Foundation
 import Judge
@@ -43,12 +44,12 @@ struct RecordCommand: ParsableCommand {
         }
         let signals = ExitSignals()
         let live = try LiveSound.start(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose)
-        let clock = MIDIInput.MonotonicClock()
+        let clock = MonotonicClock()
         let take = RecordingTake()
         let messages = MessageQueue()
         // The take starts before the input opens: a note played the moment the port or FIFO
         // connects is in the recording, never before its start.
-        let start = clock.now()
+        let start = clock.now
         take.begin(at: start)
         let hookup: InputHookup
         do {
@@ -77,7 +78,7 @@ struct RecordCommand: ParsableCommand {
         var clicksOff: [(time: Double, key: UInt8)] = []
 
         loop: while true {
-            let now = clock.now()
+            let now = clock.now
             if let sig = signals.received { exitCode = 128 + sig; break }
             if let end, now >= end { break }
             let inputEnded = hookup.ended
@@ -98,26 +99,26 @@ struct RecordCommand: ParsableCommand {
             }
             if inputEnded && keys == nil { break }
             var wait = 20.0
-            if metronome { wait = min(wait, max(1, (nextBeat - clock.now()) * 1000)) }
+            if metronome { wait = min(wait, max(1, (nextBeat - clock.now) * 1000)) }
             if let keys {
                 for key in keys.read(timeoutMs: Int32(wait)) {
                     switch key {
                     case .quit: break loop
                     case .interrupt: exitCode = 128 + SIGINT; break loop
-                    case .character(let c): if hookup.usesComputerKeyboard { hookup.press(c, at: clock.now()) }
+                    case .character(let c): if hookup.usesComputerKeyboard { hookup.press(c, at: clock.now) }
                     }
                 }
             } else {
                 usleep(useconds_t(wait * 1000))
             }
             if tty {
-                let elapsed = clock.now() - start
+                let elapsed = clock.now - start
                 let barText = bars.map { " bar \(min($0, Int(elapsed / (4 * beat)) + 1))/\($0)" } ?? ""
                 let line = "● recording \(StatusLine.clock(elapsed))\(barText)  \(take.noteCount) notes  [q stop]"
                 if line != lastStatus { Console.out("\r\(line)\u{1B}[K"); lastStatus = line }
             }
         }
-        let stopTime = clock.now()
+        let stopTime = clock.now
         hookup.stop()
         for c in clicksOff { live.send(.noteOff(channel: Metronome.channel, key: c.key, velocity: 0)) }
         live.allNotesOff()

@@ -1,3 +1,4 @@
+import Clocks
 import ArgumentParser
 import Foundation
 import MIDIFile

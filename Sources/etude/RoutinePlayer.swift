@@ -1,3 +1,4 @@
+import Clocks
 import ArgumentParser
 import Foundation
 import Judge
@@ -169,7 +170,7 @@ struct RoutinePlayer {
             }
             guard mode.judges, let instrument else {
                 // Watching: the other hand plays along.
-                let clock = SteadyClock()
+                let clock = MonotonicClock()
                 let transport: Transport
                 do {
                     transport = try Transport(lesson: loaded.lesson, plan: practice, clock: clock)
@@ -226,7 +227,7 @@ struct RoutinePlayer {
             let observer = PracticeScreenRun.makeObserver(for: loaded.lesson, plan: practice, playing: settings, instrument: instrument)
             let session: PracticeSession
             do {
-                session = try PracticeSession(lesson: loaded.lesson, plan: practice, clock: SteadyClock(), output: output,
+                session = try PracticeSession(lesson: loaded.lesson, plan: practice, clock: MonotonicClock(), output: output,
                                               options: PracticeScreenRun.sessionOptions(loaded, PracticeScreenRun.Display()),
                                               observer: observer)
             } catch {

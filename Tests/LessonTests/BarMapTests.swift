@@ -1,3 +1,4 @@
+import Clocks
 import Testing
 import MIDIFile
 @testable import Lesson

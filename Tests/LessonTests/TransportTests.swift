@@ -1,3 +1,4 @@
+import Clocks
 import Testing
 import MIDIFile
 @testable import Lesson
@@ -282,7 +283,7 @@ import MIDIFile
     }
 
     @Test func monotonicClockMovesForward() {
-        let c = SteadyClock()
+        let c = MonotonicClock()
         let a = c.now
         c.sleep(until: a + 0.001)
         #expect(c.now >= a + 0.001)

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Testing
 @testable import MIDIInput
@@ -52,12 +53,13 @@ final class EventBox: @unchecked Sendable {
 }
 
 /// A clock the test sets, so timestamps are exact.
-final class FixedClock: InputClock, @unchecked Sendable {
+final class FixedClock: TimeSource, @unchecked Sendable {
     private let lock = NSLock()
     private var value: Double
     init(_ v: Double) { value = v }
     func set(_ v: Double) { lock.lock(); value = v; lock.unlock() }
-    func now() -> Double { lock.lock(); defer { lock.unlock() }; return value }
+    var now: Double { lock.lock(); defer { lock.unlock() }; return value }
+    func sleep(until time: Double) { set(max(now, time)) }
 }
 
 func temporaryDirectory() throws -> URL {

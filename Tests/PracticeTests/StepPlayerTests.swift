@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Lesson
 import MIDIFile
@@ -47,7 +48,7 @@ struct StepPlayerTests {
     /// A step cut by its time limit (1.2 s, fade 0.6 s) in the middle of a 4 s lesson fades
     /// CC 7 down step by step, then silences and restores full volume.
     @Test func timeLimitFadesOutInsteadOfStoppingDead() throws {
-        let clock = SteadyClock()
+        let clock = MonotonicClock()
         var plan = PracticePlan()
         plan.repeatMode = .forever
         let transport = try Transport(lesson: lesson(count: 16), plan: plan, clock: clock)
@@ -78,7 +79,7 @@ struct StepPlayerTests {
     }
 
     @Test func repetitionsPlayWholePassesWithoutFading() throws {
-        let clock = SteadyClock()
+        let clock = MonotonicClock()
         var plan = PracticePlan()
         plan.repeatMode = .times(2)
         let transport = try Transport(lesson: lesson(count: 2), plan: plan, clock: clock)
@@ -97,7 +98,7 @@ struct StepPlayerTests {
     }
 
     @Test func skipEndsAtOnceWithAllNotesOff() throws {
-        let clock = SteadyClock()
+        let clock = MonotonicClock()
         let transport = try Transport(lesson: lesson(count: 16), plan: PracticePlan(), clock: clock)
         let rec = RecordingOutput()
         let player = StepPlayer(transport: transport, clock: clock, output: GainOutput(rec))

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Lesson
 import MIDIFile
@@ -23,7 +24,7 @@ struct TransportRunnerTests {
     }
 
     @Test func playsEveryNoteInOrderThenFinishesAndSilences() throws {
-        let clock = SteadyClock()
+        let clock = MonotonicClock()
         let transport = try Transport(lesson: lesson(), plan: PracticePlan(), clock: clock)
         let output = RecordingOutput()
         let runner = TransportRunner(transport: transport, clock: clock, output: output)
@@ -45,7 +46,7 @@ struct TransportRunnerTests {
     }
 
     @Test func pauseStopsSoundAndNothingPlaysUntilResumed() throws {
-        let clock = SteadyClock()
+        let clock = MonotonicClock()
         let transport = try Transport(lesson: lesson(), plan: PracticePlan(), clock: clock)
         let output = RecordingOutput()
         let runner = TransportRunner(transport: transport, clock: clock, output: output)
