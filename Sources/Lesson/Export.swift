@@ -23,7 +23,7 @@ public enum LessonExport {
     /// The tempo percent of each pass the plan plays (every pass counted clean).
     public static func passPercents(lesson: Lesson, plan: PracticePlan) throws(PlanError) -> [Double] {
         if plan.repeatMode == .forever {
-            throw PlanError("--repeat forever: an export needs a number of passes, e.g. --repeat 4")
+            throw PlanError(.repeat, "forever", "an export needs a number of passes", suggestion: "4", style: .example)
         }
         var planner = try PassPlanner(plan: plan, lesson: lesson)
         var out = [planner.firstPass()]

@@ -1,18 +1,6 @@
 import Foundation
 import MIDIFile
 
-/// A plan a user can get wrong, explained in one line that names the option and the fix,
-/// e.g. `--bars 40-44: the lesson has 32 bars`.
-public struct PlanError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var message: String
-
-    public init(_ message: String) {
-        self.message = message
-    }
-
-    public var description: String { message }
-}
-
 /// What the learner wants to practise and how: hands, tempo, loop, repeats, speed trainer,
 /// metronome. A plain value, so it can be saved, compared and validated against a lesson.
 public struct PracticePlan: Equatable, Sendable {
@@ -69,6 +57,14 @@ public struct PracticePlan: Equatable, Sendable {
         }
 
         public var text: String { "\(PracticePlan.format(start)):\(PracticePlan.format(target)):\(PracticePlan.format(step))" }
+
+        /// The speed trainer's own rules: both tempos in `TempoPercent.range`, a positive step.
+        static func check(start: Double, target: Double, step: Double, as text: String) throws(PlanError) {
+            for v in [start, target] where !(v.isFinite && TempoPercent.range.contains(v)) {
+                throw PlanError(.speedTrainer, text, "\(PracticePlan.format(v))% is outside \(PracticePlan.format(TempoPercent.range.lowerBound))–\(PracticePlan.format(TempoPercent.range.upperBound))%")
+            }
+            guard step > 0, step.isFinite else { throw PlanError(.speedTrainer, text, "the step must be more than 0%") }
+        }
     }
 
     public struct Metronome: Equatable, Sendable {
@@ -109,18 +105,15 @@ public struct PracticePlan: Equatable, Sendable {
         self.playAccompaniment = playAccompaniment
     }
 
-    public static let tempoRange: ClosedRange<Double> = 10...400
-
     // MARK: Validation
 
     /// Checks the plan against a lesson; every error names the option and what would work.
     public func validate(for lesson: Lesson) throws(PlanError) {
         if let bars {
             let map = lesson.bars
-            let text = "--bars \(bars.lowerBound)-\(bars.upperBound)"
             if bars.lowerBound < map.firstNumber || bars.upperBound > map.lastNumber {
                 let pickup = map.hasPickup ? " (0–\(map.lastNumber) counting the pickup bar 0)" : ""
-                throw PlanError("\(text): the lesson has \(map.count) bar\(map.count == 1 ? "" : "s")\(pickup)")
+                throw PlanError(.bars, "\(bars.lowerBound)-\(bars.upperBound)", "the lesson has \(map.count) bar\(map.count == 1 ? "" : "s")\(pickup)")
             }
         }
         switch hands {
@@ -131,31 +124,26 @@ public struct PracticePlan: Equatable, Sendable {
             let h: Hand = hands == .left ? .left : .right
             if !lesson.hands.contains(h) {
                 let has = lesson.hands.isEmpty ? "no piano part" : "only a \(h.other.name) part"
-                throw PlanError("--hand \(h.rawValue): the lesson has \(has) (\(lesson.handAssignment.description)); try --hand \(lesson.hands.isEmpty ? "both" : h.other.rawValue)")
+                throw PlanError(.hand, h.rawValue, "the lesson has \(has) (\(lesson.handAssignment.description))",
+                                suggestion: lesson.hands.isEmpty ? "both" : h.other.rawValue)
             }
         }
         if case .quiet(let f) = otherHand, !(0...1).contains(f) {
-            throw PlanError("--other quiet: the volume factor must be between 0 and 1")
+            throw PlanError(.other, "quiet", "the volume factor must be between 0 and 1")
         }
         if let st = speedTrainer {
-            let text = "--speed-trainer \(st.text)"
             if tempo != .percent(100) {
-                throw PlanError("\(text): the speed trainer sets the tempo itself; drop --tempo/--bpm")
+                throw PlanError(.speedTrainer, st.text, "the speed trainer sets the tempo itself; give no fixed tempo with it")
             }
-            for v in [st.start, st.target] where !PracticePlan.tempoRange.contains(v) {
-                throw PlanError("\(text): \(PracticePlan.format(v))% is outside 10–400%")
-            }
-            if !(st.step > 0) {
-                throw PlanError("\(text): the step must be more than 0%")
-            }
+            try SpeedTrainer.check(start: st.start, target: st.target, step: st.step, as: st.text)
         } else {
             _ = try tempoFactor(for: lesson)
         }
         if case .times(let n) = repeatMode, n < 1 {
-            throw PlanError("--repeat \(n): repeat at least once (or use forever)")
+            throw PlanError(.repeat, "\(n)", "repeat at least once (or use forever)")
         }
         if !(0...1).contains(metronome.volume) {
-            throw PlanError("--metronome-volume \(PracticePlan.format(metronome.volume * 100))%: use 0–100%")
+            throw PlanError(.metronomeVolume, "\(PracticePlan.format(metronome.volume * 100))%", "use 0–100%")
         }
     }
 
@@ -163,15 +151,13 @@ public struct PracticePlan: Equatable, Sendable {
     public func tempoFactor(for lesson: Lesson) throws(PlanError) -> Double {
         switch tempo {
         case .percent(let p):
-            guard PracticePlan.tempoRange.contains(p) else {
-                throw PlanError("--tempo \(PracticePlan.format(p))%: the tempo must be between 10% and 400%")
-            }
-            return p / 100
+            return try TempoPercent(p).value / 100
         case .bpm(let b):
             let base = lesson.tempoMap.bpm(atTick: 0)
             let percent = b / base * 100
-            guard b > 0, PracticePlan.tempoRange.contains(percent) else {
-                throw PlanError("--bpm \(PracticePlan.format(b)): that is \(PracticePlan.format(percent))% of the lesson's \(PracticePlan.format(base)) BPM; use \(PracticePlan.format(base * 0.1))–\(PracticePlan.format(base * 4)) BPM (10–400%)")
+            guard b > 0, TempoPercent.range.contains(percent) else {
+                let low = TempoPercent.range.lowerBound, high = TempoPercent.range.upperBound
+                throw PlanError(.bpm, PracticePlan.format(b), "that is \(PracticePlan.format(percent))% of the lesson's \(PracticePlan.format(base)) BPM; use \(PracticePlan.format(base * low / 100))–\(PracticePlan.format(base * high / 100)) BPM (\(PracticePlan.format(low))–\(PracticePlan.format(high))%)")
             }
             return percent / 100
         }
@@ -200,42 +186,35 @@ public struct PracticePlan: Equatable, Sendable {
         let numbers = parts.map { Int($0) }
         if numbers.count == 1, let a = numbers[0], a >= 0 { return a...a }
         guard numbers.count == 2, let a = numbers[0], let b = numbers[1], a >= 0, b >= 0 else {
-            throw PlanError("--bars \(text): write the bars as A-B, e.g. 5-8")
+            throw PlanError(.bars, text, "write the bars as A-B, e.g. 5-8")
         }
         guard a <= b else {
-            throw PlanError("--bars \(a)-\(b): the first bar comes after the last; did you mean \(b)-\(a)?")
+            throw PlanError(.bars, "\(a)-\(b)", "the first bar comes after the last; did you mean \(b)-\(a)?")
         }
         return a...b
     }
 
-    /// `75%` or `75`.
-    public static func parsePercent(_ text: String, option: String = "--tempo") throws(PlanError) -> Double {
+    /// `75%` or `75` for a setting that is a percentage (the metronome volume).
+    public static func parsePercent(_ text: String, setting: PlanError.Setting) throws(PlanError) -> Double {
         var t = text.trimmingCharacters(in: .whitespaces)
         if t.hasSuffix("%") { t.removeLast() }
         guard let v = Double(t), v.isFinite else {
-            throw PlanError("\(option) \(text): write a percentage such as 75%")
+            throw PlanError(setting, text, "write a percentage such as 75%")
         }
         return v
     }
 
     public static func parseTempo(_ text: String) throws(PlanError) -> Tempo {
-        let p = try parsePercent(text)
-        guard tempoRange.contains(p) else {
-            throw PlanError("--tempo \(text): the tempo must be between 10% and 400%")
-        }
-        return .percent(p)
+        .percent(try TempoPercent(parsing: text).value)
     }
 
     /// `START:TARGET:STEP` in percent, e.g. `60:100:10`.
     public static func parseSpeedTrainer(_ text: String, finalSlowPass: Bool = false) throws(PlanError) -> SpeedTrainer {
         let parts = text.replacingOccurrences(of: "%", with: "").split(separator: ":").map { Double($0) }
         guard parts.count == 3, let s = parts[0], let t = parts[1], let st = parts[2] else {
-            throw PlanError("--speed-trainer \(text): write START:TARGET:STEP in percent, e.g. 60:100:10")
+            throw PlanError(.speedTrainer, text, "write START:TARGET:STEP in percent, e.g. 60:100:10")
         }
-        for v in [s, t] where !tempoRange.contains(v) {
-            throw PlanError("--speed-trainer \(text): \(format(v))% is outside 10–400%")
-        }
-        guard st > 0 else { throw PlanError("--speed-trainer \(text): the step must be more than 0%") }
+        try SpeedTrainer.check(start: s, target: t, step: st, as: text)
         return SpeedTrainer(start: s, target: t, step: st, finalSlowPass: finalSlowPass)
     }
 
@@ -245,7 +224,7 @@ public struct PracticePlan: Equatable, Sendable {
         case "left", "l", "lh": return .left
         case "right", "r", "rh": return .right
         case "both", "b", "all": return .both
-        default: throw PlanError("--hand \(text): use left, right or both")
+        default: throw PlanError(.hand, text, "use left, right or both")
         }
     }
 
@@ -255,7 +234,7 @@ public struct PracticePlan: Equatable, Sendable {
         case "play": return .play
         case "quiet": return .quietDefault
         case "mute": return .mute
-        default: throw PlanError("--other \(text): use play, quiet or mute")
+        default: throw PlanError(.other, text, "use play, quiet or mute")
         }
     }
 
@@ -263,7 +242,7 @@ public struct PracticePlan: Equatable, Sendable {
     public static func parseRepeat(_ text: String) throws(PlanError) -> Repeat {
         if text.lowercased() == "forever" { return .forever }
         guard let n = Int(text), n >= 1 else {
-            throw PlanError("--repeat \(text): give a number of passes (1 or more) or forever")
+            throw PlanError(.repeat, text, "give a number of passes (1 or more) or forever")
         }
         return .times(n)
     }

@@ -300,9 +300,7 @@ public final class Transport: @unchecked Sendable {
     /// trainer the tempo also holds for the following passes. Returns events to send now.
     @discardableResult
     public func setTempo(percent newPercent: Double) throws(PlanError) -> [TimedEvent] {
-        guard PracticePlan.tempoRange.contains(newPercent) else {
-            throw PlanError("tempo \(PracticePlan.format(newPercent))%: the tempo must be between 10% and 400%")
-        }
+        _ = try TempoPercent(newPercent)
         return locked {
             planner.override(percent: newPercent)
             if currentPlan.speedTrainer == nil { currentPlan.tempo = .percent(newPercent) }

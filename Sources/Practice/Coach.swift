@@ -4,24 +4,6 @@ import Lesson
 import MIDIFile
 import Screen
 
-/// How the learner practises: the four `--mode` values.
-public enum PracticeMode: String, Equatable, Sendable, CaseIterable {
-    /// Listen and look: nothing is judged.
-    case watch
-    /// The lesson stops at each chord of the practised hand until all its notes are held.
-    case wait
-    /// Real time: each played note is matched to the nearest expected note within the window.
-    case play
-    /// As `play`, with falling notes and key hints hidden.
-    case memory
-
-    /// True for the modes that score passes.
-    public var judges: Bool { self != .watch }
-    /// Memory mode hides what to play.
-    public var hidesFallingNotes: Bool { self == .memory }
-    public var hidesKeyHints: Bool { self == .memory }
-}
-
 /// What the Coach asks its caller to do after an event: the caller (the practice session)
 /// applies these to the transport runner, the screen and the report file.
 public enum CoachAction: Equatable, Sendable {

@@ -351,8 +351,7 @@ public final class PracticeSession: @unchecked Sendable {
             }
         case .tempoUp, .tempoDown:
             let current = transport.tempoPercent
-            let stepped = ((current / 5).rounded() + (command == .tempoUp ? 1 : -1)) * 5
-            let next = min(max(stepped, PracticePlan.tempoRange.lowerBound), PracticePlan.tempoRange.upperBound)
+            let next = TempoPercent.clamped(current).stepped(up: command == .tempoUp).value
             if next != current {
                 try? perform { t throws(PlanError) in try t.setTempo(percent: next) }
             }
@@ -457,9 +456,7 @@ public final class PracticeSession: @unchecked Sendable {
         candidate.otherHand = loop.otherHand
         do throws(PlanError) {
             try candidate.validate(for: lesson)
-            guard PracticePlan.tempoRange.contains(loop.tempoPercent) else {
-                throw PlanError("tempo \(Self.percentText(loop.tempoPercent))%: the tempo must be between 10% and 400%")
-            }
+            _ = try TempoPercent(loop.tempoPercent)
             try perform { t throws(PlanError) in try t.setHands(loop.hands, other: loop.otherHand) }
             try perform { t throws(PlanError) in try t.setTempo(percent: loop.tempoPercent) }
         } catch {

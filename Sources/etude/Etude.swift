@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Lesson
 
 /// The root command. Each subcommand lives in its own file and only wires modules together.
 struct Etude: ParsableCommand {
@@ -95,5 +96,20 @@ enum Console {
 
     static func out(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}
+
+extension PlanError {
+    /// The command line's words: `--bars 40-44: the lesson has 32 bars`.
+    var cliMessage: String {
+        worded { setting, value in "--\(Self.optionName(setting)) \(value)" }
+    }
+
+    static func optionName(_ setting: Setting) -> String {
+        switch setting {
+        case .speedTrainer: return "speed-trainer"
+        case .metronomeVolume: return "metronome-volume"
+        default: return setting.rawValue
+        }
     }
 }

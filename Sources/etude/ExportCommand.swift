@@ -42,7 +42,7 @@ struct ExportCommand: ParsableCommand {
             line += ", \(exportedLesson.notes.count) notes, \(file.tracks.count) tracks\n"
             Console.out(line)
         } catch let error as PlanError {
-            throw EtudeFailure(error.message)
+            throw EtudeFailure(error.cliMessage)
         }
     }
 

@@ -54,7 +54,7 @@ struct LoopCommand: ParsableCommand {
             try plan.validate(for: lesson)
         } catch let error as PlanError {
             // The bars are an argument here, not the --bars option.
-            var message = error.message
+            var message = error.cliMessage
             if message.hasPrefix("--bars ") { message.removeFirst(2) }
             throw EtudeFailure(message)
         }
@@ -79,7 +79,7 @@ enum LoopPlayer {
         do {
             session = try PracticeSession(lesson: loaded.lesson, plan: plan, clock: MonotonicClock(), output: live)
         } catch {
-            throw EtudeFailure(error.message)
+            throw EtudeFailure(error.cliMessage)
         }
         let signals = ExitSignals()
         let keys = PlayKeys()
@@ -143,7 +143,7 @@ enum LoopPreview {
         do {
             transport = try Transport(lesson: lesson, plan: plan, clock: clock)
         } catch {
-            throw EtudeFailure(error.message)
+            throw EtudeFailure(error.cliMessage)
         }
         let range = transport.bars
         var out = "\(lesson.title): bars \(range.lowerBound)–\(range.upperBound), "

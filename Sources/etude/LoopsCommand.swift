@@ -71,17 +71,19 @@ struct LoopsCommand: ParsableCommand {
                 plan.bars = range
                 plan.hands = try PracticePlan.parseHands(hand)
                 plan.tempo = try PracticePlan.parseTempo(tempo)   // its 10–400 % check
-                percent = try PracticePlan.parsePercent(tempo)
+                percent = try TempoPercent(parsing: tempo).value
                 plan.otherHand = try PracticePlan.parseOtherHand(otherHand)
             } catch {
-                let m = error.message
-                throw EtudeFailure(m.hasPrefix("--other ") ? "--other-hand " + m.dropFirst("--other ".count) : m)
+                // This command calls the other hand's option --other-hand.
+                throw EtudeFailure(error.worded { setting, value in
+                    "--\(setting == .other ? "other-hand" : PlanError.optionName(setting)) \(value)"
+                })
             }
             try StoreCLI.withStore(store) { s in
                 let l = try s.resolveLesson(lesson)
                 if let path = l.path {
                     let read = try LessonFile.readLesson(path)
-                    do { try plan.validate(for: Lesson(file: read.file, fileName: path)) } catch let e as PlanError { throw EtudeFailure(e.message) }
+                    do { try plan.validate(for: Lesson(file: read.file, fileName: path)) } catch let e as PlanError { throw EtudeFailure(e.cliMessage) }
                 }
                 try s.saveLoop(SavedLoop(lessonID: l.lesson.id, name: name, firstBar: range.lowerBound, lastBar: range.upperBound,
                                          hand: plan.hands.rawValue, tempoPercent: Int(percent.rounded()),

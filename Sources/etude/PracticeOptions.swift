@@ -47,7 +47,7 @@ struct PracticeOptions: ParsableArguments {
         }
         var volume = 0.8
         if let metronomeVolume {
-            let v = try PracticePlan.parsePercent(metronomeVolume, option: "--metronome-volume")
+            let v = try PracticePlan.parsePercent(metronomeVolume, setting: .metronomeVolume)
             guard (0...100).contains(v) else { throw PlanError("--metronome-volume \(metronomeVolume): use 0–100%") }
             volume = v / 100
         }

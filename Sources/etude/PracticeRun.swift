@@ -252,7 +252,7 @@ enum PracticeScreenRun {
         defer { appender?.close() }
         let clock = MonotonicClock()
         // Validate before the synth loads, so a bad plan is one quick line.
-        do { try plan.validate(for: loaded.lesson) } catch { throw EtudeFailure(error.message) }
+        do { try plan.validate(for: loaded.lesson) } catch { throw EtudeFailure(error.cliMessage) }
         let live = try sound.open()
         defer { live.close() }
         // The learner's instrument, before the screen opens (an unknown port is one line).
@@ -264,7 +264,7 @@ enum PracticeScreenRun {
             session = try PracticeSession(lesson: loaded.lesson, plan: plan, clock: clock, output: live,
                                           options: sessionOptions(loaded, display), observer: observer)
         } catch {
-            throw EtudeFailure(error.message)
+            throw EtudeFailure(error.cliMessage)
         }
         instrument?.session = session
         if let history {

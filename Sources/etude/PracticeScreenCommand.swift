@@ -58,7 +58,7 @@ struct PracticeScreenCommand: ParsableCommand {
             plan.countIn = countIn
             try plan.validate(for: loaded.lesson)
         } catch {
-            throw EtudeFailure(error.message)
+            throw EtudeFailure(error.cliMessage)
         }
         let history = PracticeHistory(options: store, path: path)
         let status = try PracticeScreenRun.run(loaded, plan: plan, sound: LiveSoundOptions(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose),

@@ -83,7 +83,7 @@ struct ResumeCommand: ParsableCommand {
             if let a = state.loopFirstBar, let b = state.loopLastBar { plan.bars = a...b }
             try plan.validate(for: loaded.lesson)
         } catch {
-            throw EtudeFailure("the saved state no longer fits \(TextDecoding.sanitize(path)) (\(error.message)); start it with `etude practice`")
+            throw EtudeFailure("the saved state no longer fits \(TextDecoding.sanitize(path)) (\(error.cliMessage)); start it with `etude practice`")
         }
         let tick = loaded.lesson.tempoMap.tick(atSeconds: state.positionSeconds)
         let bar = loaded.lesson.bars.position(atTick: Int(tick)).bar

@@ -49,17 +49,14 @@ struct RoutineCommand: ParsableCommand {
             do {
                 try plan.validate(for: Lesson(file: read.file, fileName: path))
             } catch {
-                throw StoreError("entry \(i + 1): \(entryWords(error.message))")
+                throw StoreError("entry \(i + 1): \(entryWords(error))")
             }
         }
     }
 
-    /// The lesson engine's words with the keys of a routine entry for its flags:
-    /// "--bars 30-40: the lesson has 16 bars" → "bars=30-40: the lesson has 16 bars".
-    static func entryWords(_ message: String) -> String {
-        var m = message
-        for key in ["bars", "hand", "tempo"] { m = m.replacingOccurrences(of: "--\(key) ", with: "\(key)=") }
-        return m
+    /// A plan's problem in a routine entry's words: "bars=30-40: the lesson has 16 bars".
+    static func entryWords(_ error: PlanError) -> String {
+        error.worded { setting, value in "\(setting.rawValue)=\(value)" }
     }
 
     /// Saves a routine made or changed on the command line, after the checks a file gets.

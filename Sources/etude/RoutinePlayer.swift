@@ -157,7 +157,7 @@ struct RoutinePlayer {
             do {
                 loaded = try LoadedLesson.load(path, split: nil)
             } catch let e as EtudeFailure {
-                line("Skipping \(title): \(RoutineCommand.entryWords(e.message))", final: true)
+                line("Skipping \(title): \(e.message)", final: true)
                 continue
             }
             let mode = Self.mode(of: step)
@@ -175,7 +175,7 @@ struct RoutinePlayer {
                 do {
                     transport = try Transport(lesson: loaded.lesson, plan: practice, clock: clock)
                 } catch {
-                    line("Skipping \(title): \(RoutineCommand.entryWords(error.message))", final: true)
+                    line("Skipping \(title): \(RoutineCommand.entryWords(error))", final: true)
                     continue
                 }
                 let player = StepPlayer(transport: transport, clock: clock, output: output)
@@ -231,7 +231,7 @@ struct RoutinePlayer {
                                               options: PracticeScreenRun.sessionOptions(loaded, PracticeScreenRun.Display()),
                                               observer: observer)
             } catch {
-                line("Skipping \(title): \(RoutineCommand.entryWords(error.message))", final: true)
+                line("Skipping \(title): \(RoutineCommand.entryWords(error))", final: true)
                 continue
             }
             let history = PracticeHistory(store: store, lessonID: step.lesson.id, path: path)

@@ -54,7 +54,7 @@ import MIDIFile
         #expect(other.bars.bar(number: 0)?.signature.description == "4/4")
 
         // A pickup loop and validation count the bars as the score does.
-        #expect(throws: PlanError("--bars 1-3: the lesson has 2 bars (0–2 counting the pickup bar 0)")) {
+        #expect(throws: PlanError(.bars, "1-3", "the lesson has 2 bars (0–2 counting the pickup bar 0)")) {
             try PracticePlan(bars: 1...3).validate(for: lesson)
         }
         let clock = VirtualClock()

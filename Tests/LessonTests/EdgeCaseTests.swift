@@ -202,7 +202,7 @@ import MIDIFile
         #expect(close(finished[0].2, 1.25 + 6.75 * 2))
         #expect(finished[1].1 == 50 && close(finished[1].2, 14.75 + 16))
         #expect(t.plan.tempo == .percent(50))
-        #expect(throws: PlanError("tempo 500%: the tempo must be between 10% and 400%")) { try t.setTempo(percent: 500) }
+        #expect(throws: PlanError(.tempo, "500%", "the tempo must be between 10% and 400%")) { try t.setTempo(percent: 500) }
     }
 
     @Test func metronomeSwitchedOnMidPassClicksTheRemainingBeats() throws {
@@ -254,7 +254,7 @@ import MIDIFile
         #expect(rest.passes.count == 2)
         #expect(Set(rest.noteOns.map(\.pitch)) == [68, 44])
         #expect(close(rest.last?.time ?? 0, 4.25))
-        #expect(throws: PlanError("--bars 11-14: the lesson has 12 bars")) { try t.setLoop(11...14) }
+        #expect(throws: PlanError(.bars, "11-14", "the lesson has 12 bars")) { try t.setLoop(11...14) }
     }
 
     @Test func changingHandsMidPassMutesFromNowOn() throws {

@@ -113,10 +113,10 @@ import MIDIFile
 
     @Test func exportRefusesEndlessRepeatsAndBadBars() throws {
         let lesson = try Self.source()
-        #expect(throws: PlanError("--repeat forever: an export needs a number of passes, e.g. --repeat 4")) {
+        #expect(throws: PlanError(.repeat, "forever", "an export needs a number of passes", suggestion: "4", style: .example)) {
             try LessonExport.midiFile(lesson: lesson, plan: PracticePlan(repeatMode: .forever))
         }
-        #expect(throws: PlanError("--bars 40-44: the lesson has 12 bars")) {
+        #expect(throws: PlanError(.bars, "40-44", "the lesson has 12 bars")) {
             try LessonExport.midiFile(lesson: lesson, plan: PracticePlan(bars: 40...44))
         }
     }

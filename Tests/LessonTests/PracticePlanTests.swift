@@ -6,31 +6,31 @@ import MIDIFile
 @Suite struct PracticePlanTests {
     @Test func errorsNameTheOptionAndTheFix() throws {
         let lesson = Build.lesson(try Build.twelveBars())
-        #expect(throws: PlanError("--bars 40-44: the lesson has 12 bars")) {
+        #expect(throws: PlanError(.bars, "40-44", "the lesson has 12 bars")) {
             try PracticePlan(bars: 40...44).validate(for: lesson)
         }
-        #expect(throws: PlanError("--bars 0-4: the lesson has 12 bars")) {
+        #expect(throws: PlanError(.bars, "0-4", "the lesson has 12 bars")) {
             try PracticePlan(bars: 0...4).validate(for: lesson)
         }
-        #expect(throws: PlanError("--bars 8-5: the first bar comes after the last; did you mean 5-8?")) {
+        #expect(throws: PlanError(.bars, "8-5", "the first bar comes after the last; did you mean 5-8?")) {
             try PracticePlan.parseBars("8-5")
         }
-        #expect(throws: PlanError("--bars five: write the bars as A-B, e.g. 5-8")) {
+        #expect(throws: PlanError(.bars, "five", "write the bars as A-B, e.g. 5-8")) {
             try PracticePlan.parseBars("five")
         }
-        #expect(throws: PlanError("--tempo 500%: the tempo must be between 10% and 400%")) {
+        #expect(throws: PlanError(.tempo, "500%", "the tempo must be between 10% and 400%")) {
             try PracticePlan(tempo: .percent(500)).validate(for: lesson)
         }
-        #expect(throws: PlanError("--tempo 5%: the tempo must be between 10% and 400%")) {
+        #expect(throws: PlanError(.tempo, "5%", "the tempo must be between 10% and 400%")) {
             try PracticePlan.parseTempo("5%")
         }
-        #expect(throws: PlanError("--bpm 1000: that is 833.3% of the lesson's 120 BPM; use 12–480 BPM (10–400%)")) {
+        #expect(throws: PlanError(.bpm, "1000", "that is 833.3% of the lesson's 120 BPM; use 12–480 BPM (10–400%)")) {
             try PracticePlan(tempo: .bpm(1000)).validate(for: lesson)
         }
-        #expect(throws: PlanError("--speed-trainer 60:500:10: 500% is outside 10–400%")) {
+        #expect(throws: PlanError(.speedTrainer, "60:500:10", "500% is outside 10–400%")) {
             try PracticePlan.parseSpeedTrainer("60:500:10")
         }
-        #expect(throws: PlanError("--repeat 0: give a number of passes (1 or more) or forever")) {
+        #expect(throws: PlanError(.repeat, "0", "give a number of passes (1 or more) or forever")) {
             try PracticePlan.parseRepeat("0")
         }
         let rightOnly = Build.lesson(try Build.file([[], [Build.name("RH")] + Build.note(72, at: 0, length: 480)]))
@@ -38,7 +38,8 @@ import MIDIFile
         do {
             try PracticePlan(hands: .left).validate(for: rightOnly)
         } catch {
-            #expect(error.message.hasPrefix("--hand left: the lesson has only a right hand part"))
+            #expect(error.message.hasPrefix("hand left: the lesson has only a right hand part"))
+            #expect(error.suggestion == "right")
         }
         try PracticePlan(hands: .right).validate(for: rightOnly)
     }

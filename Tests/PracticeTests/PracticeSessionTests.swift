@@ -224,7 +224,7 @@ struct PracticeSessionTests {
         // A saved loop this lesson cannot play (one bar too many) is named, and nothing changes.
         stored.value = [NamedLoop(name: "long", loop: LoopSnapshot(bars: 7...9, hands: .both, tempoPercent: 90, otherHand: .play))]
         s.handle(.recallLoop)
-        #expect(s.snapshot().message?.contains("--bars 7-9") == true)
+        #expect(s.snapshot().message?.contains("bars 7-9: the lesson has 8 bars") == true)
         #expect(s.transport.plan.bars == 3...4 && s.transport.plan.hands == .right && s.transport.tempoPercent == 70)
         s.stop()
     }
