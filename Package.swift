@@ -36,7 +36,7 @@ let package = Package(
         // SQLite (GRDB over the system libsqlite3): catalogue, favourites, loops, history, resume, routines.
         .target(
             name: "Store",
-            dependencies: ["MIDIFile", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["MIDIFile", "Judge", "Lesson", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // libfluidsynth through pkg-config; the shim below is the only code that includes it.
         .systemLibrary(
@@ -79,18 +79,18 @@ let package = Package(
         // Raw mode, key decoding, cell buffer + frame diff, colour depth, restore on every exit. No ncurses.
         .target(name: "Terminal"),
         // Practice-screen widgets drawn into Terminal's cell buffer from a plain ScreenModel value.
-        .target(name: "Screen", dependencies: ["Terminal", "MIDIFile"]),
+        .target(name: "Screen", dependencies: ["Terminal", "MIDIFile", "Judge"]),
         // Tiny program the pseudo-terminal tests run to prove raw mode is entered and restored.
         .executableTarget(name: "etude-tty-probe", dependencies: ["Terminal", "Screen"], path: "Tests/TTYProbe"),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal", "etude-tty-probe"]),
-        .testTarget(name: "ScreenTests", dependencies: ["Screen", "Terminal", "MIDIFile"], exclude: ["Snapshots"]),
+        .testTarget(name: "ScreenTests", dependencies: ["Screen", "Terminal", "MIDIFile", "Judge"], exclude: ["Snapshots"]),
         // ABC 2.1 notation → MIDIFile (lessons are written in ABC), and the fingering convention.
         .target(name: "ABC", dependencies: ["MIDIFile"]),
         // Writes the generated curriculum (Lessons/level1–3) as .abc and compiles every lesson to .mid.
         .executableTarget(name: "etude-lessons", dependencies: ["ABC", "MIDIFile"], path: "Tools/etude-lessons"),
         .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile"], exclude: ["Fixtures"]),
         .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", "Judge", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile"]),
         // Wiring the lesson engine to devices: the real-time transport runner, the practice session.
         .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Screen", "Terminal"]),

@@ -25,6 +25,32 @@ public struct ScoreFigures: Equatable, Sendable, Codable {
 
     public init() {}
 
+    /// Figures as stored or shown elsewhere (the history's columns, a test's expectation).
+    public init(hit: Int, missed: Int, wrong: Int, extra: Int, early: Int = 0, onTime: Int = 0, late: Int = 0,
+                accuracy: Double, timingMeanMs: Double = 0, timingSdMs: Double = 0, score: Double) {
+        self.hit = hit
+        self.missed = missed
+        self.wrong = wrong
+        self.extra = extra
+        self.early = early
+        self.onTime = onTime
+        self.late = late
+        self.accuracy = accuracy
+        self.timingMeanMs = timingMeanMs
+        self.timingSdMs = timingSdMs
+        self.score = score
+    }
+
+    /// Mean and spread of the timing errors, nil when nothing was hit (the figures are 0 then).
+    public var timing: (meanMs: Double, sdMs: Double)? {
+        hit > 0 ? (timingMeanMs, timingSdMs) : nil
+    }
+
+    /// "score 96, accuracy 100%, hit 4 missed 0 wrong 0 extra 0": one pass on one line.
+    public var summary: String {
+        "score \(Int(score.rounded())), accuracy \(Int(accuracy.rounded()))%, hit \(hit) missed \(missed) wrong \(wrong) extra \(extra)"
+    }
+
     init(_ judgements: [Judgement], window: TimingWindow) {
         var errors: [Double] = []
         var points = 0.0
@@ -66,59 +92,54 @@ public struct ScoreFigures: Equatable, Sendable, Codable {
     static func round(_ x: Double) -> Double { (x * 100).rounded() / 100 }
 }
 
-/// One section's figures, with its index in the lesson.
+/// One section's figures, with its index in the lesson. Encoded flat (`section`, then the
+/// figures' fields), as `--report` has always written it.
+@dynamicMemberLookup
 public struct SectionReport: Equatable, Sendable, Codable {
     public var section: Int
-    public var hit: Int
-    public var missed: Int
-    public var wrong: Int
-    public var extra: Int
-    public var early: Int
-    public var onTime: Int
-    public var late: Int
-    public var accuracy: Double
-    public var timingMeanMs: Double
-    public var timingSdMs: Double
-    public var score: Double
+    public var figures: ScoreFigures
 
-    init(section: Int, _ f: ScoreFigures) {
+    public init(section: Int, _ figures: ScoreFigures) {
         self.section = section
-        hit = f.hit; missed = f.missed; wrong = f.wrong; extra = f.extra
-        early = f.early; onTime = f.onTime; late = f.late
-        accuracy = f.accuracy; timingMeanMs = f.timingMeanMs; timingSdMs = f.timingSdMs; score = f.score
+        self.figures = figures
     }
 
+    public subscript<T>(dynamicMember path: KeyPath<ScoreFigures, T>) -> T { figures[keyPath: path] }
+
     /// Notes the section asked for.
-    public var expectedCount: Int { hit + missed }
+    public var expectedCount: Int { figures.hit + figures.missed }
+
+    private enum Keys: String, CodingKey { case section }
+
+    public init(from decoder: any Decoder) throws {
+        section = try decoder.container(keyedBy: Keys.self).decode(Int.self, forKey: .section)
+        figures = try ScoreFigures(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(section, forKey: .section)
+        try figures.encode(to: encoder)
+    }
 }
 
-/// The results of one pass, as the results panel shows it and `--report FILE` writes it.
+/// The results of one pass, as the results panel shows it and `--report FILE` writes it: the
+/// pass's `ScoreFigures`, the window it was judged with, and each section's figures. Encoded
+/// flat, field for field as `--report` has always written it.
+@dynamicMemberLookup
 public struct PassReport: Equatable, Sendable, Codable {
-    public var hit: Int
-    public var missed: Int
-    public var wrong: Int
-    public var extra: Int
-    public var early: Int
-    public var onTime: Int
-    public var late: Int
-    /// 0–100.
-    public var accuracy: Double
-    public var timingMeanMs: Double
-    public var timingSdMs: Double
-    /// 0–100, see `ScoreFigures`.
-    public var score: Double
+    public var figures: ScoreFigures
     public var windowMs: Double
     public var onTimeMs: Double
     /// Per-section figures, by section index.
     public var sections: [SectionReport]
 
+    public subscript<T>(dynamicMember path: KeyPath<ScoreFigures, T>) -> T { figures[keyPath: path] }
+
     /// Builds the report from judgements; `sections` lists sections that must appear even
     /// when nothing in them was judged.
     public init(judgements: [Judgement], window: TimingWindow = TimingWindow(), sections: Set<Int> = []) {
-        let all = ScoreFigures(judgements, window: window)
-        hit = all.hit; missed = all.missed; wrong = all.wrong; extra = all.extra
-        early = all.early; onTime = all.onTime; late = all.late
-        accuracy = all.accuracy; timingMeanMs = all.timingMeanMs; timingSdMs = all.timingSdMs; score = all.score
+        figures = ScoreFigures(judgements, window: window)
         windowMs = ScoreFigures.round(window.window * 1000)
         onTimeMs = ScoreFigures.round(window.onTime * 1000)
         let indices = sections.union(judgements.map(\.section)).sorted()
@@ -127,7 +148,25 @@ public struct PassReport: Equatable, Sendable, Codable {
         }
     }
 
-    /// The section to work on: lowest accuracy among sections with notes to play (ties: lower
+    private enum Keys: String, CodingKey { case windowMs, onTimeMs, sections }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        figures = try ScoreFigures(from: decoder)
+        windowMs = try c.decode(Double.self, forKey: .windowMs)
+        onTimeMs = try c.decode(Double.self, forKey: .onTimeMs)
+        sections = try c.decode([SectionReport].self, forKey: .sections)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try figures.encode(to: encoder)
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(windowMs, forKey: .windowMs)
+        try c.encode(onTimeMs, forKey: .onTimeMs)
+        try c.encode(sections, forKey: .sections)
+    }
+
+    /// The section to work on: lowest figures.accuracy among sections with notes to play (ties: lower
     /// score, then the earlier section). Nil when every section is perfect.
     public var weakestSection: SectionReport? {
         let candidates = sections.filter { $0.expectedCount > 0 || $0.wrong + $0.extra > 0 }
@@ -140,7 +179,7 @@ public struct PassReport: Equatable, Sendable, Codable {
 
     /// Speed trainer: a pass at or above `threshold` % accuracy lets the tempo step up.
     public func isClean(threshold: Double = 90) -> Bool {
-        accuracy >= threshold
+        figures.accuracy >= threshold
     }
 
     /// The results panel's lines, e.g. "Accuracy 92% · score 88/100". `sectionName` turns a
@@ -149,9 +188,9 @@ public struct PassReport: Equatable, Sendable, Codable {
         func pct(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String((x * 10).rounded() / 10) }
         func ms(_ x: Double) -> String { (x >= 0 ? "+" : "−") + String(Int(abs(x).rounded())) }
         var lines = [
-            "Accuracy \(pct(accuracy))% · score \(pct(score))/100",
-            "Hit \(hit) (early \(early), on time \(onTime), late \(late)) · missed \(missed) · wrong \(wrong) · extra \(extra)",
-            hit > 0 ? "Timing \(ms(timingMeanMs)) ms on average, spread ±\(Int(timingSdMs.rounded())) ms" : "Timing: no notes hit",
+            "Accuracy \(pct(figures.accuracy))% · score \(pct(figures.score))/100",
+            "Hit \(figures.hit) (early \(figures.early), on time \(figures.onTime), late \(figures.late)) · missed \(figures.missed) · wrong \(figures.wrong) · extra \(figures.extra)",
+            figures.hit > 0 ? "Timing \(ms(figures.timingMeanMs)) ms on average, spread ±\(Int(figures.timingSdMs.rounded())) ms" : "Timing: no notes hit",
         ]
         if let weakest = weakestSection {
             lines.append("Work on \(sectionName(weakest.section)): \(pct(weakest.accuracy))% accuracy")

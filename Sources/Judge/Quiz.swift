@@ -50,7 +50,8 @@ public struct PitchRange: Equatable, Sendable, Codable {
     public var description: String { "\(PitchName.name(lower))-\(PitchName.name(upper))" }
 }
 
-/// A small, fast, seedable generator (SplitMix64) so a quiz can be replayed exactly in tests.
+/// A small, fast, seedable generator (SplitMix64): a quiz or a routine's random picks replay
+/// exactly with the same `--seed`, and tests are reproducible.
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }

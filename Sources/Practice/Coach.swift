@@ -212,10 +212,7 @@ public final class Coach: @unchecked Sendable {
 
     /// The results panel for one report.
     public static func resultsInfo(_ report: PassReport, pass: Int, percent: Double) -> ResultsInfo {
-        ResultsInfo(title: "Pass \(pass) at \(percent == percent.rounded() ? String(Int(percent)) : String(percent))%", hit: report.hit, missed: report.missed, wrong: report.wrong,
-                    extra: report.extra, accuracy: report.accuracy / 100,
-                    timingMeanMs: report.hit > 0 ? report.timingMeanMs : nil, timingSDMs: report.hit > 0 ? report.timingSdMs : nil,
-                    score: Int(report.score.rounded()))
+        ResultsInfo(title: "Pass \(pass) at \(percent == percent.rounded() ? String(Int(percent)) : String(percent))%", figures: report.figures)
     }
 
     /// What the learner sees for a section index, e.g. "Bars 5–8".

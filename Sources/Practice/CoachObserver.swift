@@ -38,7 +38,7 @@ public final class CoachObserver: PracticeObserver, @unchecked Sendable {
     private weak var sessionRef: PracticeSession?
     private var shown: ResultsInfo?
     private var shownAt: Double?
-    private var figures: [Int: PassFigures] = [:]
+    private var figures: [Int: ScoreFigures] = [:]
     private var pausedByCoach = false
     private var keyPress: (@Sendable (Character, Double) -> Void)?
     private var reportSink: (@Sendable (PassReport) -> Void)?
@@ -170,7 +170,7 @@ public final class CoachObserver: PracticeObserver, @unchecked Sendable {
         }
     }
 
-    public func score(for pass: FinishedPassInfo) -> PassFigures? {
+    public func score(for pass: FinishedPassInfo) -> ScoreFigures? {
         if let f = lock.withLock({ figures.removeValue(forKey: pass.pass) }) { return f }
         // The screen may take the pass a moment before its report arrives here; the coach
         // judged it already (the transport asks whether it was clean as it ends).
@@ -238,11 +238,7 @@ public final class CoachObserver: PracticeObserver, @unchecked Sendable {
     }
 
     /// The history's figures for a pass report.
-    public static func figures(_ report: PassReport) -> PassFigures {
-        PassFigures(hit: report.hit, missed: report.missed, wrong: report.wrong, extra: report.extra,
-                    accuracy: report.accuracy, timingMeanMs: report.hit > 0 ? report.timingMeanMs : nil,
-                    timingSDMs: report.hit > 0 ? report.timingSdMs : nil, score: report.score)
-    }
+    public static func figures(_ report: PassReport) -> ScoreFigures { report.figures }
 
     // MARK: Private
 

@@ -1,3 +1,4 @@
+import Judge
 import Lesson
 import Screen
 
@@ -47,33 +48,9 @@ public protocol PracticeObserver: AnyObject, Sendable {
     /// A chance to take a command first (piano keys, closing results); true = consumed.
     func handle(_ command: PracticeCommand, session: PracticeSession) -> Bool
     /// A saved pass's score figures, if this observer scored it (nil = a watch-mode pass).
-    func score(for pass: FinishedPassInfo) -> PassFigures?
+    func score(for pass: FinishedPassInfo) -> ScoreFigures?
     /// The last word on a frame (e.g. memory mode hides the practised notes), on the screen thread.
     func decorate(_ model: inout ScreenModel, now: Double)
-}
-
-/// Score figures for the history (mirrors the Store's pass columns).
-public struct PassFigures: Equatable, Sendable {
-    public var hit: Int
-    public var missed: Int
-    public var wrong: Int
-    public var extra: Int
-    public var accuracy: Double
-    public var timingMeanMs: Double?
-    public var timingSDMs: Double?
-    public var score: Double
-
-    public init(hit: Int, missed: Int, wrong: Int, extra: Int, accuracy: Double, timingMeanMs: Double? = nil,
-                timingSDMs: Double? = nil, score: Double) {
-        self.hit = hit
-        self.missed = missed
-        self.wrong = wrong
-        self.extra = extra
-        self.accuracy = accuracy
-        self.timingMeanMs = timingMeanMs
-        self.timingSDMs = timingSDMs
-        self.score = score
-    }
 }
 
 public extension PracticeObserver {
@@ -85,6 +62,6 @@ public extension PracticeObserver {
     var modeName: String { "watch" }
     var wantsPianoKeys: Bool { false }
     func handle(_ command: PracticeCommand, session: PracticeSession) -> Bool { false }
-    func score(for pass: FinishedPassInfo) -> PassFigures? { nil }
+    func score(for pass: FinishedPassInfo) -> ScoreFigures? { nil }
     func decorate(_ model: inout ScreenModel, now: Double) {}
 }

@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import Judge
 import Lesson
 import MIDIFile
 import Screen
@@ -241,7 +242,7 @@ public final class PracticeSession: @unchecked Sendable {
     }
 
     /// The observer's score for a finished pass (nil in watch mode).
-    public func score(for pass: FinishedPassInfo) -> PassFigures? { observer?.score(for: pass) }
+    public func score(for pass: FinishedPassInfo) -> ScoreFigures? { observer?.score(for: pass) }
 
     /// Where the learner is now, for resuming later.
     public func resumePoint() -> ResumePoint {

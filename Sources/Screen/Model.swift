@@ -1,3 +1,4 @@
+import Judge
 import Terminal
 
 /// Why a key is lit or a note falls: whose note it is. Screen-only on purpose, so the screen
@@ -144,31 +145,14 @@ public struct TimelineInfo: Sendable, Equatable {
     }
 }
 
-/// A finished pass, as the results panel shows it.
+/// A finished pass, as the results panel shows it: a title and the pass's score figures.
 public struct ResultsInfo: Sendable, Equatable {
     public var title: String
-    public var hit: Int
-    public var missed: Int
-    public var wrong: Int
-    public var extra: Int
-    /// 0…1
-    public var accuracy: Double
-    /// Mean and standard deviation of timing errors in milliseconds (negative = early).
-    public var timingMeanMs: Double?
-    public var timingSDMs: Double?
-    public var score: Int
+    public var figures: ScoreFigures
 
-    public init(title: String = "Results", hit: Int, missed: Int, wrong: Int, extra: Int, accuracy: Double,
-                timingMeanMs: Double? = nil, timingSDMs: Double? = nil, score: Int) {
+    public init(title: String = "Results", figures: ScoreFigures) {
         self.title = title
-        self.hit = hit
-        self.missed = missed
-        self.wrong = wrong
-        self.extra = extra
-        self.accuracy = accuracy
-        self.timingMeanMs = timingMeanMs
-        self.timingSDMs = timingSDMs
-        self.score = score
+        self.figures = figures
     }
 }
 

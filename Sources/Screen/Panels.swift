@@ -116,17 +116,18 @@ public struct ResultsPanel: Sendable {
     public init(theme: Theme) { self.theme = theme }
 
     public static func lines(_ r: ResultsInfo) -> [String] {
+        let f = r.figures
         var lines = [
-            "hit \(r.hit)   missed \(r.missed)   wrong \(r.wrong)   extra \(r.extra)",
-            "accuracy \(formatted(r.accuracy * 100, decimals: 1)) %",
+            "hit \(f.hit)   missed \(f.missed)   wrong \(f.wrong)   extra \(f.extra)",
+            "accuracy \(formatted(f.accuracy, decimals: 1)) %",
         ]
-        if let mean = r.timingMeanMs {
+        if let (mean, sd) = f.timing {
             var t = "timing \(mean >= 0 ? "+" : "−")\(formatted(abs(mean), decimals: 0)) ms"
-            if let sd = r.timingSDMs { t += " ± \(formatted(sd, decimals: 0)) ms" }
+            t += " ± \(formatted(sd, decimals: 0)) ms"
             t += mean < 0 ? " (early)" : (mean > 0 ? " (late)" : "")
             lines.append(t)
         }
-        lines.append("score \(r.score)")
+        lines.append("score \(formatted(f.score, decimals: 0))")
         return lines
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Judge
 
 /// Favourites, saved loops, history and the resume state.
 extension Store {
@@ -119,12 +120,10 @@ extension Store {
     /// Convenience form of `recordPass(_:)` with the figures the practice screen has at hand.
     @discardableResult
     public func recordPass(lessonID: String, startedAt: Date, mode: String, hand: String, tempoPercent: Int,
-                           bars: ClosedRange<Int>? = nil, score: PassScore? = nil, durationSeconds: Double) throws -> Int64 {
+                           bars: ClosedRange<Int>? = nil, figures: ScoreFigures? = nil, durationSeconds: Double) throws -> Int64 {
         try recordPass(PassRecord(lessonID: lessonID, startedAt: startedAt, mode: mode, hand: hand,
                                   tempoPercent: tempoPercent, firstBar: bars?.lowerBound, lastBar: bars?.upperBound,
-                                  durationSeconds: durationSeconds, hit: score?.hit, missed: score?.missed,
-                                  wrong: score?.wrong, extra: score?.extra, accuracy: score?.accuracy,
-                                  timingMeanMs: score?.timingMeanMs, timingSdMs: score?.timingSdMs, score: score?.score))
+                                  durationSeconds: durationSeconds, figures: figures))
     }
 
     /// Passes in time order, of one lesson or all.
@@ -155,26 +154,3 @@ extension Store {
     }
 }
 
-/// The score figures of a scored pass (the Judge module fills these in).
-public struct PassScore: Equatable, Sendable {
-    public var hit: Int
-    public var missed: Int
-    public var wrong: Int
-    public var extra: Int
-    public var accuracy: Double
-    public var timingMeanMs: Double
-    public var timingSdMs: Double
-    public var score: Double
-
-    public init(hit: Int, missed: Int, wrong: Int, extra: Int, accuracy: Double, timingMeanMs: Double,
-                timingSdMs: Double, score: Double) {
-        self.hit = hit
-        self.missed = missed
-        self.wrong = wrong
-        self.extra = extra
-        self.accuracy = accuracy
-        self.timingMeanMs = timingMeanMs
-        self.timingSdMs = timingSdMs
-        self.score = score
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Judge
 
 /// A lesson in the catalogue, identified by the SHA-256 of its file's bytes; metadata is read
 /// from the file (tags, tracks, tempo, signatures) when it is first seen or changes.
@@ -112,24 +113,28 @@ public struct PassRecord: Codable, Equatable, Sendable, FetchableRecord, Mutable
     public var firstBar: Int?
     public var lastBar: Int?
     public var durationSeconds: Double
-    public var hit: Int?
-    public var missed: Int?
-    public var wrong: Int?
-    public var extra: Int?
-    /// 0…1.
-    public var accuracy: Double?
-    public var timingMeanMs: Double?
-    public var timingSdMs: Double?
+    // The figures' columns (see `figures`), nil for a pass that was not scored.
+    public private(set) var hit: Int?
+    public private(set) var missed: Int?
+    public private(set) var wrong: Int?
+    public private(set) var extra: Int?
+    public private(set) var early: Int?
+    public private(set) var onTime: Int?
+    public private(set) var late: Int?
     /// 0…100.
-    public var score: Double?
+    public private(set) var accuracy: Double?
+    /// Nil when nothing was hit.
+    public private(set) var timingMeanMs: Double?
+    public private(set) var timingSdMs: Double?
+    /// 0…100: the column the best score and the stats read.
+    public private(set) var score: Double?
     /// False for a pass left before its end (practice quit mid-way): its time counts as practice,
     /// but it is not counted, scored or drawn as a pass.
     public var complete: Bool
 
     public init(id: Int64? = nil, lessonID: String, startedAt: Date, mode: String, hand: String, tempoPercent: Int,
-                firstBar: Int? = nil, lastBar: Int? = nil, durationSeconds: Double, hit: Int? = nil, missed: Int? = nil,
-                wrong: Int? = nil, extra: Int? = nil, accuracy: Double? = nil, timingMeanMs: Double? = nil,
-                timingSdMs: Double? = nil, score: Double? = nil, complete: Bool = true) {
+                firstBar: Int? = nil, lastBar: Int? = nil, durationSeconds: Double, figures: ScoreFigures? = nil,
+                complete: Bool = true) {
         self.id = id
         self.lessonID = lessonID
         self.startedAt = startedAt
@@ -139,15 +144,40 @@ public struct PassRecord: Codable, Equatable, Sendable, FetchableRecord, Mutable
         self.firstBar = firstBar
         self.lastBar = lastBar
         self.durationSeconds = durationSeconds
-        self.hit = hit
-        self.missed = missed
-        self.wrong = wrong
-        self.extra = extra
-        self.accuracy = accuracy
-        self.timingMeanMs = timingMeanMs
-        self.timingSdMs = timingSdMs
-        self.score = score
         self.complete = complete
+        self.figures = figures
+    }
+
+    /// A pass with only a score (older tools and tests that have no other figures).
+    public init(lessonID: String, startedAt: Date, mode: String, hand: String, tempoPercent: Int, durationSeconds: Double,
+                score: Double?) {
+        self.init(lessonID: lessonID, startedAt: startedAt, mode: mode, hand: hand, tempoPercent: tempoPercent,
+                  durationSeconds: durationSeconds)
+        self.score = score
+    }
+
+    /// The pass's score figures (the one record Judge makes, the results panel shows and
+    /// `--report` writes), nil for a pass that was only watched or not scored.
+    public var figures: ScoreFigures? {
+        get {
+            guard let hit, let missed, let wrong, let extra, let accuracy, let score else { return nil }
+            return ScoreFigures(hit: hit, missed: missed, wrong: wrong, extra: extra, early: early ?? 0, onTime: onTime ?? 0,
+                                late: late ?? 0, accuracy: accuracy, timingMeanMs: timingMeanMs ?? 0,
+                                timingSdMs: timingSdMs ?? 0, score: score)
+        }
+        set {
+            hit = newValue?.hit
+            missed = newValue?.missed
+            wrong = newValue?.wrong
+            extra = newValue?.extra
+            early = newValue?.early
+            onTime = newValue?.onTime
+            late = newValue?.late
+            accuracy = newValue?.accuracy
+            timingMeanMs = newValue?.timing?.meanMs
+            timingSdMs = newValue?.timing?.sdMs
+            score = newValue?.score
+        }
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

@@ -1,18 +1,5 @@
 import Foundation
-
-/// A small seeded generator (SplitMix64), so `etude routine run --seed N` picks the same
-/// random lessons every time and tests are reproducible.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import Judge
 
 /// A routine resolved against the catalogue into concrete steps with a schedule. Pure: the
 /// player drives it (countdown in pauses, fade-out at a time limit) and tests check it directly.

@@ -195,6 +195,14 @@ public enum Schema {
                 END;
                 """)
         }
+        // v6: a pass keeps all its score figures (early, on time and late hits too).
+        m.registerMigration("v6") { db in
+            try db.execute(sql: """
+                ALTER TABLE pass ADD COLUMN early INTEGER;
+                ALTER TABLE pass ADD COLUMN onTime INTEGER;
+                ALTER TABLE pass ADD COLUMN late INTEGER;
+                """)
+        }
         return m
     }()
 }

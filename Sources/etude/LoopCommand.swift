@@ -1,6 +1,7 @@
 import Clocks
 import ArgumentParser
 import Foundation
+import Judge
 import Lesson
 import MIDIFile
 import Practice
@@ -106,7 +107,7 @@ enum LoopPlayer {
             }
             let passes = session.takeFinishedPasses()
             if !passes.isEmpty {
-                history?.record(passes, mode: "watch") { _ in nil }
+                history?.record(passes, mode: "watch") { _ -> ScoreFigures? in nil }
                 if !onTerminal {
                     for p in passes where p.complete {
                         Console.out("pass \(p.pass): bars \(p.bars.lowerBound)-\(p.bars.upperBound) at \(PracticeSession.percentText(p.tempoPercent))%, \(String(format: "%.1f", p.durationSeconds)) s\n")
@@ -128,7 +129,7 @@ enum LoopPlayer {
         session.stop()  // all notes off before the terminal is restored
         keys?.restore()
         if onTerminal && !last.isEmpty { Console.out("\n") }
-        history?.record(session.takeFinishedPasses(), mode: "watch") { _ in nil }
+        history?.record(session.takeFinishedPasses(), mode: "watch") { _ -> ScoreFigures? in nil }
         history?.saveResume(resumePoint, mode: "watch", loopName: loopName)
         SoundSetup.flushLog(verbose: sound.verbose)
         return exitCode

@@ -104,7 +104,7 @@ final class PracticeHistory: @unchecked Sendable {
     var isOpen: Bool { store != nil && lessonID != nil }
 
     /// Stores passes (scored ones with their figures; one left unfinished only for its time).
-    func record(_ passes: [FinishedPassInfo], mode: String, score: (FinishedPassInfo) -> PassFigures?) {
+    func record(_ passes: [FinishedPassInfo], mode: String, score: (FinishedPassInfo) -> ScoreFigures?) {
         guard let store, let lessonID else { return }
         lock.lock()
         defer { lock.unlock() }
@@ -112,9 +112,7 @@ final class PracticeHistory: @unchecked Sendable {
             let s = p.complete ? score(p) : nil
             let record = PassRecord(lessonID: lessonID, startedAt: p.startedAt, mode: mode, hand: p.hands.rawValue,
                                     tempoPercent: Int(p.tempoPercent.rounded()), firstBar: p.bars.lowerBound, lastBar: p.bars.upperBound,
-                                    durationSeconds: p.durationSeconds, hit: s?.hit, missed: s?.missed, wrong: s?.wrong, extra: s?.extra,
-                                    accuracy: s?.accuracy, timingMeanMs: s?.timingMeanMs, timingSdMs: s?.timingSDMs, score: s?.score,
-                                    complete: p.complete)
+                                    durationSeconds: p.durationSeconds, figures: s, complete: p.complete)
             _ = try? store.recordPass(record)
         }
     }

@@ -186,8 +186,8 @@ enum QuizHistory {
             let info = try store.catalogue(fileAt: file)
             _ = try store.recordPass(lessonID: info.id, startedAt: startedAt, mode: "quiz-\(quiz.kind.rawValue)", hand: "both",
                                      tempoPercent: 100,
-                                     score: PassScore(hit: correct, missed: 0, wrong: answered - correct, extra: 0, accuracy: percent,
-                                                      timingMeanMs: 0, timingSdMs: 0, score: percent),
+                                     figures: ScoreFigures(hit: correct, missed: 0, wrong: answered - correct, extra: 0,
+                                                           accuracy: percent, score: percent),
                                      durationSeconds: duration)
         }
     }

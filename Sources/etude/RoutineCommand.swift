@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Judge
 import Lesson
 import MIDIFile
 import Store

@@ -65,10 +65,6 @@ struct RoutinePlayer {
         }
     }
 
-    /// "score 96, accuracy 100%, hit 4 missed 0 wrong 0 extra 0" for a pass line.
-    static func describe(_ f: PassFigures) -> String {
-        "score \(Int(f.score.rounded())), accuracy \(Int(f.accuracy.rounded()))%, hit \(f.hit) missed \(f.missed) wrong \(f.wrong) extra \(f.extra)"
-    }
 
     func play(_ plan: RoutinePlan, store: Store) throws {
         let live = try sound.open()
@@ -239,18 +235,18 @@ struct RoutinePlayer {
             session.onSaveLoop = { history.saveLoop($0) }
             session.onRecallLoops = { history.savedLoops() }
             let scored = SessionStep(session: session, output: output, decide: Self.decide(step.length))
-            var figures: [(pass: Int, figures: PassFigures?)] = []
+            var figures: [(pass: Int, figures: ScoreFigures?)] = []
             var passLines: [String] = []
             func record(_ passes: [FinishedPassInfo]) {
                 for p in passes {
                     guard p.complete else {   // cut by the limit or →: its time only, not a judged pass
-                        history.record([p], mode: mode.rawValue) { _ in nil }
+                        history.record([p], mode: mode.rawValue) { _ -> ScoreFigures? in nil }
                         continue
                     }
                     let f = session.score(for: p)
                     history.record([p], mode: mode.rawValue) { _ in f }
                     figures.append((figures.count + 1, f))
-                    passLines.append("  pass \(figures.count): " + (f.map(Self.describe) ?? "not scored"))
+                    passLines.append("  pass \(figures.count): " + (f.map(\.summary) ?? "not scored"))
                 }
             }
             instrument.session = session

@@ -95,9 +95,9 @@ struct CoachObserverTests {
             Issue.record("no results panel: \(String(describing: model.overlay))")
             return
         }
-        #expect(info.hit == 4)
-        #expect(info.accuracy == 1)
-        #expect(info.score == 100)
+        #expect(info.figures.hit == 4)
+        #expect(info.figures.accuracy == 100)
+        #expect(info.figures.score == 100)
         #expect(model.status.mode == "play")
         #expect(lines.all.count == 1)
         #expect(lines.all.first?.accuracy == 100)

@@ -154,7 +154,7 @@ struct CoachTests {
         #expect(report.timingMeanMs == 0)
         #expect(report.sections.map(\.section) == [0, 1])
         let info = try #require(run.coach.resultsInfo)
-        #expect(info.accuracy == 1 && info.score == 100 && info.hit == 32)
+        #expect(info.figures.accuracy == 100 && info.figures.score == 100 && info.figures.hit == 32)
         // No weakest section after a perfect run.
         #expect(!run.actions.contains { if case .weakestSection = $0 { return true } else { return false } })
     }

@@ -1,3 +1,4 @@
+import Judge
 import Testing
 import Terminal
 @testable import Screen
@@ -12,8 +13,9 @@ struct PracticeScreenTests {
         Snapshot.check("practice-120x40", PracticeScreen(depth: .truecolor).render(Fixture.model(), size: size(120, 40)))
         Snapshot.check("help-80x24", PracticeScreen(depth: .truecolor).render(Fixture.model(overlay: .help), size: size(80, 24)))
         Snapshot.check("help-60x16", PracticeScreen(depth: .none).render(Fixture.model(overlay: .help), size: size(60, 16)))
-        let results = ResultsInfo(title: "Pass 3 — bars 9–12", hit: 118, missed: 4, wrong: 3, extra: 2, accuracy: 0.9365,
-                                  timingMeanMs: -12.4, timingSDMs: 18.2, score: 912)
+        let results = ResultsInfo(title: "Pass 3 — bars 9–12",
+                                  figures: ScoreFigures(hit: 118, missed: 4, wrong: 3, extra: 2, accuracy: 93.65,
+                                                        timingMeanMs: -12.4, timingSdMs: 18.2, score: 912))
         Snapshot.check("results-80x24", PracticeScreen(depth: .truecolor).render(Fixture.model(overlay: .results(results)), size: size(80, 24)))
         Snapshot.check("too-small-50x12", PracticeScreen(depth: .truecolor).render(Fixture.model(), size: size(50, 12)))
     }
@@ -120,7 +122,7 @@ struct PracticeScreenTests {
             model.loopStartSeconds = v
             model.loopEndSeconds = v
             model.lookaheadSeconds = v
-            model.overlay = .results(ResultsInfo(hit: 1, missed: 0, wrong: 0, extra: 0, accuracy: v, timingMeanMs: v, timingSDMs: v, score: 0))
+            model.overlay = .results(ResultsInfo(figures: ScoreFigures(hit: 1, missed: 0, wrong: 0, extra: 0, accuracy: v, timingMeanMs: v, timingSdMs: v, score: 0)))
             let text = PracticeScreen(depth: .truecolor).render(model, size: TerminalSize(columns: 80, rows: 24)).plainText()
             #expect(text.contains("bar 9:2/32"))
         }

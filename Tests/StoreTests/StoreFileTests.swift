@@ -1,4 +1,5 @@
 import Foundation
+import Judge
 import GRDB
 import MIDIFile
 import Testing
@@ -63,7 +64,7 @@ import Testing
         // The newer tables and columns work on the upgraded file.
         try s.saveLoop(SavedLoop(lessonID: "aa", name: "x", firstBar: 1, lastBar: 2, hand: "both", tempoPercent: 90, otherHandMode: "play"))
         try s.recordPass(lessonID: "aa", startedAt: Date(), mode: "play", hand: "both", tempoPercent: 100,
-                         score: PassScore(hit: 1, missed: 0, wrong: 0, extra: 0, accuracy: 1, timingMeanMs: 0, timingSdMs: 0, score: 100),
+                         figures: ScoreFigures(hit: 1, missed: 0, wrong: 0, extra: 0, accuracy: 1, timingMeanMs: 0, timingSdMs: 0, score: 100),
                          durationSeconds: 1)
         #expect(try s.passes(lessonID: "aa").last?.hit == 1)
         try s.saveRoutine(Routine(name: "r", entries: [RoutineEntry(source: .randomFavourite)]))

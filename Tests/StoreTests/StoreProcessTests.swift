@@ -1,4 +1,5 @@
 import Foundation
+import Judge
 import GRDB
 import Testing
 @testable import Store
@@ -233,7 +234,7 @@ import Testing
             for (i, score) in [40.0, 55, 70, 90].enumerated() {
                 try s.recordPass(lessonID: minuet.lesson.id, startedAt: Date(timeIntervalSinceNow: Double(i - 10)), mode: "play",
                                  hand: "right", tempoPercent: 60 + 10 * i,
-                                 score: PassScore(hit: 10, missed: 0, wrong: 0, extra: 0, accuracy: 1, timingMeanMs: 0, timingSdMs: 0, score: score),
+                                 figures: ScoreFigures(hit: 10, missed: 0, wrong: 0, extra: 0, accuracy: 1, timingMeanMs: 0, timingSdMs: 0, score: score),
                                  durationSeconds: 120)
             }
             try s.saveResume(ResumeState(lessonID: minuet.lesson.id, path: minuet.path ?? "", positionSeconds: 75, hand: "right",

@@ -1,4 +1,5 @@
 import Foundation
+import Judge
 import MIDIFile
 import Testing
 @testable import Store
@@ -151,7 +152,7 @@ import Testing
         let s = try seeded()
         let a = try s.recordPass(lessonID: "aaaa1111", startedAt: date("2026-03-02T10:00:00Z"), mode: "play", hand: "right",
                                  tempoPercent: 80, bars: 1...8,
-                                 score: PassScore(hit: 40, missed: 2, wrong: 1, extra: 0, accuracy: 0.93, timingMeanMs: 12, timingSdMs: 30, score: 88),
+                                 figures: ScoreFigures(hit: 40, missed: 2, wrong: 1, extra: 0, accuracy: 0.93, timingMeanMs: 12, timingSdMs: 30, score: 88),
                                  durationSeconds: 60)
         let b = try s.recordPass(lessonID: "aaaa1111", startedAt: date("2026-03-01T10:00:00Z"), mode: "watch", hand: "both",
                                  tempoPercent: 100, durationSeconds: 30)
