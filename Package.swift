@@ -63,6 +63,7 @@ let package = Package(
                 "Store",
                 "Synth",
                 "Practice",
+                "Trainer",
                 "Terminal",
                 "Screen",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -81,7 +82,7 @@ let package = Package(
         // Practice-screen widgets drawn into Terminal's cell buffer from a plain ScreenModel value.
         .target(name: "Screen", dependencies: ["Terminal", "MIDIFile", "Judge"]),
         // Tiny program the pseudo-terminal tests run to prove raw mode is entered and restored.
-        .executableTarget(name: "etude-tty-probe", dependencies: ["Terminal", "Screen"], path: "Tests/TTYProbe"),
+        .executableTarget(name: "etude-tty-probe", dependencies: ["Terminal", "Screen", "Trainer"], path: "Tests/TTYProbe"),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal", "etude-tty-probe"]),
         .testTarget(name: "ScreenTests", dependencies: ["Screen", "Terminal", "MIDIFile", "Judge"], exclude: ["Snapshots"]),
         // ABC 2.1 notation → MIDIFile (lessons are written in ABC), and the fingering convention.
@@ -93,7 +94,13 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", "Judge", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile"]),
         // Wiring the lesson engine to devices: the real-time transport runner, the practice session.
-        .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Screen", "Terminal"]),
+        .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks"]),
+        // The application layer between the engine modules and the command line: opening a
+        // lesson by path, title or id in any format; running a practice session on the screen
+        // (key map, pure view, history through a protocol Store implements); the routine runner;
+        // the browser's intents; the one terminal input path for one-line commands.
+        .target(name: "Trainer", dependencies: ["Practice", "Screen", "Terminal", "Store", "Synth", "MIDIInput", "Lesson",
+                                                "Judge", "MIDIFile", "ABC", "Clocks"]),
         // One process runner, one tmux harness, the built binary's path and the skip conditions,
         // shared by every test target.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

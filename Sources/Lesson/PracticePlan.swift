@@ -248,7 +248,7 @@ public struct PracticePlan: Equatable, Sendable {
     }
 
     /// A number for messages: whole numbers plain, others with one decimal.
-    static func format(_ v: Double) -> String {
+    public static func format(_ v: Double) -> String {
         guard v.isFinite, abs(v) < 1e9 else { return String(v) }
         let tenths = Int((v * 10).rounded())
         if tenths % 10 == 0 { return String(tenths / 10) }

@@ -324,6 +324,9 @@ public enum TextDecoding {
             scalars.append(" ")
         } else if v < 0x20 || v == 0x7F || (v >= 0x80 && v < 0xA0) {
             return
+        } else if (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) || v == 0x061C || v == 0x200E || v == 0x200F {
+            // Bidi overrides, embeddings, isolates and marks: text must not reorder what follows it.
+            return
         } else {
             scalars.append(u)
         }

@@ -2,7 +2,6 @@ import Foundation
 import Judge
 import Lesson
 import MIDIFile
-import Screen
 
 /// What the Coach asks its caller to do after an event: the caller (the practice session)
 /// applies these to the transport runner, the screen and the report file.
@@ -11,14 +10,13 @@ public enum CoachAction: Equatable, Sendable {
     case pauseTransport
     /// The chord waited for is held: resume the transport (it continues from where it waited).
     case resumeTransport
-    /// The keys the learner holds now changed: light them (`KeyboardState` role `.learner`,
-    /// or `.wrong` for the pitches in `wrong`).
+    /// The keys the learner holds now changed (`wrong` are the held keys that were not expected).
     case learnerKeys(held: Set<Int>, wrong: Set<Int>)
     /// A wrong key: flash it red until the given clock time.
     case flashWrong(pitch: Int, until: Double)
     /// One note judged (hit early/on time/late, wrong pitch, missed, extra), for live feedback.
     case judged(Judgement)
-    /// A pass ended: its report (show `ResultsInfo`, append to `--report`).
+    /// A pass ended: its report (the results panel, `--report`).
     case passReport(pass: Int, tempoPercent: Double, report: PassReport)
     /// After a full run with mistakes: the weakest section and the plan that loops it.
     case weakestSection(section: SectionReport, name: String, plan: PracticePlan)
@@ -149,38 +147,23 @@ public final class Coach: @unchecked Sendable {
     /// How long a wrong key stays red.
     public static let flashSeconds = 0.3
 
-    /// Adds the Coach's part to a frame the practice screen built from the transport:
-    /// the learner's held keys (`.learner`, `.wrong`), wrong-note flashes, wait-mode hints
-    /// for the chord waited for, and in memory mode no falling notes or key hints for the
-    /// practised hand(s).
-    public func decorate(_ model: inout ScreenModel, now: Double) {
+    /// What the learner sees of the judging at `now`: held and wrong keys, wrong-note flashes,
+    /// in wait mode the notes of the chord waited for, and after a full run the advice.
+    public func feedback(now: Double) -> SessionState.Feedback {
         locked {
-            let practisedRoles: Set<NoteRole> = switch plan.hands {
-            case .right: [.rightHand]
-            case .left: [.leftHand]
-            case .both: [.rightHand, .leftHand]
-            }
-            if mode.hidesFallingNotes {
-                model.notes.removeAll { practisedRoles.contains($0.role) }
-            }
-            var keyboard = KeyboardState()
-            for pitch in 0..<128 {
-                guard let role = model.keyboard[pitch] else { continue }
-                if mode.hidesKeyHints && practisedRoles.contains(role) { continue }
-                keyboard.light(pitch, role)
-            }
-            if mode == .wait, let chord = gate?.current {
-                for n in chord.notes where !(gate?.struck.contains(n.pitch) ?? false) {
-                    keyboard.light(n.pitch, n.part == "left" ? .leftHand : .rightHand)
-                }
-            }
+            var f = SessionState.Feedback()
             flashes.removeAll { $0.until <= now }
-            for p in held { keyboard.light(p, wrongHeld.contains(p) ? .wrong : .learner) }
-            for f in flashes { keyboard.light(f.pitch, .wrong) }
-            model.keyboard = keyboard
-            if let w = weakest, model.message == nil {
-                model.message = "Work on \(w.name): \(QuizFormat.percent(w.section.accuracy))% accuracy"
+            f.held = held
+            f.wrong = wrongHeld
+            f.flashes = Set(flashes.map(\.pitch))
+            if mode == .wait, let g = gate, let chord = g.current {
+                f.waitingFor = chord.notes.filter { !g.struck.contains($0.pitch) }
+                    .map { ($0.pitch, $0.part == "left" ? Hand.left : $0.part == "right" ? Hand.right : nil) }
             }
+            if let w = weakest {
+                f.advice = "Work on \(w.name): \(QuizFormat.percent(w.section.accuracy))% accuracy"
+            }
+            return f
         }
     }
 
@@ -191,12 +174,12 @@ public final class Coach: @unchecked Sendable {
     public var passReports: [PassReport] { locked { reports.map(\.report) } }
     public var lastReport: PassReport? { locked { reports.last?.report } }
 
-    /// The results panel's figures for the last pass (`ScreenModel.overlay` results).
-    public var resultsInfo: ResultsInfo? {
-        locked { reports.last.map { Coach.resultsInfo($0.report, pass: $0.pass, percent: $0.percent) } }
+    /// The results panel's figures for the last pass.
+    public var lastResults: SessionState.Results? {
+        locked { reports.last.map { SessionState.Results(pass: $0.pass, tempoPercent: $0.percent, figures: $0.report.figures) } }
     }
 
-    /// Keys the learner holds now and which of them are wrong (for `KeyboardState`).
+    /// Keys the learner holds now and which of them are wrong.
     public var learnerKeys: (held: Set<Int>, wrong: Set<Int>) { locked { (held, wrongHeld) } }
 
     /// Wait mode: the pitches still to press for the chord waited for (key hints).
@@ -208,11 +191,6 @@ public final class Coach: @unchecked Sendable {
     /// The last finished pass as .mid bytes.
     public func lastPassMIDI() -> [UInt8]? {
         locked { lastRecording.map { $0.bytes(endTime: lastRecordingEnd) } }
-    }
-
-    /// The results panel for one report.
-    public static func resultsInfo(_ report: PassReport, pass: Int, percent: Double) -> ResultsInfo {
-        ResultsInfo(title: "Pass \(pass) at \(percent == percent.rounded() ? String(Int(percent)) : String(percent))%", figures: report.figures)
     }
 
     /// What the learner sees for a section index, e.g. "Bars 5–8".

@@ -108,7 +108,7 @@ public final class StepPlayer: @unchecked Sendable {
                     decide: (_ elapsed: Double, _ completedPasses: Int, _ currentPassEnd: Double?) -> Decision,
                     control: () -> Control = { .keepGoing },
                     status: (_ elapsed: Double, _ completedPasses: Int, _ gain: Double) -> Void = { _, _, _ in }) -> Result {
-        let runner = TransportRunner(transport: transport, clock: clock, output: output) { [self] events in
+        let runner = TransportRunner(transport: transport, clock: clock, output: output, onEvents: { [self] events in
             for e in events {
                 switch e.event {
                 case .passStarted: lock.withLock { passStartClock = e.time }
@@ -116,7 +116,7 @@ public final class StepPlayer: @unchecked Sendable {
                 default: break
                 }
             }
-        }
+        })
         let start = clock.now
         var faded = false
         var interrupted = false

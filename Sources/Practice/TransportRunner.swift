@@ -7,13 +7,18 @@ import Synth
 /// Drives a lesson `Transport` in real time from a dedicated thread: sleeps until the
 /// transport's next event on the monotonic clock, sends synth messages to the sound output and
 /// hands every event (notes, beats, passes, tempo, finished) to `onEvents` for the screen,
-/// judge or status line. Commands from other threads go through `perform`, which wakes the
+/// judge or status line. With `onTick` it also calls that every `tickInterval` seconds, paused
+/// or not, so judging (notes missed while nothing is played) moves on its own clock, never on
+/// the screen's frames. Commands from other threads go through `perform`, which wakes the
 /// thread so a pause, seek or tempo change applies at once, never after a stale sleep.
 public final class TransportRunner: @unchecked Sendable {
     public let transport: Transport
     public let clock: MonotonicClock
     private let output: any SoundOutput
     private let onEvents: @Sendable ([TimedEvent]) -> Void
+    private let onTick: (@Sendable (Double) -> Void)?
+    /// How often `onTick` runs.
+    public let tickInterval: Double
     private let condition = NSCondition()
     /// Held while a batch of events is produced and delivered (by the thread or a command), so
     /// listeners see them in the transport's order: a command's events (a tempo change, a jump)
@@ -26,11 +31,15 @@ public final class TransportRunner: @unchecked Sendable {
     private var started = false
 
     /// `transport` must have been made with `clock`.
-    public init(transport: Transport, clock: MonotonicClock, output: any SoundOutput, onEvents: @escaping @Sendable ([TimedEvent]) -> Void = { _ in }) {
+    public init(transport: Transport, clock: MonotonicClock, output: any SoundOutput, tickInterval: Double = 0.02,
+                onEvents: @escaping @Sendable ([TimedEvent]) -> Void = { _ in },
+                onTick: (@Sendable (Double) -> Void)? = nil) {
         self.transport = transport
         self.clock = clock
         self.output = output
         self.onEvents = onEvents
+        self.onTick = onTick
+        self.tickInterval = max(0.001, tickInterval)
     }
 
     /// Starts the dispatch thread and the transport.
@@ -112,16 +121,36 @@ public final class TransportRunner: @unchecked Sendable {
 
     private func loop() {
         condition.lock()
+        var nextTick = clock.now
         while !stopping {
-            guard let next = transport.nextEventTime() else {
+            let now = clock.now
+            if let onTick, now >= nextTick {
+                condition.unlock()
+                delivery.lock()
+                onTick(now)
+                delivery.unlock()
+                condition.lock()
+                nextTick = now + tickInterval
+                continue
+            }
+            let next = transport.nextEventTime()
+            let wake = onTick == nil ? next : min(next ?? .infinity, nextTick)
+            guard let wake else {
                 condition.wait()  // paused, stopped or finished: wait for a command
                 continue
             }
-            let wait = next - clock.now
+            let wait = wake - now
             if wait > 0.002 {
                 // Sleep most of the way on the condition (a command wakes it), the last
                 // couple of milliseconds on the clock itself for precision.
                 _ = condition.wait(until: Date(timeIntervalSinceNow: wait - 0.0015))
+                continue
+            }
+            guard let next, next <= wake else {
+                // The tick comes first: sleep to it, the top of the loop runs it.
+                condition.unlock()
+                if wait > 0 { clock.sleep(until: wake) }
+                condition.lock()
                 continue
             }
             condition.unlock()

@@ -30,6 +30,8 @@ public final class ScreenLoop: @unchecked Sendable {
         case inputClosed
         /// `stop()` was called.
         case stopped
+        /// The terminal session's `SignalWatch` caught SIGINT, SIGTERM or SIGHUP.
+        case signalled
     }
 
     private let device: TerminalDevice
@@ -115,6 +117,7 @@ public final class ScreenLoop: @unchecked Sendable {
             let bytes = device.readInput(timeoutMilliseconds: waitMs)
             let events = device.takeEvents()
             if events.contains(.inputClosed) { return .inputClosed }
+            if events.contains(.signalled) { return .signalled }
             if events.contains(.resized) || events.contains(.resumed) { writer.invalidate() }
             var keys: [Key] = []
             if !bytes.isEmpty {

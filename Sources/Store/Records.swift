@@ -247,18 +247,6 @@ public struct ResumeState: Codable, Equatable, Sendable, FetchableRecord, Persis
     }
 }
 
-/// A routine as stored: entries kept as one JSON column (they are always read and written whole).
-struct RoutineRecord: Codable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "routine"
-    var id: Int64?
-    var name: String
-    var entries: [RoutineEntry]
-    var createdAt: Date
-    var updatedAt: Date
-
-    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-}
-
 /// A catalogue row as lists and the browser show it: the lesson, where it is, its star,
 /// its best score and when it was last practised.
 public struct LessonListing: Equatable, Sendable, FetchableRecord {

@@ -23,6 +23,9 @@ public struct TerminalEvents: OptionSet, Sendable {
     public static let resumed = TerminalEvents(rawValue: 2)
     /// The terminal went away (EOF/hangup on input): the program should end.
     public static let inputClosed = TerminalEvents(rawValue: 4)
+    /// The session's `SignalWatch` caught SIGINT, SIGTERM or SIGHUP: the program should end
+    /// through its cleanup (the watch says which signal).
+    public static let signalled = TerminalEvents(rawValue: 8)
 }
 
 /// The escape sequences used to enter and leave the full-screen mode.

@@ -19,6 +19,8 @@ public struct TerminalError: Error, CustomStringConvertible, Sendable {
 struct SignalShared {
     var active: Int32 = 0
     var suspended: Int32 = 0
+    /// 1 in line mode: no alternate screen to enter or leave.
+    var lineMode: Int32 = 0
     var ttyFD: Int32 = -1
     var outFD: Int32 = -1
     var wakeWriteFD: Int32 = -1
@@ -66,7 +68,9 @@ private func writeDescriptor(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> In
 /// Puts the terminal back as it was (async-signal-safe).
 func restoreTerminalFromAnyContext() {
     guard signalShared.active != 0, signalShared.suspended == 0 else { return }
-    writeAll(signalShared.outFD, UnsafeRawPointer(leaveBytes.baseAddress), leaveBytes.count)
+    if signalShared.lineMode == 0 {
+        writeAll(signalShared.outFD, UnsafeRawPointer(leaveBytes.baseAddress), leaveBytes.count)
+    }
     _ = tcsetattr(signalShared.ttyFD, TCSANOW, &signalShared.original)
 }
 
@@ -86,7 +90,9 @@ private let onStop: @convention(c) (Int32) -> Void = { _ in
 private let onContinue: @convention(c) (Int32) -> Void = { _ in
     if signalShared.active != 0 && signalShared.suspended != 0 {
         _ = tcsetattr(signalShared.ttyFD, TCSANOW, &signalShared.raw)
-        writeAll(signalShared.outFD, UnsafeRawPointer(enterBytes.baseAddress), enterBytes.count)
+        if signalShared.lineMode == 0 {
+            writeAll(signalShared.outFD, UnsafeRawPointer(enterBytes.baseAddress), enterBytes.count)
+        }
         signalShared.suspended = 0
     }
     var c: UInt8 = 0x43  // "C"
@@ -103,14 +109,33 @@ private let onExit: @convention(c) () -> Void = {
     signalShared.active = 0
 }
 
-/// The real terminal: raw mode, alternate screen, hidden cursor, bracketed paste; restored on
-/// `close()`, on `exit()`, on SIGINT/SIGTERM/SIGHUP/SIGQUIT and crashes (then re-raised), and
-/// around Ctrl-Z (SIGTSTP restores and stops; SIGCONT re-enters and reports `.resumed`).
+/// The real terminal, the one input path for every screen and one-line command: raw input
+/// (keys decoded by `KeyDecoder`), and for the full screen the alternate screen, hidden cursor
+/// and bracketed paste; restored on `close()`, on `exit()`, on SIGINT/SIGTERM/SIGHUP/SIGQUIT and
+/// crashes (then re-raised), and around Ctrl-Z (SIGTSTP restores and stops; SIGCONT re-enters and
+/// reports `.resumed`). With a `SignalWatch`, SIGINT/SIGTERM/SIGHUP are the watch's instead:
+/// the session reports `.signalled` and the program ends through its own cleanup.
+///
+/// A terminal left raw by an Etude that was killed (SIGKILL runs no cleanup) is recognised when
+/// a session opens — no echo, no line editing — and sane settings are what it restores.
 ///
 /// Only one session can be open at a time (signal handlers are process-wide).
 public final class TerminalSession: TerminalDevice, @unchecked Sendable {
+    /// How much of the terminal the session takes.
+    public enum Mode: Sendable {
+        /// Raw keys, the alternate screen, no cursor: the practice screen and the browser.
+        case fullScreen
+        /// Raw keys only (no echo, no line editing, Ctrl-C as a key); output as usual, so a
+        /// one-line status can be redrawn with `\r` and lines printed below it.
+        case line
+    }
+
     public let inputFD: Int32
     public let outputFD: Int32
+    public let mode: Mode
+    /// True when the terminal was found raw at open (left so by a killed program) and sane
+    /// settings will be restored instead of those.
+    public let repairedLeftoverRawMode: Bool
     /// Detected from the environment at open.
     public let colorDepth: ColorDepth
     private let wakeReadFD: Int32
@@ -118,20 +143,24 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
     private var pendingEvents: TerminalEvents = []
     private var previousActions: [Int32: sigaction] = [:]
     private var closed = false
+    private var wakerToken: Int?
 
     /// Takes over the terminal. Throws a user-worded error when input or output is not a terminal.
-    public init(inputFD: Int32 = STDIN_FILENO, outputFD: Int32 = STDOUT_FILENO,
+    public init(mode: Mode = .fullScreen, signals: SignalWatch? = nil, inputFD: Int32 = STDIN_FILENO,
+                outputFD: Int32 = STDOUT_FILENO,
                 environment: [String: String] = TerminalSession.processEnvironment()) throws(TerminalError) {
-        guard isatty(inputFD) == 1, isatty(outputFD) == 1 else {
+        guard isatty(inputFD) == 1, mode == .line || isatty(outputFD) == 1 else {
             throw TerminalError("the practice screen needs a terminal (input and output are not a tty); run it in a terminal window, or use --no-screen")
         }
         guard signalShared.active == 0 else {
             throw TerminalError("a terminal session is already open in this process")
         }
-        var original = termios()
-        guard tcgetattr(inputFD, &original) == 0 else {
+        var found = termios()
+        guard tcgetattr(inputFD, &found) == 0 else {
             throw TerminalError("cannot read the terminal settings (tcgetattr failed); run it in a terminal window, or use --no-screen")
         }
+        let leftRaw = TerminalSession.looksLeftRaw(found)
+        let original = leftRaw ? TerminalSession.sane(found) : found
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw TerminalError("cannot create a wake-up pipe; too many open files?") }
         for fd in fds {
@@ -140,13 +169,23 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
         }
         self.inputFD = inputFD
         self.outputFD = outputFD
+        self.mode = mode
+        self.repairedLeftoverRawMode = leftRaw
+        self.watch = signals
         self.wakeReadFD = fds[0]
         self.wakeWriteFD = fds[1]
         self.colorDepth = ColorDepth.detect(environment: environment)
 
         var raw = original
-        cfmakeraw(&raw)
-        // Keep output post-processing off too (cfmakeraw does): the frame writer sends exact moves.
+        switch mode {
+        case .fullScreen:
+            cfmakeraw(&raw)
+            // Keep output post-processing off too (cfmakeraw does): the frame writer sends exact moves.
+        case .line:
+            // Keys one by one, unechoed, Ctrl-C as a byte; output still turns \n into \r\n.
+            raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
+            raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
+        }
         withUnsafeMutableBytes(of: &raw.c_cc) { cc in
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
@@ -160,12 +199,22 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
         signalShared.original = original
         signalShared.raw = raw
         signalShared.suspended = 0
+        signalShared.lineMode = mode == .line ? 1 : 0
         signalShared.active = 1
         if !atexitRegistered {
             atexitRegistered = true
             atexit(onExit)
         }
-        for sig in terminatingSignals { install(sig, onTerminatingSignal) }
+        for sig in terminatingSignals where signals == nil || !SignalWatch.signals.contains(sig) {
+            install(sig, onTerminatingSignal)
+        }
+        if let signals {
+            let wakeFD = fds[1]
+            wakerToken = signals.onSignal {
+                var c: UInt8 = 0x53  // "S"
+                _ = writeDescriptor(wakeFD, &c, 1)
+            }
+        }
         install(SIGTSTP, onStop)
         install(SIGCONT, onContinue)
         install(SIGWINCH, onResize)
@@ -179,7 +228,28 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
             close()
             throw TerminalError("cannot switch the terminal to raw mode (tcsetattr failed); use --no-screen")
         }
-        write(TerminalSequences.enter)
+        if mode == .fullScreen { write(TerminalSequences.enter) }
+    }
+
+    /// No echo and no line editing at once: what a raw-mode program leaves when it is killed
+    /// before it can restore the terminal (a shell never runs commands like that).
+    static func looksLeftRaw(_ t: termios) -> Bool {
+        t.c_lflag & tcflag_t(ICANON) == 0 && t.c_lflag & tcflag_t(ECHO) == 0
+    }
+
+    /// Sane settings (as `stty sane` gives) on top of what was found: line editing, echo,
+    /// signals, CR→NL on input, NL→CRNL on output.
+    static func sane(_ found: termios) -> termios {
+        var t = found
+        t.c_lflag |= tcflag_t(ICANON | ECHO | ECHOE | ECHOK | ISIG | IEXTEN)
+        t.c_iflag |= tcflag_t(ICRNL | IXON | BRKINT)
+        t.c_iflag &= ~tcflag_t(INLCR | IGNCR)
+        t.c_oflag |= tcflag_t(OPOST | ONLCR)
+        withUnsafeMutableBytes(of: &t.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        return t
     }
 
     deinit { close() }
@@ -199,11 +269,15 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
     }
 
     /// Opens a session, runs `body`, and restores the terminal however `body` ends.
-    public static func run<T>(_ body: (TerminalSession) throws -> T) throws -> T {
-        let session = try TerminalSession()
+    public static func run<T>(mode: Mode = .fullScreen, signals: SignalWatch? = nil,
+                              _ body: (TerminalSession) throws -> T) throws -> T {
+        let session = try TerminalSession(mode: mode, signals: signals)
         defer { session.close() }
         return try body(session)
     }
+
+    /// The watch this session leaves SIGINT/SIGTERM/SIGHUP to, if any.
+    public let watch: SignalWatch?
 
     private func install(_ sig: Int32, _ handler: @convention(c) (Int32) -> Void) {
         var action = sigaction()
@@ -229,6 +303,7 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
         }
         for (sig, var old) in previousActions { _ = sigaction(sig, &old, nil) }
         previousActions.removeAll()
+        if let watch, let wakerToken { watch.removeWaker(wakerToken) }
         signalShared.wakeWriteFD = -1
         closeDescriptor(wakeReadFD)
         closeDescriptor(wakeWriteFD)
@@ -296,6 +371,7 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
             for b in buf[0..<n] {
                 if b == 0x57 { pendingEvents.insert(.resized) }
                 if b == 0x43 { pendingEvents.insert(.resumed) }
+                if b == 0x53 { pendingEvents.insert(.signalled) }
             }
         }
     }

@@ -1,6 +1,7 @@
 import ABC
 import ArgumentParser
 import Foundation
+import Trainer
 import MIDIFile
 
 /// `etude abc`: compiles ABC notation to a Standard MIDI File, the form every other command
@@ -26,13 +27,13 @@ struct AbcCommand: ParsableCommand {
 
     func run() throws {
         if list {
-            let bytes = try LessonFile.readBytes(file)
+            let bytes = try LessonOpener.readBytes(file)
             for t in ABCImport.tunes(inABCText: String(decoding: bytes, as: UTF8.self)) {
                 Console.out("X:\(t.number)  \(TextDecoding.sanitize(t.title))\n")
             }
             return
         }
-        let result = try LessonFile.readLesson(file, tune: tune)
+        let result = try LessonOpener.read(file, tune: tune)
         let (midi, warnings) = (result.file, result.warnings)
         let out = output ?? (file.lowercased().hasSuffix(".abc") ? String(file.dropLast(4)) + ".mid" : file + ".mid")
         guard out != file else { throw EtudeFailure("\(out): refusing to overwrite the input; give -o FILE.mid") }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Trainer
 import Store
 
 /// Developer tool for the crash-safety tests: commits passes one by one and prints each id
@@ -17,7 +18,7 @@ struct DebugWriteHistoryCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        try StoreCLI.withStore(store, scan: false) { s in
+        try store.library.withStore(scan: false) { s in
             let id = SHA256.hex(Array("etude debug lesson".utf8))
             try s.register(LessonInfo(id: id, title: "Debug lesson"))
             for i in 0..<count {

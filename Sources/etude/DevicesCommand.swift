@@ -1,4 +1,5 @@
 import ArgumentParser
+import Trainer
 import MIDIFile
 import MIDIInput
 

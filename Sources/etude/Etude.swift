@@ -1,4 +1,5 @@
 import ArgumentParser
+import Trainer
 import Foundation
 import Lesson
 
@@ -30,21 +31,9 @@ struct Etude: ParsableCommand {
             Console.out(Etude.helpMessage() + "\n")
             return
         }
-        try BrowserController.run(try StoreOptions.parse([]))
+        let status = try BrowserApp.run(Library())
+        if status != 0 { throw ExitCode(status) }
     }
-}
-
-/// A failure the user can fix: printed as one `etude: …` line, exit status 1.
-struct EtudeFailure: Error, CustomStringConvertible {
-    var message: String
-    var exitCode: Int32 = 1
-
-    init(_ message: String, exitCode: Int32 = 1) {
-        self.message = message
-        self.exitCode = exitCode
-    }
-
-    var description: String { message }
 }
 
 @main
@@ -56,6 +45,9 @@ enum Main {
         } catch let failure as EtudeFailure {
             Console.error("etude: \(failure.message)")
             exit(failure.exitCode)
+        } catch let failure as RoutineError {
+            Console.error("etude: \(failure.message)")
+            exit(1)
         } catch {
             let code = Etude.exitCode(for: error)
             // --help, --version and a command's own exit status keep the parser's handling.
@@ -85,17 +77,6 @@ enum Main {
             path.append(word)
         }
         return path.joined(separator: " ")
-    }
-}
-
-/// Writing to the standard streams without Foundation's buffering surprises.
-enum Console {
-    static func error(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
-    }
-
-    static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
     }
 }
 

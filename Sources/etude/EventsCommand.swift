@@ -1,4 +1,5 @@
 import ArgumentParser
+import Trainer
 import MIDIFile
 
 struct EventsCommand: ParsableCommand {
@@ -13,7 +14,7 @@ struct EventsCommand: ParsableCommand {
     @Flag(help: "Refuse files that need any repair.") var strict = false
 
     func run() throws {
-        let result = try LessonFile.readChecked(file, strict: strict)
+        let result = try LessonOpener.readChecked(file, strict: strict)
         Console.out(EventsReport.json(result) + "\n")
     }
 }

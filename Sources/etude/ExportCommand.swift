@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Trainer
 import Lesson
 import MIDIFile
 
@@ -26,7 +27,7 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         do {
             let plan = try practice.plan(bars: bars, defaultOther: .mute, defaultRepeat: .times(1))
-            let source = try practice.lesson(try StoreCLI.lessonPath(lesson, store))
+            let source = try practice.lesson(try store.library.lessonPath(lesson))
             let file = try LessonExport.midiFile(lesson: source, plan: plan)
             try Self.write(MIDIWriter.write(file), to: output)
             let exportedLesson = Lesson(file: file, fileName: output)

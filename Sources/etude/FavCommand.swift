@@ -1,4 +1,5 @@
 import ArgumentParser
+import Trainer
 import Store
 
 struct FavCommand: ParsableCommand {
@@ -20,7 +21,7 @@ struct FavCommand: ParsableCommand {
         @Argument(help: "The lesson.") var lesson: String
         @OptionGroup var store: StoreOptions
         func run() throws {
-            try StoreCLI.withStore(store) { s in
+            try store.library.withStore { s in
                 let l = try s.resolveLesson(lesson)
                 try s.addFavourite(l.lesson.id)
                 Console.out("★ \(l.lesson.title)\n")
@@ -33,7 +34,7 @@ struct FavCommand: ParsableCommand {
         @Argument(help: "The lesson.") var lesson: String
         @OptionGroup var store: StoreOptions
         func run() throws {
-            try StoreCLI.withStore(store) { s in
+            try store.library.withStore { s in
                 let l = try s.resolveLesson(lesson)
                 guard try s.removeFavourite(l.lesson.id) else {
                     throw EtudeFailure("\(l.lesson.title) is not a favourite; `etude fav list` shows them")
@@ -48,7 +49,7 @@ struct FavCommand: ParsableCommand {
         @Flag(help: "Print a JSON array.") var json = false
         @OptionGroup var store: StoreOptions
         func run() throws {
-            try StoreCLI.withStore(store) { s in
+            try store.library.withStore { s in
                 let rows = try s.favourites()
                 if json {
                     var j = JSONText()
@@ -61,7 +62,7 @@ struct FavCommand: ParsableCommand {
                     Console.out(j.text)
                 } else {
                     Console.out(rows.isEmpty ? "No favourites yet: `etude fav add LESSON`.\n"
-                                : rows.map(StoreCLI.line).joined(separator: "\n") + "\n")
+                                : rows.map(Listing.line).joined(separator: "\n") + "\n")
                 }
             }
         }

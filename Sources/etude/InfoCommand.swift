@@ -1,4 +1,5 @@
 import ArgumentParser
+import Trainer
 import Lesson
 import MIDIFile
 
@@ -16,7 +17,7 @@ struct InfoCommand: ParsableCommand {
 
     func run() throws {
         let splitPitch = try PracticeOptions.parseSplit(split)
-        let result = try LessonFile.readChecked(file, strict: strict)
+        let result = try LessonOpener.readChecked(file, strict: strict)
         let summary = MIDIFileSummary(file: result.file)
         let warnings = result.warnings
         let lesson = Lesson(file: result.file, fileName: file, split: splitPitch)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Trainer
 import Store
 
 struct LibraryCommand: ParsableCommand {
@@ -28,7 +29,7 @@ struct LibraryCommand: ParsableCommand {
         @Argument(help: "The folder.") var folder: String
         @OptionGroup var store: StoreOptions
         func run() throws {
-            try StoreCLI.withStore(store, scan: false) { s in
+            try store.library.withStore(scan: false) { s in
                 Console.out(LibraryCommand.summary(try s.addFolder(folder)))
             }
         }
@@ -39,7 +40,7 @@ struct LibraryCommand: ParsableCommand {
         @Argument(help: "The folder.") var folder: String
         @OptionGroup var store: StoreOptions
         func run() throws {
-            try StoreCLI.withStore(store, scan: false) { s in
+            try store.library.withStore(scan: false) { s in
                 guard try s.removeFolder(folder) else {
                     throw EtudeFailure("\(folder) is not in the library; see `etude library list`")
                 }
@@ -52,7 +53,7 @@ struct LibraryCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Re-read new and changed files in every folder.")
         @OptionGroup var store: StoreOptions
         func run() throws {
-            try StoreCLI.withStore(store, scan: false) { s in
+            try store.library.withStore(scan: false) { s in
                 Console.out(LibraryCommand.summary(try s.rescan(builtinDirectory: BuiltinLessons.directory())))
             }
         }
@@ -62,7 +63,7 @@ struct LibraryCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show the database, the built-in lessons and the added folders.")
         @OptionGroup var store: StoreOptions
         func run() throws {
-            try StoreCLI.withStore(store, scan: false) { s in
+            try store.library.withStore(scan: false) { s in
                 var out = "Database:  \(s.path ?? "(memory)") (schema \(try s.schemaVersion() ?? "-"))\n"
                 out += "Built-in:  \(BuiltinLessons.directory() ?? "(not found; set ETUDE_LESSONS)")\n"
                 let folders = try s.libraryFolders()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Trainer
 import Store
 
 struct ListCommand: ParsableCommand {
@@ -21,7 +22,7 @@ struct ListCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        try StoreCLI.withStore(store) { s in
+        try store.library.withStore { s in
             let rows = try s.lessons(matching: query.joined(separator: " "), level: level, favouritesOnly: favourites)
             if json {
                 var j = JSONText(capacity: rows.count * 300)
@@ -37,7 +38,7 @@ struct ListCommand: ParsableCommand {
                     ? "No lessons yet: add a folder with `etude library add DIR`.\n"
                     : "No lesson matches.\n")
             } else {
-                Console.out(rows.map(StoreCLI.line).joined(separator: "\n") + "\n")
+                Console.out(rows.map(Listing.line).joined(separator: "\n") + "\n")
             }
         }
     }

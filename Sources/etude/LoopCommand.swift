@@ -1,6 +1,7 @@
 import Clocks
 import ArgumentParser
 import Foundation
+import Trainer
 import Judge
 import Lesson
 import MIDIFile
@@ -31,15 +32,16 @@ struct LoopCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let path = try StoreCLI.lessonPath(self.lesson, store)
-        let loaded = try LoadedLesson.load(path, split: practice.splitPitch())
-        let lesson = loaded.lesson
+        let path = try store.library.lessonPath(self.lesson)
+        let opened = try LessonOpener.open(path, split: practice.splitPitch())
+        let lesson = opened.lesson
         // The history is only opened when it is needed: to recall a loop, or to play.
-        let history = (saved != nil || !dryRun) ? PracticeHistory(options: store, path: path) : nil
+        let history = (saved != nil || !dryRun) ? StoreHistory.open(store.library, path: path) : nil
         var plan: PracticePlan
         var loopName: String?
         do {
-            if let saved, let history {
+            if let saved {
+                guard let history else { throw EtudeFailure("--saved \(safe(saved)): the library could not be opened") }
                 let loop = try history.savedLoop(named: saved)
                 if bars != nil { throw EtudeFailure("--saved \(saved) and bars \(bars ?? "") both given: use one of them") }
                 plan = try practice.plan(bars: "\(loop.firstBar)-\(loop.lastBar)", defaultOther: .play, defaultRepeat: .forever)
@@ -60,127 +62,15 @@ struct LoopCommand: ParsableCommand {
             throw EtudeFailure(message)
         }
         guard !dryRun else {
-            Console.out(try LoopPreview.text(lesson: lesson, plan: plan, maxPasses: 12))
+            do {
+                Console.out(try LoopPreview.text(lesson: lesson, plan: plan, maxPasses: 12))
+            } catch {
+                throw EtudeFailure(error.cliMessage)
+            }
             return
         }
-        let status = try LoopPlayer.play(loaded, plan: plan, sound: LiveSoundOptions(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose),
+        let status = try LoopPlayer.play(opened, plan: plan, sound: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose),
                                          history: history, loopName: loopName)
         if status != 0 { throw ExitCode(status) }
-    }
-}
-
-/// `etude loop` for real: the loop heard through the live synth with a one-line status
-/// (bar, pass, BPM) until q, Ctrl-C or the last pass. Without a terminal it prints one line
-/// per finished pass instead.
-enum LoopPlayer {
-    static func play(_ loaded: LoadedLesson, plan: PracticePlan, sound: LiveSoundOptions, history: PracticeHistory?, loopName: String?) throws -> Int32 {
-        let live = try sound.open()
-        defer { live.close() }
-        let session: PracticeSession
-        do {
-            session = try PracticeSession(lesson: loaded.lesson, plan: plan, clock: MonotonicClock(), output: live)
-        } catch {
-            throw EtudeFailure(error.cliMessage)
-        }
-        let signals = ExitSignals()
-        let keys = PlayKeys()
-        let onTerminal = isatty(STDOUT_FILENO) != 0
-        var last = ""
-        var exitCode: Int32 = 0
-        session.start()
-        loop: while true {
-            if let sig = signals.received {
-                exitCode = 128 + sig
-                break
-            }
-            let pressed = keys?.read(timeoutMs: 50) ?? { usleep(50_000); return [] }()
-            for key in pressed {
-                switch key {
-                case .quit: break loop
-                case .interrupt:
-                    exitCode = 130
-                    break loop
-                case .togglePause: session.handle(.playPause)
-                case .seekBack: session.handle(.previousBar)
-                case .seekForward: session.handle(.nextBar)
-                }
-            }
-            let passes = session.takeFinishedPasses()
-            if !passes.isEmpty {
-                history?.record(passes, mode: "watch") { _ -> ScoreFigures? in nil }
-                if !onTerminal {
-                    for p in passes where p.complete {
-                        Console.out("pass \(p.pass): bars \(p.bars.lowerBound)-\(p.bars.upperBound) at \(PracticeSession.percentText(p.tempoPercent))%, \(String(format: "%.1f", p.durationSeconds)) s\n")
-                    }
-                }
-            }
-            if onTerminal {
-                let m = session.snapshot().status
-                let loopText = m.loop.map { "bars \($0.startBar)-\($0.endBar) · pass \(session.transport.pass)" } ?? ""
-                let line = "bar \(m.bar)/\(m.bars) · \(loopText) · ♩=\(Int(m.bpm.rounded())) (\(m.tempoPercent)%) · \(m.playing ? "playing" : "paused")  [space pause, ←/→ bar, q quit]"
-                if line != last {
-                    last = line
-                    Console.out("\r\(line)\u{1B}[K")
-                }
-            }
-            if session.isFinished { break }
-        }
-        let resumePoint = session.resumePoint()
-        session.stop()  // all notes off before the terminal is restored
-        keys?.restore()
-        if onTerminal && !last.isEmpty { Console.out("\n") }
-        history?.record(session.takeFinishedPasses(), mode: "watch") { _ -> ScoreFigures? in nil }
-        history?.saveResume(resumePoint, mode: "watch", loopName: loopName)
-        SoundSetup.flushLog(verbose: sound.verbose)
-        return exitCode
-    }
-}
-
-/// The passes a loop would play, computed on a virtual clock (every pass counted clean).
-enum LoopPreview {
-    static func text(lesson: Lesson, plan: PracticePlan, maxPasses: Int) throws -> String {
-        let clock = VirtualClock()
-        let transport: Transport
-        do {
-            transport = try Transport(lesson: lesson, plan: plan, clock: clock)
-        } catch {
-            throw EtudeFailure(error.cliMessage)
-        }
-        let range = transport.bars
-        var out = "\(lesson.title): bars \(range.lowerBound)–\(range.upperBound), "
-        out += plan.hands == .both ? "both hands" : "\(plan.hands.rawValue) hand (other hand: \(otherText(plan.otherHand)))"
-        out += plan.metronome.enabled ? ", metronome" : ""
-        out += "\n"
-        transport.play()
-        var passStart = 0.0
-        var passes = 0
-        var bpm = transport.effectiveBPM
-        while let t = transport.nextEventTime(), passes < maxPasses {
-            clock.set(t)
-            for e in transport.advance(to: clock.now) {
-                switch e.event {
-                case .passStarted:
-                    passStart = e.time
-                    bpm = 0
-                case .tempo(let b):
-                    if bpm == 0 { bpm = b }
-                case .passFinished(let n, let percent):
-                    passes += 1
-                    out += "pass \(n): \(ExportCommand.format(percent))% (\(ExportCommand.format(bpm)) BPM), \(String(format: "%.1f", e.time - passStart)) s\n"
-                default:
-                    break
-                }
-            }
-        }
-        if transport.state != .finished { out += "… (repeats until stopped)\n" }
-        return out
-    }
-
-    static func otherText(_ o: PracticePlan.OtherHand) -> String {
-        switch o {
-        case .play: return "play"
-        case .quiet: return "quiet"
-        case .mute: return "mute"
-        }
     }
 }

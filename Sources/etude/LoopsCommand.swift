@@ -1,4 +1,5 @@
 import ArgumentParser
+import Trainer
 import Lesson
 import Practice
 import Store
@@ -24,7 +25,7 @@ struct LoopsCommand: ParsableCommand {
         @Flag(help: "Print a JSON array.") var json = false
         @OptionGroup var store: StoreOptions
         func run() throws {
-            try StoreCLI.withStore(store) { s in
+            try store.library.withStore { s in
                 let l = try s.resolveLesson(lesson)
                 let loops = try s.loops(for: l.lesson.id)
                 if json {
@@ -79,15 +80,15 @@ struct LoopsCommand: ParsableCommand {
                     "--\(setting == .other ? "other-hand" : PlanError.optionName(setting)) \(value)"
                 })
             }
-            try StoreCLI.withStore(store) { s in
+            try store.library.withStore { s in
                 let l = try s.resolveLesson(lesson)
                 if let path = l.path {
-                    let read = try LessonFile.readLesson(path)
+                    let read = try LessonOpener.read(path)
                     do { try plan.validate(for: Lesson(file: read.file, fileName: path)) } catch let e as PlanError { throw EtudeFailure(e.cliMessage) }
                 }
                 try s.saveLoop(SavedLoop(lessonID: l.lesson.id, name: name, firstBar: range.lowerBound, lastBar: range.upperBound,
                                          hand: plan.hands.rawValue, tempoPercent: Int(percent.rounded()),
-                                         otherHandMode: PracticeSession.otherName(plan.otherHand)))
+                                         otherHandMode: plan.otherHand.name))
                 Console.out("Saved loop \(name) of \(l.lesson.title): bars \(range.lowerBound)-\(range.upperBound)\n")
             }
         }
@@ -100,7 +101,7 @@ struct LoopsCommand: ParsableCommand {
         @Argument(help: "Its new name.") var newName: String
         @OptionGroup var store: StoreOptions
         func run() throws {
-            try StoreCLI.withStore(store) { s in
+            try store.library.withStore { s in
                 let l = try s.resolveLesson(lesson)
                 guard try s.renameLoop(name, to: newName, for: l.lesson.id) else {
                     throw EtudeFailure("\(l.lesson.title) has no loop named \(name); see `etude loops list`")
@@ -116,7 +117,7 @@ struct LoopsCommand: ParsableCommand {
         @Argument(help: "The loop's name.") var name: String
         @OptionGroup var store: StoreOptions
         func run() throws {
-            try StoreCLI.withStore(store) { s in
+            try store.library.withStore { s in
                 let l = try s.resolveLesson(lesson)
                 guard try s.deleteLoop(named: name, for: l.lesson.id) else {
                     throw EtudeFailure("\(l.lesson.title) has no loop named \(name); see `etude loops list`")
@@ -124,13 +125,5 @@ struct LoopsCommand: ParsableCommand {
                 Console.out("Deleted loop \(name)\n")
             }
         }
-    }
-}
-
-/// Other-hand modes of saved loops. `etude loops save` once took `hide`, which no player has;
-/// such loops play with the other hand muted (not sounded, still shown).
-enum SavedLoopModes {
-    static func otherHand(_ stored: String) -> String {
-        stored.lowercased() == "hide" ? "mute" : stored
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Trainer
 import Judge
 import Lesson
 import MIDIFile
@@ -70,9 +71,7 @@ struct PracticeOptions: ParsableArguments {
 
     /// Reads the lesson file with the hand split applied; every failure is one line.
     func lesson(_ path: String) throws -> Lesson {
-        let pitch = try splitPitch()
-        let read = try LessonFile.readLesson(path)
-        return Lesson(file: read.file, fileName: path, split: pitch)
+        try LessonOpener.open(path, split: try splitPitch()).lesson
     }
 }
 
@@ -88,8 +87,8 @@ struct PlayingOptions: ParsableArguments {
     var threshold: String = "90"
 
     /// The playing settings, checked before anything opens: one line per mistake.
-    func playing(mode: String, report: String? = nil, saveDir: String? = nil) throws -> PracticeScreenRun.Playing {
-        var p = PracticeScreenRun.Playing()
+    func playing(mode: String, report: String? = nil, saveDir: String? = nil) throws -> Playing {
+        var p = Playing()
         p.mode = try Self.mode(mode)
         p.input = input
         let ms = window.lowercased().hasSuffix("ms") ? String(window.dropLast(2)) : window
@@ -114,9 +113,10 @@ struct PlayingOptions: ParsableArguments {
     }
 
     static func mode(_ text: String) throws -> PracticeMode {
-        guard let m = PracticeMode(rawValue: text.lowercased()) else {
-            throw EtudeFailure("--mode \(text): use watch, wait, play or memory")
+        do {
+            return try PracticeMode(parsing: text)
+        } catch {
+            throw EtudeFailure(error.cliMessage)
         }
-        return m
     }
 }

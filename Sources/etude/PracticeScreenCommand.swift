@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Trainer
 import Judge
 import Lesson
 import Practice
@@ -50,30 +51,30 @@ struct PracticeScreenCommand: ParsableCommand {
     func run() throws {
         let display = try Self.display(noteNames: noteNames, fingers: fingers)
         let playing = try playingOptions.playing(mode: mode, report: report, saveDir: saveDir)
-        let path = try StoreCLI.lessonPath(lesson, store)
-        let loaded = try LoadedLesson.load(path, split: practice.splitPitch())
+        let path = try store.library.lessonPath(lesson)
+        let opened = try LessonOpener.open(path, split: practice.splitPitch())
         var plan: PracticePlan
         do {
             plan = try practice.plan(bars: bars, defaultOther: .play, defaultRepeat: .forever)
             plan.countIn = countIn
-            try plan.validate(for: loaded.lesson)
+            try plan.validate(for: opened.lesson)
         } catch {
             throw EtudeFailure(error.cliMessage)
         }
-        let history = PracticeHistory(options: store, path: path)
-        let status = try PracticeScreenRun.run(loaded, plan: plan, sound: LiveSoundOptions(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose),
-                                               display: display, history: history, playing: playing)
+        let history = StoreHistory.open(store.library, path: path)
+        let status = try PracticeScreenRunner.run(opened, plan: plan, sound: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose),
+                                                  display: display, history: history, playing: playing)
         if status != 0 { throw ExitCode(status) }
     }
 
-    static func display(noteNames: String, fingers: Bool) throws -> PracticeScreenRun.Display {
-        var display = PracticeScreenRun.Display()
+    static func display(noteNames: String, fingers: Bool) throws -> PracticeView.Options {
+        var display = PracticeView.Options()
         switch noteNames.lowercased() {
         case "scientific", "c4": display.noteNaming = .scientific
         case "yamaha", "c3": display.noteNaming = .yamaha
         default: throw EtudeFailure("--note-names \(noteNames): use scientific (middle C = C4) or yamaha (middle C = C3)")
         }
-        display.fingers = fingers
+        display.showFingers = fingers
         return display
     }
 }

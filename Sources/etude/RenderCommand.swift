@@ -1,6 +1,7 @@
 import Clocks
 import ArgumentParser
 import Foundation
+import Trainer
 import MIDIFile
 import Synth
 
@@ -37,22 +38,22 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
-        let midi = try LessonFile.readMIDI(file)
-        let font = try SoundSetup.soundFont(soundfont)
+        let midi = try LessonOpener.readMIDI(file)
+        let font = try LiveSound.soundFont(soundfont)
         var options = OfflineRenderer.Options()
         options.sampleRate = rate
         options.format = WAVSampleFormat(rawValue: format) ?? .s16
         options.tail = tail
         options.reverb = !noReverb
         options.chorus = !noChorus
-        defer { SoundSetup.flushLog(verbose: verbose) }
+        defer { LiveSound.flushLog(verbose: verbose) }
         let started = MonotonicClock.seconds()
         let renderer: OfflineRenderer
         do {
-            renderer = try OfflineRenderer(soundFont: font, options: options, onSlowLoad: SoundSetup.slowLoadReporter(font))
-            SoundSetup.endProgressLine()
+            renderer = try OfflineRenderer(soundFont: font, options: options, onSlowLoad: LiveSound.slowLoadReporter(font))
+            LiveSound.endProgressLine()
         } catch {
-            SoundSetup.endProgressLine()
+            LiveSound.endProgressLine()
             throw EtudeFailure("\(error.message); \(SoundFontLocator.installHint)")
         }
         let schedule = MessageSchedule(file: midi.file)
@@ -71,6 +72,6 @@ struct RenderCommand: ParsableCommand {
         }
         if tty { Console.errorPart("\r\u{1B}[K") }
         let took = MonotonicClock.seconds() - started
-        Console.out("wrote \(TextSafe.name(output)): \(String(format: "%.3f", result.seconds)) s, \(result.frames) frames, \(rate) Hz, \(options.format.rawValue) stereo (\(String(format: "%.1f", took)) s, \(String(format: "%.0f", result.seconds / max(took, 1e-6)))× real time)\n")
+        Console.out("wrote \(safe(output)): \(String(format: "%.3f", result.seconds)) s, \(result.frames) frames, \(rate) Hz, \(options.format.rawValue) stereo (\(String(format: "%.1f", took)) s, \(String(format: "%.0f", result.seconds / max(took, 1e-6)))× real time)\n")
     }
 }

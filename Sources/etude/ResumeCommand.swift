@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import Trainer
 import Lesson
+import Practice
 import MIDIFile
 import Store
 
@@ -27,7 +29,7 @@ struct ResumeCommand: ParsableCommand {
             try practise()
             return
         }
-        try StoreCLI.withStore(store, scan: false) { s in
+        try store.library.withStore(scan: false) { s in
             guard let (state, listing) = try s.resume() else {
                 throw EtudeFailure("nothing to resume yet: practise a lesson first (see `etude list`)")
             }
@@ -47,18 +49,18 @@ struct ResumeCommand: ParsableCommand {
                     j.raw(",\"name\":"); if let n = state.loopName { j.string(n) } else { j.raw("null") }
                     j.raw("}")
                 } else { j.raw("null") }
-                j.raw(",\"updatedAt\":"); j.string(StoreCLI.isoDate(state.updatedAt))
+                j.raw(",\"updatedAt\":"); j.string(Listing.isoDate(state.updatedAt))
                 j.raw("}\n")
                 Console.out(j.text)
             } else {
                 var out = "Lesson:   \(TextDecoding.sanitize(listing?.lesson.title ?? "?"))\n"
                 out += "File:     \(TextDecoding.sanitize(path))\n"
-                out += "Position: \(StoreCLI.duration(state.positionSeconds))\n"
+                out += "Position: \(Listing.duration(state.positionSeconds))\n"
                 out += "Hand:     \(state.hand)\nTempo:    \(state.tempoPercent)%\nMode:     \(state.mode)\n"
                 if let a = state.loopFirstBar, let b = state.loopLastBar {
                     out += "Loop:     bars \(a)-\(b)\(state.loopName.map { " (\($0))" } ?? "")\n"
                 }
-                out += "Saved:    \(StoreCLI.date(state.updatedAt))\n"
+                out += "Saved:    \(Listing.date(state.updatedAt))\n"
                 Console.out(out)
             }
         }
@@ -66,7 +68,7 @@ struct ResumeCommand: ParsableCommand {
 
     /// Opens the practice screen with the saved state: hand, tempo, loop, from the saved bar.
     func practise() throws {
-        let (state, path) = try StoreCLI.withStore(store, scan: false) { s -> (ResumeState, String) in
+        let (state, path) = try store.library.withStore(scan: false) { s -> (ResumeState, String) in
             guard let (state, listing) = try s.resume() else {
                 throw EtudeFailure("nothing to resume yet: practise a lesson first (see `etude list`)")
             }
@@ -75,20 +77,24 @@ struct ResumeCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: path) else {
             throw EtudeFailure("\(TextDecoding.sanitize(path)): the lesson you practised last is gone; open another with `etude practice`")
         }
-        let loaded = try LoadedLesson.load(path, split: nil)
+        let opened = try LessonOpener.open(path, split: nil)
         var plan = PracticePlan(repeatMode: .forever)
+        var playing = Playing()
         do {
             plan.hands = try PracticePlan.parseHands(state.hand)
-            plan.tempo = .percent(min(400, max(10, Double(state.tempoPercent))))
+            plan.tempo = .percent(TempoPercent.clamped(Double(state.tempoPercent)).value)
             if let a = state.loopFirstBar, let b = state.loopLastBar { plan.bars = a...b }
-            try plan.validate(for: loaded.lesson)
+            try plan.validate(for: opened.lesson)
+            playing.mode = (try? PracticeMode(parsing: state.mode)) ?? .watch
         } catch {
             throw EtudeFailure("the saved state no longer fits \(TextDecoding.sanitize(path)) (\(error.cliMessage)); start it with `etude practice`")
         }
-        let tick = loaded.lesson.tempoMap.tick(atSeconds: state.positionSeconds)
-        let bar = loaded.lesson.bars.position(atTick: Int(tick)).bar
-        let status = try PracticeScreenRun.run(loaded, plan: plan, sound: LiveSoundOptions(), display: PracticeScreenRun.Display(),
-                                               history: PracticeHistory(options: store, path: path), startBar: bar, loopName: state.loopName)
+        // A stored position from an older or damaged database is clamped to the lesson.
+        let tick = opened.lesson.tempoMap.tick(atSeconds: state.positionSeconds.isFinite ? max(0, state.positionSeconds) : 0)
+        let bar = opened.lesson.bars.position(atTick: tick.isFinite ? Int(min(max(0, tick), Double(opened.lesson.endTick))) : 0).bar
+        let status = try PracticeScreenRunner.run(opened, plan: plan, sound: LiveSound(), display: PracticeView.Options(),
+                                                  history: StoreHistory.open(store.library, path: path), startBar: bar,
+                                                  loopName: state.loopName, playing: playing)
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Trainer
 import Judge
 import Lesson
 import MIDIFile
@@ -44,20 +45,15 @@ struct RoutineCommand: ParsableCommand {
         for (i, entry) in routine.entries.enumerated() {
             guard case .lesson(let id, _) = entry.source, entry.bars != nil || entry.hand != nil,
                   let path = try store.listing(id: id)?.path, FileManager.default.fileExists(atPath: path),
-                  let read = try? LessonFile.readLesson(path) else { continue }
-            let plan = RoutinePlayer.practicePlan(hand: entry.hand, tempoPercent: entry.tempoPercent ?? 100, bars: entry.bars,
+                  let read = try? LessonOpener.read(path) else { continue }
+            let plan = RoutineRunner.practicePlan(hand: entry.hand, tempoPercent: entry.tempoPercent ?? 100, bars: entry.bars,
                                                   length: entry.length)
             do {
                 try plan.validate(for: Lesson(file: read.file, fileName: path))
             } catch {
-                throw StoreError("entry \(i + 1): \(entryWords(error))")
+                throw RoutineError("entry \(i + 1): \(RoutineEntry.words(error))")
             }
         }
-    }
-
-    /// A plan's problem in a routine entry's words: "bars=30-40: the lesson has 16 bars".
-    static func entryWords(_ error: PlanError) -> String {
-        error.worded { setting, value in "\(setting.rawValue)=\(value)" }
     }
 
     /// Saves a routine made or changed on the command line, after the checks a file gets.
@@ -91,7 +87,7 @@ struct RoutineCommand: ParsableCommand {
             guard !entries.isEmpty else {
                 throw EtudeFailure("give at least one --entry, e.g. etude routine new \(name) --entry \"lesson=TITLE;minutes=5\"")
             }
-            try StoreCLI.withStore(store) { s in
+            try store.library.withStore { s in
                 if try s.routine(named: name) != nil {
                     throw EtudeFailure("a routine named \(name) exists; change it with `etude routine edit`")
                 }
@@ -117,7 +113,7 @@ struct RoutineCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            try StoreCLI.withStore(store) { s in
+            try store.library.withStore { s in
                 var routine = try RoutineCommand.load(name, s)
                 let noOptions = rename == nil && add.isEmpty && remove.isEmpty && move == nil && set.isEmpty
                 if noOptions {
@@ -148,7 +144,7 @@ struct RoutineCommand: ParsableCommand {
                 }
                 do {
                     try RoutineCommand.save(routine, store: s)
-                } catch let e as StoreError {
+                } catch let e as RoutineError {
                     throw EtudeFailure("\(e.message); the routine is unchanged")
                 }
                 if let rename, rename != routine.name {
@@ -207,7 +203,7 @@ struct RoutineCommand: ParsableCommand {
         @Argument(help: "A routine to show.") var name: String?
         @OptionGroup var store: StoreOptions
         func run() throws {
-            try StoreCLI.withStore(store) { s in
+            try store.library.withStore { s in
                 if let name {
                     Console.out(RoutineFile.text(try RoutineCommand.load(name, s), titles: try RoutineCommand.titles(s)))
                     return
@@ -242,16 +238,17 @@ struct RoutineCommand: ParsableCommand {
         func run() throws {
             // Checked before the library or the synth opens: one line per mistake.
             let playing = try playingOptions.playing(mode: "watch")
-            try StoreCLI.withStore(store) { s in
+            try store.library.withStore { s in
                 let routine = try RoutineCommand.load(name, s)
                 var rng = SeededGenerator(seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000))
                 let schedule = RoutinePlan.make(routine, candidates: .init(lessons: try s.lessons()), using: &rng,
-                                                passSeconds: RoutinePlayer.passSeconds)
+                                                passSeconds: RoutineRunner.passSeconds)
                 Console.out(schedule.text())
                 if schedule.steps.isEmpty { throw EtudeFailure("nothing to play in \(name): every entry was skipped") }
                 if plan { return }
-                try RoutinePlayer(sound: LiveSoundOptions(soundfont: soundfont, audioDriver: audioDriver), playing: playing)
-                    .play(schedule, store: s)
+                let status = try RoutineRunner(sound: LiveSound(soundfont: soundfont, audioDriver: audioDriver), playing: playing)
+                    .run(schedule, store: s)
+                if status != 0 { throw ExitCode(status) }
             }
         }
     }
@@ -264,7 +261,7 @@ struct RoutineCommand: ParsableCommand {
         @Option(name: [.short, .long], help: "Write to this file instead of standard output.") var output: String?
         @OptionGroup var store: StoreOptions
         func run() throws {
-            try StoreCLI.withStore(store) { s in
+            try store.library.withStore { s in
                 let routine = try RoutineCommand.load(name, s)
                 let text = format == .json ? try RoutineFile.export(routine)
                     : RoutineFile.text(routine, titles: try RoutineCommand.titles(s))
@@ -285,14 +282,14 @@ struct RoutineCommand: ParsableCommand {
         @Option(help: "Store it under this name.") var name: String?
         @OptionGroup var store: StoreOptions
         func run() throws {
-            let bytes = try LessonFile.readBytes(file)
-            try StoreCLI.withStore(store) { s in
+            let bytes = try LessonOpener.readBytes(file)
+            try store.library.withStore { s in
                 let routine: Routine
                 do {
                     routine = try s.importRoutine(String(decoding: bytes, as: UTF8.self), as: name) { r in
                         try RoutineCommand.checkLessons(r, store: s)
                     }
-                } catch let e as StoreError {
+                } catch let e as RoutineError {
                     throw EtudeFailure("\(file): \(e.message)")
                 }
                 let n = routine.entries.count
@@ -306,7 +303,7 @@ struct RoutineCommand: ParsableCommand {
         @Argument(help: "The routine's name.") var name: String
         @OptionGroup var store: StoreOptions
         func run() throws {
-            try StoreCLI.withStore(store, scan: false) { s in
+            try store.library.withStore(scan: false) { s in
                 guard try s.deleteRoutine(named: name) else { throw EtudeFailure("no routine named \(name); see `etude routine list`") }
                 Console.out("Deleted \(name)\n")
             }

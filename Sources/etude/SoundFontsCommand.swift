@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Trainer
 import Synth
 
 struct SoundFontsCommand: ParsableCommand {
@@ -22,10 +23,10 @@ struct SoundFontsCommand: ParsableCommand {
         for c in all {
             let mark = c.path == winner ? "*" : " "
             let status = c.problem.map { " — \($0)" } ?? ""
-            Console.out("\(mark) \(TextSafe.name(c.path))  [\(c.origin.rawValue)]\(status)\n")
+            Console.out("\(mark) \(safe(c.path))  [\(c.origin.rawValue)]\(status)\n")
         }
         if let winner {
-            Console.out("using \(TextSafe.name(winner))\n")
+            Console.out("using \(safe(winner))\n")
         } else {
             do { _ = try locator.locate() } catch { throw EtudeFailure(error.message) }
         }

@@ -8,6 +8,7 @@
 // practice session shows, driven by real keys: `-`/`+` tempo, `[`/`]` loop at the current bar,
 // `l` loop on/off, `?` help, `q` quit.
 import Screen
+import Trainer
 import Terminal
 #if canImport(Glibc)
 import Glibc
@@ -93,7 +94,7 @@ func screenMode(_ session: TerminalSession) -> ScreenLoop.Ending {
         return transport.model()
     }, onKey: { key in
         if transport.help { transport.help = false; return .continue }
-        switch PracticeCommand.command(for: key) {
+        switch PracticeKeyMap.command(for: key) {
         case .quit: return .quit
         case .tempoDown: transport.tempoPercent = max(25, transport.tempoPercent - 5)
         case .tempoUp: transport.tempoPercent = min(200, transport.tempoPercent + 5)

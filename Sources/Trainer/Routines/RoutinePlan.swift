@@ -1,5 +1,7 @@
 import Foundation
 import Judge
+import Lesson
+import Store
 
 /// A routine resolved against the catalogue into concrete steps with a schedule. Pure: the
 /// player drives it (countdown in pauses, fade-out at a time limit) and tests check it directly.
@@ -9,11 +11,11 @@ public struct RoutinePlan: Equatable, Sendable {
         public var entryIndex: Int
         public var lesson: LessonInfo
         public var path: String?
-        public var hand: String?
+        public var hand: PracticePlan.Hands?
         /// The tempo to play at (the entry's override, else 100).
         public var tempoPercent: Int
         public var bars: ClosedRange<Int>?
-        public var mode: String?
+        public var mode: PracticeMode?
         public var length: RoutineEntry.Length
         public var pauseSeconds: Int
         /// Seconds from the start of the routine at which this step's pause begins.
@@ -46,7 +48,7 @@ public struct RoutinePlan: Equatable, Sendable {
     public struct PassQuery: Equatable, Sendable {
         public var lesson: LessonInfo
         public var path: String?
-        public var hand: String?
+        public var hand: PracticePlan.Hands?
         public var tempoPercent: Int
         public var bars: ClosedRange<Int>?
     }

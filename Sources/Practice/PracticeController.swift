@@ -1,0 +1,307 @@
+import Foundation
+import Judge
+import Lesson
+
+/// Turns the learner's commands (keys on the practice screen, in any front end) into changes to
+/// a `PracticeSession`: transport moves (play, bars, loop, tempo, hands), coach changes (mode,
+/// weakest section) and the screen's own flags (help, note names, messages). The hooks reach
+/// what the session does not own: the library (saving and recalling loops), the computer
+/// keyboard (piano keys), the folder where `r` saves passes.
+public final class PracticeController: @unchecked Sendable {
+    public enum Outcome: Equatable, Sendable { case `continue`, quit }
+
+    public let session: PracticeSession
+    private let lock = NSLock()
+    private var saveHook: (@Sendable (LoopSnapshot) -> String)?
+    private var recallHook: (@Sendable () -> [NamedLoop])?
+    private var pianoHook: (@Sendable (Character, Double) -> Void)?
+    private var recallIndex = 0
+    /// Where `r` saves passes.
+    public var saveDirectory: String
+
+    public init(session: PracticeSession, saveDirectory: String = FileManager.default.currentDirectoryPath) {
+        self.session = session
+        self.saveDirectory = saveDirectory
+    }
+
+    /// Called when the learner presses `s`; returns the message to show, e.g. `saved "bars 5-8
+    /// at 70%"`. Without it `s` says saving is off.
+    public var onSaveLoop: (@Sendable (LoopSnapshot) -> String)? {
+        get { lock.withLock { saveHook } }
+        set { lock.withLock { saveHook = newValue } }
+    }
+
+    /// Called when the learner presses `L`: the lesson's saved loops, read afresh each time so a
+    /// loop just saved with `s` is among them. Each press applies the next one (bars, hand,
+    /// tempo, other hand). Without it `L` says saved loops are off.
+    public var onRecallLoops: (@Sendable () -> [NamedLoop])? {
+        get { lock.withLock { recallHook } }
+        set { lock.withLock { recallHook = newValue } }
+    }
+
+    /// Where computer-keyboard piano keys go (`InputHookup.press`), with the clock time.
+    public var onPianoKey: (@Sendable (Character, Double) -> Void)? {
+        get { lock.withLock { pianoHook } }
+        set { lock.withLock { pianoHook = newValue } }
+    }
+
+    /// Applies one command; `.quit` ends the screen.
+    @discardableResult
+    public func handle(_ command: PracticeCommand) -> Outcome {
+        let s = session
+        // Any key closes the help, and any key but quit puts the results away.
+        if s.update({ $0.showHelp }), command != .quit {
+            s.update { $0.showHelp = false }
+            return .continue
+        }
+        if command != .quit { s.dismissResults() }
+        let transport = s.transport
+        switch command {
+        case .quit:
+            return .quit
+        case .pianoKey(let semitone):
+            guard PracticeCommand.pianoLetters.indices.contains(semitone) else { break }
+            press(PracticeCommand.pianoLetters[semitone])
+        case .octaveDown:
+            press("z")
+        case .octaveUp:
+            press("x")
+        case .playPause:
+            switch transport.state {
+            case .playing: s.pause()
+            case .finished:
+                s.update { $0.loopPasses = 0 }
+                s.resume()
+            default: s.resume()
+            }
+        case .previousBar, .nextBar:
+            let range = transport.bars
+            let current = transport.position(at: s.now).bar
+            let target = min(max(current + (command == .nextBar ? 1 : -1), range.lowerBound), range.upperBound)
+            seekKeepingState(target)
+            s.show(message: "bar \(target)")
+        case .restart:
+            seekKeepingState(transport.bars.lowerBound)
+            s.show(message: "from bar \(transport.bars.lowerBound)")
+        case .loopStartHere:
+            s.loopName = nil
+            let bar = currentBar()
+            let end = s.update { se -> Int? in
+                se.loopMarkStart = bar
+                if let end = se.loopMarkEnd, end < bar { se.loopMarkEnd = nil }
+                return se.loopMarkEnd
+            }
+            if let end {
+                applyLoop(bar...end)
+            } else {
+                s.show(message: "loop from bar \(bar): press ] at its last bar")
+            }
+        case .loopEndHere:
+            s.loopName = nil
+            let bar = currentBar()
+            let start = s.update { se -> Int in
+                let start = min(se.loopMarkStart ?? transport.bars.lowerBound, bar)
+                se.loopMarkStart = start
+                se.loopMarkEnd = bar
+                return start
+            }
+            applyLoop(start...bar)
+        case .toggleLoop:
+            let marks = s.update { ($0.loopMarkStart, $0.loopMarkEnd, $0.loopOn) }
+            if marks.2 {
+                setLoop(nil)
+                s.loopName = nil
+                s.show(message: "loop off")
+            } else if let a = marks.0, let b = marks.1 {
+                applyLoop(a...b)
+            } else {
+                s.show(message: "set a loop first: [ at its first bar, ] at its last")
+            }
+        case .tempoUp, .tempoDown:
+            let current = transport.tempoPercent
+            let next = TempoPercent.clamped(current).stepped(up: command == .tempoUp).value
+            if next != current {
+                try? s.perform { t throws(PlanError) in try t.setTempo(percent: next) }
+            }
+            s.show(message: "tempo \(TempoPercent.text(next))%")
+        case .cycleHand:
+            let plan = transport.plan
+            let order: [PracticePlan.Hands] = [.both, .right, .left]
+            let start = order.firstIndex(of: plan.hands) ?? 0
+            for step in 1...order.count {
+                let h = order[(start + step) % order.count]
+                do {
+                    try s.perform { t throws(PlanError) in try t.setHands(h, other: plan.otherHand) }
+                    s.coach.update(plan: transport.plan)
+                    s.show(message: h == .both ? "both hands" : "\(h.rawValue) hand")
+                    break
+                } catch {
+                    continue
+                }
+            }
+        case .cycleOtherHand:
+            let plan = transport.plan
+            let next: PracticePlan.OtherHand
+            switch plan.otherHand {
+            case .play: next = .quietDefault
+            case .quiet: next = .mute
+            case .mute: next = .play
+            }
+            try? s.perform { t throws(PlanError) in try t.setHands(plan.hands, other: next) }
+            s.show(message: "other hand: \(next.name)")
+        case .toggleMetronome:
+            let on = !transport.plan.metronome.enabled
+            s.perform { $0.setMetronome(enabled: on) }
+            s.show(message: on ? "metronome on" : "metronome off")
+        case .toggleNoteNames:
+            let on = s.update { se -> Bool in
+                se.showNames.toggle()
+                return se.showNames
+            }
+            s.show(message: on ? "note names on" : "note names off")
+        case .toggleHelp:
+            s.update { $0.showHelp.toggle() }
+        case .saveLoop:
+            let plan = transport.plan
+            let bars = plan.bars ?? transport.bars
+            let snapshot = LoopSnapshot(bars: bars, hands: plan.hands, tempoPercent: transport.tempoPercent, otherHand: plan.otherHand)
+            if let hook = onSaveLoop {
+                let message = hook(snapshot)
+                if plan.bars != nil { s.loopName = snapshot.autoName }
+                s.show(message: message)
+            } else {
+                s.show(message: "saving loops needs the library (it could not be opened)")
+            }
+        case .recallLoop:
+            recallNextLoop()
+        case .cycleMode:
+            let next = s.mode.next
+            s.setMode(next)
+            let hint = next.judges && s.settings.computerKeyboard ? " (play on a w s e d f t g y h u j k; z x octave)" : ""
+            s.show(message: "mode \(next.rawValue)\(hint)")
+        case .loopWeakestSection:
+            loopWeakest()
+        case .saveLastPass:
+            s.show(message: saveLastPass(now: Date()))
+        }
+        return .continue
+    }
+
+    // MARK: Mode keys
+
+    /// `W`: loops the weakest section at 70 % with the speed trainer on.
+    public func loopWeakest() {
+        let s = session
+        let coach = s.coach
+        let weakest = coach.weakestSection.map { ($0.section.section, $0.name) }
+            ?? coach.lastReport?.weakestSection.map { ($0.section, coach.sectionName($0.section)) }
+        guard let (index, name) = weakest, let plan = coach.weakSectionPlan(section: index) else {
+            s.show(message: "no weakest section yet: play a full pass in wait, play or memory mode first")
+            return
+        }
+        do {
+            try s.replacePlan(plan)
+            s.resume()
+            s.show(message: "looping \(name) from 70 % (speed trainer on)")
+        } catch {
+            s.show(message: error.message)
+        }
+    }
+
+    /// `r`: writes the last pass as played to `etude-pass-<date>.mid`; returns the message.
+    public func saveLastPass(now: Date) -> String {
+        guard let bytes = session.coach.lastPassMIDI() else { return "nothing to save yet: play a pass first" }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        var path = (saveDirectory as NSString).appendingPathComponent("etude-pass-\(formatter.string(from: now)).mid")
+        var n = 2
+        while FileManager.default.fileExists(atPath: path) {
+            path = (saveDirectory as NSString).appendingPathComponent("etude-pass-\(formatter.string(from: now))-\(n).mid")
+            n += 1
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            return "could not write \(path): check the folder exists and is writable (--save-dir)"
+        }
+        return "saved the last pass to \(path)"
+    }
+
+    // MARK: Private
+
+    private func press(_ key: Character) {
+        onPianoKey?(key, session.now)
+    }
+
+    private func currentBar() -> Int {
+        session.transport.position(at: session.now).bar
+    }
+
+    /// `L`: the next saved loop, with its hand, other hand and tempo; the loop marks follow, so
+    /// `l` turns it off and on again.
+    private func recallNextLoop() {
+        let s = session
+        guard let hook = onRecallLoops else {
+            s.show(message: "saved loops need the library (it could not be opened)")
+            return
+        }
+        let loops = hook()
+        guard !loops.isEmpty else {
+            s.show(message: "no saved loops for this lesson yet: set one with [ and ], save it with s")
+            return
+        }
+        let index = lock.withLock { () -> Int in
+            let i = recallIndex % loops.count
+            recallIndex = i + 1
+            return i
+        }
+        let choice = loops[index]
+        let loop = choice.loop
+        // Checked whole before anything changes: a loop this lesson cannot play leaves it as it was.
+        var candidate = s.transport.plan
+        candidate.bars = loop.bars
+        candidate.hands = loop.hands
+        candidate.otherHand = loop.otherHand
+        do throws(PlanError) {
+            try candidate.validate(for: s.lesson)
+            _ = try TempoPercent(loop.tempoPercent)
+            try s.perform { t throws(PlanError) in try t.setHands(loop.hands, other: loop.otherHand) }
+            try s.perform { t throws(PlanError) in try t.setTempo(percent: loop.tempoPercent) }
+        } catch {
+            s.show(message: "loop \"\(choice.name)\": \(error.message)")
+            return
+        }
+        setLoop(loop.bars)
+        guard s.transport.plan.bars == loop.bars else { return }   // setLoop said why not
+        s.coach.update(plan: s.transport.plan)
+        s.update { se in
+            se.loopMarkStart = loop.bars.lowerBound
+            se.loopMarkEnd = loop.bars.upperBound
+        }
+        s.loopName = choice.name
+        var text = "loop \"\(choice.name)\" (\(index + 1)/\(loops.count)): bars \(loop.bars.lowerBound)–\(loop.bars.upperBound)"
+        text += loop.hands == .both ? ", both hands" : ", \(loop.hands.rawValue) hand"
+        text += ", \(TempoPercent.text(loop.tempoPercent))%"
+        s.show(message: text)
+    }
+
+    private func applyLoop(_ bars: ClosedRange<Int>) {
+        setLoop(bars)
+        session.show(message: "loop bars \(bars.lowerBound)–\(bars.upperBound)")
+    }
+
+    private func setLoop(_ bars: ClosedRange<Int>?) {
+        let s = session
+        do {
+            try s.perform { t throws(PlanError) in try t.setLoop(bars) }
+            s.coach.update(plan: s.transport.plan)
+            s.loopChanged(enabled: bars != nil)
+        } catch {
+            s.show(message: error.message)
+        }
+    }
+
+    /// Seeks; a stopped or finished transport stays paused there, a playing one plays on.
+    private func seekKeepingState(_ bar: Int) {
+        try? session.perform { t throws(PlanError) in try t.seek(toBar: bar) }
+    }
+}

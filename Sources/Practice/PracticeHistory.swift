@@ -1,0 +1,26 @@
+import Judge
+import Lesson
+
+/// Where a practice session's results go: passes (scored ones with their figures), the place
+/// the learner stopped, saved loops. The library (Store) implements it; tests use a fake; a
+/// session whose library could not be opened uses none and says so once.
+public protocol PracticeHistory: AnyObject, Sendable {
+    /// Stores finished passes; `figures` gives a complete pass's figures (nil when it was only
+    /// watched). A pass left before its end is stored for its time only.
+    func record(_ passes: [FinishedPassInfo], mode: PracticeMode, figures: (FinishedPassInfo) -> ScoreFigures?)
+    /// Saves where the learner stopped, for `etude resume`.
+    func saveResume(_ point: ResumePoint, mode: PracticeMode, loopName: String?)
+    /// Saves a loop under its automatic name; returns the message for the screen.
+    func saveLoop(_ loop: LoopSnapshot) -> String
+    /// The lesson's saved loops, for `L`.
+    func savedLoops() -> [NamedLoop]
+}
+
+extension PracticeHistory {
+    /// Stores what the session finished since the last call, with the coach's figures.
+    public func record(finishedBy session: PracticeSession) {
+        let passes = session.takeFinishedPasses()
+        guard !passes.isEmpty else { return }
+        record(passes, mode: session.mode) { session.score(for: $0) }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Judge
+import Lesson
+import Practice
+import Store
+
+/// What a learner asks Etude to do, wherever it was asked (a command line, the browser): each
+/// is run here, so the browser never goes back through the command line.
+public enum Intent: Equatable, Sendable {
+    /// Practise a lesson file in a mode (the browser's Enter).
+    case practise(path: String, mode: PracticeMode)
+    /// Go on where the learner left off (the resume line, `etude resume`).
+    case resume
+    /// Run a routine (the browser's routines box, `etude routine run`).
+    case runRoutine(name: String)
+}
+
+/// The application's actions: each opens what it needs (lesson, library, synth, instrument),
+/// runs, and returns the exit status; failures a user can fix are one-line `EtudeFailure`s.
+public enum App {
+    /// `etude practice`: the practice screen on a lesson with a plan, passes to the history.
+    public static func practise(path: String, plan: PracticePlan, split: Int? = nil, library: Library,
+                                sound: LiveSound = LiveSound(), display: PracticeView.Options = PracticeView.Options(),
+                                playing: Playing = Playing()) throws -> Int32 {
+        let opened = try LessonOpener.open(path, split: split)
+        return try PracticeScreenRunner.run(opened, plan: plan, sound: sound, display: display,
+                                            history: StoreHistory.open(library, path: path), playing: playing)
+    }
+
+    /// `etude resume`: the practice screen where the learner left off — lesson, bar, hand,
+    /// tempo, loop and its name, mode.
+    public static func resume(library: Library, sound: LiveSound = LiveSound()) throws -> Int32 {
+        let (state, path) = try library.withStore(scan: false) { s -> (ResumeState, String) in
+            guard let (state, listing) = try s.resume() else {
+                throw EtudeFailure("nothing to resume yet: practise a lesson first (see `etude list`)")
+            }
+            return (state, listing?.path ?? state.path)
+        }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw EtudeFailure("\(safe(path)): the lesson you practised last is gone; open another with `etude practice`")
+        }
+        let opened = try LessonOpener.open(path)
+        var plan = PracticePlan(repeatMode: .forever)
+        var playing = Playing()
+        do {
+            plan.hands = try PracticePlan.parseHands(state.hand)
+            plan.tempo = .percent(TempoPercent.clamped(Double(state.tempoPercent)).value)
+            if let a = state.loopFirstBar, let b = state.loopLastBar { plan.bars = a...b }
+            try plan.validate(for: opened.lesson)
+            playing.mode = (try? PracticeMode(parsing: state.mode)) ?? .watch
+        } catch {
+            throw EtudeFailure("the saved state no longer fits \(safe(path)) (\(error.message)); start it with `etude practice`")
+        }
+        // A stored position from an older or damaged database is clamped to the lesson.
+        let seconds = state.positionSeconds.isFinite ? max(0, state.positionSeconds) : 0
+        let tick = opened.lesson.tempoMap.tick(atSeconds: seconds)
+        let bar = opened.lesson.bars.position(atTick: tick.isFinite ? Int(min(max(0, tick), Double(opened.lesson.endTick))) : 0).bar
+        return try PracticeScreenRunner.run(opened, plan: plan, sound: sound, display: PracticeView.Options(),
+                                            history: StoreHistory.open(library, path: path), startBar: bar,
+                                            loopName: state.loopName, playing: playing)
+    }
+
+    /// `etude routine run`: the schedule (random picks by `seed`), then each entry played.
+    public static func runRoutine(name: String, library: Library, seed: UInt64? = nil, planOnly: Bool = false,
+                                  sound: LiveSound = LiveSound(), playing: Playing = Playing()) throws -> Int32 {
+        try library.withStore { s in
+            guard let routine = try s.routine(named: name) else {
+                throw EtudeFailure("no routine named \(safe(name)); see `etude routine list`")
+            }
+            var rng = SeededGenerator(seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000))
+            let schedule = RoutinePlan.make(routine, candidates: .init(lessons: try s.lessons()), using: &rng,
+                                            passSeconds: RoutineRunner.passSeconds)
+            Console.out(schedule.text())
+            if schedule.steps.isEmpty { throw EtudeFailure("nothing to play in \(safe(name)): every entry was skipped") }
+            if planOnly { return 0 }
+            return try RoutineRunner(sound: sound, playing: playing).run(schedule, store: s)
+        }
+    }
+
+    /// Runs an intent with its defaults.
+    public static func run(_ intent: Intent, library: Library) throws -> Int32 {
+        switch intent {
+        case .practise(let path, let mode):
+            var playing = Playing()
+            playing.mode = mode
+            var plan = PracticePlan(repeatMode: .forever)
+            plan.countIn = mode.countsIn
+            return try practise(path: path, plan: plan, library: library, playing: playing)
+        case .resume:
+            return try resume(library: library)
+        case .runRoutine(let name):
+            return try runRoutine(name: name, library: library)
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import Lesson
+import MIDIFile
+import Screen
+import Store
+import Terminal
+
+/// The full-screen lesson browser: the pure `BrowserModel`/`BrowserScreen` wired to the
+/// terminal and the library. It returns what the learner chose as an `Intent`, which `run`
+/// carries out through `App` and comes back (q in practice returns to the same search,
+/// filters and lesson). The browser's terminal session is closed before an intent runs, so
+/// practice gets a clean terminal.
+public enum BrowserApp {
+    /// The browser until the learner quits; the exit status (128 + a signal, 130 for Ctrl-C in
+    /// practice, which ends Etude with it).
+    public static func run(_ library: Library) throws -> Int32 {
+        // Kept across practice: q there comes back to the same search, filters and lesson.
+        var kept: BrowserModel?
+        while true {
+            let chosen = try library.withStore { store in
+                try TerminalSession.run { session in try loop(session: session, store: store, kept: &kept) }
+            }
+            guard let intent = chosen else { return 0 }
+            kept?.message = nil
+            do {
+                let status = try App.run(intent, library: library)
+                if status != 0 { return status }
+                // What a routine printed stays on screen until the learner has read it.
+                if case .runRoutine = intent { waitForAKey("Press any key to go back to the lessons.") }
+            } catch let failure as EtudeFailure {
+                // A lesson that cannot be practised is said in the browser, which stays open.
+                kept?.message = failure.message
+            } catch let failure as RoutineError {
+                kept?.message = failure.message
+            }
+        }
+    }
+
+    /// Waits for one key on the terminal (raw, no echo); returns at once without one.
+    static func waitForAKey(_ prompt: String) {
+        let keys = LineKeys()
+        defer { keys.close() }
+        guard keys.isTerminal else { return }
+        Console.out(prompt)
+        while let k = keys.read(timeoutMs: 1000), k.isEmpty {}
+        Console.out("\n")
+    }
+
+    /// "3 entries: Ode to Joy, a random favourite, …" for the routines box.
+    static func routineSummary(_ routine: Routine, titles: [String: String]) -> String {
+        let names = routine.entries.prefix(2).map { e -> String in
+            switch e.source {
+            case .lesson(let id, let title): return titles[id] ?? title ?? "a lesson"
+            case .randomFavourite: return "a random favourite"
+            case .randomLevel(let n): return "a random level-\(n) lesson"
+            }
+        }
+        let count = routine.entries.count
+        return "\(count) entr\(count == 1 ? "y" : "ies"): " + names.joined(separator: ", ") + (count > 2 ? ", …" : "")
+    }
+
+    static func rows(_ listings: [LessonListing]) -> [BrowserRow] {
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.dateFormat = "yyyy-MM-dd"
+        return listings.map { l in
+            BrowserRow(id: l.lesson.id, title: l.lesson.title, composer: l.lesson.composer,
+                       level: l.lesson.level, durationSeconds: l.lesson.durationSeconds, favourite: l.isFavourite,
+                       bestScore: l.bestScore, lastPractised: l.lastPractised.map { day.string(from: $0) }, path: l.path)
+        }
+    }
+
+    /// "Resume: Minuet in G bar 9, right hand, 80%".
+    static func resumeLine(_ state: ResumeState, listing: LessonListing?) -> String {
+        var bar = ""
+        if let read = try? LessonOpener.read(listing?.path ?? state.path) {
+            let tick = TempoMap(file: read.file).tick(atSeconds: state.positionSeconds)
+            if tick.isFinite { bar = " bar \(barAt(tick: Int(tick), file: read.file))," }
+        }
+        let hand = state.hand == "both" ? "both hands" : "\(state.hand) hand"
+        var line = "Resume: \(TextDecoding.sanitize(listing?.lesson.title ?? (state.path as NSString).lastPathComponent))\(bar) \(hand), \(state.tempoPercent)%"
+        if let a = state.loopFirstBar, let b = state.loopLastBar { line += ", loop \(a)-\(b)" }
+        return line
+    }
+
+    static func barAt(tick: Int, file: MIDIFile) -> Int {
+        Lesson(file: file).bars.bar(atTick: tick).number
+    }
+
+    /// The browser until it is left or a lesson is opened; `kept` is the model of the last time
+    /// (nil the first time) and is left as it was when the browser closed.
+    static func loop(session: TerminalSession, store: Store, kept: inout BrowserModel?) throws -> Intent? {
+        let screen = BrowserScreen(depth: session.colorDepth)
+        var writer = FrameWriter(depth: session.colorDepth)
+        var decoder = KeyDecoder()
+        var buffer = CellBuffer(size: session.size())
+        var model = kept ?? BrowserModel()
+        let returning = kept?.selectedRow?.id
+        model.levels = try store.levels()
+        model.overlay = nil
+        defer { kept = model }
+        let resume = try store.resume()
+        let resumeText = resume.map { resumeLine($0.state, listing: $0.lesson) }
+        func refresh() throws {
+            model.rows = rows(try store.lessons(matching: model.query, level: model.level, favouritesOnly: model.favouritesOnly))
+            // The resume line belongs to the unfiltered view.
+            model.resume = (model.query.isEmpty && !model.favouritesOnly && model.level == nil) ? resumeText : nil
+            model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
+        }
+        try refresh()
+        if let returning {
+            // Back from practice: the same lesson selected (its best score may have moved it).
+            let message = model.message
+            model.select(id: returning)
+            model.message = message
+            model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
+        }
+        func draw() {
+            let size = session.size()
+            screen.render(model, into: &buffer, size: size)
+            let bytes = writer.frame(buffer)
+            if !bytes.isEmpty { session.write(bytes) }
+        }
+        draw()
+        var lastInput = ContinuousClock.now
+        while true {
+            var waitMs: Int32 = 1000
+            if decoder.hasPending && !decoder.isInPaste { waitMs = Int32(KeyDecoder.escapeTimeoutMilliseconds) }
+            let bytes = session.readInput(timeoutMilliseconds: waitMs)
+            let events = session.takeEvents()
+            if events.contains(.inputClosed) { return nil }
+            if events.contains(.resized) || events.contains(.resumed) { writer.invalidate() }
+            var keys: [Key] = []
+            if !bytes.isEmpty {
+                lastInput = ContinuousClock.now
+                keys = decoder.feed(bytes)
+            } else if decoder.hasPending && !decoder.isInPaste,
+                      ContinuousClock.now - lastInput >= .milliseconds(KeyDecoder.escapeTimeoutMilliseconds) {
+                keys = decoder.flush()
+            }
+            for key in keys {
+                if key == Key.ctrl("c") { return nil }
+                if key == Key.ctrl("z") {
+                    session.suspend()
+                    writer.invalidate()
+                    continue
+                }
+                switch model.handle(key, visibleRows: BrowserScreen.listHeight(rows: session.size().rows)) {
+                case .none: break
+                case .refresh: try refresh()
+                case .quit: return nil
+                case .open(let row):
+                    guard let path = row.path else {
+                        model.message = "\(row.title): the file is missing; `etude library rescan` finds moved files"
+                        break
+                    }
+                    return .practise(path: path, mode: .watch)
+                case .resume:
+                    if resume != nil { return .resume }
+                case .toggleFavourite(let row):
+                    if try store.isFavourite(row.id) {
+                        _ = try store.removeFavourite(row.id)
+                        model.message = "☆ \(row.title) removed from favourites"
+                    } else {
+                        try store.addFavourite(row.id)
+                        model.message = "★ \(row.title) added to favourites"
+                    }
+                    let message = model.message
+                    try refresh()
+                    model.select(id: row.id)
+                    model.message = message
+                    model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
+                case .stats(let row):
+                    let stats = PracticeStats.compute(try store.passes(lessonID: row.id), now: Date())
+                    let text = StatsReport.text(stats, title: row.title)
+                    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                    while lines.last == "" { lines.removeLast() }
+                    // Only the days and weeks with practice (time or passes): the box has to fit the
+                    // screen. A heading left with nothing under it goes too.
+                    lines = lines.filter { !$0.hasSuffix(" 0 min  0 passes") }
+                    lines = lines.enumerated().filter { i, line in
+                        !(line.hasSuffix(":") && line.hasPrefix("Last ") && !(lines.indices.contains(i + 1) && lines[i + 1].hasPrefix("  ")))
+                    }.map(\.element)
+                    model.overlay = .text(title: "Stats", lines: lines)
+                case .routines:
+                    let routines = try store.routines()
+                    if routines.isEmpty {
+                        model.overlay = .text(title: "Routines", lines: ["No routines yet.",
+                                                                         "Make one: etude routine new NAME --entry \"lesson=…;minutes=5\""])
+                    } else {
+                        let titles = Dictionary(model.rows.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a })
+                        model.overlay = .routines(routines.map { RoutineChoice(name: $0.name, summary: routineSummary($0, titles: titles)) },
+                                                  selected: 0)
+                    }
+                case .runRoutine(let name):
+                    return .runRoutine(name: name)
+                }
+            }
+            if !keys.isEmpty || !events.isEmpty { draw() }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import MIDIFile
+import Store
+
+/// The learner's library (the database) as commands use it: opened once per command, its
+/// notices on stderr, every Store failure one line, and a LESSON named by path, title or id.
+public struct Library: Sendable {
+    /// `--db` (else `$ETUDE_DB`, else the XDG path).
+    public var databaseOverride: String?
+
+    public init(databaseOverride: String? = nil) {
+        self.databaseOverride = databaseOverride
+    }
+
+    /// The database file this library opens.
+    public var databasePath: String { Store.defaultPath(override: databaseOverride) }
+
+    /// Opens the store, rescans the built-in lessons and added folders when `scan` (cheap when
+    /// nothing changed: a stat per file), and runs `body`.
+    public func withStore<T>(scan: Bool = true, _ body: (Store) throws -> T) throws -> T {
+        do {
+            let store = try Store.open(path: databasePath, formats: LessonFormats.all)
+            for n in store.notices { Console.error("etude: \(n)") }
+            if scan {
+                _ = try store.rescan(builtinDirectory: BuiltinLessons.directory())
+            }
+            return try body(store)
+        } catch let e as EtudeFailure {
+            throw e
+        } catch {
+            if let m = Store.message(for: error) { throw EtudeFailure(m) }
+            throw error
+        }
+    }
+
+    /// The file a LESSON argument names: a file that is there (or anything shaped like a path,
+    /// so a mistyped one still says "no such file") is used as given; anything else is looked
+    /// up in the catalogue by id prefix or title (or a unique start of one).
+    public func lessonPath(_ reference: String) throws -> String {
+        if FileManager.default.fileExists(atPath: reference) || Self.looksLikePath(reference) { return reference }
+        return try withStore { s in
+            let listing = try s.resolveLesson(reference)
+            guard let path = listing.path else {
+                throw EtudeFailure("\(safe(listing.lesson.title)): its file is no longer where Etude found it; open it by its path or run `etude library rescan`")
+            }
+            return path
+        }
+    }
+
+    static func looksLikePath(_ reference: String) -> Bool {
+        let lower = reference.lowercased()
+        guard !reference.contains("/") else { return true }
+        guard let dot = lower.lastIndex(of: ".") else { return false }
+        return LessonFormats.pathExtensions.contains(String(lower[lower.index(after: dot)...]))
+    }
+}
+
+/// How lessons, durations and dates read in lists.
+public enum Listing {
+    /// `1:05`, `1h02`.
+    public static func duration(_ s: Double) -> String {
+        let t = s.isFinite ? Int(max(0, min(s, 1e9)).rounded()) : 0
+        if t >= 3600 { return "\(t / 3600)h\(String(format: "%02d", t / 60 % 60))" }
+        return "\(t / 60):\(String(format: "%02d", t % 60))"
+    }
+
+    public static func date(_ d: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.dateFormat = "yyyy-MM-dd HH:mm"
+        return f.string(from: d)
+    }
+
+    public static func isoDate(_ d: Date) -> String {
+        ISO8601DateFormatter().string(from: d)
+    }
+
+    /// One listing as a line: star, level, duration, title — composer, id prefix, best score.
+    public static func line(_ l: LessonListing) -> String {
+        let s = l.lesson
+        var out = (l.isFavourite ? "★ " : "  ")
+        out += s.level.map { "L\($0)" } ?? "L-"
+        out += "  " + duration(s.durationSeconds).leftPad(6) + "  "
+        out += safe(s.title)
+        if let c = s.composer { out += " — " + safe(c) }
+        out += "  [\(s.id.prefix(8))]"
+        if let b = l.bestScore { out += "  best \(Int(b.rounded()))" }
+        if l.path == nil { out += "  (file missing)" }
+        return out
+    }
+}
+
+extension String {
+    /// Right-aligned in `n` columns.
+    public func leftPad(_ n: Int) -> String { count >= n ? self : String(repeating: " ", count: n - count) + self }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Terminal
+
+/// Keys and signals for the one-line commands (`play --no-screen`, `loop`, `record`, `quiz`,
+/// `routine run`): the terminal in line mode (raw keys, no echo, output as usual) through the
+/// same `TerminalSession` and `KeyDecoder` as the screens, and SIGINT/SIGTERM/SIGHUP caught so
+/// the command ends through its cleanup. Without a terminal on stdin it reads no keys and
+/// still catches the signals.
+public final class LineKeys: @unchecked Sendable {
+    public let signals: SignalWatch
+    private var session: TerminalSession?
+    private var decoder = KeyDecoder()
+    private var lastInput = ContinuousClock.now
+
+    /// - Parameter signals: a watch already running (a routine keeps one across its entries).
+    public init(signals: SignalWatch? = nil) {
+        self.signals = signals ?? SignalWatch()
+        ownsWatch = signals == nil
+        openTerminal()
+    }
+
+    private let ownsWatch: Bool
+
+    private func openTerminal() {
+        session = isatty(STDIN_FILENO) == 1 ? try? TerminalSession(mode: .line, signals: signals) : nil
+        decoder = KeyDecoder()
+    }
+
+    /// Gives the terminal back (a full screen is about to take it); the signals stay caught.
+    public func pauseTerminal() {
+        session?.close()
+        session = nil
+    }
+
+    /// Takes the terminal again after `pauseTerminal`.
+    public func resumeTerminal() {
+        if session == nil { openTerminal() }
+    }
+
+    deinit { close() }
+
+    /// True when keys come from a terminal.
+    public var isTerminal: Bool { session != nil }
+
+    /// The exit status a caught signal calls for (nil while none).
+    public var signalStatus: Int32? { signals.exitStatus }
+
+    /// Keys that arrive within `timeoutMs` (a lone Esc after its timeout); nil when the terminal
+    /// hung up or a signal arrived (the caller ends).
+    public func read(timeoutMs: Int32) -> [Key]? {
+        guard signals.received == nil else { return nil }
+        guard let session else {
+            if timeoutMs > 0 { usleep(UInt32(timeoutMs) * 1000) }
+            return signals.received == nil ? [] : nil
+        }
+        var wait = timeoutMs
+        if decoder.hasPending && !decoder.isInPaste { wait = min(wait, Int32(KeyDecoder.escapeTimeoutMilliseconds)) }
+        let bytes = session.readInput(timeoutMilliseconds: wait)
+        let events = session.takeEvents()
+        if events.contains(.inputClosed) || events.contains(.signalled) { return nil }
+        if !bytes.isEmpty {
+            lastInput = ContinuousClock.now
+            return decoder.feed(bytes)
+        }
+        if decoder.hasPending && !decoder.isInPaste,
+           ContinuousClock.now - lastInput >= .milliseconds(KeyDecoder.escapeTimeoutMilliseconds) {
+            return decoder.flush()
+        }
+        return []
+    }
+
+    /// Puts the terminal back as it was and (when this owns the watch) the signals to their
+    /// defaults; safe to call twice.
+    public func close() {
+        session?.close()
+        session = nil
+        if ownsWatch { signals.stop() }
+    }
+}
+
+/// The one-line commands' common keys.
+public enum LineCommand: Equatable, Sendable {
+    case togglePause, back, forward, quit, interrupt
+    /// A printable character (the computer-keyboard piano in `record` and `quiz`).
+    case character(Character)
+
+    public init?(_ key: Key) {
+        if key == Key.ctrl("c") { self = .interrupt; return }
+        if key == Key.ctrl("d") { self = .quit; return }
+        switch key.code {
+        case .escape: self = .quit
+        case .left: self = .back
+        case .right: self = .forward
+        case .character(let c) where key.modifiers.isEmpty || key.modifiers == .shift:
+            switch c {
+            case "q", "Q": self = .quit
+            case " ": self = .togglePause
+            default: self = .character(c)
+            }
+        default: return nil
+        }
+    }
+}
+
+/// A status line redrawn in place on a terminal (`\r`, erase to the end of the line).
+public final class StatusLine: @unchecked Sendable {
+    private var last = ""
+    private let onTerminal: Bool
+
+    public init(onTerminal: Bool = isatty(STDOUT_FILENO) != 0) {
+        self.onTerminal = onTerminal
+    }
+
+    /// Shows `line` if it changed (nothing when not on a terminal).
+    public func show(_ line: String) {
+        guard onTerminal, line != last else { return }
+        last = line
+        Console.out("\r\(line)\u{1B}[K")
+    }
+
+    /// Ends the line so what follows starts on its own.
+    public func finish() {
+        if onTerminal && !last.isEmpty { Console.out("\n") }
+        last = ""
+    }
+
+    /// Clears the line (a countdown that ended).
+    public func clear() {
+        if onTerminal && !last.isEmpty { Console.out("\r\u{1B}[K") }
+        last = ""
+    }
+
+    /// `m:ss`.
+    public static func clock(_ s: Double) -> String {
+        let t = s.isFinite ? Int(max(0, min(s, 1e9))) : 0
+        return "\(t / 60):\(String(format: "%02d", t % 60))"
+    }
+}

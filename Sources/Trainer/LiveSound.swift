@@ -1,0 +1,106 @@
+import Foundation
+import Synth
+
+/// The one way a command opens the live synth: the SoundFont found (or one line naming the
+/// paths tried and the package to install), progress while a big one loads, FluidSynth's log
+/// only when asked, and without an audio device a warning printed once per process — the
+/// session goes on silently and its screen says so (`silentNotice`).
+public struct LiveSound: Sendable {
+    public var soundfont: String?
+    public var audioDriver: String?
+    public var verbose = false
+    public var periodSize: Int?
+    public var periods: Int?
+    public var rate: Int?
+
+    public init(soundfont: String? = nil, audioDriver: String? = nil, verbose: Bool = false, periodSize: Int? = nil,
+                periods: Int? = nil, rate: Int? = nil) {
+        self.soundfont = soundfont
+        self.audioDriver = audioDriver
+        self.verbose = verbose
+        self.periodSize = periodSize
+        self.periods = periods
+        self.rate = rate
+    }
+
+    /// The short status-line marker when no audio device opened.
+    public static let silentMarker = "silent: no audio device — etude render … writes a WAV"
+
+    /// Opens the synth. Without an audio device it warns once (stderr) and stays silent.
+    public func open() throws -> FluidSynthLive {
+        let font = try Self.soundFont(soundfont)
+        var options = FluidSynthLive.Options()
+        if let audioDriver { options.drivers = [audioDriver] }
+        if let periodSize { options.periodSize = periodSize }
+        if let periods { options.periods = periods }
+        options.sampleRate = rate.map(Double.init)
+        let live: FluidSynthLive
+        do {
+            live = try FluidSynthLive(soundFont: font, options: options, onSlowLoad: Self.slowLoadReporter(font))
+            Self.endProgressLine()
+        } catch {
+            Self.endProgressLine()
+            Self.flushLog(verbose: verbose)
+            throw EtudeFailure("\(error.message); \(SoundFontLocator.installHint)")
+        }
+        if let warning = live.warning {
+            Self.warnOnce(warning)
+        } else if verbose, let driver = live.driver {
+            let rate = live.engine.sampleRate
+            Console.error("audio: \(driver), \(options.periodSize) × \(options.periods) frames at \(Int(rate)) Hz (\(String(format: "%.1f", options.bufferMilliseconds(at: rate))) ms buffer, audio flowing after \(String(format: "%.0f", live.audioStartup * 1000)) ms)")
+        }
+        Self.flushLog(verbose: verbose)
+        return live
+    }
+
+    /// The status-line marker for a synth that has no audio device (nil when it plays).
+    public static func silentNotice(_ live: FluidSynthLive) -> String? {
+        live.driver == nil ? silentMarker : nil
+    }
+
+    private static let warned = WarnedOnce()
+
+    /// The no-device warning, once per process however many lessons are opened.
+    static func warnOnce(_ warning: String) {
+        if warned.first() { Console.error("etude: \(warning)") }
+    }
+
+    /// The SoundFont to use, or one line naming the paths tried and the package to install.
+    public static func soundFont(_ explicit: String?) throws -> String {
+        do {
+            return try SoundFontLocator(explicit: explicit).locate()
+        } catch {
+            throw EtudeFailure(error.message)
+        }
+    }
+
+    /// Progress shown while a large SoundFont loads (> 0.5 s), on a terminal only.
+    public static func slowLoadReporter(_ path: String) -> (@Sendable (Double) -> Void)? {
+        guard isatty(STDERR_FILENO) != 0 else { return nil }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int).flatMap { $0 } ?? 0
+        let name = safe((path as NSString).lastPathComponent)
+        return { elapsed in
+            Console.errorPart("\rloading SoundFont \(name) (\(size / 1_000_000) MB)… \(String(format: "%.1f", elapsed)) s\u{1B}[K")
+        }
+    }
+
+    /// Ends a progress line started by `slowLoadReporter` (if it printed anything).
+    public static func endProgressLine() {
+        if isatty(STDERR_FILENO) != 0 { Console.errorPart("\r\u{1B}[K") }
+    }
+
+    /// Prints FluidSynth's captured log when asked, always clears it.
+    public static func flushLog(verbose: Bool) {
+        let log = FluidSynthLog.take()
+        if verbose && !log.isEmpty {
+            for line in log.split(separator: "\n") { Console.error(safe(String(line))) }
+        }
+    }
+}
+
+/// True the first time only (thread-safe).
+final class WarnedOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func first() -> Bool { lock.withLock { let was = done; done = true; return !was } }
+}

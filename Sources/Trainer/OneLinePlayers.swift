@@ -1,0 +1,152 @@
+import Clocks
+import Foundation
+import Judge
+import Lesson
+import MIDIFile
+import Practice
+import Synth
+
+/// `etude play --no-screen`: a file played live with a one-line status (position, BPM); space
+/// pauses, ←/→ seek 5 s, q quits. Without a terminal it plays to the end.
+public enum FilePlayer {
+    public static func play(_ file: MIDIFile, sound: LiveSound) throws -> Int32 {
+        let keys = LineKeys()
+        defer { keys.close() }
+        let live = try sound.open()
+        let dispatcher = EventDispatcher(source: ScheduleCursor(MessageSchedule(file: file)), output: live)
+        let status = StatusLine()
+        var exitCode: Int32 = 0
+        dispatcher.start()
+        loop: while true {
+            guard let pressed = keys.read(timeoutMs: 50) else {
+                exitCode = keys.signalStatus ?? 0
+                break
+            }
+            for key in pressed {
+                switch LineCommand(key) {
+                case .quit?: break loop
+                case .interrupt?:
+                    exitCode = 130
+                    break loop
+                case .togglePause?, .character("p")?: dispatcher.togglePause()
+                case .back?, .character("h")?: dispatcher.seek(by: -5)
+                case .forward?, .character("l")?: dispatcher.seek(by: 5)
+                default: break
+                }
+            }
+            status.show("\(StatusLine.clock(dispatcher.position)) / \(StatusLine.clock(dispatcher.duration))  ♩=\(Int(dispatcher.bpm.rounded()))  \(dispatcher.isPaused ? "paused" : "playing")  [space pause, ←/→ 5 s, q quit]")
+            if dispatcher.isFinished { break }
+        }
+        // Order matters: silence first, then the terminal, then let releases ring out briefly.
+        dispatcher.stop()
+        keys.close()
+        status.finish()
+        if exitCode == 0 {
+            let until = MonotonicClock.seconds() + 2
+            while live.driver != nil && live.engine.activeVoices > 0 && MonotonicClock.seconds() < until {
+                usleep(20_000)
+            }
+        }
+        live.close()
+        LiveSound.flushLog(verbose: sound.verbose)
+        return exitCode
+    }
+}
+
+/// `etude loop` for real: the loop heard through the live synth with a one-line status
+/// (bar, pass, BPM) until q, Ctrl-C or the last pass. Without a terminal it prints one line
+/// per finished pass instead.
+public enum LoopPlayer {
+    public static func play(_ opened: OpenedLesson, plan: PracticePlan, sound: LiveSound, history: StoreHistory?,
+                            loopName: String?) throws -> Int32 {
+        let live = try sound.open()
+        defer { live.close() }
+        let session: PracticeSession
+        do {
+            session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: live)
+        } catch {
+            throw EtudeFailure(error.message)
+        }
+        let controller = PracticeController(session: session)
+        let keys = LineKeys()
+        let status = StatusLine()
+        let onTerminal = isatty(STDOUT_FILENO) != 0
+        var exitCode: Int32 = 0
+        session.start()
+        loop: while true {
+            guard let pressed = keys.read(timeoutMs: 50) else {
+                exitCode = keys.signalStatus ?? 0
+                break
+            }
+            for key in pressed {
+                switch LineCommand(key) {
+                case .quit?: break loop
+                case .interrupt?:
+                    exitCode = 130
+                    break loop
+                case .togglePause?: controller.handle(.playPause)
+                case .back?: controller.handle(.previousBar)
+                case .forward?: controller.handle(.nextBar)
+                default: break
+                }
+            }
+            let passes = session.takeFinishedPasses()
+            if !passes.isEmpty {
+                history?.record(passes, mode: .watch) { _ in nil }
+                if !onTerminal {
+                    for p in passes where p.complete {
+                        Console.out("pass \(p.pass): bars \(p.bars.lowerBound)-\(p.bars.upperBound) at \(TempoPercent.text(p.tempoPercent))%, \(String(format: "%.1f", p.durationSeconds)) s\n")
+                    }
+                }
+            }
+            let state = session.state()
+            let loopText = state.plan.bars.map { "bars \($0.lowerBound)-\($0.upperBound) · pass \(session.transport.pass)" } ?? ""
+            status.show("bar \(state.position.bar)/\(opened.lesson.bars.lastNumber) · \(loopText) · ♩=\(Int(state.bpm.rounded())) (\(Int(state.tempoPercent.rounded()))%) · \(state.transport == .playing ? "playing" : "paused")  [space pause, ←/→ bar, q quit]")
+            if session.isFinished { break }
+        }
+        let resumePoint = session.resumePoint()
+        session.stop()  // all notes off before the terminal is restored
+        keys.close()
+        status.finish()
+        history?.record(session.takeFinishedPasses(), mode: .watch) { _ in nil }
+        history?.saveResume(resumePoint, mode: .watch, loopName: loopName)
+        LiveSound.flushLog(verbose: sound.verbose)
+        return exitCode
+    }
+}
+
+/// The passes a loop would play, computed on a virtual clock (every pass counted clean).
+public enum LoopPreview {
+    public static func text(lesson: Lesson, plan: PracticePlan, maxPasses: Int) throws(PlanError) -> String {
+        let clock = VirtualClock()
+        let transport = try Transport(lesson: lesson, plan: plan, clock: clock)
+        let range = transport.bars
+        var out = "\(safe(lesson.title)): bars \(range.lowerBound)–\(range.upperBound), "
+        out += plan.hands == .both ? "both hands" : "\(plan.hands.rawValue) hand (other hand: \(plan.otherHand.name))"
+        out += plan.metronome.enabled ? ", metronome" : ""
+        out += "\n"
+        transport.play()
+        var passStart = 0.0
+        var passes = 0
+        var bpm = transport.effectiveBPM
+        while let t = transport.nextEventTime(), passes < maxPasses {
+            clock.set(t)
+            for e in transport.advance(to: clock.now) {
+                switch e.event {
+                case .passStarted:
+                    passStart = e.time
+                    bpm = 0
+                case .tempo(let b):
+                    if bpm == 0 { bpm = b }
+                case .passFinished(let n, let percent):
+                    passes += 1
+                    out += "pass \(n): \(PracticePlan.format(percent))% (\(PracticePlan.format(bpm)) BPM), \(String(format: "%.1f", e.time - passStart)) s\n"
+                default:
+                    break
+                }
+            }
+        }
+        if transport.state != .finished { out += "… (repeats until stopped)\n" }
+        return out
+    }
+}

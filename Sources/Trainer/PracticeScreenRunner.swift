@@ -1,0 +1,190 @@
+import Clocks
+import Foundation
+import Judge
+import Lesson
+import MIDIFile
+import MIDIInput
+import Practice
+import Screen
+import Synth
+import Terminal
+
+/// How the learner plays along (`--mode`, `--input`…): the instrument and how strictly it is
+/// judged. Shared by `practice`, `resume` and routine entries.
+public struct Playing: Sendable {
+    public var mode: PracticeMode = .watch
+    public var input = "keys"
+    public var window = TimingWindow()
+    public var threshold = 90.0
+    public var reportPath: String?
+    public var saveDirectory = FileManager.default.currentDirectoryPath
+
+    public init() {}
+}
+
+/// The learner's instrument (`--input`), opened once: its notes sound at once and go to
+/// whichever session is current (`session`), so a routine keeps one MIDI port or FIFO for all
+/// its entries. The computer keyboard is an instrument too (its keys arrive as commands).
+public final class Instrument: @unchecked Sendable {
+    public let hookup: InputHookup
+    private let lock = NSLock()
+    private var current: PracticeSession?
+
+    /// The session the learner is playing to now (nil between lessons).
+    public var session: PracticeSession? {
+        get { lock.withLock { current } }
+        set {
+            lock.withLock { current = newValue }
+            newValue?.onTick = { [weak self] now in self?.hookup.releaseDue(now: now) }
+        }
+    }
+
+    /// Opens `input`; an unknown port or unreadable device is one line. Notes sound on `output`.
+    public init(input: String, output: any SoundOutput) throws {
+        let box = InstrumentBox()
+        do {
+            hookup = try InputHookup(spec: InputSpec(input), output: output, clock: MonotonicClock(),
+                                     onNote: { e in
+                                         box.instrument?.session?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
+                                     },
+                                     onStatus: { text in box.instrument?.session?.show(message: safe(text)) })
+        } catch {
+            throw EtudeFailure(error.message)
+        }
+        box.instrument = self
+        if let notice = hookup.notice { Console.error("etude: \(notice)") }
+    }
+
+    /// Wires the controller's piano keys to the computer keyboard.
+    public func attach(_ controller: PracticeController) {
+        let hookup = self.hookup
+        controller.onPianoKey = { key, time in hookup.press(key, at: time) }
+        session = controller.session
+    }
+
+    public func stop() { hookup.stop() }
+}
+
+/// Lets the input's handler reach the instrument once it is built (the source may start
+/// delivering before `init` returns).
+private final class InstrumentBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var value: Instrument?
+    var instrument: Instrument? {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+}
+
+/// Runs practice sessions on the full screen: the live synth, the learner's instrument, the
+/// session with its controller, the screen loop drawing `PracticeView`; all notes off and the
+/// terminal restored on every exit (q, Esc, Ctrl-C, SIGTERM, SIGHUP, an error).
+public enum PracticeScreenRunner {
+    /// How a screen ended, with where the learner stopped.
+    public struct Outcome: Sendable {
+        public var ending: ScreenLoop.Ending
+        public var resumePoint: ResumePoint
+        /// SIGINT/SIGTERM/SIGHUP caught while it ran.
+        public var signal: Int32?
+
+        /// The exit status the command should end with (0 for q).
+        public var exitStatus: Int32 {
+            if let signal { return 128 + signal }
+            return ending == .interrupted ? 130 : 0
+        }
+    }
+
+    /// The session for `playing`'s mode and instrument.
+    public static func makeSession(_ opened: OpenedLesson, plan: PracticePlan, output: any SoundOutput, playing: Playing,
+                                   instrument: Instrument?, title: String? = nil) throws -> (PracticeSession, PracticeController) {
+        let settings = PracticeSession.Settings(mode: playing.mode, window: playing.window, cleanThreshold: playing.threshold,
+                                                computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true, title: title)
+        let session: PracticeSession
+        do {
+            session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: output, settings: settings)
+        } catch {
+            throw EtudeFailure(error.message)
+        }
+        let controller = PracticeController(session: session, saveDirectory: playing.saveDirectory)
+        instrument?.attach(controller)
+        return (session, controller)
+    }
+
+    /// Plays `opened` with `plan` on the practice screen; returns the exit status.
+    public static func run(_ opened: OpenedLesson, plan: PracticePlan, sound: LiveSound, display: PracticeView.Options,
+                           history: StoreHistory?, startBar: Int? = nil, loopName: String? = nil,
+                           endWhenFinished: Bool = false, playing: Playing) throws -> Int32 {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw EtudeFailure("the practice screen needs a terminal (input and output are not a tty); run it in a terminal window")
+        }
+        // The report file first: a bad path is one quick line before anything loads.
+        var appender: PassReportAppender?
+        if let path = playing.reportPath {
+            do { appender = try PassReportAppender(path: path) } catch { throw EtudeFailure(error.message) }
+        }
+        defer { appender?.close() }
+        // Validate before the synth loads, so a bad plan is one quick line.
+        do { try plan.validate(for: opened.lesson) } catch { throw EtudeFailure(error.message) }
+        let live = try sound.open()
+        defer { live.close() }
+        // The learner's instrument, before the screen opens (an unknown port is one line).
+        let instrument = try Instrument(input: playing.input, output: live)
+        defer { instrument.stop() }
+        let (session, controller) = try makeSession(opened, plan: plan, output: live, playing: playing, instrument: instrument)
+        if let appender { session.onPassReport = { appender.append($0) } }
+        if let history {
+            controller.onSaveLoop = { history.saveLoop($0) }
+            controller.onRecallLoops = { history.savedLoops() }
+        }
+        session.loopName = loopName
+        let silent = LiveSound.silentNotice(live)
+        let outcome = try screen(controller, display: display, silentNotice: silent, startBar: startBar, frame: { loop in
+            if endWhenFinished && session.isFinished { loop.stop() }
+            history?.record(finishedBy: session)
+        })
+        history?.record(finishedBy: session)
+        history?.saveResume(outcome.resumePoint, mode: session.mode, loopName: session.loopName)
+        LiveSound.flushLog(verbose: sound.verbose)
+        return outcome.exitStatus
+    }
+
+    /// Shows `controller`'s session on the practice screen until q/Esc, Ctrl-C, a signal or
+    /// `frame` stopping the loop. `frame` runs before every frame is drawn (store passes, end
+    /// the loop), `decorate` may add to the frame, and `key` may take a key before the session
+    /// (nil = the session's). Starts the session (or calls `begin` to start it) once the screen
+    /// is up; on every exit stops it (all notes off) before the terminal is restored.
+    public static func screen(_ controller: PracticeController, display: PracticeView.Options = PracticeView.Options(),
+                              silentNotice: String? = nil, startBar: Int? = nil, signals watch: SignalWatch? = nil,
+                              begin: (() -> Void)? = nil,
+                              frame: (ScreenLoop) -> Void,
+                              decorate: (inout ScreenModel) -> Void = { _ in },
+                              key: (Key) -> ScreenLoop.Action? = { _ in nil }) throws -> Outcome {
+        let session = controller.session
+        let signals = watch ?? SignalWatch()
+        defer { if watch == nil { signals.stop() } }
+        var resumePoint: ResumePoint?
+        let ending: ScreenLoop.Ending = try TerminalSession.run(signals: signals) { terminal in
+            defer {
+                resumePoint = session.resumePoint()
+                session.stop()  // all notes off before the terminal is restored
+            }
+            let loop = ScreenLoop(device: terminal, depth: terminal.colorDepth, fps: 30)
+            loop.onSuspend = { suspending in if suspending { session.pause() } }  // space resumes after `fg`
+            if let startBar { session.seek(toBar: startBar) }
+            if let begin { begin() } else { session.start() }
+            return loop.run(model: {
+                if signals.received != nil { loop.stop() }
+                frame(loop)
+                var model = PracticeView.model(session.state(), lesson: session.lesson, options: display)
+                if let silentNotice, model.message == nil { model.message = silentNotice }
+                decorate(&model)
+                return model
+            }, onKey: { k in
+                if let action = key(k) { return action }
+                guard let command = PracticeKeyMap.command(for: k, pianoKeys: session.wantsPianoKeys) else { return .continue }
+                return controller.handle(command) == .quit ? .quit : .continue
+            })
+        }
+        return Outcome(ending: ending, resumePoint: resumePoint ?? session.resumePoint(), signal: signals.received)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Lesson
+import MIDIFile
+import Practice
+import Screen
+
+/// The practice screen as a pure function of the session's state: what falls, what is lit, the
+/// status bar, the timeline, the panels. Nothing here reads a clock or a device, so every frame
+/// is a value a test can check.
+public enum PracticeView {
+    /// Display choices that are not part of the practice plan.
+    public struct Options: Sendable, Equatable {
+        public var noteNaming: NoteNaming = .scientific
+        /// Finger numbers on the falling notes (lessons with fingering).
+        public var showFingers = false
+        public init(noteNaming: NoteNaming = .scientific, showFingers: Bool = false) {
+            self.noteNaming = noteNaming
+            self.showFingers = showFingers
+        }
+    }
+
+    /// The frame for `state` of `lesson`.
+    public static func model(_ state: SessionState, lesson: Lesson, options: Options = Options()) -> ScreenModel {
+        var model = ScreenModel()
+        model.lookaheadSeconds = state.lookaheadSeconds
+        model.noteNaming = options.noteNaming
+        model.showNoteNames = state.showNoteNames
+        model.showFingers = options.showFingers || state.showNoteNames
+        model.message = state.message ?? state.feedback.advice
+
+        let hidden = state.mode.hidesFallingNotes
+        let hintsHidden = state.mode.hidesKeyHints
+        var keyboard = KeyboardState()
+        var notes: [FallingNote] = []
+        notes.reserveCapacity(state.notes.count)
+        for n in state.notes {
+            let role = role(n)
+            let practisedRole = role == .rightHand || role == .leftHand
+            if hidden && practisedRole { continue }
+            let finger = model.showFingers && lesson.notes.indices.contains(n.index) ? lesson.finger(of: lesson.notes[n.index]) : nil
+            notes.append(FallingNote(pitch: n.pitch, start: n.start, end: n.end, role: role, finger: finger))
+            if n.start <= 0 && n.end > 0 && state.transport == .playing && !(hintsHidden && practisedRole) {
+                keyboard.light(n.pitch, role)
+            }
+        }
+        for w in state.feedback.waitingFor {
+            keyboard.light(w.pitch, w.hand == .left ? .leftHand : .rightHand)
+        }
+        for p in state.feedback.held { keyboard.light(p, state.feedback.wrong.contains(p) ? .wrong : .learner) }
+        for p in state.feedback.flashes { keyboard.light(p, .wrong) }
+        model.notes = notes
+        model.keyboard = keyboard
+        model.barLines = state.barLines.map { BarLine(seconds: $0.seconds, bar: $0.bar) }
+
+        let loopBars = state.plan.bars
+        if let loopBars {
+            if let wrap = state.barLines.first(where: { $0.bar == loopBars.lowerBound && $0.seconds > 0.01 }) {
+                model.loopEndSeconds = wrap.seconds
+            }
+            if let first = state.barLines.first(where: { $0.bar == loopBars.lowerBound && $0.seconds >= 0 }) {
+                model.loopStartSeconds = first.seconds
+            }
+        }
+
+        var status = StatusInfo()
+        status.title = TextDecoding.sanitize(state.title)
+        status.playing = state.transport == .playing
+        status.bar = state.position.bar
+        status.beat = state.position.beat
+        status.bars = lesson.bars.lastNumber
+        status.bpm = state.bpm
+        status.tempoPercent = Int(state.tempoPercent.rounded())
+        status.hand = state.plan.hands.rawValue
+        status.otherHand = state.plan.otherHand.name
+        if let loopBars {
+            status.loop = LoopStatus(startBar: loopBars.lowerBound, endBar: loopBars.upperBound, enabled: state.loop.enabled,
+                                     pass: state.loop.passes)
+        } else if let a = state.loop.start, let b = state.loop.end {
+            status.loop = LoopStatus(startBar: a, endBar: b, enabled: false, pass: 0)
+        }
+        status.metronome = state.plan.metronome.enabled
+        status.mode = state.mode.rawValue
+        model.status = status
+
+        let barList = lesson.bars.bars
+        let index = lesson.bars.index(atTick: Int(state.tick))
+        var fraction = 0.0
+        if barList.indices.contains(index) {
+            let bar = barList[index]
+            fraction = bar.lengthTicks > 0 ? min(1, max(0, (state.tick - Double(bar.startTick)) / Double(bar.lengthTicks))) : 0
+        }
+        var timeline = TimelineInfo(position: Double(index) + fraction, length: Double(max(1, barList.count)))
+        let marks: ClosedRange<Int>? = loopBars ?? state.loop.start.flatMap { a in state.loop.end.map { b in a...max(a, b) } }
+        if let marks, let first = barList.firstIndex(where: { $0.number == marks.lowerBound }),
+           let last = barList.firstIndex(where: { $0.number == marks.upperBound }) {
+            timeline.loopStart = Double(first)
+            timeline.loopEnd = Double(last + 1)
+            timeline.loopEnabled = loopBars != nil
+        }
+        model.timeline = timeline
+
+        model.pitchRange = pitchRange(lesson)
+        if state.showHelp {
+            model.overlay = .help
+        } else if let r = state.results {
+            model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures))
+        }
+        return model
+    }
+
+    /// The lesson's pitch range: on narrow terminals the keyboard shows only it.
+    static func pitchRange(_ lesson: Lesson) -> ClosedRange<Int>? {
+        guard let low = lesson.notes.lazy.map(\.pitch).min(), let high = lesson.notes.lazy.map(\.pitch).max() else { return nil }
+        return Int(low)...Int(high)
+    }
+
+    static func role(_ note: SessionState.Note) -> NoteRole {
+        guard note.practised else { return .accompaniment }
+        switch note.part.hand {
+        case .right?: return .rightHand
+        case .left?: return .leftHand
+        case nil: return .accompaniment
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import Clocks
+import Foundation
+import Judge
+import MIDIFile
+import MIDIInput
+import Practice
+import Store
+import Synth
+
+/// `etude quiz`: asks a note, interval or chord, takes the learner's answer from the instrument,
+/// says right or wrong with the right answer, and keeps the percentage in the history.
+public struct QuizRunner: Sendable {
+    public var quiz: Quiz
+    public var input: String
+    public var sound = LiveSound()
+    public var library: Library
+
+    public init(quiz: Quiz, input: String, library: Library) {
+        self.quiz = quiz
+        self.input = input
+        self.library = library
+    }
+
+    /// Runs the quiz; returns the exit status (128 + signal when one ended it).
+    public func run() throws -> Int32 {
+        var quiz = self.quiz
+        let keys = LineKeys()
+        defer { keys.close() }
+        let live = try sound.open()
+        defer { live.close() }
+        let clock = MonotonicClock()
+        let played = PlayedQueue()
+        let messages = MessageQueue()
+        let hookup: InputHookup
+        do {
+            hookup = try InputHookup(spec: InputSpec(input), output: live, clock: clock,
+                                     onNote: { played.add($0) }, onStatus: { messages.post($0) })
+        } catch {
+            throw EtudeFailure(error.message)
+        }
+        if let notice = hookup.notice { Console.error("etude: \(notice)") }
+        if hookup.usesComputerKeyboard && !keys.isTerminal {
+            hookup.stop()
+            throw EtudeFailure("no way to answer: no MIDI input and stdin is not a terminal; pass --input with a MIDI device, FIFO or file")
+        }
+        if hookup.usesComputerKeyboard {
+            for line in hookup.keyboardHelp { Console.out(line + "\n") }
+        }
+        let started = Date()
+        let startClock = clock.now
+        var exitCode: Int32 = 0
+        var stopped = false
+
+        questionLoop: while let q = quiz.current {
+            Console.out("\(quiz.results.count + 1)/\(quiz.questions.count)  \(q.prompt)\n")
+            if quiz.kind != .notes { Self.sound(q, live: live, keys: keys) }
+            var collector = QuizAnswerCollector(size: q.answerSize)
+            while true {
+                for m in messages.take() { Console.error("etude: \(safe(m))") }
+                var answer: Set<Int>?
+                var taken = played.take()
+                while answer == nil, !taken.isEmpty {
+                    answer = collector.add(taken.removeFirst())
+                }
+                // Keys pressed after the answer belong to the next question.
+                played.putBack(taken)
+                if let answer, let result = quiz.answer(answer) {
+                    let playedText = result.played.map { PitchName.name($0) }.joined(separator: " ")
+                    if result.correct {
+                        Console.out("   ✓ right (\(playedText))\n")
+                    } else {
+                        Console.out("   ✗ you played \(playedText); the answer is \(q.answerText)\n")
+                    }
+                    break
+                }
+                if hookup.ended && !keys.isTerminal && played.isEmpty { stopped = true; break questionLoop }
+                guard let pressed = keys.read(timeoutMs: 20) else {
+                    exitCode = keys.signalStatus ?? 0
+                    stopped = true
+                    break questionLoop
+                }
+                for key in pressed {
+                    switch LineCommand(key) {
+                    case .quit?: stopped = true; break questionLoop
+                    case .interrupt?: exitCode = 130; stopped = true; break questionLoop
+                    case .character(let c)?: if hookup.usesComputerKeyboard { hookup.press(c, at: clock.now) }
+                    default: break
+                    }
+                }
+                hookup.releaseDue(now: clock.now)
+            }
+        }
+        let duration = clock.now - startClock
+        hookup.stop()
+        live.allNotesOff()
+        keys.close()
+        LiveSound.flushLog(verbose: sound.verbose)
+
+        let answered = quiz.results.count
+        if stopped && answered < quiz.questions.count {
+            Console.out("stopped after \(answered) of \(quiz.questions.count) question\(quiz.questions.count == 1 ? "" : "s")\n")
+        }
+        guard answered > 0 else { return exitCode }
+        Console.out("Score: \(quiz.correctCount)/\(answered) (\(PracticePlanText.number(quiz.percentage))%)\n")
+        try QuizHistory.save(quiz: quiz, startedAt: started, duration: duration, library: library)
+        return exitCode
+    }
+
+    /// Plays the question's notes: an interval low then high then together, a chord together.
+    static func sound(_ q: QuizQuestion, live: any SoundOutput, keys: LineKeys) {
+        let pitches = q.pitches.map { UInt8(clamping: $0) }
+        func hold(_ notes: [UInt8], _ seconds: Double) {
+            for k in notes { live.send(.noteOn(channel: 0, key: k, velocity: 90)) }
+            usleep(useconds_t(seconds * 1_000_000))
+            for k in notes { live.send(.noteOff(channel: 0, key: k, velocity: 0)) }
+        }
+        live.send(.programChange(channel: 0, program: 0))
+        if q.kind == .intervals {
+            for k in pitches where keys.signals.received == nil { hold([k], 0.45) }
+        }
+        if keys.signals.received == nil { hold(pitches, 0.8) }
+    }
+}
+
+/// Numbers in results: whole numbers plain, others with one decimal.
+enum PracticePlanText {
+    static func number(_ p: Double) -> String {
+        let r = (p * 10).rounded() / 10
+        return r == r.rounded() ? String(Int(r)) : String(r)
+    }
+}
+
+/// Played notes waiting for the quiz loop.
+final class PlayedQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [PlayedEvent] = []
+    func add(_ e: PlayedEvent) { lock.withLock { items.append(e) } }
+    func take() -> [PlayedEvent] { lock.withLock { let i = items; items = []; return i } }
+    func putBack(_ early: [PlayedEvent]) { lock.withLock { items.insert(contentsOf: early, at: 0) } }
+    var isEmpty: Bool { lock.withLock { items.isEmpty } }
+}
+
+/// Quiz results in the practice history: each quiz kind is a small generated lesson file
+/// beside the database (the history table refers to lessons), and each quiz one pass with
+/// mode `quiz-notes` / `quiz-intervals` / `quiz-chords`. Quiz lessons are not practice
+/// lessons: the catalogue keeps them out of `etude list`.
+public enum QuizHistory {
+    public static func save(quiz: Quiz, startedAt: Date, duration: Double, library: Library) throws {
+        let folder = ((library.databasePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("quiz")
+        let file = (folder as NSString).appendingPathComponent("quiz-\(quiz.kind.rawValue).mid")
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: file) {
+                try Data(lessonBytes(kind: quiz.kind)).write(to: URL(fileURLWithPath: file))
+            }
+        } catch {
+            throw EtudeFailure("cannot keep the quiz result: cannot write \(safe(file)) (\(error.localizedDescription)); check the folder is writable or pass --db")
+        }
+        let answered = quiz.results.count
+        let correct = quiz.correctCount
+        let percent = quiz.percentage
+        try library.withStore(scan: false) { store in
+            let info = try store.catalogue(fileAt: file)
+            _ = try store.recordPass(lessonID: info.id, startedAt: startedAt, mode: "quiz-\(quiz.kind.rawValue)", hand: "both",
+                                     tempoPercent: 100,
+                                     figures: ScoreFigures(hit: correct, missed: 0, wrong: answered - correct, extra: 0,
+                                                           accuracy: percent, score: percent),
+                                     durationSeconds: duration)
+        }
+    }
+
+    /// A one-bar lesson named after the quiz, so the history lists it by name.
+    static func lessonBytes(kind: QuizKind) -> [UInt8] {
+        let title = "Etude quiz: \(kind.rawValue)"
+        let events: [MIDIEvent] = [
+            MIDIEvent(tick: 0, .meta(type: MetaType.trackName, data: Array(title.utf8))),
+            MIDIEvent(tick: 0, .noteOn(channel: 0, key: 60, velocity: 80)),
+            MIDIEvent(tick: 1920, .noteOff(channel: 0, key: 60, velocity: 0)),
+            MIDIEvent(tick: 1920, .meta(type: MetaType.endOfTrack, data: [])),
+        ]
+        return MIDIWriter.write(MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [Track(events: events)]))
+    }
+}

@@ -1,0 +1,145 @@
+import Clocks
+import Foundation
+import Judge
+import Lesson
+import MIDIFile
+import MIDIInput
+import Practice
+import Synth
+
+/// `etude record`: what the learner plays, heard through the synth, written to a .mid until q
+/// (or Esc, Ctrl-C), the end of the input, or after a number of bars; a metronome on request.
+/// Nothing is written when nothing was played, and the file is written whole or not at all.
+public struct Recorder: Sendable {
+    public var output: String
+    public var input: String
+    public var metronome = false
+    public var bpm = 120.0
+    /// Stop after this many 4/4 bars at `bpm`.
+    public var bars: Int?
+    public var program = 0
+    public var sound = LiveSound()
+
+    public init(output: String, input: String) {
+        self.output = output
+        self.input = input
+    }
+
+    /// Records; returns the exit status (128 + signal when one ended it).
+    public func run() throws -> Int32 {
+        // Fail before any sound or raw mode when the file cannot be written.
+        try OutputFile.check(output, inputs: [input])
+        let keys = LineKeys()
+        defer { keys.close() }
+        let live = try sound.open()
+        defer { live.close() }
+        let clock = MonotonicClock()
+        let take = RecordingTake()
+        let messages = MessageQueue()
+        // The take starts before the input opens: a note played the moment the port or FIFO
+        // connects is in the recording, never before its start.
+        let start = clock.now
+        take.begin(at: start)
+        let hookup: InputHookup
+        do {
+            hookup = try InputHookup(spec: InputSpec(input), output: live, program: UInt8(clamping: program), clock: clock,
+                                     onNote: { take.add($0) }, onStatus: { messages.post($0) })
+        } catch {
+            throw EtudeFailure(error.message)
+        }
+        if let notice = hookup.notice { Console.error("etude: \(notice)") }
+        if hookup.usesComputerKeyboard && !keys.isTerminal {
+            hookup.stop()
+            throw EtudeFailure("nothing to record from: no MIDI input and stdin is not a terminal; pass --input with a MIDI device, FIFO or file")
+        }
+        let status = StatusLine()
+        let beat = 60 / bpm
+        let end = bars.map { start + Double($0 * 4) * beat }
+        var nextBeat = start
+        var beatIndex = 0
+        var exitCode: Int32 = 0
+        var clicksOff: [(time: Double, key: UInt8)] = []
+
+        loop: while true {
+            let now = clock.now
+            if let end, now >= end { break }
+            let inputEnded = hookup.ended
+            if metronome, now >= nextBeat {
+                let key = beatIndex % 4 == 0 ? Metronome.accentKey : Metronome.beatKey
+                live.send(.noteOn(channel: Metronome.channel, key: key, velocity: beatIndex % 4 == 0 ? 120 : 90))
+                clicksOff.append((now + 0.05, key))
+                beatIndex += 1
+                nextBeat = start + Double(beatIndex) * beat
+            }
+            for c in clicksOff where c.time <= now { live.send(.noteOff(channel: Metronome.channel, key: c.key, velocity: 0)) }
+            clicksOff.removeAll { $0.time <= now }
+            hookup.releaseDue(now: now)
+            for m in messages.take() {
+                status.clear()
+                Console.error("etude: \(safe(m))")
+            }
+            if inputEnded && !keys.isTerminal { break }
+            var wait = 20.0
+            if metronome { wait = min(wait, max(1, (nextBeat - clock.now) * 1000)) }
+            guard let pressed = keys.read(timeoutMs: Int32(wait)) else {
+                exitCode = keys.signalStatus ?? 0
+                break
+            }
+            for key in pressed {
+                switch LineCommand(key) {
+                case .quit?: break loop
+                case .interrupt?: exitCode = 130; break loop
+                case .character(let c)?: if hookup.usesComputerKeyboard { hookup.press(c, at: clock.now) }
+                default: break
+                }
+            }
+            let elapsed = clock.now - start
+            let barText = bars.map { " bar \(min($0, Int(elapsed / (4 * beat)) + 1))/\($0)" } ?? ""
+            status.show("● recording \(StatusLine.clock(elapsed))\(barText)  \(take.noteCount) notes  [q stop]")
+        }
+        let stopTime = clock.now
+        hookup.stop()
+        for c in clicksOff { live.send(.noteOff(channel: Metronome.channel, key: c.key, velocity: 0)) }
+        live.allNotesOff()
+        keys.close()
+        status.clear()
+        LiveSound.flushLog(verbose: sound.verbose)
+
+        let recorder = take.recorder(bpm: bpm, onsetOnly: hookup.usesComputerKeyboard)
+        let notes = recorder.notes(endTime: stopTime)
+        guard !notes.isEmpty else {
+            Console.out("nothing was played: \(safe(output)) was not written\n")
+            return exitCode
+        }
+        try OutputFile.write(recorder.bytes(endTime: stopTime), to: output)
+        Console.out("recorded \(notes.count) note\(notes.count == 1 ? "" : "s") (\(StatusLine.clock(stopTime - start))) to \(safe(output))\n")
+        return exitCode
+    }
+}
+
+/// The notes of one recording, filled from the input thread.
+final class RecordingTake: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [PlayedEvent] = []
+    private var start = 0.0
+
+    func begin(at time: Double) { lock.withLock { start = time } }
+    func add(_ e: PlayedEvent) { lock.withLock { events.append(e) } }
+    var noteCount: Int { lock.withLock { events.filter { $0.isOn && $0.velocity > 0 }.count } }
+
+    func recorder(bpm: Double, onsetOnly: Bool) -> PerformanceRecorder {
+        lock.withLock {
+            var r = PerformanceRecorder(startTime: start, bpm: bpm, onsetOnly: onsetOnly)
+            for e in events { r.record(e) }
+            return r
+        }
+    }
+}
+
+/// Status lines from the input thread, shown by the main loop.
+final class MessageQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    func post(_ s: String) { lock.withLock { items.append(s) } }
+    func take() -> [String] { lock.withLock { let i = items; items = []; return i } }
+}

@@ -1,0 +1,418 @@
+import Clocks
+import Foundation
+import Judge
+import Lesson
+import MIDIFile
+import Practice
+import Screen
+import Store
+import Synth
+import Terminal
+
+/// `etude routine run`: plays a `RoutinePlan` step by step on live FluidSynth (silently when
+/// no audio device opens): a one-line countdown in each pause, then each entry by its mode.
+///
+/// - watch (or no mode): the lesson with the entry's hand/tempo/bars on a one-line status, a
+///   fade at a time limit (`RoutinePlan.decide`), one watch pass in the history.
+/// - wait / play / memory: the learner plays it on `--input`, judged by the same coach as
+///   `etude practice --mode …`, on the full practice screen (a terminal) or, without one and
+///   with a MIDI input, on the one-line status; the step still ends by its repetitions (N judged
+///   passes) or its time limit (even while wait mode stands at a chord), and every finished
+///   pass goes to the history with its mode and score.
+///
+/// → skips, q/Esc ends; every exit sends all-notes-off and restores the terminal.
+public struct RoutineRunner {
+    public var sound: LiveSound
+    /// Input and judging settings; each entry's mode replaces `mode`.
+    public var playing: Playing
+
+    public init(sound: LiveSound, playing: Playing) {
+        self.sound = sound
+        self.playing = playing
+    }
+
+    /// Seconds the last pass's results stay on the screen when an entry ends by its repetitions.
+    static let resultsLinger = 2.5
+
+    /// The practice plan of an entry: hand, tempo, bars and its length as passes.
+    public static func practicePlan(hand: PracticePlan.Hands?, tempoPercent: Int, bars: ClosedRange<Int>?,
+                                    length: RoutineEntry.Length) -> PracticePlan {
+        var plan = PracticePlan()
+        plan.tempo = .percent(TempoPercent.clamped(Double(tempoPercent)).value)
+        plan.bars = bars
+        if let hand { plan.hands = hand }
+        switch length {
+        case .repetitions(let count): plan.repeatMode = .times(max(1, count))
+        case .minutes: plan.repeatMode = .forever
+        }
+        return plan
+    }
+
+    /// One pass of a step timed from its lesson file: its bars at its tempo (nil when the file
+    /// cannot be read or the bars do not fit; the plan then uses the catalogue's duration).
+    public static func passSeconds(_ q: RoutinePlan.PassQuery) -> Double? {
+        guard let path = q.path, let opened = try? LessonOpener.open(path) else { return nil }
+        let plan = practicePlan(hand: q.hand, tempoPercent: q.tempoPercent, bars: q.bars, length: .repetitions(1))
+        return try? Transport(lesson: opened.lesson, plan: plan, clock: VirtualClock()).passDuration
+    }
+
+    /// The step's policy for the step players.
+    static func decide(_ length: RoutineEntry.Length) -> (Double, Int, Double?) -> StepPlayer.Decision {
+        { elapsed, passes, passEnd in
+            switch RoutinePlan.decide(length: length, elapsed: elapsed, completedPasses: passes, currentPassEnd: passEnd) {
+            case .stop: return .stop
+            case .play(let gain): return .play(gain: gain)
+            }
+        }
+    }
+
+    /// Plays the routine; returns the exit status (128 + a signal that ended it).
+    public func run(_ plan: RoutinePlan, store: Store) throws -> Int32 {
+        let live = try sound.open()
+        let output = GainOutput(live)
+        // The learner's instrument, once for the whole routine (an unknown port is one line).
+        let needsInstrument = plan.steps.contains { ($0.mode ?? .watch).judges }
+        let instrument: Instrument?
+        do {
+            instrument = needsInstrument ? try Instrument(input: playing.input, output: live) : nil
+        } catch {
+            output.allNotesOff()
+            live.close()
+            throw error
+        }
+        let run = Run(plan: plan, store: store, output: output, instrument: instrument, runner: self)
+        defer {
+            output.allNotesOff()
+            instrument?.stop()
+            run.keys.close()
+            live.close()
+        }
+        for (n, step) in plan.steps.enumerated() {
+            if run.quit { break }
+            run.play(step, number: n + 1)
+        }
+        run.line(run.quit ? "Routine ended early." : "Routine \(safe(plan.name)) done.", final: true)
+        return run.exitCode
+    }
+}
+
+/// One run of a routine: the keys, the status line and what ended it, shared by its steps.
+private final class Run {
+    let plan: RoutinePlan
+    let store: Store
+    let output: GainOutput
+    let instrument: Instrument?
+    let runner: RoutineRunner
+    let keys = LineKeys()
+    let tty = isatty(STDOUT_FILENO) != 0
+    let screenAvailable = isatty(STDOUT_FILENO) != 0 && isatty(STDIN_FILENO) != 0
+    var quit = false
+    var exitCode: Int32 = 0
+    private var lastStatus = ""
+
+    init(plan: RoutinePlan, store: Store, output: GainOutput, instrument: Instrument?, runner: RoutineRunner) {
+        self.plan = plan
+        self.store = store
+        self.output = output
+        self.instrument = instrument
+        self.runner = runner
+    }
+
+    /// One step: the countdown before it, then the entry by its mode.
+    func play(_ step: RoutinePlan.Step, number: Int) {
+        let title = safe(step.lesson.title)
+        let counter = "\(number)/\(plan.steps.count)"
+        countdown(step, title: title, counter: counter)
+        if quit { return }
+        guard let path = step.path else {
+            line("Skipping \(title): its file is missing (`etude library rescan`)", final: true)
+            return
+        }
+        let opened: OpenedLesson
+        do {
+            opened = try LessonOpener.open(path)
+        } catch {
+            line("Skipping \(title): \(safe((error as? EtudeFailure)?.message ?? "\(error)"))", final: true)
+            return
+        }
+        let mode = step.mode ?? .watch
+        if mode.judges, let instrument {
+            played(step, opened, mode: mode, instrument: instrument, title: title, counter: counter)
+        } else {
+            watched(step, opened, title: title, counter: counter)
+        }
+    }
+
+    /// Reads keys and signals: true to skip the step (→), and sets `quit` for q/Esc/Ctrl-C/signals.
+    func skipRequested(timeoutMs: Int32) -> Bool {
+        guard let pressed = keys.read(timeoutMs: timeoutMs) else {
+            exitCode = keys.signalStatus ?? exitCode
+            quit = true
+            return true
+        }
+        for key in pressed {
+            switch LineCommand(key) {
+            case .quit?:
+                quit = true
+                return true
+            case .interrupt?:
+                exitCode = 130
+                quit = true
+                return true
+            case .forward?: return true
+            default: break
+            }
+        }
+        return false
+    }
+
+    func line(_ text: String, final: Bool = false) {
+        if tty {
+            if text != lastStatus || final { Console.out("\r\(text)\u{1B}[K" + (final ? "\n" : "")) }
+            lastStatus = final ? "" : text
+        } else if final || !text.isEmpty {
+            Console.out(text + "\n")
+        }
+    }
+
+    // MARK: Steps
+
+    private func countdown(_ step: RoutinePlan.Step, title: String, counter: String) {
+        guard step.pauseSeconds > 0 else { return }
+        let start = MonotonicClock.seconds()
+        while let left = RoutinePlan.countdown(pauseSeconds: step.pauseSeconds, elapsed: MonotonicClock.seconds() - start) {
+            line("Next: \(counter) \(title) in \(left) s  [→ skip, q quit]")
+            if skipRequested(timeoutMs: 50) { break }
+        }
+        if tty { line("") }
+    }
+
+    /// Watching: the lesson plays with the other hand along, on the one-line status.
+    private func watched(_ step: RoutinePlan.Step, _ opened: OpenedLesson, title: String, counter: String) {
+        let practice = RoutineRunner.practicePlan(hand: step.hand, tempoPercent: step.tempoPercent, bars: step.bars, length: step.length)
+        let clock = MonotonicClock()
+        let transport: Transport
+        do {
+            transport = try Transport(lesson: opened.lesson, plan: practice, clock: clock)
+        } catch {
+            line("Skipping \(title): \(RoutineEntry.words(error))", final: true)
+            return
+        }
+        let started = Date()
+        let player = StepPlayer(transport: transport, clock: clock, output: output)
+        // Where the music was at the last tick, for `etude resume` (the entry's start until it plays).
+        var lastTick = practice.tickRange(in: opened.lesson).lowerBound
+        let result = player.run(
+            decide: RoutineRunner.decide(step.length),
+            control: { skipRequested(timeoutMs: 0) ? .skip : .keepGoing },
+            status: { elapsed, passes, gain in
+                lastTick = Int(transport.tick(at: clock.now))
+                guard tty else { return }
+                var s = "\(counter) \(title)  \(StatusLine.clock(elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
+                s += "  pass \(passes + 1)  \(step.tempoPercent)%"
+                if gain < 1 { s += "  fading" }
+                s += "  [→ skip, q quit]"
+                line(s)
+            })
+        let summary = "Played \(counter) \(title): \(StatusLine.clock(result.seconds)), \(result.completedPasses) pass\(result.completedPasses == 1 ? "" : "es")"
+            + (result.faded ? ", faded out" : "") + (result.interrupted ? ", cut short" : "")
+        line(summary, final: true)
+        // A skip in the first second is a change of mind, not practice.
+        guard result.seconds >= 1 else { return }
+        let hand = (step.hand ?? .both).rawValue
+        do {
+            try store.recordPass(lessonID: step.lesson.id, startedAt: started, mode: PracticeMode.watch.rawValue, hand: hand,
+                                 tempoPercent: step.tempoPercent, bars: step.bars, durationSeconds: result.seconds)
+        } catch {
+            line("etude: the pass was not stored: \(Store.message(for: error) ?? "\(error)")", final: true)
+        }
+        try? store.saveResume(ResumeState(lessonID: step.lesson.id, path: opened.path,
+                                          positionSeconds: opened.lesson.tempoMap.seconds(atTick: lastTick), hand: hand,
+                                          tempoPercent: step.tempoPercent, mode: PracticeMode.watch.rawValue,
+                                          loopFirstBar: step.bars?.lowerBound, loopLastBar: step.bars?.upperBound, loopName: nil))
+    }
+
+    /// Practising: the learner plays, the coach judges; on the screen, or on the one-line
+    /// status with a MIDI input when there is no terminal.
+    private func played(_ step: RoutinePlan.Step, _ opened: OpenedLesson, mode: PracticeMode, instrument: Instrument,
+                        title: String, counter: String) {
+        if !screenAvailable && instrument.hookup.usesComputerKeyboard {
+            line("Skipping \(title): \(mode.rawValue) mode needs you to play; run the routine in a terminal, or give --input midi or a FIFO", final: true)
+            return
+        }
+        if !screenAvailable && instrument.hookup.ended {
+            line("Skipping \(title): \(mode.rawValue) mode needs you to play, and the input has ended", final: true)
+            return
+        }
+        var practice = RoutineRunner.practicePlan(hand: step.hand, tempoPercent: step.tempoPercent, bars: step.bars, length: step.length)
+        // Real time from the first note: one bar of clicks to come in on (wait mode waits anyway).
+        if mode != .wait { practice.countIn = true }
+        var settings = runner.playing
+        settings.mode = mode
+        let session: PracticeSession
+        let controller: PracticeController
+        do {
+            (session, controller) = try PracticeScreenRunner.makeSession(opened, plan: practice, output: output, playing: settings,
+                                                                         instrument: instrument)
+        } catch {
+            line("Skipping \(title): \(safe((error as? EtudeFailure)?.message ?? "\(error)"))", final: true)
+            return
+        }
+        defer { instrument.session = nil }
+        let history = StoreHistory(store: store, lessonID: step.lesson.id, path: opened.path)
+        // The screen's help lists s and L here too.
+        controller.onSaveLoop = { history.saveLoop($0) }
+        controller.onRecallLoops = { history.savedLoops() }
+        let scored = SessionStep(session: session, output: output, decide: RoutineRunner.decide(step.length))
+        let passes = JudgedPasses(history: history, session: session, mode: mode)
+        let (outcome, resumePoint, inputEnded) = screenAvailable
+            ? onScreen(scored, controller: controller, step: step, counter: counter, passes: passes)
+            : headless(scored, instrument: instrument, step: step, title: title, counter: counter, mode: mode, passes: passes)
+        for l in passes.takeLines() { line(l, final: true) }
+        let scores = passes.figures.compactMap { $0.map { Int($0.score.rounded()) } }
+        var summary = "Played \(counter) \(title) (\(mode.rawValue)): \(StatusLine.clock(outcome.seconds)), \(passes.figures.count) judged pass\(passes.figures.count == 1 ? "" : "es")"
+        if !scores.isEmpty { summary += ", score\(scores.count == 1 ? "" : "s") \(scores.map(String.init).joined(separator: " ")) (best \(scores.max() ?? 0))" }
+        summary += (outcome.faded ? ", faded out" : "") + (outcome.interrupted ? ", cut short" : "") + (inputEnded ? " (the input ended)" : "")
+        line(summary, final: true)
+        // `etude resume` goes on from the last entry played, as after `etude practice`.
+        history.saveResume(resumePoint, mode: mode, loopName: nil)
+    }
+
+    /// A played entry on the full practice screen (the learner needs to see the notes).
+    private func onScreen(_ scored: SessionStep, controller: PracticeController, step: RoutinePlan.Step, counter: String,
+                          passes: JudgedPasses) -> (StepPlayer.Result, ResumePoint, Bool) {
+        let session = controller.session
+        // The screen takes the terminal; the one-line keys come back after it.
+        keys.pauseTerminal()
+        defer { keys.resumeTerminal() }
+        var overAt: Double?
+        var lastTick: SessionStep.Tick?
+        var skipped = false
+        var outcome: PracticeScreenRunner.Outcome?
+        do {
+            outcome = try PracticeScreenRunner.screen(controller, signals: keys.signals, begin: { scored.start() }, frame: { loop in
+                let t = scored.tick()
+                passes.record(t.finished)
+                lastTick = t
+                guard t.isOver else { return }
+                let now = session.now
+                if overAt == nil { overAt = now }
+                // The last pass's results stay a moment (any key goes on at once).
+                if session.shownResults == nil || now - (overAt ?? now) >= RoutineRunner.resultsLinger { loop.stop() }
+            }, decorate: { model in
+                let elapsed = lastTick?.elapsed ?? 0
+                // The routine's progress first: a long title is what the status bar cuts.
+                var info = "\(counter) \(StatusLine.clock(elapsed))/\(StatusLine.clock(step.plannedSeconds))"
+                if case .repetitions(let count) = step.length { info += " pass \(min(count, (lastTick?.completedPasses ?? 0) + 1))/\(count)" }
+                if (lastTick?.gain ?? 1) < 1 { info += " fading" }
+                model.status.title = "\(info) · \(model.status.title)"
+                model.helpEntries = PracticeKeys.inRoutine
+                if overAt != nil {
+                    model.message = "entry done: any key goes on"
+                } else if model.message == nil || model.message?.hasPrefix("the end") == true {
+                    model.message = "routine \(counter): → next entry, q ends the routine"
+                }
+            }, key: { k in
+                let command = PracticeKeyMap.command(for: k, pianoKeys: session.wantsPianoKeys)
+                if command == .quit {
+                    quit = true
+                    return .quit
+                }
+                if overAt != nil { return .quit }
+                if k == Key(.right) {
+                    skipped = true
+                    return .quit
+                }
+                return nil
+            })
+        } catch {
+            line(safe((error as? EtudeFailure)?.message ?? "\(error)"), final: true)
+            quit = true
+        }
+        if let outcome {
+            if let signal = outcome.signal {
+                exitCode = 128 + signal
+                quit = true
+            } else if outcome.ending == .interrupted {
+                exitCode = 130
+                quit = true
+            } else if outcome.ending == .inputClosed {
+                quit = true
+            }
+        }
+        let (result, rest) = scored.finish(interrupted: skipped || (quit && overAt == nil))
+        passes.record(rest)
+        return (result, outcome?.resumePoint ?? session.resumePoint(), false)
+    }
+
+    /// A played entry without a terminal, on a MIDI input: the one-line status and a line per
+    /// judged pass. The coach judges on its own clock (the session's runner ticks it).
+    private func headless(_ scored: SessionStep, instrument: Instrument, step: RoutinePlan.Step, title: String, counter: String,
+                          mode: PracticeMode, passes: JudgedPasses) -> (StepPlayer.Result, ResumePoint, Bool) {
+        var interrupted = false
+        var inputEnded = false
+        scored.start()
+        line("Your turn: \(counter) \(title) in \(mode.rawValue) mode on \(instrument.hookup.sourceName.map(safe) ?? runner.playing.input)", final: true)
+        while true {
+            if skipRequested(timeoutMs: 20) {
+                interrupted = true
+                break
+            }
+            let t = scored.tick()
+            passes.record(t.finished)
+            for l in passes.takeLines() { line(l, final: true) }
+            if t.isOver { break }
+            if instrument.hookup.ended {  // nothing more can be played
+                interrupted = true
+                inputEnded = true
+                break
+            }
+            guard tty else { continue }
+            var s = "\(counter) \(title) (\(mode.rawValue))  \(StatusLine.clock(t.elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
+            s += "  pass \(t.completedPasses + 1)  \(step.tempoPercent)%"
+            if t.gain < 1 { s += "  fading" }
+            s += "  [→ skip, q quit]"
+            line(s)
+        }
+        let resumePoint = scored.session.resumePoint()
+        let (result, rest) = scored.finish(interrupted: interrupted)
+        passes.record(rest)
+        return (result, resumePoint, inputEnded)
+    }
+}
+
+/// The judged passes of one played entry: each goes to the history as it ends (a pass cut by
+/// the limit or by → for its time only), with a line for the summary.
+private final class JudgedPasses {
+    let history: StoreHistory
+    let session: PracticeSession
+    let mode: PracticeMode
+    private(set) var figures: [ScoreFigures?] = []
+    private var lines: [String] = []
+
+    init(history: StoreHistory, session: PracticeSession, mode: PracticeMode) {
+        self.history = history
+        self.session = session
+        self.mode = mode
+    }
+
+    func record(_ passes: [FinishedPassInfo]) {
+        for p in passes {
+            guard p.complete else {
+                history.record([p], mode: mode) { _ in nil }
+                continue
+            }
+            let f = session.score(for: p)
+            history.record([p], mode: mode) { _ in f }
+            figures.append(f)
+            lines.append("  pass \(figures.count): " + (f.map(\.summary) ?? "not scored"))
+        }
+    }
+
+    /// The pass lines not yet printed.
+    func takeLines() -> [String] {
+        let out = lines
+        lines = []
+        return out
+    }
+}

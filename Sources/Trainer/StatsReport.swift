@@ -1,0 +1,33 @@
+import Foundation
+import Store
+
+/// Formatting of `etude stats`.
+public enum StatsReport {
+    public static func minutes(_ s: Double) -> String {
+        let m = Int((s / 60).rounded())
+        return m >= 60 ? "\(m / 60) h \(m % 60) min" : "\(m) min"
+    }
+
+    public static func passes(_ n: Int) -> String { n == 1 ? "1 pass" : "\(n) passes" }
+
+    public static func text(_ st: PracticeStats, title: String) -> String {
+        var out = "\(safe(title))\n"
+        out += "Passes:       \(st.passCount) (\(st.scoredPassCount) scored), \(minutes(st.totalSeconds)) in all\n"
+        if let b = st.bestScore { out += "Best score:   \(Int(b.rounded()))\n" }
+        if let l = st.latestScore { out += "Latest score: \(Int(l.rounded()))\n" }
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.dateFormat = "EEE dd MMM"
+        out += "Last 7 days:\n"
+        for d in st.days { out += "  \(day.string(from: d.start))  \(minutes(d.seconds).leftPad(10))  \(passes(d.passes))\n" }
+        out += "Last 8 weeks:\n"
+        for w in st.weeks { out += "  week of \(day.string(from: w.start))  \(minutes(w.seconds).leftPad(10))  \(passes(w.passes))\n" }
+        if !st.scores.isEmpty {
+            out += "Score:  \(Sparkline.render(st.scores, lower: 0, upper: 100))  (0-100, last \(min(40, st.scores.count)))\n"
+        }
+        if !st.tempos.isEmpty {
+            out += "Tempo:  \(Sparkline.render(st.tempos, lower: 0, upper: max(100, st.tempos.max() ?? 100)))  (% of written tempo)\n"
+        }
+        return out
+    }
+}

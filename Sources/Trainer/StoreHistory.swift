@@ -1,0 +1,100 @@
+import Foundation
+import Judge
+import Lesson
+import Practice
+import Store
+
+/// The library's side of a practice session: `PracticeHistory` implemented on the Store for one
+/// lesson. Opening it never stops practice: when the library cannot be opened, one line says
+/// why and practice goes on without a history (`open` returns nil).
+public final class StoreHistory: PracticeHistory, @unchecked Sendable {
+    private let store: Store
+    private let lessonID: String
+    private let path: String
+    private let lock = NSLock()
+
+    /// The history of a lesson already in the catalogue of an open store (`routine run`).
+    public init(store: Store, lessonID: String, path: String) {
+        self.store = store
+        self.lessonID = lessonID
+        self.path = path
+    }
+
+    /// Opens the library and catalogues the file; nil (with one line on stderr) when it cannot.
+    public static func open(_ library: Library, path: String) -> StoreHistory? {
+        let absolute = path.hasPrefix("/") ? URL(fileURLWithPath: path).standardizedFileURL.path
+            : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path).standardizedFileURL.path
+        do {
+            let s = try Store.open(path: library.databasePath, formats: LessonFormats.all)
+            for n in s.notices { Console.error("etude: \(n)") }
+            let id = try s.catalogue(fileAt: path).id
+            return StoreHistory(store: s, lessonID: id, path: absolute)
+        } catch let e as EtudeFailure {
+            Console.error("etude: practice history is off: \(e.message)")
+        } catch {
+            Console.error("etude: practice history is off: \(Store.message(for: error) ?? "\(error)")")
+        }
+        return nil
+    }
+
+    public func record(_ passes: [FinishedPassInfo], mode: PracticeMode, figures: (FinishedPassInfo) -> ScoreFigures?) {
+        lock.lock()
+        defer { lock.unlock() }
+        for p in passes {
+            let f = p.complete ? figures(p) : nil
+            let record = PassRecord(lessonID: lessonID, startedAt: p.startedAt, mode: mode.rawValue, hand: p.hands.rawValue,
+                                    tempoPercent: Int(p.tempoPercent.rounded()), firstBar: p.bars.lowerBound, lastBar: p.bars.upperBound,
+                                    durationSeconds: p.durationSeconds, figures: f, complete: p.complete)
+            _ = try? store.recordPass(record)
+        }
+    }
+
+    public func saveResume(_ point: ResumePoint, mode: PracticeMode, loopName: String?) {
+        let state = ResumeState(lessonID: lessonID, path: path, positionSeconds: point.positionSeconds, hand: point.hands.rawValue,
+                                tempoPercent: Int(point.tempoPercent.rounded()), mode: mode.rawValue,
+                                loopFirstBar: point.loop?.lowerBound, loopLastBar: point.loop?.upperBound, loopName: loopName)
+        try? store.saveResume(state)
+    }
+
+    public func saveLoop(_ loop: LoopSnapshot) -> String {
+        let name = loop.autoName
+        do {
+            try store.saveLoop(SavedLoop(lessonID: lessonID, name: name, firstBar: loop.bars.lowerBound, lastBar: loop.bars.upperBound,
+                                         hand: loop.hands.rawValue, tempoPercent: Int(loop.tempoPercent.rounded()),
+                                         otherHandMode: loop.otherHand.name))
+            return "saved loop \"\(name)\""
+        } catch {
+            return "could not save the loop: \(Store.message(for: error) ?? "\(error)")"
+        }
+    }
+
+    /// A loop whose stored hand or other-hand mode no longer reads is left out rather than guessed.
+    public func savedLoops() -> [NamedLoop] {
+        guard let loops = try? store.loops(for: lessonID) else { return [] }
+        return loops.compactMap { l in
+            guard let hands = try? PracticePlan.parseHands(l.hand),
+                  let other = try? PracticePlan.parseOtherHand(SavedLoopModes.otherHand(l.otherHandMode))
+            else { return nil }
+            return NamedLoop(name: l.name, loop: LoopSnapshot(bars: l.firstBar...l.lastBar, hands: hands,
+                                                              tempoPercent: Double(l.tempoPercent), otherHand: other))
+        }
+    }
+
+    /// A saved loop of this lesson by name (`--saved`), or one line naming the loops there are.
+    public func savedLoop(named name: String) throws -> SavedLoop {
+        guard let loop = try store.loop(named: name, for: lessonID) else {
+            let names = ((try? store.loops(for: lessonID)) ?? []).map { "\"\(safe($0.name))\"" }
+            throw EtudeFailure("--saved \(safe(name)): no saved loop of that name for this lesson" +
+                               (names.isEmpty ? "; save one with `s` on the practice screen" : " (saved: \(names.joined(separator: ", ")))"))
+        }
+        return loop
+    }
+}
+
+/// What a saved loop's other hand says, as practice reads it: older versions saved "hide",
+/// which plays as "mute".
+public enum SavedLoopModes {
+    public static func otherHand(_ stored: String) -> String {
+        stored.lowercased() == "hide" ? "mute" : stored
+    }
+}
