@@ -1,6 +1,7 @@
 import Foundation
 import MIDIFile
 import Testing
+import TestSupport
 @testable import Store
 
 @Suite struct MetadataTests {
