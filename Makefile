@@ -5,6 +5,7 @@ CORPUS ?= ../shared/corpus/jazz-soft
 FUZZ_SECONDS ?= 180
 DEMO_LESSON ?= Lessons/level4/ode-to-joy.mid
 # Tests that check real-time audio for underruns: run on their own after the main suite.
+# `make test` ends with the tests skipped (a tool or the corpus missing) and why: Tests/skipped.awk.
 LIVE_TESTS := playsThroughPulseAudioForReal
 
 .PHONY: all deps deps-test build release demo test crosscheck fuzz bench clean
@@ -37,7 +38,8 @@ test: deps-test
 	$(SWIFT) test --skip-build --filter "$(LIVE_TESTS)" 2>&1 | tee .build/test-live.log; \
 	status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || exit $$status; \
 	if [ -n "$$py" ]; then "$$py" Tests/peers/mido_crosscheck.py .build/debug/etude $(CORPUS)/*.mid | tail -n 25; \
-	else echo "mido cross-check skipped: no peer venv (see the reason above)"; fi
+	else echo "mido cross-check skipped: no peer venv (see the reason above)"; fi; \
+	awk -f Tests/skipped.awk .build/test.log .build/test-live.log
 
 crosscheck: build
 	@py=$$(bash scripts/peer-venv.sh); [ -n "$$py" ] && "$$py" Tests/peers/mido_crosscheck.py .build/debug/etude $(CORPUS)/*.mid

@@ -74,25 +74,25 @@ let package = Package(
             dependencies: ["MIDIFile", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth"],
             path: "Benchmarks/etude-bench"
         ),
-        .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile"]),
-        .testTarget(name: "MIDIInputTests", dependencies: ["MIDIInput", "MIDIFile", "Judge"]),
-        .testTarget(name: "JudgeTests", dependencies: ["Judge", "MIDIFile"]),
+        .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
+        .testTarget(name: "MIDIInputTests", dependencies: ["MIDIInput", "MIDIFile", "Judge", "TestSupport"]),
+        .testTarget(name: "JudgeTests", dependencies: ["Judge", "MIDIFile", "TestSupport"]),
         // Raw mode, key decoding, cell buffer + frame diff, colour depth, restore on every exit. No ncurses.
         .target(name: "Terminal"),
         // Practice-screen widgets drawn into Terminal's cell buffer from a plain ScreenModel value.
         .target(name: "Screen", dependencies: ["Terminal", "MIDIFile", "Judge"]),
         // Tiny program the pseudo-terminal tests run to prove raw mode is entered and restored.
         .executableTarget(name: "etude-tty-probe", dependencies: ["Terminal", "Screen", "Trainer"], path: "Tests/TTYProbe"),
-        .testTarget(name: "TerminalTests", dependencies: ["Terminal", "etude-tty-probe"]),
-        .testTarget(name: "ScreenTests", dependencies: ["Screen", "Terminal", "MIDIFile", "Judge"], exclude: ["Snapshots"]),
+        .testTarget(name: "TerminalTests", dependencies: ["Terminal", "etude-tty-probe", "TestSupport"]),
+        .testTarget(name: "ScreenTests", dependencies: ["Screen", "Terminal", "MIDIFile", "Judge", "TestSupport"], exclude: ["Snapshots"]),
         // ABC 2.1 notation → MIDIFile (lessons are written in ABC), and the fingering convention.
         .target(name: "ABC", dependencies: ["MIDIFile"]),
         // Writes the generated curriculum (Lessons/level1–3) as .abc and compiles every lesson to .mid.
         .executableTarget(name: "etude-lessons", dependencies: ["ABC", "MIDIFile"], path: "Tools/etude-lessons"),
-        .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile"], exclude: ["Fixtures"]),
-        .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", "Judge", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile"]),
+        .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile", "TestSupport"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", "Judge", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile", "TestSupport"]),
         // Wiring the lesson engine to devices: the real-time transport runner, the practice session.
         .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks"]),
         // The application layer between the engine modules and the command line: opening a
@@ -102,10 +102,15 @@ let package = Package(
         .target(name: "Trainer", dependencies: ["Practice", "Screen", "Terminal", "Store", "Synth", "MIDIInput", "Lesson",
                                                 "Judge", "MIDIFile", "ABC", "Clocks"]),
         // One process runner, one tmux harness, the built binary's path and the skip conditions,
-        // shared by every test target.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
-        // The command line end to end, as a user runs it: the built `etude` in processes and in tmux.
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "MIDIFile"]),
+        // shared by every test target; with the music fixtures several targets build.
+        .target(name: "TestSupport", dependencies: ["MIDIFile"], path: "Tests/TestSupport"),
+        // The command line end to end, as a user runs it: the built `etude` in processes, on a
+        // pseudo-terminal and in tmux. Library modules only build fixtures and read back what
+        // etude wrote (a .mid, a .wav, the database), never stand in for the binary.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["TestSupport", "MIDIFile", "Lesson", "Judge", "Synth", "Store", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Screen", "Terminal", "Store"]),
     ],
     swiftLanguageModes: [.v6]

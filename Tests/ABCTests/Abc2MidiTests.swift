@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ABC
 import MIDIFile
 
@@ -7,25 +8,14 @@ import MIDIFile
 /// voice, the pitches and onsets it plays with ours. Onsets are compared in quarter-note beats:
 /// abc2midi starts every note one tick late and keeps its own tempo, so seconds would differ.
 enum Abc2Midi {
-    static let path: String? = ["/usr/bin/abc2midi", "/usr/local/bin/abc2midi"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
     /// (pitch, onset in beats) per voice track that has notes, from abc2midi.
     static func voices(abc: String, tune: Int) throws -> [[NoteKey]] {
-        guard let path else { return [] }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("etude-abc-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("in.abc")
-        let output = dir.appendingPathComponent("out.mid")
-        try Data(abc.utf8).write(to: input)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = [input.path, String(tune), "-o", output.path]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        let bytes = [UInt8](try Data(contentsOf: output))
+        let path = try #require(Tools.abc2midi.path)
+        let dir = try TempDir("etude-abc")
+        let input = try dir.write("in.abc", abc)
+        let output = dir.file("out.mid")
+        _ = try ProcessRunner.run(path, [input, String(tune), "-o", output])
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
         let file = try MIDIReader.read(bytes, strict: false).file
         return keys(file)
     }
@@ -89,11 +79,8 @@ enum Abc2Midi {
 
 @Suite("Cross-check with abc2midi")
 struct Abc2MidiTests {
-    @Test func fixtureTunesAgree() throws {
-        guard Abc2Midi.path != nil else {
-            print("skipping: abc2midi not installed (apt-get install abcmidi)")
-            return
-        }
+    @Test(.enabled(if: Tools.abc2midi.available, Tools.abc2midi.reason))
+    func fixtureTunesAgree() throws {
         let text = try String(contentsOf: Repo.fixtures.appendingPathComponent("constructs.abc"), encoding: .utf8)
         let tunes = ABCImport.tunes(inABCText: text)
         #expect(tunes.count == 9)
@@ -111,11 +98,8 @@ struct Abc2MidiTests {
         }
     }
 
-    @Test func everyLessonAgrees() throws {
-        guard Abc2Midi.path != nil else {
-            print("skipping: abc2midi not installed (apt-get install abcmidi)")
-            return
-        }
+    @Test(.enabled(if: Tools.abc2midi.available, Tools.abc2midi.reason))
+    func everyLessonAgrees() throws {
         let sources = Repo.lessonSources()
         #expect(sources.count >= 60)
         for url in sources {

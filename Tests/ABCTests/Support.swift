@@ -1,11 +1,10 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ABC
 import MIDIFile
 
-enum Repo {
-    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let lessons = root.appendingPathComponent("Lessons")
+extension Repo {
     static let fixtures = root.appendingPathComponent("Tests/ABCTests/Fixtures")
 
     /// Every .abc under Lessons/, sorted.

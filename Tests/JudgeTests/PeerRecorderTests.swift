@@ -1,16 +1,14 @@
 import Foundation
 import MIDIFile
 import Testing
+import TestSupport
 @testable import Judge
 
 /// Cross-check: a recording must read back as the same notes in another MIDI library (mido).
 @Suite struct PeerRecorderTests {
-    @Test func midoReadsTheRecordingAsTheSameNotes() throws {
-        guard let python = ProcessInfo.processInfo.environment["ETUDE_PEER_PYTHON"],
-              FileManager.default.isExecutableFile(atPath: python) else {
-            print("mido cross-check skipped: ETUDE_PEER_PYTHON is not set to a Python with mido (make test sets it)")
-            return
-        }
+    @Test(.enabled(if: Tools.peerPython.available, Tools.peerPython.reason))
+    func midoReadsTheRecordingAsTheSameNotes() throws {
+        let python = try #require(Tools.peerPython.path)
         var rec = PerformanceRecorder(startTime: 5, bpm: 90, ticksPerQuarter: 96)
         let played: [(Int, Double, Double)] = [(60, 5.0, 5.4), (64, 5.0, 5.9), (67, 5.5, 6.0), (72, 6.25, 7.0)]
         var events: [PlayedEvent] = []
@@ -18,11 +16,8 @@ import Testing
             events += [PlayedEvent(pitch: p, velocity: 70, time: on), PlayedEvent(pitch: p, velocity: 0, time: off, isOn: false)]
         }
         for e in events.sorted(by: { $0.time < $1.time }) { rec.record(e) }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("etude-judge-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("mine.mid")
-        try Data(rec.bytes()).write(to: file)
+        let dir = try TempDir("etude-judge")
+        let file = try dir.write("mine.mid", rec.bytes())
 
         let script = """
         import sys, mido
@@ -36,15 +31,9 @@ import Testing
             elif m.type in ('note_off', 'note_on'):
                 print(m.note, round(start.pop(m.note), 4), round(t, 4))
         """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", script, file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let mido = try ProcessRunner.run(python, ["-c", script, file])
+        let out = mido.stdout
+        #expect(mido.status == 0)
         var notes: [[Double]] = []
         for line in out.split(separator: "\n") {
             let fields: [Double] = line.split(separator: " ").compactMap { Double(String($0)) }

@@ -1,20 +1,18 @@
 import Clocks
 import Foundation
 import Testing
+import TestSupport
 import MIDIFile
 @testable import Lesson
 
 /// Every file of the shared edge-case corpus becomes a lesson that plays, loops and exports.
 @Suite struct CorpusTests {
-    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/jazz-soft")
+    static var corpus: URL { Repo.jazzSoft }
 
-    @Test func everyCorpusFilePlaysLoopsAndExports() throws {
+    @Test(.enabled(if: Tools.corpus.available, Tools.corpus.reason))
+    func everyCorpusFilePlaysLoopsAndExports() throws {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: Self.corpus.path))?.filter { $0.hasSuffix(".mid") }.sorted() ?? []
-        guard !names.isEmpty else {
-            print("skipping corpus test: no corpus at \(Self.corpus.path)")
-            return
-        }
+        try #require(!names.isEmpty, "no .mid files in \(Self.corpus.path)")
         var lessons = 0
         for name in names {
             let bytes = [UInt8](try Data(contentsOf: Self.corpus.appendingPathComponent(name)))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import MIDIFile
 @testable import Lesson
 
@@ -121,8 +122,9 @@ import MIDIFile
         }
     }
 
-    @Test func symusicReadsTheSameNotes() throws {
-        guard let python = Peer.python() else { return }
+    @Test(.enabled(if: Tools.peerPython.available, Tools.peerPython.reason))
+    func symusicReadsTheSameNotes() throws {
+        let python = try #require(Tools.peerPython.path)
         let lesson = try Self.source()
         let exported = try LessonExport.midiFile(lesson: lesson, plan: PracticePlan(hands: .right, otherHand: .quiet(0.5), bars: 2...7, repeatMode: .times(2)))
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("etude-symusic-\(UInt32.random(in: 0...UInt32.max)).mid")
@@ -134,8 +136,9 @@ import MIDIFile
         notes = sorted((n.time, n.pitch, n.duration, n.velocity) for t in s.tracks for n in t.notes)
         print(";".join("%d,%d,%d,%d" % n for n in notes))
         """
-        let (status, output) = try Peer.run(python, ["-c", script, path.path])
-        #expect(status == 0, "\(output)")
+        let peer = try ProcessRunner.run(python, ["-c", script, path.path])
+        let (status, output) = (peer.status, peer.stdout)
+        #expect(status == 0, "\(peer.output)")
         let back = try Self.reimport(exported)
         let ours = back.notes.map { "\($0.startTick),\($0.pitch),\($0.endTick - $0.startTick),\($0.velocity)" }
         let theirs = output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ";").map(String.init)
@@ -143,8 +146,9 @@ import MIDIFile
         #expect(ours.count == 2 * lesson.notes.filter { $0.startTick >= Build.bar && $0.startTick < 7 * Build.bar }.count)
     }
 
-    @Test func midoReadsTheExport() throws {
-        guard let python = Peer.python() else { return }
+    @Test(.enabled(if: Tools.peerPython.available, Tools.peerPython.reason))
+    func midoReadsTheExport() throws {
+        let python = try #require(Tools.peerPython.path)
         let lesson = try Self.source()
         let plan = PracticePlan(tempo: .percent(60), bars: 3...9, repeatMode: .times(2), metronome: .init(enabled: true))
         let exported = try LessonExport.midiFile(lesson: lesson, plan: plan)
@@ -157,8 +161,9 @@ import MIDIFile
         ons = sum(1 for t in m.tracks for x in t if x.type == 'note_on' and x.velocity > 0)
         print(m.type, len(m.tracks), ons, round(m.length, 3))
         """
-        let (status, output) = try Peer.run(python, ["-c", script, path.path])
-        #expect(status == 0, "\(output)")
+        let peer = try ProcessRunner.run(python, ["-c", script, path.path])
+        let (status, output) = (peer.status, peer.stdout)
+        #expect(status == 0, "\(peer.output)")
         let back = try Self.reimport(exported)
         let expectedLength = back.durationSeconds
         let fields = output.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)

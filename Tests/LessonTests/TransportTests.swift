@@ -1,5 +1,6 @@
 import Clocks
 import Testing
+import TestSupport
 import MIDIFile
 @testable import Lesson
 

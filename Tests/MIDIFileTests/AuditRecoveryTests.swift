@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import MIDIFile
 
 /// One format-0 track with `body` (an End of Track appended unless `end` is false). The track

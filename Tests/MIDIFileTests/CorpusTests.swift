@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MIDIFile
 
 /// Every file of the shared jazz-soft corpus, with the outcome it must have.

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import MIDIFile
 
 /// Inputs the fuzzer (make fuzz) found, kept so they never come back.

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import MIDIFile
 
 /// One track body with the given events and an End of Track.

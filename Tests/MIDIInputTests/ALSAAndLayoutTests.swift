@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MIDIInput
 
 @Suite struct ALSATests {
@@ -33,23 +34,24 @@ import Testing
         #expect(ALSAInput.noPortError(target: .firstKeyboard, ports: []).fallBackToComputerKeyboard)
     }
 
-    @Test func theSequencerPathWhereItExistsOrAClearFallbackWhereNot() throws {
-        if let why = ALSASequencer.unavailableReason {
-            print("ALSA sequencer test skipped: \(why)")
-            // Without a sequencer, opening falls back to the computer keyboard with one line.
-            let input = ALSAInput(target: .firstKeyboard)
-            do {
-                try input.start { _ in }
-                Issue.record("ALSA input started without /dev/snd/seq")
-            } catch {
-                #expect(error.fallBackToComputerKeyboard)
-                #expect(error.message.contains("/dev/snd/seq"))
-                #expect(!error.message.contains("\n"))
-            }
-            #expect(throws: InputError.self) { try ALSASequencer.inputPorts() }
-            return
+    /// Without a sequencer, opening falls back to the computer keyboard with one line.
+    @Test(.disabled(if: Tools.alsaSequencer.available, "an ALSA sequencer is here: the fallback without one cannot be seen"))
+    func withoutASequencerOpeningFallsBackInOneLine() throws {
+        let input = ALSAInput(target: .firstKeyboard)
+        do {
+            try input.start { _ in }
+            Issue.record("ALSA input started without /dev/snd/seq")
+        } catch {
+            #expect(error.fallBackToComputerKeyboard)
+            #expect(error.message.contains("/dev/snd/seq"))
+            #expect(!error.message.contains("\n"))
         }
-        // A sequencer exists: listing works and never shows our own listing client.
+        #expect(throws: InputError.self) { try ALSASequencer.inputPorts() }
+    }
+
+    /// A sequencer exists: listing works and never shows our own listing client.
+    @Test(.enabled(if: Tools.alsaSequencer.available, Tools.alsaSequencer.reason))
+    func theSequencerListsPortsWithoutOurOwnClient() throws {
         let listed = try ALSASequencer.inputPorts()
         #expect(!listed.contains { $0.clientName.hasPrefix("Etude") })
         let input = ALSAInput(target: .firstKeyboard)
@@ -128,31 +130,7 @@ import Testing
         #expect(throws: InputError.self) { try InputSpec("/nonexistent/midi1").open { _ in } }
     }
 
-    @Test func devicesCommandListsPortsOrSaysWhyNone() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let binary = root.appendingPathComponent(".build/debug/etude")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            Issue.record("\(binary.path) is missing: run `swift build` (make test does) before the tests")
-            return
-        }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["devices", "--json"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let ports = try #require(object["ports"] as? [[String: Any]])
-        if let why = ALSASequencer.unavailableReason {
-            #expect(ports.isEmpty)
-            #expect(object["reason"] as? String == why)
-        } else if ports.isEmpty {
-            #expect(object["reason"] is String)
-        }
-    }
+    // `etude devices` (ports or why none) is checked through the binary in EndToEndTests.
 }
 
 @Suite struct ReconnectWatchTests {
@@ -191,12 +169,8 @@ import Testing
 }
 
 @Suite struct SequencerShimTests {
-    @Test func openingWithoutASequencerFailsCleanly() throws {
-        guard let why = ALSASequencer.unavailableReason else {
-            print("shim failure test skipped: an ALSA sequencer is present here")
-            return
-        }
-        print("opening the ALSA shim without a sequencer (\(why))")
+    @Test(.disabled(if: Tools.alsaSequencer.available, "an ALSA sequencer is here: the shim's failure to open one cannot be seen"))
+    func openingWithoutASequencerFailsCleanly() throws {
         do {
             _ = try SequencerHandle(name: "Etude test")
             Issue.record("opened a sequencer although /dev/snd/seq is unavailable")

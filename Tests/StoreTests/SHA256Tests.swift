@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Store
 
 @Suite struct SHA256Tests {
@@ -31,24 +32,15 @@ import Testing
     }
 
     /// Every padding boundary (55, 56, 63, 64, 119, 120 bytes...) against coreutils' sha256sum.
-    @Test func matchesSha256sumAcrossBlockBoundaries() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sha256sum") else {
-            print("skipping: /usr/bin/sha256sum not available")
-            return
-        }
+    @Test(.enabled(if: Tools.sha256sum.available, Tools.sha256sum.reason))
+    func matchesSha256sumAcrossBlockBoundaries() throws {
+        let sha256sum = try #require(Tools.sha256sum.path)
         let dir = try TempDir()
         for n in [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 128, 1000] {
             let bytes = (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 5) }
             let path = dir.file("b\(n)")
             try Data(bytes).write(to: URL(fileURLWithPath: path))
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-            p.arguments = [path]
-            let pipe = Pipe()
-            p.standardOutput = pipe
-            try p.run()
-            let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
+            let out = try ProcessRunner.run(sha256sum, [path]).stdout
             #expect(String(out.prefix(64)) == SHA256.hex(bytes), "length \(n)")
         }
     }

@@ -3,6 +3,7 @@ import Judge
 import GRDB
 import MIDIFile
 import Testing
+import TestSupport
 @testable import Store
 
 @Suite struct DatabaseFileTests {

@@ -2,6 +2,7 @@ import Foundation
 import Judge
 import MIDIFile
 import Testing
+import TestSupport
 @testable import Store
 
 @Suite struct MetadataTests {

@@ -3,16 +3,7 @@ import Foundation
 import MIDIFile
 import Synth
 import Testing
-
-/// Polls `condition` (no timing assertion: the deadline only stops a broken test hanging).
-func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-    let end = MonotonicClock.seconds() + seconds
-    while MonotonicClock.seconds() < end {
-        if condition() { return true }
-        usleep(2000)
-    }
-    return condition()
-}
+import TestSupport
 
 @Suite struct DispatcherTests {
     let schedule = MessageSchedule(messages: [

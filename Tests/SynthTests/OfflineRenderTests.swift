@@ -2,22 +2,12 @@ import Foundation
 import MIDIFile
 import Synth
 import Testing
+import TestSupport
 
-/// Isolated middle Cs at irregular ticks, a tempo change (120 → 75 BPM) and an empty bar.
-/// Each note is preceded by CC 120 (all sound off) so the previous release is cut to exact
-/// digital silence and an onset is simply the first non-zero sample — no threshold guesswork.
-let onsetSong: TestSong = {
-    let ticks = [0, 1000, 2333, 3707, 4400, 5555, 7001, 8333, 11600]
-    var song = TestSong(tempos: [(0, 500_000), (3840, 800_000)], events: [], endTick: 12480)
-    song.events.append((0, .programChange(channel: 0, program: 0)))
-    for t in ticks {
-        if t > 0 { song.events.append((t - 250, .controlChange(channel: 0, controller: 120, value: 0))) }
-        song.events.append((t, .noteOn(channel: 0, key: 60, velocity: 100)))
-        song.events.append((t + 120, .noteOff(channel: 0, key: 60, velocity: 0)))
-    }
-    return song
-}()
-let onsetTicks = [0, 1000, 2333, 3707, 4400, 5555, 7001, 8333, 11600]
+/// Isolated middle Cs at irregular ticks, a tempo change and an empty bar (`TestSong.onsets`,
+/// which the render command's end-to-end tests play too).
+let onsetSong = TestSong.onsets
+let onsetTicks = TestSong.onsetTicks
 /// Bar 6 at 75 BPM in 4/4 (ticks 9600–11520) has no notes.
 let silentBar = 9600..<11520
 

@@ -1,91 +1,35 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Terminal
 
 /// Runs the `etude-tty-probe` program on a fresh pseudo-terminal and checks, from outside,
 /// that raw mode is entered and the tty modes are restored on every way out.
 final class ProbeRun {
-    let master: Int32
-    let slave: Int32
-    let pid: pid_t
-    var output: [UInt8] = []
-
-    static func probePath() -> String? {
-        var candidates: [String] = []
-        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("etude-tty-probe").path)
-        }
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(repo.appendingPathComponent(".build/debug/etude-tty-probe").path)
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    let tty: PseudoTerminal
+    let process: Spawned
+    var pid: pid_t { process.pid }
 
     init(arguments: [String] = []) throws {
-        var m: Int32 = -1
-        var s: Int32 = -1
-        var ws = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
-        guard openpty(&m, &s, nil, nil, &ws) == 0 else { throw ProbeError("cannot open a pseudo-terminal") }
-        guard let path = ProbeRun.probePath() else { throw ProbeError("etude-tty-probe not built") }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, s, 0)
-        posix_spawn_file_actions_adddup2(&actions, s, 1)
-        posix_spawn_file_actions_adddup2(&actions, s, 2)
-        posix_spawn_file_actions_addclose(&actions, m)
-        var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { a in a.withCString { strdup($0) } } + [nil]
-        defer { for a in argv { free(a) } }
-        var env: [UnsafeMutablePointer<CChar>?] = ["TERM=xterm-256color", "PATH=/usr/bin:/bin"].map { s in s.withCString { strdup($0) } }
-        env.append(nil)
-        defer { for e in env { free(e) } }
-        // The test runner may block or ignore signals; the probe starts with a clean slate.
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigmask(&attr, &empty)
-        posix_spawnattr_setsigdefault(&attr, &defaults)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let rc = posix_spawn(&pid, path, &actions, &attr, argv, env)
-        guard rc == 0 else { throw ProbeError("posix_spawn failed: \(rc)") }
-        master = m
-        slave = s
-        self.pid = pid
-        _ = fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK)
-    }
-
-    deinit {
-        close(master)
-        close(slave)
+        tty = try PseudoTerminal(columns: 80, rows: 24)
+        let path = EtudeBinary.product("etude-tty-probe")
+        guard FileManager.default.isExecutableFile(atPath: path) else { throw ProbeError("etude-tty-probe not built (\(path))") }
+        process = try Spawned(path, arguments, environment: ["TERM": "xterm-256color", "PATH": "/usr/bin:/bin"], terminal: tty)
     }
 
     /// The slave's termios (what the probe sees).
-    func modes() -> termios {
-        var t = termios()
-        _ = tcgetattr(slave, &t)
-        return t
+    func modes() -> termios { tty.modes() }
+
+    func send(_ text: String) { tty.send(text) }
+
+    func drain() { tty.drain() }
+
+    var output: [UInt8] {
+        get { tty.output }
+        set { tty.output = newValue }
     }
 
-    func send(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
-    }
-
-    func drain() {
-        var buf = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buf.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            output += buf[0..<n]
-        }
-    }
-
-    var text: String { String(decoding: output, as: UTF8.self) }
+    var text: String { tty.text }
 
     var emulatedSize = TerminalSize(columns: 80, rows: 24)
 
@@ -98,36 +42,16 @@ final class ProbeRun {
 
     /// Reads output until the emulated screen satisfies `condition` (20 s guard against a hang).
     func waitForScreen(_ condition: (String) -> Bool) -> Bool {
-        for _ in 0..<2000 {
-            drain()
-            if condition(screen) { return true }
-            usleep(10_000)
-        }
-        return false
+        tty.waitFor { _ in condition(self.screen) }
     }
 
     /// Reads output until it contains `marker` (a guard of 20 s against a hung probe, not a timing check).
-    func waitFor(_ marker: String) -> Bool {
-        for _ in 0..<2000 {
-            drain()
-            if text.contains(marker) { return true }
-            usleep(10_000)
-        }
-        return false
-    }
+    func waitFor(_ marker: String) -> Bool { tty.waitFor(marker) }
 
-    /// waitpid with a guard; returns the raw status.
+    /// The raw wait status of the probe's next change (its end, or with `untraced` a stop); nil
+    /// when nothing happened within the guard (the probe is then killed).
     func waitStatus(untraced: Bool = false) -> Int32? {
-        var status: Int32 = 0
-        for _ in 0..<2000 {
-            let r = waitpid(pid, &status, WNOHANG | (untraced ? WUNTRACED : 0))
-            if r == pid { drain(); return status }
-            drain()
-            usleep(10_000)
-        }
-        kill(pid, SIGKILL)
-        _ = waitpid(pid, &status, 0)
-        return nil
+        process.waitForChange(stops: untraced, timeout: 20, poll: tty.drain)
     }
 }
 
@@ -275,8 +199,7 @@ struct PseudoTerminalTests {
     @Test func practiceScreenFollowsResize() throws {
         let run = try ProbeRun(arguments: ["screen"])
         #expect(run.waitForScreen { $0.contains("bar 1:") })
-        var ws = winsize(ws_row: 30, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
-        _ = ioctl(run.slave, UInt(TIOCSWINSZ), &ws)
+        run.tty.resize(columns: 100, rows: 30)
         run.output = []
         run.emulatedSize = TerminalSize(columns: 100, rows: 30)
         kill(run.pid, SIGWINCH)

@@ -19,18 +19,22 @@ public enum Repo {
 public enum EtudeBinary {
     public static let path: String = {
         if let p = ProcessInfo.processInfo.environment["ETUDE_BINARY"], !p.isEmpty { return p }
+        return product("etude")
+    }()
+
+    /// Any product of this package (`etude-tty-probe`…) built beside the test bundle; the path
+    /// under `.build/debug` when none is found, so the error names where it was looked for.
+    public static func product(_ name: String) -> String {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
         // swift-testing's runner is …/debug/EtudePackageTests.xctest: the products sit beside it.
         for _ in 0..<3 {
-            let candidate = dir.appendingPathComponent("etude").path
+            let candidate = dir.appendingPathComponent(name).path
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             dir = dir.deletingLastPathComponent()
         }
-        return root.appendingPathComponent(".build/debug/etude").path
-    }()
-
-    private static let root = Repo.root
+        return Repo.root.appendingPathComponent(".build/debug/\(name)").path
+    }
 
     /// Whether the binary is there (a test target built without `etude` says so instead of failing obscurely).
     public static var isBuilt: Bool { FileManager.default.isExecutableFile(atPath: path) }
@@ -62,8 +66,11 @@ public final class Spawned: @unchecked Sendable {
     /// - Parameters:
     ///   - stdin: a file to read as standard input (default /dev/null).
     ///   - environment: the whole environment (default: this process's plus `extra`).
+    ///   - terminal: a pseudo-terminal for standard input, output and error instead (a program
+    ///     that needs a tty, seen from outside through its master side).
     public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                extra: [String: String] = [:], stdin: String = "/dev/null", directory: String? = nil) throws {
+                extra: [String: String] = [:], stdin: String = "/dev/null", directory: String? = nil,
+                terminal: PseudoTerminal? = nil) throws {
         scratch = NSTemporaryDirectory() + "etude-spawn-\(getpid())-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         stdoutPath = scratch + "/stdout"
@@ -71,9 +78,13 @@ public final class Spawned: @unchecked Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if let terminal {
+            for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_adddup2(&actions, terminal.slave, fd) }
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
         typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
         if let directory, let sym = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") {
             _ = directory.withCString { unsafeBitCast(sym, to: AddChdir.self)(&actions, $0) }
@@ -81,6 +92,8 @@ public final class Spawned: @unchecked Sendable {
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
         if let sym = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
             _ = unsafeBitCast(sym, to: CloseFrom.self)(&actions, 3)
+        } else if let terminal {
+            posix_spawn_file_actions_addclose(&actions, terminal.master)
         }
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
@@ -88,9 +101,9 @@ public final class Spawned: @unchecked Sendable {
         var empty = sigset_t()
         sigemptyset(&empty)
         posix_spawnattr_setsigmask(&attr, &empty)
+        // Every signal back to its default action (the test runner may ignore some: SIGPIPE, SIGTSTP…).
         var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, s) }
+        sigfillset(&defaults)
         posix_spawnattr_setsigdefault(&attr, &defaults)
         posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var env = environment ?? ProcessInfo.processInfo.environment
@@ -110,6 +123,9 @@ public final class Spawned: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
+    /// The status a test sees: the exit code, or 128 + the signal that killed the child.
+    private static func status(_ raw: Int32) -> Int32 { raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F) }
+
     /// Waits for the exit; the status, or 128 + signal. With `timeout`, kills the child when it
     /// runs longer (a guard against a hung test, not a timing check) and returns 128 + SIGKILL.
     @discardableResult
@@ -125,9 +141,32 @@ public final class Spawned: @unchecked Sendable {
         } else {
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         }
-        let s: Int32 = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let s = Spawned.status(status)
         exitStatus = s
         return s
+    }
+
+    /// Waits for the child's next change of state and returns waitpid's raw status (for
+    /// WIFSTOPPED, WTERMSIG…): its end, or with `stops` also a stop (SIGTSTP). `poll` runs
+    /// while waiting (to drain a terminal). nil when nothing changed within `timeout`: the
+    /// child is then killed (a guard against a hung test, not a timing check).
+    public func waitForChange(stops: Bool = false, timeout: Double = 20, poll: () -> Void = {}) -> Int32? {
+        var status: Int32 = 0
+        let end = Date(timeIntervalSinceNow: timeout)
+        while Date() < end {
+            let r = waitpid(pid, &status, WNOHANG | (stops ? WUNTRACED : 0))
+            if r == pid {
+                if status & 0xFF != 0x7F { exitStatus = Spawned.status(status) }
+                poll()
+                return status
+            }
+            poll()
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        exitStatus = Spawned.status(status)
+        return nil
     }
 
     /// True while the child runs.
@@ -135,7 +174,7 @@ public final class Spawned: @unchecked Sendable {
         guard exitStatus == nil else { return false }
         var status: Int32 = 0
         let r = waitpid(pid, &status, WNOHANG)
-        if r == pid { exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F); return false }
+        if r == pid { exitStatus = Spawned.status(status); return false }
         return r == 0
     }
 
@@ -152,6 +191,71 @@ public final class Spawned: @unchecked Sendable {
         let o = stdoutBytes, e = stderrBytes
         return ProcessResult(status: status, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self),
                              stdoutBytes: o, stderrBytes: e)
+    }
+}
+
+/// A pseudo-terminal a program runs on (pass it to `Spawned` or `Etude.start`): the test reads
+/// what the program draws and types into it from the master side, and reads the tty modes the
+/// program sees on the slave side. For a real terminal emulator, use `TmuxPane`.
+public final class PseudoTerminal: @unchecked Sendable {
+    public let master: Int32
+    public let slave: Int32
+    /// Everything the program wrote so far (read by `drain`).
+    public var output: [UInt8] = []
+
+    public init(columns: Int = 80, rows: Int = 24) throws {
+        var m: Int32 = -1, s: Int32 = -1
+        var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        guard openpty(&m, &s, nil, nil, &size) == 0 else { throw SpawnError(message: "cannot open a pseudo-terminal") }
+        master = m
+        slave = s
+        _ = fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit {
+        close(master)
+        close(slave)
+    }
+
+    /// The tty modes the program sees.
+    public func modes() -> termios {
+        var t = termios()
+        _ = tcgetattr(slave, &t)
+        return t
+    }
+
+    /// Types text (bytes as a terminal sends them).
+    public func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+    }
+
+    /// Reads whatever the program wrote since the last call into `output`.
+    public func drain() {
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            output += buf[0..<n]
+        }
+    }
+
+    public var text: String { String(decoding: output, as: UTF8.self) }
+
+    /// Reads output until `condition` holds on it (a guard against a hung program, not a timing check).
+    @discardableResult
+    public func waitFor(_ seconds: Double = 20, _ condition: (PseudoTerminal) -> Bool) -> Bool {
+        eventually(seconds, poll: 10_000) { drain(); return condition(self) }
+    }
+
+    /// Reads output until it contains `marker`.
+    @discardableResult
+    public func waitFor(_ marker: String, _ seconds: Double = 20) -> Bool { waitFor(seconds) { $0.text.contains(marker) } }
+
+    /// Changes the size the program sees (send it SIGWINCH to tell it).
+    public func resize(columns: Int, rows: Int) {
+        var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(slave, UInt(TIOCSWINSZ), &size)
     }
 }
 
@@ -188,16 +292,18 @@ public struct Etude: Sendable {
     public init(lessons: String? = Repo.lessons.path) throws {
         home = try TempDir("etude-home")
         environment = Etude.silentEnvironment(home: home.path)
+        try home.write("asound.conf", "")   // an ALSA configuration that defines no device
         environment["ETUDE_DB"] = home.file("etude.sqlite")
         environment["ETUDE_LESSONS"] = lessons ?? home.file("no-builtin-lessons")
     }
 
-    /// A user's environment with no audio device and no sound server reachable, in `home`.
+    /// A user's environment with no audio device and no sound server reachable, in `home` (whose
+    /// empty `asound.conf`, which `init` writes, defines no ALSA device).
     public static func silentEnvironment(home: String) -> [String: String] {
         var env = ["LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home,
                    "XDG_RUNTIME_DIR": home, "XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home + "/config",
                    "PULSE_SERVER": "unix:\(home)/no-such-socket", "PIPEWIRE_REMOTE": "\(home)/no-such-pipewire",
-                   "ALSA_CONFIG_PATH": "\(home)/no-asound.conf", "TERM": "xterm-256color"]
+                   "ALSA_CONFIG_PATH": "\(home)/asound.conf", "TERM": "xterm-256color"]
         if let tmp = ProcessInfo.processInfo.environment["TMPDIR"] { env["TMPDIR"] = tmp }
         return env
     }
@@ -217,10 +323,11 @@ public struct Etude: Sendable {
     }
 
     /// Starts `etude args…` and returns at once.
-    public func start(_ arguments: [String], stdin: String = "/dev/null", extra: [String: String] = [:]) throws -> Spawned {
+    public func start(_ arguments: [String], stdin: String = "/dev/null", extra: [String: String] = [:],
+                      terminal: PseudoTerminal? = nil) throws -> Spawned {
         var env = environment
         for (k, v) in extra { env[k] = v }
-        return try Spawned(EtudeBinary.path, arguments, environment: env, stdin: stdin)
+        return try Spawned(EtudeBinary.path, arguments, environment: env, stdin: stdin, terminal: terminal)
     }
 }
 

@@ -11,6 +11,8 @@ public final class TmuxPane: @unchecked Sendable {
     public let width: Int
     public let height: Int
     private var started = false
+    /// The user whose home and database the program uses: kept as long as the pane.
+    private var user: Etude?
 
     /// Runs `etude arguments…` (the built binary) in a pane with `etude`'s silent environment.
     public convenience init(etude: Etude, _ arguments: [String], width: Int = 100, height: Int = 30,
@@ -18,6 +20,7 @@ public final class TmuxPane: @unchecked Sendable {
         let quoted = ([EtudeBinary.path] + arguments).map(TmuxPane.quote).joined(separator: " ")
         try self.init(command: quoted + (stdinFrom.map { " < " + TmuxPane.quote($0) } ?? ""), environment: etude.environment,
                       width: width, height: height, directory: directory)
+        user = etude
     }
 
     /// Runs a shell command line in the pane.
@@ -51,6 +54,9 @@ public final class TmuxPane: @unchecked Sendable {
 
     /// The screen as text (no colours).
     public func screen() -> String { (try? tmux(["capture-pane", "-p", "-t", "t"])) ?? "" }
+
+    /// The screen as text with wrapped lines joined (a long output line reads as one).
+    public func joinedScreen() -> String { (try? tmux(["capture-pane", "-p", "-J", "-t", "t"])) ?? "" }
 
     /// The screen with its escape sequences (colours, attributes), as `capture-pane -e` gives it.
     public func screenWithStyles() -> String { (try? tmux(["capture-pane", "-p", "-e", "-N", "-t", "t"])) ?? "" }

@@ -1,52 +1,46 @@
 import Foundation
 import Judge
 import GRDB
+import Store
 import Testing
-@testable import Store
+import TestSupport
 
-/// End-to-end tests that run the real `etude` binary: crash safety, two processes, commands.
-@Suite(.serialized) struct StoreProcessTests {
-    func requireBinary() throws {
-        guard FileManager.default.isExecutableFile(atPath: Repo.etude) else {
-            throw StoreError("\(Repo.etude) is missing: run `swift build` (make test does) before these tests")
-        }
+/// The library, favourites, loops, routines, stats and resume through the built binary:
+/// crash safety, two processes at once, every command.
+@Suite(.serialized) struct LibraryAndHistoryCommandTests {
+    /// No built-in lessons: the catalogue holds only what a test adds.
+    let etude: Etude
+    let dir: TempDir
+    init() throws {
+        etude = try Etude(lessons: nil)
+        dir = try TempDir("etude-store")
+    }
+
+    /// Ids `etude debug-write-history` printed (complete lines only).
+    static func ids(_ output: String) -> [Int64] {
+        var lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+        lines.removeLast()   // an unfinished line, or the empty one after the last newline
+        return lines.compactMap { Int64($0) }
     }
 
     /// Starts `etude debug-write-history`, reads committed ids from its output as they come, and
     /// SIGKILLs it after `killAfter` of them.
     func writeAndKill(db: String, count: Int, killAfter: Int) throws -> (printed: [Int64], killed: Bool) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Repo.etude)
-        p.arguments = ["debug-write-history", "--count", String(count), "--pause-ms", "1", "--db", db]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        var printed: [Int64] = []
-        var buffer = Data()
+        let p = try etude.start(["debug-write-history", "--count", String(count), "--pause-ms", "1", "--db", db])
         var killed = false
-        let reader = out.fileHandleForReading
-        while true {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-            while let nl = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...nl)
-                if let id = Int64(line) { printed.append(id) }
-            }
-            if !killed && printed.count >= killAfter {
-                kill(p.processIdentifier, SIGKILL)
+        while p.isRunning {
+            if Self.ids(p.stdout).count >= killAfter {
+                p.signal(SIGKILL)
                 killed = true
+                break
             }
+            usleep(1_000)
         }
-        p.waitUntilExit()
-        return (printed, killed && p.terminationReason == .uncaughtSignal)
+        let status = p.wait(timeout: 120)
+        return (Self.ids(p.stdout), killed && status == 128 + SIGKILL)
     }
 
     @Test func sigkillDuringWritesLosesNoCommittedRow() throws {
-        try requireBinary()
-        let dir = try TempDir()
         let db = dir.file("etude.sqlite")
         var allPrinted: [Int64] = []
         var kills = 0
@@ -66,25 +60,14 @@ import Testing
     }
 
     @Test func twoProcessesWriteAtOnceWithoutLockErrors() throws {
-        try requireBinary()
-        let dir = try TempDir()
         let db = dir.file("fresh/etude.sqlite")   // both also race to create and migrate it
-        var procs: [(Process, Pipe)] = []
-        for tag in ["one", "two"] {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: Repo.etude)
-            p.arguments = ["debug-write-history", "--count", "1000", "--tag", tag, "--db", db]
-            let err = Pipe()
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = err
-            procs.append((p, err))
+        let procs = try ["one", "two"].map { tag in
+            try etude.start(["debug-write-history", "--count", "1000", "--tag", tag, "--db", db])
         }
-        for (p, _) in procs { try p.run() }
-        for (p, err) in procs {
-            let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            #expect(p.terminationStatus == 0, "stderr: \(e)")
-            #expect(!e.contains("locked"))
+        for p in procs {
+            let r = p.result(timeout: 300)
+            #expect(r.status == 0, "stderr: \(r.stderr)")
+            #expect(!r.stderr.contains("locked"))
         }
         let s = try Store.open(path: db)
         let counts = try s.writer.read { db in
@@ -95,141 +78,133 @@ import Testing
     }
 
     @Test func readersRunWhileAnotherProcessWrites() throws {
-        try requireBinary()
-        let dir = try TempDir()
         let db = dir.file("etude.sqlite")
         let lib = dir.file("lib")
         for i in 0..<20 { try LessonMaker.write(lib + "/l\(i).mid", title: "Lesson \(i)", level: 1 + i % 3) }
-        var (status, _, err) = try Repo.run(["library", "add", lib, "--db", db])
-        #expect(status == 0, "\(err)")
-        let writer = Process()
-        writer.executableURL = URL(fileURLWithPath: Repo.etude)
-        writer.arguments = ["debug-write-history", "--count", "2000", "--db", db]
-        writer.standardOutput = FileHandle.nullDevice
-        writer.standardError = FileHandle.nullDevice
-        try writer.run()
+        var r = try etude.run(["library", "add", lib, "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        let writer = try etude.start(["debug-write-history", "--count", "2000", "--db", db])
         var reads = 0
         while writer.isRunning || reads < 3 {
-            var out: String
-            (status, out, err) = try Repo.run(["list", "--json", "--db", db])
-            #expect(status == 0 && !err.contains("locked"), "\(err)")
-            #expect(out.hasPrefix("[{"))
-            (status, out, err) = try Repo.run(["stats", "--db", db])
-            #expect(status == 0 && !err.contains("locked"), "\(err)")
+            r = try etude.run(["list", "--json", "--db", db])
+            #expect(r.status == 0 && !r.stderr.contains("locked"), "\(r.stderr)")
+            #expect(r.stdout.hasPrefix("[{"))
+            r = try etude.run(["stats", "--db", db])
+            #expect(r.status == 0 && !r.stderr.contains("locked"), "\(r.stderr)")
             reads += 1
             if reads > 200 { break }
         }
-        writer.waitUntilExit()
-        #expect(writer.terminationStatus == 0)
+        #expect(writer.wait(timeout: 300) == 0)
     }
 
     @Test func commandsWorkEndToEnd() throws {
-        try requireBinary()
-        let dir = try TempDir()
         let lib = dir.file("lib")
         // Twelve bars of 4/4, so the loop saved below (bars 9-12) is one the lesson has.
         try FileManager.default.createDirectory(atPath: lib, withIntermediateDirectories: true)
         try Data(LessonMaker.bytes(title: "Minuet in G", level: 2, pitches: (0..<48).map { 60 + $0 % 12 }))
             .write(to: URL(fileURLWithPath: lib + "/minuet.mid"))
         try LessonMaker.write(lib + "/scale.mid", title: "C Scale", level: 1)
-        let env = ["ETUDE_DB": dir.file("etude.sqlite")]
-        func etude(_ args: String...) throws -> (Int32, String, String) { try Repo.run(args, environment: env) }
+        let etude = self.etude
+        func run(_ args: String..., extra: [String: String] = [:]) throws -> (Int32, String, String) {
+            let r = try etude.run(args, extra: extra)
+            return (r.status, r.stdout, r.stderr)
+        }
 
-        var (status, out, err) = try etude("library", "add", lib)
+        var (status, out, err) = try run("library", "add", lib)
         #expect(status == 0 && out.hasPrefix("2 added"), "\(err)")
-        (status, out, _) = try etude("list", "--level", "2", "--json")
+        (status, out, _) = try run("list", "--level", "2", "--json")
         #expect(status == 0)
         let rows = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]]
         #expect(rows?.count == 1)
         #expect(rows?.first?["title"] as? String == "Minuet in G")
         #expect(rows?.first?["timeSignature"] as? String == "4/4")
 
-        (status, out, _) = try etude("fav", "add", "minuet")
+        (status, out, _) = try run("fav", "add", "minuet")
         #expect(status == 0 && out.contains("★ Minuet in G"))
-        (status, out, _) = try etude("list", "--favourites")
+        (status, out, _) = try run("list", "--favourites")
         #expect(out.hasPrefix("★ L2") && out.contains("Minuet in G"))
-        (status, out, err) = try etude("fav", "add", "nothing-like-it")
+        (status, out, err) = try run("fav", "add", "nothing-like-it")
         #expect(status == 1 && err.hasPrefix("etude: nothing-like-it: no such lesson") && err.split(separator: "\n").count == 1)
 
-        (status, out, _) = try etude("loops", "save", "Minuet in G", "run", "--bars", "9-12", "--hand", "right", "--tempo", "70")
+        (status, out, _) = try run("loops", "save", "Minuet in G", "run", "--bars", "9-12", "--hand", "right", "--tempo", "70")
         #expect(status == 0)
-        (status, out, _) = try etude("loops", "list", "Minuet in G")
+        (status, out, _) = try run("loops", "list", "Minuet in G")
         #expect(out == "run: bars 9-12, right hand, 70%, other hand play\n")
-        (status, _, err) = try etude("loops", "save", "Minuet in G", "bad", "--bars", "12-9")
+        (status, _, err) = try run("loops", "save", "Minuet in G", "bad", "--bars", "12-9")
         #expect(status == 1 && err.contains("--bars"))
         // A loop is checked as practice checks it, so a saved loop always plays.
-        (status, _, err) = try etude("loops", "save", "Minuet in G", "bad", "--bars", "40-44")
+        (status, _, err) = try run("loops", "save", "Minuet in G", "bad", "--bars", "40-44")
         #expect(status == 1 && err == "etude: --bars 40-44: the lesson has 12 bars\n", "\(err)")
-        (status, _, err) = try etude("loops", "save", "Minuet in G", "bad", "--bars", "1-2", "--other-hand", "hide")
+        (status, _, err) = try run("loops", "save", "Minuet in G", "bad", "--bars", "1-2", "--other-hand", "hide")
         #expect(status == 1 && err == "etude: --other-hand hide: use play, quiet or mute\n", "\(err)")
-        (status, _, err) = try etude("loops", "save", "Minuet in G", "soft", "--bars", "1-4", "--hand", "right", "--tempo", "65%",
-                                     "--other-hand", "quiet")
+        (status, _, err) = try run("loops", "save", "Minuet in G", "soft", "--bars", "1-4", "--hand", "right", "--tempo", "65%",
+                                   "--other-hand", "quiet")
         #expect(status == 0, "\(err)")
-        (status, out, _) = try etude("loops", "list", "Minuet in G")
+        (status, out, _) = try run("loops", "list", "Minuet in G")
         #expect(out == "soft: bars 1-4, right hand, 65%, other hand quiet\nrun: bars 9-12, right hand, 70%, other hand play\n", "\(out)")
         // practice, loop and export take a title or id as fav and loops do.
-        (status, out, err) = try etude("loop", "Minuet in G", "--saved", "soft", "--dry-run")
+        (status, out, err) = try run("loop", "Minuet in G", "--saved", "soft", "--dry-run")
         #expect(status == 0 && out.hasPrefix("Minuet in G: bars 1–4, right hand (other hand: quiet)")
                 && out.contains("pass 1: 65%"), "\(out)\(err)")
         let exportedMid = dir.file("soft.mid")
-        (status, out, err) = try etude("export", "minuet", "-o", exportedMid, "--bars", "9-12")
+        (status, out, err) = try run("export", "minuet", "-o", exportedMid, "--bars", "9-12")
         #expect(status == 0 && out.hasPrefix("Wrote \(exportedMid): bars 9–12"), "\(out)\(err)")
-        (status, _, err) = try etude("loop", "no-such-piece", "1-2", "--dry-run")
+        (status, _, err) = try run("loop", "no-such-piece", "1-2", "--dry-run")
         #expect(status == 1 && err.hasPrefix("etude: no-such-piece: no such lesson or file"), "\(err)")
-        (status, _, err) = try etude("loop", "missing.mid", "1-2", "--dry-run")
+        (status, _, err) = try run("loop", "missing.mid", "1-2", "--dry-run")
         #expect(status == 1 && err == "etude: missing.mid: no such file\n", "\(err)")
         // A loop stored with the old `hide` mode still plays, with the other hand muted.
         do {
-            let s = try Store.open(path: env["ETUDE_DB"] ?? "")
+            let s = try Store.open(path: etude.database)
             let minuet = try s.resolveLesson("Minuet in G")
             try s.saveLoop(SavedLoop(lessonID: minuet.lesson.id, name: "old", firstBar: 2, lastBar: 3, hand: "right",
                                      tempoPercent: 80, otherHandMode: "hide"))
         }
-        (status, out, err) = try etude("loop", "Minuet in G", "--saved", "old", "--dry-run")
+        (status, out, err) = try run("loop", "Minuet in G", "--saved", "old", "--dry-run")
         #expect(status == 0 && out.hasPrefix("Minuet in G: bars 2–3, right hand (other hand: mute)"), "\(out)\(err)")
-        (status, _, _) = try etude("loops", "delete", "Minuet in G", "old")
+        (status, _, _) = try run("loops", "delete", "Minuet in G", "old")
         #expect(status == 0)
         // `etude loops LESSON` lists (as `etude loop --help` says); rename a loop.
-        (status, out, err) = try etude("loops", "rename", "Minuet in G", "soft", "quiet start")
+        (status, out, err) = try run("loops", "rename", "Minuet in G", "soft", "quiet start")
         #expect(status == 0 && out == "Renamed loop soft to quiet start\n", "\(err)")
-        (status, out, _) = try etude("loops", "Minuet in G")
+        (status, out, _) = try run("loops", "Minuet in G")
         #expect(out == "quiet start: bars 1-4, right hand, 65%, other hand quiet\nrun: bars 9-12, right hand, 70%, other hand play\n", "\(out)")
-        (status, _, err) = try etude("loops", "rename", "Minuet in G", "quiet start", "run")
+        (status, _, err) = try run("loops", "rename", "Minuet in G", "quiet start", "run")
         #expect(status == 1 && err.hasPrefix("etude: this lesson has a loop named run already") && err.split(separator: "\n").count == 1, "\(err)")
-        (status, _, err) = try etude("loops", "rename", "Minuet in G", "nope", "x")
+        (status, _, err) = try run("loops", "rename", "Minuet in G", "nope", "x")
         #expect(status == 1 && err.hasPrefix("etude: Minuet in G has no loop named nope"), "\(err)")
 
-        (status, out, err) = try etude("routine", "new", "warm-up", "--entry", "lesson=C Scale;hand=right;tempo=80;minutes=2",
-                                       "--entry", "random=favourite;reps=2;pause=10")
+        (status, out, err) = try run("routine", "new", "warm-up", "--entry", "lesson=C Scale;hand=right;tempo=80;minutes=2",
+                                     "--entry", "random=favourite;reps=2;pause=10")
         #expect(status == 0, "\(err)")
         let exported = dir.file("warm-up.json")
-        (status, _, _) = try etude("routine", "export", "warm-up", "--output", exported)
+        (status, _, _) = try run("routine", "export", "warm-up", "--output", exported)
         #expect(status == 0)
-        (status, out, _) = try etude("routine", "import", exported, "--name", "copy")
+        (status, out, _) = try run("routine", "import", exported, "--name", "copy")
         #expect(status == 0 && out.contains("Imported copy (2 entries)"))
-        (status, out, _) = try etude("routine", "export", "copy", "--format", "text")
+        (status, out, _) = try run("routine", "export", "copy", "--format", "text")
         #expect(out == "copy\n1. C Scale — right hand, 80% — 2 min\n2. a random favourite — 2 times (pause 10 s before)\n")
-        (status, out, _) = try etude("routine", "edit", "copy", "--move", "2", "--to", "1", "--rename", "copy2")
+        (status, out, _) = try run("routine", "edit", "copy", "--move", "2", "--to", "1", "--rename", "copy2")
         #expect(out.hasPrefix("copy2\n1. a random favourite"))
-        (status, out, _) = try etude("routine", "run", "warm-up", "--seed", "3", "--plan")
+        (status, out, _) = try run("routine", "run", "warm-up", "--seed", "3", "--plan")
         #expect(status == 0 && out.contains("1. [0:00] C Scale") && out.contains("2. [2:10] Minuet in G"))
 
-        (status, out, _) = try etude("stats", "Minuet in G")
+        (status, out, _) = try run("stats", "Minuet in G")
         #expect(status == 0 && out.contains("Passes:       0"))
-        (status, _, err) = try etude("resume")
+        (status, _, err) = try run("resume")
         #expect(status == 1 && err.hasPrefix("etude: nothing to resume"))
 
         // Editing in $EDITOR: the routine JSON is handed to it and read back.
-        (status, out, err) = try Repo.run(["routine", "edit", "warm-up"],
-                                          environment: env.merging(["VISUAL": "", "EDITOR": "sed -i s/\\\"minutes\\\"\\ :\\ 2/\\\"minutes\\\":4/"]) { $1 })
+        (status, out, err) = try run("routine", "edit", "warm-up",
+                                     extra: ["VISUAL": "", "EDITOR": "sed -i s/\\\"minutes\\\"\\ :\\ 2/\\\"minutes\\\":4/"])
         #expect(status == 0, "\(err)")
         #expect(out.contains("1. C Scale — right hand, 80% — 4 min"))
-        (status, _, err) = try Repo.run(["routine", "edit", "warm-up"], environment: env.merging(["VISUAL": "", "EDITOR": "false"]) { $1 })
+        (status, _, err) = try run("routine", "edit", "warm-up", extra: ["VISUAL": "", "EDITOR": "false"])
         #expect(status == 1 && err.contains("unchanged"))
 
         // History and resume written through the API show up in stats and resume.
         do {
-            let s = try Store.open(path: env["ETUDE_DB"] ?? "")
+            let s = try Store.open(path: etude.database)
             let minuet = try s.resolveLesson("Minuet in G")
             for (i, score) in [40.0, 55, 70, 90].enumerated() {
                 try s.recordPass(lessonID: minuet.lesson.id, startedAt: Date(timeIntervalSinceNow: Double(i - 10)), mode: "play",
@@ -240,28 +215,26 @@ import Testing
             try s.saveResume(ResumeState(lessonID: minuet.lesson.id, path: minuet.path ?? "", positionSeconds: 75, hand: "right",
                                          tempoPercent: 70, mode: "play", loopFirstBar: 9, loopLastBar: 12, loopName: "run"))
         }
-        (status, out, _) = try etude("stats", "Minuet in G")
+        (status, out, _) = try run("stats", "Minuet in G")
         #expect(out.contains("Passes:       4 (4 scored), 8 min in all"))
         #expect(out.contains("Best score:   90") && out.contains("Latest score: 90"))
         #expect(out.contains("Score:  ▄▅▆▇"))
         #expect(out.contains("Tempo:  ▅▆▇▇"))
-        (status, out, _) = try etude("resume", "--json")
+        (status, out, _) = try run("resume", "--json")
         let resume = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
         #expect(resume?["title"] as? String == "Minuet in G")
         #expect(resume?["positionSeconds"] as? Double == 75)
         #expect((resume?["loop"] as? [String: Any])?["name"] as? String == "run")
-        (status, out, _) = try etude("list", "minuet")
+        (status, out, _) = try run("list", "minuet")
         #expect(out.contains("best 90"))
     }
 
     @Test func corruptDatabaseIsReportedInOneLineByTheCLI() throws {
-        try requireBinary()
-        let dir = try TempDir()
         let db = dir.file("etude.sqlite")
         try Data(repeating: 0x42, count: 5000).write(to: URL(fileURLWithPath: db))
-        let (status, _, err) = try Repo.run(["library", "list", "--db", db])
-        #expect(status == 0)
-        #expect(err.split(separator: "\n").count == 1 && err.contains("moved it to") && err.contains(".corrupt-"))
+        let r = try etude.run(["library", "list", "--db", db])
+        #expect(r.status == 0)
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("moved it to") && r.stderr.contains(".corrupt-"))
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
         #expect(names.contains { $0.hasPrefix("etude.sqlite.corrupt-") })
     }

@@ -1,27 +1,26 @@
 import Foundation
+import Store
 import Testing
-@testable import Store
+import TestSupport
 
 /// Routines are checked when they are saved — by `routine new`, `edit` (options or $EDITOR) and
 /// `import` alike — with one line on stderr and the stored routine left as it was; `routine run`
 /// leaves `etude resume` where it stopped.
 @Suite("routine checks (process)")
-struct RoutineChecksProcessTests {
+struct RoutineCommandTests {
     static let lesson = "C major five-finger position: parallel motion"   // 10 bars, both hands
 
+    /// A user with the built-in lessons and an empty database.
     struct Env {
-        let dir: TempDir
-        var env: [String: String] { ["ETUDE_DB": dir.file("etude.sqlite"), "ETUDE_LESSONS": RoutineRunProcessTests.lessons,
-                                     "XDG_DATA_HOME": dir.file("xdg")] }
-        init() throws { dir = try TempDir() }
+        let user: Etude
+        var dir: TempDir { user.home }
+        var env: [String: String] { user.environment }
+        init() throws { user = try Etude() }
         func etude(_ args: String..., extra: [String: String] = [:]) throws -> (Int32, String, String) {
-            try RoutineRunProcessTests.etude(args, env: env.merging(extra) { $1 })
+            let r = try user.run(args, extra: extra)
+            return (r.status, r.stdout, r.stderr)
         }
-        func write(_ name: String, _ text: String) throws -> String {
-            let path = dir.file(name)
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-            return path
-        }
+        func write(_ name: String, _ text: String) throws -> String { try dir.write(name, text) }
         /// An $EDITOR that replaces the whole file with `text`.
         func editor(_ text: String) throws -> [String: String] {
             let replacement = try write("replacement-\(UUID().uuidString).json", text)
@@ -29,17 +28,10 @@ struct RoutineChecksProcessTests {
         }
     }
 
-    func requireBinary() throws {
-        guard FileManager.default.isExecutableFile(atPath: Repo.etude) else {
-            throw StoreError("\(Repo.etude) is missing: run `swift build` (make test does) before these tests")
-        }
-    }
-
     /// Fixed stderr: one line starting "etude: ".
     func oneLine(_ err: String) -> Bool { err.hasPrefix("etude: ") && err.hasSuffix("\n") && err.split(separator: "\n").count == 1 }
 
     @Test func importRefusesBadEntriesAndKeepsTheStoredRoutine() throws {
-        try requireBinary()
         let t = try Env()
         var (status, out, err) = try t.etude("routine", "new", "warm-up", "--entry", "lesson=\(Self.lesson);hand=right;tempo=80;minutes=2",
                                              "--entry", "random=favourite;reps=2;pause=10")
@@ -101,7 +93,6 @@ struct RoutineChecksProcessTests {
     }
 
     @Test func editInTheEditorIsCheckedLikeAnImport() throws {
-        try requireBinary()
         let t = try Env()
         var (status, _, err) = try t.etude("routine", "new", "warm-up", "--entry", "lesson=\(Self.lesson);hand=right;tempo=80;minutes=2",
                                            "--entry", "random=favourite;reps=2;pause=10")
@@ -140,7 +131,6 @@ struct RoutineChecksProcessTests {
     }
 
     @Test func newAndEditOptionsAreCheckedToo() throws {
-        try requireBinary()
         let t = try Env()
         var (status, out, err) = try t.etude("routine", "new", "empty")
         #expect(status == 1 && err == "etude: give at least one --entry, e.g. etude routine new empty --entry \"lesson=TITLE;minutes=5\"\n", "\(err)")
@@ -170,7 +160,6 @@ struct RoutineChecksProcessTests {
     /// A routine stored before the checks: its bad entry is skipped with what to fix, and no
     /// practice flag the user never typed; the rest plays, and resume goes on from it.
     @Test func runSkipsAStoredBadEntryAndLeavesResumeAtTheLastEntry() throws {
-        try requireBinary()
         let t = try Env()
         var (status, out, err) = try t.etude("resume", "--show")
         #expect(status == 1 && err.hasPrefix("etude: nothing to resume"), "\(err)")

@@ -1,0 +1,112 @@
+import Foundation
+import Store
+import Testing
+import TestSupport
+
+/// `etude` with no arguments in a real terminal emulator (tmux): the browser lists the
+/// built-in lessons, typing filters them, Enter opens the selected lesson on the practice
+/// screen and q there comes back, routines run from it, and the terminal is restored afterwards.
+@Suite("Browser in a pseudo-terminal (tmux)")
+struct BrowserTests {
+    static func header(_ screen: String) -> String {
+        var line = String(screen.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+        while line.last == " " { line.removeLast() }
+        return line
+    }
+
+    /// `etude` (no arguments) in a pane, with its own database and the built-in lessons.
+    static func browser(_ etude: Etude, width: Int = 120) throws -> TmuxPane {
+        try TmuxPane(etude: etude, [], width: width, height: 30)
+    }
+
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func typeToSearchThenEnterOpensTheLessonAndRestoresTheTerminal() throws {
+        let pane = try Self.browser(try Etude(), width: 200)
+        var screen = pane.waitFor { $0.contains("Etude — lessons") && $0.contains("Minuet in G minor") }
+        try #require(screen.contains("Etude — lessons"), "the browser opened: \(screen)")
+        #expect(screen.contains("C major five-finger position"), "the built-in lessons are listed")
+
+        try pane.type("minuet in g maj")
+        screen = pane.waitFor { $0.contains("Search: minuet in g maj") && Self.header($0).hasSuffix(" 1 lesson") }
+        #expect(screen.contains("Search: minuet in g maj"))
+        #expect(screen.contains("Minuet in G major, BWV Anh. 114"), "the match is listed: \(screen)")
+        #expect(!screen.contains("Minuet in G minor") && !screen.contains("C major five-finger"), "the list is filtered: \(screen)")
+        #expect(Self.header(screen).hasSuffix(" 1 lesson"), "the header counts one lesson")
+
+        try pane.keys("Enter")
+        // The practice screen opens on the lesson; q there comes back to the browser as it was.
+        screen = pane.waitFor { $0.contains("Minuet in G major") && !$0.contains("Search: ") && $0.contains("bar ") }
+        #expect(screen.contains("bar ") && !screen.contains("Search: "), "the practice screen opened: \(screen)")
+        try pane.keys("q")
+        screen = pane.waitFor { $0.contains("Search: minuet in g maj") && Self.header($0).hasSuffix(" 1 lesson") }
+        #expect(screen.contains("Search: minuet in g maj") && screen.contains("Minuet in G major, BWV Anh. 114"),
+                "back in the browser with the same search: \(screen)")
+        #expect(!pane.ended, "etude is still running")
+
+        try pane.keys("C-q")
+        screen = pane.waitFor { $0.contains("EXIT=") }
+        #expect(screen.contains("EXIT=0"), "etude ended: \(screen)")
+        #expect(!screen.contains("Search: "), "the browser's screen is gone (alternate screen left)")
+        #expect(pane.exitStatus() != nil && pane.ttyRestored, "terminal settings restored")
+    }
+
+    /// Ctrl-R lists the routines; Enter runs one (its lines stay until a key), then the browser
+    /// comes back; Ctrl-Q leaves with the terminal as it was.
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func aRoutineRunsFromTheBrowserAndTheBrowserComesBack() throws {
+        let etude = try Etude()
+        let made = try etude.run(["routine", "new", "quick", "--entry", "lesson=Ode to Joy;minutes=0.05"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let pane = try Self.browser(etude)
+        var screen = pane.waitFor { $0.contains("Etude — lessons") }
+        try #require(screen.contains("Etude — lessons"), "\(screen)")
+        try pane.keys("C-r")
+        screen = pane.waitFor { $0.contains("Routines") && $0.contains("quick") }
+        #expect(screen.contains("1 entry: Ode to Joy") && screen.contains("Enter runs it"), "\(screen)")
+        try pane.keys("Enter")
+        screen = pane.waitFor(30) { $0.contains("Press any key to go back to the lessons.") }
+        #expect(screen.contains("Played 1/1 Ode to Joy"), "the routine's lines are shown: \(screen)")
+        try pane.keys("x")
+        screen = pane.waitFor { $0.contains("Etude — lessons") }
+        #expect(screen.contains("Etude — lessons") && screen.contains("Search: "), "back in the browser: \(screen)")
+        try pane.keys("C-q")
+        screen = pane.waitFor { $0.contains("EXIT=") }
+        #expect(screen.contains("EXIT=0"), "\(screen)")
+        #expect(pane.exitStatus() != nil && pane.ttyRestored, "terminal settings restored")
+        #expect(try Store.open(path: etude.database).passes().map(\.mode) == ["watch"], "the routine's entry is in the history")
+    }
+
+    /// The resume line goes on where the learner stopped: the bar inside the loop, with the
+    /// hand and tempo (as `etude resume`), not the loop's first bar.
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func theResumeLineOpensPracticeAtTheBarLeft() throws {
+        let etude = try Etude()
+        _ = try etude.run(["list"])   // catalogues the built-in lessons
+        do {
+            let store = try Store.open(path: etude.database)
+            let ode = try store.resolveLesson("Ode to Joy")
+            // Ode to Joy: ♩=100 in 4/4, 2.4 s a bar: 8.0 s is in bar 4.
+            try store.saveResume(ResumeState(lessonID: ode.lesson.id, path: ode.path ?? "", positionSeconds: 8.0, hand: "right",
+                                             tempoPercent: 50, mode: "watch", loopFirstBar: 3, loopLastBar: 5, loopName: "middle"))
+        }
+        let pane = try Self.browser(etude)
+        var screen = pane.waitFor { $0.contains("↻ Resume: Ode to Joy") }
+        try #require(screen.contains("↻ Resume: Ode to Joy bar 4, right hand, 50%, loop 3-5"), "\(screen)")
+        try pane.keys("Enter")
+        // The first frame of practice (at 50 % a bar lasts 4.8 s: bar 3 would still show).
+        screen = pane.waitFor { $0.contains(" bar ") && !$0.contains("Search: ") }
+        #expect(screen.contains("bar 4:") && screen.contains("(50%)") && screen.contains("hand: right") && screen.contains("loop 3–5"),
+                "practice at the bar left, with the hand, tempo and loop: \(screen)")
+        try pane.keys("q")
+        _ = pane.waitFor { $0.contains("Etude — lessons") }
+        try pane.keys("C-q")
+        screen = pane.waitFor { $0.contains("EXIT=") }
+        #expect(screen.contains("EXIT=0"), "\(screen)")
+    }
+
+    @Test func withoutATerminalItPrintsTheHelp() throws {
+        let r = try Etude().run([], extra: ["ETUDE_DB": "/nonexistent/x.sqlite"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("USAGE: etude") && r.stdout.contains("browse"))
+    }
+}
