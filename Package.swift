@@ -109,9 +109,10 @@ let package = Package(
         // etude wrote (a .mid, a .wav, the database), never stand in for the binary.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "MIDIFile", "Lesson", "Judge", "Synth", "Store", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["TestSupport", "MIDIFile", "Lesson", "Judge", "Synth", "Store", "Trainer", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Screen", "Terminal", "Store"]),
+        .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks", "TestSupport"]),
+        .testTarget(name: "TrainerTests", dependencies: ["Trainer", "Terminal", "Practice", "Lesson", "Synth", "MIDIFile", "Judge", "Screen", "Store", "Clocks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )

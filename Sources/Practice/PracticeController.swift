@@ -45,15 +45,27 @@ public final class PracticeController: @unchecked Sendable {
         set { lock.withLock { pianoHook = newValue } }
     }
 
+    /// A key from the screen, as its command (nil for a key that means nothing here): any key
+    /// — Esc and q included — closes the help first, and nothing else.
+    public func handle(keyCommand command: PracticeCommand?) -> Outcome {
+        if session.update({ $0.showHelp }) {
+            session.update { $0.showHelp = false }
+            return .continue
+        }
+        guard let command else { return .continue }
+        return handle(command)
+    }
+
     /// Applies one command; `.quit` ends the screen.
     @discardableResult
     public func handle(_ command: PracticeCommand) -> Outcome {
         let s = session
-        // Any key closes the help, and any key but quit puts the results away.
-        if s.update({ $0.showHelp }), command != .quit {
+        // With the help up, a command closes it and does nothing else.
+        if s.update({ $0.showHelp }), command != .toggleHelp {
             s.update { $0.showHelp = false }
             return .continue
         }
+        // Any key but quit puts the results away.
         if command != .quit { s.dismissResults() }
         let transport = s.transport
         switch command {

@@ -181,8 +181,8 @@ public enum PracticeScreenRunner {
                 return model
             }, onKey: { k in
                 if let action = key(k) { return action }
-                guard let command = PracticeKeyMap.command(for: k, pianoKeys: session.wantsPianoKeys) else { return .continue }
-                return controller.handle(command) == .quit ? .quit : .continue
+                let command = PracticeKeyMap.command(for: k, pianoKeys: session.wantsPianoKeys)
+                return controller.handle(keyCommand: command) == .quit ? .quit : .continue
             })
         }
         return Outcome(ending: ending, resumePoint: resumePoint ?? session.resumePoint(), signal: signals.received)

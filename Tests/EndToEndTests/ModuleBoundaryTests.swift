@@ -44,8 +44,6 @@ import TestSupport
         let all = try Self.imports()
         #expect(all.contains { $0.module == "Practice" }, "the scan sees Sources/Practice")
         let drawing = all.filter { $0.module == "Practice" && ["Screen", "Terminal"].contains($0.imported) }
-        withKnownIssue("the lead's refactor removes these imports (issue 14: the view function moves out of Practice)") {
-            #expect(drawing.isEmpty, "Practice must not draw or read the terminal: \(drawing)")
-        }
+        #expect(drawing.isEmpty, "Practice must not draw or read the terminal: \(drawing)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import Trainer
 import Testing
 import TestSupport
 
@@ -46,8 +47,8 @@ struct RoutineCommandTests {
             return String(decoding: try JSONSerialization.data(withJSONObject: doc), as: UTF8.self)
         }
         let cases: [([String: Any], String)] = [
-            (["tempo": 900], "entry 2: tempo is a percentage from 10 to 200, not 900"),
-            (["hand": "middle"], "entry 2: hand must be right, left or both, not middle"),
+            (["tempo": 900], "entry 2: tempo=900: the tempo must be between 10% and 400%"),
+            (["hand": "middle"], "entry 2: hand=middle: use left, right or both"),
             (["repetitions": 0], "entry 2: repetitions must be at least 1, not 0"),
             (["pause": -5], "entry 2: pause is a whole number of seconds, 0 or more, not -5"),
             (["minutes": 3], "entry 2: give minutes or repetitions (reps), not both"),
@@ -102,7 +103,7 @@ struct RoutineCommandTests {
         let bad = before.replacingOccurrences(of: "\"tempo\" : 80", with: "\"tempo\" : 900")
         try #require(bad != before)
         (status, _, err) = try t.etude("routine", "edit", "warm-up", extra: try t.editor(bad))
-        #expect(status == 1 && err == "etude: warm-up: entry 1: tempo is a percentage from 10 to 200, not 900; \(fix)\n", "\(err)")
+        #expect(status == 1 && err == "etude: warm-up: entry 1: tempo=900: the tempo must be between 10% and 400%; \(fix)\n", "\(err)")
         let both = before.replacingOccurrences(of: "\"repetitions\" : 2", with: "\"repetitions\" : 2, \"minutes\": 1")
         (status, _, err) = try t.etude("routine", "edit", "warm-up", extra: try t.editor(both))
         #expect(status == 1 && err == "etude: warm-up: entry 2: give minutes or repetitions (reps), not both; \(fix)\n", "\(err)")
@@ -146,7 +147,7 @@ struct RoutineCommandTests {
         (status, _, err) = try t.etude("routine", "edit", "r", "--set", "1=lesson=\(Self.lesson);bars=9-11")
         #expect(status == 1 && err == "etude: entry 1: bars=9-11: the lesson has 10 bars; the routine is unchanged\n", "\(err)")
         (status, _, err) = try t.etude("routine", "edit", "r", "--add", "random=favourite;tempo=900")
-        #expect(status == 1 && err == "etude: entry \"random=favourite;tempo=900\": tempo is a percentage from 10 to 200, not 900\n", "\(err)")
+        #expect(status == 1 && err == "etude: entry \"random=favourite;tempo=900\": tempo=900: the tempo must be between 10% and 400%\n", "\(err)")
         (status, _, err) = try t.etude("routine", "edit", "r", "--remove", "2")
         #expect(status == 1 && err == "etude: --remove 2: the routine has only entry 1\n", "\(err)")
         (status, _, err) = try t.etude("routine", "edit", "r", "--remove", "1")
@@ -174,7 +175,7 @@ struct RoutineCommandTests {
         }
         (status, out, err) = try t.etude("routine", "run", "r", "--audio-driver", "no-such-driver")
         #expect(status == 0, "\(err)")
-        #expect(out.contains("skipped entry 1: tempo is a percentage from 10 to 200, not 900 (`etude routine edit r` fixes it)"), "\(out)")
+        #expect(out.contains("skipped entry 1: tempo=900: the tempo must be between 10% and 400% (`etude routine edit r` fixes it)"), "\(out)")
         #expect(!out.contains("--tempo") && !err.contains("--tempo"), "\(out)\(err)")
         #expect(out.contains("Played 1/1 \(Self.lesson): ") && out.contains("1 pass"), "\(out)")
 

@@ -114,7 +114,7 @@ struct RoutineRunTests {
         let bad = try etude.run(["routine", "run", "k", "--window", "5"])
         #expect(bad.status == 1 && bad.stderr == "etude: --window 5: give the timing window in milliseconds, 10–2000 (e.g. 150)\n", "\(bad.stderr)")
         let mode = try etude.run(["routine", "new", "m", "--entry", "lesson=\(lesson);mode=fast"])
-        #expect(mode.status == 1 && mode.stderr.contains("mode must be watch, wait, play or memory"), "\(mode.stderr)")
+        #expect(mode.status == 1 && mode.stderr.contains("mode=fast: use watch, wait, play or memory"), "\(mode.stderr)")
     }
 
     /// "N repetitions" of bars are planned as those bars at the entry's tempo, not the lesson.

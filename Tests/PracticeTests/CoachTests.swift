@@ -3,7 +3,6 @@ import Foundation
 import Judge
 import Lesson
 import MIDIFile
-import Screen
 import Testing
 @testable import Practice
 
@@ -153,8 +152,9 @@ struct CoachTests {
         #expect(report.score == 100)
         #expect(report.timingMeanMs == 0)
         #expect(report.sections.map(\.section) == [0, 1])
-        let info = try #require(run.coach.resultsInfo)
+        let info = try #require(run.coach.lastResults)
         #expect(info.figures.accuracy == 100 && info.figures.score == 100 && info.figures.hit == 32)
+        #expect(info.title == "Pass 1 at 100%")
         // No weakest section after a perfect run.
         #expect(!run.actions.contains { if case .weakestSection = $0 { return true } else { return false } })
     }
@@ -468,9 +468,9 @@ struct CoachTests {
     }
 }
 
-@Suite("Coach on the screen")
-struct CoachScreenTests {
-    @Test func learnerKeysWrongFlashesAndMemoryModeHiding() throws {
+@Suite("Coach feedback")
+struct CoachFeedbackTests {
+    @Test func learnerKeysAndWrongFlashes() throws {
         let lesson = try CoachTests.lesson()
         let coach = Coach(lesson: lesson, plan: CoachTests.rightHand, mode: .memory)
         let clock = VirtualClock(now: 0)
@@ -479,21 +479,15 @@ struct CoachScreenTests {
         _ = coach.handle(events: transport.advance(to: 0))
         _ = coach.handle(played: PlayedEvent(pitch: 60, time: 0))   // right
         _ = coach.handle(played: PlayedEvent(pitch: 61, time: 0.01))  // wrong
-        var model = ScreenModel(keyboard: KeyboardState([(60, .rightHand), (36, .leftHand)]),
-                                notes: [FallingNote(pitch: 62, start: 0.5, end: 0.9, role: .rightHand),
-                                        FallingNote(pitch: 36, start: 2, end: 3, role: .leftHand)])
-        coach.decorate(&model, now: 0.1)
-        #expect(model.keyboard[60] == .learner)
-        #expect(model.keyboard[61] == .wrong)
-        #expect(model.keyboard[36] == .leftHand)
-        #expect(model.notes.map(\.pitch) == [36])
+        let f = coach.feedback(now: 0.1)
+        #expect(f.held == [60, 61])
+        #expect(f.wrong == [61])
+        #expect(f.flashes == [61])
         // After release and the flash: nothing of the learner's left.
         _ = coach.handle(played: PlayedEvent(pitch: 60, velocity: 0, time: 0.2, isOn: false))
         _ = coach.handle(played: PlayedEvent(pitch: 61, velocity: 0, time: 0.2, isOn: false))
-        var later = ScreenModel(keyboard: KeyboardState([(64, .rightHand)]))
-        coach.decorate(&later, now: 1)
-        #expect(later.keyboard[61] == nil && later.keyboard[60] == nil)
-        #expect(later.keyboard[64] == nil)  // memory mode: no key hints for the practised hand
+        let later = coach.feedback(now: 1)
+        #expect(later.held.isEmpty && later.wrong.isEmpty && later.flashes.isEmpty)
     }
 
     @Test func waitModeHintsTheKeysStillMissing() throws {
@@ -504,9 +498,9 @@ struct CoachScreenTests {
         #expect(coach.handle(events: transport.advance(to: 0)).contains(.pauseTransport))
         _ = coach.handle(played: PlayedEvent(pitch: 64, time: 0.3))
         #expect(coach.waitingFor == [60, 67])
-        var model = ScreenModel()
-        coach.decorate(&model, now: 0.3)
-        #expect(model.keyboard[60] == .rightHand && model.keyboard[67] == .rightHand)
-        #expect(model.keyboard[64] == .learner)
+        let f = coach.feedback(now: 0.3)
+        #expect(f.waitingFor.map(\.pitch).sorted() == [60, 67])
+        #expect(f.waitingFor.allSatisfy { $0.hand == .right })
+        #expect(f.held == [64])
     }
 }

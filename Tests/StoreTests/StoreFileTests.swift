@@ -68,7 +68,8 @@ import TestSupport
                          figures: ScoreFigures(hit: 1, missed: 0, wrong: 0, extra: 0, accuracy: 1, timingMeanMs: 0, timingSdMs: 0, score: 100),
                          durationSeconds: 1)
         #expect(try s.passes(lessonID: "aa").last?.hit == 1)
-        try s.saveRoutine(Routine(name: "r", entries: [RoutineEntry(source: .randomFavourite)]))
+        try s.saveStoredRoutine(StoredRoutine(name: "r", entries: #"[{"random":"favourite","repetitions":1}]"#))
+        #expect(try s.storedRoutine(named: "r")?.entries == #"[{"random":"favourite","repetitions":1}]"#)
     }
 
     @Test func newerSchemaIsRefused() throws {

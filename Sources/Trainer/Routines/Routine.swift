@@ -295,20 +295,19 @@ extension RoutineEntry {
         case (.some, .some):
             throw RoutineError("give minutes or repetitions (reps), not both")
         case (.some(let m), nil):
-            guard m.isFinite, m > 0, m <= maxMinutes else {
-                throw RoutineError("minutes must be a positive number up to \(Int(maxMinutes)) (a day), not \(number(m))")
-            }
+            guard m.isFinite, m > 0 else { throw RoutineError("minutes must be a positive number, not \(number(m))") }
+            guard m <= maxMinutes else { throw RoutineError("minutes must be at most \(Int(maxMinutes)) (a day), not \(number(m))") }
             length = .minutes(m)
         case (nil, .some(let n)):
-            guard n >= 1, n <= maxRepetitions else { throw RoutineError("repetitions must be 1 to \(maxRepetitions), not \(n)") }
+            guard n >= 1 else { throw RoutineError("repetitions must be at least 1, not \(n)") }
+            guard n <= maxRepetitions else { throw RoutineError("repetitions must be at most \(maxRepetitions), not \(n)") }
             length = .repetitions(n)
         case (nil, nil):
             length = .repetitions(1)
         }
         let pause = f.pause ?? 0
-        guard (0...maxPause).contains(pause) else {
-            throw RoutineError("pause is a whole number of seconds from 0 to \(maxPause), not \(pause)")
-        }
+        guard pause >= 0 else { throw RoutineError("pause is a whole number of seconds, 0 or more, not \(pause)") }
+        guard pause <= maxPause else { throw RoutineError("pause must be at most \(maxPause) seconds (an hour), not \(pause)") }
         return RoutineEntry(source: f.source, hand: hand, tempoPercent: f.tempo, bars: bars, mode: mode, length: length, pauseSeconds: pause)
     }
 

@@ -79,11 +79,8 @@ public struct RoutinePlan: Equatable, Sendable {
             return from[Int(rng.next() % UInt64(from.count))]
         }
         for (i, entry) in routine.entries.enumerated() {
-            // A routine stored before entries were checked may hold what no lesson can play (an
-            // odd mode plays as watch, and the player says so).
-            var unmoded = entry
-            unmoded.mode = nil
-            if let problem = unmoded.problem {
+            // A routine stored before entries were checked may hold what no lesson can play.
+            if let problem = entry.problem {
                 skipped.append(Skipped(entryIndex: i, reason: "\(problem) (`etude routine edit \(routine.name)` fixes it)"))
                 continue
             }

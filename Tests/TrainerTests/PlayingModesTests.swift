@@ -6,12 +6,13 @@ import MIDIFile
 import Screen
 import Synth
 import Testing
-@testable import Practice
+import Practice
+@testable import Trainer
 
 /// The playing modes plugged into a practice session on a virtual clock: scripted learner
 /// notes → the coach → pause / resume, results panel, history figures, report lines.
-@Suite("Coach observer")
-struct CoachObserverTests {
+@Suite("Playing modes on the practice session")
+struct PlayingModesTests {
     /// Four 4/4 bars at 120 BPM (2 s a bar): right hand quarter notes C5 C#5 D5 D#5 (each with
     /// a major third above when `chords`), left hand whole notes C3.
     static func lesson(chords: Bool = false) -> Lesson {
@@ -40,18 +41,17 @@ struct CoachObserverTests {
     static let firstBarRight = PracticePlan(hands: .right, bars: 1...1, repeatMode: .times(1))
 
     func make(_ mode: PracticeMode, chords: Bool = false, plan: PracticePlan = firstBarRight, computerKeyboard: Bool = false)
-        throws -> (PracticeSession, CoachObserver, VirtualClock, RecordingOutput) {
+        throws -> (SessionHarness, SessionHarness, VirtualClock, RecordingOutput) {
         let lesson = Self.lesson(chords: chords)
         let clock = VirtualClock()
         let output = RecordingOutput(clock: { clock.now })
-        let observer = CoachObserver(lesson: lesson, plan: plan, mode: mode,
-                                     settings: .init(computerKeyboard: computerKeyboard, saveDirectory: NSTemporaryDirectory()))
-        let s = try PracticeSession(lesson: lesson, plan: plan, clock: clock, output: output, observer: observer)
-        return (s, observer, clock, output)
+        let s = try SessionHarness(lesson: lesson, plan: plan, clock: clock, output: output,
+                                   settings: .init(mode: mode, computerKeyboard: computerKeyboard))
+        return (s, s, clock, output)
     }
 
     /// Advances in frame-sized steps, as the runner and the screen would.
-    func play(_ s: PracticeSession, _ clock: VirtualClock, until time: Double) {
+    func play(_ s: SessionHarness, _ clock: VirtualClock, until time: Double) {
         while clock.now < time - 1e-9 {
             clock.advance(by: min(0.05, time - clock.now))
             s.advance()
@@ -60,11 +60,11 @@ struct CoachObserverTests {
         s.advance()  // what is due now (the pass start at 0)
     }
 
-    func press(_ s: PracticeSession, _ clock: VirtualClock, _ pitch: Int) {
+    func press(_ s: SessionHarness, _ clock: VirtualClock, _ pitch: Int) {
         s.learnerPlayed(LearnerNote(pitch: pitch, velocity: 80, isOn: true, time: clock.now))
     }
 
-    func release(_ s: PracticeSession, _ clock: VirtualClock, _ pitch: Int) {
+    func release(_ s: SessionHarness, _ clock: VirtualClock, _ pitch: Int) {
         s.learnerPlayed(LearnerNote(pitch: pitch, velocity: 0, isOn: false, time: clock.now))
     }
 

@@ -1,6 +1,8 @@
 import Testing
 import Terminal
-@testable import Screen
+import Screen
+import Practice
+@testable import Trainer
 
 @Suite("PracticeCommand key map")
 struct PracticeCommandTests {
@@ -17,23 +19,23 @@ struct PracticeCommandTests {
             var d = KeyDecoder()
             let keys = d.feed(Array(bytes.utf8)) + d.flush()
             #expect(keys.count == 1)
-            #expect(keys.first.flatMap { PracticeCommand.command(for: $0) } == expected, "\(bytes.debugDescription)")
+            #expect(keys.first.flatMap { PracticeKeyMap.command(for: $0) } == expected, "\(bytes.debugDescription)")
         }
         var d = KeyDecoder()
         #expect(d.feed([0x1B]).isEmpty)
-        #expect(d.flush().map { PracticeCommand.command(for: $0) } == [.quit], "Esc alone quits")
-        #expect(PracticeCommand.command(for: .ctrl("q")) == nil)
-        #expect(PracticeCommand.command(for: Key(.left, .ctrl)) == nil)
+        #expect(d.flush().map { PracticeKeyMap.command(for: $0) } == [.quit], "Esc alone quits")
+        #expect(PracticeKeyMap.command(for: .ctrl("q")) == nil)
+        #expect(PracticeKeyMap.command(for: Key(.left, .ctrl)) == nil)
     }
 
     @Test func pianoKeysOnlyInPlayingModes() {
-        let semitones = PracticeCommand.pianoLetters.map { PracticeCommand.command(for: Key($0), pianoKeys: true) }
+        let semitones = PracticeCommand.pianoLetters.map { PracticeKeyMap.command(for: Key($0), pianoKeys: true) }
         #expect(semitones == (0...12).map { .pianoKey(semitone: $0) })
-        #expect(PracticeCommand.command(for: Key("z"), pianoKeys: true) == .octaveDown)
-        #expect(PracticeCommand.command(for: Key("x"), pianoKeys: true) == .octaveUp)
-        #expect(PracticeCommand.command(for: Key("a")) == nil)
-        #expect(PracticeCommand.command(for: Key("h")) == .cycleHand)
-        #expect(PracticeCommand.command(for: Key(" "), pianoKeys: true) == .playPause)
+        #expect(PracticeKeyMap.command(for: Key("z"), pianoKeys: true) == .octaveDown)
+        #expect(PracticeKeyMap.command(for: Key("x"), pianoKeys: true) == .octaveUp)
+        #expect(PracticeKeyMap.command(for: Key("a")) == nil)
+        #expect(PracticeKeyMap.command(for: Key("h")) == .cycleHand)
+        #expect(PracticeKeyMap.command(for: Key(" "), pianoKeys: true) == .playPause)
     }
 
     /// The help overlay names a key for every command.

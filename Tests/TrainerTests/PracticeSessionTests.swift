@@ -6,7 +6,8 @@ import Screen
 import Synth
 import Terminal
 import Testing
-@testable import Practice
+import Practice
+@testable import Trainer
 
 /// The practice controller on a virtual clock: keys → transport changes → what the screen shows.
 @Suite("Practice session")
@@ -20,10 +21,12 @@ struct PracticeSessionTests {
         ]
         var left: [MIDIEvent] = [MIDIEvent(tick: 0, .meta(type: MetaType.trackName, data: Array("Left Hand".utf8)))]
         for i in 0..<32 {
+            right.append(Fingering.event(tick: i * 480, pitch: 72 + i % 8, finger: 1 + i % 5))
             right.append(MIDIEvent(tick: i * 480, .noteOn(channel: 0, key: UInt8(72 + i % 8), velocity: 80)))
             right.append(MIDIEvent(tick: i * 480 + 400, .noteOff(channel: 0, key: UInt8(72 + i % 8), velocity: 0)))
         }
         for b in 0..<8 {
+            left.append(Fingering.event(tick: b * 1920, pitch: 48, finger: 5))
             left.append(MIDIEvent(tick: b * 1920, .noteOn(channel: 1, key: 48, velocity: 70)))
             left.append(MIDIEvent(tick: b * 1920 + 1800, .noteOff(channel: 1, key: 48, velocity: 0)))
         }
@@ -33,15 +36,15 @@ struct PracticeSessionTests {
         return Lesson(file: file, fileName: "eight.mid")
     }
 
-    func session(_ plan: PracticePlan = PracticePlan(repeatMode: .forever), observer: (any PracticeObserver)? = nil)
-        throws -> (PracticeSession, VirtualClock, RecordingOutput) {
+    func session(_ plan: PracticePlan = PracticePlan(repeatMode: .forever))
+        throws -> (SessionHarness, VirtualClock, RecordingOutput) {
         let clock = VirtualClock()
         let output = RecordingOutput(clock: { clock.now })
-        let s = try PracticeSession(lesson: lesson(), plan: plan, clock: clock, output: output, observer: observer)
+        let s = try SessionHarness(lesson: lesson(), plan: plan, clock: clock, output: output)
         return (s, clock, output)
     }
 
-    func play(_ s: PracticeSession, _ clock: VirtualClock, until time: Double) {
+    func play(_ s: SessionHarness, _ clock: VirtualClock, until time: Double) {
         while clock.now < time {
             clock.advance(by: min(0.05, time - clock.now))
             s.advance()
@@ -174,7 +177,7 @@ struct PracticeSessionTests {
 
     @Test func recallKeyStepsThroughSavedLoopsApplyingBarsHandTempoAndOtherHand() throws {
         let (s, clock, output) = try session()
-        #expect(PracticeCommand.command(for: Key("L")) == .recallLoop)
+        #expect(PracticeKeyMap.command(for: Key("L")) == .recallLoop)
         s.handle(.recallLoop)
         #expect(s.snapshot().message == "saved loops need the library (it could not be opened)")
         let stored = LockedBox<[NamedLoop]>([])
@@ -229,33 +232,32 @@ struct PracticeSessionTests {
         s.stop()
     }
 
-    @Test func anObserverSeesEventsAndAddsKeysModeAndOverlay() throws {
-        let observer = Watcher()
-        let (s, clock, _) = try session(observer: observer)
+    @Test func theLearnersKeysLightInWatchModeToo() throws {
+        let (s, clock, _) = try session()
         s.start()
         play(s, clock, until: 1)
-        #expect(observer.eventCount.value > 0)
         s.learnerPlayed(LearnerNote(pitch: 61, velocity: 90, isOn: true, time: clock.now))
         let m = s.snapshot()
         #expect(m.keyboard[61] == .learner)
-        #expect(m.status.mode == "test")
-        #expect(observer.played.value == [61])
+        #expect(m.status.mode == "watch")
+        s.learnerPlayed(LearnerNote(pitch: 61, velocity: 0, isOn: false, time: clock.now))
+        #expect(s.snapshot().keyboard[61] == nil)
     }
 
+    /// Fingering comes from the lesson file's own annotations.
     @Test func fingersAppearOnFallingNotesWhenShown() throws {
-        let l = lesson()
-        var options = PracticeSession.Options()
-        options.fingers = Dictionary(uniqueKeysWithValues: l.notes.indices.map { ($0, 1 + $0 % 5) })
-        let clock = VirtualClock()
-        let s = try PracticeSession(lesson: l, plan: PracticePlan(), clock: clock, output: RecordingOutput(), options: options)
+        let (s, clock, _) = try session()
+        s.start()
+        play(s, clock, until: 0.1)
         #expect(s.snapshot().notes.allSatisfy { $0.finger == nil })
         s.handle(.toggleNoteNames)  // `n`: names and fingers
         let m = s.snapshot()
         #expect(m.showNoteNames && m.showFingers)
         #expect(!m.notes.isEmpty && m.notes.allSatisfy { $0.finger != nil })
-        options.showFingers = true  // --fingers
-        let t = try PracticeSession(lesson: l, plan: PracticePlan(), clock: clock, output: RecordingOutput(), options: options)
-        #expect(t.snapshot().notes.allSatisfy { $0.finger != nil })
+        #expect(m.notes.contains { $0.pitch == 73 && $0.finger == 2 })
+        s.handle(.toggleNoteNames)
+        s.display.showFingers = true  // --fingers
+        #expect(s.snapshot().notes.allSatisfy { $0.finger != nil })
     }
 
     @Test func resumePointIsTheBarAndFileSeconds() throws {
@@ -270,23 +272,4 @@ struct PracticeSessionTests {
         s.seek(toBar: 6)
         #expect(s.snapshot().status.bar == 6)
     }
-}
-
-final class LockedBox<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: T
-    init(_ v: T) { stored = v }
-    var value: T {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}
-
-final class Watcher: PracticeObserver, @unchecked Sendable {
-    let eventCount = LockedBox(0)
-    let played = LockedBox<[Int]>([])
-    func transportEvents(_ events: [TimedEvent], session: PracticeSession) { eventCount.value += events.count }
-    func learnerPlayed(_ note: LearnerNote, session: PracticeSession) { played.value.append(note.pitch) }
-    func litKeys(at now: Double) -> [(pitch: Int, role: NoteRole)] { played.value.map { ($0, NoteRole.learner) } }
-    var modeName: String { "test" }
 }

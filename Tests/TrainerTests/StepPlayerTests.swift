@@ -2,7 +2,7 @@ import Clocks
 import Foundation
 import Lesson
 import MIDIFile
-import Store
+@testable import Trainer
 import Synth
 import Testing
 @testable import Practice

@@ -3,10 +3,10 @@ import Foundation
 import Judge
 import Lesson
 import MIDIFile
-import Store
 import Synth
 import Testing
-@testable import Practice
+import Practice
+@testable import Trainer
 
 /// A routine entry practised in wait / play mode (`SessionStep`) on a virtual clock: the
 /// routine's length policy (`RoutinePlan.decide`) over a judged practice session.
@@ -14,8 +14,8 @@ import Testing
 struct SessionStepTests {
     /// One bar (2 s at 120 BPM) of the right hand, C5 C#5 D5 D#5, as `routine run` plans an entry.
     func make(_ mode: PracticeMode, length: RoutineEntry.Length, fade: Double = RoutinePlan.fadeSeconds)
-        throws -> (SessionStep, PracticeSession, VirtualClock, RecordingOutput, CoachObserver) {
-        let lesson = CoachObserverTests.lesson()
+        throws -> (SessionStep, SessionHarness, VirtualClock, RecordingOutput, SessionHarness) {
+        let lesson = PlayingModesTests.lesson()
         var plan = PracticePlan(hands: .right, bars: 1...1)
         switch length {
         case .repetitions(let n): plan.repeatMode = .times(n)
@@ -24,10 +24,10 @@ struct SessionStepTests {
         let clock = VirtualClock()
         let rec = RecordingOutput(clock: { clock.now })
         let output = GainOutput(rec)
-        let observer = CoachObserver(lesson: lesson, plan: plan, mode: mode,
-                                     settings: .init(computerKeyboard: false, saveDirectory: NSTemporaryDirectory()))
-        let session = try PracticeSession(lesson: lesson, plan: plan, clock: clock, output: output, observer: observer)
-        let step = SessionStep(session: session, output: output) { elapsed, passes, end in
+        let session = try SessionHarness(lesson: lesson, plan: plan, clock: clock, output: output,
+                                         settings: .init(mode: mode, computerKeyboard: false))
+        let observer = session
+        let step = SessionStep(session: session.session, output: output) { elapsed, passes, end in
             switch RoutinePlan.decide(length: length, elapsed: elapsed, completedPasses: passes, currentPassEnd: end, fade: fade) {
             case .stop: return .stop
             case .play(let gain): return .play(gain: gain)
@@ -38,7 +38,7 @@ struct SessionStepTests {
 
     /// Runs frames of 50 ms (transport, screen, step policy) until the step is over or `limit`;
     /// `learner` may play at each frame. Returns the ticks.
-    func frames(_ step: SessionStep, _ s: PracticeSession, _ clock: VirtualClock, limit: Double = 60,
+    func frames(_ step: SessionStep, _ s: SessionHarness, _ clock: VirtualClock, limit: Double = 60,
                 learner: (Double) -> Void = { _ in }) -> [SessionStep.Tick] {
         var ticks: [SessionStep.Tick] = []
         s.advance()
