@@ -64,9 +64,7 @@ public enum App {
     public static func runRoutine(name: String, library: Library, seed: UInt64? = nil, planOnly: Bool = false,
                                   sound: LiveSound = LiveSound(), playing: Playing = Playing()) throws -> Int32 {
         try library.withStore { s in
-            guard let routine = try s.routine(named: name) else {
-                throw EtudeFailure("no routine named \(safe(name)); see `etude routine list`")
-            }
+            let routine = try s.existingRoutine(named: name)
             var rng = SeededGenerator(seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000))
             let schedule = RoutinePlan.make(routine, candidates: .init(lessons: try s.lessons()), using: &rng,
                                             passSeconds: RoutineRunner.passSeconds)

@@ -30,22 +30,7 @@ struct DevicesCommand: ParsableCommand {
             reason = "no MIDI input ports: plug in a keyboard (and switch it on), then run etude devices again"
         }
         if json {
-            var j = JSONText()
-            j.raw("{\"ports\":[")
-            for (i, p) in ports.enumerated() {
-                if i > 0 { j.raw(",") }
-                j.raw("{\"client\":\(p.client),\"port\":\(p.port),\"address\":")
-                j.string(p.address)
-                j.raw(",\"clientName\":")
-                j.string(p.clientName)
-                j.raw(",\"portName\":")
-                j.string(p.portName)
-                j.raw(",\"hardware\":\(p.isHardware)}")
-            }
-            j.raw("],\"reason\":")
-            if let reason { j.string(reason) } else { j.raw("null") }
-            j.raw("}")
-            Console.out(j.text + "\n")
+            Console.out(JSONOutput.line(DevicesRecord(ports: ports, reason: reason)))
             return
         }
         if let reason {

@@ -52,14 +52,7 @@ struct FavCommand: ParsableCommand {
             try store.library.withStore { s in
                 let rows = try s.favourites()
                 if json {
-                    var j = JSONText()
-                    j.raw("[")
-                    for (i, r) in rows.enumerated() {
-                        if i > 0 { j.raw(",\n") }
-                        StoreCLI.json(r, into: &j)
-                    }
-                    j.raw("]\n")
-                    Console.out(j.text)
+                    Console.out(JSONOutput.array(rows.map(ListingRecord.init)))
                 } else {
                     Console.out(rows.isEmpty ? "No favourites yet: `etude fav add LESSON`.\n"
                                 : rows.map(Listing.line).joined(separator: "\n") + "\n")

@@ -25,14 +25,7 @@ struct ListCommand: ParsableCommand {
         try store.library.withStore { s in
             let rows = try s.lessons(matching: query.joined(separator: " "), level: level, favouritesOnly: favourites)
             if json {
-                var j = JSONText(capacity: rows.count * 300)
-                j.raw("[")
-                for (i, r) in rows.enumerated() {
-                    if i > 0 { j.raw(",\n") }
-                    StoreCLI.json(r, into: &j)
-                }
-                j.raw("]\n")
-                Console.out(j.text)
+                Console.out(JSONOutput.array(rows.map(ListingRecord.init)))
             } else if rows.isEmpty {
                 Console.out(query.isEmpty && level == nil && !favourites
                     ? "No lessons yet: add a folder with `etude library add DIR`.\n"

@@ -29,20 +29,7 @@ struct LoopsCommand: ParsableCommand {
                 let l = try s.resolveLesson(lesson)
                 let loops = try s.loops(for: l.lesson.id)
                 if json {
-                    var j = JSONText()
-                    j.raw("[")
-                    for (i, x) in loops.enumerated() {
-                        if i > 0 { j.raw(",\n") }
-                        j.raw("{\"name\":"); j.string(x.name)
-                        j.raw(",\"firstBar\":"); j.number(x.firstBar)
-                        j.raw(",\"lastBar\":"); j.number(x.lastBar)
-                        j.raw(",\"hand\":"); j.string(x.hand)
-                        j.raw(",\"tempoPercent\":"); j.number(x.tempoPercent)
-                        j.raw(",\"otherHandMode\":"); j.string(x.otherHandMode)
-                        j.raw("}")
-                    }
-                    j.raw("]\n")
-                    Console.out(j.text)
+                    Console.out(JSONOutput.array(loops.map(LoopRecord.init)))
                 } else if loops.isEmpty {
                     Console.out("No saved loops for \(l.lesson.title).\n")
                 } else {

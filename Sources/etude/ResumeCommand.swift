@@ -26,7 +26,8 @@ struct ResumeCommand: ParsableCommand {
         if play && (show || json) { throw EtudeFailure("--play with --show/--json: choose one") }
         let onTerminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         if play || (onTerminal && !show && !json) {
-            try practise()
+            let status = try App.resume(library: store.library)
+            if status != 0 { throw ExitCode(status) }
             return
         }
         try store.library.withStore(scan: false) { s in
@@ -35,23 +36,7 @@ struct ResumeCommand: ParsableCommand {
             }
             let path = listing?.path ?? state.path
             if json {
-                var j = JSONText()
-                j.raw("{\"lessonID\":"); j.string(state.lessonID)
-                j.raw(",\"title\":"); if let t = listing?.lesson.title { j.string(t) } else { j.raw("null") }
-                j.raw(",\"path\":"); j.string(path)
-                j.raw(",\"positionSeconds\":"); j.number(state.positionSeconds)
-                j.raw(",\"hand\":"); j.string(state.hand)
-                j.raw(",\"tempoPercent\":"); j.number(state.tempoPercent)
-                j.raw(",\"mode\":"); j.string(state.mode)
-                j.raw(",\"loop\":")
-                if let a = state.loopFirstBar, let b = state.loopLastBar {
-                    j.raw("{\"firstBar\":"); j.number(a); j.raw(",\"lastBar\":"); j.number(b)
-                    j.raw(",\"name\":"); if let n = state.loopName { j.string(n) } else { j.raw("null") }
-                    j.raw("}")
-                } else { j.raw("null") }
-                j.raw(",\"updatedAt\":"); j.string(Listing.isoDate(state.updatedAt))
-                j.raw("}\n")
-                Console.out(j.text)
+                Console.out(JSONOutput.line(ResumeRecord(state, listing: listing)))
             } else {
                 var out = "Lesson:   \(TextDecoding.sanitize(listing?.lesson.title ?? "?"))\n"
                 out += "File:     \(TextDecoding.sanitize(path))\n"
@@ -64,37 +49,5 @@ struct ResumeCommand: ParsableCommand {
                 Console.out(out)
             }
         }
-    }
-
-    /// Opens the practice screen with the saved state: hand, tempo, loop, from the saved bar.
-    func practise() throws {
-        let (state, path) = try store.library.withStore(scan: false) { s -> (ResumeState, String) in
-            guard let (state, listing) = try s.resume() else {
-                throw EtudeFailure("nothing to resume yet: practise a lesson first (see `etude list`)")
-            }
-            return (state, listing?.path ?? state.path)
-        }
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw EtudeFailure("\(TextDecoding.sanitize(path)): the lesson you practised last is gone; open another with `etude practice`")
-        }
-        let opened = try LessonOpener.open(path, split: nil)
-        var plan = PracticePlan(repeatMode: .forever)
-        var playing = Playing()
-        do {
-            plan.hands = try PracticePlan.parseHands(state.hand)
-            plan.tempo = .percent(TempoPercent.clamped(Double(state.tempoPercent)).value)
-            if let a = state.loopFirstBar, let b = state.loopLastBar { plan.bars = a...b }
-            try plan.validate(for: opened.lesson)
-            playing.mode = (try? PracticeMode(parsing: state.mode)) ?? .watch
-        } catch {
-            throw EtudeFailure("the saved state no longer fits \(TextDecoding.sanitize(path)) (\(error.cliMessage)); start it with `etude practice`")
-        }
-        // A stored position from an older or damaged database is clamped to the lesson.
-        let tick = opened.lesson.tempoMap.tick(atSeconds: state.positionSeconds.isFinite ? max(0, state.positionSeconds) : 0)
-        let bar = opened.lesson.bars.position(atTick: tick.isFinite ? Int(min(max(0, tick), Double(opened.lesson.endTick))) : 0).bar
-        let status = try PracticeScreenRunner.run(opened, plan: plan, sound: LiveSound(), display: PracticeView.Options(),
-                                                  history: StoreHistory.open(store.library, path: path), startBar: bar,
-                                                  loopName: state.loopName, playing: playing)
-        if status != 0 { throw ExitCode(status) }
     }
 }

@@ -25,59 +25,6 @@ struct RoutineCommand: ParsableCommand {
         subcommands: [New.self, Edit.self, List.self, Run.self, Export.self, Import.self, Delete.self]
     )
 
-    /// Resolves `--entry` specs against the catalogue.
-    static func entries(_ specs: [String], store: Store) throws -> [RoutineEntry] {
-        try specs.map { spec in
-            var (entry, reference) = try RoutineEntry.parseSpec(spec)
-            if let reference {
-                let l = try store.resolveLesson(reference)
-                entry.source = .lesson(id: l.lesson.id, title: l.lesson.title)
-            }
-            return entry
-        }
-    }
-
-    /// Checks entries of fixed lessons against the lessons' files, as practice checks its
-    /// options (`PracticePlan.validate`: the bars exist, the hand has a part), so a saved routine
-    /// plays what it says. A lesson whose file is missing or unreadable is left to `run`, which
-    /// says so; random entries are checked when they are picked. Throws "entry N: …".
-    static func checkLessons(_ routine: Routine, store: Store) throws {
-        for (i, entry) in routine.entries.enumerated() {
-            guard case .lesson(let id, _) = entry.source, entry.bars != nil || entry.hand != nil,
-                  let path = try store.listing(id: id)?.path, FileManager.default.fileExists(atPath: path),
-                  let read = try? LessonOpener.read(path) else { continue }
-            let plan = RoutineRunner.practicePlan(hand: entry.hand, tempoPercent: entry.tempoPercent ?? 100, bars: entry.bars,
-                                                  length: entry.length)
-            do {
-                try plan.validate(for: Lesson(file: read.file, fileName: path))
-            } catch {
-                throw RoutineError("entry \(i + 1): \(RoutineEntry.words(error))")
-            }
-        }
-    }
-
-    /// Saves a routine made or changed on the command line, after the checks a file gets.
-    static func save(_ routine: Routine, store: Store) throws {
-        guard !routine.entries.isEmpty else {
-            throw EtudeFailure("\(routine.name) would have no entries; keep at least one, or delete it with `etude routine delete \(routine.name)`")
-        }
-        try checkLessons(routine, store: store)
-        try store.saveRoutine(routine)
-    }
-
-    static func load(_ name: String, _ store: Store) throws -> Routine {
-        guard let r = try store.routine(named: name) else {
-            throw EtudeFailure("no routine named \(name); see `etude routine list`")
-        }
-        return r
-    }
-
-    static func titles(_ store: Store) throws -> [String: String] {
-        var t: [String: String] = [:]
-        for l in try store.lessons() { t[l.lesson.id] = l.lesson.title }
-        return t
-    }
-
     struct New: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a routine from --entry specs.")
         @Argument(help: "The routine's name.") var name: String
@@ -91,9 +38,9 @@ struct RoutineCommand: ParsableCommand {
                 if try s.routine(named: name) != nil {
                     throw EtudeFailure("a routine named \(name) exists; change it with `etude routine edit`")
                 }
-                let routine = Routine(name: name, entries: try RoutineCommand.entries(entries, store: s))
-                try RoutineCommand.save(routine, store: s)
-                Console.out(RoutineFile.text(routine, titles: try RoutineCommand.titles(s)))
+                let routine = Routine(name: name, entries: try s.routineEntries(entries))
+                try s.saveChecked(routine)
+                Console.out(RoutineFile.text(routine, titles: try s.lessonTitles()))
             }
         }
     }
@@ -114,7 +61,7 @@ struct RoutineCommand: ParsableCommand {
 
         func run() throws {
             try store.library.withStore { s in
-                var routine = try RoutineCommand.load(name, s)
+                var routine = try s.existingRoutine(named: name)
                 let noOptions = rename == nil && add.isEmpty && remove.isEmpty && move == nil && set.isEmpty
                 if noOptions {
                     routine = try editInEditor(routine, store: s)
@@ -124,7 +71,7 @@ struct RoutineCommand: ParsableCommand {
                               routine.entries.indices.contains(n - 1) else {
                             throw EtudeFailure("--set \(item): write N=SPEC with N from 1 to \(routine.entries.count)")
                         }
-                        routine.entries[n - 1] = try RoutineCommand.entries([String(item[item.index(after: eq)...])], store: s)[0]
+                        routine.entries[n - 1] = try s.routineEntries([String(item[item.index(after: eq)...])])[0]
                     }
                     for n in remove.sorted(by: >) {
                         guard routine.entries.indices.contains(n - 1) else {
@@ -140,10 +87,10 @@ struct RoutineCommand: ParsableCommand {
                         let e = routine.entries.remove(at: from - 1)
                         routine.entries.insert(e, at: dest - 1)
                     }
-                    routine.entries += try RoutineCommand.entries(add, store: s)
+                    routine.entries += try s.routineEntries(add)
                 }
                 do {
-                    try RoutineCommand.save(routine, store: s)
+                    try s.saveChecked(routine)
                 } catch let e as RoutineError {
                     throw EtudeFailure("\(e.message); the routine is unchanged")
                 }
@@ -151,7 +98,7 @@ struct RoutineCommand: ParsableCommand {
                     try s.renameRoutine(routine.name, to: rename)
                     routine.name = rename
                 }
-                Console.out(RoutineFile.text(routine, titles: try RoutineCommand.titles(s)))
+                Console.out(RoutineFile.text(routine, titles: try s.lessonTitles()))
             }
         }
 
@@ -181,7 +128,7 @@ struct RoutineCommand: ParsableCommand {
                 edited = try RoutineFile.parse(text)
                 // The name is changed with --rename; the file's name field is ignored here.
                 edited.name = routine.name
-                try RoutineCommand.checkLessons(edited, store: store)
+                try store.checkLessons(of: edited)
             } catch {
                 throw EtudeFailure("\(routine.name): \(Store.message(for: error) ?? "\(error)"); \(kept)")
             }
@@ -205,7 +152,7 @@ struct RoutineCommand: ParsableCommand {
         func run() throws {
             try store.library.withStore { s in
                 if let name {
-                    Console.out(RoutineFile.text(try RoutineCommand.load(name, s), titles: try RoutineCommand.titles(s)))
+                    Console.out(RoutineFile.text(try s.existingRoutine(named: name), titles: try s.lessonTitles()))
                     return
                 }
                 let all = try s.routines()
@@ -238,18 +185,9 @@ struct RoutineCommand: ParsableCommand {
         func run() throws {
             // Checked before the library or the synth opens: one line per mistake.
             let playing = try playingOptions.playing(mode: "watch")
-            try store.library.withStore { s in
-                let routine = try RoutineCommand.load(name, s)
-                var rng = SeededGenerator(seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000))
-                let schedule = RoutinePlan.make(routine, candidates: .init(lessons: try s.lessons()), using: &rng,
-                                                passSeconds: RoutineRunner.passSeconds)
-                Console.out(schedule.text())
-                if schedule.steps.isEmpty { throw EtudeFailure("nothing to play in \(name): every entry was skipped") }
-                if plan { return }
-                let status = try RoutineRunner(sound: LiveSound(soundfont: soundfont, audioDriver: audioDriver), playing: playing)
-                    .run(schedule, store: s)
-                if status != 0 { throw ExitCode(status) }
-            }
+            let status = try App.runRoutine(name: name, library: store.library, seed: seed, planOnly: plan,
+                                            sound: LiveSound(soundfont: soundfont, audioDriver: audioDriver), playing: playing)
+            if status != 0 { throw ExitCode(status) }
         }
     }
 
@@ -262,9 +200,9 @@ struct RoutineCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
         func run() throws {
             try store.library.withStore { s in
-                let routine = try RoutineCommand.load(name, s)
+                let routine = try s.existingRoutine(named: name)
                 let text = format == .json ? try RoutineFile.export(routine)
-                    : RoutineFile.text(routine, titles: try RoutineCommand.titles(s))
+                    : RoutineFile.text(routine, titles: try s.lessonTitles())
                 if let output {
                     do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
                         throw EtudeFailure("\(output): cannot write (\(error.localizedDescription))")
@@ -287,7 +225,7 @@ struct RoutineCommand: ParsableCommand {
                 let routine: Routine
                 do {
                     routine = try s.importRoutine(String(decoding: bytes, as: UTF8.self), as: name) { r in
-                        try RoutineCommand.checkLessons(r, store: s)
+                        try s.checkLessons(of: r)
                     }
                 } catch let e as RoutineError {
                     throw EtudeFailure("\(file): \(e.message)")

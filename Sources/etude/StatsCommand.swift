@@ -29,35 +29,9 @@ struct StatsCommand: ParsableCommand {
                 id = l.lesson.id
             }
             let stats = PracticeStats.compute(try s.passes(lessonID: id), now: Date())
-            Console.out(json ? StatsJSON.json(stats, title: title) : StatsReport.text(stats, title: title))
+            Console.out(json ? JSONOutput.line(StatsRecord(stats, title: title)) : StatsReport.text(stats, title: title))
         }
     }
 }
 
 
-/// `etude stats --json`.
-enum StatsJSON {
-    static func json(_ st: PracticeStats, title: String) -> String {
-        var j = JSONText()
-        j.raw("{\"title\":"); j.string(title)
-        j.raw(",\"passes\":"); j.number(st.passCount)
-        j.raw(",\"scoredPasses\":"); j.number(st.scoredPassCount)
-        j.raw(",\"totalSeconds\":"); j.number(st.totalSeconds)
-        j.raw(",\"bestScore\":"); if let b = st.bestScore { j.number(b) } else { j.raw("null") }
-        j.raw(",\"latestScore\":"); if let l = st.latestScore { j.number(l) } else { j.raw("null") }
-        for (key, periods) in [("days", st.days), ("weeks", st.weeks)] {
-            j.raw(",\"\(key)\":[")
-            for (i, p) in periods.enumerated() {
-                if i > 0 { j.raw(",") }
-                j.raw("{\"start\":"); j.string(Listing.isoDate(p.start))
-                j.raw(",\"seconds\":"); j.number(p.seconds)
-                j.raw(",\"passes\":"); j.number(p.passes); j.raw("}")
-            }
-            j.raw("]")
-        }
-        j.raw(",\"scores\":["); j.raw(st.scores.map { String($0) }.joined(separator: ",")); j.raw("]")
-        j.raw(",\"tempos\":["); j.raw(st.tempos.map { String(Int($0)) }.joined(separator: ",")); j.raw("]")
-        j.raw("}\n")
-        return j.text
-    }
-}

@@ -283,10 +283,9 @@ import TestSupport
         try pane.keys("q")
         #expect(pane.exitStatus() == 0 && pane.ttyRestored)
         let stats = try etude.run(["stats", Self.ode, "--json"])
-        #expect(stats.stdout.contains("\"passes\":0,\"scoredPasses\":0"), "\(stats.stdout)")
-        let total = stats.stdout.range(of: #""totalSeconds":([0-9.]+)"#, options: .regularExpression)
-            .flatMap { Double(stats.stdout[$0].dropFirst(15)) }
-        #expect((total ?? 0) >= 3, "\(stats.stdout)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any], "\(stats.stdout)")
+        #expect(json["passes"] as? Int == 0 && json["scoredPasses"] as? Int == 0, "\(stats.stdout)")
+        #expect((json["totalSeconds"] as? Double ?? 0) >= 3, "\(stats.stdout)")
     }
 
     @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
@@ -297,7 +296,7 @@ import TestSupport
         try pane.keys("q")
         #expect(pane.exitStatus() == 0 && pane.ttyRestored)
         let stats = try etude.run(["stats", Self.ode, "--json"])
-        let passes = stats.stdout.range(of: #""passes":(\d+)"#, options: .regularExpression).flatMap { Int(stats.stdout[$0].dropFirst(9)) }
-        #expect((passes ?? 0) >= 2, "\(stats.stdout)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any], "\(stats.stdout)")
+        #expect((json["passes"] as? Int ?? 0) >= 2, "\(stats.stdout)")
     }
 }

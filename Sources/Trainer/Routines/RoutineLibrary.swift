@@ -45,3 +45,60 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// Resolves `--entry` specs against the catalogue (a lesson by title, id or path).
+    public func routineEntries(_ specs: [String]) throws -> [RoutineEntry] {
+        try specs.map { spec in
+            var (entry, reference) = try RoutineEntry.parseSpec(spec)
+            if let reference {
+                let l = try resolveLesson(reference)
+                entry.source = .lesson(id: l.lesson.id, title: l.lesson.title)
+            }
+            return entry
+        }
+    }
+
+    /// Checks entries of fixed lessons against the lessons' files, as practice checks its
+    /// options (`PracticePlan.validate`: the bars exist, the hand has a part), so a saved routine
+    /// plays what it says. A lesson whose file is missing or unreadable is left to `run`, which
+    /// says so; random entries are checked when they are picked. Throws "entry N: …".
+    public func checkLessons(of routine: Routine) throws {
+        for (i, entry) in routine.entries.enumerated() {
+            guard case .lesson(let id, _) = entry.source, entry.bars != nil || entry.hand != nil,
+                  let path = try listing(id: id)?.path, FileManager.default.fileExists(atPath: path),
+                  let opened = try? LessonOpener.open(path) else { continue }
+            let plan = RoutineRunner.practicePlan(hand: entry.hand, tempoPercent: entry.tempoPercent ?? 100, bars: entry.bars,
+                                                  length: entry.length)
+            do {
+                try plan.validate(for: opened.lesson)
+            } catch {
+                throw RoutineError("entry \(i + 1): \(RoutineEntry.words(error))")
+            }
+        }
+    }
+
+    /// Saves a routine made or changed on the command line, after the checks a file gets.
+    public func saveChecked(_ routine: Routine) throws {
+        guard !routine.entries.isEmpty else {
+            throw EtudeFailure("\(safe(routine.name)) would have no entries; keep at least one, or delete it with `etude routine delete \(safe(routine.name))`")
+        }
+        try checkLessons(of: routine)
+        try saveRoutine(routine)
+    }
+
+    /// The routine of that name, or one line saying there is none.
+    public func existingRoutine(named name: String) throws -> Routine {
+        guard let r = try routine(named: name) else {
+            throw EtudeFailure("no routine named \(safe(name)); see `etude routine list`")
+        }
+        return r
+    }
+
+    /// Every lesson's title by id (routine lists name their lessons).
+    public func lessonTitles() throws -> [String: String] {
+        var t: [String: String] = [:]
+        for l in try lessons() { t[l.lesson.id] = l.lesson.title }
+        return t
+    }
+}

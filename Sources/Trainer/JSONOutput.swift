@@ -1,0 +1,200 @@
+import Foundation
+import MIDIInput
+import Store
+
+/// Every `--json` output goes through one encoder configuration: sorted keys (stable output
+/// for scripts and diffs), slashes unescaped (paths read as paths), nil written as `null` (a
+/// field is always there, as consumers expect). Records are Codable values, never text built
+/// by hand.
+public enum JSONOutput {
+    /// The one encoder configuration.
+    public static func encoder() -> JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return e
+    }
+
+    /// One value as a line of JSON.
+    public static func line<T: Encodable>(_ value: T) -> String {
+        text(value) + "\n"
+    }
+
+    /// One value as JSON text (no newline).
+    public static func text<T: Encodable>(_ value: T) -> String {
+        do {
+            return String(decoding: try encoder().encode(value), as: UTF8.self)
+        } catch {
+            // Only a value that cannot be encoded at all gets here (never one of Etude's records).
+            return "null"
+        }
+    }
+
+    /// An array with one element per line: `[{…},\n{…}]`, so a long list stays readable and
+    /// line-oriented tools still work.
+    public static func array<T: Encodable>(_ values: [T]) -> String {
+        let enc = encoder()
+        var out = "["
+        for (i, v) in values.enumerated() {
+            if i > 0 { out += ",\n" }
+            out += (try? enc.encode(v)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        }
+        return out + "]\n"
+    }
+}
+
+/// A field written as `null` when it has no value (synthesized `Encodable` would leave it out).
+@propertyWrapper
+public struct Nullable<Value: Encodable & Sendable>: Encodable, Sendable {
+    public var wrappedValue: Value?
+    public init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        if let v = wrappedValue { try c.encode(v) } else { try c.encodeNil() }
+    }
+}
+
+/// A catalogue row as `list`, `fav list` and `resume` print it.
+public struct ListingRecord: Encodable, Sendable {
+    public var id: String
+    public var title: String
+    @Nullable public var composer: String?
+    @Nullable public var level: Int?
+    @Nullable public var description: String?
+    public var durationSeconds: Double
+    public var hands: Int
+    @Nullable public var key: String?
+    @Nullable public var timeSignature: String?
+    @Nullable public var tempoBPM: Double?
+    public var noteCount: Int
+    @Nullable public var path: String?
+    public var favourite: Bool
+    @Nullable public var bestScore: Double?
+    @Nullable public var lastPractised: String?
+    public var passes: Int
+
+    public init(_ l: LessonListing) {
+        let s = l.lesson
+        id = s.id
+        title = s.title
+        composer = s.composer
+        level = s.level
+        description = s.description
+        durationSeconds = (s.durationSeconds * 1000).rounded() / 1000
+        hands = s.hands
+        key = s.keyName
+        timeSignature = s.timeSignature
+        tempoBPM = s.tempoBPM
+        noteCount = s.noteCount
+        path = l.path
+        favourite = l.isFavourite
+        bestScore = l.bestScore
+        lastPractised = l.lastPractised.map(Listing.isoDate)
+        passes = l.passes
+    }
+}
+
+/// Where the learner left off, as `etude resume --json` prints it.
+public struct ResumeRecord: Encodable, Sendable {
+    public struct Loop: Encodable, Sendable {
+        public var firstBar: Int
+        public var lastBar: Int
+        @Nullable public var name: String?
+    }
+
+    public var lessonID: String
+    @Nullable public var title: String?
+    public var path: String
+    public var positionSeconds: Double
+    public var hand: String
+    public var tempoPercent: Int
+    public var mode: String
+    @Nullable public var loop: Loop?
+    public var updatedAt: String
+
+    public init(_ state: ResumeState, listing: LessonListing?) {
+        lessonID = state.lessonID
+        title = listing?.lesson.title
+        path = listing?.path ?? state.path
+        positionSeconds = state.positionSeconds
+        hand = state.hand
+        tempoPercent = state.tempoPercent
+        mode = state.mode
+        if let a = state.loopFirstBar, let b = state.loopLastBar { loop = Loop(firstBar: a, lastBar: b, name: state.loopName) }
+        updatedAt = Listing.isoDate(state.updatedAt)
+    }
+}
+
+/// A saved loop, as `etude loops LESSON --json` prints it.
+public struct LoopRecord: Encodable, Sendable {
+    public var name: String
+    public var firstBar: Int
+    public var lastBar: Int
+    public var hand: String
+    public var tempoPercent: Int
+    public var otherHandMode: String
+
+    public init(_ l: SavedLoop) {
+        name = l.name
+        firstBar = l.firstBar
+        lastBar = l.lastBar
+        hand = l.hand
+        tempoPercent = l.tempoPercent
+        otherHandMode = l.otherHandMode
+    }
+}
+
+/// `etude stats --json`.
+public struct StatsRecord: Encodable, Sendable {
+    public struct Period: Encodable, Sendable {
+        public var start: String
+        public var seconds: Double
+        public var passes: Int
+    }
+
+    public var title: String
+    public var passes: Int
+    public var scoredPasses: Int
+    public var totalSeconds: Double
+    @Nullable public var bestScore: Double?
+    @Nullable public var latestScore: Double?
+    public var days: [Period]
+    public var weeks: [Period]
+    public var scores: [Double]
+    public var tempos: [Int]
+
+    public init(_ st: PracticeStats, title: String) {
+        self.title = title
+        passes = st.passCount
+        scoredPasses = st.scoredPassCount
+        totalSeconds = st.totalSeconds
+        bestScore = st.bestScore
+        latestScore = st.latestScore
+        days = st.days.map { Period(start: Listing.isoDate($0.start), seconds: $0.seconds, passes: $0.passes) }
+        weeks = st.weeks.map { Period(start: Listing.isoDate($0.start), seconds: $0.seconds, passes: $0.passes) }
+        scores = st.scores
+        tempos = st.tempos.map { Int($0.isFinite ? max(-1e9, min(1e9, $0)) : 0) }
+    }
+}
+
+/// `etude devices --json`: the MIDI input ports, or why there are none.
+public struct DevicesRecord: Encodable, Sendable {
+    public struct Port: Encodable, Sendable {
+        public var client: Int
+        public var port: Int
+        public var address: String
+        public var clientName: String
+        public var portName: String
+        public var hardware: Bool
+    }
+
+    public var ports: [Port]
+    @Nullable public var reason: String?
+
+    public init(ports: [ALSAPort], reason: String?) {
+        self.ports = ports.map { Port(client: $0.client, port: $0.port, address: $0.address, clientName: $0.clientName,
+                                      portName: $0.portName, hardware: $0.isHardware) }
+        self.reason = reason
+    }
+}
