@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Etude needs, only those missing. Uses sudo when not root.
-# Usage: scripts/install-deps.sh [--test]   (--test adds the tools the test suite drives)
+# Usage: scripts/install-deps.sh [--test|--deb]   (--test adds the tools the test suite drives,
+# --deb what make deb needs)
 set -euo pipefail
 runtime=(libfluidsynth-dev libasound2-dev libsqlite3-dev pkg-config timgm6mb-soundfont)
-testing=(fluidsynth pulseaudio pulseaudio-utils sox abcmidi tmux python3-venv python3-pip)
+packaging=(dpkg-dev)
+testing=(fluidsynth pulseaudio pulseaudio-utils sox abcmidi tmux python3-venv python3-pip man-db "${packaging[@]}")
 want=("${runtime[@]}")
-[ "${1:-}" = "--test" ] && want+=("${testing[@]}")
+case "${1:-}" in
+  --test) want+=("${testing[@]}") ;;
+  --deb) want+=("${packaging[@]}") ;;
+esac
 
 missing=()
 for p in "${want[@]}"; do
