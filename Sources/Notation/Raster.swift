@@ -93,6 +93,11 @@ public struct StaffRaster: Sendable {
         systems = painted
     }
 
+    /// The row of a staff line (an even step) inside a system.
+    public func lineRow(_ staff: Staff, step: Int) -> Int {
+        (bottomLineRow[staff] ?? 0) + Geometry.lineRow(step: step, density: density)
+    }
+
     /// Rows a system needs at a density (to choose one for a height before drawing).
     public static func systemHeight(score: Score, density: StaffDensity) -> Int {
         Geometry(score: score, density: density).height
