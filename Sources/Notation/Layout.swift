@@ -20,14 +20,14 @@ public enum ScoreLayout {
 
     /// The written values a length is split into (longest first; dotted values count), for
     /// notes and rests alike: a half tied to an eighth for five eighths.
-    public static func values(forTicks ticks: Int, tpq: Int) -> [Duration] {
-        var out: [Duration] = []
+    public static func values(forTicks ticks: Int, tpq: Int) -> [NoteDuration] {
+        var out: [NoteDuration] = []
         var left = ticks
-        let smallest = Duration(.sixtyFourth).ticks(tpq: tpq)
+        let smallest = NoteDuration(.sixtyFourth).ticks(tpq: tpq)
         while left > 0 {
             guard let d = LayoutBuilder.candidates.first(where: { let t = $0.ticks(tpq: tpq); return t > 0 && t <= left }) else {
                 // Shorter than the shortest value (a grid finer than 64ths): the last head takes it.
-                if out.isEmpty { out.append(Duration(.sixtyFourth)) }
+                if out.isEmpty { out.append(NoteDuration(.sixtyFourth)) }
                 break
             }
             out.append(d)
@@ -56,7 +56,7 @@ struct NoteInfo {
 struct HeadEvent {
     var note: Int
     var tick: Int
-    var duration: Duration
+    var duration: NoteDuration
     var ticks: Int
     var tiedFrom: Bool
     var tiesTo: Bool
@@ -69,13 +69,13 @@ struct LayoutBuilder {
     let bars: [Bar]
     /// Indices into `lesson.bars.bars` laid out.
     let barRange: Range<Int>
-    var estimatedKey: Key?
+    var estimatedKey: MusicKey?
 
-    static let candidates: [Duration] = {
-        var out: [Duration] = []
+    static let candidates: [NoteDuration] = {
+        var out: [NoteDuration] = []
         for v in NoteValue.allCases {
-            if v != .sixtyFourth { out.append(Duration(v, dots: 1)) }
-            out.append(Duration(v))
+            if v != .sixtyFourth { out.append(NoteDuration(v, dots: 1)) }
+            out.append(NoteDuration(v))
         }
         return out
     }()
@@ -97,9 +97,9 @@ struct LayoutBuilder {
     var rangeStart: Int { barRange.isEmpty ? 0 : bars[barRange.lowerBound].startTick }
     var rangeEnd: Int { barRange.isEmpty ? 0 : bars[barRange.upperBound - 1].endTick }
 
-    func key(atTick tick: Int) -> Key {
-        if let k = lesson.keySignature(atTick: tick) { return Key(k) }
-        if let first = lesson.keySignatures.first { return Key(first.value) }
+    func key(atTick tick: Int) -> MusicKey {
+        if let k = lesson.keySignature(atTick: tick) { return MusicKey(k) }
+        if let first = lesson.keySignatures.first { return MusicKey(first.value) }
         return estimatedKey ?? .cMajor
     }
 
@@ -238,7 +238,7 @@ struct LayoutBuilder {
         for i in members {
             let n = notes[i]
             var t = n.start
-            var pieces: [(Int, Duration, Int)] = []
+            var pieces: [(Int, NoteDuration, Int)] = []
             while t < n.end {
                 let bar = bars[barIndex(atTick: t)]
                 let segmentEnd = min(n.end, max(bar.endTick, t + 1))
@@ -345,7 +345,7 @@ struct LayoutBuilder {
             var heads: [HeadEvent]
             var steps: [Int]
             var ottava: Int
-            var duration: Duration
+            var duration: NoteDuration
             var stemUp: Bool
             var beamGroup: Int?
         }
@@ -429,7 +429,7 @@ struct LayoutBuilder {
         }
 
         // Rests where a staff is silent, per bar.
-        var rests: [Staff: [(tick: Int, duration: Duration, wholeBar: Bool)]] = [:]
+        var rests: [Staff: [(tick: Int, duration: NoteDuration, wholeBar: Bool)]] = [:]
         for staff in Staff.allCases {
             var sounding: [(Int, Int)] = notes.filter { $0.staff == staff }.map { ($0.start, $0.end) }
             sounding.sort { $0.0 < $1.0 }
@@ -437,7 +437,7 @@ struct LayoutBuilder {
             for s in sounding {
                 if let last = merged.last, s.0 <= last.1 { merged[merged.count - 1].1 = max(last.1, s.1) } else { merged.append(s) }
             }
-            var out: [(tick: Int, duration: Duration, wholeBar: Bool)] = []
+            var out: [(tick: Int, duration: NoteDuration, wholeBar: Bool)] = []
             var m = 0
             for bi in barRange {
                 let bar = bars[bi]
@@ -452,7 +452,7 @@ struct LayoutBuilder {
                 }
                 if t < bar.endTick { gaps.append((t, bar.endTick)) }
                 if gaps.count == 1, gaps[0].0 == bar.startTick, gaps[0].1 == bar.endTick {
-                    out.append((bar.startTick, Duration(.whole), true))
+                    out.append((bar.startTick, NoteDuration(.whole), true))
                     continue
                 }
                 for (a, b) in gaps {
@@ -505,7 +505,7 @@ struct LayoutBuilder {
                 let bar = bars[bi]
                 let first = system.bars.isEmpty
                 let k = self.key(atTick: bar.startTick)
-                var keyChange: Key?, previous: Key?, timeChange: TimeSignature?
+                var keyChange: MusicKey?, previous: MusicKey?, timeChange: TimeSignature?
                 var clefChange: [Staff: Clef] = [:]
                 var changeWidth = 0
                 if !first {
@@ -661,7 +661,7 @@ struct LayoutBuilder {
     }
 
     /// The accidentals of the old key a change to the new one cancels with naturals.
-    static func cancellations(from old: Key, to new: Key) -> [Int] {
+    static func cancellations(from old: MusicKey, to new: MusicKey) -> [Int] {
         old.signature.map(\.letter).filter { new.alter(ofLetter: $0) == 0 }
     }
 }

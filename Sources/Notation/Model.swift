@@ -36,7 +36,7 @@ public enum NoteValue: Int, Codable, Sendable, CaseIterable, Comparable {
 }
 
 /// A note value with its dots: what a head, a stem, its flags and dots say together.
-public struct Duration: Equatable, Hashable, Sendable {
+public struct NoteDuration: Equatable, Hashable, Sendable {
     public var value: NoteValue
     public var dots: Int
 
@@ -59,7 +59,7 @@ public struct Duration: Equatable, Hashable, Sendable {
 
 /// How the learner's cursor, sounding notes and judgements show on the staff. Set per frame by
 /// the practice screen as plain values; nothing here is fetched.
-public enum Judgement: String, Codable, Sendable, Hashable {
+public enum StaffJudgement: String, Codable, Sendable, Hashable {
     case hit, wrong, missed
 }
 
@@ -70,13 +70,13 @@ public struct StaffMarks: Sendable, Equatable {
     /// Indices into `Lesson.notes` sounding now: lit in their hand's colour.
     public var sounding: Set<Int>
     /// Indices into `Lesson.notes` the coach has judged.
-    public var judgements: [Int: Judgement]
+    public var judgements: [Int: StaffJudgement]
     /// Memory mode: notes starting after this tick are not drawn.
     public var hideNotesAfterTick: Int?
     /// The loop's bars (`Bar.number`, first and last included): bracketed over the staff.
     public var loopBars: ClosedRange<Int>?
 
-    public init(cursorTick: Int? = nil, sounding: Set<Int> = [], judgements: [Int: Judgement] = [:],
+    public init(cursorTick: Int? = nil, sounding: Set<Int> = [], judgements: [Int: StaffJudgement] = [:],
                 hideNotesAfterTick: Int? = nil, loopBars: ClosedRange<Int>? = nil) {
         self.cursorTick = cursorTick
         self.sounding = sounding
@@ -147,7 +147,7 @@ public struct PlacedHead: Sendable, Equatable {
     public var finger: Int?
     /// Where the head stands in lesson ticks (a continuation: where it is tied on).
     public var tick: Int
-    public var duration: Duration
+    public var duration: NoteDuration
     /// Column in its system; a head displaced by a second stands one column right of it.
     public var column: Int
     public var displaced: Bool
@@ -165,7 +165,7 @@ public struct PlacedChord: Sendable, Equatable {
     public var column: Int
     /// Range into the system's `heads`, lowest step first.
     public var heads: Range<Int>
-    public var duration: Duration
+    public var duration: NoteDuration
     public var stemUp: Bool
     /// Chords sharing a beam have the same group id (unique in the score); nil: flags.
     public var beamGroup: Int?
@@ -179,7 +179,7 @@ public struct PlacedRest: Sendable, Equatable {
     public var staff: Staff
     public var tick: Int
     public var column: Int
-    public var duration: Duration
+    public var duration: NoteDuration
     /// A rest filling a whole bar (drawn as a whole rest in the middle of the bar, any meter).
     public var wholeBar: Bool
 }
@@ -219,8 +219,8 @@ public struct PlacedBar: Sendable, Equatable {
     public var endColumn: Int
     /// Changes drawn at its start (after its bar line), nil when none; a key change cancels
     /// the previous key's accidentals it does not keep with naturals.
-    public var keyChange: Key?
-    public var previousKey: Key?
+    public var keyChange: MusicKey?
+    public var previousKey: MusicKey?
     public var timeChange: TimeSignature?
     public var clefChanges: [Staff: Clef]
 }
@@ -230,7 +230,7 @@ public struct PlacedSystem: Sendable, Equatable {
     public var index: Int
     public var bars: [PlacedBar]
     public var clefs: [Staff: Clef]
-    public var key: Key
+    public var key: MusicKey
     public var time: TimeSignature
     /// Columns of the opening symbols.
     public var clefColumn: Int
@@ -259,7 +259,7 @@ public struct Score: Sendable, Equatable {
     public var columnsPerQuarter: Double
     public var systems: [PlacedSystem]
     /// The key the speller used when the file has no key signature (estimated), else nil.
-    public var estimatedKey: Key?
+    public var estimatedKey: MusicKey?
     /// Highest and lowest step anything of a staff reaches (heads, stems, ledger lines), over the
     /// whole score: every system is drawn with the same height.
     public var extents: [Staff: ClosedRange<Int>]

@@ -1,3 +1,4 @@
+import Foundation
 import Lesson
 import MIDIFile
 
@@ -58,7 +59,9 @@ public struct StaffRaster: Sendable {
     public let bottomLineRow: [Staff: Int]
     /// Row of the bar numbers, loop bracket and (monochrome) cursor mark.
     public let topRow: Int
-    public private(set) var systems: [SystemRaster]
+    /// The systems' cells, drawn the first time a system is shown (a long lesson is not drawn
+    /// all at once) and kept.
+    public let systems: Systems
     /// Start tick and hand of each lesson note (by index), for memory mode's hiding and colours.
     public let noteStartTicks: [Int]
     public let noteHands: [Hand?]
@@ -83,14 +86,15 @@ public struct StaffRaster: Sendable {
         systemHeight = geometry.height
         bottomLineRow = geometry.bottom
         topRow = 0
-        var painted: [SystemRaster] = []
-        painted.reserveCapacity(score.systems.count)
-        for system in score.systems {
-            var painter = Painter(system: system, geometry: geometry, score: score)
-            painter.paint()
-            painted.append(painter.raster)
-        }
-        systems = painted
+        systems = Systems(store: SystemStore(score: score, geometry: geometry))
+    }
+
+    /// The drawn systems, as a collection: `systems[i]` draws system i if it is not yet drawn.
+    public struct Systems: RandomAccessCollection, Sendable {
+        let store: SystemStore
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { store.count }
+        public subscript(index: Int) -> SystemRaster { store.system(index) }
     }
 
     /// The row of a staff line (an even step) inside a system.
@@ -145,9 +149,13 @@ public struct StaffRaster: Sendable {
 
     /// One cell as a frame shows it: the raster under the marks, with the loop bracket and the
     /// cursor mark on the top row. Both renderers (terminal cells, ANSI text) read cells here.
-    @inline(__always)
     public func cell(system index: Int, x: Int, y: Int, marks: StaffMarks, overlay: FrameOverlay) -> ResolvedCell {
-        let system = systems[index]
+        cell(systems[index], x: x, y: y, marks: marks, overlay: overlay)
+    }
+
+    /// The same for a system already fetched (`systems[i]`), as frame loops do.
+    @inline(__always)
+    public func cell(_ system: SystemRaster, x: Int, y: Int, marks: StaffMarks, overlay: FrameOverlay) -> ResolvedCell {
         let raw = system.cells[y * system.width + x]
         let r = resolve(raw, marks: marks)
         var out = ResolvedCell(scalar: r.scalar, ink: r.ink, mark: r.mark,
@@ -201,6 +209,32 @@ public struct ResolvedCell: Sendable, Equatable {
     public var hand: Hand?
     public var cursor: Bool
     public var character: Unicode.Scalar { Unicode.Scalar(scalar) ?? " " }
+}
+
+/// Systems drawn on demand and kept (all of them up to a bound, then the ones asked for since).
+final class SystemStore: @unchecked Sendable {
+    let score: Score
+    let geometry: Geometry
+    private let lock = NSLock()
+    private var painted: [Int: StaffRaster.SystemRaster] = [:]
+
+    init(score: Score, geometry: Geometry) {
+        self.score = score
+        self.geometry = geometry
+    }
+
+    var count: Int { score.systems.count }
+
+    func system(_ index: Int) -> StaffRaster.SystemRaster {
+        lock.lock()
+        defer { lock.unlock() }
+        if let s = painted[index] { return s }
+        var painter = Painter(system: score.systems[index], geometry: geometry, score: score)
+        painter.paint()
+        if painted.count >= 512 { painted.removeAll(keepingCapacity: true) }
+        painted[index] = painter.raster
+        return painter.raster
+    }
 }
 
 /// Where the rows of a system go at a density.
@@ -465,7 +499,7 @@ struct Painter {
         return low
     }
 
-    mutating func paintKey(_ key: Key, clef: Clef, staff: Staff, x: Int, cancelling old: Key? = nil) -> Int {
+    mutating func paintKey(_ key: MusicKey, clef: Clef, staff: Staff, x: Int, cancelling old: MusicKey? = nil) -> Int {
         var col = x
         if let old {
             for letter in LayoutBuilder.cancellations(from: old, to: key) {
@@ -519,7 +553,7 @@ struct Painter {
         for change in system.clefChanges { paintClef(change.clef, staff: change.staff, x: change.column) }
     }
 
-    static func restGlyph(_ d: Duration, density: StaffDensity) -> (Unicode.Scalar, step: Int) {
+    static func restGlyph(_ d: NoteDuration, density: StaffDensity) -> (Unicode.Scalar, step: Int) {
         switch d.value {
         case .whole: return ("▀", density == .full ? 5 : 6)
         case .half: return (density == .full ? "▄" : "▀", density == .full ? 5 : 4)
@@ -530,7 +564,7 @@ struct Painter {
     }
 
     mutating func paintRest(_ rest: PlacedRest) {
-        let (glyph, step) = Painter.restGlyph(rest.wholeBar ? Duration(.whole) : rest.duration, density: density)
+        let (glyph, step) = Painter.restGlyph(rest.wholeBar ? NoteDuration(.whole) : rest.duration, density: density)
         let y = geometry.row(rest.staff, step: step).main
         put(rest.column, y, glyph, .rest)
         for d in 0..<rest.duration.dots where !rest.wholeBar { put(rest.column + 1 + d, y, "·", .rest) }

@@ -91,7 +91,7 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
     public init(score: Score, lesson: Lesson) {
         title = TextDecoding.sanitize(lesson.title)
         let first = score.systems.first
-        key = first?.key.name ?? Key.cMajor.name
+        key = first?.key.name ?? MusicKey.cMajor.name
         keyEstimated = score.estimatedKey != nil
         time = first.map { "\($0.time.numerator)/\($0.time.denominator)" } ?? "4/4"
         width = score.options.width

@@ -60,14 +60,15 @@ public enum ScoreText {
 
     static func systemLines(raster: StaffRaster, index: Int, color: Bool, marks: StaffMarks) -> [String] {
         let overlay = raster.overlay(system: index, marks: marks)
-        let width = raster.systems[index].width
+        let system = raster.systems[index]
+        let width = system.width
         var lines: [String] = []
         for y in 0..<raster.systemHeight {
             var line = ""
             var current = ""
             var pendingSpaces = 0
             for x in 0..<width {
-                let cell = raster.cell(system: index, x: x, y: y, marks: marks, overlay: overlay)
+                let cell = raster.cell(system, x: x, y: y, marks: marks, overlay: overlay)
                 let scalar = cell.character
                 if scalar == " " && (!color || !cell.cursor) {
                     pendingSpaces += 1

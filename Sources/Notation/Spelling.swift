@@ -44,7 +44,7 @@ public enum Accidental: String, Codable, Sendable, CaseIterable {
 
 /// A key as the speller and the key signature see it: how many sharps (negative: flats) and
 /// whether it is minor. Letters are 0 = C … 6 = B; pitch classes 0 = C … 11 = B.
-public struct Key: Equatable, Hashable, Sendable {
+public struct MusicKey: Equatable, Hashable, Sendable {
     public var sharps: Int
     public var minor: Bool
 
@@ -57,7 +57,7 @@ public struct Key: Equatable, Hashable, Sendable {
         self.init(sharps: signature.sharps, minor: signature.minor)
     }
 
-    public static let cMajor = Key(sharps: 0)
+    public static let cMajor = MusicKey(sharps: 0)
 
     /// Letters in the order sharps are added (F C G D A E B); flats go the other way.
     public static let sharpOrder = [3, 0, 4, 1, 5, 2, 6]
@@ -66,14 +66,14 @@ public struct Key: Equatable, Hashable, Sendable {
 
     /// What the signature does to a letter: +1, −1 or 0.
     public func alter(ofLetter letter: Int) -> Int {
-        if sharps > 0 { return Key.sharpOrder.prefix(sharps).contains(letter) ? 1 : 0 }
-        if sharps < 0 { return Key.flatOrder.prefix(-sharps).contains(letter) ? -1 : 0 }
+        if sharps > 0 { return MusicKey.sharpOrder.prefix(sharps).contains(letter) ? 1 : 0 }
+        if sharps < 0 { return MusicKey.flatOrder.prefix(-sharps).contains(letter) ? -1 : 0 }
         return 0
     }
 
     /// The signature's accidentals in the order they are written, as (letter, alter).
     public var signature: [(letter: Int, alter: Int)] {
-        sharps >= 0 ? Key.sharpOrder.prefix(sharps).map { ($0, 1) } : Key.flatOrder.prefix(-sharps).map { ($0, -1) }
+        sharps >= 0 ? MusicKey.sharpOrder.prefix(sharps).map { ($0, 1) } : MusicKey.flatOrder.prefix(-sharps).map { ($0, -1) }
     }
 
     /// The tonic's pitch class (the relative minor's for a minor key).
@@ -90,7 +90,7 @@ public struct Key: Equatable, Hashable, Sendable {
 
     /// The letter of the scale holding a pitch class, nil for a pitch class outside the key.
     func diatonicLetter(of pc: Int) -> Int? {
-        for letter in 0..<7 where ((Key.naturalSemitone[letter] + alter(ofLetter: letter)) % 12 + 12) % 12 == pc {
+        for letter in 0..<7 where ((MusicKey.naturalSemitone[letter] + alter(ofLetter: letter)) % 12 + 12) % 12 == pc {
             return letter
         }
         return nil
@@ -115,17 +115,17 @@ public enum Speller {
     public enum Direction: Sendable { case up, down, none }
 
     /// The two ways to write a chromatic pitch class in a key: raised lower letter, lowered upper.
-    static func candidates(pc: Int, key: Key) -> (lower: SpelledPitch, upper: SpelledPitch) {
+    static func candidates(pc: Int, key: MusicKey) -> (lower: SpelledPitch, upper: SpelledPitch) {
         let below = (pc + 11) % 12, above = (pc + 1) % 12
-        let lowerLetter = key.diatonicLetter(of: below) ?? ((0..<7).first { Key.naturalSemitone[$0] == below } ?? 0)
-        let upperLetter = key.diatonicLetter(of: above) ?? ((0..<7).first { Key.naturalSemitone[$0] == above } ?? 0)
+        let lowerLetter = key.diatonicLetter(of: below) ?? ((0..<7).first { MusicKey.naturalSemitone[$0] == below } ?? 0)
+        let upperLetter = key.diatonicLetter(of: above) ?? ((0..<7).first { MusicKey.naturalSemitone[$0] == above } ?? 0)
         return (SpelledPitch(letter: lowerLetter, alter: key.alter(ofLetter: lowerLetter) + 1),
                 SpelledPitch(letter: upperLetter, alter: key.alter(ofLetter: upperLetter) - 1))
     }
 
     /// Spells one pitch. `chordLetters` are the letters other notes sounding with it already
     /// use; `direction` where its line goes next.
-    public static func spell(pitch: Int, key: Key, direction: Direction = .none, chordLetters: Set<Int> = []) -> SpelledPitch {
+    public static func spell(pitch: Int, key: MusicKey, direction: Direction = .none, chordLetters: Set<Int> = []) -> SpelledPitch {
         let pc = ((pitch % 12) + 12) % 12
         if let letter = key.diatonicLetter(of: pc) {
             return SpelledPitch(letter: letter, alter: key.alter(ofLetter: letter))
@@ -162,7 +162,7 @@ public enum Speller {
 
     /// The major or minor key a piece without a key signature is most likely in: pitch-class
     /// durations against the Krumhansl–Kessler profiles (ties go to fewer accidentals).
-    public static func estimateKey(pitches: [(pitch: Int, weight: Double)]) -> Key {
+    public static func estimateKey(pitches: [(pitch: Int, weight: Double)]) -> MusicKey {
         var histogram = Array(repeating: 0.0, count: 12)
         for p in pitches where p.weight > 0 { histogram[((p.pitch % 12) + 12) % 12] += p.weight }
         guard histogram.contains(where: { $0 > 0 }) else { return .cMajor }
@@ -179,12 +179,12 @@ public enum Speller {
             }
             return dx > 0 && dy > 0 ? num / (dx * dy).squareRoot() : 0
         }
-        var best = Key.cMajor
+        var best = MusicKey.cMajor
         var bestScore = -Double.infinity
         // Keys from fewest accidentals up, so an exact tie keeps the simpler signature.
         for sharps in [0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6] {
             for isMinor in [false, true] {
-                let key = Key(sharps: sharps, minor: isMinor)
+                let key = MusicKey(sharps: sharps, minor: isMinor)
                 let score = correlation(isMinor ? minor : major, tonic: key.tonic)
                 if score > bestScore + 1e-9 {
                     bestScore = score
@@ -199,12 +199,12 @@ public enum Speller {
 /// Which accidentals a bar needs: the key's alterations, then whatever earlier notes of the
 /// bar changed, per written line or space (an accidental holds for its own octave only).
 struct AccidentalState {
-    var key: Key
+    var key: MusicKey
     private var changed: [Int: Int] = [:]
 
-    init(key: Key) { self.key = key }
+    init(key: MusicKey) { self.key = key }
 
-    mutating func newBar(key: Key) {
+    mutating func newBar(key: MusicKey) {
         self.key = key
         changed.removeAll(keepingCapacity: true)
     }

@@ -80,7 +80,7 @@ public struct StaffWidget: Sendable {
             for r in rows {
                 guard row < y + height else { return }
                 for c in 0..<columns {
-                    let cell = raster.cell(system: index, x: c, y: r, marks: marks, overlay: overlay)
+                    let cell = raster.cell(system, x: c, y: r, marks: marks, overlay: overlay)
                     buffer.put(x + c, row, cell.character, style(cell))
                 }
                 row += 1

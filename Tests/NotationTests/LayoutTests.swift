@@ -113,7 +113,7 @@ struct LayoutTests {
         let wide = ScoreLayout.layout(lesson, options: NotationOptions(width: 250))
         #expect(wide.systems.count == 1)
         let bar3 = try #require(wide.systems[0].bars.first { $0.number == 3 })
-        #expect(bar3.keyChange == Key(sharps: -2) && bar3.previousKey == Key(sharps: 2))
+        #expect(bar3.keyChange == MusicKey(sharps: -2) && bar3.previousKey == MusicKey(sharps: 2))
         let raster = StaffRaster(score: wide, lesson: lesson, density: .full)
         let keyCells = raster.systems[0].cells.filter { $0.ink == .keySignature }.map(\.character)
         #expect(keyCells.filter { $0 == "♮" }.count == 4, "F and C cancelled on both staves")
@@ -126,7 +126,7 @@ struct LayoutTests {
         let narrow = ScoreLayout.layout(lesson, options: NotationOptions(width: 60))
         #expect(narrow.systems.count > 1)
         for s in narrow.systems {
-            #expect(s.key == (s.startTick >= 8 * 480 ? Key(sharps: -2) : Key(sharps: 2)))
+            #expect(s.key == (s.startTick >= 8 * 480 ? MusicKey(sharps: -2) : MusicKey(sharps: 2)))
         }
     }
 

@@ -87,8 +87,8 @@ struct SpellingTests {
         let names = try #require(majors[sharps])
         let (up, down, heads) = layoutScale(names, sharps: sharps, minor: false)
         let treble = heads.filter { $0.staff == .treble }, bass = heads.filter { $0.staff == .bass }
-        #expect(treble.map(\.spelling.name) == up.map(\.spelled.name), "key \(Key(sharps: sharps).name) up")
-        #expect(bass.map(\.spelling.name) == down.map(\.spelled.name), "key \(Key(sharps: sharps).name) down")
+        #expect(treble.map(\.spelling.name) == up.map(\.spelled.name), "key \(MusicKey(sharps: sharps).name) up")
+        #expect(bass.map(\.spelling.name) == down.map(\.spelled.name), "key \(MusicKey(sharps: sharps).name) down")
         #expect(treble.map(\.step) == up.map { $0.diatonic - (4 * 7 + 2) }, "treble steps from E4")
         #expect(bass.map(\.step) == down.map { $0.diatonic - (2 * 7 + 4) }, "bass steps from G2")
         #expect(heads.allSatisfy { $0.accidental == nil }, "the key signature says every accidental")
@@ -99,7 +99,7 @@ struct SpellingTests {
         let names = try #require(harmonicMinors[sharps])
         let (up, down, heads) = layoutScale(names, sharps: sharps, minor: true)
         let treble = heads.filter { $0.staff == .treble }, bass = heads.filter { $0.staff == .bass }
-        let key = Key(sharps: sharps, minor: true).name
+        let key = MusicKey(sharps: sharps, minor: true).name
         #expect(treble.map(\.spelling.name) == up.map(\.spelled.name), "\(key) up")
         #expect(bass.map(\.spelling.name) == down.map(\.spelled.name), "\(key) down: the seventh stays raised falling")
         #expect(treble.map(\.step) == up.map { $0.diatonic - (4 * 7 + 2) })
@@ -189,15 +189,15 @@ struct SpellingTests {
         let lesson = Music.lesson(right: right, keys: [])
         #expect(lesson.keySignatures.isEmpty)
         let score = ScoreLayout.layout(lesson)
-        #expect(score.estimatedKey == Key(sharps: 1))
-        #expect(score.systems.first?.key == Key(sharps: 1))
+        #expect(score.estimatedKey == MusicKey(sharps: 1))
+        #expect(score.systems.first?.key == MusicKey(sharps: 1))
         #expect(Music.heads(score).allSatisfy { $0.accidental == nil })
         #expect(ScoreText.heading(lesson: lesson, score: score).contains("G major (estimated"))
     }
 
     @Test func keyNamesAndTonics() {
-        #expect(Key(sharps: -3).tonic == 3 && Key(sharps: -3).tonicLetter == 2)
-        #expect(Key(sharps: 5, minor: true).tonic == 8 && Key(sharps: 5, minor: true).tonicLetter == 4)
-        #expect(Key(sharps: 9).sharps == 7, "clamped")
+        #expect(MusicKey(sharps: -3).tonic == 3 && MusicKey(sharps: -3).tonicLetter == 2)
+        #expect(MusicKey(sharps: 5, minor: true).tonic == 8 && MusicKey(sharps: 5, minor: true).tonicLetter == 4)
+        #expect(MusicKey(sharps: 9).sharps == 7, "clamped")
     }
 }

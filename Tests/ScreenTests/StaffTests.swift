@@ -41,7 +41,7 @@ enum StaffFixture {
     static func odeMarks(_ lesson: Lesson) -> StaffMarks {
         let tpq = lesson.ticksPerQuarter
         let bar2 = lesson.bars.bar(number: 2)?.startTick ?? 4 * tpq
-        var judgements: [Int: Judgement] = [:]
+        var judgements: [Int: StaffJudgement] = [:]
         let firstBar = lesson.notes.indices.filter { lesson.notes[$0].startTick < bar2 && lesson.notes[$0].part.hand == .right }
         for (k, i) in firstBar.enumerated() { judgements[i] = k == 1 ? .wrong : (k == 2 ? .missed : .hit) }
         let cursor = bar2 + tpq / 2
