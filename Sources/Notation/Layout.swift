@@ -172,17 +172,16 @@ struct LayoutBuilder {
     /// the line's direction and the chord's letters.
     func spell(_ notes: inout [NoteInfo]) {
         // Onsets per staff, for the direction each line takes.
-        var onsetsByStaff: [Staff: [(start: Int, members: [Int])]] = [:]
+        var onsetsByStaff: [[(start: Int, members: [Int])]] = [[], []]
         for (i, n) in notes.enumerated() {
-            var list = onsetsByStaff[n.staff, default: []]
-            if let last = list.last, last.start == n.start {
-                list[list.count - 1].members.append(i)
+            let s = n.staff == .treble ? 0 : 1
+            if let last = onsetsByStaff[s].last, last.start == n.start {
+                onsetsByStaff[s][onsetsByStaff[s].count - 1].members.append(i)
             } else {
-                list.append((n.start, [i]))
+                onsetsByStaff[s].append((n.start, [i]))
             }
-            onsetsByStaff[n.staff] = list
         }
-        for (_, onsets) in onsetsByStaff {
+        for onsets in onsetsByStaff {
             for (k, onset) in onsets.enumerated() {
                 let key = self.key(atTick: notes[onset.members[0]].start)
                 var letters = Set<Int>()
@@ -281,7 +280,7 @@ struct LayoutBuilder {
         let typical = counts.max { a, b in a.value != b.value ? a.value < b.value : a.key < b.key }?.key ?? 4
         let maxKey = barRange.map { abs(key(atTick: bars[$0].startTick).sharps) }.max() ?? 0
         let prefix = Double(LayoutBuilder.prefixWidth(keyAccidentals: maxKey, time: lesson.timeSignature(atTick: rangeStart)))
-        let width = Double(max(20, options.width))
+        let width = Double(max(NotationOptions.minimumWidth, options.width))
         let need = 3.0 / g
         let tight = 2.0 / g
         let twoBars = (width - prefix - 6) / (2 * max(0.25, typical))
@@ -483,7 +482,7 @@ struct LayoutBuilder {
         // Systems: whole bars, as many as the width takes.
         var systems: [PlacedSystem] = []
         var bi = barRange.lowerBound
-        let width = max(20, options.width)
+        let width = max(NotationOptions.minimumWidth, options.width)
         func cols(_ ticks: Int) -> Int { Int((Double(ticks) * cpq / Double(tpq)).rounded()) }
         while bi < barRange.upperBound {
             let startBar = bars[bi]

@@ -61,6 +61,18 @@ public struct NoteDuration: Equatable, Hashable, Sendable {
 /// the practice screen as plain values; nothing here is fetched.
 public enum StaffJudgement: String, Codable, Sendable, Hashable {
     case hit, wrong, missed
+
+    /// From the name of a Judge `Verdict` (`early`, `onTime`, `late` → hit; `wrongPitch` →
+    /// wrong; `missed`), nil for `extra` (a played note no lesson note stands for). By name so
+    /// the layout engine does not depend on the judge.
+    public init?(verdict: String) {
+        switch verdict {
+        case "early", "onTime", "late": self = .hit
+        case "wrongPitch": self = .wrong
+        case "missed": self = .missed
+        default: return nil
+        }
+    }
 }
 
 /// Everything that changes from frame to frame on a laid-out score.
@@ -107,8 +119,12 @@ public enum NoteMark: UInt8, Sendable, Hashable {
 
 /// Choices for a layout. The width is the one that decides where systems break.
 public struct NotationOptions: Equatable, Hashable, Sendable {
-    /// Columns a system may take (the terminal's or `--width`).
+    /// Columns a system may take (the terminal's or `--width`); below `minimumWidth` the layout
+    /// uses `minimumWidth` (a command should refuse such a width with a message).
     public var width: Int
+
+    /// The narrowest width laid out: the opening symbols and a bar of quarter notes.
+    public static let minimumWidth = 24
     /// Only these bars (`Bar.number`, inclusive), nil for the whole lesson.
     public var bars: ClosedRange<Int>?
     /// Accompaniment notes (tracks no hand plays) on the staff of their register; off by default.

@@ -321,6 +321,10 @@ struct MarksTests {
         #expect(colored.contains("\u{1B}[1;91m×") && colored.contains("\u{1B}[90m◌") && colored.contains("\u{1B}[1;92m●"))
     }
 
+    @Test func judgeVerdictsByName() {
+        #expect(["early", "onTime", "late", "wrongPitch", "missed", "extra"].map { StaffJudgement(verdict: $0) } == [.hit, .hit, .hit, .wrong, .missed, nil])
+    }
+
     @Test func loopBracketAndCursorOnTheTopRow() throws {
         let lesson = MarksTests.lesson
         let score = ScoreLayout.layout(lesson, options: NotationOptions(width: 120))
