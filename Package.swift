@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Screen", targets: ["Screen"]),
         .library(name: "ABC", targets: ["ABC"]),
         .library(name: "Lesson", targets: ["Lesson"]),
+        .library(name: "Notation", targets: ["Notation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -71,7 +72,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth"],
+            dependencies: ["MIDIFile", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
@@ -80,17 +81,23 @@ let package = Package(
         // Raw mode, key decoding, cell buffer + frame diff, colour depth, restore on every exit. No ncurses.
         .target(name: "Terminal"),
         // Practice-screen widgets drawn into Terminal's cell buffer from a plain ScreenModel value.
-        .target(name: "Screen", dependencies: ["Terminal", "MIDIFile", "Judge"]),
+        .target(name: "Screen", dependencies: ["Terminal", "MIDIFile", "Judge", "Notation"]),
         // Tiny program the pseudo-terminal tests run to prove raw mode is entered and restored.
         .executableTarget(name: "etude-tty-probe", dependencies: ["Terminal", "Screen", "Trainer"], path: "Tests/TTYProbe"),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal", "etude-tty-probe", "TestSupport"]),
-        .testTarget(name: "ScreenTests", dependencies: ["Screen", "Terminal", "MIDIFile", "Judge", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "ScreenTests", dependencies: ["Screen", "Terminal", "MIDIFile", "Judge", "Notation", "Lesson", "TestSupport"],
+                    exclude: ["Snapshots"]),
         // ABC 2.1 notation → MIDIFile (lessons are written in ABC), and the fingering convention.
         .target(name: "ABC", dependencies: ["MIDIFile"]),
         // Writes the generated curriculum (Lessons/level1–3) as .abc and compiles every lesson to .mid.
         .executableTarget(name: "etude-lessons", dependencies: ["ABC", "MIDIFile"], path: "Tools/etude-lessons"),
         .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile", "TestSupport"]),
+        // The grand staff: a lesson's bars laid out as placed symbols (staves, clefs, key and time
+        // signatures, spelled heads, accidentals, durations, rests, ties, fingering), systems for a
+        // width, a text render for `etude score` and its JSON. Pure logic; Screen draws it.
+        .target(name: "Notation", dependencies: ["Lesson", "MIDIFile"]),
+        .testTarget(name: "NotationTests", dependencies: ["Notation", "Lesson", "MIDIFile", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", "Judge", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile", "TestSupport"]),
         // Wiring the lesson engine to devices: the real-time transport runner, the practice session.

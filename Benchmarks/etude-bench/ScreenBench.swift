@@ -1,3 +1,7 @@
+import Foundation
+import Lesson
+import MIDIFile
+import Notation
 import Screen
 import Terminal
 
@@ -49,6 +53,72 @@ public func runScreenBench(arguments: [String] = []) {
     "bytes_per_frame_p99":\(pcti(sortedBytes, 0.99)),"bytes_per_frame_max":\(sortedBytes.last ?? 0),\
     "target_median_ms":1.0,"target_bytes_per_frame":3072,"pass":\(pass)}
     """)
+    runStaffBench(piece: piece, seconds: seconds, keyboardMedian: median)
+}
+
+/// The staff view over the same piece at 120×40, 30 fps: the lesson laid out and drawn once
+/// (timed apart), then per frame the cursor, the sounding notes and the judgements placed and
+/// the screen built and diffed. Printed beside the keyboard view's median: the same budget.
+func runStaffBench(piece: DensePiece, seconds: Double, keyboardMedian: Double) {
+    let size = TerminalSize(columns: 120, rows: 40)
+    let fps = 30.0
+    let lesson = piece.lesson()
+    let clock = ContinuousClock()
+    func ms(_ d: Swift.Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+    func r(_ v: Double) -> String {
+        let n = Int((v * 1000).rounded())
+        let frac = String(n % 1000)
+        return "\(n / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)"
+    }
+    var lines: [String] = []
+    for view in [PracticeDisplay.staff, .both] {
+        let area = StaffPracticeScreen.staffArea(size, view: view)
+        let layoutStart = clock.now
+        let cache = StaffCache(lesson: lesson)
+        let raster = cache.raster(width: area.width, height: area.height)
+        let layoutMs = ms(clock.now - layoutStart)
+        let sounding = SoundingNotes(lesson: lesson)
+        let screen = StaffPracticeScreen(depth: .truecolor)
+        var writer = FrameWriter(depth: .truecolor, synchronizedOutput: true)
+        var buffer = CellBuffer(size: size)
+        var times: [Double] = []
+        var bytes: [Int] = []
+        var judgements: [Int: StaffJudgement] = [:]
+        var judgedUpTo = 0
+        let ticksPerSecond = Double(lesson.ticksPerQuarter) * 2  // 120 BPM
+        for f in 0..<Int(seconds * fps) {
+            let now = Double(f) / fps
+            let tick = Int(now * ticksPerSecond)
+            let start = clock.now
+            // What the session would hand over each frame: judged notes so far, the sounding ones.
+            while judgedUpTo < lesson.notes.count, lesson.notes[judgedUpTo].startTick <= tick {
+                judgements[judgedUpTo] = judgedUpTo % 17 == 0 ? .wrong : (judgedUpTo % 23 == 0 ? .missed : .hit)
+                judgedUpTo += 1
+            }
+            let marks = StaffMarks(cursorTick: tick, sounding: sounding.at(tick: tick), judgements: judgements, loopBars: 5...8)
+            screen.render(piece.model(at: now, lookahead: 3), staff: raster, marks: marks, view: view, into: &buffer, size: size)
+            let out = writer.frame(buffer)
+            let elapsed = clock.now - start
+            if f >= 30 {
+                times.append(ms(elapsed))
+                bytes.append(out.count)
+            }
+        }
+        times.sort()
+        bytes.sort()
+        func pct(_ p: Double) -> Double { times.isEmpty ? 0 : times[min(times.count - 1, Int(Double(times.count) * p))] }
+        let median = pct(0.5)
+        let meanBytes = bytes.isEmpty ? 0 : Double(bytes.reduce(0, +)) / Double(bytes.count)
+        lines.append("""
+        {"bench":"screen-staff","view":"\(view == .staff ? "staff" : "staff+keyboard")","size":"120x40","fps":30,"frames":\(times.count),\
+        "notes":\(lesson.notes.count),"systems":\(raster.systems.count),"density":"\(raster.density.rawValue)",\
+        "layout_once_ms":\(r(layoutMs)),"median_ms":\(r(median)),"p99_ms":\(r(pct(0.99))),"max_ms":\(r(times.last ?? 0)),\
+        "keyboard_view_median_ms":\(r(keyboardMedian)),"staff_over_keyboard":\(r(keyboardMedian > 0 ? median / keyboardMedian : 0)),\
+        "bytes_per_frame_mean":\(r(meanBytes)),"bytes_per_frame_p99":\(bytes.isEmpty ? 0 : bytes[min(bytes.count - 1, Int(Double(bytes.count) * 0.99))]),\
+        "target_median_ms":1.0,"pass":\(median < 1.0)}
+        """)
+    }
+    for l in lines { print(l) }
 }
 
 /// A generated dense piece: sixteenth notes in the right hand, eighth-note chords in the
@@ -98,6 +168,31 @@ struct DensePiece {
         }
         notes.sort { $0.start < $1.start }
         return DensePiece(notes: notes)
+    }
+
+    /// The piece as a two-hand lesson (the accompaniment on a third track), 120 BPM in 4/4.
+    func lesson() -> Lesson {
+        let tpq = 480
+        func ticks(_ s: Double) -> Int { Int((s / beat * Double(tpq)).rounded()) }
+        var tracks: [Track] = []
+        for (name, role, channel) in [("Right Hand", NoteRole.rightHand, UInt8(0)), ("Left Hand", .leftHand, 1), ("Strings", .accompaniment, 2)] {
+            var events = [MIDIEvent(tick: 0, .meta(type: MetaType.trackName, data: Array(name.utf8)))]
+            if channel == 2 { events.append(MIDIEvent(tick: 0, .programChange(channel: 2, program: 48))) }
+            for n in notes where n.role == role {
+                if n.finger > 0 { events.append(Fingering.event(tick: ticks(n.start), pitch: n.pitch, finger: n.finger)) }
+                events.append(MIDIEvent(tick: ticks(n.start), .noteOn(channel: channel, key: UInt8(n.pitch), velocity: 80)))
+                events.append(MIDIEvent(tick: ticks(n.end), .noteOff(channel: channel, key: UInt8(n.pitch), velocity: 0)))
+            }
+            events = events.enumerated().sorted { a, b in
+                a.element.tick != b.element.tick ? a.element.tick < b.element.tick : a.offset < b.offset
+            }.map(\.element)
+            tracks.append(Track(events: events))
+        }
+        let conductor = Track(events: [
+            MIDIEvent(tick: 0, .meta(type: MetaType.timeSignature, data: TimeSignature(numerator: 4, denominatorPower: 2).bytes)),
+            MIDIEvent(tick: 0, .meta(type: MetaType.tempo, data: [0x07, 0xA1, 0x20])),
+        ])
+        return Lesson(file: MIDIFile(format: 1, division: .ticksPerQuarter(tpq), tracks: [conductor] + tracks), fileName: "dense.mid")
     }
 
     func model(at now: Double, lookahead: Double) -> ScreenModel {

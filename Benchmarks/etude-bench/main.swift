@@ -10,7 +10,7 @@ usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench store                        10,000-lesson catalogue: search, rescan
        etude-bench render [SOUNDFONT]           render speed and onsets vs fluidsynth -F
        etude-bench jitter [SECONDS]             live dispatch jitter
-       etude-bench screen                       frame build + diff time, bytes per frame
+       etude-bench screen                       frame build + diff time, bytes per frame (keyboard and staff views)
        etude-bench lesson [--notes N]           building a lesson from pathological files
 """
 switch args.first {

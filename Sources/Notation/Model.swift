@@ -1,0 +1,315 @@
+import Lesson
+import MIDIFile
+
+/// The grand staff's two staves, named as `etude score --json` names them: the upper one is
+/// "treble", the lower one "bass", whatever clef a score puts on them for a while.
+public enum Staff: String, Codable, Sendable, CaseIterable, Hashable {
+    case treble
+    case bass
+
+    /// The clef a staff has when the file says nothing.
+    public var defaultClef: Clef { self == .treble ? .treble : .bass }
+}
+
+/// A written note value. Longer values first, so `rawValue` counts halvings of a whole note.
+public enum NoteValue: Int, Codable, Sendable, CaseIterable, Comparable {
+    case whole = 0, half, quarter, eighth, sixteenth, thirtySecond, sixtyFourth
+
+    public static func < (a: NoteValue, b: NoteValue) -> Bool { a.rawValue < b.rawValue }
+
+    /// Open heads for whole and half notes, filled for the rest.
+    public var isOpen: Bool { self <= .half }
+    public var hasStem: Bool { self != .whole }
+    /// Flags (or beams) on the stem: 1 for an eighth, 2 for a sixteenth…
+    public var flags: Int { max(0, rawValue - 2) }
+    public var name: String {
+        switch self {
+        case .whole: return "whole"
+        case .half: return "half"
+        case .quarter: return "quarter"
+        case .eighth: return "eighth"
+        case .sixteenth: return "16th"
+        case .thirtySecond: return "32nd"
+        case .sixtyFourth: return "64th"
+        }
+    }
+}
+
+/// A note value with its dots: what a head, a stem, its flags and dots say together.
+public struct NoteDuration: Equatable, Hashable, Sendable {
+    public var value: NoteValue
+    public var dots: Int
+
+    public init(_ value: NoteValue, dots: Int = 0) {
+        self.value = value
+        self.dots = dots
+    }
+
+    /// Length in ticks at `tpq` ticks per quarter (rounded down for values finer than the grid).
+    public func ticks(tpq: Int) -> Int {
+        let base = (tpq * 4) >> value.rawValue
+        var total = base, add = base
+        for _ in 0..<dots {
+            add /= 2
+            total += add
+        }
+        return total
+    }
+}
+
+/// How the learner's cursor, sounding notes and judgements show on the staff. Set per frame by
+/// the practice screen as plain values; nothing here is fetched.
+public enum StaffJudgement: String, Codable, Sendable, Hashable {
+    case hit, wrong, missed
+
+    /// From the name of a Judge `Verdict` (`early`, `onTime`, `late` → hit; `wrongPitch` →
+    /// wrong; `missed`), nil for `extra` (a played note no lesson note stands for). By name so
+    /// the layout engine does not depend on the judge.
+    public init?(verdict: String) {
+        switch verdict {
+        case "early", "onTime", "late": self = .hit
+        case "wrongPitch": self = .wrong
+        case "missed": self = .missed
+        default: return nil
+        }
+    }
+}
+
+/// Everything that changes from frame to frame on a laid-out score.
+public struct StaffMarks: Sendable, Equatable {
+    /// The transport's position in lesson ticks: the cursor, and the page shown.
+    public var cursorTick: Int?
+    /// Indices into `Lesson.notes` sounding now: lit in their hand's colour.
+    public var sounding: Set<Int>
+    /// Indices into `Lesson.notes` the coach has judged.
+    public var judgements: [Int: StaffJudgement]
+    /// Memory mode: notes starting after this tick are not drawn.
+    public var hideNotesAfterTick: Int?
+    /// The loop's bars (`Bar.number`, first and last included): bracketed over the staff.
+    public var loopBars: ClosedRange<Int>?
+
+    public init(cursorTick: Int? = nil, sounding: Set<Int> = [], judgements: [Int: StaffJudgement] = [:],
+                hideNotesAfterTick: Int? = nil, loopBars: ClosedRange<Int>? = nil) {
+        self.cursorTick = cursorTick
+        self.sounding = sounding
+        self.judgements = judgements
+        self.hideNotesAfterTick = hideNotesAfterTick
+        self.loopBars = loopBars
+    }
+
+    /// What one note looks like now (one rule for every renderer): a judgement wins over being
+    /// lit; a hidden note is not drawn at all.
+    public func mark(noteIndex: Int, startTick: Int) -> NoteMark {
+        if let limit = hideNotesAfterTick, startTick > limit, judgements[noteIndex] == nil { return .hidden }
+        if let j = judgements[noteIndex] {
+            switch j {
+            case .hit: return .hit
+            case .wrong: return .wrong
+            case .missed: return .missed
+            }
+        }
+        return sounding.contains(noteIndex) ? .lit : .plain
+    }
+}
+
+/// The state a note is drawn in.
+public enum NoteMark: UInt8, Sendable, Hashable {
+    case plain, lit, hit, wrong, missed, hidden
+}
+
+/// Choices for a layout. The width is the one that decides where systems break.
+public struct NotationOptions: Equatable, Hashable, Sendable {
+    /// Columns a system may take (the terminal's or `--width`); below `minimumWidth` the layout
+    /// uses `minimumWidth` (a command should refuse such a width with a message).
+    public var width: Int
+
+    /// The narrowest width laid out: the opening symbols and a bar of quarter notes.
+    public static let minimumWidth = 24
+    /// Only these bars (`Bar.number`, inclusive), nil for the whole lesson.
+    public var bars: ClosedRange<Int>?
+    /// Accompaniment notes (tracks no hand plays) on the staff of their register; off by default.
+    public var includeAccompaniment: Bool
+    /// Ledger lines allowed before a note is written an octave lower under 8va (or higher under 8vb).
+    public var maxLedgerLines: Int
+    /// Finger numbers beside the heads when the lesson has them.
+    public var showFingering: Bool
+
+    public init(width: Int = 80, bars: ClosedRange<Int>? = nil, includeAccompaniment: Bool = false,
+                maxLedgerLines: Int = 4, showFingering: Bool = true) {
+        self.width = width
+        self.bars = bars
+        self.includeAccompaniment = includeAccompaniment
+        self.maxLedgerLines = maxLedgerLines
+        self.showFingering = showFingering
+    }
+}
+
+/// One written head: a lesson note, or the tied continuation of one into a later bar or value.
+public struct PlacedHead: Sendable, Equatable {
+    /// Index into `Lesson.notes`.
+    public var noteIndex: Int
+    public var pitch: Int
+    public var hand: Hand?
+    public var staff: Staff
+    /// The clef in force where the head stands.
+    public var clef: Clef
+    /// Staff position as drawn: 0 = the bottom line, +1 per line or space up.
+    public var step: Int
+    /// Octaves the head is written below (+1: under an 8va mark) or above (−1: 8vb) its sound.
+    public var ottava: Int
+    public var spelling: SpelledPitch
+    /// The accidental drawn before the head, nil when the key or the bar already says it.
+    public var accidental: Accidental?
+    public var finger: Int?
+    /// Where the head stands in lesson ticks (a continuation: where it is tied on).
+    public var tick: Int
+    public var duration: NoteDuration
+    /// Column in its system; a head displaced by a second stands one column right of it.
+    public var column: Int
+    public var displaced: Bool
+    public var tiedFromPrevious: Bool
+    public var tiesToNext: Bool
+    /// Index into `Lesson.bars`.
+    public var barIndex: Int
+}
+
+/// The heads of one staff that start together, with their stem.
+public struct PlacedChord: Sendable, Equatable {
+    public var staff: Staff
+    public var tick: Int
+    /// Column of the stem side (the undisplaced heads).
+    public var column: Int
+    /// Range into the system's `heads`, lowest step first.
+    public var heads: Range<Int>
+    public var duration: NoteDuration
+    public var stemUp: Bool
+    /// Chords sharing a beam have the same group id (unique in the score); nil: flags.
+    public var beamGroup: Int?
+    /// Index into `Lesson.notes` of the chord's first note (its stem and beam go with it).
+    public var leadNote: Int
+    public var startTickOfNote: Int
+}
+
+/// A rest on one staff.
+public struct PlacedRest: Sendable, Equatable {
+    public var staff: Staff
+    public var tick: Int
+    public var column: Int
+    public var duration: NoteDuration
+    /// A rest filling a whole bar (drawn as a whole rest in the middle of the bar, any meter).
+    public var wholeBar: Bool
+}
+
+/// A clef drawn inside a system (a change); the clef at a system's start is in `PlacedSystem.clefs`.
+public struct PlacedClef: Sendable, Equatable {
+    public var staff: Staff
+    public var tick: Int
+    public var column: Int
+    public var clef: Clef
+}
+
+/// An 8va / 8vb line over a run of heads of one staff.
+public struct OttavaSpan: Sendable, Equatable {
+    public var staff: Staff
+    /// +1: 8va (sounds higher than written), −1: 8vb; ±2: 15ma / 15mb.
+    public var octaves: Int
+    public var fromColumn: Int
+    public var toColumn: Int
+}
+
+/// A bar inside a system.
+public struct PlacedBar: Sendable, Equatable {
+    /// Index into `Lesson.bars`.
+    public var index: Int
+    /// `Bar.number` (what loops and `--bars` count).
+    public var number: Int
+    /// The number printed above it (see `BarNumbering`).
+    public var displayNumber: Int
+    public var startTick: Int
+    public var endTick: Int
+    /// Column of the bar line before it (the system's opening line for the first bar).
+    public var lineColumn: Int
+    /// Column of the bar's first tick (heads of the downbeat stand here).
+    public var contentColumn: Int
+    /// Column of the bar line after it.
+    public var endColumn: Int
+    /// Changes drawn at its start (after its bar line), nil when none; a key change cancels
+    /// the previous key's accidentals it does not keep with naturals.
+    public var keyChange: MusicKey?
+    public var previousKey: MusicKey?
+    public var timeChange: TimeSignature?
+    public var clefChanges: [Staff: Clef]
+}
+
+/// One line of music: whole bars, with the clefs, key and time signature it opens with.
+public struct PlacedSystem: Sendable, Equatable {
+    public var index: Int
+    public var bars: [PlacedBar]
+    public var clefs: [Staff: Clef]
+    public var key: MusicKey
+    public var time: TimeSignature
+    /// Columns of the opening symbols.
+    public var clefColumn: Int
+    public var keyColumn: Int
+    public var timeColumn: Int
+    /// Columns the system takes (at most the layout's width).
+    public var width: Int
+    public var heads: [PlacedHead]
+    public var chords: [PlacedChord]
+    public var rests: [PlacedRest]
+    public var clefChanges: [PlacedClef]
+    public var ottavas: [OttavaSpan]
+
+    public var startTick: Int { bars.first?.startTick ?? 0 }
+    public var endTick: Int { bars.last?.endTick ?? 0 }
+}
+
+/// A lesson laid out on the grand staff: systems of placed symbols for one width. Built once
+/// per lesson and width (`ScoreLayout.layout`); a frame only adds `StaffMarks`.
+public struct Score: Sendable, Equatable {
+    public var title: String
+    public var options: NotationOptions
+    public var ticksPerQuarter: Int
+    /// Horizontal scale: columns per quarter note, the same in every bar, so a cursor moving at
+    /// the music's pace moves steadily.
+    public var columnsPerQuarter: Double
+    public var systems: [PlacedSystem]
+    /// The key the speller used when the file has no key signature (estimated), else nil.
+    public var estimatedKey: MusicKey?
+    /// Highest and lowest step anything of a staff reaches (heads, stems, ledger lines), over the
+    /// whole score: every system is drawn with the same height.
+    public var extents: [Staff: ClosedRange<Int>]
+
+    /// The system and column of a tick (between two columns for ticks between heads), nil
+    /// outside the laid-out bars.
+    public func location(ofTick tick: Int) -> (system: Int, column: Double)? {
+        guard let first = systems.first?.startTick, let last = systems.last?.endTick, tick >= first, tick <= last else { return nil }
+        var lo = 0, hi = systems.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if systems[mid].startTick <= tick { lo = mid } else { hi = mid - 1 }
+        }
+        let system = systems[lo]
+        guard let bar = system.bars.last(where: { $0.startTick <= tick }) ?? system.bars.first else { return nil }
+        let offset = Double(min(tick, bar.endTick) - bar.startTick) * columnsPerQuarter / Double(max(1, ticksPerQuarter))
+        return (lo, min(Double(bar.endColumn), Double(bar.contentColumn) + offset))
+    }
+
+    /// The system holding a bar (`Bar.number`), nil when it is not laid out.
+    public func system(ofBar number: Int) -> Int? {
+        systems.firstIndex { s in s.bars.contains { $0.number == number } }
+    }
+}
+
+/// The bar number a score prints. One function so printed numbers from a score (MusicXML's
+/// `etude:bar` events) and the lesson's own counting meet in one place.
+public enum BarNumbering {
+    /// The printed number of a bar: the file's own when it marks this bar's first tick, else
+    /// `Bar.number`.
+    public static func displayNumber(of bar: Bar, in lesson: Lesson) -> Int {
+        if !lesson.annotations.bars.isEmpty, let printed = lesson.annotations.bars.last(where: { $0.tick == bar.startTick }) {
+            return printed.printed
+        }
+        return bar.number
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Lesson
+import MIDIFile
+
+/// `etude score --json`: the placed symbols of a layout, one record per lesson note (its first
+/// head; a tied continuation is counted in `ties`), plus the bars and systems, so other tools
+/// (and tests) check positions without reading the drawing.
+public struct ScoreDocument: Codable, Sendable, Equatable {
+    public var title: String
+    /// The key and time signature the score opens with, e.g. "E♭ major", "3/4".
+    public var key: String
+    public var keyEstimated: Bool
+    public var time: String
+    public var width: Int
+    public var columnsPerQuarter: Double
+    public var systems: [SystemRecord]
+    public var notes: [NoteRecord]
+
+    public struct SystemRecord: Codable, Sendable, Equatable {
+        public var index: Int
+        /// Printed numbers of its first and last bar.
+        public var firstBar: Int
+        public var lastBar: Int
+        public var width: Int
+        public var clefs: [String: String]
+        public var key: String
+        public var time: String
+    }
+
+    public struct NoteRecord: Codable, Sendable, Equatable {
+        /// Printed bar number.
+        public var bar: Int
+        /// Quarters from the bar's start.
+        public var beat: Double
+        /// "treble" (upper staff) or "bass" (lower).
+        public var staff: String
+        public var clef: String
+        /// 0 = the staff's bottom line, +1 per line or space up (as drawn, under any 8va mark).
+        public var step: Int
+        /// +1 under an 8va mark (sounds an octave above where it is drawn), −1 under 8vb, 0 none.
+        public var ottava: Int
+        /// "sharp", "flat", "natural", "double-sharp", "double-flat", or null when none is drawn.
+        public var accidental: String?
+        /// The written name, e.g. "F#", "Bb".
+        public var spelling: String
+        /// MIDI key number.
+        public var pitch: Int
+        /// "right", "left", or null (accompaniment).
+        public var hand: String?
+        public var finger: Int?
+        /// Column of the head in its system's lines (0 = the first character of the line).
+        public var column: Int
+        public var system: Int
+        /// "whole", "half", "quarter", "eighth", "16th"… of the first head, with its dots.
+        public var value: String
+        public var dots: Int
+        /// Tied continuation heads after the first (at bar lines, or for lengths no single value writes).
+        public var ties: Int
+        /// Index into the lesson's notes, and its tick.
+        public var note: Int
+        public var tick: Int
+
+        enum CodingKeys: String, CodingKey {
+            case bar, beat, staff, clef, step, ottava, accidental, spelling, pitch, hand, finger, column, system, value, dots, ties, note, tick
+        }
+
+        // Absent values are written as null, so every record has every key.
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(bar, forKey: .bar)
+            try c.encode(beat, forKey: .beat)
+            try c.encode(staff, forKey: .staff)
+            try c.encode(clef, forKey: .clef)
+            try c.encode(step, forKey: .step)
+            try c.encode(ottava, forKey: .ottava)
+            try c.encode(accidental, forKey: .accidental)
+            try c.encode(spelling, forKey: .spelling)
+            try c.encode(pitch, forKey: .pitch)
+            try c.encode(hand, forKey: .hand)
+            try c.encode(finger, forKey: .finger)
+            try c.encode(column, forKey: .column)
+            try c.encode(system, forKey: .system)
+            try c.encode(value, forKey: .value)
+            try c.encode(dots, forKey: .dots)
+            try c.encode(ties, forKey: .ties)
+            try c.encode(note, forKey: .note)
+            try c.encode(tick, forKey: .tick)
+        }
+    }
+
+    public init(score: Score, lesson: Lesson) {
+        title = TextDecoding.sanitize(lesson.title)
+        let first = score.systems.first
+        key = first?.key.name ?? MusicKey.cMajor.name
+        keyEstimated = score.estimatedKey != nil
+        time = first.map { "\($0.time.numerator)/\($0.time.denominator)" } ?? "4/4"
+        width = score.options.width
+        columnsPerQuarter = (score.columnsPerQuarter * 1000).rounded() / 1000
+        systems = score.systems.map { s in
+            SystemRecord(index: s.index, firstBar: s.bars.first?.displayNumber ?? 0, lastBar: s.bars.last?.displayNumber ?? 0,
+                         width: s.width, clefs: Dictionary(uniqueKeysWithValues: s.clefs.map { ($0.key.rawValue, $0.value.rawValue) }),
+                         key: s.key.name, time: "\(s.time.numerator)/\(s.time.denominator)")
+        }
+        var records: [NoteRecord] = []
+        var ties: [Int: Int] = [:]
+        for s in score.systems {
+            for h in s.heads where h.tiedFromPrevious { ties[h.noteIndex, default: 0] += 1 }
+        }
+        let tpq = Double(max(1, score.ticksPerQuarter))
+        for s in score.systems {
+            let bars = Dictionary(s.bars.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
+            for h in s.heads where !h.tiedFromPrevious {
+                let bar = bars[h.barIndex]
+                let beat = Double(h.tick - (bar?.startTick ?? h.tick)) / tpq
+                records.append(NoteRecord(
+                    bar: bar?.displayNumber ?? 0, beat: (beat * 1000).rounded() / 1000, staff: h.staff.rawValue, clef: h.clef.rawValue,
+                    step: h.step, ottava: h.ottava, accidental: h.accidental?.rawValue, spelling: h.spelling.name, pitch: h.pitch,
+                    hand: h.hand?.rawValue, finger: h.finger, column: h.column, system: s.index, value: h.duration.value.name,
+                    dots: h.duration.dots, ties: ties[h.noteIndex] ?? 0, note: h.noteIndex, tick: h.tick))
+            }
+        }
+        records.sort { a, b in a.tick != b.tick ? a.tick < b.tick : (a.staff != b.staff ? a.staff == "treble" : a.pitch < b.pitch) }
+        notes = records
+    }
+
+    /// The document as JSON text (keys sorted, so the output is stable).
+    public func jsonText(pretty: Bool = false) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(self)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

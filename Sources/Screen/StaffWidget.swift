@@ -1,0 +1,197 @@
+import Notation
+import Terminal
+
+/// What the practice screen shows above the status line's hint: `v` cycles through them.
+public enum PracticeDisplay: String, Sendable, CaseIterable {
+    case fallingNotes = "falling notes"
+    case staff
+    /// The staff above a keyboard.
+    case both = "staff and keyboard"
+
+    /// The view `v` turns to next.
+    public var next: PracticeDisplay {
+        switch self {
+        case .fallingNotes: return .staff
+        case .staff: return .both
+        case .both: return .fallingNotes
+        }
+    }
+}
+
+/// Where the parts of the practice screen go when it shows the staff: status (2 rows) and
+/// timeline on top, the hint at the bottom, the staff between — above the keyboard in `both`.
+public struct StaffScreenLayout: Equatable, Sendable {
+    public var statusY: Int
+    public var timelineY: Int
+    public var staffY: Int
+    public var staffHeight: Int
+    /// Columns the staff is laid out for (the screen less a margin each side).
+    public var staffWidth: Int
+    public var keyboardY: Int?
+    public var hintY: Int
+
+    /// Staff only: everything between the timeline and the hint.
+    public static func staffOnly(_ size: TerminalSize) -> StaffScreenLayout {
+        StaffScreenLayout(statusY: 0, timelineY: 2, staffY: 3, staffHeight: max(0, size.rows - 4),
+                          staffWidth: max(1, size.columns - 2), keyboardY: nil, hintY: size.rows - 1)
+    }
+
+    /// The staff above the keyboard (its four rows just above the hint).
+    public static func staffAboveKeyboard(_ size: TerminalSize) -> StaffScreenLayout {
+        let keyboardY = size.rows - 1 - KeyboardWidget.height
+        return StaffScreenLayout(statusY: 0, timelineY: 2, staffY: 3, staffHeight: max(0, keyboardY - 3),
+                                 staffWidth: max(1, size.columns - 2), keyboardY: keyboardY, hintY: size.rows - 1)
+    }
+
+    public static func layout(_ size: TerminalSize, view: PracticeDisplay) -> StaffScreenLayout {
+        view == .both ? staffAboveKeyboard(size) : staffOnly(size)
+    }
+}
+
+/// A page of the grand staff: the systems holding the cursor (pages turn by whole systems),
+/// notes coloured by hand while they sound and by judgement once judged (green hit, red wrong,
+/// grey missed; × and ◌ mark them without colour), the loop bracketed on the top row, the
+/// cursor a column of colour with ▼ over it (reversed cells without colour).
+public struct StaffWidget: Sendable {
+    public let theme: Theme
+    public init(theme: Theme) { self.theme = theme }
+
+    public func draw(into buffer: inout CellBuffer, x: Int, y: Int, width: Int, height: Int,
+                     raster: StaffRaster, marks: StaffMarks) {
+        guard width > 0, height > 0, !raster.systems.isEmpty else { return }
+        let page = raster.page(forTick: marks.cursorTick, height: height)
+        // Rows of a system drawn: all of them, or (taller than the area) the top row and the
+        // window centred on the staves.
+        let h = raster.systemHeight
+        var rows = Array(0..<h)
+        if h > height {
+            let top = raster.lineRow(.treble, step: 8), bottom = raster.lineRow(.bass, step: 0)
+            let room = height - 1
+            let centre = (top + bottom) / 2
+            let start = max(1, min(h - room, centre - room / 2))
+            rows = [raster.topRow] + Array(start..<(start + room))
+        }
+        // A page shorter than the area sits in its middle.
+        var row = y + max(0, (height - page.count * rows.count) / 2)
+        for index in page {
+            let overlay = raster.overlay(system: index, marks: marks)
+            let system = raster.systems[index]
+            let columns = min(width, system.width)
+            for r in rows {
+                guard row < y + height else { return }
+                for c in 0..<columns {
+                    let cell = raster.cell(system, x: c, y: r, marks: marks, overlay: overlay)
+                    buffer.put(x + c, row, cell.character, style(cell))
+                }
+                row += 1
+            }
+        }
+    }
+
+    /// The one place a staff cell's look is decided for the terminal.
+    func style(_ cell: ResolvedCell) -> Style {
+        let mono = theme.monochrome
+        var style: Style
+        switch cell.mark {
+        case .hit:
+            style = mono ? Style(attributes: [.bold, .underline]) : Style(fg: StaffWidget.hit, attributes: .bold)
+        case .wrong:
+            style = mono ? Style(attributes: .bold) : Style(fg: theme.color(.wrong), attributes: .bold)
+        case .missed:
+            style = mono ? Style(attributes: .dim) : Style(fg: StaffWidget.missed)
+        case .lit:
+            let role: NoteRole = cell.hand == .left ? .leftHand : (cell.hand == .right ? .rightHand : .accompaniment)
+            style = mono ? Style(attributes: [.bold, .reverse]) : Style(fg: theme.color(role), attributes: .bold)
+        case .plain, .hidden:
+            switch cell.ink {
+            case .staffLine, .ledger:
+                style = mono ? Style(attributes: .dim) : Style(fg: StaffWidget.line)
+            case .barLine, .brace:
+                style = mono ? Style() : Style(fg: StaffWidget.barLine)
+            case .barNumber:
+                style = mono ? Style(attributes: .dim) : Style(fg: StaffWidget.number)
+            case .clef, .keySignature, .timeSignature:
+                style = mono ? Style(attributes: .bold) : Style(fg: StaffWidget.ink, attributes: .bold)
+            case .head, .accidental, .stem, .beam, .dot, .tie, .rest:
+                style = mono ? Style() : Style(fg: StaffWidget.ink)
+            case .finger:
+                style = mono ? Style(attributes: .dim) : Style(fg: StaffWidget.finger)
+            case .ottava:
+                style = mono ? Style(attributes: .italic) : Style(fg: StaffWidget.number, attributes: .italic)
+            case .loop:
+                style = theme.loopLineStyle
+            case .cursor:
+                style = theme.timelineHead
+            case .blank:
+                style = Style()
+            }
+        }
+        if cell.cursor, cell.ink != .cursor {
+            if mono {
+                if cell.mark == .plain, !cell.ink.isNoteInk { style.attributes.insert(.reverse) }
+            } else {
+                style.bg = StaffWidget.cursorBackground
+            }
+        }
+        return style
+    }
+
+    static let line = Color.rgb(110, 110, 122)
+    static let barLine = Color.rgb(160, 160, 172)
+    static let number = Color.rgb(140, 140, 155)
+    static let ink = Color.rgb(230, 230, 235)
+    static let finger = Color.rgb(255, 210, 90)
+    static let hit = Color.rgb(70, 210, 90)
+    static let missed = Color.rgb(120, 120, 120)
+    static let cursorBackground = Color.rgb(52, 58, 84)
+}
+
+/// The practice screen with the staff (`PracticeDisplay.staff`) or the staff above the keyboard
+/// (`.both`): the status, timeline and hint as on the falling-notes screen. Pure: model, staff
+/// drawing, marks and size in, cells out.
+public struct StaffPracticeScreen: Sendable {
+    public let depth: ColorDepth
+    public let theme: Theme
+
+    public init(depth: ColorDepth) {
+        self.depth = depth
+        theme = Theme(depth: depth)
+    }
+
+    /// The staff area a size gives: lay the score out for `staffWidth` and pick its density for
+    /// `staffHeight` (`StaffCache.raster(width:height:)`).
+    public static func staffArea(_ size: TerminalSize, view: PracticeDisplay) -> (width: Int, height: Int) {
+        let l = StaffScreenLayout.layout(size, view: view)
+        return (l.staffWidth, l.staffHeight)
+    }
+
+    public func render(_ model: ScreenModel, staff: StaffRaster, marks: StaffMarks, view: PracticeDisplay,
+                       into buffer: inout CellBuffer, size: TerminalSize) {
+        buffer.reset(size: size)
+        if size.columns < PracticeScreen.minimumSize.columns || size.rows < PracticeScreen.minimumSize.rows {
+            TooSmallMessage(theme: theme).draw(into: &buffer, minimum: PracticeScreen.minimumSize)
+            return
+        }
+        let layout = StaffScreenLayout.layout(size, view: view)
+        let w = size.columns
+        StatusBarWidget(theme: theme).draw(into: &buffer, y: layout.statusY, width: w, status: model.status)
+        TimelineWidget(theme: theme).draw(into: &buffer, y: layout.timelineY, width: w, timeline: model.timeline)
+        StaffWidget(theme: theme).draw(into: &buffer, x: 1, y: layout.staffY, width: layout.staffWidth, height: layout.staffHeight,
+                                       raster: staff, marks: marks)
+        if let ky = layout.keyboardY {
+            let keys = KeyboardLayout(width: w, range: model.pitchRange)
+            KeyboardWidget(theme: theme).draw(into: &buffer, y: ky, layout: keys, state: model.keyboard,
+                                              showNoteNames: model.showNoteNames, naming: model.noteNaming)
+        }
+        if let message = model.message, !message.isEmpty {
+            buffer.text(message, x: 1, y: layout.hintY, style: theme.messageStyle, maxWidth: w - 2)
+        } else {
+            buffer.text(PracticeScreen.hint, x: 1, y: layout.hintY, style: theme.hintStyle, maxWidth: w - 2)
+        }
+        switch model.overlay {
+        case .help: HelpOverlay(theme: theme, entries: model.helpEntries ?? PracticeKeys.all).draw(into: &buffer)
+        case .results(let r): ResultsPanel(theme: theme).draw(into: &buffer, results: r)
+        case nil: break
+        }
+    }
+}
