@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
-// Etude: a terminal piano-lesson trainer. See ../shared/ARCHITECTURE.md for the module map:
-// MIDIFile → Lesson → Transport → Synth | Screen, MIDIInput → Judge → Store.
+// Etude: a terminal piano-lesson trainer. The module map, what each module owns and where a new
+// format, screen or input goes: docs/ARCHITECTURE.md (kept true with every change here).
 import PackageDescription
 
 let package = Package(
@@ -100,7 +100,8 @@ let package = Package(
         .testTarget(name: "NotationTests", dependencies: ["Notation", "Lesson", "MIDIFile", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", "Judge", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile", "TestSupport"]),
-        // Wiring the lesson engine to devices: the real-time transport runner, the practice session.
+        // A practice session at run time: the session (transport, runner thread, coach), the
+        // controller (commands → transport and coach), the state a view reads. No drawing here.
         .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks"]),
         // The application layer between the engine modules and the command line: opening a
         // lesson by path, title or id in any format; running a practice session on the screen
