@@ -129,6 +129,9 @@ public struct Lesson: Sendable {
     public var handAssignment: HandAssignment
     /// Tick where the music ends (last note release, else last event).
     public var endTick: Int
+    /// Lowest to highest note (drums included), nil without notes: on narrow terminals the
+    /// keyboard shows only this range. Computed once.
+    public var pitchRange: ClosedRange<Int>?
     /// What the file says beyond MIDI (fingering, spelling, staves, clefs, printed bars): see
     /// `Annotation`. Empty for plain MIDI files.
     public var annotations: Annotations
@@ -187,6 +190,9 @@ public struct Lesson: Sendable {
             return a.track < b.track
         }
         self.notes = notes
+        if let low = notes.lazy.map(\.pitch).min(), let high = notes.lazy.map(\.pitch).max() {
+            pitchRange = Int(low)...Int(high)
+        }
         handAssignment = assigned.assignment
         endTick = notes.map(\.endTick).max() ?? lastEventTick
 

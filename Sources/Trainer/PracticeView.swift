@@ -99,19 +99,13 @@ public enum PracticeView {
         }
         model.timeline = timeline
 
-        model.pitchRange = pitchRange(lesson)
+        model.pitchRange = lesson.pitchRange
         if state.showHelp {
             model.overlay = .help
         } else if let r = state.results {
             model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures))
         }
         return model
-    }
-
-    /// The lesson's pitch range: on narrow terminals the keyboard shows only it.
-    static func pitchRange(_ lesson: Lesson) -> ClosedRange<Int>? {
-        guard let low = lesson.notes.lazy.map(\.pitch).min(), let high = lesson.notes.lazy.map(\.pitch).max() else { return nil }
-        return Int(low)...Int(high)
     }
 
     static func role(_ note: SessionState.Note) -> NoteRole {
