@@ -65,6 +65,7 @@ let package = Package(
                 "Synth",
                 "Practice",
                 "Trainer",
+                "Notation",
                 "Terminal",
                 "Screen",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -107,7 +108,7 @@ let package = Package(
         // lesson by path, title or id in any format; running a practice session on the screen
         // (key map, pure view, history through a protocol Store implements); the routine runner;
         // the browser's intents; the one terminal input path for one-line commands.
-        .target(name: "Trainer", dependencies: ["Practice", "Screen", "Terminal", "Store", "Synth", "MIDIInput", "Lesson",
+        .target(name: "Trainer", dependencies: ["Practice", "Screen", "Notation", "Terminal", "Store", "Synth", "MIDIInput", "Lesson",
                                                 "Judge", "MIDIFile", "ABC", "Clocks"]),
         // One process runner, one tmux harness, the built binary's path and the skip conditions,
         // shared by every test target; with the music fixtures several targets build.

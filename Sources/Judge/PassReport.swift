@@ -41,6 +41,9 @@ public struct ScoreFigures: Equatable, Sendable, Codable {
         self.score = score
     }
 
+    /// False for a pass in which the learner played nothing at all: it is no score, only time.
+    public var somethingPlayed: Bool { hit + wrong + extra > 0 }
+
     /// Mean and spread of the timing errors, nil when nothing was hit (the figures are 0 then).
     public var timing: (meanMs: Double, sdMs: Double)? {
         hit > 0 ? (timingMeanMs, timingSdMs) : nil

@@ -69,6 +69,9 @@ public enum TransportEvent: Equatable, Sendable {
     case tempo(bpm: Double)
     /// Practice is over (all passes played).
     case finished
+    /// A pass ended and the transport waits before the next (`Transport.holdBetweenPasses`):
+    /// the learner reads the results; playing on starts the next pass with its count-in.
+    case heldAfterPass(pass: Int)
     /// The learner changed the tempo in the middle of a pass: from now on the rest of the pass
     /// plays at this percent. A judge re-times what it still expects.
     case tempoChanged(tempoPercent: Double)

@@ -71,6 +71,23 @@ public final class Transport: @unchecked Sendable {
     private var pedalDown = Set<UInt8>()
     private var range: Range<Int>
     private var wrapSchedule: PassSchedule?
+    private var holding = false
+    private var stopping = false
+
+    /// Waits (paused) at the end of each pass until `play()`, and starts the next pass with the
+    /// plan's count-in: the playing modes, so the learner can read the results and come in on
+    /// time. Set it from the thread that owns the transport's commands.
+    public var holdBetweenPasses: Bool {
+        get { locked { holding } }
+        set { locked { holding = newValue } }
+    }
+
+    /// Finishes after the pass being played, whatever the plan's repeats (watch mode without a
+    /// loop: the piece is played once).
+    public var stopsAtEnd: Bool {
+        get { locked { stopping } }
+        set { locked { stopping = newValue } }
+    }
 
     /// Validates the plan (throws its one-line error) and prepares the first pass.
     public init(lesson: Lesson, plan: PracticePlan, clock: any TimeSource) throws(PlanError) {
@@ -295,6 +312,12 @@ public final class Transport: @unchecked Sendable {
         }
     }
 
+    /// Turns the count-in before a pass on or off (the playing modes have one); a pass already
+    /// under way is not changed.
+    public func setCountIn(_ on: Bool) {
+        locked { currentPlan.countIn = on }
+    }
+
     /// Changes the tempo at once (10–400 % of the file's), continuing from the current
     /// position: held notes keep sounding and end at their new times. Without a speed
     /// trainer the tempo also holds for the following passes. Returns events to send now.
@@ -463,18 +486,25 @@ public final class Transport: @unchecked Sendable {
                 guard cursor >= schedule.events.count, end <= now else { break }
                 let report = FinishedPass(pass: passNumber, tempoPercent: percent, startTime: passStart, endTime: end)
                 let clean = cleanHook(report)
-                guard let next = planner.next(afterCleanPass: clean) else {
+                guard !stopping, let next = planner.next(afterCleanPass: clean) else {
                     stateValue = .finished
                     out.append(TimedEvent(time: end, event: .finished))
                     break
                 }
+                let finishedPass = passNumber
                 passNumber += 1
                 percent = next
                 schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
-                                        options: .init(pass: passNumber, countIn: false))
+                                        options: .init(pass: passNumber, countIn: holding && currentPlan.countIn))
                 cursor = 0
                 scheduleStart = end
                 passStart = end
+                if holding {
+                    stateValue = .paused
+                    pausedOffset = 0
+                    out.append(TimedEvent(time: end, event: .heldAfterPass(pass: finishedPass)))
+                    break
+                }
             }
             return out
         }

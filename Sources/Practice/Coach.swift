@@ -74,6 +74,7 @@ public final class Coach: @unchecked Sendable {
     private var lastRecording: PerformanceRecorder?
     private var lastRecordingEnd: Double?
     private var fullRun = false
+    private var judged: [Int: Verdict] = [:]
     private var fullRunWeakest: [Int: Double] = [:]
 
     /// - Parameters:
@@ -98,18 +99,30 @@ public final class Coach: @unchecked Sendable {
             var out: [CoachAction] = []
             for e in events { out += handleLocked(e) }
             if let last = events.last { out += expireLocked(now: last.time) }
-            return out
+            return noted(out)
         }
     }
 
     /// Feed every played note (key press or release) with its monotonic time.
     public func handle(played event: PlayedEvent) -> [CoachAction] {
-        locked { playedLocked(event) }
+        locked { noted(playedLocked(event)) }
     }
 
-    /// Call on a timer (e.g. each frame) so missed notes are judged while nothing is played.
+    /// The session's runner thread calls this on its own clock (every few milliseconds, paused
+    /// or not), so missed notes are judged while nothing is played and nothing is drawn.
     public func tick(now: Double) -> [CoachAction] {
-        locked { expireLocked(now: now) }
+        locked { noted(expireLocked(now: now)) }
+    }
+
+    /// How each note of the pass under way was judged so far, by index into `Lesson.notes`
+    /// (the staff colours them): hits, wrong pitches (on the note that was due), misses.
+    public var judgedNotes: [Int: Verdict] { locked { judged } }
+
+    private func noted(_ actions: [CoachAction]) -> [CoachAction] {
+        for case .judged(let j) in actions where j.verdict != .extra {
+            if let id = j.expected?.id { judged[id] = j.verdict }
+        }
+        return actions
     }
 
     /// The speed trainer's question: was this pass at or above the threshold? Plug it into
@@ -210,7 +223,8 @@ public final class Coach: @unchecked Sendable {
         p.tempo = .percent(100)  // the speed trainer sets the tempo, starting at 70 %
         p.speedTrainer = PracticePlan.SpeedTrainer(start: 70, target: 100, step: 5)
         p.repeatMode = .forever
-        p.countIn = false
+        // Play and memory count in before each pass; wait mode waits anyway.
+        p.countIn = mode.countsIn
         return p
     }
 
@@ -295,6 +309,7 @@ public final class Coach: @unchecked Sendable {
         matcher = mode == .play || mode == .memory ? PlayMatcher(expected: expected, window: window) : nil
         gate = mode == .wait ? WaitGate(expected: expected, ignoresReleases: onsetOnlyInput) : nil
         waitJudgements = []
+        if !continuing { judged = [:] }
         pausedForChord = nil
         finishedPasses[number] = nil
         if continuing { return [] }

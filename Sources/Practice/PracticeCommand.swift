@@ -20,6 +20,8 @@ public enum PracticeCommand: Equatable, Sendable {
     case toggleMetronome
     case toggleNoteNames
     case toggleHelp
+    /// `v`: falling notes → staff → staff above the keyboard (the screen's own choice).
+    case cycleView
     /// `s`: save the current loop (bars, hand, tempo, other hand) under an automatic name.
     case saveLoop
     /// `L`: the next of the lesson's saved loops (bars, hand, tempo, other hand).

@@ -8,7 +8,11 @@ import Lesson
 /// what the session does not own: the library (saving and recalling loops), the computer
 /// keyboard (piano keys), the folder where `r` saves passes.
 public final class PracticeController: @unchecked Sendable {
-    public enum Outcome: Equatable, Sendable { case `continue`, quit }
+    public enum Outcome: Equatable, Sendable {
+        case `continue`, quit
+        /// The screen shows its next view (falling notes, staff, both): a view's own business.
+        case cycleView
+    }
 
     public let session: PracticeSession
     private let lock = NSLock()
@@ -65,6 +69,8 @@ public final class PracticeController: @unchecked Sendable {
             s.update { $0.showHelp = false }
             return .continue
         }
+        // Results holding the transport: any key but quit plays on (with the count-in).
+        if command != .quit, s.releaseHold() { return .continue }
         // Any key but quit puts the results away.
         if command != .quit { s.dismissResults() }
         let transport = s.transport
@@ -173,6 +179,8 @@ public final class PracticeController: @unchecked Sendable {
             s.show(message: on ? "note names on" : "note names off")
         case .toggleHelp:
             s.update { $0.showHelp.toggle() }
+        case .cycleView:
+            return .cycleView
         case .saveLoop:
             let plan = transport.plan
             let bars = plan.bars ?? transport.bars

@@ -32,15 +32,28 @@ public final class PracticeSession: @unchecked Sendable {
         public var title: String?
         /// Seconds of music ahead in `state()`.
         public var lookaheadSeconds: Double
+        /// The real-time modes (play, memory) start each pass with a one-bar count-in; false
+        /// for `--no-count-in`.
+        public var countIn: Bool
+        /// Watch mode plays the piece once unless a loop is on (false when the learner asked for
+        /// repeats with `--repeat`).
+        public var watchStopsAtEnd: Bool
+        /// The judging modes hold the transport after each pass until a key (the results panel);
+        /// a routine's entries flow on by themselves instead.
+        public var holdAfterPass: Bool
 
         public init(mode: PracticeMode = .watch, window: TimingWindow = TimingWindow(), cleanThreshold: Double = 90,
-                    computerKeyboard: Bool = true, title: String? = nil, lookaheadSeconds: Double = 3) {
+                    computerKeyboard: Bool = true, title: String? = nil, lookaheadSeconds: Double = 3,
+                    countIn: Bool = true, watchStopsAtEnd: Bool = true, holdAfterPass: Bool = true) {
             self.mode = mode
             self.window = window
             self.cleanThreshold = cleanThreshold
             self.computerKeyboard = computerKeyboard
             self.title = title
             self.lookaheadSeconds = lookaheadSeconds
+            self.countIn = countIn
+            self.watchStopsAtEnd = watchStopsAtEnd
+            self.holdAfterPass = holdAfterPass
         }
     }
 
@@ -69,6 +82,8 @@ public final class PracticeSession: @unchecked Sendable {
     private var resultsShownAt: Double?
     private var figuresByPass: [Int: ScoreFigures] = [:]
     private var pausedByCoach = false
+    /// The transport waits after a judged pass until the learner has seen the results.
+    private var heldForResults = false
     private var reportSink: (@Sendable (PassReport) -> Void)?
     private var tickHook: (@Sendable (Double) -> Void)?
     private var currentLoopName: String?
@@ -95,6 +110,7 @@ public final class PracticeSession: @unchecked Sendable {
             guard let self else { return true }
             return self.coach.isPassClean(finished)
         }
+        applyModeToTransport(settings.mode, plan: plan)
         if let steady = clock as? MonotonicClock {
             runner = TransportRunner(transport: transport, clock: steady, output: output,
                                      onEvents: { [weak self] events in self?.received(events) },
@@ -204,12 +220,42 @@ public final class PracticeSession: @unchecked Sendable {
         if wasPaused { coach.transportResumed(at: clock.now) }
     }
 
-    /// A note the learner played: judged by the coach.
+    /// A note the learner played: judged by the coach. A note played while the results hold
+    /// the transport plays on (the next pass, after its count-in).
     public func learnerPlayed(_ note: LearnerNote) {
         let coach = self.coach
         let event = PlayedEvent(pitch: note.pitch, velocity: note.velocity, time: note.time, isOn: note.isOn)
-        if note.isOn { lock.withLock { results = nil } }  // playing on puts the results away
+        if note.isOn {
+            if releaseHold() { return }
+            lock.withLock { results = nil }  // playing on puts the results away
+        }
         apply(coach.handle(played: event), coach: coach)
+    }
+
+    /// True while the transport waits after a judged pass for the learner to read the results.
+    public var isHeldForResults: Bool { lock.withLock { heldForResults } }
+
+    /// Puts the results away and plays on after a hold (the next pass starts with its count-in);
+    /// false when nothing was held.
+    @discardableResult
+    public func releaseHold() -> Bool {
+        let held = lock.withLock { () -> Bool in
+            let h = heldForResults
+            heldForResults = false
+            if h { results = nil }
+            return h
+        }
+        if held { perform { $0.play() } }
+        return held
+    }
+
+    /// What the transport does between passes in a mode: the judging modes hold after each pass
+    /// (results) and count in; watch mode plays the piece once unless a loop is on.
+    private func applyModeToTransport(_ mode: PracticeMode, plan: PracticePlan) {
+        transport.holdBetweenPasses = mode.judges && settings.holdAfterPass
+        transport.stopsAtEnd = settings.watchStopsAtEnd && mode == .watch && plan.bars == nil
+        if mode.countsIn && settings.countIn { transport.setCountIn(true) }
+        if mode == .wait { transport.setCountIn(false) }
     }
 
     /// Passes finished since the last call (the caller stores them in the history).
@@ -269,7 +315,9 @@ public final class PracticeSession: @unchecked Sendable {
             currentLoopName = nil
             results = nil
             pausedByCoach = false
+            heldForResults = false
         }
+        transport.stopsAtEnd = settings.watchStopsAtEnd && coach.mode == .watch && plan.bars == nil
     }
 
     /// Switches mode from the next pass on: a new coach on the transport's current plan, the
@@ -284,6 +332,8 @@ public final class PracticeSession: @unchecked Sendable {
             pausedByCoach = false
             return p
         }
+        lock.withLock { heldForResults = false }
+        applyModeToTransport(mode, plan: transport.plan)
         if wasPaused { perform { $0.play() } }
         try? perform { t throws(PlanError) in try t.seek(toBar: t.bars.lowerBound) }
     }
@@ -306,13 +356,13 @@ public final class PracticeSession: @unchecked Sendable {
             (showHelp, showNames, messageText, loopOn, loopPasses, loopMarkStart, loopMarkEnd, currentLoopName, results)
         }
         return SessionState(
-            now: now, title: title, transport: transportState, plan: plan, tempoPercent: transport.tempoPercent,
+            now: now, title: title, transport: transportState, plan: plan, pass: transport.pass, tempoPercent: transport.tempoPercent,
             bpm: transportState == .playing ? transport.bpm(at: now) : transport.effectiveBPM,
             position: transport.position(at: now), tick: transport.tick(at: now), lookaheadSeconds: lookahead,
             notes: upcoming, barLines: lines,
             loop: SessionState.Loop(start: local.5, end: local.6, enabled: local.3, passes: local.4, name: local.7),
             mode: coach.mode, pianoKeys: settings.computerKeyboard && coach.mode.judges,
-            feedback: coach.feedback(now: now), results: local.8,
+            feedback: coach.feedback(now: now), judged: coach.judgedNotes, results: local.8,
             showHelp: local.0, showNoteNames: local.1, message: local.2)
     }
 
@@ -360,6 +410,7 @@ public final class PracticeSession: @unchecked Sendable {
             passStartClock = now
             passStartDate = Date()
         }
+        transport.stopsAtEnd = settings.watchStopsAtEnd && coach.mode == .watch && !enabled
     }
 
     // MARK: Events and ticks
@@ -391,6 +442,8 @@ public final class PracticeSession: @unchecked Sendable {
                 passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
             case .finished:
                 messageText = "the end: space plays again, q quits"
+            case .heldAfterPass:
+                heldForResults = true
             default:
                 break
             }

@@ -66,6 +66,8 @@ public struct SessionState: Sendable {
     public var title: String
     public var transport: Transport.State
     public var plan: PracticePlan
+    /// The pass being played (1-based).
+    public var pass: Int
     public var tempoPercent: Double
     /// Effective quarter-note BPM now.
     public var bpm: Double
@@ -82,6 +84,8 @@ public struct SessionState: Sendable {
     /// The computer keyboard is the instrument and the mode judges: the piano letters play notes.
     public var pianoKeys: Bool
     public var feedback: Feedback
+    /// How the notes of the pass under way were judged so far, by index into `Lesson.notes`.
+    public var judged: [Int: Verdict]
     /// The last judged pass, while its panel is up.
     public var results: Results?
     public var showHelp: Bool

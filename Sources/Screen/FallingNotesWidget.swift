@@ -84,6 +84,8 @@ public struct FallingNotesWidget: Sendable {
 /// and mode on a second line.
 public struct StatusBarWidget: Sendable {
     public static let height = 2
+    /// Before the title when no audio device opened.
+    public static let silentMarker = "silent (no audio) · "
     public let theme: Theme
     public init(theme: Theme) { self.theme = theme }
 
@@ -98,7 +100,7 @@ public struct StatusBarWidget: Sendable {
             let range = "\(loop.startBar)–\(loop.endBar)"
             parts.append(loop.enabled ? "loop \(range) ×\(loop.pass)" : "loop \(range) off")
         } else {
-            parts.append("loop off")
+            parts.append(s.pass > 1 ? "pass \(s.pass)" : "loop off")
         }
         parts.append("metronome \(s.metronome ? "on" : "off")")
         parts.append("mode: \(s.mode)")
@@ -110,9 +112,13 @@ public struct StatusBarWidget: Sendable {
         let right = StatusBarWidget.firstLineRight(s)
         let rightWidth = CellBuffer.width(of: right)
         let icon: String = s.playing ? "▶ " : "■ "
-        let iconWidth = buffer.text(icon, x: 1, y: y, style: theme.statusAccent, maxWidth: 2)
-        let titleRoom = max(0, width - rightWidth - 4 - iconWidth)
-        buffer.text(s.title.isEmpty ? "Etude" : s.title, x: 1 + iconWidth, y: y, style: theme.statusAccent, maxWidth: titleRoom)
+        var x = 1 + buffer.text(icon, x: 1, y: y, style: theme.statusAccent, maxWidth: 2)
+        if s.silent {
+            // Said where the learner looks, not only once on stderr.
+            x += buffer.text(StatusBarWidget.silentMarker, x: x, y: y, style: theme.messageStyle, maxWidth: max(0, width - rightWidth - 4 - x))
+        }
+        let titleRoom = max(0, width - rightWidth - 3 - x)
+        buffer.text(s.title.isEmpty ? "Etude" : s.title, x: x, y: y, style: theme.statusAccent, maxWidth: titleRoom)
         buffer.text(right, x: max(1, width - rightWidth - 1), y: y, style: theme.statusStyle, maxWidth: width - 2)
         buffer.text(StatusBarWidget.secondLine(s), x: 1, y: y + 1, style: theme.statusStyle, maxWidth: width - 2)
     }

@@ -108,6 +108,10 @@ public struct StatusInfo: Sendable, Equatable {
     public var metronome: Bool
     /// "watch", "wait", "play" …
     public var mode: String
+    /// The pass being played, when passes repeat (shown from the second).
+    public var pass: Int = 1
+    /// No audio device opened: the lesson is silent (the header says so).
+    public var silent = false
 
     public init(title: String = "", playing: Bool = false, bar: Int = 1, beat: Int = 1, bars: Int = 1,
                 bpm: Double = 120, tempoPercent: Int = 100, hand: String = "both", otherHand: String = "play",
@@ -193,6 +197,8 @@ public struct ScreenModel: Sendable, Equatable {
     /// The keys the help overlay lists: nil for the practice screen's own. A routine's step
     /// sets its own, where → goes to the next entry and q ends the routine.
     public var helpEntries: [PracticeKeys.Entry]? = nil
+    /// The key hints of the footer, most useful first (`Footer` keeps `? help` and `q quit`).
+    public var hints: [String] = Footer.controls
 
     public init(status: StatusInfo = StatusInfo(), timeline: TimelineInfo = TimelineInfo(), keyboard: KeyboardState = KeyboardState(),
                 notes: [FallingNote] = [], barLines: [BarLine] = [], loopStartSeconds: Double? = nil, loopEndSeconds: Double? = nil,

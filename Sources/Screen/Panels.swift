@@ -21,6 +21,7 @@ public enum PracticeKeys {
         Entry(keys: "o", action: "other hand: play / quiet / mute"),
         Entry(keys: "m", action: "metronome on / off"),
         Entry(keys: "n", action: "note names on / off"),
+        Entry(keys: "v", action: "view: falling notes / staff / both"),
         Entry(keys: "?", action: "this help"),
         Entry(keys: "q  Esc", action: "quit"),
     ]
@@ -28,6 +29,7 @@ public enum PracticeKeys {
     public static let piano: [Entry] = [
         Entry(keys: "a w s e d f t g y h u j k", action: "piano C … C (play modes)"),
         Entry(keys: "z  x", action: "piano octave down / up"),
+        Entry(keys: "Alt+key  F2–F9", action: "commands while letters are notes"),
     ]
 
     /// The playing modes' keys (listed last: a short terminal shows the controls first).
@@ -89,20 +91,36 @@ public struct HelpOverlay: Sendable {
     }
 
     public func draw(into buffer: inout CellBuffer) {
-        // Key column as wide as the widest control key; a longer key (the piano row) pushes
-        // only its own description right.
-        let keyWidth = entries.filter { !PracticeKeys.piano.contains($0) }.map { CellBuffer.width(of: $0.keys) }.max() ?? 0
-        func actionOffset(_ e: PracticeKeys.Entry) -> Int { max(keyWidth, CellBuffer.width(of: e.keys)) + 2 }
-        let lineWidth = entries.map { actionOffset($0) + CellBuffer.width(of: $0.action) }.max() ?? 0
+        // When the entries do not fit one under the other, they go in two columns (a short
+        // terminal still lists every key, q included).
+        let rowsAvailable = max(1, buffer.height - 2)
+        let columns = entries.count > rowsAvailable ? 2 : 1
+        let perColumn = (entries.count + columns - 1) / columns
+        let groups = stride(from: 0, to: entries.count, by: perColumn).map { Array(entries[$0..<min(entries.count, $0 + perColumn)]) }
+        // In each column the key column is as wide as its widest control key; a longer key (the
+        // piano row) pushes only its own description right.
+        func keyWidth(_ g: [PracticeKeys.Entry]) -> Int {
+            g.filter { !PracticeKeys.piano.contains($0) }.map { CellBuffer.width(of: $0.keys) }.max() ?? 0
+        }
+        func actionOffset(_ e: PracticeKeys.Entry, _ kw: Int) -> Int { max(kw, CellBuffer.width(of: e.keys)) + 2 }
+        let widths = groups.map { g in g.map { actionOffset($0, keyWidth(g)) + CellBuffer.width(of: $0.action) }.max() ?? 0 }
+        let gap = 3
+        let lineWidth = widths.reduce(0, +) + gap * (groups.count - 1)
         let boxWidth = min(buffer.width, lineWidth + 4)
-        let boxHeight = min(buffer.height, entries.count + 2)
+        let boxHeight = min(buffer.height, perColumn + 2)
         let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: "Keys", width: boxWidth, height: boxHeight)
-        for (i, e) in entries.enumerated() {
-            let y = by + 1 + i
-            guard y < by + boxHeight - 1 else { break }
-            let x = bx + 2
-            buffer.text(e.keys, x: x, y: y, style: theme.panelKey, maxWidth: boxWidth - 4)
-            buffer.text(e.action, x: x + actionOffset(e), y: y, style: theme.panelStyle, maxWidth: max(0, boxWidth - 4 - actionOffset(e)))
+        var x = bx + 2
+        for (g, group) in groups.enumerated() {
+            let kw = keyWidth(group)
+            let room = max(0, bx + boxWidth - 2 - x)
+            for (i, e) in group.enumerated() {
+                let y = by + 1 + i
+                guard y < by + boxHeight - 1 else { break }
+                buffer.text(e.keys, x: x, y: y, style: theme.panelKey, maxWidth: room)
+                buffer.text(e.action, x: x + actionOffset(e, kw), y: y, style: theme.panelStyle,
+                            maxWidth: max(0, room - actionOffset(e, kw)))
+            }
+            x += widths[g] + gap
         }
         let footer = " any key closes this help "
         let fw = CellBuffer.width(of: footer)

@@ -7,7 +7,6 @@ import Terminal
 /// or message (1). Below `minimumSize` a "too small" message replaces it all.
 public struct PracticeScreen: Sendable {
     public static let minimumSize = TerminalSize(columns: 60, rows: 16)
-    public static let hint = "? help  ·  space play/pause  ·  ←/→ bar  ·  [ ] loop  ·  +/- tempo  ·  h hand  ·  q quit"
 
     public let depth: ColorDepth
     public let theme: Theme
@@ -41,11 +40,7 @@ public struct PracticeScreen: Sendable {
                                               layout: layout, model: model)
         KeyboardWidget(theme: theme).draw(into: &buffer, y: keyboardY, layout: layout, state: model.keyboard,
                                           showNoteNames: model.showNoteNames, naming: model.noteNaming)
-        if let message = model.message, !message.isEmpty {
-            buffer.text(message, x: 1, y: h - 1, style: theme.messageStyle, maxWidth: w - 2)
-        } else {
-            buffer.text(PracticeScreen.hint, x: 1, y: h - 1, style: theme.hintStyle, maxWidth: w - 2)
-        }
+        Footer.draw(into: &buffer, y: h - 1, width: w, theme: theme, message: model.message, hints: model.hints)
         switch model.overlay {
         case .help: HelpOverlay(theme: theme, entries: model.helpEntries ?? PracticeKeys.all).draw(into: &buffer)
         case .results(let r): ResultsPanel(theme: theme).draw(into: &buffer, results: r)

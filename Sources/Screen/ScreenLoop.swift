@@ -94,8 +94,15 @@ public final class ScreenLoop: @unchecked Sendable {
         return ending ?? .stopped
     }
 
-    /// Runs the loop on the calling thread until the handler quits, Ctrl-C, EOF or `stop()`.
+    /// Runs the loop on the calling thread until the handler quits, Ctrl-C, EOF or `stop()`,
+    /// drawing the practice screen from `model`.
     public func run(model: () -> ScreenModel, onKey: (Key) -> Action) -> Ending {
+        let screen = self.screen
+        return run(frame: { buffer, size in screen.render(model(), into: &buffer, size: size) }, onKey: onKey)
+    }
+
+    /// Runs the loop drawing each frame with `frame` (another screen: the staff views).
+    public func run(frame render: (inout CellBuffer, TerminalSize) -> Void, onKey: (Key) -> Action) -> Ending {
         var decoder = KeyDecoder()
         var buffer = CellBuffer(size: device.size())
         let clock = ContinuousClock()
@@ -103,7 +110,7 @@ public final class ScreenLoop: @unchecked Sendable {
         var lastInput = clock.now
         writer.invalidate()
         func draw() {
-            screen.render(model(), into: &buffer, size: device.size())
+            render(&buffer, device.size())
             let bytes = writer.frame(buffer)
             if !bytes.isEmpty { device.write(bytes) }
         }

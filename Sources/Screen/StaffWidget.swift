@@ -183,11 +183,7 @@ public struct StaffPracticeScreen: Sendable {
             KeyboardWidget(theme: theme).draw(into: &buffer, y: ky, layout: keys, state: model.keyboard,
                                               showNoteNames: model.showNoteNames, naming: model.noteNaming)
         }
-        if let message = model.message, !message.isEmpty {
-            buffer.text(message, x: 1, y: layout.hintY, style: theme.messageStyle, maxWidth: w - 2)
-        } else {
-            buffer.text(PracticeScreen.hint, x: 1, y: layout.hintY, style: theme.hintStyle, maxWidth: w - 2)
-        }
+        Footer.draw(into: &buffer, y: layout.hintY, width: w, theme: theme, message: model.message, hints: model.hints)
         switch model.overlay {
         case .help: HelpOverlay(theme: theme, entries: model.helpEntries ?? PracticeKeys.all).draw(into: &buffer)
         case .results(let r): ResultsPanel(theme: theme).draw(into: &buffer, results: r)

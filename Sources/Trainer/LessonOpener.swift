@@ -36,6 +36,13 @@ public struct OpenedLesson: Sendable {
     public var path: String
     /// What the reader repaired or left out (shown by `info`; refused by `--strict`).
     public var warnings: [MIDIWarning]
+
+    /// The lesson, refused in one line when it has no notes: there is nothing to practise or
+    /// play, and looping an empty pass would only fill the history.
+    public func requiringNotes() throws -> OpenedLesson {
+        guard lesson.notes.isEmpty else { return self }
+        throw EtudeFailure("\(safe(path)): no notes to play (\(warnings.isEmpty ? "the file holds none" : "the file holds none; the reader repaired \(warnings.count) thing\(warnings.count == 1 ? "" : "s")")); `etude info \(safe(path))` shows what it holds")
+    }
 }
 
 /// Reading a lesson file from disk in any format, every failure one line naming the file.

@@ -9,6 +9,13 @@ import Synth
 /// `etude play --no-screen`: a file played live with a one-line status (position, BPM); space
 /// pauses, ←/→ seek 5 s, q quits. Without a terminal it plays to the end.
 public enum FilePlayer {
+    /// Plays the lesson at `path` (any format); one line when it has no notes.
+    public static func play(path: String, sound: LiveSound) throws -> Int32 {
+        let read = try LessonOpener.read(path)
+        _ = try OpenedLesson(lesson: Lesson(file: read.file, fileName: path), path: path, warnings: read.warnings).requiringNotes()
+        return try play(read.file, sound: sound)
+    }
+
     public static func play(_ file: MIDIFile, sound: LiveSound) throws -> Int32 {
         let keys = LineKeys()
         defer { keys.close() }
@@ -57,8 +64,9 @@ public enum FilePlayer {
 /// (bar, pass, BPM) until q, Ctrl-C or the last pass. Without a terminal it prints one line
 /// per finished pass instead.
 public enum LoopPlayer {
-    public static func play(_ opened: OpenedLesson, plan: PracticePlan, sound: LiveSound, history: StoreHistory?,
+    public static func play(_ lesson: OpenedLesson, plan: PracticePlan, sound: LiveSound, history: StoreHistory?,
                             loopName: String?) throws -> Int32 {
+        let opened = try lesson.requiringNotes()
         let live = try sound.open()
         defer { live.close() }
         let session: PracticeSession

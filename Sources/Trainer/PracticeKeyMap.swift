@@ -3,11 +3,27 @@ import Terminal
 
 /// The practice screen's keys: which key asks for which `PracticeCommand`. Lives beside the
 /// terminal wiring; the help overlay (`PracticeKeys` in Screen) lists the same keys.
+///
+/// While the computer keyboard plays notes, its piano letters (`a w s e d f t g y h u j k`, `z`
+/// `x`) are notes, so every command also has a key that is never a note: Alt with the command's
+/// letter (Alt-h for the hand), or a function key — F2 hand, F3 other hand, F4 save loop,
+/// F5 next saved loop, F6 mode, F7 metronome, F8 note names, F9 weakest section (F1 is help).
 public enum PracticeKeyMap {
+    /// The function keys and the commands they give, in every mode.
+    public static let functionKeys: [Int: PracticeCommand] = [
+        1: .toggleHelp, 2: .cycleHand, 3: .cycleOtherHand, 4: .saveLoop, 5: .recallLoop,
+        6: .cycleMode, 7: .toggleMetronome, 8: .toggleNoteNames, 9: .loopWeakestSection,
+    ]
+
     /// The command for a key, or nil. With `pianoKeys` on (the playing modes on the computer
     /// keyboard), the piano letters and `z`/`x` play notes first — `h` is then the A key, not
-    /// the hand switch.
+    /// the hand switch (Alt-h and F2 still switch hands).
     public static func command(for key: Key, pianoKeys: Bool = false) -> PracticeCommand? {
+        if case .function(let n) = key.code, key.modifiers.isEmpty { return functionKeys[n] }
+        if case .character(let c) = key.code, key.modifiers == .alt || key.modifiers == [.alt, .shift] {
+            // Alt with a command's letter: the command even when the letter is a note.
+            return command(for: Key(.character(c)), pianoKeys: false)
+        }
         if case .character(let c) = key.code, key.modifiers.isEmpty || key.modifiers == .shift {
             if pianoKeys {
                 if let i = PracticeCommand.pianoLetters.firstIndex(of: c) { return .pianoKey(semitone: i) }
@@ -26,6 +42,7 @@ public enum PracticeKeyMap {
             case "m": return .toggleMetronome
             case "n": return .toggleNoteNames
             case "?": return .toggleHelp
+            case "v": return .cycleView
             case "s": return .saveLoop
             case "L": return .recallLoop
             case "q": return .quit

@@ -7,12 +7,19 @@ import MIDIInput
 import Practice
 import Screen
 import Synth
+import Notation
 import Terminal
 
 /// How the learner plays along (`--mode`, `--input`…): the instrument and how strictly it is
 /// judged. Shared by `practice`, `resume` and routine entries.
 public struct Playing: Sendable {
     public var mode: PracticeMode = .watch
+    /// The real-time modes count in before each pass (`--no-count-in` turns it off).
+    public var countIn = true
+    /// Watch mode plays the piece once unless a loop is on (false when `--repeat` was given).
+    public var watchStopsAtEnd = true
+    /// The judging modes hold after each pass until a key (routines flow on instead).
+    public var holdAfterPass = true
     public var input = "keys"
     public var window = TimingWindow()
     public var threshold = 90.0
@@ -98,7 +105,9 @@ public enum PracticeScreenRunner {
     public static func makeSession(_ opened: OpenedLesson, plan: PracticePlan, output: any SoundOutput, playing: Playing,
                                    instrument: Instrument?, title: String? = nil) throws -> (PracticeSession, PracticeController) {
         let settings = PracticeSession.Settings(mode: playing.mode, window: playing.window, cleanThreshold: playing.threshold,
-                                                computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true, title: title)
+                                                computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true, title: title,
+                                                countIn: playing.countIn, watchStopsAtEnd: playing.watchStopsAtEnd,
+                                                holdAfterPass: playing.holdAfterPass)
         let session: PracticeSession
         do {
             session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: output, settings: settings)
@@ -111,9 +120,10 @@ public enum PracticeScreenRunner {
     }
 
     /// Plays `opened` with `plan` on the practice screen; returns the exit status.
-    public static func run(_ opened: OpenedLesson, plan: PracticePlan, sound: LiveSound, display: PracticeView.Options,
+    public static func run(_ lesson: OpenedLesson, plan: PracticePlan, sound: LiveSound, display: PracticeView.Options,
                            history: StoreHistory?, startBar: Int? = nil, loopName: String? = nil,
                            endWhenFinished: Bool = false, playing: Playing) throws -> Int32 {
+        let opened = try lesson.requiringNotes()
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw EtudeFailure("the practice screen needs a terminal (input and output are not a tty); run it in a terminal window")
         }
@@ -137,8 +147,9 @@ public enum PracticeScreenRunner {
             controller.onRecallLoops = { history.savedLoops() }
         }
         session.loopName = loopName
-        let silent = LiveSound.silentNotice(live)
-        let outcome = try screen(controller, display: display, silentNotice: silent, startBar: startBar, frame: { loop in
+        var shown = display
+        shown.silent = LiveSound.silentNotice(live) != nil
+        let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             if endWhenFinished && session.isFinished { loop.stop() }
             history?.record(finishedBy: session)
         })
@@ -154,7 +165,7 @@ public enum PracticeScreenRunner {
     /// (nil = the session's). Starts the session (or calls `begin` to start it) once the screen
     /// is up; on every exit stops it (all notes off) before the terminal is restored.
     public static func screen(_ controller: PracticeController, display: PracticeView.Options = PracticeView.Options(),
-                              silentNotice: String? = nil, startBar: Int? = nil, signals watch: SignalWatch? = nil,
+                              startBar: Int? = nil, signals watch: SignalWatch? = nil,
                               begin: (() -> Void)? = nil,
                               frame: (ScreenLoop) -> Void,
                               decorate: (inout ScreenModel) -> Void = { _ in },
@@ -172,19 +183,67 @@ public enum PracticeScreenRunner {
             loop.onSuspend = { suspending in if suspending { session.pause() } }  // space resumes after `fg`
             if let startBar { session.seek(toBar: startBar) }
             if let begin { begin() } else { session.start() }
-            return loop.run(model: {
+            let frames = PracticeFrames(session: session, display: display, depth: terminal.colorDepth)
+            let ending = loop.run(frame: { buffer, size in
                 if signals.received != nil { loop.stop() }
                 frame(loop)
-                var model = PracticeView.model(session.state(), lesson: session.lesson, options: display)
-                if let silentNotice, model.message == nil { model.message = silentNotice }
-                decorate(&model)
-                return model
+                frames.draw(into: &buffer, size: size, decorate: decorate)
             }, onKey: { k in
                 if let action = key(k) { return action }
                 let command = PracticeKeyMap.command(for: k, pianoKeys: session.wantsPianoKeys)
-                return controller.handle(keyCommand: command) == .quit ? .quit : .continue
+                switch controller.handle(keyCommand: command) {
+                case .quit: return .quit
+                case .cycleView:
+                    frames.view = frames.view.next
+                    return .continue
+                case .continue: return .continue
+                }
             })
+            return ending
         }
         return Outcome(ending: ending, resumePoint: resumePoint ?? session.resumePoint(), signal: signals.received)
+    }
+}
+
+/// Draws the practice screen's frames: the pure view of the session's state, on the view the
+/// learner chose with `v` — falling notes, the staff, or the staff above the keyboard. The
+/// staff is laid out once (when first shown) and only marked per frame. A terminal too small
+/// for the screen pauses the music until it is large enough again.
+final class PracticeFrames {
+    let session: PracticeSession
+    let display: PracticeView.Options
+    let depth: ColorDepth
+    var view: PracticeDisplay = .fallingNotes
+    private lazy var staff = StaffCache(lesson: session.lesson)
+    private lazy var sounding = SoundingNotes(lesson: session.lesson)
+    private var pausedForSize = false
+
+    init(session: PracticeSession, display: PracticeView.Options, depth: ColorDepth) {
+        self.session = session
+        self.display = display
+        self.depth = depth
+    }
+
+    func draw(into buffer: inout CellBuffer, size: TerminalSize, decorate: (inout ScreenModel) -> Void) {
+        let tooSmall = size.columns < PracticeScreen.minimumSize.columns || size.rows < PracticeScreen.minimumSize.rows
+        if tooSmall && !pausedForSize && session.transport.state == .playing {
+            session.pause()
+            pausedForSize = true
+        } else if !tooSmall && pausedForSize {
+            pausedForSize = false
+            session.resume()
+        }
+        let state = session.state()
+        var model = PracticeView.model(state, lesson: session.lesson, options: display)
+        decorate(&model)
+        switch view {
+        case .fallingNotes:
+            PracticeScreen(depth: depth).render(model, into: &buffer, size: size)
+        case .staff, .both:
+            let area = StaffPracticeScreen.staffArea(size, view: view)
+            let raster = staff.raster(width: area.width, height: area.height)
+            let marks = PracticeView.staffMarks(state, sounding: sounding)
+            StaffPracticeScreen(depth: depth).render(model, staff: raster, marks: marks, view: view, into: &buffer, size: size)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Lesson
 import MIDIFile
+import Notation
 import Practice
 import Screen
 
@@ -13,9 +14,12 @@ public enum PracticeView {
         public var noteNaming: NoteNaming = .scientific
         /// Finger numbers on the falling notes (lessons with fingering).
         public var showFingers = false
-        public init(noteNaming: NoteNaming = .scientific, showFingers: Bool = false) {
+        /// No audio device opened: the header says the lesson is silent.
+        public var silent = false
+        public init(noteNaming: NoteNaming = .scientific, showFingers: Bool = false, silent: Bool = false) {
             self.noteNaming = noteNaming
             self.showFingers = showFingers
+            self.silent = silent
         }
     }
 
@@ -80,7 +84,10 @@ public enum PracticeView {
         }
         status.metronome = state.plan.metronome.enabled
         status.mode = state.mode.rawValue
+        status.pass = state.pass
+        status.silent = options.silent
         model.status = status
+        model.hints = state.pianoKeys ? Footer.pianoKeys : Footer.controls
 
         let barList = lesson.bars.bars
         let index = lesson.bars.index(atTick: Int(state.tick))
@@ -106,6 +113,24 @@ public enum PracticeView {
             model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures))
         }
         return model
+    }
+
+    /// What the staff marks this frame: the cursor, the notes sounding (by the hands
+    /// practised), each judged note's colour, memory mode's hidden notes, the loop's bars.
+    public static func staffMarks(_ state: SessionState, sounding: SoundingNotes) -> StaffMarks {
+        let tick = Int(state.tick.isFinite ? max(0, state.tick) : 0)
+        let hands: Set<Hand>? = switch state.plan.hands {
+        case .both: nil
+        case .right: [.right]
+        case .left: [.left]
+        }
+        var judgements: [Int: StaffJudgement] = [:]
+        for (index, verdict) in state.judged {
+            if let j = StaffJudgement(verdict: verdict.rawValue) { judgements[index] = j }
+        }
+        return StaffMarks(cursorTick: tick, sounding: state.transport == .playing ? sounding.at(tick: tick, hands: hands) : [],
+                          judgements: judgements, hideNotesAfterTick: state.mode.hidesFallingNotes ? tick : nil,
+                          loopBars: state.plan.bars)
     }
 
     static func role(_ note: SessionState.Note) -> NoteRole {

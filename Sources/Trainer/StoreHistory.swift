@@ -41,10 +41,16 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         for p in passes {
-            let f = p.complete ? figures(p) : nil
+            var f = p.complete ? figures(p) : nil
+            var complete = p.complete
+            // A judged pass in which nothing was played is practice time, not a score of 0.
+            if let played = f, !played.somethingPlayed {
+                f = nil
+                complete = false
+            }
             let record = PassRecord(lessonID: lessonID, startedAt: p.startedAt, mode: mode.rawValue, hand: p.hands.rawValue,
                                     tempoPercent: Int(p.tempoPercent.rounded()), firstBar: p.bars.lowerBound, lastBar: p.bars.upperBound,
-                                    durationSeconds: p.durationSeconds, figures: f, complete: p.complete)
+                                    durationSeconds: p.durationSeconds, figures: f, complete: complete)
             _ = try? store.recordPass(record)
         }
     }

@@ -19,7 +19,7 @@ struct PlayCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The lesson (.mid or .abc).") var file: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var file: String
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss) instead of trying pipewire, pulseaudio, alsa.") var audioDriver: String?
     @Option(help: "Frames per audio period.") var periodSize: Int = 128
@@ -27,6 +27,7 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Output sample rate in Hz (default: the sound server's own rate, else 48000).") var rate: Int?
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @Flag(name: .customLong("no-screen"), help: "The one-line status instead of the practice screen (automatic when not on a terminal).") var noScreen = false
+    @OptionGroup var store: StoreOptions
 
     func validate() throws {
         guard (16...8192).contains(periodSize) else { throw ValidationError("--period-size must be 16…8192") }
@@ -37,13 +38,13 @@ struct PlayCommand: ParsableCommand {
     func run() throws {
         let sound = LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose, periodSize: periodSize, periods: periods, rate: rate)
         if !noScreen && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
-            let opened = try LessonOpener.open(file)
+            let opened = try LessonOpener.open(try store.library.lessonPath(file))
             let status = try PracticeScreenRunner.run(opened, plan: PracticePlan(), sound: sound, display: PracticeView.Options(),
                                                       history: nil, endWhenFinished: true, playing: Playing())
             if status != 0 { throw ExitCode(status) }
             return
         }
-        let status = try FilePlayer.play(try LessonOpener.read(file).file, sound: sound)
+        let status = try FilePlayer.play(path: try store.library.lessonPath(file), sound: sound)
         if status != 0 { throw ExitCode(status) }
     }
 }

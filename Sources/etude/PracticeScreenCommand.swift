@@ -33,7 +33,9 @@ struct PracticeScreenCommand: ParsableCommand {
     @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
     @OptionGroup var practice: PracticeOptions
     @Option(help: "Bars A-B to loop (e.g. 5-8).") var bars: String?
-    @Flag(name: .customLong("count-in"), help: "One bar of clicks before the first pass.") var countIn = false
+    @Flag(name: .customLong("count-in"), inversion: .prefixedNo,
+          help: "A bar of clicks before each pass (default: on in play and memory modes, off in watch and wait).")
+    var countIn: Bool?
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: String?
     @Option(name: .customLong("note-names"), help: "Note naming: scientific (middle C = C4) or yamaha (C3).") var noteNames: String = "scientific"
@@ -50,13 +52,15 @@ struct PracticeScreenCommand: ParsableCommand {
 
     func run() throws {
         let display = try Self.display(noteNames: noteNames, fingers: fingers)
-        let playing = try playingOptions.playing(mode: mode, report: report, saveDir: saveDir)
+        var playing = try playingOptions.playing(mode: mode, report: report, saveDir: saveDir)
+        playing.countIn = countIn ?? true
+        playing.watchStopsAtEnd = practice.repeat == nil
         let path = try store.library.lessonPath(lesson)
         let opened = try LessonOpener.open(path, split: practice.splitPitch())
         var plan: PracticePlan
         do {
             plan = try practice.plan(bars: bars, defaultOther: .play, defaultRepeat: .forever)
-            plan.countIn = countIn
+            plan.countIn = countIn ?? playing.mode.countsIn
             try plan.validate(for: opened.lesson)
         } catch {
             throw EtudeFailure(error.cliMessage)

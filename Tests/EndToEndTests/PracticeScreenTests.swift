@@ -21,7 +21,7 @@ import TestSupport
         try pane.keys("-")
         #expect(eventually { pane.screen().contains("♩=95 (95%)") }, "\(pane.screen())")
         try pane.keys("Space")
-        #expect(eventually { pane.screen().contains("■ Ode to Joy") }, "\(pane.screen())")
+        #expect(eventually { pane.screen().contains("■ silent (no audio) · Ode to Joy") }, "\(pane.screen())")
         let here = try #require(ScreenText.bar(in: pane.screen()))
         try pane.keys("[")
         #expect(eventually { pane.screen().contains("press ] at its last bar") }, "\(pane.screen())")
@@ -71,12 +71,12 @@ import TestSupport
     @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
     func ctrlZPausesAndTheScreenComesBackAfterContinue() throws {
         let pane = try Self.practice(try Etude(), [Self.ode])
-        #expect(eventually { pane.screen().contains("▶ Ode to Joy") }, "\(pane.screen())")
+        #expect(eventually { pane.screen().contains("▶ silent (no audio) · Ode to Joy") }, "\(pane.screen())")
         let pid = try #require(pane.pid)
         try pane.keys("C-z")
         #expect(eventually { !pane.screen().contains("Ode to Joy") }, "the terminal is handed back while stopped: \(pane.screen())")
         #expect(kill(pid, SIGCONT) == 0)
-        #expect(eventually { pane.screen().contains("■ Ode to Joy") }, "redrawn, paused: \(pane.screen())")
+        #expect(eventually { pane.screen().contains("■ silent (no audio) · Ode to Joy") }, "redrawn, paused: \(pane.screen())")
         try pane.keys("q")
         #expect(pane.exitStatus() == 0)
         #expect(pane.ttyRestored)
@@ -88,7 +88,7 @@ import TestSupport
         // Four quarter notes at 120 BPM, then four more: 4 s.
         let tune = try etude.home.write("short.abc", "X:1\nT:Short Tune\nM:4/4\nL:1/4\nQ:1/4=120\nK:C\nCDEF|GABc|\n")
         let pane = try TmuxPane(etude: etude, ["play", tune])
-        #expect(eventually { pane.screen().contains("▶ Short Tune") }, "\(pane.screen())")
+        #expect(eventually { pane.screen().contains("▶ silent (no audio) · Short Tune") }, "\(pane.screen())")
         #expect(pane.exitStatus() == 0, "\(pane.stderr)")
         #expect(pane.ttyRestored)
     }

@@ -25,7 +25,7 @@ struct SessionStepTests {
         let rec = RecordingOutput(clock: { clock.now })
         let output = GainOutput(rec)
         let session = try SessionHarness(lesson: lesson, plan: plan, clock: clock, output: output,
-                                         settings: .init(mode: mode, computerKeyboard: false))
+                                         settings: .init(mode: mode, computerKeyboard: false, holdAfterPass: false))
         let observer = session
         let step = SessionStep(session: session.session, output: output) { elapsed, passes, end in
             switch RoutinePlan.decide(length: length, elapsed: elapsed, completedPasses: passes, currentPassEnd: end, fade: fade) {

@@ -81,6 +81,7 @@ public struct RoutineRunner {
             throw error
         }
         let run = Run(plan: plan, store: store, output: output, instrument: instrument, runner: self)
+        run.display.silent = LiveSound.silentNotice(live) != nil
         defer {
             output.allNotesOff()
             instrument?.stop()
@@ -108,6 +109,7 @@ private final class Run {
     let screenAvailable = isatty(STDOUT_FILENO) != 0 && isatty(STDIN_FILENO) != 0
     var quit = false
     var exitCode: Int32 = 0
+    var display = PracticeView.Options()
     private var lastStatus = ""
 
     init(plan: RoutinePlan, store: Store, output: GainOutput, instrument: Instrument?, runner: RoutineRunner) {
@@ -249,6 +251,7 @@ private final class Run {
         if mode != .wait { practice.countIn = true }
         var settings = runner.playing
         settings.mode = mode
+        settings.holdAfterPass = false   // an entry's passes flow on; its length ends it
         let session: PracticeSession
         let controller: PracticeController
         do {
@@ -290,7 +293,7 @@ private final class Run {
         var skipped = false
         var outcome: PracticeScreenRunner.Outcome?
         do {
-            outcome = try PracticeScreenRunner.screen(controller, signals: keys.signals, begin: { scored.start() }, frame: { loop in
+            outcome = try PracticeScreenRunner.screen(controller, display: display, signals: keys.signals, begin: { scored.start() }, frame: { loop in
                 let t = scored.tick()
                 passes.record(t.finished)
                 lastTick = t

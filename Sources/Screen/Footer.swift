@@ -1,0 +1,53 @@
+import Terminal
+
+/// The bottom line of the practice screens: a message or the key hints on the left, and the
+/// keys that must never vanish — `? help` and `q quit` — always on the right, whatever the
+/// width. Hints are dropped from the end when they do not fit; a long message is cut with `…`.
+public enum Footer {
+    /// Always shown.
+    public static let essentials = ["? help", "q quit"]
+
+    /// The hints when the learner's keys are the usual controls.
+    public static let controls = ["space play/pause", "←/→ bar", "[ ] loop", "+/- tempo", "h hand", "v view", "M mode"]
+
+    /// The hints when the computer keyboard plays notes: which letters are notes, and how the
+    /// commands those letters shadow are still reached.
+    public static let pianoKeys = ["notes: a w s e d f t g y h u j k", "z x octave", "Alt+key or F2–F9: commands", "space play/pause"]
+
+    /// The text of the left part and of the right part for `width` columns.
+    public static func parts(width: Int, message: String?, hints: [String]) -> (left: String, right: String) {
+        let right = essentials.joined(separator: "  ·  ")
+        let room = max(0, width - 2 - CellBuffer.width(of: right) - 3)
+        if let message, !message.isEmpty {
+            return (fitted(message, room), right)
+        }
+        var left = ""
+        for h in hints {
+            let next = left.isEmpty ? h : left + "  ·  " + h
+            guard CellBuffer.width(of: next) <= room else { break }
+            left = next
+        }
+        return (left, right)
+    }
+
+    /// `text` in `room` columns, cut with `…` when longer.
+    static func fitted(_ text: String, _ room: Int) -> String {
+        guard CellBuffer.width(of: text) > room else { return text }
+        guard room > 1 else { return "" }
+        var out = ""
+        for ch in text {
+            if CellBuffer.width(of: out + String(ch)) > room - 1 { break }
+            out.append(ch)
+        }
+        return out + "…"
+    }
+
+    /// Draws the footer on row `y`.
+    public static func draw(into buffer: inout CellBuffer, y: Int, width: Int, theme: Theme, message: String?, hints: [String]) {
+        let (left, right) = parts(width: width, message: message, hints: hints)
+        let hasMessage = message.map { !$0.isEmpty } ?? false
+        buffer.text(left, x: 1, y: y, style: hasMessage ? theme.messageStyle : theme.hintStyle, maxWidth: max(0, width - 2))
+        let rw = CellBuffer.width(of: right)
+        buffer.text(right, x: max(1, width - 1 - rw), y: y, style: theme.hintStyle, maxWidth: rw)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Lesson
+import Notation
+
+/// `etude score`: a lesson's grand staff as text on stdout (for reading, printing, sharing), or
+/// its placed symbols as JSON.
+public enum ScoreOutput {
+    /// The score of `opened`, `width` columns wide, optionally only some bars; colour on request.
+    public static func text(_ opened: OpenedLesson, width: Int, bars: ClosedRange<Int>?, color: Bool) throws -> String {
+        let score = try layout(opened, width: width, bars: bars)
+        let raster = StaffRaster(score: score, lesson: opened.lesson, density: .full)
+        // The heading carries the file's title (sanitised); the staff lines are Etude's own
+        // drawing, with its colour escapes when asked.
+        return ([safe(ScoreText.heading(lesson: opened.lesson, score: score)), ""] + ScoreText.lines(raster: raster, color: color))
+            .joined(separator: "\n") + "\n"
+    }
+
+    /// The placed symbols as JSON: for every note its bar, beat, staff, step, accidental, pitch,
+    /// hand, finger and column.
+    public static func json(_ opened: OpenedLesson, width: Int, bars: ClosedRange<Int>?) throws -> String {
+        let score = try layout(opened, width: width, bars: bars)
+        do {
+            return try ScoreDocument(score: score, lesson: opened.lesson).jsonText() + "\n"
+        } catch {
+            throw EtudeFailure("\(safe(opened.path)): the score could not be written as JSON (\(error.localizedDescription))")
+        }
+    }
+
+    static func layout(_ opened: OpenedLesson, width: Int, bars: ClosedRange<Int>?) throws -> Score {
+        guard width >= NotationOptions.minimumWidth else {
+            throw EtudeFailure("--width \(width): a staff needs at least \(NotationOptions.minimumWidth) columns")
+        }
+        guard width <= 1000 else { throw EtudeFailure("--width \(width): at most 1000 columns") }
+        let lesson = opened.lesson
+        if let bars {
+            do {
+                try PracticePlan(bars: bars).validate(for: lesson)
+            } catch {
+                throw EtudeFailure(error.worded { "--\($0.rawValue) \($1)" })
+            }
+        }
+        let score = ScoreLayout.layout(lesson, options: NotationOptions(width: width, bars: bars))
+        guard !score.systems.isEmpty else {
+            throw EtudeFailure("\(safe(opened.path)): no notes for the hands to draw; `etude info \(safe(opened.path))` shows what it holds")
+        }
+        return score
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Lesson
+import Notation
+import Trainer
+
+extension ColorChoice: ExpressibleByArgument {}
+
+/// `etude score`: the grand staff of a lesson, printed.
+struct ScoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "score",
+        abstract: "Print a lesson as a grand staff (treble and bass), or its notes' placement as JSON.",
+        discussion: """
+        Examples:
+          etude score "Ode to Joy"
+          etude score Lessons/level4/ode-to-joy.mid --bars 1-4 --width 100 --color always
+          etude score song.mid --json
+        """
+    )
+
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
+    @Option(help: "Only these bars, e.g. 5-8.") var bars: String?
+    @Option(help: "Columns to fill (default: the terminal's width, else 80).") var width: Int?
+    @Option(help: "Colour: auto (on a terminal, unless NO_COLOR is set), always or never.") var color: ColorChoice = .auto
+    @Flag(help: "Print the placed notes as JSON (bar, beat, staff, step, accidental, pitch, hand, finger, column).") var json = false
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        let opened = try LessonOpener.open(try store.library.lessonPath(lesson))
+        var range: ClosedRange<Int>?
+        if let bars {
+            do { range = try PracticePlan.parseBars(bars) } catch { throw EtudeFailure(error.cliMessage) }
+        }
+        let columns = width ?? Self.terminalColumns() ?? 80
+        if json {
+            Console.out(try ScoreOutput.json(opened, width: columns, bars: range))
+        } else {
+            let tty = isatty(STDOUT_FILENO) == 1
+            Console.out(try ScoreOutput.text(opened, width: columns, bars: range,
+                                             color: color.colors(isTerminal: tty, environment: ProcessInfo.processInfo.environment)))
+        }
+    }
+
+    static func terminalColumns() -> Int? {
+        var ws = winsize()
+        guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0 else { return nil }
+        return Int(ws.ws_col)
+    }
+}
