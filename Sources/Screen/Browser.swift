@@ -35,9 +35,32 @@ public enum BrowserOverlay: Equatable, Sendable {
     case text(title: String, lines: [String])
     /// The routines to pick one from: ↑ ↓ choose, Enter runs it.
     case routines([RoutineChoice], selected: Int)
+    /// Enter on a lesson: how to practise it (mode and hand) before the screen opens.
+    case practise(PractiseChoice)
 }
 
 /// One routine as the browser's routines box lists it.
+/// The choice Enter offers on a lesson: a mode (← →) and a hand (↑ ↓), starting from what the
+/// learner chose for it last time.
+public struct PractiseChoice: Equatable, Sendable {
+    public static let modes = ["watch", "wait", "play", "memory"]
+    public static let hands = ["both", "right", "left"]
+    public static let modeHelp = ["listen and look", "it waits for each chord", "real time, scored", "play, notes hidden"]
+
+    public var row: BrowserRow
+    public var mode: Int
+    public var hand: Int
+
+    public init(row: BrowserRow, mode: String = "watch", hand: String = "both") {
+        self.row = row
+        self.mode = Self.modes.firstIndex(of: mode) ?? 0
+        self.hand = Self.hands.firstIndex(of: hand) ?? 0
+    }
+
+    public var modeName: String { Self.modes[mode] }
+    public var handName: String { Self.hands[hand] }
+}
+
 public struct RoutineChoice: Equatable, Sendable {
     public var name: String
     /// e.g. "3 entries, about 12 min".
@@ -54,7 +77,10 @@ public enum BrowserAction: Equatable, Sendable {
     case none
     /// Query or filters changed: fetch the rows again.
     case refresh
+    /// Enter on a lesson: the app offers the choice (with what was chosen last time).
     case open(BrowserRow)
+    /// Enter in the choice: practise the lesson in this mode with this hand.
+    case practise(BrowserRow, mode: String, hand: String)
     case resume
     case toggleFavourite(BrowserRow)
     case stats(BrowserRow)
@@ -70,7 +96,7 @@ public enum BrowserKeys {
     public static let entries: [PracticeKeys.Entry] = [
         PracticeKeys.Entry(keys: "type", action: "search (Backspace deletes, Ctrl-U clears)"),
         PracticeKeys.Entry(keys: "↑ ↓ PgUp PgDn Home End", action: "move"),
-        PracticeKeys.Entry(keys: "Enter", action: "practise the lesson (or resume)"),
+        PracticeKeys.Entry(keys: "Enter", action: "practise: choose the mode (← →) and hand (↑ ↓), Enter"),
         PracticeKeys.Entry(keys: "Tab  F2", action: "filter: all / favourites"),
         PracticeKeys.Entry(keys: "Ctrl-L  F3", action: "filter: level any / 1 / 2 / …"),
         PracticeKeys.Entry(keys: "Ctrl-F  F4", action: "favourite on / off (★)"),
@@ -144,6 +170,23 @@ public struct BrowserModel: Equatable, Sendable {
                 return .runRoutine(choices[min(max(0, at), choices.count - 1)].name)
             default: break
             }
+        }
+        if case .practise(var choice)? = overlay {
+            switch key.code {
+            case .left: choice.mode = (choice.mode + PractiseChoice.modes.count - 1) % PractiseChoice.modes.count
+            case .right, .tab: choice.mode = (choice.mode + 1) % PractiseChoice.modes.count
+            case .up: choice.hand = (choice.hand + PractiseChoice.hands.count - 1) % PractiseChoice.hands.count
+            case .down: choice.hand = (choice.hand + 1) % PractiseChoice.hands.count
+            case .enter:
+                overlay = nil
+                return .practise(choice.row, mode: choice.modeName, hand: choice.handName)
+            default:
+                overlay = nil
+                if key == Key.ctrl("q") || key.code == .function(10) { return .quit }
+                return .none
+            }
+            overlay = .practise(choice)
+            return .none
         }
         if overlay != nil {
             overlay = nil
@@ -342,6 +385,7 @@ public struct BrowserScreen: Sendable {
         case .help?: drawHelp(into: &buffer)
         case .text(let title, let lines)?: drawText(title: title, lines: lines, into: &buffer)
         case .routines(let choices, let selected)?: drawRoutines(choices, selected: selected, into: &buffer)
+        case .practise(let choice)?: drawChoice(choice, into: &buffer)
         case nil: break
         }
     }
@@ -396,6 +440,28 @@ public struct BrowserScreen: Sendable {
             buffer.text(c.summary, x: bx + 2 + nameWidth + 3, y: y, style: style, maxWidth: max(0, width - 7 - nameWidth))
         }
         buffer.text(hint, x: bx + 2, y: by + height - 2, style: theme.panelStyle, maxWidth: width - 4)
+    }
+
+    func drawChoice(_ c: PractiseChoice, into buffer: inout CellBuffer) {
+        func row(_ options: [String], _ at: Int) -> String {
+            options.enumerated().map { $0.offset == at ? "[\($0.element)]" : " \($0.element) " }.joined(separator: " ")
+        }
+        let lines = [
+            "mode  " + row(PractiseChoice.modes, c.mode),
+            "      " + PractiseChoice.modeHelp[c.mode],
+            "hand  " + row(PractiseChoice.hands, c.hand),
+            "",
+            "← → mode · ↑ ↓ hand · Enter starts · Esc back",
+        ]
+        let title = "Practise " + BrowserScreen.cut(safe(c.row.title), max(10, buffer.width - 16))
+        let width = min(buffer.width, max(CellBuffer.width(of: title) + 6, (lines.map { CellBuffer.width(of: $0) }.max() ?? 0) + 4))
+        let height = min(buffer.height, lines.count + 2)
+        let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: title, width: width, height: height)
+        for (i, l) in lines.enumerated() {
+            let y = by + 1 + i
+            guard y < by + height - 1 else { break }
+            buffer.text(l, x: bx + 2, y: y, style: i == 1 || i == 4 ? theme.hintStyle : theme.panelStyle, maxWidth: width - 4)
+        }
     }
 
     func drawText(title: String, lines: [String], into buffer: inout CellBuffer) {

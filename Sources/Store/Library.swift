@@ -154,3 +154,33 @@ extension Store {
     }
 }
 
+
+/// How the learner last chose to practise a lesson from the browser.
+public struct LessonChoice: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "lessonChoice"
+    public var lessonID: String
+    /// "watch", "wait", "play" or "memory".
+    public var mode: String
+    /// "both", "right" or "left".
+    public var hand: String
+    public var updatedAt: Date
+
+    public init(lessonID: String, mode: String, hand: String, updatedAt: Date = Date()) {
+        self.lessonID = lessonID
+        self.mode = mode
+        self.hand = hand
+        self.updatedAt = updatedAt
+    }
+}
+
+extension Store {
+    /// The choice made for a lesson last time, if any.
+    public func lessonChoice(for lessonID: String) throws -> LessonChoice? {
+        try writer.read { db in try LessonChoice.fetchOne(db, key: lessonID) }
+    }
+
+    /// Remembers how the learner chose to practise a lesson.
+    public func saveLessonChoice(_ choice: LessonChoice) throws {
+        try writer.write { db in try choice.save(db) }
+    }
+}

@@ -203,6 +203,17 @@ public enum Schema {
                 ALTER TABLE pass ADD COLUMN late INTEGER;
                 """)
         }
+        // v7: how the learner last chose to practise each lesson from the browser (mode, hand).
+        m.registerMigration("v7-lesson-choices") { db in
+            try db.execute(sql: """
+                CREATE TABLE lessonChoice (
+                    lessonID TEXT PRIMARY KEY NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    mode TEXT NOT NULL,
+                    hand TEXT NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                """)
+        }
         return m
     }()
 }

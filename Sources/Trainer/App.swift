@@ -7,8 +7,8 @@ import Store
 /// What a learner asks Etude to do, wherever it was asked (a command line, the browser): each
 /// is run here, so the browser never goes back through the command line.
 public enum Intent: Equatable, Sendable {
-    /// Practise a lesson file in a mode (the browser's Enter).
-    case practise(path: String, mode: PracticeMode)
+    /// Practise a lesson file in a mode with a hand (the browser's Enter).
+    case practise(path: String, mode: PracticeMode, hand: PracticePlan.Hands)
     /// Go on where the learner left off (the resume line, `etude resume`).
     case resume
     /// Run a routine (the browser's routines box, `etude routine run`).
@@ -78,11 +78,13 @@ public enum App {
     /// Runs an intent with its defaults.
     public static func run(_ intent: Intent, library: Library) throws -> Int32 {
         switch intent {
-        case .practise(let path, let mode):
+        case .practise(let path, let mode, let hand):
             var playing = Playing()
             playing.mode = mode
-            var plan = PracticePlan(repeatMode: .forever)
+            var plan = PracticePlan(hands: hand, repeatMode: .forever)
             plan.countIn = mode.countsIn
+            // A hand this lesson does not have: both, as the screen's `h` would.
+            if (try? plan.validate(for: try LessonOpener.open(path).lesson)) == nil { plan.hands = .both }
             return try practise(path: path, plan: plan, library: library, playing: playing)
         case .resume:
             return try resume(library: library)

@@ -150,11 +150,18 @@ public enum BrowserApp {
                 case .refresh: try refresh()
                 case .quit: return nil
                 case .open(let row):
-                    guard let path = row.path else {
-                        model.message = "\(row.title): the file is missing; `etude library rescan` finds moved files"
+                    guard row.path != nil else {
+                        model.message = "\(safe(row.title)): the file is missing; `etude library rescan` finds moved files"
                         break
                     }
-                    return .practise(path: path, mode: .watch)
+                    // How to practise it: what was chosen for this lesson last time, else watch.
+                    let last = try? store.lessonChoice(for: row.id)
+                    model.overlay = .practise(PractiseChoice(row: row, mode: last?.mode ?? "watch", hand: last?.hand ?? "both"))
+                case .practise(let row, let mode, let hand):
+                    guard let path = row.path else { break }
+                    try? store.saveLessonChoice(LessonChoice(lessonID: row.id, mode: mode, hand: hand))
+                    return .practise(path: path, mode: (try? PracticeMode(parsing: mode)) ?? .watch,
+                                     hand: (try? PracticePlan.parseHands(hand)) ?? .both)
                 case .resume:
                     if resume != nil { return .resume }
                 case .toggleFavourite(let row):
