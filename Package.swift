@@ -87,7 +87,7 @@ let package = Package(
         // Writes the generated curriculum (Lessons/level1–3) as .abc and compiles every lesson to .mid.
         .executableTarget(name: "etude-lessons", dependencies: ["ABC", "MIDIFile"], path: "Tools/etude-lessons"),
         .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile"], exclude: ["Fixtures"]),
-        .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile"]),
+        .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile"], exclude: ["Fixtures"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile"]),
         // Wiring the lesson engine to devices: the real-time transport runner, the practice session.
