@@ -13,9 +13,10 @@ import Foundation
 /// judged by what it costs later too (a Viterbi search over cut states, pruned).
 ///
 /// The weights were fitted on Etude's test set (the curriculum and real two-staff scores
-/// merged to one track; `HandSetTests`) by a derivative-free search on the share of notes in
-/// the wrong hand. Fitted on half of the pieces, they did as well on the other half (2.5 %
-/// wrong there, 3.3 % on the half they were fitted on), so they are not the set learnt by heart.
+/// merged to one track; `HandSetTests`) by derivative-free searches on the share of notes in
+/// the wrong hand (`Tests/LessonTests/Fixtures/fit-hand-model`): first on every other piece
+/// only — 3.3 % wrong on those, 2.5 % on the pieces left out, so the fit carries over to music
+/// it has not seen — then refined on the whole set.
 ///
 /// Cost grows with notes × beam, whatever the file: each chord's cuts are weighed from running
 /// sums, and a hand remembers at most `heldCapacity` held notes (a hand holds five at most;
@@ -135,7 +136,7 @@ enum HandModel {
         var maxSpan: Int? = nil
         /// Histories kept from chord to chord.
         var beam = 24
-        /// Held notes a hand remembers (the most recently struck).
+        /// Held notes a hand remembers (the most recently struck; at most `Held.slots`).
         var heldCapacity = 8
         /// A held note struck within this many ticks ties the hand down (`recent…` measures);
         /// nil: one beat.
@@ -170,40 +171,49 @@ enum HandModel {
         return search.run(forced: forced, work: &work)
     }
 
-    /// The notes a hand is holding: at most `capacity`, the most recently struck kept.
+    /// The notes a hand is holding: at most `capacity` (up to `slots`), the most recently
+    /// struck kept. Stored inline, so copying a history costs no allocation.
     struct Held: Equatable {
-        var pitch: [Int] = []
-        var end: [Int] = []
-        var start: [Int] = []
-
-        var count: Int { pitch.count }
+        static let slots = 8
+        private(set) var pitch = SIMD8<Int>()
+        private(set) var end = SIMD8<Int>()
+        private(set) var start = SIMD8<Int>()
+        private(set) var count = 0
 
         mutating func release(upTo tick: Int, work: inout Work) {
-            var i = 0
-            while i < end.count {
+            var kept = 0
+            for i in 0..<count {
                 if end[i] <= tick {
-                    pitch.remove(at: i)
-                    end.remove(at: i)
-                    start.remove(at: i)
                     work.heldUpdates += 1
                 } else {
-                    i += 1
+                    pitch[kept] = pitch[i]
+                    end[kept] = end[i]
+                    start[kept] = start[i]
+                    kept += 1
                 }
             }
+            count = kept
         }
 
         mutating func add(pitch p: Int, end e: Int, start s: Int, capacity: Int, work: inout Work) {
-            if pitch.count >= capacity, capacity > 0 {
-                pitch.removeFirst()
-                end.removeFirst()
-                start.removeFirst()
+            let limit = max(1, min(Held.slots, capacity))
+            if count >= limit {
+                for i in 1..<count {
+                    pitch[i - 1] = pitch[i]
+                    end[i - 1] = end[i]
+                    start[i - 1] = start[i]
+                }
+                count -= 1
             }
-            guard capacity > 0 else { return }
-            pitch.append(p)
-            end.append(e)
-            start.append(s)
+            pitch[count] = p
+            end[count] = e
+            start[count] = s
+            count += 1
             work.heldUpdates += 1
         }
+
+        var lowest: Int? { count == 0 ? nil : (0..<count).map { pitch[$0] }.min() }
+        var highest: Int? { count == 0 ? nil : (0..<count).map { pitch[$0] }.max() }
     }
 
     struct HandState: Equatable {
@@ -233,7 +243,7 @@ enum HandModel {
 
     /// Histories that agree on everything later chords are mostly priced by are one history:
     /// each hand's last chord, how many notes it holds, the line's hand, who has played.
-    struct Key: Hashable {
+    struct Key: Equatable {
         var l, lh, r, rh, ln, rn, line, played: Int
     }
 
@@ -378,15 +388,15 @@ enum HandModel {
         }
 
         /// Running sums of each chord note's distance outside a hand's last chord.
-        func outside(_ c: Chord, _ s: HandState, work: inout Work) -> [Double] {
-            var sums = [Double](repeating: 0, count: c.count + 1)
-            guard s.played else { return sums }
+        func outside(_ c: Chord, _ s: HandState, into sums: inout [Double], work: inout Work) {
+            sums.removeAll(keepingCapacity: true)
+            sums.append(contentsOf: repeatElement(0, count: c.count + 1))
+            guard s.played else { return }
             for (i, p) in c.pitch.enumerated() {
                 let d = p < s.lastLow ? s.lastLow - p : (p > s.lastHigh ? p - s.lastHigh : 0)
                 sums[i + 1] = sums[i] + Double(d)
             }
             work.sums += c.count
-            return sums
         }
 
         /// The cuts tried in a chord: (low, high) gives notes below `low` to the left hand,
@@ -411,9 +421,9 @@ enum HandModel {
         func fits(_ s: HandState, _ c: Chord, _ range: Range<Int>) -> Bool {
             guard let maxSpan = options.maxSpan, let first = range.first, let last = range.last else { return true }
             var lo = c.pitch[first], hi = c.pitch[last]
-            for p in s.held.pitch {
-                lo = min(lo, p)
-                hi = max(hi, p)
+            for i in 0..<s.held.count {
+                lo = min(lo, s.held.pitch[i])
+                hi = max(hi, s.held.pitch[i])
             }
             return hi - lo <= maxSpan
         }
@@ -435,19 +445,24 @@ enum HandModel {
             var histories = [History(cost: 0, left: HandState(), right: HandState())]
             var pathFeatures = Features()
             let beam = forced == nil ? max(1, options.beam) : 1
+            // Reused from chord to chord.
+            var candidates: [(cost: Double, history: Int, low: Int, high: Int)] = []
+            var released: [(left: Int, right: Int)] = []
+            var leftOutside: [Double] = [], rightOutside: [Double] = []
             for group in chords {
                 let c = chord(group)
                 work.largestChord = max(work.largestChord, c.count)
-                var candidates: [(cost: Double, history: Int, low: Int, high: Int)] = []
+                candidates.removeAll(keepingCapacity: true)
+                let chordCuts = cuts(c.count)
                 // What each history holds once the chord starts (for keys without copying).
-                var released: [(left: Int, right: Int)] = []
+                released.removeAll(keepingCapacity: true)
                 for (h, history) in histories.enumerated() {
                     var left = history.left, right = history.right
                     left.held.release(upTo: c.tick, work: &work)
                     right.held.release(upTo: c.tick, work: &work)
                     released.append((left.held.count, right.held.count))
-                    let leftOutside = outside(c, left, work: &work)
-                    let rightOutside = outside(c, right, work: &work)
+                    outside(c, left, into: &leftOutside, work: &work)
+                    outside(c, right, into: &rightOutside, work: &work)
                     // Which hand each voice was last given, for the voice-switch measure.
                     var voiceWasRight: [Double] = [0], voiceWasLeft: [Double] = [0]
                     if options.maxSpan != nil {
@@ -458,7 +473,7 @@ enum HandModel {
                             voiceWasLeft.append((voiceWasLeft.last ?? 0) + (last == .left ? 1 : 0))
                         }
                     }
-                    var tried = cuts(c.count)
+                    var tried = chordCuts
                     if let forced {
                         // The cut that agrees most with the given hands.
                         var best = (0, 0), bestMisses = Int.max
@@ -501,7 +516,7 @@ enum HandModel {
                 }
                 candidates.sort { $0.cost < $1.cost }
                 var kept: [History] = []
-                var keys = Set<Key>()
+                var keys: [Key] = []  // at most `beam`: a scan beats hashing
                 var step: [(back: Int32, low: Int32, high: Int32)] = []
                 let capacity = max(1, options.heldCapacity)
                 for cand in candidates {
@@ -520,7 +535,7 @@ enum HandModel {
                         line: line,
                         played: (old.left.played || leftTakes > 0 ? 1 : 0) + (old.right.played || rightTakes > 0 ? 2 : 0))
                     guard !keys.contains(key) else { continue }
-                    keys.insert(key)
+                    keys.append(key)
                     var next = old
                     next.cost = cand.cost
                     next.left.held.release(upTo: c.tick, work: &work)
