@@ -93,7 +93,7 @@ let package = Package(
         // Writes the generated curriculum (Lessons/level1–3) as .abc and compiles every lesson to .mid.
         .executableTarget(name: "etude-lessons", dependencies: ["ABC", "MIDIFile"], path: "Tools/etude-lessons"),
         .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile", "TestSupport"]),
+        .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile", "TestSupport"], exclude: ["Fixtures"]),
         // The grand staff: a lesson's bars laid out as placed symbols (staves, clefs, key and time
         // signatures, spelled heads, accidentals, durations, rests, ties, fingering), systems for a
         // width, a text render for `etude score` and its JSON. Pure logic; Screen draws it.

@@ -42,7 +42,7 @@ else
   echo "  peers skipped: no peer venv (reason above)"
 fi
 
-for sub in render jitter input screen store lesson; do
+for sub in render jitter input screen store; do
   echo "== $sub =="
   if [ $sub = screen ]; then
     # The keyboard view's line, then the staff view's (issue 19) with the keyboard's median beside it.
@@ -63,3 +63,23 @@ PY
     $bench $sub
   fi
 done
+
+echo "== lesson: pathological files and the hand split (issue 17) =="
+lesson_json=$($bench lesson)
+echo "$lesson_json"
+python3 - "$lesson_json" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+n = d['notes']
+print(f"  {n} notes struck at once: {d['stackSeconds']:.3f} s; {n} never released: {d['unreleasedSeconds']:.3f} s; "
+      f"{10 * n} never released: {d['unreleasedTenfoldSeconds']:.3f} s; one-track piece: {d['oneTrackPieceSeconds']:.3f} s "
+      f"(target: well under a few seconds each: {'PASS' if max(d['stackSeconds'], d['unreleasedSeconds'], d['unreleasedTenfoldSeconds']) < 2 else 'FAIL'})")
+if d.get('handSetPieces'):
+    print(f"  hand split on the test set ({d['handSetPieces']} pieces, {d['handSetNotes']} notes merged to one track): "
+          f"{d['handSetWrong']} notes in the wrong hand = {d['handSetWrongPercent']:.2f} % "
+          f"(real two-staff scores {d['handSetScoresWrongPercent']:.2f} %; target <= 3 %: {'PASS' if d['handSetWrongPercent'] <= 3 else 'FAIL'}), "
+          f"split in {d['handSetSeconds']:.3f} s")
+    print("  by style: " + ", ".join(f"{k} {v['wrongPercent']:.2f} % of {v['notes']}" for k, v in d['handSetStyles'].items()))
+else:
+    print("  hand split: test set not found (run from the repository root)")
+PY

@@ -2,10 +2,12 @@ import Foundation
 import Lesson
 import MIDIFile
 
-/// `etude-bench lesson [--notes N] [--passes N]`: building a lesson (`Lesson(bytes:)`: read,
-/// pair, split the hands, bars) from files made to be slow — N notes struck at once and
-/// released one by one, N notes never released, and the 1,000-bar two-hand piece merged into
-/// one track so the hands are split by pitch continuity.
+/// `etude-bench lesson [--notes N] [--passes N] [--hand-set DIR] [--lessons DIR]`: building a
+/// lesson (`Lesson(bytes:)`: read, pair, split the hands, bars) from files made to be slow — N
+/// notes struck at once and released one by one, N and 10 × N notes never released, and a
+/// two-hand piece merged into one track so the hand model splits it — and the hand split on
+/// Etude's test set (the curriculum and the two-staff scores of `Tests/LessonTests/Fixtures/hands`,
+/// each merged into one track): notes in the wrong hand, and the time to split them.
 enum LessonBench {
     static func stack(_ n: Int) -> MIDIFile {
         var t = Track()
@@ -45,17 +47,72 @@ enum LessonBench {
         return MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [Track(events: events)])
     }
 
+    /// The test set: (name, style, file) for every curriculum lesson and fixture score found.
+    static func handSet(scores: String, lessons: String) -> [(name: String, style: String, file: MIDIFile)] {
+        var out: [(name: String, style: String, file: MIDIFile)] = []
+        let fm = FileManager.default
+        if let e = fm.enumerator(atPath: lessons) {
+            for case let path as String in e where path.hasSuffix(".mid") {
+                if let data = fm.contents(atPath: lessons + "/" + path), let file = try? MIDIReader.read([UInt8](data)).file {
+                    out.append((path, "curriculum", file))
+                }
+            }
+        }
+        if let index = try? String(contentsOfFile: scores + "/index.tsv", encoding: .utf8) {
+            for line in index.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: "\t").map(String.init)
+                guard fields.count >= 2, let data = fm.contents(atPath: scores + "/" + fields[0] + ".mid"),
+                      let file = try? MIDIReader.read([UInt8](data)).file else { continue }
+                out.append((fields[0], fields[1], file))
+            }
+        }
+        return out
+    }
+
+    /// Wrong-hand figures on the test set, and the best time over `passes` to build every
+    /// merged piece's lesson (split included).
+    static func handSetFields(scores: String, lessons: String, passes: Int) -> [String] {
+        let set = handSet(scores: scores, lessons: lessons)
+        guard !set.isEmpty else { return ["\"handSetPieces\":0"] }
+        var byStyle: [String: (notes: Int, wrong: Int)] = [:]
+        for p in set {
+            let o = HandSplitCheck.check(p.file)
+            byStyle[p.style, default: (0, 0)].notes += o.notes
+            byStyle[p.style, default: (0, 0)].wrong += o.wrong
+        }
+        let merged = set.map { MIDIWriter.write(HandSplitCheck.merged($0.file)) }
+        var best = Double.infinity
+        for _ in 0..<max(1, passes) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for bytes in merged { _ = try? Lesson(bytes: bytes) }
+            best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        let all = byStyle.values.reduce((notes: 0, wrong: 0)) { ($0.notes + $1.notes, $0.wrong + $1.wrong) }
+        let real = byStyle.filter { $0.key != "curriculum" }.values.reduce((notes: 0, wrong: 0)) { ($0.notes + $1.notes, $0.wrong + $1.wrong) }
+        func pct(_ w: Int, _ n: Int) -> String { ParseBench.fmt(100 * Double(w) / Double(max(1, n))) }
+        let styles = byStyle.sorted { $0.key < $1.key }.map { "\"\($0.key)\":{\"notes\":\($0.value.notes),\"wrongPercent\":\(pct($0.value.wrong, $0.value.notes))}" }
+        return ["\"handSetPieces\":\(set.count),\"handSetNotes\":\(all.notes),\"handSetWrong\":\(all.wrong)",
+                "\"handSetWrongPercent\":\(pct(all.wrong, all.notes)),\"handSetScoresWrongPercent\":\(pct(real.wrong, real.notes))",
+                "\"handSetSeconds\":\(ParseBench.fmt(best)),\"handSetStyles\":{" + styles.joined(separator: ",") + "}"]
+    }
+
     static func run(_ args: [String]) -> String {
         var notes = 20_000
         var passes = 3
+        var scores = "Tests/LessonTests/Fixtures/hands"
+        var lessons = "Lessons"
         var i = 0
         while i < args.count {
             if args[i] == "--notes", i + 1 < args.count { notes = Int(args[i + 1]) ?? notes; i += 2; continue }
             if args[i] == "--passes", i + 1 < args.count { passes = Int(args[i + 1]) ?? passes; i += 2; continue }
+            if args[i] == "--hand-set", i + 1 < args.count { scores = args[i + 1]; i += 2; continue }
+            if args[i] == "--lessons", i + 1 < args.count { lessons = args[i + 1]; i += 2; continue }
             i += 1
         }
         var fields: [String] = ["\"notes\":\(notes)"]
-        for (name, file) in [("stack", stack(notes)), ("unreleased", unreleased(notes)), ("oneTrackPiece", oneTrackPiece(notes))] {
+        let files = [("stack", stack(notes)), ("unreleased", unreleased(notes)), ("unreleasedTenfold", unreleased(10 * notes)),
+                     ("oneTrackPiece", oneTrackPiece(notes))]
+        for (name, file) in files {
             let bytes = MIDIWriter.write(file)
             var best = Double.infinity
             var method = ""
@@ -67,6 +124,7 @@ enum LessonBench {
             }
             fields.append("\"\(name)Seconds\":\(ParseBench.fmt(best)),\"\(name)Split\":\"\(method)\"")
         }
+        fields += handSetFields(scores: scores, lessons: lessons, passes: passes)
         return "{" + fields.joined(separator: ",") + "}"
     }
 }

@@ -76,12 +76,18 @@ public struct TimedValue<Value: Equatable & Sendable>: Equatable, Sendable {
 /// How the notes were given to the hands: shown by `etude info` so a wrong guess is visible.
 public struct HandAssignment: Equatable, Sendable {
     public enum Method: String, Equatable, Sendable {
+        /// The score's staves said which hand (`etude:hand=` annotations, e.g. from MusicXML).
+        case staves
+        /// Parts named for voices: soprano and alto right, tenor and bass left.
+        case voiceNames
         /// Track names said which hand (e.g. "RH", "Left Hand", "Pravá ruka").
         case trackNames
-        /// Two (or more) piano tracks or channels: the higher mean pitch is the right hand.
+        /// Two piano tracks or channels: the higher mean pitch is the right hand.
         case partsByPitch
-        /// One piano part split by following each hand's pitch from chord to chord.
-        case pitchContinuity
+        /// Three or more parts shared out between the hands by register and voice leading.
+        case voiceLeading
+        /// One piano part split by the hand model (`HandModel`).
+        case handModel
         /// The user's split point (`--split`).
         case splitPoint
         /// One piano part played by one hand only (a single melodic line).
@@ -182,7 +188,8 @@ public struct Lesson: Sendable {
         }.map(\.element)
 
         let paired = NotePairing.notes(in: file).notes
-        let assigned = HandAssigner.assign(notes: paired, file: file, channelEvents: self.channelEvents, split: split)
+        let assigned = HandAssigner.assign(notes: paired, file: file, channelEvents: self.channelEvents, split: split,
+                                           staves: annotations.hands)
         var notes = assigned.notes
         notes.sort { a, b in
             if a.startTick != b.startTick { return a.startTick < b.startTick }

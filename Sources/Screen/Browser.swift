@@ -96,7 +96,7 @@ public enum BrowserKeys {
     public static let entries: [PracticeKeys.Entry] = [
         PracticeKeys.Entry(keys: "type", action: "search (Backspace deletes, Ctrl-U clears)"),
         PracticeKeys.Entry(keys: "↑ ↓ PgUp PgDn Home End", action: "move"),
-        PracticeKeys.Entry(keys: "Enter", action: "practise: choose the mode (← →) and hand (↑ ↓), Enter"),
+        PracticeKeys.Entry(keys: "Enter", action: "practise: choose mode and hand (or resume)"),
         PracticeKeys.Entry(keys: "Tab  F2", action: "filter: all / favourites"),
         PracticeKeys.Entry(keys: "Ctrl-L  F3", action: "filter: level any / 1 / 2 / …"),
         PracticeKeys.Entry(keys: "Ctrl-F  F4", action: "favourite on / off (★)"),

@@ -34,9 +34,14 @@ struct BrowserTests {
         #expect(Self.header(screen).hasSuffix(" 1 lesson"), "the header counts one lesson")
 
         try pane.keys("Enter")
+        // Enter asks how to practise it: watch, with both hands, the first time.
+        screen = pane.waitFor { $0.contains("Practise Minuet in G major") }
+        #expect(screen.contains("mode  [watch]") && screen.contains("hand  [both]"), "the choice opened: \(screen)")
+        try pane.keys("Enter")
         // The practice screen opens on the lesson; q there comes back to the browser as it was.
         screen = pane.waitFor { $0.contains("Minuet in G major") && !$0.contains("Search: ") && $0.contains("bar ") }
         #expect(screen.contains("bar ") && !screen.contains("Search: "), "the practice screen opened: \(screen)")
+        #expect(screen.contains("mode: watch"), "\(screen)")
         try pane.keys("q")
         screen = pane.waitFor { $0.contains("Search: minuet in g maj") && Self.header($0).hasSuffix(" 1 lesson") }
         #expect(screen.contains("Search: minuet in g maj") && screen.contains("Minuet in G major, BWV Anh. 114"),
@@ -102,6 +107,42 @@ struct BrowserTests {
         try pane.keys("C-q")
         screen = pane.waitFor { $0.contains("EXIT=") }
         #expect(screen.contains("EXIT=0"), "\(screen)")
+    }
+
+    /// From the browser a learner plays along: Enter, → → for play mode, ↓ for the right hand,
+    /// Enter; the pass begins with its count-in; the choice is remembered for the lesson.
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func playAlongFromTheBrowserWithTheChoiceRemembered() throws {
+        let etude = try Etude()
+        let pane = try Self.browser(etude)
+        var screen = pane.waitFor { $0.contains("Etude — lessons") }
+        try pane.type("ode to joy")
+        screen = pane.waitFor { Self.header($0).hasSuffix(" 1 lesson") }
+        try pane.keys("Enter")
+        screen = pane.waitFor { $0.contains("Practise Ode to Joy") }
+        try pane.keys("Right", "Right", "Down")
+        screen = pane.waitFor { $0.contains("mode   watch   wait  [play]") && $0.contains("hand   both  [right]") }
+        #expect(screen.contains("real time, scored"), "\(screen)")
+        try pane.keys("Enter")
+        screen = pane.waitFor { $0.contains("mode: play") && $0.contains("hand: right") }
+        #expect(screen.contains("mode: play") && screen.contains("hand: right"), "practice opened in play mode: \(screen)")
+        // The count-in: a bar of clicks before bar 1 sounds, so the position stays at the start.
+        #expect(screen.contains("bar 1:"), "\(screen)")
+        #expect(screen.contains("notes: a w s e d f t g y h u j k"), "the footer shows which letters are notes: \(screen)")
+        try pane.keys("F2")   // the hand switch while h is a note
+        screen = pane.waitFor { $0.contains("hand: left") }
+        #expect(screen.contains("hand: left"), "\(screen)")
+        try pane.keys("q")
+        screen = pane.waitFor { $0.contains("Etude — lessons") }
+        try pane.keys("Enter")
+        screen = pane.waitFor { $0.contains("Practise Ode to Joy") }
+        #expect(screen.contains("[play]") && screen.contains("[right]"), "the choice is remembered: \(screen)")
+        try pane.keys("Escape")
+        screen = pane.waitFor { !$0.contains("Practise Ode to Joy") }
+        #expect(!screen.contains("Practise Ode to Joy"), "Esc closes the choice: \(screen)")
+        try pane.keys("C-q")
+        screen = pane.waitFor { $0.contains("EXIT=") }
+        #expect(screen.contains("EXIT=0") && pane.ttyRestored, "\(screen)")
     }
 
     @Test func withoutATerminalItPrintsTheHelp() throws {

@@ -91,7 +91,7 @@ import MIDIFile
 
     @Test func singleTrackTwoHandPieceFollowsEachHandsPitch() throws {
         let (lesson, right, left) = try Self.singleTrackPiece()
-        #expect(lesson.handAssignment.method == .pitchContinuity)
+        #expect(lesson.handAssignment.method == .handModel)
         func part(_ p: Int, _ t: Int) -> Part? { lesson.notes.first { Int($0.pitch) == p && $0.startTick == t }?.part }
         for (p, t) in right { #expect(part(p, t) == .hand(.right), "right-hand \(PitchName.name(p)) at \(t)") }
         for (p, t) in left { #expect(part(p, t) == .hand(.left), "left-hand \(PitchName.name(p)) at \(t)") }
@@ -171,7 +171,7 @@ import MIDIFile
             t += 960
         }
         let lesson = Build.lesson(try Build.file([[Build.timeSignature(4, 4)], events]))
-        #expect(lesson.handAssignment.method == .pitchContinuity)
+        #expect(lesson.handAssignment.method == .handModel)
         var wrong: [String] = []
         for (p, tick, h) in truth where lesson.notes.first(where: { Int($0.pitch) == p && $0.startTick == tick })?.part != .hand(h) {
             wrong.append("\(PitchName.name(p))@\(tick)")

@@ -4,15 +4,19 @@ import TestSupport
 import MIDIFile
 @testable import Lesson
 
-/// The pitch-continuity split on files no music looks like: it must finish, in work that
-/// grows with the notes, not with their square. Work is counted, never timed.
+/// The hand model on files no music looks like: it must finish, in work that grows with the
+/// notes times the beam, not with their square. Work is counted, never timed.
 @Suite struct SplitScalingTests {
     static let n = 20_000
 
-    /// Everything the split counted as work, in one figure.
-    static func total(_ w: HandAssigner.SplitWork) -> Int {
-        w.cuts + w.distanceTerms + w.phraseSteps + w.heldUpdates
+    /// Everything the search counted as work, in one figure.
+    static func total(_ w: HandModel.Work) -> Int {
+        w.cuts + w.sums + w.heldUpdates
     }
+
+    /// Work allowed per note: every kept history prices the cuts of a note's chord, sums its
+    /// distances for both hands, and takes it on and lets it go (about six steps a history).
+    static var perNote: Int { 8 * HandModel.Options().beam }
 
     /// Pseudo-random pitches (the same on every run).
     static func pitches(_ count: Int, in range: ClosedRange<Int> = 21...108) -> [Int] {
@@ -30,19 +34,17 @@ import MIDIFile
         for i in 0..<Self.n { events.append(MIDIEvent(tick: i + 1, .noteOff(channel: 0, key: 60, velocity: 0))) }
         let lesson = Build.lesson(try Build.file([[], events]))
         #expect(lesson.notes.count == Self.n)
-        #expect(lesson.handAssignment.method == .pitchContinuity)
+        #expect(lesson.handAssignment.method == .handModel)
         #expect(lesson.notes.allSatisfy { $0.part.hand != nil })
-        // A close chord is not split to give notes to an idle hand: it stays whole, and with
-        // the hands placed symmetrically around C4 the first cheapest cut gives it the right.
-        #expect(lesson.noteCount(.hand(.right)) == Self.n)
 
-        let line = lesson.notes.map { (start: $0.startTick, end: $0.endTick, pitch: Int($0.pitch)) }
-        var work = HandAssigner.SplitWork()
-        let hands = HandAssigner.continuitySplit(line, ticksPerQuarter: lesson.ticksPerQuarter, work: &work)
+        let line = lesson.notes.map { HandModel.Note(start: $0.startTick, end: $0.endTick, pitch: Int($0.pitch)) }
+        var work = HandModel.Work()
+        let hands = HandModel.split(line, ticksPerQuarter: lesson.ticksPerQuarter, work: &work).hands
         #expect(hands.count == Self.n)
-        #expect(work.bigChords == 1)
-        // One chord: n + 1 cuts, two running sums, n notes taken on. The old split weighed
-        // every cut note by note: n² / 2 = 200,000,000 distance terms.
+        #expect(work.chords == 1)
+        #expect(work.largestChord == Self.n)
+        // One chord: a history prices n + 1 cuts from running sums. Weighing each cut note by
+        // note would be n² / 2 = 200,000,000 terms.
         #expect(Self.total(work) <= 5 * Self.n, "\(work)")
     }
 
@@ -57,58 +59,54 @@ import MIDIFile
     }
 
     @Test func heldNotesPilingUpOverTimeStayCheap() throws {
-        // One new note a beat, none ever released: every chord used to look at every held note.
+        // One new note a beat, none ever released: a hand remembers a few held notes, not all.
         let tpq = 480
-        let line = Self.pitches(Self.n).enumerated().map { (start: $0.offset * tpq, end: Self.n * tpq, pitch: $0.element) }
-        var work = HandAssigner.SplitWork()
-        let hands = HandAssigner.continuitySplit(line, ticksPerQuarter: tpq, work: &work)
+        let line = Self.pitches(Self.n).enumerated().map { HandModel.Note(start: $0.offset * tpq, end: Self.n * tpq, pitch: $0.element) }
+        var work = HandModel.Work()
+        let hands = HandModel.split(line, ticksPerQuarter: tpq, work: &work).hands
         #expect(hands.count == Self.n)
-        #expect(Set(hands) == [.left, .right])
-        #expect(work.bigChords == 0)
-        #expect(Self.total(work) <= 10 * Self.n, "\(work)")
+        #expect(Set(hands.compactMap { $0 }) == [.left, .right])
+        #expect(work.chords == Self.n)
+        #expect(Self.total(work) <= Self.perNote * Self.n, "\(work)")
 
         // Also through a whole lesson: the file's notes run to the track's end.
         var events: [MIDIEvent] = [Build.name("Piano")]
         for n in line { events.append(MIDIEvent(tick: n.start, .noteOn(channel: 0, key: UInt8(n.pitch), velocity: 64))) }
         let lesson = Build.lesson(try Build.file([[], events]))
         #expect(lesson.notes.count == Self.n)
-        #expect(lesson.handAssignment.method == .pitchContinuity)
+        #expect(lesson.handAssignment.method == .handModel)
     }
 
-    @Test func runningSumsWeighCutsAsTheNoteByNoteSumDoes() {
-        // Chords of 20 to 60 notes over moving hands: the exact way (every chord within the
-        // limit) and running sums (limit 0) give the same hands.
+    @Test func bigChordsAmongSmallOnesStayLinear() {
+        // Chords of 20 to 60 notes over moving hands: work in proportion to the notes.
         let tpq = 480
         let pitches = Self.pitches(4_000, in: 36...96)
-        var line: [(start: Int, end: Int, pitch: Int)] = []
+        var line: [HandModel.Note] = []
         var k = 0, t = 0, size = 20
         while k + size <= pitches.count {
-            for p in pitches[k..<(k + size)] { line.append((t, t + (p % 3 + 1) * tpq, p)) }
+            for p in pitches[k..<(k + size)] { line.append(HandModel.Note(start: t, end: t + (p % 3 + 1) * tpq, pitch: p)) }
             k += size
             t += tpq
             size = 20 + (size * 7) % 41
         }
         line.sort { $0.start != $1.start ? $0.start < $1.start : $0.pitch < $1.pitch }
-        var exactWork = HandAssigner.SplitWork(), sumsWork = HandAssigner.SplitWork()
-        let exact = HandAssigner.continuitySplit(line, ticksPerQuarter: tpq, exactChordLimit: 64, work: &exactWork)
-        let sums = HandAssigner.continuitySplit(line, ticksPerQuarter: tpq, exactChordLimit: 0, work: &sumsWork)
-        #expect(exactWork.bigChords == 0)
-        #expect(sumsWork.bigChords > 0)
-        #expect(exact == sums)
-        #expect(Set(exact) == [.left, .right])
+        var work = HandModel.Work()
+        let hands = HandModel.split(line, ticksPerQuarter: tpq, work: &work).hands
+        #expect(Set(hands.compactMap { $0 }) == [.left, .right])
+        #expect(Self.total(work) <= Self.perNote * line.count, "\(work)")
     }
 
-    @Test func thousandsOfPianoTracksAreSplitByMeanPitch() throws {
+    @Test func thousandsOfPianoTracksAreSharedOutByVoiceLeading() throws {
         // Every part's program and label used to be found by a pass over the whole file.
         var tracks: [[MIDIEvent]] = [[]]
         for i in 0..<3_000 {
             tracks.append([MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))] + Build.note(40 + i % 40, at: i, length: 10))
         }
         let lesson = Build.lesson(try Build.file(tracks))
-        #expect(lesson.handAssignment.method == .partsByPitch)
+        #expect(lesson.handAssignment.method == .voiceLeading)
         #expect(lesson.notes.count == 3_000)
-        // More than two parts: at or above the mean of all (59.5) is right.
-        #expect(lesson.notes.allSatisfy { $0.part == .hand(Int($0.pitch) >= 60 ? .right : .left) })
+        #expect(lesson.hands == [.left, .right])
+        VoiceTests.expectPlayable(lesson)
     }
 
     @Test func theProgramInForceAtAPartsFirstNoteDecidesPiano() throws {
