@@ -273,7 +273,11 @@ extension Store {
     /// this whenever a lesson is opened, so favourites, loops and history can refer to it.
     @discardableResult
     public func catalogue(fileAt path: String, now: Date = Date()) throws -> LessonInfo {
-        let abs = Store.absolute(path)
+        var abs = Store.absolute(path)
+        guard FileStamp.of(abs) != nil else { throw StoreError("\(path): no such file") }
+        // A lesson kept in two formats side by side (song.abc and its compiled song.mid) is one
+        // lesson, as a folder scan lists it: the file of the earliest format stands for both.
+        abs = Store.preferredSibling(of: abs, formats: formats)
         guard let stamp = FileStamp.of(abs) else { throw StoreError("\(path): no such file") }
         if let known = try writer.read({ db in try LessonFileRecord.fetchOne(db, key: abs) }),
            known.size == stamp.size, known.mtime == stamp.mtime,
@@ -525,6 +529,21 @@ extension Store {
 }
 
 extension Store {
+    /// The file of the same name in an earlier format beside `path` (song.mid for song.abc),
+    /// else `path` itself.
+    static func preferredSibling(of path: String, formats: [LessonFormat]) -> String {
+        guard let own = LessonFormat.find(path, in: formats), let ownRank = formats.firstIndex(where: { $0.name == own.name }),
+              let dot = path.lastIndex(of: ".") else { return path }
+        let stem = path[..<dot]
+        for format in formats.prefix(ownRank) {
+            for ext in format.extensions.sorted() {
+                let candidate = stem + "." + ext
+                if FileStamp.of(String(candidate)) != nil { return String(candidate) }
+            }
+        }
+        return path
+    }
+
     /// Inserts or refreshes a lesson row that has no file (generated lessons, tools, tests).
     public func register(_ info: LessonInfo) throws {
         try writer.write { db in try Store.upsert(info, db) }

@@ -9,12 +9,13 @@ struct EventsCommand: ParsableCommand {
         discussion: "The interface other parsers are checked against. Example: etude events song.mid --json"
     )
 
-    @Argument(help: "The .mid or .abc file.") var file: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var file: String
     @Flag(help: "Print JSON (the only format; accepted for clarity).") var json = false
     @Flag(help: "Refuse files that need any repair.") var strict = false
+    @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let result = try LessonOpener.readChecked(file, strict: strict)
+        let result = try LessonOpener.readChecked(try store.library.lessonPath(file), strict: strict)
         Console.out(EventsReport.json(result) + "\n")
     }
 }

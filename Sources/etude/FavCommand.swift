@@ -18,7 +18,7 @@ struct FavCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Star a lesson.")
-        @Argument(help: "The lesson.") var lesson: String
+        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
         @OptionGroup var store: StoreOptions
         func run() throws {
             try store.library.withStore { s in
@@ -31,7 +31,7 @@ struct FavCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Unstar a lesson.")
-        @Argument(help: "The lesson.") var lesson: String
+        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
         @OptionGroup var store: StoreOptions
         func run() throws {
             try store.library.withStore { s in

@@ -10,13 +10,15 @@ struct InfoCommand: ParsableCommand {
         discussion: "Example: etude info song.mid --json"
     )
 
-    @Argument(help: "The .mid file.") var file: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var file: String
     @Flag(help: "Print one JSON object instead of text.") var json = false
     @Flag(help: "Refuse files that need any repair.") var strict = false
     @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: String?
+    @OptionGroup var store: StoreOptions
 
     func run() throws {
         let splitPitch = try PracticeOptions.parseSplit(split)
+        let file = try store.library.lessonPath(self.file)
         let result = try LessonOpener.readChecked(file, strict: strict)
         let summary = MIDIFileSummary(file: result.file)
         let warnings = result.warnings

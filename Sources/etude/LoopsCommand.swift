@@ -21,7 +21,7 @@ struct LoopsCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a lesson's saved loops.")
-        @Argument(help: "The lesson.") var lesson: String
+        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
         @Flag(help: "Print a JSON array.") var json = false
         @OptionGroup var store: StoreOptions
         func run() throws {
@@ -42,7 +42,7 @@ struct LoopsCommand: ParsableCommand {
 
     struct Save: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Save (or replace) a named loop.")
-        @Argument(help: "The lesson.") var lesson: String
+        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
         @Argument(help: "The loop's name.") var name: String
         @Option(help: "Bars FIRST-LAST, e.g. 9-12.") var bars: String
         @Option(help: "right, left or both.") var hand = "both"
@@ -83,7 +83,7 @@ struct LoopsCommand: ParsableCommand {
 
     struct Rename: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rename a saved loop (e.g. one `s` saved under an automatic name).")
-        @Argument(help: "The lesson.") var lesson: String
+        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
         @Argument(help: "The loop's name now.") var name: String
         @Argument(help: "Its new name.") var newName: String
         @OptionGroup var store: StoreOptions
@@ -100,7 +100,7 @@ struct LoopsCommand: ParsableCommand {
 
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a named loop.")
-        @Argument(help: "The lesson.") var lesson: String
+        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
         @Argument(help: "The loop's name.") var name: String
         @OptionGroup var store: StoreOptions
         func run() throws {

@@ -15,7 +15,7 @@ struct RenderCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The .mid file.") var file: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var file: String
     @Option(name: .shortAndLong, help: "The WAV file to write.") var output: String
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Sample rate: 44100 or 48000.") var rate: Int = 44_100
@@ -24,6 +24,7 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Render without reverb (like fluidsynth -R 0).") var noReverb = false
     @Flag(help: "Render without chorus (like fluidsynth -C 0).") var noChorus = false
     @Flag(help: "Show FluidSynth's own log.") var verbose = false
+    @OptionGroup var store: StoreOptions
 
     func validate() throws {
         guard rate == 44_100 || rate == 48_000 else {
@@ -38,7 +39,7 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
-        let midi = try LessonOpener.readMIDI(file)
+        let midi = try LessonOpener.read(try store.library.lessonPath(file))
         let font = try LiveSound.soundFont(soundfont)
         var options = OfflineRenderer.Options()
         options.sampleRate = rate
