@@ -11,11 +11,11 @@ struct AbcCommand: ParsableCommand {
         commandName: "abc",
         abstract: "Convert an ABC tune to a MIDI lesson (hands, sections, fingering, metadata).",
         discussion: """
-        Voices named right/RH and left/LH (or with clef=bass) become the "Right Hand" and
-        "Left Hand" tracks; P: parts become section markers; !1!–!5! fingering is kept as
-        etude:finger text events; %%etude-level N and %%etude-description set the catalogue
-        level and description. Warnings name every construct that is not played.
-        Example: etude abc Lessons/level4/ode-to-joy.abc -o ode.mid
+        Voices named right/RH and left/LH (or with clef=bass) become the "Right Hand" and "Left Hand" tracks; P: parts become section markers; !1!–!5! fingering and the written spelling of every note are kept as etude: text events; %%etude-level N and %%etude-description set the catalogue level and description. Warnings name every construct that is not played.
+
+        Examples:
+          etude abc song.abc -o song-from-abc.mid
+          etude abc song.abc --tune 1
         """
     )
 

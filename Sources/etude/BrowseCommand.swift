@@ -13,10 +13,11 @@ struct BrowseCommand: ParsableCommand {
         commandName: "browse",
         abstract: "Browse the lessons full screen: search as you type, filter, practise (also `etude` alone).",
         discussion: """
-        Keys: type to search (Backspace deletes, Ctrl-U clears); ↑/↓ PgUp/PgDn Home/End move;
-        Enter practises (or resumes); Tab or F2 all/favourites; Ctrl-L or F3 level;
-        Ctrl-F or F4 favourite on/off; Ctrl-S or F5 stats; Ctrl-R or F6 routines;
-        ? or F1 help; Esc clears the search, then quits; Ctrl-Q, F10 or Ctrl-C quit.
+        Keys: type to search (Backspace deletes, Ctrl-U clears); ↑/↓ PgUp/PgDn Home/End move; Enter asks how to practise the lesson (mode ← →, hand ↑ ↓, then Enter; remembered per lesson) or resumes; Tab or F2 all/favourites; Ctrl-L or F3 level; Ctrl-F or F4 favourite on/off; Ctrl-S or F5 stats; Ctrl-R or F6 routines; ? or F1 help; Esc clears the search, then quits; Ctrl-Q, F10 or Ctrl-C quit.
+
+        Examples:
+          etude
+          etude browse --db lessons.sqlite
         """
     )
 

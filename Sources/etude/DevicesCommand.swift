@@ -9,9 +9,11 @@ struct DevicesCommand: ParsableCommand {
         commandName: "devices",
         abstract: "List MIDI input ports (ALSA sequencer) to use with --input midi:NAME or midi:CLIENT:PORT.",
         discussion: """
-        Without a MIDI keyboard, practise with --input keys (the computer keyboard) or feed raw
-        MIDI bytes with --input /dev/midi1 (or a FIFO, or a file).
-        Example: etude devices
+        Without a MIDI keyboard, practise with --input keys (the computer keyboard) or feed raw MIDI bytes from a MIDI device or a FIFO with --input PATH.
+
+        Examples:
+          etude devices
+          etude devices --json
         """
     )
 

@@ -7,15 +7,17 @@ import Lesson
 struct Etude: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "etude",
-        abstract: "A piano-lesson trainer for the terminal.",
+        abstract: "A piano-lesson trainer for the terminal: lessons from MIDI and ABC files, heard, watched and practised.",
         discussion: """
-        Open a lesson (a Standard MIDI File), hear it, practise it hand by hand and bar by bar.
-        `etude` alone, on a terminal, opens the lesson browser (`etude browse`).
-        Examples:
-          etude info Lessons/level1/c-position.mid
-          etude events song.mid --json
-          etude export song.mid -o slow.mid --bars 5-8 --tempo 60%
-        """,
+            Open a lesson (a Standard MIDI File or an ABC tune; a title or id from `etude list` works too), hear it through a SoundFont synth, watch it fall onto an 88-key keyboard or read it on a staff, and practise it hand by hand and bar by bar, scored. `etude` alone, on a terminal, opens the lesson browser (`etude browse`).
+
+            Examples:
+              etude list
+              etude info Lessons/level1/c-major-five-finger-parallel.mid
+              etude practice "Ode to Joy" --hand right --mode play
+              etude events song.mid --json
+              etude export song.mid -o slow.mid --bars 5-8 --tempo 60%
+            """,
         subcommands: [
             InfoCommand.self, EventsCommand.self, AbcCommand.self, PlayCommand.self, RenderCommand.self,
             SoundFontsCommand.self, ExportCommand.self, LoopCommand.self,

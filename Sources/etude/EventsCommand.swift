@@ -6,10 +6,16 @@ struct EventsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
         abstract: "Print every event with its absolute tick and time, as JSON.",
-        discussion: "The interface other parsers are checked against. Example: etude events song.mid --json"
+        discussion: """
+            The interface other parsers are checked against.
+
+            Examples:
+              etude events song.mid --json
+              etude events "Ode to Joy" --json
+            """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var file: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var file: String
     @Flag(help: "Print JSON (the only format; accepted for clarity).") var json = false
     @Flag(help: "Refuse files that need any repair.") var strict = false
     @OptionGroup var store: StoreOptions

@@ -13,12 +13,12 @@ struct ExportCommand: ParsableCommand {
 
         Examples:
           etude export song.mid -o slow.mid --tempo 60%
-          etude export song.mid -o rh.mid --hand right --bars 5-8 --repeat 4 --metronome
-          etude export song.mid -o drill.mid --bars 5-8 --repeat 5 --speed-trainer 60:100:10
+          etude export "Ode to Joy" -o rh.mid --hand right --bars 5-8 --repeat 4
+          etude export song.mid -o drill.mid --bars 5-8 --speed-trainer 60:100:10
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
     @Option(name: [.customShort("o"), .customLong("output")], help: "The .mid file to write.") var output: String
     @Option(help: "Bars A-B to export, inclusive (e.g. 5-8; 0 is a pickup bar).") var bars: String?
     @OptionGroup var practice: PracticeOptions

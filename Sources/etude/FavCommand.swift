@@ -7,9 +7,10 @@ struct FavCommand: ParsableCommand {
         commandName: "fav",
         abstract: "Star lessons to find them first.",
         discussion: """
-        LESSON is a file path, a title (or its start) or an id prefix from `etude list`.
+        LESSON is a .mid or .abc file, a title (or its start) or an id prefix from `etude list`.
+
         Examples:
-          etude fav add "Minuet in G"
+          etude fav add "Minuet in G major"
           etude fav list
         """,
         subcommands: [Add.self, Remove.self, List.self],
@@ -18,7 +19,7 @@ struct FavCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Star a lesson.")
-        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
+        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
         @OptionGroup var store: StoreOptions
         func run() throws {
             try store.library.withStore { s in
@@ -31,7 +32,7 @@ struct FavCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Unstar a lesson.")
-        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
+        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
         @OptionGroup var store: StoreOptions
         func run() throws {
             try store.library.withStore { s in

@@ -6,11 +6,17 @@ import MIDIFile
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Describe a MIDI file: tracks, tempo, signatures, markers, duration, repairs.",
-        discussion: "Example: etude info song.mid --json"
+        abstract: "Describe a lesson file: tracks, tempo, signatures, markers, duration, repairs.",
+        discussion: """
+            Keys, time signatures and tempo changes are listed once each, at their bars.
+
+            Examples:
+              etude info "Ode to Joy"
+              etude info song.mid --json
+            """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var file: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var file: String
     @Flag(help: "Print one JSON object instead of text.") var json = false
     @Flag(help: "Refuse files that need any repair.") var strict = false
     @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: String?

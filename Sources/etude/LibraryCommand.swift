@@ -7,9 +7,11 @@ struct LibraryCommand: ParsableCommand {
         commandName: "library",
         abstract: "Manage the folders whose lessons are in the catalogue.",
         discussion: """
-        Lessons are known by their content, so a moved or renamed file keeps its favourite,
-        loops and history. Examples:
+        Lessons are known by their content, so a moved or renamed file keeps its favourite, loops and history.
+
+        Examples:
           etude library add ~/Music/lessons
+          etude library list
           etude library rescan
         """,
         subcommands: [Add.self, Remove.self, Rescan.self, List.self],

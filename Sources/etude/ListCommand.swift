@@ -8,6 +8,7 @@ struct ListCommand: ParsableCommand {
         abstract: "List the lesson catalogue (built-in lessons, added folders, opened files).",
         discussion: """
         Every word of QUERY must appear in the title, composer, description, key or file name.
+
         Examples:
           etude list
           etude list --level 2 minuet

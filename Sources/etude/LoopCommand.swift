@@ -16,11 +16,11 @@ struct LoopCommand: ParsableCommand {
 
         Examples:
           etude loop song.mid 5-8 --tempo 60% --hand right --dry-run
-          etude loop song.mid 5-8 --speed-trainer 60:100:10 --final-slow-pass --repeat 8 --dry-run
+          etude loop "Ode to Joy" 5-8 --speed-trainer 60:100:10 --dry-run
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
     @Argument(help: "Bars A-B to loop, inclusive (e.g. 5-8); optional with --saved.") var bars: String?
     @OptionGroup var practice: PracticeOptions
     @Flag(name: .customLong("count-in"), help: "One bar of clicks before the first pass.") var countIn = false

@@ -10,10 +10,10 @@ struct LoopsCommand: ParsableCommand {
         abstract: "Named loops of a lesson: bars, hand, tempo and what the other hand does.",
         discussion: """
         Examples:
-          etude loops save "Minuet in G" tricky-run --bars 9-12 --hand right --tempo 70
-          etude loops list "Minuet in G"        (or just: etude loops "Minuet in G")
-          etude loops rename "Minuet in G" "bars 9-12 at 70%, right hand" tricky-run
-          etude loops delete "Minuet in G" tricky-run
+          etude loops save "Minuet in G major" tricky --bars 9-12 --tempo 70
+          etude loops list "Minuet in G major"
+          etude loops rename "Minuet in G major" tricky hard
+          etude loops delete "Minuet in G major" hard
         """,
         subcommands: [List.self, Save.self, Rename.self, Delete.self],
         defaultSubcommand: List.self
@@ -21,7 +21,7 @@ struct LoopsCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a lesson's saved loops.")
-        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
+        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
         @Flag(help: "Print a JSON array.") var json = false
         @OptionGroup var store: StoreOptions
         func run() throws {
@@ -42,12 +42,13 @@ struct LoopsCommand: ParsableCommand {
 
     struct Save: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Save (or replace) a named loop.")
-        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
+        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
         @Argument(help: "The loop's name.") var name: String
         @Option(help: "Bars FIRST-LAST, e.g. 9-12.") var bars: String
-        @Option(help: "right, left or both.") var hand = "both"
+        @Option(help: "right, left or both.", completion: .list(["right", "left", "both"])) var hand = "both"
         @Option(help: "Tempo as a percent of the lesson's own, 10–400% (e.g. 70%).") var tempo = "100"
-        @Option(name: .customLong("other-hand"), help: "What the other hand does: play, quiet or mute (as practice --other).") var otherHand = "play"
+        @Option(name: .customLong("other-hand"), help: "What the other hand does: play, quiet or mute (as practice --other).",
+                completion: .list(["play", "quiet", "mute"])) var otherHand = "play"
         @OptionGroup var store: StoreOptions
         func run() throws {
             // The same words and checks as `etude practice`, so a saved loop always plays.
@@ -83,7 +84,7 @@ struct LoopsCommand: ParsableCommand {
 
     struct Rename: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rename a saved loop (e.g. one `s` saved under an automatic name).")
-        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
+        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
         @Argument(help: "The loop's name now.") var name: String
         @Argument(help: "Its new name.") var newName: String
         @OptionGroup var store: StoreOptions
@@ -100,7 +101,7 @@ struct LoopsCommand: ParsableCommand {
 
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a named loop.")
-        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
+        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
         @Argument(help: "The loop's name.") var name: String
         @OptionGroup var store: StoreOptions
         func run() throws {

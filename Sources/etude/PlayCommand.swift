@@ -10,16 +10,17 @@ import Synth
 struct PlayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
-        abstract: "Play a MIDI file live through FluidSynth.",
+        abstract: "Play a lesson live through FluidSynth.",
         discussion: """
-        On a terminal the practice screen shows the falling notes (its keys: ? for help);
-        --no-screen keeps one status line (keys: space pause/resume, ←/→ seek 5 s, q quit).
-        Without a terminal on stdin the file plays to the end. Without any audio device Etude warns once and continues silently.
-        Example: etude play song.mid --audio-driver alsa
+        On a terminal the practice screen shows the falling notes (its keys: ? for help); --no-screen keeps one status line (keys: space pause/resume, ←/→ seek 5 s, q quit). Without a terminal on stdin the file plays to the end. Without any audio device Etude warns once and continues silently.
+
+        Examples:
+          etude play "Ode to Joy"
+          etude play song.mid --no-screen --audio-driver alsa
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var file: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var file: String
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss) instead of trying pipewire, pulseaudio, alsa.") var audioDriver: String?
     @Option(help: "Frames per audio period.") var periodSize: Int = 128

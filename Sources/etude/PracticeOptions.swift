@@ -10,8 +10,8 @@ import Practice
 /// `PracticePlan` by the Lesson module's parsers (so every command words errors alike).
 /// Bars are not here: `loop` takes them as an argument, `export` as `--bars`.
 struct PracticeOptions: ParsableArguments {
-    @Option(help: "Hand(s) to practise: left, right or both.") var hand: String = "both"
-    @Option(help: "The other hand: play, quiet or mute (export: mute unless given).") var other: String?
+    @Option(help: "Hand(s) to practise: left, right or both.", completion: .list(["right", "left", "both"])) var hand: String = "both"
+    @Option(help: "The other hand: play, quiet or mute (export: mute unless given).", completion: .list(["play", "quiet", "mute"])) var other: String?
     @Option(help: "Tempo as a percent of the lesson's own, 10–400% (e.g. 75%).") var tempo: String?
     @Option(help: "Tempo as the BPM the lesson's first tempo becomes (quarter notes).") var bpm: Double?
     @Option(help: "Passes to play: a number, or forever.") var `repeat`: String?
@@ -81,9 +81,9 @@ struct PracticeOptions: ParsableArguments {
 struct PlayingOptions: ParsableArguments {
     @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, or a device/FIFO/file path.")
     var input: String = "keys"
-    @Option(help: "Timing window in ms for play/memory mode: a note this close to its time counts (default 150).")
+    @Option(help: "Timing window in ms for play/memory mode: a note this close to its time counts.")
     var window: String = "150"
-    @Option(help: "Accuracy % for a clean pass: the speed trainer steps up only then (default 90).")
+    @Option(help: "Accuracy % for a clean pass: the speed trainer steps up only then.")
     var threshold: String = "90"
 
     /// The playing settings, checked before anything opens: one line per mistake.

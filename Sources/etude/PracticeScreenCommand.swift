@@ -13,24 +13,19 @@ struct PracticeScreenCommand: ParsableCommand {
         commandName: "practice",
         abstract: "Practise a lesson on the full-screen keyboard with falling notes.",
         discussion: """
-        Keys: space play/pause, ←/→ bar, Home restart, [ ] loop start/end, l loop on/off, s save the loop,
-        + - tempo ±5 %, h hand, o other hand, m metronome, n note names, M mode, W loop the weakest
-        section at 70 %, r save the last pass as .mid, ? help, q/Esc quit.
-        Playing modes (--mode wait|play|memory): play on a MIDI keyboard (--input midi) or the computer
-        keyboard (--input keys: a w s e d f t g y h u j k = C…C, z x octave down/up; these letters then
-        play notes instead of their usual keys). Each pass is scored and a results panel shows it.
-        Passes go to the history and the place you stop to `etude resume`.
-        Without an audio device Etude warns once and practice goes on silently.
+        Keys: space play/pause, ←/→ bar, Home restart, [ ] loop start/end, l loop on/off, s save the loop, L next saved loop, + - tempo ±5 %, h hand, o other hand, m metronome, n note names, v view (falling notes / staff / both), M mode, W loop the weakest section at 70 %, r save the last pass as .mid, ? help (any key closes it), q/Esc quit.
+
+        Playing modes (--mode wait|play|memory): play on a MIDI keyboard (--input midi) or the computer keyboard (--input keys: a w s e d f t g y h u j k = C…C, z x octave down/up; these letters then play notes, and every command is also on Alt+its letter and F2–F9). Play and memory count in before each pass; after each pass its results hold the music until any key. Passes go to the history and the place you stop to `etude resume`. Watch mode plays the piece once unless a loop is on. Without an audio device Etude says so in the header and practice goes on silently.
 
         Examples:
-          etude practice Lessons/level4/ode-to-joy.mid --hand right --tempo 70%
-          etude practice song.abc --bars 5-8 --speed-trainer 60:100:10 --metronome --count-in
+          etude practice "Ode to Joy" --hand right --tempo 70%
+          etude practice song.abc --bars 5-8 --speed-trainer 60:100:10 --metronome
           etude practice song.mid --hand right --mode wait --input midi
-          etude practice song.mid --mode play --input /tmp/notes.fifo --report passes.jsonl
+          etude practice song.mid --mode play --input notes.fifo --report p.jsonl
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
     @OptionGroup var practice: PracticeOptions
     @Option(help: "Bars A-B to loop (e.g. 5-8).") var bars: String?
     @Flag(name: .customLong("count-in"), inversion: .prefixedNo,
@@ -41,7 +36,8 @@ struct PracticeScreenCommand: ParsableCommand {
     @Option(name: .customLong("note-names"), help: "Note naming: scientific (middle C = C4) or yamaha (C3).") var noteNames: String = "scientific"
     @Flag(help: "Show finger numbers on the falling notes (lessons with fingering).") var fingers = false
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
-    @Option(help: "watch (listen and look), wait (the lesson waits for each chord), play (real time, scored) or memory (play with the notes hidden).")
+    @Option(help: "watch (listen and look), wait (the lesson waits for each chord), play (real time, scored) or memory (play with the notes hidden).",
+            completion: .list(PracticeMode.allCases.map(\.rawValue)))
     var mode: String = "watch"
     @OptionGroup var playingOptions: PlayingOptions
     @Option(help: "Append each finished pass as one JSON line to this file (hit, missed, wrong, extra, accuracy, timing, score, sections).")

@@ -16,11 +16,11 @@ struct QuizCommand: ParsableCommand {
         commandName: "quiz",
         abstract: "Test yourself: play the note, interval or chord Etude asks for.",
         discussion: """
-        notes: Etude names a note, play it. intervals: Etude plays and names an interval, play
-        both notes. chords: Etude plays and names a chord, play its notes (any octave, any
-        voicing). A wrong answer is shown with the right one; the percentage at the end is kept
-        in the practice history (etude stats). q or Esc stops early.
-        Example: etude quiz intervals --questions 5 --range C3-C5 --input midi
+        notes: Etude names a note, play it. intervals: Etude plays and names an interval, play both notes. chords: Etude plays and names a chord, play its notes (any octave, any voicing). A wrong answer is shown with the right one; the percentage at the end is kept in the practice history (etude stats). q or Esc stops early.
+
+        Examples:
+          etude quiz notes --questions 5 --input keys
+          etude quiz intervals --questions 5 --range C3-C5 --input midi
         """
     )
 

@@ -14,10 +14,10 @@ struct RecordCommand: ParsableCommand {
         commandName: "record",
         abstract: "Record what you play to a .mid file, hearing it through the synth.",
         discussion: """
-        Records until q (or Esc, Ctrl-C), until the input ends (a FIFO closed by its writer, the
-        end of a file), or after --bars N bars at --bpm. Without a MIDI keyboard the computer
-        keyboard plays (a w s e d f t g y h u j k …, z/x octave down/up).
-        Example: etude record -o mine.mid --input midi --metronome --bpm 90 --bars 8
+        Records until q (or Esc, Ctrl-C), until the input ends (a FIFO closed by its writer), or after --bars N bars at --bpm. Without a MIDI keyboard the computer keyboard plays (a w s e d f t g y h u j k …, z/x octave down/up). Nothing is written when nothing was played, and never over an input.
+
+        Examples:
+          etude record -o mine.mid --input midi --metronome --bpm 90 --bars 8
         """
     )
 

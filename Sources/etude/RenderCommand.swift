@@ -8,14 +8,17 @@ import Synth
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render a MIDI file to a WAV through FluidSynth, with no sound card.",
+        abstract: "Render a lesson to a WAV through FluidSynth, with no sound card.",
         discussion: """
         Every event lands on its own sample (FluidSynth applies it at its next 64-sample block).
-        Example: etude render song.mid -o song.wav --rate 48000 --format float
+
+        Examples:
+          etude render "Ode to Joy" -o ode.wav
+          etude render song.mid -o song.wav --rate 48000 --format float
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var file: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var file: String
     @Option(name: .shortAndLong, help: "The WAV file to write.") var output: String
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Sample rate: 44100 or 48000.") var rate: Int = 44_100

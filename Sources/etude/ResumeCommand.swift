@@ -11,9 +11,12 @@ struct ResumeCommand: ParsableCommand {
         commandName: "resume",
         abstract: "Practise again where you left off: lesson, position, hand, tempo and loop.",
         discussion: """
-        On a terminal `etude resume` opens the practice screen with that state (as --play does);
-        --show (or output that is not a terminal) only prints it.
-        Examples: etude resume    etude resume --show    etude resume --json
+        On a terminal `etude resume` opens the practice screen with that state (as --play does): the lesson, bar, hand, tempo, loop and mode; --show (or output that is not a terminal) only prints it.
+
+        Examples:
+          etude resume
+          etude resume --show
+          etude resume --json
         """
     )
 

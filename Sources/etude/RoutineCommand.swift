@@ -11,16 +11,15 @@ struct RoutineCommand: ParsableCommand {
         commandName: "routine",
         abstract: "Practice routines: named, ordered lists of lessons with tempo, hand, bars and length.",
         discussion: """
-        An entry is key=value pairs separated by ';':
-          lesson=TITLE|ID|PATH  or  random=favourite  or  random=level:N
-          hand=right|left|both  tempo=PERCENT  bars=FIRST-LAST  mode=MODE
-          minutes=M  or  reps=N (default 1)   pause=SECONDS (before the entry)
+        An entry is key=value pairs separated by ';': lesson=TITLE|ID|PATH or random=favourite or random=level:N; hand=right|left|both, tempo=PERCENT (10–400), bars=FIRST-LAST, mode=watch|wait|play|memory; minutes=M or reps=N (default 1); pause=SECONDS (before the entry).
+
         Examples:
-          etude routine new warm-up --entry "lesson=C position;hand=right;tempo=80;minutes=5" --entry "random=favourite;reps=2;pause=10"
+          etude routine new warm-up --entry "lesson=Ode to Joy;tempo=80;minutes=5"
+          etude routine edit warm-up --add "random=favourite;reps=2;pause=10"
           etude routine export warm-up --output warm-up.json
           etude routine export warm-up --format text
-          etude routine import warm-up.json
-          etude routine run warm-up
+          etude routine import warm-up.json --name warm-up-copy
+          etude routine run warm-up --plan
         """,
         subcommands: [New.self, Edit.self, List.self, Run.self, Export.self, Import.self, Delete.self]
     )

@@ -14,12 +14,12 @@ struct ScoreCommand: ParsableCommand {
         discussion: """
         Examples:
           etude score "Ode to Joy"
-          etude score Lessons/level4/ode-to-joy.mid --bars 1-4 --width 100 --color always
+          etude score Lessons/level4/ode-to-joy.mid --bars 1-4 --color always
           etude score song.mid --json
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
+    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
     @Option(help: "Only these bars, e.g. 5-8.") var bars: String?
     @Option(help: "Columns to fill (default: the terminal's width, else 80).") var width: Int?
     @Option(help: "Colour: auto (on a terminal, unless NO_COLOR is set), always or never.") var color: ColorChoice = .auto

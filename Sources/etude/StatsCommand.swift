@@ -11,11 +11,11 @@ struct StatsCommand: ParsableCommand {
         discussion: """
         Examples:
           etude stats
-          etude stats "Minuet in G"
+          etude stats "Minuet in G major"
         """
     )
 
-    @Argument(help: "A lesson (a .mid or .abc file, or a title or id from `etude list`); else all practice.") var lesson: String?
+    @Argument(help: "A lesson (a .mid or .abc file, or a title or id from `etude list`); else all practice.", completion: .custom(LessonCompletion.candidates)) var lesson: String?
     @Flag(help: "Print one JSON object.") var json = false
     @OptionGroup var store: StoreOptions
 

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Help that tells the truth once, and completions that know the lessons and the values.
+@Suite struct HelpAndCompletionTests {
+    /// Every command's help, by its path.
+    static func allHelp(_ etude: Etude) throws -> [String: String] {
+        var out: [String: String] = [:]
+        var queue: [[String]] = [[]]
+        while let path = queue.first {
+            queue.removeFirst()
+            let help = try etude.run(path + ["--help"]).stdout
+            out[path.joined(separator: " ")] = help
+            guard path.count < 2, let start = help.range(of: "SUBCOMMANDS:\n") else { continue }
+            for line in help[start.upperBound...].split(separator: "\n") {
+                guard line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first,
+                      name != "help", name.first?.isLowercase == true else { if line.isEmpty { break }; continue }
+                queue.append(path + [String(name)])
+            }
+        }
+        return out
+    }
+
+    @Test func theOverviewSaysWhatEtudeReadsAndEachDefaultIsPrintedOnce() throws {
+        let etude = try Etude()
+        let helps = try Self.allHelp(etude)
+        #expect(helps.count > 20, "every command's help was read")
+        let root = try #require(helps[""])
+        #expect(root.contains("ABC") && root.contains("MIDI"), "the overview names the formats: \(root.prefix(300))")
+        for (command, help) in helps {
+            // An option's text with "(default" twice said its default twice.
+            for block in help.components(separatedBy: "\n  -") {
+                let defaults = block.components(separatedBy: "(default").count - 1
+                #expect(defaults <= 1, "etude \(command): a default printed twice in: \(block)")
+            }
+        }
+    }
+
+    @Test func lessonArgumentsCompleteTitlesAndFilesAndOptionsTheirValues() throws {
+        let etude = try Etude()
+        _ = try etude.run(["list"])   // catalogues the built-in lessons
+        let titles = try etude.run(["---completion", "practice", "--", "positional@0", "2", "2", "etude", "practice", "Od"])
+        #expect(titles.stdout.split(separator: "\n").contains("Ode to Joy"), "\(titles.stdout)\(titles.stderr)")
+        let dir = try TempDir()
+        try dir.write("song.mid", [0])
+        try dir.write("notes.txt", "x")
+        let typed = dir.path + "/s"
+        let files = try etude.run(["---completion", "info", "--", "positional@0", "2", "\(typed.count)", "etude", "info", typed])
+        #expect(files.stdout.split(separator: "\n") == [Substring(dir.path + "/song.mid")], "\(files.stdout)")
+        let bash = try etude.run(["--generate-completion-script", "bash"]).stdout
+        #expect(bash.contains("'right'$'\\n''left'$'\\n''both'"), "--hand completes its values")
+        #expect(bash.contains("'watch'$'\\n''wait'$'\\n''play'$'\\n''memory'"), "--mode completes its values")
+        #expect(bash.contains("'play'$'\\n''quiet'$'\\n''mute'"), "--other completes its values")
+    }
+}
