@@ -71,7 +71,7 @@ let package = Package(
             dependencies: ["MIDIFile", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth"],
             path: "Benchmarks/etude-bench"
         ),
-        .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile"]),
+        .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
         .testTarget(name: "MIDIInputTests", dependencies: ["MIDIInput", "MIDIFile", "Judge"]),
         .testTarget(name: "JudgeTests", dependencies: ["Judge", "MIDIFile"]),
         // Raw mode, key decoding, cell buffer + frame diff, colour depth, restore on every exit. No ncurses.
