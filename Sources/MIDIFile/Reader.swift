@@ -89,6 +89,26 @@ public enum MIDIReader {
     }
 }
 
+extension MIDIReader {
+    /// Which parameter data byte `index` of a channel message is, for warnings.
+    static func parameterName(_ status: UInt8, _ index: Int) -> String {
+        switch (status & 0xF0, index) {
+        case (0x80, 0): return "note-off key"
+        case (0x80, _): return "note-off velocity"
+        case (0x90, 0): return "note-on key"
+        case (0x90, _): return "note-on velocity"
+        case (0xA0, 0): return "poly pressure key"
+        case (0xA0, _): return "poly pressure value"
+        case (0xB0, 0): return "controller number"
+        case (0xB0, _): return "controller value"
+        case (0xC0, _): return "program"
+        case (0xD0, _): return "channel pressure"
+        case (0xE0, 0): return "pitch bend low 7 bits"
+        default: return "pitch bend high 7 bits"
+        }
+    }
+}
+
 private func hex(_ b: UInt8) -> String {
     func digit(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 + n : 0x37 + n }
     return String(decoding: [0x30, 0x78, digit(b >> 4), digit(b & 0xF)], as: UTF8.self)
@@ -116,6 +136,8 @@ private struct Parser {
     /// and put the event's offset in `located`.
     var locate: (track: Int, event: Int)?
     var located: Int?
+    /// Bytes the bad-data-byte repairs may still read ahead in this track (see `badDataByte`).
+    var lookaheadBudget = 0
 
     init(strict: Bool) {
         self.strict = strict
@@ -347,6 +369,7 @@ private struct Parser {
     mutating func parseTrack(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, index: Int, locate: Int = Int.max) throws(MIDIReadError) -> Track {
         var events: [MIDIEvent] = []
         events.reserveCapacity((end - start) / 3)
+        lookaheadBudget = 16 * (end - start) + (1 << 20)
         var p = start
         var tick = 0
         var running: UInt8 = 0
@@ -413,16 +436,21 @@ private struct Parser {
                         try warn(eventStart, "track \(index + 1) ends inside a \(hex(status)) message")
                         break parsing
                     }
-                    let b = buf[p]
-                    if b >= 0xF8 && b != 0xFF {
-                        try warn(p, "realtime byte \(hex(b)) inside a message skipped")
-                        p += 1
-                        continue
-                    }
+                    var b = buf[p]
                     if b >= 0x80 {
-                        try warn(p, "status byte \(hex(b)) where a data byte was expected: \(hex(status)) message dropped")
-                        skipDelta = true
-                        continue parsing
+                        switch badDataByte(buf, p, end, status: status, got: got, first: data.0, events: events) {
+                        case .clip:
+                            try warn(p, "data byte \(hex(b)) in a \(hex(status)) message (\(MIDIReader.parameterName(status, got))) is not 0–127: clipped to 127")
+                            b = 0x7F
+                        case .skipRealtime:
+                            try warn(p, "realtime byte \(hex(b)) inside a message skipped")
+                            p += 1
+                            continue
+                        case .nextStatus:
+                            try warn(p, "status byte \(hex(b)) where a data byte was expected: \(hex(status)) message dropped")
+                            skipDelta = true
+                            continue parsing
+                        }
                     }
                     if got == 0 { data.0 = b } else { data.1 = b }
                     got += 1
@@ -495,6 +523,246 @@ private struct Parser {
             events.append(MIDIEvent(tick: tick, .meta(type: MetaType.endOfTrack, data: [])))
         }
         return Track(events: events)
+    }
+
+    /// How a byte ≥ 0x80 met where a channel message expects a data byte is read.
+    enum DataRepair { case clip, skipRealtime, nextStatus }
+
+    /// Reads a byte ≥ 0x80 where a channel message (status `status`, `got` data bytes read,
+    /// the first of them `first`) expects a data byte. `events` is the track so far.
+    ///
+    /// Real files carry such bytes mostly as damaged or overflowed parameters (a velocity of
+    /// 200, a transposed key past 127) in messages of the right length, which mido (`clip=True`),
+    /// FluidSynth and symusic all read in step. So the default is to keep the message in its
+    /// place and clip the parameter to 127 (clip, not mask: an overflowed velocity or
+    /// controller value meant "as much as possible"; it is also what mido's `clip=True` gives, so
+    /// the two readers agree note for note). Two other readings are kept for what they explain
+    /// better: a realtime byte (F8–FE) interleaved in the message as on a MIDI cable, or a
+    /// message cut short with the next event's status here (its delta time lost too).
+    ///
+    /// Each reading is scored by the repairs it needs: its own, plus those a dry run of the
+    /// track from there needs (see `dryRun`), up to where the two readings compared meet again
+    /// (the same event start with the same running status: from there on they read alike, and
+    /// damage further on must not count for one and not the other), or over the next
+    /// `lookahead` bytes when they do not meet. The fewest wins, ties going to clipping. (A
+    /// message cut short before a delta time of two bytes or more reads exactly like one with a
+    /// bad last data byte, and is read as that.) A track with very many such bytes stops looking
+    /// ahead once its budget is spent, and clips.
+    mutating func badDataByte(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int, _ end: Int, status: UInt8, got: Int, first: UInt8, events: [MIDIEvent]) -> DataRepair {
+        let b = buf[p]
+        guard lookaheadBudget > 0 else { return .clip }
+        let limit = min(end, p + Self.lookahead)
+        let recent = min(events.count, Self.lookahead)
+        lookaheadBudget -= 3 * Self.lookahead + recent
+        // The notes sounding now, as far as the last events tell.
+        var sounding = Sounding()
+        for e in events[(events.count - recent)...] {
+            switch e.kind {
+            case .noteOn(let c, let k, let v) where v > 0: sounding.start(c, k)
+            case .noteOn(let c, let k, _), .noteOff(let c, let k, _): _ = sounding.release(c, k)
+            default: break
+            }
+        }
+        let clipped: (UInt8, UInt8, UInt8, Int, Bool) = got == 0 ? (status, 0x7F, 0, 1, true) : (status, first, 0x7F, 2, false)
+        var best = DataRepair.clip
+        var bestRun = Self.dryRun(buf, p + 1, end, limit: limit, running: status, current: clipped, sounding: sounding,
+                                  repeated: (status & 0xF0, got), base: 1)
+        func consider(_ repair: DataRepair, _ run: DryRun) {
+            let (mine, theirs) = run.costs(against: bestRun)
+            if mine < theirs { best = repair; bestRun = run }
+        }
+        if b >= 0xF8 && b != 0xFF {
+            consider(.skipRealtime, Self.dryRun(buf, p + 1, end, limit: limit, running: status, current: (status, first, 0, got, false), sounding: sounding, base: 2))
+        }
+        consider(.nextStatus, Self.dryRun(buf, p, end, limit: limit, running: status, current: nil, sounding: sounding, base: 3))
+        return best
+    }
+
+    /// A meta event of a known type with a length it can have.
+    static func plausibleMeta(_ type: UInt8, _ length: Int) -> Bool {
+        switch type {
+        case MetaType.sequenceNumber: return length == 0 || length == 2
+        case 0x01...0x0F: return true
+        case MetaType.channelPrefix, MetaType.port: return length == 1
+        case MetaType.endOfTrack: return length == 0
+        case MetaType.tempo: return length == 3
+        case MetaType.smpteOffset: return length == 5
+        case MetaType.timeSignature: return length == 4
+        case MetaType.keySignature: return length == 2
+        case MetaType.sequencerSpecific: return true
+        default: return false
+        }
+    }
+
+    /// Which keys are sounding on which channels (16 × 128 bits), for the dry runs.
+    struct Sounding {
+        var bits = [UInt64](repeating: 0, count: 32)
+        mutating func start(_ c: UInt8, _ k: UInt8) {
+            let i = Int(c & 0x0F) * 128 + Int(k & 0x7F)
+            bits[i >> 6] |= 1 << UInt64(i & 63)
+        }
+        /// False when the key was not sounding.
+        mutating func release(_ c: UInt8, _ k: UInt8) -> Bool {
+            let i = Int(c & 0x0F) * 128 + Int(k & 0x7F)
+            let mask: UInt64 = 1 << UInt64(i & 63)
+            defer { bits[i >> 6] &= ~mask }
+            return bits[i >> 6] & mask != 0
+        }
+    }
+
+    /// A reading of a track's next bytes: the repairs it needed by each event start it passed
+    /// (with the running status there), and in all.
+    struct DryRun {
+        var starts: [(at: Int, running: UInt8, cost: Int)] = []
+        var total = 0
+
+        /// This reading's cost and `other`'s, up to the first event start both pass with the
+        /// same running status, or in all when there is none.
+        func costs(against other: DryRun) -> (Int, Int) {
+            var i = 0, j = 0
+            while i < starts.count && j < other.starts.count {
+                let a = starts[i], b = other.starts[j]
+                if a.at == b.at && a.running == b.running { return (a.cost, b.cost) }
+                if a.at < b.at || (a.at == b.at && a.running < b.running) { i += 1 } else { j += 1 }
+            }
+            return (total, other.total)
+        }
+    }
+
+    /// How far a bad data byte's readings are compared when they do not meet: far enough for a
+    /// reading out of step to meet a status byte, meta event or End of Track that shows it.
+    static let lookahead = 512
+
+    /// Reads a track from `q` on, up to the first event start at or past `limit`, counting the
+    /// repairs the reading needs (`base` to begin with): first the rest of the `current`
+    /// message (status, data bytes so far, how many, whether its key was clipped) when there is
+    /// one, else an event's status at `q`; then events, each after its delta time. Nothing is kept: this only counts.
+    ///
+    /// A repair is what the reader would warn about (a data byte ≥ 0x80, running status after a
+    /// meta or sysex event, a system message, a meta event of the wrong length, a delta time
+    /// longer than 4 bytes), and what a reading out of step shows: a note released that is not
+    /// sounding (it releases keys at random), a delta time padded with a leading 0x80 or of 3
+    /// bytes or more (status bytes read as a delta), and packets that are not what they claim,
+    /// since their lengths let a reading out of step jump over bytes: an unknown meta event, a
+    /// control byte in a text event, a byte ≥ 0x80 in a sysex or one not ending with F7, long
+    /// escapes, sequencer-specific and unknown meta events (one per 16 bytes). Bad bytes of
+    /// the `repeated` parameter (status kind, data byte index) count once however many there
+    /// are: a writer that did not clamp velocities does it on every note. Reading that breaks
+    /// off (a length past the end, data with no status, the track ending inside an event) costs
+    /// 1000: it loses to any reading that goes on, however damaged the bytes it reads.
+    static func dryRun(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, limit: Int, running runningStatus: UInt8,
+                       current: (status: UInt8, first: UInt8, second: UInt8, got: Int, keyClipped: Bool)?, sounding initial: Sounding,
+                       repeated: (kind: UInt8, index: Int)? = nil, base: Int) -> DryRun {
+        var run = DryRun()
+        var q = start
+        var running = runningStatus
+        var sounding = initial
+        var bad = base
+        let brokenOff = 1000
+        var runningCancelled = false
+        var repeats = 0
+        /// Reads the rest of a channel message and plays it on `sounding` (unless its key was
+        /// clipped: that note's key is unknown).
+        func finish(_ s: UInt8, _ first: UInt8, _ second: UInt8, _ got: Int, keyClipped: Bool = false) -> Bool {
+            let count = (s & 0xF0 == 0xC0 || s & 0xF0 == 0xD0) ? 1 : 2
+            var data = (first, second)
+            var n = got
+            var keyClipped = keyClipped
+            while n < count {
+                guard q < end else { return false }
+                var b = buf[q]
+                if b >= 0x80 {
+                    if n == 0 { keyClipped = true }
+                    if let r = repeated, r.kind == s & 0xF0, r.index == n {
+                        if repeats == 0 { bad += 1 }
+                        repeats += 1
+                    } else {
+                        bad += 1
+                    }
+                    b = 0x7F
+                }
+                if n == 0 { data.0 = b } else { data.1 = b }
+                q += 1
+                n += 1
+            }
+            switch s & 0xF0 {
+            case _ where keyClipped: break
+            case 0x90 where data.1 > 0: sounding.start(s, data.0)
+            case 0x80, 0x90: if !sounding.release(s, data.0) { bad += 1 }
+            default: break
+            }
+            return true
+        }
+        func done(_ extra: Int) -> DryRun {
+            run.total = bad + extra
+            return run
+        }
+        var needDelta = true
+        if let c = current {
+            guard finish(c.status, c.first, c.second, c.got, keyClipped: c.keyClipped) else { return done(brokenOff) }
+        } else {
+            needDelta = false
+        }
+        while q < limit || !needDelta {
+            if needDelta {
+                run.starts.append((q, running, bad))
+                guard q < end else { return done(1) }  // no End of Track
+                if buf[q] == 0x80 { bad += 1 }
+                var n = 0
+                while q < end && buf[q] & 0x80 != 0 && n < 4 { q += 1; n += 1 }
+                if n >= 2 { bad += 1 }
+                if n == 4 { bad += 1 } else { q += 1 }
+                guard q < end else { return done(brokenOff) }
+            }
+            needDelta = true
+            var s = buf[q]
+            if s < 0x80 {
+                guard running != 0 else { return done(brokenOff) }
+                if runningCancelled { bad += 1 }
+                s = running
+            } else {
+                q += 1
+            }
+            runningCancelled = false
+            switch s {
+            case 0x80...0xEF:
+                running = s
+                guard finish(s, 0, 0, 0) else { return done(brokenOff) }
+            case 0xFF, 0xF0, 0xF7:
+                var type: UInt8 = 0
+                if s == 0xFF {
+                    guard q < end else { return done(brokenOff) }
+                    type = buf[q]
+                    q += 1
+                }
+                guard let length = vlq(buf, &q, end), length <= end - q else { return done(brokenOff) }
+                if s == 0xFF {
+                    if !plausibleMeta(type, length) { bad += 1 }
+                    if (0x01...0x0F).contains(type) {
+                        // Text: control bytes are MIDI data read as text.
+                        for i in q..<(q + length) where buf[i] < 0x20 && buf[i] != 0x09 && buf[i] != 0x0A && buf[i] != 0x0D { bad += 1 }
+                    } else if type == MetaType.sequencerSpecific || !plausibleMeta(type, length) {
+                        bad += length / 16
+                    }
+                } else if s == 0xF0 {
+                    // A sysex holds data bytes and ends with F7.
+                    if length == 0 || buf[q + length - 1] != 0xF7 { bad += 1 }
+                    for i in q..<(q + max(0, length - 1)) where buf[i] >= 0x80 { bad += 1 }
+                } else {
+                    bad += 1 + length / 16  // escapes are rare
+                }
+                q += length
+                runningCancelled = true
+                if s == 0xFF && type == MetaType.endOfTrack {
+                    return done(q == end ? 0 : 1)
+                }
+            default:
+                bad += 1  // a system message does not belong in a file; skipped with its data
+                var skip = s == 0xF2 ? 2 : (s == 0xF1 || s == 0xF3) ? 1 : 0
+                while skip > 0 && q < end && buf[q] < 0x80 { q += 1; skip -= 1 }
+            }
+        }
+        return done(0)
     }
 
     /// The largest delta time (or length) a 4-byte VLQ can hold.
