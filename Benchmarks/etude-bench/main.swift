@@ -6,6 +6,7 @@ let args = Array(CommandLine.arguments.dropFirst())
 let usage = """
 usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench gen-stress OUT.mid [--notes N] generate the stress file
+       etude-bench gen-corpus DIR               generate the real-size parse corpus
        etude-bench input                        input → note-on latency
        etude-bench store                        10,000-lesson catalogue: search, rescan
        etude-bench render [SOUNDFONT]           render speed and onsets vs fluidsynth -F
@@ -16,6 +17,7 @@ usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
 switch args.first {
 case "parse": print(ParseBench.run(Array(args.dropFirst())))
 case "gen-stress": print(StressFile.run(Array(args.dropFirst())))
+case "gen-corpus": print(RealSizeCorpus.run(Array(args.dropFirst())))
 case "input": print(InputBench.run())
 case "store":
     do { try StoreBench.run() } catch {

@@ -74,7 +74,13 @@ public enum MIDIReader {
     }
 
     public static func read(_ bytes: [UInt8], strict: Bool = false) throws(MIDIReadError) -> MIDIReadResult {
+        try read(bytes, strict: strict, fastPath: true)
+    }
+
+    /// `fastPath: false` reads every event the general way: tests check both ways agree.
+    static func read(_ bytes: [UInt8], strict: Bool, fastPath: Bool) throws(MIDIReadError) -> MIDIReadResult {
         var parser = Parser(strict: strict)
+        parser.fastPath = fastPath
         let result: Result<MIDIFile, MIDIReadError> = bytes.withUnsafeBufferPointer { buffer in
             do throws(MIDIReadError) {
                 return .success(try parser.parseFile(buffer))
@@ -131,6 +137,8 @@ private struct Unchecked<T>: @unchecked Sendable {
 
 private struct Parser {
     let strict: Bool
+    /// Runs of plain channel messages are read by a tight loop (see `parseBody`).
+    var fastPath = true
     var warnings: [MIDIWarning] = []
     /// Set by `MIDIReader.offset(ofEvent:inTrack:of:)`: parse only this track, up to this event,
     /// and put the event's offset in `located`.
@@ -280,11 +288,12 @@ private struct Parser {
             return MIDIFile(format: format, division: division, tracks: [])
         }
         var parsed = [Result<(Track, [MIDIWarning]), MIDIReadError>](repeating: .success((Track(), [])), count: ranges.count)
-        let strict = self.strict
+        let strict = self.strict, fastPath = self.fastPath
         let input = Unchecked(buf)
         let parseOne: @Sendable (Int) -> Result<(Track, [MIDIWarning]), MIDIReadError> = { i in
             let buf = input.value
             var sub = Parser(strict: strict)
+            sub.fastPath = fastPath
             do throws(MIDIReadError) {
                 let track = try sub.parseTrack(buf, from: ranges[i].start, to: ranges[i].end, index: i)
                 return .success((track, sub.warnings))
@@ -366,9 +375,45 @@ private struct Parser {
 
     /// Parses one track body. With `locate`, stops once event `locate` is read and puts its
     /// offset in `located`.
+    ///
+    /// The events are written straight into the track's array, allocated once: every event
+    /// takes at least one byte of the body, so the body's length (plus the End of Track the
+    /// reader may add) bounds their number. Pages of that capacity never written are never
+    /// touched, so they cost address space, not memory.
     mutating func parseTrack(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, index: Int, locate: Int = Int.max) throws(MIDIReadError) -> Track {
-        var events: [MIDIEvent] = []
-        events.reserveCapacity((end - start) / 3)
+        var failure: MIDIReadError?
+        let events = [MIDIEvent](unsafeUninitializedCapacity: end - start + 2) { buffer, count in
+            guard let base = buffer.baseAddress else { return }
+            var out = EventBuffer(base: base, capacity: buffer.count)
+            do throws(MIDIReadError) {
+                try parseBody(buf, from: start, to: end, index: index, locate: locate, into: &out)
+            } catch {
+                failure = error
+            }
+            count = out.count
+        }
+        if let failure { throw failure }
+        return Track(events: events)
+    }
+
+    /// Events written in place into an array's uninitialised storage.
+    struct EventBuffer {
+        let base: UnsafeMutablePointer<MIDIEvent>
+        let capacity: Int
+        var count = 0
+
+        @inline(__always)
+        mutating func append(_ event: MIDIEvent) {
+            precondition(count < capacity, "more events than bytes in a track")
+            (base + count).initialize(to: event)
+            count += 1
+        }
+
+        /// The events so far.
+        var written: UnsafeBufferPointer<MIDIEvent> { UnsafeBufferPointer(start: base, count: count) }
+    }
+
+    mutating func parseBody(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, index: Int, locate: Int, into events: inout EventBuffer) throws(MIDIReadError) {
         lookaheadBudget = 16 * (end - start) + (1 << 20)
         var p = start
         var tick = 0
@@ -378,7 +423,72 @@ private struct Parser {
         var skipDelta = false
         var eventStart = start
 
+        let locating = locate < Int.max
         parsing: while p < end {
+            // Fast path: runs of channel messages with a delta of one or two bytes, a status (or
+            // running status, not after a meta or sysex event) and all their data bytes. Anything
+            // else (and anything needing a warning) is read one event at a time below.
+            if fastPath && !locating && !skipDelta {
+                var q = p
+                var t = tick
+                var rs = running
+                var usable = runningCancelled ? 0 : 0x80  // running status needs no warning
+                fast: while end - q >= 5 {
+                    let d0 = buf[q]
+                    var r = q + 1
+                    if d0 < 0x80 {
+                        t &+= Int(d0)
+                    } else {
+                        let d1 = buf[r]
+                        guard d1 < 0x80 else { break fast }
+                        t &+= Int(d0 & 0x7F) << 7 | Int(d1)
+                        r += 1
+                    }
+                    var s = buf[r]
+                    if s >= 0x80 {
+                        guard s < 0xF0 else { break fast }
+                        r += 1
+                    } else {
+                        guard Int(rs) & usable != 0 else { break fast }
+                        s = rs
+                    }
+                    let a = buf[r]
+                    let channel = s & 0x0F
+                    let kind: MIDIEvent.Kind
+                    if s & 0xE0 == 0xC0 {
+                        guard a < 0x80 else { break fast }
+                        r += 1
+                        kind = s < 0xD0 ? .programChange(channel: channel, program: a) : .channelPressure(channel: channel, pressure: a)
+                    } else {
+                        let b = buf[r + 1]
+                        guard (a | b) < 0x80 else { break fast }
+                        r += 2
+                        // Tests in order of how common the kinds are (a jump table mispredicts).
+                        if s & 0xF0 == 0x90 {
+                            kind = .noteOn(channel: channel, key: a, velocity: b)
+                        } else if s < 0x90 {
+                            kind = .noteOff(channel: channel, key: a, velocity: b)
+                        } else if s & 0xF0 == 0xB0 {
+                            kind = .controlChange(channel: channel, controller: a, value: b)
+                        } else if s >= 0xE0 {
+                            kind = .pitchBend(channel: channel, value: UInt16(a) | UInt16(b) << 7)
+                        } else {
+                            kind = .polyPressure(channel: channel, key: a, pressure: b)
+                        }
+                    }
+                    events.append(MIDIEvent(tick: t, kind))
+                    rs = s
+                    usable = 0x80
+                    q = r
+                    tick = t
+                }
+                if q != p {
+                    p = q
+                    running = rs
+                    runningCancelled = false
+                    continue parsing
+                }
+            }
             if events.count > locate { break }  // each pass adds at most one event, from eventStart
             eventStart = p
             if !skipDelta && buf[p] < 0x80 {
@@ -438,7 +548,7 @@ private struct Parser {
                     }
                     var b = buf[p]
                     if b >= 0x80 {
-                        switch badDataByte(buf, p, end, status: status, got: got, first: data.0, events: events) {
+                        switch badDataByte(buf, p, end, status: status, got: got, first: data.0, events: events.written) {
                         case .clip:
                             try warn(p, "data byte \(hex(b)) in a \(hex(status)) message (\(MIDIReader.parameterName(status, got))) is not 0–127: clipped to 127")
                             b = 0x7F
@@ -516,13 +626,12 @@ private struct Parser {
         }
         if locate < Int.max {
             if events.count > locate { located = eventStart } else if !sawEnd && events.count == locate { located = end }
-            return Track(events: events)
+            return
         }
         if !sawEnd {
             try warn(end, "track \(index + 1) has no End of Track; added at tick \(tick)")
             events.append(MIDIEvent(tick: tick, .meta(type: MetaType.endOfTrack, data: [])))
         }
-        return Track(events: events)
     }
 
     /// How a byte ≥ 0x80 met where a channel message expects a data byte is read.
@@ -548,7 +657,7 @@ private struct Parser {
     /// message cut short before a delta time of two bytes or more reads exactly like one with a
     /// bad last data byte, and is read as that.) A track with very many such bytes stops looking
     /// ahead once its budget is spent, and clips.
-    mutating func badDataByte(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int, _ end: Int, status: UInt8, got: Int, first: UInt8, events: [MIDIEvent]) -> DataRepair {
+    mutating func badDataByte(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int, _ end: Int, status: UInt8, got: Int, first: UInt8, events: UnsafeBufferPointer<MIDIEvent>) -> DataRepair {
         let b = buf[p]
         guard lookaheadBudget > 0 else { return .clip }
         let limit = min(end, p + Self.lookahead)
@@ -896,10 +1005,11 @@ private struct Parser {
 
     /// Reads a VLQ length and that many bytes, clamping to the chunk so a bogus length
     /// never allocates beyond the file.
-    mutating func payload(_ buf: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ end: Int, what: String, at eventStart: Int) throws(MIDIReadError) -> [UInt8] {
+    /// `what` names the event in warnings (built only when there is one).
+    mutating func payload(_ buf: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ end: Int, what: @autoclosure () -> String, at eventStart: Int) throws(MIDIReadError) -> [UInt8] {
         let lengthAt = p
         guard var length = Self.vlq(buf, &p, end) else {
-            try warn(eventStart, "track ends inside the length of a \(what)")
+            try warn(eventStart, "track ends inside the length of a \(what())")
             return []
         }
         if p - lengthAt == 4 && buf[p - 1] & 0x80 != 0 {
@@ -915,13 +1025,13 @@ private struct Parser {
                 value = min(Self.maxVLQ, value << 7 | Int(buf[k] & 0x7F))
                 p = k + 1
                 length = value
-                try warn(lengthAt, "\(what) length of \(p - lengthAt) bytes (at most 4 are allowed): read as \(length)")
+                try warn(lengthAt, "\(what()) length of \(p - lengthAt) bytes (at most 4 are allowed): read as \(length)")
             } else {
-                try warn(lengthAt, "\(what) length longer than 4 bytes: the first 4 read as \(length)")
+                try warn(lengthAt, "\(what()) length longer than 4 bytes: the first 4 read as \(length)")
             }
         }
         if length > end - p {
-            try warn(lengthAt, "\(what) length \(length) runs past end of track; clamped to \(end - p) bytes")
+            try warn(lengthAt, "\(what()) length \(length) runs past end of track; clamped to \(end - p) bytes")
             length = end - p
         }
         let data = Array(UnsafeBufferPointer(rebasing: buf[p..<(p + length)]))

@@ -286,3 +286,52 @@ struct BadDataByteTests {
         #expect(midoNotes > 30_000)
     }
 }
+
+/// The reader's fast loop (runs of plain channel messages) must read exactly what the general
+/// event-by-event code reads: same events, same warnings, on clean files, damaged files and
+/// files cut anywhere.
+@Suite("Reader: fast path")
+struct FastPathTests {
+    static func bothWays(_ bytes: [UInt8]) -> (String, String) {
+        func describe(_ fast: Bool) -> String {
+            do {
+                let r = try MIDIReader.read(bytes, strict: false, fastPath: fast)
+                return "\(r.file)\n\(r.warnings)"
+            } catch {
+                return "\(error)"
+            }
+        }
+        return (describe(true), describe(false))
+    }
+
+    @Test func agreesOnGeneratedPieces() {
+        for seed: UInt32 in 1...20 {
+            let piece = DataBytePiece(seed: seed, tracks: 1 + Int(seed) % 4, events: 400)
+            let (fast, slow) = Self.bothWays(piece.bytes)
+            #expect(fast == slow, "seed \(seed)")
+        }
+    }
+
+    @Test func agreesOnDamagedAndCutFiles() {
+        var rng: UInt32 = 5
+        for seed: UInt32 in 1...40 {
+            var bytes = DataBytePiece(seed: seed, tracks: 2, events: 200).bytes
+            for _ in 0..<(Int(seed) % 12) {
+                rng = rng &* 1_103_515_245 &+ 12345
+                let at = 22 + Int(rng >> 8) % (bytes.count - 22)
+                bytes[at] = UInt8(truncatingIfNeeded: rng >> 20)
+            }
+            rng = rng &* 1_103_515_245 &+ 12345
+            let cut = seed % 3 == 0 ? bytes.count - Int(rng >> 16) % 40 : bytes.count
+            let (fast, slow) = Self.bothWays(Array(bytes[0..<cut]))
+            #expect(fast == slow, "seed \(seed)")
+        }
+    }
+
+    @Test func agreesOnTheCorpus() throws {
+        for url in Corpus.files() {
+            let (fast, slow) = Self.bothWays(try Corpus.bytes(url.lastPathComponent))
+            #expect(fast == slow, "\(url.lastPathComponent)")
+        }
+    }
+}
