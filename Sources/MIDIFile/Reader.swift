@@ -376,13 +376,15 @@ private struct Parser {
     /// Parses one track body. With `locate`, stops once event `locate` is read and puts its
     /// offset in `located`.
     ///
-    /// The events are written straight into the track's array, allocated once: every event
-    /// takes at least one byte of the body, so the body's length (plus the End of Track the
-    /// reader may add) bounds their number. Pages of that capacity never written are never
-    /// touched, so they cost address space, not memory.
+    /// The events are written straight into the track's array, allocated once with room for
+    /// half the body's length plus the End of Track the reader may add: every event takes at
+    /// least two bytes (a delta and a data byte in running status), except one of a single
+    /// status byte read after a message dropped for a status byte where a data byte was expected,
+    /// and that message took at least one byte without making an event. In a big track the
+    /// pages of that room never written are never touched: they cost address space, not memory.
     mutating func parseTrack(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, index: Int, locate: Int = Int.max) throws(MIDIReadError) -> Track {
         var failure: MIDIReadError?
-        let events = [MIDIEvent](unsafeUninitializedCapacity: end - start + 2) { buffer, count in
+        let events = [MIDIEvent](unsafeUninitializedCapacity: (end - start) / 2 + 2) { buffer, count in
             guard let base = buffer.baseAddress else { return }
             var out = EventBuffer(base: base, capacity: buffer.count)
             do throws(MIDIReadError) {
@@ -404,7 +406,7 @@ private struct Parser {
 
         @inline(__always)
         mutating func append(_ event: MIDIEvent) {
-            precondition(count < capacity, "more events than bytes in a track")
+            precondition(count < capacity, "more events than half the bytes of a track")
             (base + count).initialize(to: event)
             count += 1
         }
