@@ -68,7 +68,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth"],
+            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
