@@ -64,6 +64,16 @@ else
   echo "  peers skipped: no peer venv (reason above)"
 fi
 
+echo "== ABC import (issue 16): one 1 MB tune (two voices, chords, ties, tuplets, repeats, parts), best of 3 =="
+abc_json=$($bench abc --kb 1024 --passes 3)
+echo "etude: $abc_json"
+python3 - "$abc_json" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+print(f"  {d['bytes'] / 1048576:.2f} MB tune, {d['notesPlayed']} notes played, imported in {d['seconds']:.3f} s "
+      f"(target < 1 s: {'PASS' if d['seconds'] < 1 else 'FAIL'})")
+PY
+
 for sub in render jitter input screen store lesson; do
   echo "== $sub =="
   $bench $sub
