@@ -328,6 +328,29 @@ struct FastPathTests {
         }
     }
 
+    /// Tracks made of the bytes that make the shortest events (lone statuses, sysex and meta
+    /// starts, zero deltas): the events never outnumber the room the reader allocates for a
+    /// track (half its length), which a precondition checks.
+    @Test func shortestEventsFitTheTrackBuffer() {
+        let alphabet: [UInt8] = [0x00, 0x00, 0x01, 0x7F, 0x80, 0x90, 0xC0, 0xD0, 0xF0, 0xF7, 0xFF, 0x2F, 0xF8, 0xF1]
+        var rng: UInt32 = 11
+        for length in 1...400 {
+            var body: [UInt8] = []
+            for _ in 0..<length {
+                rng = rng &* 1_103_515_245 &+ 12345
+                body.append(alphabet[Int(rng >> 16) % alphabet.count])
+            }
+            var b = SMFBuilder()
+            b.format = 0
+            b.tracks = [body]
+            let (fast, slow) = Self.bothWays(b.bytes())
+            #expect(fast == slow, "length \(length)")
+            if let r = try? MIDIReader.read(b.bytes()) {
+                #expect(r.file.tracks[0].events.count <= length / 2 + 2)
+            }
+        }
+    }
+
     @Test func agreesOnTheCorpus() throws {
         for url in Corpus.files() {
             let (fast, slow) = Self.bothWays(try Corpus.bytes(url.lastPathComponent))
