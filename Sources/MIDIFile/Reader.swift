@@ -376,37 +376,51 @@ private struct Parser {
     /// Parses one track body. With `locate`, stops once event `locate` is read and puts its
     /// offset in `located`.
     ///
-    /// The events are written straight into the track's array, allocated once with room for
-    /// half the body's length plus the End of Track the reader may add: every event takes at
-    /// least two bytes (a delta and a data byte in running status), except one of a single
-    /// status byte read after a message dropped for a status byte where a data byte was expected,
-    /// and that message took at least one byte without making an event. In a big track the
-    /// pages of that room never written are never touched: they cost address space, not memory.
+    /// The events are written straight into the track's array, allocated with room for events
+    /// of about three bytes each. A track of denser events fills it and is read again into room
+    /// for the most it can hold: half the body's length plus the End of Track the reader may add,
+    /// since every event takes at least two bytes (a delta and a data byte in running status),
+    /// except one of a single status byte read after a message dropped for a status byte where
+    /// a data byte was expected, and that message took at least one byte without making an event.
     mutating func parseTrack(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, index: Int, locate: Int = Int.max) throws(MIDIReadError) -> Track {
-        var failure: MIDIReadError?
-        let events = [MIDIEvent](unsafeUninitializedCapacity: (end - start) / 2 + 2) { buffer, count in
-            guard let base = buffer.baseAddress else { return }
-            var out = EventBuffer(base: base, capacity: buffer.count)
-            do throws(MIDIReadError) {
-                try parseBody(buf, from: start, to: end, index: index, locate: locate, into: &out)
-            } catch {
-                failure = error
+        let length = end - start
+        let warningsBefore = warnings.count
+        var events: [MIDIEvent] = []
+        // Room for events of three bytes (a delta and two data bytes in running status), then,
+        // for the rare track of denser events, room for the most there can be.
+        for capacity in [length / 3 + length / 32 + 16, length / 2 + 2] {
+            var failure: MIDIReadError?
+            var full = false
+            events = [MIDIEvent](unsafeUninitializedCapacity: capacity) { buffer, count in
+                guard let base = buffer.baseAddress else { return }
+                var out = EventBuffer(base: base, capacity: buffer.count)
+                do throws(MIDIReadError) {
+                    try parseBody(buf, from: start, to: end, index: index, locate: locate, into: &out)
+                } catch {
+                    failure = error
+                }
+                full = out.full
+                count = out.count
             }
-            count = out.count
+            if let failure { throw failure }
+            guard full else { break }
+            warnings.removeSubrange(warningsBefore...)  // read again from the start, with room
         }
-        if let failure { throw failure }
         return Track(events: events)
     }
 
-    /// Events written in place into an array's uninitialised storage.
+    /// Events written in place into an array's uninitialised storage. When it is full the
+    /// reading stops (`parseBody` checks `full` before each event) and starts again with more
+    /// room.
     struct EventBuffer {
         let base: UnsafeMutablePointer<MIDIEvent>
         let capacity: Int
         var count = 0
+        var full: Bool { count >= capacity }
 
         @inline(__always)
         mutating func append(_ event: MIDIEvent) {
-            precondition(count < capacity, "more events than half the bytes of a track")
+            precondition(count < capacity, "an event past the room of a track")
             (base + count).initialize(to: event)
             count += 1
         }
@@ -435,7 +449,7 @@ private struct Parser {
                 var t = tick
                 var rs = running
                 var usable = runningCancelled ? 0 : 0x80  // running status needs no warning
-                fast: while end - q >= 5 {
+                fast: while end - q >= 5 && events.count < events.capacity {
                     let d0 = buf[q]
                     var r = q + 1
                     if d0 < 0x80 {
@@ -492,6 +506,7 @@ private struct Parser {
                 }
             }
             if events.count > locate { break }  // each pass adds at most one event, from eventStart
+            if events.full { return }
             eventStart = p
             if !skipDelta && buf[p] < 0x80 {
                 tick += Int(buf[p])  // one-byte delta: the common case
@@ -631,6 +646,7 @@ private struct Parser {
             return
         }
         if !sawEnd {
+            if events.full { return }
             try warn(end, "track \(index + 1) has no End of Track; added at tick \(tick)")
             events.append(MIDIEvent(tick: tick, .meta(type: MetaType.endOfTrack, data: [])))
         }
