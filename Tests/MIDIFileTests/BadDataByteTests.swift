@@ -351,6 +351,22 @@ struct FastPathTests {
         }
     }
 
+    /// A track of two-byte events overflows the first room and is read again: its events and
+    /// warnings come out once, as from any other track.
+    @Test func denseTrackReadAgainKeepsOneCopyOfEachWarning() throws {
+        var body: [UInt8] = [0x00, 0x3C, 0x00, 0xC0, 0x05]
+        for _ in 0..<300 { body += [0x00, 0x05] }
+        var b = SMFBuilder()
+        b.format = 0
+        b.tracks = [body]
+        let r = try MIDIReader.read(b.bytes())
+        #expect(r.file.tracks[0].events.count == 302)
+        #expect(r.warnings.map(\.message) == [
+            "data byte 0x3C with no running status: skipped",
+            "track 1 has no End of Track; added at tick 0",
+        ])
+    }
+
     @Test func agreesOnTheCorpus() throws {
         for url in Corpus.files() {
             let (fast, slow) = Self.bothWays(try Corpus.bytes(url.lastPathComponent))
