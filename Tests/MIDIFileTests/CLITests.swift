@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MIDIFile
 
 /// Runs the built `etude` binary (make test builds it first).
@@ -216,11 +217,9 @@ struct CLIAuditTests {
 /// Files Etude writes must be read without error by other tools: mido, for every corpus file.
 @Suite("Writer output read by mido")
 struct WriterPeerTests {
-    @Test func midoReadsEveryRewrittenCorpusFile() throws {
-        guard let python = ProcessInfo.processInfo.environment["ETUDE_PEER_PYTHON"], !python.isEmpty else {
-            print("mido check skipped: ETUDE_PEER_PYTHON is not set (make test sets it from .venv-peers)")
-            return
-        }
+    @Test(.enabled(if: Tools.peerPython.available, Tools.peerPython.reason))
+    func midoReadsEveryRewrittenCorpusFile() throws {
+        let python = Tools.peerPython.path ?? ""
         var paths: [String] = []
         for url in Corpus.files() {
             guard let r = try? MIDIReader.read(Corpus.bytes(url.lastPathComponent)) else { continue }
