@@ -32,15 +32,18 @@ enum ParseBench {
         let bytes = files.reduce(0) { $0 + $1.count }
         var best = Double.infinity
         var notes = 0
+        var events = 0
         var checksum = 0.0
         for _ in 0..<max(1, passes) {
             let start = DispatchTime.now().uptimeNanoseconds
             notes = 0
+            events = 0
             for data in files {
                 guard let result = try? MIDIReader.read(data) else { continue }
                 let file = result.file
                 let map = TempoMap(file: file)
                 for track in file.tracks {
+                    events += track.events.count
                     var cursor = map.cursor()
                     for e in track.events { checksum += cursor.seconds(atTick: e.tick) }
                 }
@@ -54,7 +57,7 @@ enum ParseBench {
         let peakMB = Double(usage.ru_maxrss) / 1024
         let mbps = Double(bytes) / 1_000_000 / best
         _ = checksum
-        return "{\"files\":\(files.count),\"bytes\":\(bytes),\"notes\":\(notes),\"seconds\":\(fmt(best)),\"mbPerSecond\":\(fmt(mbps)),\"peakRSSMB\":\(fmt(peakMB))}"
+        return "{\"files\":\(files.count),\"bytes\":\(bytes),\"notes\":\(notes),\"events\":\(events),\"seconds\":\(fmt(best)),\"mbPerSecond\":\(fmt(mbps)),\"peakRSSMB\":\(fmt(peakMB))}"
     }
 
     static func fmt(_ d: Double) -> String { String(format: "%.6g", d) }

@@ -6,16 +6,19 @@ let args = Array(CommandLine.arguments.dropFirst())
 let usage = """
 usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench gen-stress OUT.mid [--notes N] generate the stress file
+       etude-bench gen-corpus DIR               generate the real-size parse corpus
        etude-bench input                        input → note-on latency
        etude-bench store                        10,000-lesson catalogue: search, rescan
        etude-bench render [SOUNDFONT]           render speed and onsets vs fluidsynth -F
        etude-bench jitter [SECONDS]             live dispatch jitter
        etude-bench screen                       frame build + diff time, bytes per frame (keyboard and staff views)
        etude-bench lesson [--notes N]           building a lesson from pathological files
+       etude-bench abc [--kb N | --notes N]     ABC import time of one big tune (1 MB)
 """
 switch args.first {
 case "parse": print(ParseBench.run(Array(args.dropFirst())))
 case "gen-stress": print(StressFile.run(Array(args.dropFirst())))
+case "gen-corpus": print(RealSizeCorpus.run(Array(args.dropFirst())))
 case "input": print(InputBench.run())
 case "store":
     do { try StoreBench.run() } catch {
@@ -26,6 +29,7 @@ case "render": exit(renderBenchmark(arguments: Array(args.dropFirst())))
 case "jitter": exit(dispatchJitterBenchmark(arguments: Array(args.dropFirst())))
 case "screen": runScreenBench(arguments: Array(args.dropFirst()))
 case "lesson": print(LessonBench.run(Array(args.dropFirst())))
+case "abc": print(ABCBench.run(Array(args.dropFirst())))
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8))
     exit(2)

@@ -14,25 +14,32 @@ import MIDIFile
 ///   "Left Hand" when the voice's id or name says so (right/RH, left/LH) or its clef is bass
 ///   (a lone treble voice is the right hand, the other voice of a two-voice tune with one left
 ///   hand is the right hand); any other voice keeps its name. Each voice track has a program
-///   change to piano, its fingering as `Fingering` text events, and its notes.
+///   change to piano, its notes, and before each note-on (same tick) its fingering as a
+///   `Fingering` text event and its spelling as `etude:spell=<pitch>:<name>` (`Annotation`):
+///   the note as the tune writes it, with the key and the accidentals in force (`^F` in C is
+///   F#, `_G` is Gb, `B` in K:Bb is Bb; a tied note keeps the spelling it was tied from).
 ///
 /// Repeats, endings and the header `P:` order are expanded into playing order. Grace notes are
 /// not played (a warning says so). A first bar shorter than the meter (an anacrusis) gets its
 /// own time signature so bar numbers count from the first full bar.
 ///
 /// Read and played: fields X T C M L Q K (every mode, `exp` and explicit accidentals, clef and
-/// `octave=`) V P N, `%%etude-level`, `%%etude-description`, fields before the first `X:`
-/// (they apply to every tune); inline `[K:]` `[M:]` `[L:]` `[Q:]` `[V:]` `[P:]`; notes with
-/// `^ ^^ _ __ =` (carried to the end of the bar in the same octave, as ABC 2.1 says — abc2midi
-/// 4.84 carries them into every octave, so the curriculum always writes them; carried over a
-/// tie), octave
-/// marks, lengths, rests `z x Z X`, chords, ties, broken rhythm, tuplets `(p:q:r`, bar lines,
-/// repeats, numbered endings (`[1`, `|1`, `:|2`, `[1,3`, `[1-3`), `!1!`–`!5!` fingering,
-/// `!pppp!`–`!ffff!` dynamics. Read with no effect on the sound, silently: slurs, spacers `y`,
-/// annotations `"^text"`, beaming spaces and backquotes, line continuations, information fields
-/// (A B D F G H O R S Z), layout parameters (`middle=`, `stafflines=`…). Everything else is a
-/// warning that names it: grace notes, chord symbols, other decorations, lyrics, overlays `&`,
-/// `I:` `U:` `m:` `s:` `+:` fields, `%%` directives, unknown K:/V: parameters.
+/// `octave=`) V P N U, `%%etude-level`, `%%etude-description`, `%%propagate-accidentals`,
+/// fields before the first `X:` (they apply to every tune); inline `[K:]` `[M:]` `[L:]` `[Q:]`
+/// `[V:]` `[P:]` `[U:]`; notes with `^ ^^ _ __ =`, carried to the end of the bar as
+/// `%%propagate-accidentals` says: into every octave (`pitch`, the ABC 2.1 default, which
+/// abc2midi follows too), the note's own octave (`octave`) or to no other note (`not`), and
+/// over a tie; octave marks, lengths, rests `z x Z X`, chords, ties, broken rhythm, tuplets
+/// `(p:q:r`, bar lines, repeats, numbered endings (`[1`, `|1`, `:|2`, `[1,3`, `[1-3`),
+/// `!1!`–`!5!` fingering and `!pppp!`–`!ffff!` dynamics (also written `+4+`, or as a symbol a
+/// `U:` field defines, e.g. `U:W=!4!`). Lines end at LF, CR LF or CR. Read with no effect on
+/// the sound, silently: slurs, spacers `y`, annotations `"^text"`, beaming spaces and
+/// backquotes, line continuations, information fields (A B D F G H O R S Z), layout parameters
+/// (`middle=`, `stafflines=`…). Everything else is a warning that names it, never an error:
+/// grace notes, chord symbols, every other decoration (`!trill!`, `+trill+`, names Etude does
+/// not know, the symbols `~ . H`–`W h`–`w`, defined by `U:` or not), a lone `!` (an ABC 2.0
+/// line break), lyrics, overlays `&`, `I:` `m:` `s:` `+:` fields, other `%%` directives,
+/// unknown K:/V: parameters.
 public enum ABCImport {
     public static let ticksPerQuarter = 480
     static let ticksPerWhole = 4 * ticksPerQuarter
@@ -72,14 +79,22 @@ public enum ABCImport {
         var lines: [SourceLine]
     }
 
+    /// The text's lines, numbered from 1. A line ends at LF, CR LF or a lone CR (old Mac
+    /// files), so a tune saved on any system reads the same.
     static func lines(_ text: String) -> [SourceLine] {
         var out: [SourceLine] = []
+        let bytes = Array(text.utf8)
         var n = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            n += 1
-            var chars = Array(raw)
-            if chars.last == "\r" { chars.removeLast() }
-            out.append(SourceLine(number: n, chars: chars))
+        var start = 0
+        var i = 0
+        while i <= bytes.count {
+            if i == bytes.count || bytes[i] == 0x0A || bytes[i] == 0x0D {
+                n += 1
+                out.append(SourceLine(number: n, utf8: bytes[start..<i]))
+                if i < bytes.count && bytes[i] == 0x0D && i + 1 < bytes.count && bytes[i + 1] == 0x0A { i += 1 }
+                start = i + 1
+            }
+            i += 1
         }
         return out
     }
@@ -120,6 +135,7 @@ struct TimedNote {
     var start: Rational
     var end: Rational
     var finger: Int?
+    var spelling: SpelledPitch
     var velocity: UInt8
 }
 
@@ -223,7 +239,7 @@ enum Layout {
                         tl.notes[idx].end = t + g.duration
                         if n.tie { nextOpen[n.pitch] = idx }
                     } else {
-                        tl.notes.append(TimedNote(pitch: n.pitch, start: t, end: t + g.duration, finger: n.finger, velocity: g.velocity))
+                        tl.notes.append(TimedNote(pitch: n.pitch, start: t, end: t + g.duration, finger: n.finger, spelling: n.spelling, velocity: g.velocity))
                         if n.tie { nextOpen[n.pitch] = tl.notes.count - 1 }
                     }
                 }
@@ -342,21 +358,32 @@ enum Layout {
                 MIDIEvent(tick: 0, .meta(type: MetaType.trackName, data: Array(TextDecoding.sanitize(names[vi]).utf8))),
                 MIDIEvent(tick: 0, .programChange(channel: channel, program: 0)),
             ]
-            // Order within a tick: releases, then fingering, then note-ons.
-            var body: [(tick: Int, rank: Int, seq: Int, event: MIDIEvent)] = []
+            // Order within a tick: releases, then each note's fingering and spelling, then
+            // note-ons. The events are sorted through plain keys: sorting them in place would
+            // move every text event's payload around.
+            var events: [MIDIEvent] = []
+            var keys: [(tick: Int, rank: Int, seq: Int, index: Int)] = []
+            events.reserveCapacity(tl.notes.count * 4)
+            keys.reserveCapacity(tl.notes.count * 4)
+            func add(_ tick: Int, _ rank: Int, _ seq: Int, _ event: MIDIEvent) {
+                keys.append((tick, rank, seq, events.count))
+                events.append(event)
+            }
             var seq = 0
             for n in tl.notes {
                 let s = ticks(n.start)
                 let e = ticks(n.end)
                 guard e > s else { continue }
                 let p = UInt8(n.pitch)
-                body.append((e, 0, seq, MIDIEvent(tick: e, .noteOff(channel: channel, key: p, velocity: 0))))
-                if let f = n.finger { body.append((s, 1, seq, Fingering.event(tick: s, pitch: n.pitch, finger: f))) }
-                body.append((s, 2, seq, MIDIEvent(tick: s, .noteOn(channel: channel, key: p, velocity: n.velocity))))
+                add(e, 0, seq, MIDIEvent(tick: e, .noteOff(channel: channel, key: p, velocity: 0)))
+                if let f = n.finger { add(s, 1, 2 * seq, Fingering.event(tick: s, pitch: n.pitch, finger: f)) }
+                add(s, 1, 2 * seq + 1, Annotation.spelling(pitch: n.pitch, n.spelling).event(tick: s))
+                add(s, 2, seq, MIDIEvent(tick: s, .noteOn(channel: channel, key: p, velocity: n.velocity)))
                 seq += 1
             }
-            body.sort { ($0.tick, $0.rank, $0.seq) < ($1.tick, $1.rank, $1.seq) }
-            head += body.map(\.event)
+            keys.sort { ($0.tick, $0.rank, $0.seq) < ($1.tick, $1.rank, $1.seq) }
+            head.reserveCapacity(head.count + keys.count + 1)
+            for k in keys { head.append(events[k.index]) }
             head.append(MIDIEvent(tick: ticks(total), .meta(type: MetaType.endOfTrack, data: [])))
             tracks.append(Track(events: head))
         }

@@ -5,6 +5,11 @@ struct GroupNote: Equatable, Sendable {
     var pitch: Int
     var tie: Bool
     var finger: Int?
+    /// How the tune writes it: letter and the alteration in force (key, bar accidentals, tie).
+    var spelling: SpelledPitch
+    /// Letter and octave (`(octave + 20) * 7 + letter`): a tie carries the note's accidental
+    /// into the next bar for this key.
+    var tieKey: Int
 }
 
 /// A note, chord or rest: everything that starts at one moment and lasts one duration.
@@ -14,12 +19,47 @@ struct Group: Equatable, Sendable {
     var velocity: UInt8
     var line: Int
     var column: Int
-    /// Bar-accidental key per pitch, so a tie can carry an accidental across a bar line.
-    var noteKeys: [Int: Int] = [:]
 }
 
 enum BarKind: Equatable, Sendable {
     case plain, sectionEnd, startRepeat, endRepeat, doubleRepeat
+}
+
+/// How far an accidental written on a note carries to the end of its bar
+/// (`%%propagate-accidentals`): to no other note, to notes of its letter in its octave, or to
+/// notes of its letter in every octave (`pitch`, the ABC 2.1 default).
+enum AccidentalPropagation: String, Sendable {
+    case not, octave, pitch
+
+    /// The bar-accidental key of a note (letter 0–6, octave), nil when nothing carries.
+    func key(letter: Int, octave: Int) -> Int? {
+        switch self {
+        case .not: return nil
+        case .octave: return (octave + 20) * 7 + letter
+        case .pitch: return letter
+        }
+    }
+}
+
+extension UInt8 {
+    /// 0–6 for the note letters C D E F G A B (either case), nil for anything else.
+    var noteLetter: Int? {
+        switch self | 0x20 {
+        case UInt8(ascii: "c"): return 0
+        case UInt8(ascii: "d"): return 1
+        case UInt8(ascii: "e"): return 2
+        case UInt8(ascii: "f"): return 3
+        case UInt8(ascii: "g"): return 4
+        case UInt8(ascii: "a"): return 5
+        case UInt8(ascii: "b"): return 6
+        default: return nil
+        }
+    }
+
+    /// 0–9 for an ASCII digit.
+    var digit: Int? { self >= 0x30 && self <= 0x39 ? Int(self - 0x30) : nil }
+
+    var isASCIILetter: Bool { (self | 0x20) >= UInt8(ascii: "a") && (self | 0x20) <= UInt8(ascii: "z") }
 }
 
 /// What a voice's body holds, in source order, before repeats are expanded.
@@ -46,8 +86,11 @@ struct Voice {
     var velocity: UInt8 = 80
     /// Items per part label, in body order; "" holds anything before the first `P:`.
     var parts: [(label: String, items: [Item])] = []
+    /// Accidentals written earlier in the bar, by `AccidentalPropagation.key`.
     var barAccidentals: [Int: Int] = [:]
-    var tieCarry: [Int: Int] = [:]
+    /// Notes tied from the group before, by `GroupNote.tieKey`: the next note of that letter and
+    /// octave sounds (and is spelled) as the tied one.
+    var tieCarry: [Int: (pitch: Int, spelling: SpelledPitch)] = [:]
     var tuplet: (remaining: Int, factor: Rational)?
     var brokenNext: Rational?
     var lastGroup: (part: Int, index: Int)?
@@ -73,13 +116,39 @@ struct ParsedTune {
     var partTitles: [String: String] = [:]
     var voices: [Voice] = []
     var voiceOrder: [String] = []
+    /// `%%propagate-accidentals`, as it stands where the music is read.
+    var propagation: AccidentalPropagation = .pitch
+    /// Decoration names by the symbol (`~`, H–W, h–w) a `U:` field gave them.
+    var userSymbols: [Character: String] = [:]
 }
 
 /// A line of source with its 1-based number.
 struct SourceLine {
     var number: Int
     var chars: [Character]
+    /// Each character's ASCII byte, 0xFF for any other. Music is read by testing these: a
+    /// `Character` comparison costs a string comparison, and reading a big tune through them
+    /// took seconds.
+    var codes: [UInt8]
     var text: String { String(chars) }
+
+    init(number: Int, chars: [Character]) {
+        self.number = number
+        self.chars = chars
+        codes = chars.map { $0.asciiValue ?? 0xFF }
+    }
+
+    /// A line of UTF-8 text: all-ASCII lines (nearly all of a tune) are taken byte by byte.
+    init(number: Int, utf8 bytes: ArraySlice<UInt8>) {
+        self.number = number
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            codes = Array(bytes)
+            chars = bytes.map { Character(Unicode.Scalar($0)) }
+        } else {
+            chars = Array(String(decoding: bytes, as: UTF8.self))
+            codes = chars.map { $0.asciiValue ?? 0xFF }
+        }
+    }
 }
 
 /// Reads one tune's lines into a `ParsedTune`. Errors carry line:column; warnings are
@@ -154,6 +223,12 @@ struct TuneParser {
             tune.level = n
         case "etude-description":
             tune.description = value
+        case "propagate-accidentals":
+            if let mode = AccidentalPropagation(rawValue: value.lowercased()) {
+                tune.propagation = mode
+            } else {
+                warnOnce("%%propagate-accidentals", "%%propagate-accidentals \(TextDecoding.sanitize(value)) is not not, octave or pitch; ignored (pitch, the ABC 2.1 default, stays)", line, 1)
+            }
         default:
             warnOnce("%%" + word, "directive %%\(word) not supported, ignored", line, 1)
         }
@@ -240,12 +315,30 @@ struct TuneParser {
             warnOnce("lyrics", "lyrics (\(letter):) are not sung, ignored", line, 1)
         case "I":
             warnOnce("I:", "instruction field I: not supported, ignored", line, 1)
-        case "U", "m", "s", "r":
+        case "U":
+            userSymbol(value, line: line, column: column)
+        case "m", "s", "r":
             warnOnce("\(letter):", "field \(letter): not supported, ignored", line, 1)
         default:
             warnOnce("\(letter):", "unknown field \(letter): ignored", line, 1)
         }
         _ = inline
+    }
+
+    /// `U: T = !trill!`: the symbol (`~`, H–W or h–w) stands for the decoration from here on.
+    /// A definition Etude cannot read is a warning, never an error.
+    private mutating func userSymbol(_ value: String, line: SourceLine, column: Int) {
+        let parts = value.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces }
+        guard parts.count == 2, parts[0].count == 1, let symbol = parts[0].first,
+              symbol == "~" || ("H"..."W").contains(symbol) || ("h"..."w").contains(symbol) else {
+            warnOnce("U:" + value, "U: \(TextDecoding.sanitize(value)) does not define a symbol (~, H–W or h–w = !decoration!), ignored", line, column)
+            return
+        }
+        var name = Substring(parts[1])
+        if name.count >= 2, let f = name.first, f == "!" || f == "+", name.last == f {
+            name = name.dropFirst().dropLast()
+        }
+        tune.userSymbols[symbol] = String(name)
     }
 
     static func partOrder(_ text: String) throws(FieldError) -> [String] {
@@ -361,16 +454,18 @@ struct TuneParser {
 
     // MARK: - Items
 
+    /// Appends in place: a copy of the voice here would copy its items on every note, and
+    /// reading a tune would take time in the square of its length.
     private mutating func append(_ item: Item) {
         ensureVoice()
-        var v = tune.voices[currentVoice]
-        if v.parts.last?.label != currentPart || v.parts.isEmpty {
+        let vi = currentVoice
+        if tune.voices[vi].parts.last?.label != currentPart || tune.voices[vi].parts.isEmpty {
             // Same label twice in the body continues that part.
-            v.parts.append((currentPart, []))
+            tune.voices[vi].parts.append((currentPart, []))
         }
-        v.parts[v.parts.count - 1].items.append(item)
-        if case .group = item { v.lastGroup = (v.parts.count - 1, v.parts[v.parts.count - 1].items.count - 1) }
-        tune.voices[currentVoice] = v
+        let last = tune.voices[vi].parts.count - 1
+        tune.voices[vi].parts[last].items.append(item)
+        if case .group = item { tune.voices[vi].lastGroup = (last, tune.voices[vi].parts[last].items.count - 1) }
     }
 
     private mutating func setKey(_ key: ABCKey) {
@@ -384,19 +479,26 @@ struct TuneParser {
     private mutating func music(_ line: SourceLine) throws(ABCError) {
         ensureVoice()
         let c = line.chars
+        let k = line.codes
         var i = 0
-        func peek(_ k: Int = 0) -> Character? { i + k < c.count ? c[i + k] : nil }
+        func peek(_ n: Int) -> UInt8 { i + n < k.count ? k[i + n] : 0 }
         while i < c.count {
             let ch = c[i]
             let col = i + 1
-            switch ch {
-            case " ", "\t", "\r", "`", "$":
+            // Symbols a U: field redefines mean what it says, whatever they meant before.
+            if !tune.userSymbols.isEmpty, let name = tune.userSymbols[ch] {
+                decoration(name, line, col, symbol: ch)
                 i += 1
-            case "%":
+                continue
+            }
+            switch k[i] {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "`"), UInt8(ascii: "$"):
+                i += 1
+            case UInt8(ascii: "%"):
                 return
-            case "\\":
+            case UInt8(ascii: "\\"):
                 i += 1  // line continuation
-            case "\"":
+            case UInt8(ascii: "\""):
                 guard let end = c[(i + 1)...].firstIndex(of: "\"") else { throw error("unterminated \"text\" (add the closing \")", line, col) }
                 let text = String(c[(i + 1)..<end])
                 if let f = text.first, "^_<>@".contains(f) {
@@ -405,50 +507,56 @@ struct TuneParser {
                     warnOnce("gchord", "chord symbols such as \"\(text)\" are not played, ignored", line, col)
                 }
                 i = end + 1
-            case "!", "+":
-                guard let end = c[(i + 1)...].firstIndex(of: ch) else { throw error("unterminated decoration \(ch)… (add the closing \(ch))", line, col) }
-                let name = String(c[(i + 1)..<end])
-                decoration(name, line, col)
-                i = end + 1
-            case ".", "~", "H", "L", "M", "O", "P", "S", "T", "u", "v", "J", "R":
+            case UInt8(ascii: "!"), UInt8(ascii: "+"):
+                i = decorationOrBreak(c, i, line)
+            case UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "H"), UInt8(ascii: "L"), UInt8(ascii: "M"), UInt8(ascii: "O"),
+                 UInt8(ascii: "P"), UInt8(ascii: "S"), UInt8(ascii: "T"), UInt8(ascii: "u"), UInt8(ascii: "v"), UInt8(ascii: "J"),
+                 UInt8(ascii: "R"):
                 warnOnce("deco" + String(ch), "decoration \"\(ch)\" not played, ignored", line, col)
                 i += 1
-            case "{":
+            case UInt8(ascii: "I"), UInt8(ascii: "K"), UInt8(ascii: "N"), UInt8(ascii: "Q"), UInt8(ascii: "U"), UInt8(ascii: "V"),
+                 UInt8(ascii: "W"), UInt8(ascii: "h")...UInt8(ascii: "t"), UInt8(ascii: "w"):
+                // Symbols a tune may define with U: (H–W, h–w); this one it did not.
+                warnOnce("symbol" + String(ch), "symbol \"\(ch)\" has no meaning (no U: field defines it), ignored", line, col)
+                i += 1
+            case UInt8(ascii: "{"):
                 guard let end = c[(i + 1)...].firstIndex(of: "}") else { throw error("unterminated grace notes { (add the closing })", line, col) }
                 warnOnce("grace", "grace notes {…} are not played (Etude ignores them)", line, col)
                 i = end + 1
-            case "(":
-                if let d = peek(1), d.isNumber {
+            case UInt8(ascii: "("):
+                if peek(1).digit != nil {
                     i += 1
                     try tuplet(c, &i, line)
                 } else {
                     i += 1  // slur: phrasing only
                 }
-            case ")":
+            case UInt8(ascii: ")"):
                 i += 1
-            case "&":
+            case UInt8(ascii: "&"):
                 warnOnce("overlay", "voice overlay & not supported; notes after it up to the bar line are ignored", line, col)
-                while i < c.count, c[i] != "|", c[i] != ":" { i += 1 }
-            case "-":
+                while i < c.count, k[i] != UInt8(ascii: "|"), k[i] != UInt8(ascii: ":") { i += 1 }
+            case UInt8(ascii: "-"):
                 markTie()
                 i += 1
-            case ">", "<":
+            case UInt8(ascii: ">"), UInt8(ascii: "<"):
                 var n = 0
-                while i < c.count, c[i] == ch { n += 1; i += 1 }
+                let mark = k[i]
+                while i < c.count, k[i] == mark { n += 1; i += 1 }
                 guard n <= 3 else { throw error("broken rhythm with more than three \(ch)", line, col) }
                 try broken(ch == ">", n, line, col)
-            case "|", ":":
-                if ch == ":" && peek(1) != "|" && peek(1) != ":" {
+            case UInt8(ascii: "|"), UInt8(ascii: ":"):
+                if ch == ":" && peek(1) != UInt8(ascii: "|") && peek(1) != UInt8(ascii: ":") {
                     throw error("unexpected ':' (repeat signs are |: :| ::)", line, col)
                 }
                 try barLine(c, &i, line)
-            case "[":
-                if peek(1) == "|" {
+            case UInt8(ascii: "["):
+                if peek(1) == UInt8(ascii: "|") {
                     try barLine(c, &i, line)
-                } else if let d = peek(1), d.isNumber {
+                } else if peek(1).digit != nil {
                     i += 1
                     try ending(c, &i, line)
-                } else if let l = peek(1), l.isLetter, peek(2) == ":" {
+                } else if peek(1).isASCIILetter, peek(2) == UInt8(ascii: ":") {
+                    let l = c[i + 1]
                     guard let end = c[i...].firstIndex(of: "]") else { throw error("unterminated inline field [\(l): (add ])", line, col) }
                     let value = String(c[(i + 3)..<end])
                     try inlineField(l, value, line, col)
@@ -456,9 +564,9 @@ struct TuneParser {
                 } else {
                     try chord(c, &i, line)
                 }
-            case "]":
+            case UInt8(ascii: "]"):
                 throw error("unexpected ']' with no matching '['", line, col)
-            case "z", "x", "Z", "X":
+            case UInt8(ascii: "z"), UInt8(ascii: "x"), UInt8(ascii: "Z"), UInt8(ascii: "X"):
                 i += 1
                 let (mult, _) = try length(c, &i, line)
                 var duration: Rational
@@ -470,15 +578,15 @@ struct TuneParser {
                     duration = tune.voices[currentVoice].unit * mult
                 }
                 addGroup(notes: [], duration: &duration, line, col)
-            case "y":
+            case UInt8(ascii: "y"):
                 i += 1
                 _ = try length(c, &i, line)
+            case UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "="), UInt8(ascii: "A")...UInt8(ascii: "G"), UInt8(ascii: "a")...UInt8(ascii: "g"):
+                let (note, mult) = try note(c, &i, line)
+                var duration = tune.voices[currentVoice].unit * mult
+                addGroup(notes: [note], duration: &duration, line, col)
             default:
-                if ch == "^" || ch == "_" || ch == "=" || ABCKey.letterIndex[Character(ch.uppercased())] != nil && ch.isLetter && "ABCDEFGabcdefg".contains(ch) {
-                    let (note, mult, key) = try noteWithKey(c, &i, line)
-                    var duration = tune.voices[currentVoice].unit * mult
-                    addGroup(notes: [note], duration: &duration, line, col, keys: [note.pitch: key])
-                } else if ch.isNumber || ch == "/" {
+                if k[i].digit != nil || ch == "/" {
                     throw error("note length \"\(ch)\" with no note before it", line, col)
                 } else {
                     throw error("unexpected character '\(ch)'", line, col)
@@ -487,20 +595,43 @@ struct TuneParser {
         }
     }
 
-    private mutating func decoration(_ name: String, _ line: SourceLine, _ col: Int) {
-        let velocities: [String: UInt8] = ["pppp": 30, "ppp": 30, "pp": 45, "p": 60, "mp": 75, "mf": 90, "f": 105, "ff": 120, "fff": 127, "ffff": 127]
-        if let n = Int(name), (1...5).contains(n) {
+    /// Reads a decoration `!name!` or `+name+` starting at `i` and returns where reading goes
+    /// on. ABC 2.0 used a lone `!` as a line break, and real tunes still have one: a `!` with no
+    /// closing `!` on the line, or one whose "name" holds a space or a bar line, is read as
+    /// such a break (warned about once) and the music after it is read.
+    private mutating func decorationOrBreak(_ c: [Character], _ i: Int, _ line: SourceLine) -> Int {
+        let mark = c[i]
+        if let end = c[(i + 1)...].firstIndex(of: mark) {
+            let name = c[(i + 1)..<end]
+            if name.count <= 40 && !name.contains(where: { $0 == " " || $0 == "|" }) {
+                decoration(String(name), line, i + 1)
+                return end + 1
+            }
+        }
+        warnOnce("lone" + String(mark), "\(mark) with no decoration name closing it (an ABC 2.0 line break?), ignored", line, i + 1)
+        return i + 1
+    }
+
+    /// Fingering and dynamics are played; any other decoration, known to ABC or not, is
+    /// skipped with one warning per name (never an error: tunes carry many Etude cannot play).
+    /// `symbol` is the letter a U: field gave the decoration, if it came from one.
+    private static let velocities: [String: UInt8] = ["pppp": 30, "ppp": 30, "pp": 45, "p": 60, "mp": 75, "mf": 90, "f": 105, "ff": 120, "fff": 127, "ffff": 127]
+
+    private mutating func decoration(_ name: String, _ line: SourceLine, _ col: Int, symbol: Character? = nil) {
+        if name.utf8.count == 1, let n = name.utf8.first?.digit, (1...5).contains(n) {
             tune.voices[currentVoice].pendingFinger = n
-        } else if let v = velocities[name] {
+        } else if let v = Self.velocities[name] {
             tune.voices[currentVoice].velocity = v
+        } else if let symbol {
+            warnOnce("!" + name, "decoration !\(TextDecoding.sanitize(name))! (symbol \(symbol) of U:) not played, ignored", line, col)
         } else {
-            warnOnce("!" + name, "decoration !\(name)! not played, ignored", line, col)
+            warnOnce("!" + name, "decoration !\(TextDecoding.sanitize(name))! not played, ignored", line, col)
         }
     }
 
     private mutating func inlineField(_ letter: Character, _ value: String, _ line: SourceLine, _ col: Int) throws(ABCError) {
         switch letter {
-        case "K", "M", "L", "Q", "V", "P", "T", "N", "R", "I", "r":
+        case "K", "M", "L", "Q", "V", "P", "T", "N", "R", "I", "r", "U":
             try field(letter, value: value, line: line, column: col, inline: true)
         default:
             warnOnce("[\(letter):", "inline field [\(letter):…] not supported, ignored", line, col)
@@ -509,18 +640,19 @@ struct TuneParser {
 
     private mutating func tuplet(_ c: [Character], _ i: inout Int, _ line: SourceLine) throws(ABCError) {
         let col = i
+        let k = line.codes
         func number() -> Int? {
             var n: Int?
-            while i < c.count, let d = c[i].wholeNumberValue, c[i].isASCII { n = min(1000, (n ?? 0) * 10 + d); i += 1 }
+            while i < k.count, let d = k[i].digit { n = min(1000, (n ?? 0) * 10 + d); i += 1 }
             return n
         }
         guard let p = number(), p >= 2, p <= 9 else { throw error("tuplet (p needs p from 2 to 9", line, col) }
         var q: Int?
         var r: Int?
-        if i < c.count, c[i] == ":" {
+        if i < c.count, k[i] == UInt8(ascii: ":") {
             i += 1
             q = number()
-            if i < c.count, c[i] == ":" {
+            if i < c.count, k[i] == UInt8(ascii: ":") {
                 i += 1
                 r = number()
             }
@@ -548,11 +680,9 @@ struct TuneParser {
         }
     }
 
-    private func tieCarryFromGroup(_ g: Group) -> [Int: Int] {
-        var out: [Int: Int] = [:]
-        for n in g.notes where n.tie {
-            if let k = g.noteKeys[n.pitch] { out[k] = n.pitch }
-        }
+    private func tieCarryFromGroup(_ g: Group) -> [Int: (pitch: Int, spelling: SpelledPitch)] {
+        var out: [Int: (pitch: Int, spelling: SpelledPitch)] = [:]
+        for n in g.notes where n.tie { out[n.tieKey] = (n.pitch, n.spelling) }
         return out
     }
 
@@ -569,97 +699,100 @@ struct TuneParser {
         tune.voices[currentVoice].brokenNext = forward ? short : long
     }
 
-    private mutating func addGroup(notes: [GroupNote], duration: inout Rational, _ line: SourceLine, _ col: Int, keys: [Int: Int] = [:]) {
-        var v = tune.voices[currentVoice]
-        if let t = v.tuplet {
+    /// Changes the voice in place (a copy of it would copy its items: see `append`).
+    private mutating func addGroup(notes: [GroupNote], duration: inout Rational, _ line: SourceLine, _ col: Int) {
+        let vi = currentVoice
+        if let t = tune.voices[vi].tuplet {
             duration = duration * t.factor
-            v.tuplet = t.remaining > 1 ? (t.remaining - 1, t.factor) : nil
+            tune.voices[vi].tuplet = t.remaining > 1 ? (t.remaining - 1, t.factor) : nil
         }
-        if let b = v.brokenNext {
+        if let b = tune.voices[vi].brokenNext {
             duration = duration * b
-            v.brokenNext = nil
+            tune.voices[vi].brokenNext = nil
         }
-        var g = Group(notes: notes, duration: duration, velocity: v.velocity, line: line.number, column: col)
-        g.noteKeys = keys
-        var carry: [Int: Int] = [:]
-        for n in notes where n.tie {
-            if let k = keys[n.pitch] { carry[k] = n.pitch }
-        }
-        v.tieCarry = carry
-        tune.voices[currentVoice] = v
+        let g = Group(notes: notes, duration: duration, velocity: tune.voices[vi].velocity, line: line.number, column: col)
+        tune.voices[vi].tieCarry = tieCarryFromGroup(g)
         append(.group(g))
     }
 
     // MARK: - Notes
 
-    /// Reads one note (accidental, letter, octave marks, length, tie) and resolves its pitch;
-    /// also returns the note's bar-accidental key (letter and octave).
-    private mutating func noteWithKey(_ c: [Character], _ i: inout Int, _ line: SourceLine) throws(ABCError) -> (GroupNote, Rational, Int) {
+    /// Reads one note (accidental, letter, octave marks, length, tie) and resolves its pitch and
+    /// spelling against the key, the accidentals written earlier in the bar (as far as
+    /// `%%propagate-accidentals` carries them) and a tie from the note before.
+    private mutating func note(_ c: [Character], _ i: inout Int, _ line: SourceLine) throws(ABCError) -> (GroupNote, Rational) {
         let col = i + 1
+        let k = line.codes
         var acc: Int?
-        while i < c.count, c[i] == "^" || c[i] == "_" || c[i] == "=" {
-            let a = c[i] == "^" ? 1 : c[i] == "_" ? -1 : 0
-            acc = a == 0 ? 0 : (acc ?? 0) + a
+        while i < c.count {
+            let a = k[i]
+            guard a == UInt8(ascii: "^") || a == UInt8(ascii: "_") || a == UInt8(ascii: "=") else { break }
+            let step = a == UInt8(ascii: "^") ? 1 : a == UInt8(ascii: "_") ? -1 : 0
+            acc = step == 0 ? 0 : (acc ?? 0) + step
             i += 1
-            if i < c.count, c[i] == "/" || (c[i].isNumber && i + 1 < c.count && c[i + 1] == "/") {
+            if i < c.count, k[i] == UInt8(ascii: "/") || (k[i].digit != nil && i + 1 < c.count && k[i + 1] == UInt8(ascii: "/")) {
                 warnOnce("microtone", "microtonal accidentals not supported; played as a semitone", line, col)
-                while i < c.count, c[i] == "/" || c[i].isNumber { i += 1 }
+                while i < c.count, k[i] == UInt8(ascii: "/") || k[i].digit != nil { i += 1 }
             }
         }
-        guard i < c.count, "ABCDEFGabcdefg".contains(c[i]) else {
+        guard i < c.count, let li = k[i].noteLetter else {
             throw error("accidental with no note after it", line, col)
         }
         let letter = c[i]
         i += 1
-        let upper = Character(letter.uppercased())
-        guard let li = ABCKey.letterIndex[upper] else { throw error("not a note letter", line, col) }
-        var octave = letter.isUppercase ? 0 : 1
-        while i < c.count, c[i] == "'" || c[i] == "," {
-            octave += c[i] == "'" ? 1 : -1
+        var octave = k[i - 1] >= UInt8(ascii: "a") ? 1 : 0
+        while i < c.count {
+            let a = k[i]
+            guard a == UInt8(ascii: "'") || a == UInt8(ascii: ",") else { break }
+            octave += a == UInt8(ascii: "'") ? 1 : -1
             i += 1
         }
-        let v = tune.voices[currentVoice]
-        let key = (octave + 20) * 7 + li
+        let vi = currentVoice
+        let tieKey = (octave + 20) * 7 + li
+        let barKey = tune.propagation.key(letter: li, octave: octave)
         let alteration: Int
-        var pitchFromTie: Int?
+        var tied: (pitch: Int, spelling: SpelledPitch)?
         if let a = acc {
             alteration = a
-            tune.voices[currentVoice].barAccidentals[key] = a
-        } else if let tied = v.tieCarry[key] {
-            pitchFromTie = tied
-            alteration = 0
-        } else if let a = v.barAccidentals[key] {
+            if let barKey { tune.voices[vi].barAccidentals[barKey] = a }
+        } else if let t = tune.voices[vi].tieCarry[tieKey] {
+            tied = t
+            alteration = t.spelling.alter
+        } else if let barKey, let a = tune.voices[vi].barAccidentals[barKey] {
             alteration = a
         } else {
-            alteration = v.key.accidentals[li]
+            alteration = tune.voices[vi].key.accidentals[li]
         }
-        var pitch = pitchFromTie ?? (60 + ABCKey.letterSemitone[li] + 12 * (octave + v.octave) + alteration)
-        if pitchFromTie != nil { pitch += 0 }
+        let pitch = tied?.pitch ?? (60 + ABCKey.letterSemitone[li] + 12 * (octave + tune.voices[vi].octave) + alteration)
         guard (0...127).contains(pitch) else { throw error("note \(letter) is outside the MIDI range 0–127", line, col) }
+        // Alterations past a double sharp or flat (^^^C) sound but cannot be spelled: the
+        // nearest spelling of that letter is kept.
+        let spelling = tied?.spelling ?? SpelledPitch(letter: li, alter: max(-2, min(2, alteration)))
         let (mult, _) = try length(c, &i, line)
         var tie = false
-        if i < c.count, c[i] == "-" { tie = true; i += 1 }
-        let finger = tune.voices[currentVoice].pendingFinger
-        tune.voices[currentVoice].pendingFinger = nil
-        return (GroupNote(pitch: pitch, tie: tie, finger: finger), mult, key)
+        if i < c.count, k[i] == UInt8(ascii: "-") { tie = true; i += 1 }
+        let finger = tune.voices[vi].pendingFinger
+        tune.voices[vi].pendingFinger = nil
+        return (GroupNote(pitch: pitch, tie: tie, finger: finger, spelling: spelling, tieKey: tieKey), mult)
     }
 
     /// Reads a length multiplier: `2`, `/2`, `3/2`, `/`, `//`, nothing (1).
     private func length(_ c: [Character], _ i: inout Int, _ line: SourceLine) throws(ABCError) -> (Rational, Bool) {
         let col = i + 1
+        let k = line.codes
         var num: Int?
-        while i < c.count, c[i].isASCII, let d = c[i].wholeNumberValue {
+        while i < c.count, let d = k[i].digit {
             num = (num ?? 0) * 10 + d
             i += 1
             if num ?? 0 > 10_000 { throw error("note length too long", line, col) }
         }
         var den = 1
         var sawSlash = false
-        while i < c.count, c[i] == "/" {
+        while i < c.count, k[i] == UInt8(ascii: "/") {
             sawSlash = true
             i += 1
             var d: Int?
-            while i < c.count, c[i].isASCII, let digit = c[i].wholeNumberValue {
+            while i < c.count, let digit = k[i].digit {
                 d = (d ?? 0) * 10 + digit
                 i += 1
                 if d ?? 0 > 1024 { throw error("note length divisor too big", line, col) }
@@ -678,20 +811,23 @@ struct TuneParser {
 
     private mutating func chord(_ c: [Character], _ i: inout Int, _ line: SourceLine) throws(ABCError) {
         let col = i + 1
+        let k = line.codes
         i += 1
         var notes: [GroupNote] = []
-        var keys: [Int: Int] = [:]
         var first: Rational?
-        while i < c.count, c[i] != "]" {
+        while i < c.count, k[i] != UInt8(ascii: "]") {
             let ch = c[i]
-            if ch == " " { i += 1; continue }
-            if ch == "!" || ch == "+" {
-                guard let end = c[(i + 1)...].firstIndex(of: ch) else { throw error("unterminated decoration in chord", line, i + 1) }
-                decoration(String(c[(i + 1)..<end]), line, i + 1)
-                i = end + 1
+            if k[i] == UInt8(ascii: " ") { i += 1; continue }
+            if !tune.userSymbols.isEmpty, let name = tune.userSymbols[ch] {
+                decoration(name, line, i + 1, symbol: ch)
+                i += 1
                 continue
             }
-            if ".~HLMOPSTuvJR".contains(ch) {
+            if k[i] == UInt8(ascii: "!") || k[i] == UInt8(ascii: "+") {
+                i = decorationOrBreak(c, i, line)
+                continue
+            }
+            if k[i] < 0x80 && ".~HLMOPSTuvJR".utf8.contains(k[i]) {
                 warnOnce("deco" + String(ch), "decoration \"\(ch)\" not played, ignored", line, i + 1)
                 i += 1
                 continue
@@ -701,48 +837,48 @@ struct TuneParser {
                 i = end + 1
                 continue
             }
-            guard ch == "^" || ch == "_" || ch == "=" || "ABCDEFGabcdefg".contains(ch) else {
+            guard k[i] == UInt8(ascii: "^") || k[i] == UInt8(ascii: "_") || k[i] == UInt8(ascii: "=") || k[i].noteLetter != nil else {
                 throw error("unexpected '\(ch)' inside chord [ ] (chords hold notes only)", line, i + 1)
             }
-            let (n, mult, key) = try noteWithKey(c, &i, line)
+            let (n, mult) = try note(c, &i, line)
             if let f = first, f != mult {
                 warnOnce("chordlen", "chord notes of different lengths are played with the first note's length", line, col)
             }
             first = first ?? mult
             notes.append(n)
-            keys[n.pitch] = key
         }
         guard i < c.count else { throw error("unterminated chord [ (add ])", line, col) }
         i += 1  // ]
         guard !notes.isEmpty else { throw error("empty chord []", line, col) }
         let (mult, _) = try length(c, &i, line)
-        if i < c.count, c[i] == "-" {
-            for k in notes.indices { notes[k].tie = true }
+        if i < c.count, k[i] == UInt8(ascii: "-") {
+            for n in notes.indices { notes[n].tie = true }
             i += 1
         }
         var duration = tune.voices[currentVoice].unit * (first ?? Rational(1)) * mult
-        addGroup(notes: notes, duration: &duration, line, col, keys: keys)
+        addGroup(notes: notes, duration: &duration, line, col)
     }
 
     // MARK: - Bars
 
     private mutating func barLine(_ c: [Character], _ i: inout Int, _ line: SourceLine) throws(ABCError) {
         let start = i
-        var s = ""
+        let k = line.codes
         while i < c.count {
-            let ch = c[i]
-            if ch == "|" || ch == ":" || ch == "]" {
-                s.append(ch)
+            let ch = k[i]
+            if ch == UInt8(ascii: "|") || ch == UInt8(ascii: ":") || ch == UInt8(ascii: "]") {
                 i += 1
-            } else if ch == "[" && i + 1 < c.count && c[i + 1] == "|" {
-                s.append(ch)
+            } else if ch == UInt8(ascii: "[") && i + 1 < c.count && k[i + 1] == UInt8(ascii: "|") {
                 i += 1
             } else {
                 break
             }
         }
-        let lead = s.prefix { $0 == ":" }.count
-        let trail = s.reversed().prefix { $0 == ":" }.count
+        let s = k[start..<i]
+        let colon = UInt8(ascii: ":"), bar = UInt8(ascii: "|")
+        let lead = s.prefix { $0 == colon }.count
+        let trail = s.reversed().prefix { $0 == colon }.count
+        func has(_ a: UInt8, _ b: UInt8) -> Bool { zip(s, s.dropFirst()).contains { $0 == a && $1 == b } }
         let kind: BarKind
         if lead == s.count {
             kind = .doubleRepeat  // ::
@@ -752,31 +888,32 @@ struct TuneParser {
             kind = .endRepeat
         } else if trail > 0 {
             kind = .startRepeat
-        } else if s.contains("||") || s.contains("|]") || s.contains("[|") {
+        } else if has(bar, bar) || has(bar, UInt8(ascii: "]")) || has(UInt8(ascii: "["), bar) {
             kind = .sectionEnd
-        } else if s == "|" {
+        } else if s.count == 1 && s.first == bar {
             kind = .plain
         } else {
-            throw error("unknown bar line \"\(s)\"", line, start + 1)
+            throw error("unknown bar line \"\(String(c[start..<i]))\"", line, start + 1)
         }
         ensureVoice()
-        tune.voices[currentVoice].barAccidentals = [:]
+        if !tune.voices[currentVoice].barAccidentals.isEmpty { tune.voices[currentVoice].barAccidentals.removeAll(keepingCapacity: true) }
         tune.voices[currentVoice].brokenNext = nil
         append(.bar(kind))
         // |1 and :|2 start an ending straight after the bar line.
-        if i < c.count, c[i].isNumber, s.hasSuffix("|") {
+        if i < c.count, k[i].digit != nil, s.last == bar {
             try ending(c, &i, line)
         }
     }
 
     private mutating func ending(_ c: [Character], _ i: inout Int, _ line: SourceLine) throws(ABCError) {
         let col = i + 1
+        let k = line.codes
         var numbers: [Int] = []
         var rangeStart: Int?
         while i < c.count {
             var n = 0
             var any = false
-            while i < c.count, c[i].isASCII, let d = c[i].wholeNumberValue { n = min(1000, n * 10 + d); i += 1; any = true }
+            while i < c.count, let d = k[i].digit { n = min(1000, n * 10 + d); i += 1; any = true }
             guard any else { break }
             guard n <= 16 else { throw error("ending number \(n) is too high (1 to 16)", line, col) }
             if let r = rangeStart {
@@ -786,8 +923,8 @@ struct TuneParser {
             } else {
                 numbers.append(n)
             }
-            if i < c.count, c[i] == "," { i += 1; continue }
-            if i < c.count, c[i] == "-" { rangeStart = numbers.removeLast(); i += 1; continue }
+            if i < c.count, k[i] == UInt8(ascii: ",") { i += 1; continue }
+            if i < c.count, k[i] == UInt8(ascii: "-") { rangeStart = numbers.removeLast(); i += 1; continue }
             break
         }
         guard !numbers.isEmpty, numbers.allSatisfy({ $0 >= 1 }) else { throw error("ending needs a number, e.g. [1 or [2", line, col) }

@@ -23,7 +23,45 @@ public enum Annotation: Equatable, Sendable {
 
     /// The text event carrying this annotation at `tick`.
     public func event(tick: Int) -> MIDIEvent {
-        MIDIEvent(tick: tick, .meta(type: MetaType.text, data: Array(text.utf8)))
+        MIDIEvent(tick: tick, .meta(type: MetaType.text, data: bytes))
+    }
+
+    private static let letterBytes = Array("CDEFGAB".utf8)
+
+    /// The event's text as bytes. Fingering and spelling (one event per note, so an imported
+    /// score writes as many as it has notes) are put together byte by byte, not through a
+    /// `String`.
+    var bytes: [UInt8] {
+        func number(_ n: Int, into out: inout [UInt8]) {
+            if n >= 100 { out.append(UInt8(ascii: "0") + UInt8(n / 100 % 10)) }
+            if n >= 10 { out.append(UInt8(ascii: "0") + UInt8(n / 10 % 10)) }
+            out.append(UInt8(ascii: "0") + UInt8(n % 10))
+        }
+        switch self {
+        case .finger(let p, let f) where (0...127).contains(p) && (0...9).contains(f):
+            var out: [UInt8] = Array("etude:finger=".utf8)
+            out.reserveCapacity(20)
+            number(p, into: &out)
+            out.append(UInt8(ascii: ":"))
+            number(f, into: &out)
+            return out
+        case .spelling(let p, let s) where (0...127).contains(p) && (0...6).contains(s.letter):
+            var out: [UInt8] = Array("etude:spell=".utf8)
+            out.reserveCapacity(20)
+            number(p, into: &out)
+            out.append(UInt8(ascii: ":"))
+            out.append(Self.letterBytes[s.letter])
+            switch s.alter {
+            case 2: out.append(UInt8(ascii: "x"))
+            case 1: out.append(UInt8(ascii: "#"))
+            case -1: out.append(UInt8(ascii: "b"))
+            case -2: out += [UInt8(ascii: "b"), UInt8(ascii: "b")]
+            default: break
+            }
+            return out
+        default:
+            return Array(text.utf8)
+        }
     }
 
     /// The event's text, e.g. `etude:spell=61:Db`.

@@ -74,7 +74,13 @@ public enum MIDIReader {
     }
 
     public static func read(_ bytes: [UInt8], strict: Bool = false) throws(MIDIReadError) -> MIDIReadResult {
+        try read(bytes, strict: strict, fastPath: true)
+    }
+
+    /// `fastPath: false` reads every event the general way: tests check both ways agree.
+    static func read(_ bytes: [UInt8], strict: Bool, fastPath: Bool) throws(MIDIReadError) -> MIDIReadResult {
         var parser = Parser(strict: strict)
+        parser.fastPath = fastPath
         let result: Result<MIDIFile, MIDIReadError> = bytes.withUnsafeBufferPointer { buffer in
             do throws(MIDIReadError) {
                 return .success(try parser.parseFile(buffer))
@@ -85,6 +91,26 @@ public enum MIDIReader {
         switch result {
         case .success(let file): return MIDIReadResult(file: file, warnings: parser.warnings)
         case .failure(let error): throw error
+        }
+    }
+}
+
+extension MIDIReader {
+    /// Which parameter data byte `index` of a channel message is, for warnings.
+    static func parameterName(_ status: UInt8, _ index: Int) -> String {
+        switch (status & 0xF0, index) {
+        case (0x80, 0): return "note-off key"
+        case (0x80, _): return "note-off velocity"
+        case (0x90, 0): return "note-on key"
+        case (0x90, _): return "note-on velocity"
+        case (0xA0, 0): return "poly pressure key"
+        case (0xA0, _): return "poly pressure value"
+        case (0xB0, 0): return "controller number"
+        case (0xB0, _): return "controller value"
+        case (0xC0, _): return "program"
+        case (0xD0, _): return "channel pressure"
+        case (0xE0, 0): return "pitch bend low 7 bits"
+        default: return "pitch bend high 7 bits"
         }
     }
 }
@@ -111,11 +137,15 @@ private struct Unchecked<T>: @unchecked Sendable {
 
 private struct Parser {
     let strict: Bool
+    /// Runs of plain channel messages are read by a tight loop (see `parseBody`).
+    var fastPath = true
     var warnings: [MIDIWarning] = []
     /// Set by `MIDIReader.offset(ofEvent:inTrack:of:)`: parse only this track, up to this event,
     /// and put the event's offset in `located`.
     var locate: (track: Int, event: Int)?
     var located: Int?
+    /// Bytes the bad-data-byte repairs may still read ahead in this track (see `badDataByte`).
+    var lookaheadBudget = 0
 
     init(strict: Bool) {
         self.strict = strict
@@ -258,11 +288,12 @@ private struct Parser {
             return MIDIFile(format: format, division: division, tracks: [])
         }
         var parsed = [Result<(Track, [MIDIWarning]), MIDIReadError>](repeating: .success((Track(), [])), count: ranges.count)
-        let strict = self.strict
+        let strict = self.strict, fastPath = self.fastPath
         let input = Unchecked(buf)
         let parseOne: @Sendable (Int) -> Result<(Track, [MIDIWarning]), MIDIReadError> = { i in
             let buf = input.value
             var sub = Parser(strict: strict)
+            sub.fastPath = fastPath
             do throws(MIDIReadError) {
                 let track = try sub.parseTrack(buf, from: ranges[i].start, to: ranges[i].end, index: i)
                 return .success((track, sub.warnings))
@@ -344,9 +375,62 @@ private struct Parser {
 
     /// Parses one track body. With `locate`, stops once event `locate` is read and puts its
     /// offset in `located`.
+    ///
+    /// The events are written straight into the track's array, allocated with room for events
+    /// of about three bytes each. A track of denser events fills it and is read again into room
+    /// for the most it can hold: half the body's length plus the End of Track the reader may add,
+    /// since every event takes at least two bytes (a delta and a data byte in running status),
+    /// except one of a single status byte read after a message dropped for a status byte where
+    /// a data byte was expected, and that message took at least one byte without making an event.
     mutating func parseTrack(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, index: Int, locate: Int = Int.max) throws(MIDIReadError) -> Track {
+        let length = end - start
+        let warningsBefore = warnings.count
         var events: [MIDIEvent] = []
-        events.reserveCapacity((end - start) / 3)
+        // Room for events of three bytes (a delta and two data bytes in running status), then,
+        // for the rare track of denser events, room for the most there can be.
+        for capacity in [length / 3 + length / 32 + 16, length / 2 + 2] {
+            var failure: MIDIReadError?
+            var full = false
+            events = [MIDIEvent](unsafeUninitializedCapacity: capacity) { buffer, count in
+                guard let base = buffer.baseAddress else { return }
+                var out = EventBuffer(base: base, capacity: buffer.count)
+                do throws(MIDIReadError) {
+                    try parseBody(buf, from: start, to: end, index: index, locate: locate, into: &out)
+                } catch {
+                    failure = error
+                }
+                full = out.full
+                count = out.count
+            }
+            if let failure { throw failure }
+            guard full else { break }
+            warnings.removeSubrange(warningsBefore...)  // read again from the start, with room
+        }
+        return Track(events: events)
+    }
+
+    /// Events written in place into an array's uninitialised storage. When it is full the
+    /// reading stops (`parseBody` checks `full` before each event) and starts again with more
+    /// room.
+    struct EventBuffer {
+        let base: UnsafeMutablePointer<MIDIEvent>
+        let capacity: Int
+        var count = 0
+        var full: Bool { count >= capacity }
+
+        @inline(__always)
+        mutating func append(_ event: MIDIEvent) {
+            precondition(count < capacity, "an event past the room of a track")
+            (base + count).initialize(to: event)
+            count += 1
+        }
+
+        /// The events so far.
+        var written: UnsafeBufferPointer<MIDIEvent> { UnsafeBufferPointer(start: base, count: count) }
+    }
+
+    mutating func parseBody(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, index: Int, locate: Int, into events: inout EventBuffer) throws(MIDIReadError) {
+        lookaheadBudget = 16 * (end - start) + (1 << 20)
         var p = start
         var tick = 0
         var running: UInt8 = 0
@@ -355,8 +439,74 @@ private struct Parser {
         var skipDelta = false
         var eventStart = start
 
+        let locating = locate < Int.max
         parsing: while p < end {
+            // Fast path: runs of channel messages with a delta of one or two bytes, a status (or
+            // running status, not after a meta or sysex event) and all their data bytes. Anything
+            // else (and anything needing a warning) is read one event at a time below.
+            if fastPath && !locating && !skipDelta {
+                var q = p
+                var t = tick
+                var rs = running
+                var usable = runningCancelled ? 0 : 0x80  // running status needs no warning
+                fast: while end - q >= 5 && events.count < events.capacity {
+                    let d0 = buf[q]
+                    var r = q + 1
+                    if d0 < 0x80 {
+                        t &+= Int(d0)
+                    } else {
+                        let d1 = buf[r]
+                        guard d1 < 0x80 else { break fast }
+                        t &+= Int(d0 & 0x7F) << 7 | Int(d1)
+                        r += 1
+                    }
+                    var s = buf[r]
+                    if s >= 0x80 {
+                        guard s < 0xF0 else { break fast }
+                        r += 1
+                    } else {
+                        guard Int(rs) & usable != 0 else { break fast }
+                        s = rs
+                    }
+                    let a = buf[r]
+                    let channel = s & 0x0F
+                    let kind: MIDIEvent.Kind
+                    if s & 0xE0 == 0xC0 {
+                        guard a < 0x80 else { break fast }
+                        r += 1
+                        kind = s < 0xD0 ? .programChange(channel: channel, program: a) : .channelPressure(channel: channel, pressure: a)
+                    } else {
+                        let b = buf[r + 1]
+                        guard (a | b) < 0x80 else { break fast }
+                        r += 2
+                        // Tests in order of how common the kinds are (a jump table mispredicts).
+                        if s & 0xF0 == 0x90 {
+                            kind = .noteOn(channel: channel, key: a, velocity: b)
+                        } else if s < 0x90 {
+                            kind = .noteOff(channel: channel, key: a, velocity: b)
+                        } else if s & 0xF0 == 0xB0 {
+                            kind = .controlChange(channel: channel, controller: a, value: b)
+                        } else if s >= 0xE0 {
+                            kind = .pitchBend(channel: channel, value: UInt16(a) | UInt16(b) << 7)
+                        } else {
+                            kind = .polyPressure(channel: channel, key: a, pressure: b)
+                        }
+                    }
+                    events.append(MIDIEvent(tick: t, kind))
+                    rs = s
+                    usable = 0x80
+                    q = r
+                    tick = t
+                }
+                if q != p {
+                    p = q
+                    running = rs
+                    runningCancelled = false
+                    continue parsing
+                }
+            }
             if events.count > locate { break }  // each pass adds at most one event, from eventStart
+            if events.full { return }
             eventStart = p
             if !skipDelta && buf[p] < 0x80 {
                 tick += Int(buf[p])  // one-byte delta: the common case
@@ -413,16 +563,21 @@ private struct Parser {
                         try warn(eventStart, "track \(index + 1) ends inside a \(hex(status)) message")
                         break parsing
                     }
-                    let b = buf[p]
-                    if b >= 0xF8 && b != 0xFF {
-                        try warn(p, "realtime byte \(hex(b)) inside a message skipped")
-                        p += 1
-                        continue
-                    }
+                    var b = buf[p]
                     if b >= 0x80 {
-                        try warn(p, "status byte \(hex(b)) where a data byte was expected: \(hex(status)) message dropped")
-                        skipDelta = true
-                        continue parsing
+                        switch badDataByte(buf, p, end, status: status, got: got, first: data.0, events: events.written) {
+                        case .clip:
+                            try warn(p, "data byte \(hex(b)) in a \(hex(status)) message (\(MIDIReader.parameterName(status, got))) is not 0–127: clipped to 127")
+                            b = 0x7F
+                        case .skipRealtime:
+                            try warn(p, "realtime byte \(hex(b)) inside a message skipped")
+                            p += 1
+                            continue
+                        case .nextStatus:
+                            try warn(p, "status byte \(hex(b)) where a data byte was expected: \(hex(status)) message dropped")
+                            skipDelta = true
+                            continue parsing
+                        }
                     }
                     if got == 0 { data.0 = b } else { data.1 = b }
                     got += 1
@@ -488,13 +643,253 @@ private struct Parser {
         }
         if locate < Int.max {
             if events.count > locate { located = eventStart } else if !sawEnd && events.count == locate { located = end }
-            return Track(events: events)
+            return
         }
         if !sawEnd {
+            if events.full { return }
             try warn(end, "track \(index + 1) has no End of Track; added at tick \(tick)")
             events.append(MIDIEvent(tick: tick, .meta(type: MetaType.endOfTrack, data: [])))
         }
-        return Track(events: events)
+    }
+
+    /// How a byte ≥ 0x80 met where a channel message expects a data byte is read.
+    enum DataRepair { case clip, skipRealtime, nextStatus }
+
+    /// Reads a byte ≥ 0x80 where a channel message (status `status`, `got` data bytes read,
+    /// the first of them `first`) expects a data byte. `events` is the track so far.
+    ///
+    /// Real files carry such bytes mostly as damaged or overflowed parameters (a velocity of
+    /// 200, a transposed key past 127) in messages of the right length, which mido (`clip=True`),
+    /// FluidSynth and symusic all read in step. So the default is to keep the message in its
+    /// place and clip the parameter to 127 (clip, not mask: an overflowed velocity or
+    /// controller value meant "as much as possible"; it is also what mido's `clip=True` gives, so
+    /// the two readers agree note for note). Two other readings are kept for what they explain
+    /// better: a realtime byte (F8–FE) interleaved in the message as on a MIDI cable, or a
+    /// message cut short with the next event's status here (its delta time lost too).
+    ///
+    /// Each reading is scored by the repairs it needs: its own, plus those a dry run of the
+    /// track from there needs (see `dryRun`), up to where the two readings compared meet again
+    /// (the same event start with the same running status: from there on they read alike, and
+    /// damage further on must not count for one and not the other), or over the next
+    /// `lookahead` bytes when they do not meet. The fewest wins, ties going to clipping. (A
+    /// message cut short before a delta time of two bytes or more reads exactly like one with a
+    /// bad last data byte, and is read as that.) A track with very many such bytes stops looking
+    /// ahead once its budget is spent, and clips.
+    mutating func badDataByte(_ buf: UnsafeBufferPointer<UInt8>, _ p: Int, _ end: Int, status: UInt8, got: Int, first: UInt8, events: UnsafeBufferPointer<MIDIEvent>) -> DataRepair {
+        let b = buf[p]
+        guard lookaheadBudget > 0 else { return .clip }
+        let limit = min(end, p + Self.lookahead)
+        let recent = min(events.count, Self.lookahead)
+        lookaheadBudget -= 3 * Self.lookahead + recent
+        // The notes sounding now, as far as the last events tell.
+        var sounding = Sounding()
+        for e in events[(events.count - recent)...] {
+            switch e.kind {
+            case .noteOn(let c, let k, let v) where v > 0: sounding.start(c, k)
+            case .noteOn(let c, let k, _), .noteOff(let c, let k, _): _ = sounding.release(c, k)
+            default: break
+            }
+        }
+        let clipped: (UInt8, UInt8, UInt8, Int, Bool) = got == 0 ? (status, 0x7F, 0, 1, true) : (status, first, 0x7F, 2, false)
+        var best = DataRepair.clip
+        var bestRun = Self.dryRun(buf, p + 1, end, limit: limit, running: status, current: clipped, sounding: sounding,
+                                  repeated: (status & 0xF0, got), base: 1)
+        func consider(_ repair: DataRepair, _ run: DryRun) {
+            let (mine, theirs) = run.costs(against: bestRun)
+            if mine < theirs { best = repair; bestRun = run }
+        }
+        if b >= 0xF8 && b != 0xFF {
+            consider(.skipRealtime, Self.dryRun(buf, p + 1, end, limit: limit, running: status, current: (status, first, 0, got, false), sounding: sounding, base: 2))
+        }
+        consider(.nextStatus, Self.dryRun(buf, p, end, limit: limit, running: status, current: nil, sounding: sounding, base: 3))
+        return best
+    }
+
+    /// A meta event of a known type with a length it can have.
+    static func plausibleMeta(_ type: UInt8, _ length: Int) -> Bool {
+        switch type {
+        case MetaType.sequenceNumber: return length == 0 || length == 2
+        case 0x01...0x0F: return true
+        case MetaType.channelPrefix, MetaType.port: return length == 1
+        case MetaType.endOfTrack: return length == 0
+        case MetaType.tempo: return length == 3
+        case MetaType.smpteOffset: return length == 5
+        case MetaType.timeSignature: return length == 4
+        case MetaType.keySignature: return length == 2
+        case MetaType.sequencerSpecific: return true
+        default: return false
+        }
+    }
+
+    /// Which keys are sounding on which channels (16 × 128 bits), for the dry runs.
+    struct Sounding {
+        var bits = [UInt64](repeating: 0, count: 32)
+        mutating func start(_ c: UInt8, _ k: UInt8) {
+            let i = Int(c & 0x0F) * 128 + Int(k & 0x7F)
+            bits[i >> 6] |= 1 << UInt64(i & 63)
+        }
+        /// False when the key was not sounding.
+        mutating func release(_ c: UInt8, _ k: UInt8) -> Bool {
+            let i = Int(c & 0x0F) * 128 + Int(k & 0x7F)
+            let mask: UInt64 = 1 << UInt64(i & 63)
+            defer { bits[i >> 6] &= ~mask }
+            return bits[i >> 6] & mask != 0
+        }
+    }
+
+    /// A reading of a track's next bytes: the repairs it needed by each event start it passed
+    /// (with the running status there), and in all.
+    struct DryRun {
+        var starts: [(at: Int, running: UInt8, cost: Int)] = []
+        var total = 0
+
+        /// This reading's cost and `other`'s, up to the first event start both pass with the
+        /// same running status, or in all when there is none.
+        func costs(against other: DryRun) -> (Int, Int) {
+            var i = 0, j = 0
+            while i < starts.count && j < other.starts.count {
+                let a = starts[i], b = other.starts[j]
+                if a.at == b.at && a.running == b.running { return (a.cost, b.cost) }
+                if a.at < b.at || (a.at == b.at && a.running < b.running) { i += 1 } else { j += 1 }
+            }
+            return (total, other.total)
+        }
+    }
+
+    /// How far a bad data byte's readings are compared when they do not meet: far enough for a
+    /// reading out of step to meet a status byte, meta event or End of Track that shows it.
+    static let lookahead = 512
+
+    /// Reads a track from `q` on, up to the first event start at or past `limit`, counting the
+    /// repairs the reading needs (`base` to begin with): first the rest of the `current`
+    /// message (status, data bytes so far, how many, whether its key was clipped) when there is
+    /// one, else an event's status at `q`; then events, each after its delta time. Nothing is kept: this only counts.
+    ///
+    /// A repair is what the reader would warn about (a data byte ≥ 0x80, running status after a
+    /// meta or sysex event, a system message, a meta event of the wrong length, a delta time
+    /// longer than 4 bytes), and what a reading out of step shows: a note released that is not
+    /// sounding (it releases keys at random), a delta time padded with a leading 0x80 or of 3
+    /// bytes or more (status bytes read as a delta), and packets that are not what they claim,
+    /// since their lengths let a reading out of step jump over bytes: an unknown meta event, a
+    /// control byte in a text event, a byte ≥ 0x80 in a sysex or one not ending with F7, long
+    /// escapes, sequencer-specific and unknown meta events (one per 16 bytes). Bad bytes of
+    /// the `repeated` parameter (status kind, data byte index) count once however many there
+    /// are: a writer that did not clamp velocities does it on every note. Reading that breaks
+    /// off (a length past the end, data with no status, the track ending inside an event) costs
+    /// 1000: it loses to any reading that goes on, however damaged the bytes it reads.
+    static func dryRun(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, limit: Int, running runningStatus: UInt8,
+                       current: (status: UInt8, first: UInt8, second: UInt8, got: Int, keyClipped: Bool)?, sounding initial: Sounding,
+                       repeated: (kind: UInt8, index: Int)? = nil, base: Int) -> DryRun {
+        var run = DryRun()
+        var q = start
+        var running = runningStatus
+        var sounding = initial
+        var bad = base
+        let brokenOff = 1000
+        var runningCancelled = false
+        var repeats = 0
+        /// Reads the rest of a channel message and plays it on `sounding` (unless its key was
+        /// clipped: that note's key is unknown).
+        func finish(_ s: UInt8, _ first: UInt8, _ second: UInt8, _ got: Int, keyClipped: Bool = false) -> Bool {
+            let count = (s & 0xF0 == 0xC0 || s & 0xF0 == 0xD0) ? 1 : 2
+            var data = (first, second)
+            var n = got
+            var keyClipped = keyClipped
+            while n < count {
+                guard q < end else { return false }
+                var b = buf[q]
+                if b >= 0x80 {
+                    if n == 0 { keyClipped = true }
+                    if let r = repeated, r.kind == s & 0xF0, r.index == n {
+                        if repeats == 0 { bad += 1 }
+                        repeats += 1
+                    } else {
+                        bad += 1
+                    }
+                    b = 0x7F
+                }
+                if n == 0 { data.0 = b } else { data.1 = b }
+                q += 1
+                n += 1
+            }
+            switch s & 0xF0 {
+            case _ where keyClipped: break
+            case 0x90 where data.1 > 0: sounding.start(s, data.0)
+            case 0x80, 0x90: if !sounding.release(s, data.0) { bad += 1 }
+            default: break
+            }
+            return true
+        }
+        func done(_ extra: Int) -> DryRun {
+            run.total = bad + extra
+            return run
+        }
+        var needDelta = true
+        if let c = current {
+            guard finish(c.status, c.first, c.second, c.got, keyClipped: c.keyClipped) else { return done(brokenOff) }
+        } else {
+            needDelta = false
+        }
+        while q < limit || !needDelta {
+            if needDelta {
+                run.starts.append((q, running, bad))
+                guard q < end else { return done(1) }  // no End of Track
+                if buf[q] == 0x80 { bad += 1 }
+                var n = 0
+                while q < end && buf[q] & 0x80 != 0 && n < 4 { q += 1; n += 1 }
+                if n >= 2 { bad += 1 }
+                if n == 4 { bad += 1 } else { q += 1 }
+                guard q < end else { return done(brokenOff) }
+            }
+            needDelta = true
+            var s = buf[q]
+            if s < 0x80 {
+                guard running != 0 else { return done(brokenOff) }
+                if runningCancelled { bad += 1 }
+                s = running
+            } else {
+                q += 1
+            }
+            runningCancelled = false
+            switch s {
+            case 0x80...0xEF:
+                running = s
+                guard finish(s, 0, 0, 0) else { return done(brokenOff) }
+            case 0xFF, 0xF0, 0xF7:
+                var type: UInt8 = 0
+                if s == 0xFF {
+                    guard q < end else { return done(brokenOff) }
+                    type = buf[q]
+                    q += 1
+                }
+                guard let length = vlq(buf, &q, end), length <= end - q else { return done(brokenOff) }
+                if s == 0xFF {
+                    if !plausibleMeta(type, length) { bad += 1 }
+                    if (0x01...0x0F).contains(type) {
+                        // Text: control bytes are MIDI data read as text.
+                        for i in q..<(q + length) where buf[i] < 0x20 && buf[i] != 0x09 && buf[i] != 0x0A && buf[i] != 0x0D { bad += 1 }
+                    } else if type == MetaType.sequencerSpecific || !plausibleMeta(type, length) {
+                        bad += length / 16
+                    }
+                } else if s == 0xF0 {
+                    // A sysex holds data bytes and ends with F7.
+                    if length == 0 || buf[q + length - 1] != 0xF7 { bad += 1 }
+                    for i in q..<(q + max(0, length - 1)) where buf[i] >= 0x80 { bad += 1 }
+                } else {
+                    bad += 1 + length / 16  // escapes are rare
+                }
+                q += length
+                runningCancelled = true
+                if s == 0xFF && type == MetaType.endOfTrack {
+                    return done(q == end ? 0 : 1)
+                }
+            default:
+                bad += 1  // a system message does not belong in a file; skipped with its data
+                var skip = s == 0xF2 ? 2 : (s == 0xF1 || s == 0xF3) ? 1 : 0
+                while skip > 0 && q < end && buf[q] < 0x80 { q += 1; skip -= 1 }
+            }
+        }
+        return done(0)
     }
 
     /// The largest delta time (or length) a 4-byte VLQ can hold.
@@ -628,10 +1023,11 @@ private struct Parser {
 
     /// Reads a VLQ length and that many bytes, clamping to the chunk so a bogus length
     /// never allocates beyond the file.
-    mutating func payload(_ buf: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ end: Int, what: String, at eventStart: Int) throws(MIDIReadError) -> [UInt8] {
+    /// `what` names the event in warnings (built only when there is one).
+    mutating func payload(_ buf: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ end: Int, what: @autoclosure () -> String, at eventStart: Int) throws(MIDIReadError) -> [UInt8] {
         let lengthAt = p
         guard var length = Self.vlq(buf, &p, end) else {
-            try warn(eventStart, "track ends inside the length of a \(what)")
+            try warn(eventStart, "track ends inside the length of a \(what())")
             return []
         }
         if p - lengthAt == 4 && buf[p - 1] & 0x80 != 0 {
@@ -647,13 +1043,13 @@ private struct Parser {
                 value = min(Self.maxVLQ, value << 7 | Int(buf[k] & 0x7F))
                 p = k + 1
                 length = value
-                try warn(lengthAt, "\(what) length of \(p - lengthAt) bytes (at most 4 are allowed): read as \(length)")
+                try warn(lengthAt, "\(what()) length of \(p - lengthAt) bytes (at most 4 are allowed): read as \(length)")
             } else {
-                try warn(lengthAt, "\(what) length longer than 4 bytes: the first 4 read as \(length)")
+                try warn(lengthAt, "\(what()) length longer than 4 bytes: the first 4 read as \(length)")
             }
         }
         if length > end - p {
-            try warn(lengthAt, "\(what) length \(length) runs past end of track; clamped to \(end - p) bytes")
+            try warn(lengthAt, "\(what()) length \(length) runs past end of track; clamped to \(end - p) bytes")
             length = end - p
         }
         let data = Array(UnsafeBufferPointer(rebasing: buf[p..<(p + length)]))

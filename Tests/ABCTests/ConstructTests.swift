@@ -40,9 +40,29 @@ struct ConstructTests {
         #expect(c.pitches() == [66, 66, 65, 65, 65, 70, 70, 84, 71])
     }
 
-    @Test func accidentalsAreOctaveSpecific() throws {
-        let c = try Compiled(tune("^c c C c |"))
-        #expect(c.pitches() == [73, 73, 60, 73])
+    /// ABC 2.1: an accidental carries to every note of its letter in the rest of the bar, in
+    /// every octave (`%%propagate-accidentals pitch`, the default), in its own octave only
+    /// (`octave`) or to no other note (`not`).
+    @Test func accidentalsPropagateAsTheDirectiveSays() throws {
+        let body = "^c c C c' | C c |"
+        #expect(try Compiled(tune(body)).pitches() == [73, 73, 61, 85, 60, 72])
+        #expect(try Compiled(tune(body, header: "M:4/4\nL:1/4\n%%propagate-accidentals pitch\nK:C")).pitches() == [73, 73, 61, 85, 60, 72])
+        #expect(try Compiled(tune(body, header: "M:4/4\nL:1/4\n%%propagate-accidentals octave\nK:C")).pitches() == [73, 73, 60, 84, 60, 72])
+        #expect(try Compiled(tune(body, header: "M:4/4\nL:1/4\n%%propagate-accidentals not\nK:C")).pitches() == [73, 72, 60, 84, 60, 72])
+        // A directive in the body takes effect from there; the file header's applies to every tune.
+        #expect(try Compiled(tune("^c C |\n%%propagate-accidentals octave\n^c C |")).pitches() == [73, 61, 73, 60])
+        let file = "%%propagate-accidentals not\n\nX:1\nT:A\nL:1/4\nK:C\n^c c |\n\nX:2\nT:B\nL:1/4\nK:C\n_B B |\n"
+        #expect(try Compiled(file, tune: 1).pitches() == [73, 72])
+        #expect(try Compiled(file, tune: 2).pitches() == [70, 71])
+        // Explicit naturals and key accidentals follow the same rule (K:D has F#, C#).
+        #expect(try Compiled(tune("=F f F, |", header: "L:1/4\nK:D")).pitches() == [65, 77, 53])
+        #expect(try Compiled(tune("=F f F, |", header: "L:1/4\n%%propagate-accidentals octave\nK:D")).pitches() == [65, 78, 54])
+    }
+
+    @Test func unknownPropagationIsAWarning() throws {
+        let c = try Compiled(tune("^c C |", header: "L:1/4\n%%propagate-accidentals sideways\nK:C"))
+        #expect(c.pitches() == [73, 61])
+        #expect(c.warnings.map(\.message) == ["%%propagate-accidentals sideways is not not, octave or pitch; ignored (pitch, the ABC 2.1 default, stays)"])
     }
 
     @Test func doubleAccidentals() throws {
@@ -311,7 +331,6 @@ struct ConstructTests {
         #expect(bad?.context == "C D @ E")
         #expect(bad?.description == "3:5: unexpected character '@'\n    C D @ E")
         #expect(err("X:1\nK:C\nC [DE\n")?.column == 3)
-        #expect(err("X:1\nK:C\nC !p D\n")?.column == 3)
         #expect(err("X:1\nK:C\nC/0\n")?.message.contains("zero") == true)
         #expect(err("X:1\nK:H\nC\n")?.line == 2)
         #expect(err("X:1\nM:x/4\nK:C\nC\n")?.line == 2)

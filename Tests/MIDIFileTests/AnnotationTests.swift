@@ -16,6 +16,22 @@ import Testing
         #expect(Annotation.spelling(pitch: 61, SpelledPitch(letter: 1, alter: -1)).text == "etude:spell=61:Db")
     }
 
+    /// Fingering and spelling events are put together byte by byte: the same bytes as the text.
+    @Test func eventBytesAreTheText() {
+        for pitch in [0, 5, 9, 10, 60, 99, 100, 127] {
+            for finger in 1...5 {
+                let a = Annotation.finger(pitch: pitch, finger: finger)
+                #expect(a.event(tick: 0).kind == .meta(type: MetaType.text, data: Array(a.text.utf8)))
+            }
+            for letter in 0...6 {
+                for alter in -2...2 {
+                    let a = Annotation.spelling(pitch: pitch, SpelledPitch(letter: letter, alter: alter))
+                    #expect(a.event(tick: 0).kind == .meta(type: MetaType.text, data: Array(a.text.utf8)), "\(a.text)")
+                }
+            }
+        }
+    }
+
     @Test func malformedOrImpossibleTextIsNoAnnotation() {
         for bad in ["etude:spell=60:Db", "etude:spell=60:H", "etude:spell=200:C", "etude:hand=both", "etude:clef=violin",
                     "etude:bar=-1", "etude:bar=x", "etude:title=x", "etude:finger=60:0", "hello"] {

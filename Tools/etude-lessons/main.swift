@@ -295,6 +295,10 @@ checks each `.mid` equals a fresh compile of its `.abc`.
   a text meta event `etude:finger=<MIDI pitch>:<finger>` on the note's track at the note-on's
   tick, written just before the note-on (e.g. `etude:finger=60:1`: middle C, thumb).
   `Fingering.fingers(in:)` in the ABC module reads them back as (track, tick, pitch) → finger.
+- **Spelling**: every note also compiles to `etude:spell=<MIDI pitch>:<name>` beside its
+  fingering (same track and tick, before the note-on): the note as the ABC writes it, with the
+  key signature and the accidentals in force (`^F` in C is `F#`, `_G` is `Gb`, `B` in K:Bb is
+  `Bb`), so a screen can show D♭ rather than C♯ (`Lesson.spelling(of:)` reads it).
 - **Scale fingering** is the standard fingering of piano scale books (e.g. C major RH
   1231234 1231234 5, LH 5432132 1432132 1; B♭ major RH 4123123…, LH 3214321…).
   **Arpeggio fingering** follows the rule those books use (thumb on a white key; 4 instead of

@@ -1,5 +1,11 @@
-// libFuzzer entry point over the MIDI reader (built by scripts/fuzz.sh together with
-// Sources/MIDIFile, not by SwiftPM). Any crash, hang or broken invariant is a bug.
+// fuzz-modules: MIDIFile
+// fuzz-seeds: $CORPUS/*.mid Lessons/*/*.mid
+// fuzz-max-len: 65536
+//
+// libFuzzer entry point over the MIDI reader (built by scripts/fuzz.sh, not by SwiftPM: see the
+// pattern at the top of that script). Any crash, hang or broken invariant is a bug.
+import MIDIFile
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMIDIReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
