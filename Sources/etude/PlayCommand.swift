@@ -22,9 +22,10 @@ struct PlayCommand: ParsableCommand {
     @Argument(help: "The lesson (.mid or .abc).") var file: String
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss) instead of trying pipewire, pulseaudio, alsa.") var audioDriver: String?
-    @Option(help: "Frames per audio period.") var periodSize: Int = 128
+    @Option(help: "Frames per audio period (--audio-buffer sets it from a length instead).") var periodSize: Int = 128
     @Option(help: "Number of audio periods.") var periods: Int = 3
     @Option(help: "Output sample rate in Hz (default: the sound server's own rate, else 48000).") var rate: Int?
+    @OptionGroup var audioBuffer: AudioBufferOption
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @Flag(name: .customLong("no-screen"), help: "The one-line status instead of the practice screen (automatic when not on a terminal).") var noScreen = false
 
@@ -35,7 +36,8 @@ struct PlayCommand: ParsableCommand {
     }
 
     func run() throws {
-        let sound = LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose, periodSize: periodSize, periods: periods, rate: rate)
+        let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose,
+                                                          periodSize: periodSize, periods: periods, rate: rate))
         if !noScreen && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
             let opened = try LessonOpener.open(file)
             let status = try PracticeScreenRunner.run(opened, plan: PracticePlan(), sound: sound, display: PracticeView.Options(),
