@@ -437,7 +437,8 @@ private struct Attempt {
             lines.append(problem.prefix(1).uppercased() + problem.dropFirst())
             lines.append("Nothing was saved: r to \(CalibrationResult.advice)")
         } else {
-            lines.append("Stored for \(InputDevice.description(device)): judging takes it off your notes from now on")
+            lines.append("Stored for \(InputDevice.description(device))")
+            lines.append("Judging takes it off your notes from now on")
         }
         return lines
     }

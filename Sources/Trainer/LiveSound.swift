@@ -12,7 +12,8 @@ public struct LiveSound: Sendable {
     public var periodSize: Int?
     public var periods: Int?
     public var rate: Int?
-    /// `--audio-buffer MS`: the synth's buffer length to aim for (nil = the default periods).
+    /// `--audio-buffer MS`: the synth's buffer length to aim for (nil = the default, 40 ms,
+    /// unless `periodSize` is given).
     public var bufferMilliseconds: Double?
 
     public init(soundfont: String? = nil, audioDriver: String? = nil, verbose: Bool = false, periodSize: Int? = nil,
@@ -42,10 +43,13 @@ public struct LiveSound: Sendable {
     var options: FluidSynthLive.Options {
         var options = FluidSynthLive.Options()
         if let audioDriver { options.drivers = [audioDriver] }
-        if let periodSize { options.periodSize = periodSize }
+        if let periodSize {
+            options.periodSize = periodSize
+            options.bufferTargetMilliseconds = nil  // frames as given
+        }
         if let periods { options.periods = periods }
         options.sampleRate = rate.map(Double.init)
-        options.bufferTargetMilliseconds = bufferMilliseconds
+        if let bufferMilliseconds { options.bufferTargetMilliseconds = bufferMilliseconds }
         return options
     }
 

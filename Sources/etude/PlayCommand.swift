@@ -22,16 +22,16 @@ struct PlayCommand: ParsableCommand {
     @Argument(help: "The lesson (.mid or .abc).") var file: String
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss) instead of trying pipewire, pulseaudio, alsa.") var audioDriver: String?
-    @Option(help: "Frames per audio period (--audio-buffer sets it from a length instead).") var periodSize: Int = 128
-    @Option(help: "Number of audio periods.") var periods: Int = 3
+    @Option(help: "Frames per audio period (default: as many as --audio-buffer asks for).") var periodSize: Int?
+    @Option(help: "Number of audio periods (default 3).") var periods: Int?
     @Option(help: "Output sample rate in Hz (default: the sound server's own rate, else 48000).") var rate: Int?
     @OptionGroup var audioBuffer: AudioBufferOption
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @Flag(name: .customLong("no-screen"), help: "The one-line status instead of the practice screen (automatic when not on a terminal).") var noScreen = false
 
     func validate() throws {
-        guard (16...8192).contains(periodSize) else { throw ValidationError("--period-size must be 16…8192") }
-        guard (2...64).contains(periods) else { throw ValidationError("--periods must be 2…64") }
+        if let periodSize, !(16...8192).contains(periodSize) { throw ValidationError("--period-size must be 16…8192") }
+        if let periods, !(2...64).contains(periods) { throw ValidationError("--periods must be 2…64") }
         if let rate, !(8000...192_000).contains(rate) { throw ValidationError("--rate must be 8000…192000") }
     }
 

@@ -126,7 +126,7 @@ struct PlayingOptions: ParsableArguments {
 
 /// `--audio-buffer MS` for every command that plays through the live synth.
 struct AudioBufferOption: ParsableArguments {
-    @Option(name: .customLong("audio-buffer"), help: ArgumentHelp("The synth's audio buffer in ms, 2–500 (default 128 × 3 frames, 8 ms at 48 kHz): longer is safer from crackles on a busy machine, shorter answers sooner.", valueName: "ms"))
+    @Option(name: .customLong("audio-buffer"), help: ArgumentHelp("The synth's audio buffer in ms, 2–500 (default 40): longer is safer from crackles on a busy machine, shorter answers sooner.", valueName: "ms"))
     var audioBuffer: String?
 
     /// `sound` with the buffer asked for (one line when it is out of range).
