@@ -405,6 +405,11 @@ private struct Attempt {
                     if key == Key.ctrl("z") {
                         session.suspend()
                         writer.invalidate()
+                        // The clicks stood still while away: an unfinished attempt starts again.
+                        if outcome == nil {
+                            run.stop()
+                            run = start()
+                        }
                         continue
                     }
                     switch LineCommand(key) {

@@ -288,6 +288,27 @@ import TestSupport
         #expect(!ResultsPanel.lines(plainInfo).contains { $0.contains("input offset") })
     }
 
+    @Test func aNoteLateByMoreThanTheWindowButWithinItOnceTheOffsetIsTakenOffIsAHit() throws {
+        // Window ±150 ms; offset 30 ms: a key 170 ms after its note was meant 140 ms after it.
+        let (s, clock, _) = try session(InputTiming(device: "keys", offsetMs: 30, source: .override))
+        let report = try playLate(s, clock, by: 0.170)
+        #expect(report.figures.hit == 4 && report.figures.missed == 0, "\(report.figures)")
+        #expect(abs(report.figures.timingMeanMs - 140) <= 3)
+        #expect(report.figures.late == 4)
+    }
+
+    @Test func recordWritesEachNoteWhereItWasMeant() {
+        let take = RecordingTake()
+        take.begin(at: 100)
+        take.offsetSeconds = 0.030
+        take.add(PlayedEvent(pitch: 60, velocity: 90, time: 100.530, isOn: true))
+        take.add(PlayedEvent(pitch: 60, velocity: 0, time: 100.930, isOn: false))
+        let notes = take.recorder(bpm: 120, onsetOnly: false).notes(endTime: 102)
+        #expect(notes.count == 1)
+        #expect(abs((notes.first?.start ?? 0) - 0.5) < 1e-9)
+        #expect(abs((notes.first?.end ?? 0) - 0.9) < 1e-9)
+    }
+
     @Test func aLateLearnerWhoNeverCalibratedIsToldOnceAndNotAgainAfterCalibrating() throws {
         let hint = InputTiming.hintLine(meanMs: 62)
         #expect(hint == "hits 62 ms late on average, steadily: `etude calibrate` measures your offset once")
