@@ -13,6 +13,8 @@ public struct CalibrationModel: Equatable, Sendable {
     public var clicked: Int
     /// A click sounded a moment ago: the beat lamp is lit.
     public var flash: Bool
+    /// The last click's tap may still come (less than half a beat since it).
+    public var awaitingTap: Bool
     /// Where each beat's tap landed (ms after its click; negative = before), by beat index.
     public var tapsMs: [Int: Double]
     /// The last tap's beat index, drawn brighter.
@@ -27,14 +29,15 @@ public struct CalibrationModel: Equatable, Sendable {
     public var footer: String
 
     public init(device: String, bpm: Double, beats: Int, countIn: Int, clicked: Int = 0, flash: Bool = false,
-                tapsMs: [Int: Double] = [:], lastTap: Int? = nil, halfBeatMs: Double, result: [String] = [],
-                refused: Bool = false, footer: String) {
+                awaitingTap: Bool = false, tapsMs: [Int: Double] = [:], lastTap: Int? = nil, halfBeatMs: Double,
+                result: [String] = [], refused: Bool = false, footer: String) {
         self.device = device
         self.bpm = bpm
         self.beats = beats
         self.countIn = countIn
         self.clicked = clicked
         self.flash = flash
+        self.awaitingTap = awaitingTap
         self.tapsMs = tapsMs
         self.lastTap = lastTap
         self.halfBeatMs = halfBeatMs
@@ -127,13 +130,15 @@ public struct CalibrationScreen: Sendable {
         }
     }
 
-    /// One mark per beat: · to come, ○ counted in, ● tapped, × passed without a tap.
+    /// One mark per beat: · to come, ○ counted in (or its tap still due), ● tapped, × passed without a tap.
     func drawBeats(_ model: CalibrationModel, into buffer: inout CellBuffer, y: Int, width: Int) {
         var marks: [(Unicode.Scalar, Style)] = []
         for i in 0..<model.beats {
             let tapped = model.tapsMs[i] != nil
             if i >= model.clicked {
                 marks.append(("·", theme.hintStyle))
+            } else if !tapped && model.awaitingTap && i == model.clicked - 1 {
+                marks.append(("○", Style(attributes: .bold)))
             } else if i < model.countIn {
                 marks.append((tapped ? "●" : "○", theme.hintStyle))
             } else {

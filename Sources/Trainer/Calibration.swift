@@ -133,6 +133,7 @@ public enum CalibrationView {
         return CalibrationModel(device: device, bpm: state.bpm, beats: c.beats, countIn: Calibration.ignoredBeats,
                                 clicked: c.clicks.count,
                                 flash: state.lastClick.map { state.now - $0 < flashSeconds } ?? false,
+                                awaitingTap: state.lastClick.map { state.now - $0 < c.beatSeconds / 2 } ?? false,
                                 tapsMs: taps, lastTap: last, halfBeatMs: c.beatSeconds * 500, result: result, refused: refused,
                                 footer: footer)
     }
@@ -166,9 +167,10 @@ public struct Calibrator: Sendable {
         guard Calibration.beatRange.contains(beats) else {
             throw EtudeFailure("--beats \(beats): give \(Calibration.beatRange.lowerBound)–\(Calibration.beatRange.upperBound) beats (the first \(Calibration.ignoredBeats) count you in)")
         }
+        let onScreen = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        if InputSpec(input) == .computerKeyboard && isatty(STDIN_FILENO) != 1 { throw Self.nothingToTapWith }
         // The library first: a database that cannot be written is one line before any sound.
         try library.withStore(scan: false) { _ in }
-        let onScreen = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         let live = try sound.open()
         defer { live.close() }
         let clock = MonotonicClock()
@@ -191,14 +193,14 @@ public struct Calibrator: Sendable {
         if onScreen {
             ending = try attempt.onScreen()
         } else {
-            if hookup.usesComputerKeyboard && isatty(STDIN_FILENO) != 1 {
-                throw EtudeFailure("nothing to tap with: no MIDI input and stdin is not a terminal; pass --input with a MIDI device, FIFO or file, or run it in a terminal")
-            }
+            if hookup.usesComputerKeyboard && isatty(STDIN_FILENO) != 1 { throw Self.nothingToTapWith }
             ending = try attempt.oneLine()
         }
         LiveSound.flushLog(verbose: sound.verbose)
         return try Self.report(ending, device: device, library: library)
     }
+
+    static let nothingToTapWith = EtudeFailure("nothing to tap with: no MIDI input and stdin is not a terminal; pass --input with a MIDI device, FIFO or file, or run it in a terminal")
 
     /// The result's last words on stdout (and a refusal on stderr); the exit status.
     static func report(_ ending: Ending, device: String, library: Library) throws -> Int32 {
@@ -242,11 +244,11 @@ public struct Calibrator: Sendable {
         guard !offsets.isEmpty else {
             return "No input calibrated yet: `etude calibrate` measures the computer keyboard, `etude calibrate --input midi` a MIDI keyboard.\n"
         }
-        let width = min(48, offsets.map { CellWidth.of(InputDevice.description($0.device)) }.max() ?? 0)
+        let width = min(48, offsets.map { CellBuffer.width(of: InputDevice.description($0.device)) }.max() ?? 0)
         var out = ""
         for o in offsets {
             let name = InputDevice.description(o.device)
-            let pad = String(repeating: " ", count: max(0, width - CellWidth.of(name)))
+            let pad = String(repeating: " ", count: max(0, width - CellBuffer.width(of: name)))
             out += "\(name)\(pad)  offset \(Int(o.offsetMs.rounded())) ms, spread \(Int(o.spreadMs.rounded())) ms  (\(Listing.date(o.calibratedAt)))\n"
         }
         return out
@@ -268,11 +270,6 @@ public struct Calibrator: Sendable {
             return "cleared the offset of \(InputDevice.description(device)) (was \(Int(old.offsetMs.rounded())) ms)\n"
         }
     }
-}
-
-/// Display width of plain text (for aligned columns).
-enum CellWidth {
-    static func of(_ s: String) -> Int { CellBuffer.width(of: s) }
 }
 
 /// The run taps go to now (a retry starts a new one); the input's thread reads it.

@@ -132,10 +132,19 @@ import TestSupport
         #expect(abs((m.tapsMs[4] ?? 0) - 40) < 1e-6)
         #expect(m.lastTap == 4)
         #expect(m.halfBeatMs == 300)
+        #expect(m.awaitingTap)
+        // A counted beat without a tap: ○ while its tap may still come, × once half a beat passed.
+        clock.set(run.clickTime(5))
+        run.tick()
+        let screen = CalibrationScreen(depth: .none)
+        #expect(screen.render(model(), size: TerminalSizeFixture.standard).rows.contains { $0.contains("○ ○ ○ ○ │ ● ○ · ·") })
+        clock.set(run.clickTime(5) + 0.31)
+        #expect(!model().awaitingTap)
+        #expect(screen.render(model(), size: TerminalSizeFixture.standard).rows.contains { $0.contains("○ ○ ○ ○ │ ● × · ·") })
         let done = CalibrationView.model(run.state(), device: "x", computerKeyboard: false, result: ["offset 40 ms, spread 0 ms"])
         #expect(done.beatText == "done" && done.footer == "r tries again · q or Enter closes")
         // Drawn: the counter, the taps' scale and the keys.
-        let text = CalibrationScreen(depth: .none).render(m, size: TerminalSizeFixture.standard).rows
+        let text = screen.render(m, size: TerminalSizeFixture.standard).rows
         #expect(text.contains { $0.contains("beat 5/8") })
         #expect(text.contains { $0.contains("early") && $0.contains("late") && $0.contains("●") })
         #expect(text.last?.contains("any key but q taps the beat") == true)
