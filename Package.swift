@@ -121,7 +121,7 @@ let package = Package(
             dependencies: ["TestSupport", "MIDIFile", "Lesson", "Judge", "Synth", "Store", "Trainer", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks", "TestSupport"]),
-        .testTarget(name: "TrainerTests", dependencies: ["Trainer", "Terminal", "Practice", "Lesson", "Synth", "MIDIFile", "Judge", "Screen", "Store", "Clocks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "TrainerTests", dependencies: ["Trainer", "Terminal", "Practice", "Lesson", "Synth", "MIDIFile", "MIDIInput", "Judge", "Screen", "Store", "Clocks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )

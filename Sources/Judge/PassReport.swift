@@ -127,13 +127,17 @@ public struct SectionReport: Equatable, Sendable, Codable {
 }
 
 /// The results of one pass, as the results panel shows it and `--report FILE` writes it: the
-/// pass's `ScoreFigures`, the window it was judged with, and each section's figures. Encoded
-/// flat, field for field as `--report` has always written it.
+/// pass's `ScoreFigures`, the window it was judged with, the input offset subtracted from the
+/// played times (`offsetMs`), and each section's figures. Encoded flat, field for field as
+/// `--report` has always written it, plus `offsetMs`.
 @dynamicMemberLookup
 public struct PassReport: Equatable, Sendable, Codable {
     public var figures: ScoreFigures
     public var windowMs: Double
     public var onTimeMs: Double
+    /// The learner's input offset subtracted from every played time before judging (ms,
+    /// positive = their keys arrive late): the calibrated one, `--offset`, or 0.
+    public var offsetMs: Double = 0
     /// Per-section figures, by section index.
     public var sections: [SectionReport]
 
@@ -151,13 +155,15 @@ public struct PassReport: Equatable, Sendable, Codable {
         }
     }
 
-    private enum Keys: String, CodingKey { case windowMs, onTimeMs, sections }
+    private enum Keys: String, CodingKey { case windowMs, onTimeMs, offsetMs, sections }
 
+    /// Reads older report lines too (before `offsetMs`, which then reads as 0).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         figures = try ScoreFigures(from: decoder)
         windowMs = try c.decode(Double.self, forKey: .windowMs)
         onTimeMs = try c.decode(Double.self, forKey: .onTimeMs)
+        offsetMs = try c.decodeIfPresent(Double.self, forKey: .offsetMs) ?? 0
         sections = try c.decode([SectionReport].self, forKey: .sections)
     }
 
@@ -166,6 +172,7 @@ public struct PassReport: Equatable, Sendable, Codable {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(windowMs, forKey: .windowMs)
         try c.encode(onTimeMs, forKey: .onTimeMs)
+        try c.encode(offsetMs, forKey: .offsetMs)
         try c.encode(sections, forKey: .sections)
     }
 

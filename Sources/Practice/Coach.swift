@@ -44,6 +44,9 @@ public final class Coach: @unchecked Sendable {
     public let cleanThreshold: Double
     /// True for onset-only input (the computer keyboard): wait mode counts a key from its press.
     public let onsetOnlyInput: Bool
+    /// The learner's input offset in seconds (positive = their keys arrive late): subtracted
+    /// from every played time before it is judged or recorded (`etude calibrate`, `--offset`).
+    public let inputOffset: Double
 
     private let lock = NSLock()
     private var pass = 0
@@ -81,14 +84,16 @@ public final class Coach: @unchecked Sendable {
     ///   - plan: the plan the transport plays (hands practised, bars, count-in).
     ///   - window: the matching window (`--window`, default ±150 ms).
     ///   - cleanThreshold: accuracy for a clean pass (default 90 %).
+    ///   - inputOffsetMs: the learner's calibrated offset in ms, subtracted from played times.
     public init(lesson: Lesson, plan: PracticePlan, mode: PracticeMode, window: TimingWindow = TimingWindow(),
-                cleanThreshold: Double = 90, onsetOnlyInput: Bool = false) {
+                cleanThreshold: Double = 90, onsetOnlyInput: Bool = false, inputOffsetMs: Double = 0) {
         self.lesson = lesson
         self.plan = plan
         self.mode = mode
         self.window = window
         self.cleanThreshold = cleanThreshold
         self.onsetOnlyInput = onsetOnlyInput
+        inputOffset = inputOffsetMs.isFinite ? inputOffsetMs / 1000 : 0
     }
 
     // MARK: Feeding
@@ -189,7 +194,7 @@ public final class Coach: @unchecked Sendable {
 
     /// The results panel's figures for the last pass.
     public var lastResults: SessionState.Results? {
-        locked { reports.last.map { SessionState.Results(pass: $0.pass, tempoPercent: $0.percent, figures: $0.report.figures) } }
+        locked { reports.last.map { SessionState.Results(pass: $0.pass, tempoPercent: $0.percent, figures: $0.report.figures, offsetMs: $0.report.offsetMs) } }
     }
 
     /// Keys the learner holds now and which of them are wrong.
@@ -324,10 +329,13 @@ public final class Coach: @unchecked Sendable {
 
     private func playedLocked(_ event: PlayedEvent) -> [CoachAction] {
         var out: [CoachAction] = []
-        recorder?.record(event)
+        // When the learner meant it: their input's offset taken off (the flashes keep clock time).
+        var meant = event
+        meant.time = event.time - inputOffset
+        recorder?.record(meant)
         // Pass time of this event.
-        var local = event
-        local.time = event.time - anchor
+        var local = meant
+        local.time = meant.time - anchor
         var wrongNow = false
         switch mode {
         case .watch:
@@ -401,7 +409,8 @@ public final class Coach: @unchecked Sendable {
 
     private func expireLocked(now: Double) -> [CoachAction] {
         guard pausedAt == nil, !awaitingStart, var m = matcher else { return [] }
-        let missed = m.expire(upTo: now - anchor)
+        // A late input's note played now is judged as meant a moment ago: keep its window open.
+        let missed = m.expire(upTo: now - max(0, inputOffset) - anchor)
         matcher = m
         return missed.map { .judged($0) }
     }
@@ -409,7 +418,7 @@ public final class Coach: @unchecked Sendable {
     /// Ends the pass once (the clean-pass hook or the `.passFinished` event, whichever comes first).
     private func finishLocked(pass number: Int, endTime: Double) -> PassReport {
         if let done = finishedPasses[number] { return done }
-        let report: PassReport
+        var report: PassReport
         if var m = matcher {
             report = m.finish()
             matcher = nil
@@ -426,6 +435,7 @@ public final class Coach: @unchecked Sendable {
         } else {
             report = PassReport(judgements: [], window: window, sections: Set(expected.map(\.section)))
         }
+        report.offsetMs = (inputOffset * 1000).rounded()
         finishedPasses[number] = report
         reports.append((number, passPercent, report))
         closeRecordingLocked(endTime: endTime)

@@ -41,10 +41,17 @@ public final class PracticeSession: @unchecked Sendable {
         /// The judging modes hold the transport after each pass until a key (the results panel);
         /// a routine's entries flow on by themselves instead.
         public var holdAfterPass: Bool
+        /// The learner's input offset in ms (positive = their keys arrive late), subtracted from
+        /// every played time before judging: the calibrated one for the input, or `--offset`.
+        public var inputOffsetMs: Double
+        /// Asked after each pass judged in real time (play, memory): a line for its results panel
+        /// about the learner's timing (the suggestion to calibrate), or nil.
+        public var timingHint: (@Sendable (PassReport) -> String?)?
 
         public init(mode: PracticeMode = .watch, window: TimingWindow = TimingWindow(), cleanThreshold: Double = 90,
                     computerKeyboard: Bool = true, title: String? = nil, lookaheadSeconds: Double = 3,
-                    countIn: Bool = true, watchStopsAtEnd: Bool = true, holdAfterPass: Bool = true) {
+                    countIn: Bool = true, watchStopsAtEnd: Bool = true, holdAfterPass: Bool = true,
+                    inputOffsetMs: Double = 0, timingHint: (@Sendable (PassReport) -> String?)? = nil) {
             self.mode = mode
             self.window = window
             self.cleanThreshold = cleanThreshold
@@ -54,6 +61,8 @@ public final class PracticeSession: @unchecked Sendable {
             self.countIn = countIn
             self.watchStopsAtEnd = watchStopsAtEnd
             self.holdAfterPass = holdAfterPass
+            self.inputOffsetMs = inputOffsetMs
+            self.timingHint = timingHint
         }
     }
 
@@ -98,7 +107,8 @@ public final class PracticeSession: @unchecked Sendable {
         self.settings = settings
         self.title = settings.title ?? lesson.title
         coachValue = Coach(lesson: lesson, plan: plan, mode: settings.mode, window: settings.window,
-                           cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.computerKeyboard)
+                           cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.computerKeyboard,
+                           inputOffsetMs: settings.inputOffsetMs)
         if let bars = plan.bars {
             loopMarkStart = bars.lowerBound
             loopMarkEnd = bars.upperBound
@@ -324,7 +334,8 @@ public final class PracticeSession: @unchecked Sendable {
     /// bars played restarted so judging begins with a pass.
     public func setMode(_ mode: PracticeMode) {
         let fresh = Coach(lesson: lesson, plan: transport.plan, mode: mode, window: settings.window,
-                          cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.computerKeyboard)
+                          cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.computerKeyboard,
+                          inputOffsetMs: settings.inputOffsetMs)
         let wasPaused = lock.withLock { () -> Bool in
             coachValue = fresh
             results = nil
@@ -491,8 +502,10 @@ public final class PracticeSession: @unchecked Sendable {
                 }
             case .passReport(let pass, let percent, let report):
                 let now = clock.now
+                let hint = coach.mode == .play || coach.mode == .memory ? settings.timingHint?(report) : nil
                 let sink = lock.withLock { () -> (@Sendable (PassReport) -> Void)? in
-                    results = SessionState.Results(pass: pass, tempoPercent: percent, figures: report.figures)
+                    results = SessionState.Results(pass: pass, tempoPercent: percent, figures: report.figures, offsetMs: report.offsetMs,
+                                                   timingHint: hint)
                     resultsShownAt = now
                     figuresByPass[pass] = report.figures
                     return reportSink

@@ -57,6 +57,10 @@ public struct SessionState: Sendable {
         public var pass: Int
         public var tempoPercent: Double
         public var figures: ScoreFigures
+        /// The input offset subtracted before judging (ms), which the panel names.
+        public var offsetMs: Double = 0
+        /// A line about the learner's timing (the suggestion to calibrate), shown once.
+        public var timingHint: String?
 
         /// "Pass 2 at 80%".
         public var title: String { "Pass \(pass) at \(TempoPercent.text(tempoPercent))%" }

@@ -149,14 +149,21 @@ public struct TimelineInfo: Sendable, Equatable {
     }
 }
 
-/// A finished pass, as the results panel shows it: a title and the pass's score figures.
+/// A finished pass, as the results panel shows it: a title, the pass's score figures and the
+/// input offset they were judged with.
 public struct ResultsInfo: Sendable, Equatable {
     public var title: String
     public var figures: ScoreFigures
+    /// The learner's input offset taken off the played times (ms): named when not 0.
+    public var offsetMs: Double
+    /// A line about the learner's timing (the suggestion to calibrate).
+    public var timingHint: String?
 
-    public init(title: String = "Results", figures: ScoreFigures) {
+    public init(title: String = "Results", figures: ScoreFigures, offsetMs: Double = 0, timingHint: String? = nil) {
         self.title = title
         self.figures = figures
+        self.offsetMs = offsetMs
+        self.timingHint = timingHint
     }
 }
 

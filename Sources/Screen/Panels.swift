@@ -145,6 +145,10 @@ public struct ResultsPanel: Sendable {
             t += mean < 0 ? " (early)" : (mean > 0 ? " (late)" : "")
             lines.append(t)
         }
+        if r.offsetMs.isFinite, r.offsetMs.rounded() != 0 {
+            lines.append("input offset \(formatted(r.offsetMs, decimals: 0)) ms applied")
+        }
+        if let hint = r.timingHint { lines.append(hint) }
         lines.append("score \(formatted(f.score, decimals: 0))")
         return lines
     }

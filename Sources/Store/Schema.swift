@@ -214,6 +214,23 @@ public enum Schema {
                 );
                 """)
         }
+        // v7: the learner's calibrated timing offset per input device (`etude calibrate`), and
+        // notices shown once (the suggestion to calibrate).
+        m.registerMigration("v7-input-offsets") { db in
+            try db.execute(sql: """
+                CREATE TABLE inputOffset (
+                    device TEXT PRIMARY KEY NOT NULL,
+                    offsetMs DOUBLE NOT NULL,
+                    spreadMs DOUBLE NOT NULL,
+                    taps INTEGER NOT NULL,
+                    calibratedAt DATETIME NOT NULL
+                );
+                CREATE TABLE shownNotice (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    shownAt DATETIME NOT NULL
+                );
+                """)
+        }
         return m
     }()
 }

@@ -23,6 +23,8 @@ public enum App {
                                 sound: LiveSound = LiveSound(), display: PracticeView.Options = PracticeView.Options(),
                                 playing: Playing = Playing()) throws -> Int32 {
         let opened = try LessonOpener.open(path, split: split)
+        var playing = playing
+        playing.library = playing.library ?? library  // the calibrated input offsets
         return try PracticeScreenRunner.run(opened, plan: plan, sound: sound, display: display,
                                             history: StoreHistory.open(library, path: path), playing: playing)
     }
@@ -42,6 +44,7 @@ public enum App {
         let opened = try LessonOpener.open(path)
         var plan = PracticePlan(repeatMode: .forever)
         var playing = Playing()
+        playing.library = library  // the calibrated input offsets
         do {
             plan.hands = try PracticePlan.parseHands(state.hand)
             plan.tempo = .percent(TempoPercent.clamped(Double(state.tempoPercent)).value)
@@ -71,6 +74,8 @@ public enum App {
             Console.out(schedule.text())
             if schedule.steps.isEmpty { throw EtudeFailure("nothing to play in \(safe(name)): every entry was skipped") }
             if planOnly { return 0 }
+            var playing = playing
+            playing.library = playing.library ?? library  // the calibrated input offsets
             return try RoutineRunner(sound: sound, playing: playing).run(schedule, store: s)
         }
     }

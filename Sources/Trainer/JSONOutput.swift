@@ -1,6 +1,7 @@
 import Foundation
 import MIDIInput
 import Store
+import Synth
 
 /// Every `--json` output goes through one encoder configuration: sorted keys (stable output
 /// for scripts and diffs), slashes unescaped (paths read as paths), nil written as `null` (a
@@ -189,12 +190,24 @@ public struct DevicesRecord: Encodable, Sendable {
         public var hardware: Bool
     }
 
+    /// The live synth's output as it opens here: the driver (null = none, silent) and its buffer.
+    public struct Audio: Encodable, Sendable {
+        @Nullable public var driver: String?
+        public var sampleRate: Int
+        public var periodSize: Int
+        public var periods: Int
+        public var bufferMs: Double
+    }
+
     public var ports: [Port]
     @Nullable public var reason: String?
+    @Nullable public var audio: Audio?
 
-    public init(ports: [ALSAPort], reason: String?) {
+    public init(ports: [ALSAPort], reason: String?, audio: FluidSynthLive.AudioCheck? = nil) {
         self.ports = ports.map { Port(client: $0.client, port: $0.port, address: $0.address, clientName: $0.clientName,
                                       portName: $0.portName, hardware: $0.isHardware) }
         self.reason = reason
+        self.audio = audio.map { Audio(driver: $0.driver, sampleRate: Int($0.sampleRate), periodSize: $0.periodSize, periods: $0.periods,
+                                       bufferMs: ($0.bufferMilliseconds * 10).rounded() / 10) }
     }
 }

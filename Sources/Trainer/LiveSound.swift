@@ -12,15 +12,52 @@ public struct LiveSound: Sendable {
     public var periodSize: Int?
     public var periods: Int?
     public var rate: Int?
+    /// `--audio-buffer MS`: the synth's buffer length to aim for (nil = the default, 40 ms,
+    /// unless `periodSize` is given).
+    public var bufferMilliseconds: Double?
 
     public init(soundfont: String? = nil, audioDriver: String? = nil, verbose: Bool = false, periodSize: Int? = nil,
-                periods: Int? = nil, rate: Int? = nil) {
+                periods: Int? = nil, rate: Int? = nil, bufferMilliseconds: Double? = nil) {
         self.soundfont = soundfont
         self.audioDriver = audioDriver
         self.verbose = verbose
         self.periodSize = periodSize
         self.periods = periods
         self.rate = rate
+        self.bufferMilliseconds = bufferMilliseconds
+    }
+
+    /// `--audio-buffer MS` checked: one line naming the range when it is outside it.
+    public static func bufferMilliseconds(_ text: String?) throws -> Double? {
+        guard let text else { return nil }
+        let number = text.lowercased().hasSuffix("ms") ? String(text.dropLast(2)) : text
+        guard let ms = Double(number.trimmingCharacters(in: .whitespaces)), ms.isFinite,
+              FluidSynthLive.Options.bufferRange.contains(ms) else {
+            let r = FluidSynthLive.Options.bufferRange
+            throw EtudeFailure("--audio-buffer \(safe(text)): give the audio buffer in milliseconds, \(Int(r.lowerBound))–\(Int(r.upperBound)) (e.g. 20; longer is safer from crackles, shorter answers sooner)")
+        }
+        return ms
+    }
+
+    /// The synth's options as this command asks for them.
+    var options: FluidSynthLive.Options {
+        var options = FluidSynthLive.Options()
+        if let audioDriver { options.drivers = [audioDriver] }
+        if let periodSize {
+            options.periodSize = periodSize
+            options.bufferTargetMilliseconds = nil  // frames as given
+        }
+        if let periods { options.periods = periods }
+        options.sampleRate = rate.map(Double.init)
+        if let bufferMilliseconds { options.bufferTargetMilliseconds = bufferMilliseconds }
+        return options
+    }
+
+    /// Which driver the live synth opens here and its buffer, without a SoundFont or a sound.
+    public func check() -> FluidSynthLive.AudioCheck {
+        let result = FluidSynthLive.check(options: options)
+        Self.flushLog(verbose: verbose)
+        return result
     }
 
     /// The short status-line marker when no audio device opened.
@@ -29,11 +66,6 @@ public struct LiveSound: Sendable {
     /// Opens the synth. Without an audio device it warns once (stderr) and stays silent.
     public func open() throws -> FluidSynthLive {
         let font = try Self.soundFont(soundfont)
-        var options = FluidSynthLive.Options()
-        if let audioDriver { options.drivers = [audioDriver] }
-        if let periodSize { options.periodSize = periodSize }
-        if let periods { options.periods = periods }
-        options.sampleRate = rate.map(Double.init)
         let live: FluidSynthLive
         do {
             live = try FluidSynthLive(soundFont: font, options: options, onSlowLoad: Self.slowLoadReporter(font))
@@ -47,7 +79,8 @@ public struct LiveSound: Sendable {
             Self.warnOnce(warning)
         } else if verbose, let driver = live.driver {
             let rate = live.engine.sampleRate
-            Console.error("audio: \(driver), \(options.periodSize) × \(options.periods) frames at \(Int(rate)) Hz (\(String(format: "%.1f", options.bufferMilliseconds(at: rate))) ms buffer, audio flowing after \(String(format: "%.0f", live.audioStartup * 1000)) ms)")
+            let o = live.options
+            Console.error("audio: \(driver), \(o.periodSize) × \(o.periods) frames at \(Int(rate)) Hz (\(String(format: "%.1f", o.bufferMilliseconds(at: rate))) ms buffer, audio flowing after \(String(format: "%.0f", live.audioStartup * 1000)) ms)")
         }
         Self.flushLog(verbose: verbose)
         return live

@@ -25,6 +25,10 @@ public struct Playing: Sendable {
     public var threshold = 90.0
     public var reportPath: String?
     public var saveDirectory = FileManager.default.currentDirectoryPath
+    /// `--offset MS`: the input offset for this session instead of the calibrated one.
+    public var offsetMs: Double?
+    /// Where the calibrated offsets are (nil: none are looked up).
+    public var library: Library?
 
     public init() {}
 }
@@ -104,10 +108,12 @@ public enum PracticeScreenRunner {
     /// The session for `playing`'s mode and instrument.
     public static func makeSession(_ opened: OpenedLesson, plan: PracticePlan, output: any SoundOutput, playing: Playing,
                                    instrument: Instrument?, title: String? = nil) throws -> (PracticeSession, PracticeController) {
+        let timing = InputTiming.lookUp(input: playing.input, hookup: instrument?.hookup, override: playing.offsetMs, library: playing.library)
         let settings = PracticeSession.Settings(mode: playing.mode, window: playing.window, cleanThreshold: playing.threshold,
                                                 computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true, title: title,
                                                 countIn: playing.countIn, watchStopsAtEnd: playing.watchStopsAtEnd,
-                                                holdAfterPass: playing.holdAfterPass)
+                                                holdAfterPass: playing.holdAfterPass,
+                                                inputOffsetMs: timing.offsetMs, timingHint: timing.hint)
         let session: PracticeSession
         do {
             session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: output, settings: settings)

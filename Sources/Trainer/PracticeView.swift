@@ -110,7 +110,7 @@ public enum PracticeView {
         if state.showHelp {
             model.overlay = .help
         } else if let r = state.results {
-            model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures))
+            model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures, offsetMs: r.offsetMs, timingHint: r.timingHint))
         }
         return model
     }

@@ -19,6 +19,10 @@ public struct Recorder: Sendable {
     public var bars: Int?
     public var program = 0
     public var sound = LiveSound()
+    /// `--offset MS`: the input offset instead of the calibrated one.
+    public var offsetMs: Double?
+    /// Where the calibrated offsets are (nil: none are looked up).
+    public var library: Library?
 
     public init(output: String, input: String) {
         self.output = output
@@ -48,6 +52,8 @@ public struct Recorder: Sendable {
             throw EtudeFailure(error.message)
         }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
+        // The notes land on the beats the learner meant: their input's offset comes off.
+        take.offsetSeconds = InputTiming.lookUp(input: input, hookup: hookup, override: offsetMs, library: library).offsetMs / 1000
         if hookup.usesComputerKeyboard && !keys.isTerminal {
             hookup.stop()
             throw EtudeFailure("nothing to record from: no MIDI input and stdin is not a terminal; pass --input with a MIDI device, FIFO or file")
@@ -122,6 +128,13 @@ final class RecordingTake: @unchecked Sendable {
     private let lock = NSLock()
     private var events: [PlayedEvent] = []
     private var start = 0.0
+    private var offset = 0.0
+
+    /// The learner's input offset, taken off every time when the file is written.
+    var offsetSeconds: Double {
+        get { lock.withLock { offset } }
+        set { lock.withLock { offset = newValue } }
+    }
 
     func begin(at time: Double) { lock.withLock { start = time } }
     func add(_ e: PlayedEvent) { lock.withLock { events.append(e) } }
@@ -130,7 +143,10 @@ final class RecordingTake: @unchecked Sendable {
     func recorder(bpm: Double, onsetOnly: Bool) -> PerformanceRecorder {
         lock.withLock {
             var r = PerformanceRecorder(startTime: start, bpm: bpm, onsetOnly: onsetOnly)
-            for e in events { r.record(e) }
+            for var e in events {
+                e.time -= offset
+                r.record(e)
+            }
             return r
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Trainer
 import MIDIFile
 import MIDIInput
+import Synth
 
 /// `etude devices`: which MIDI keyboards Etude can listen to, or why there are none.
 struct DevicesCommand: ParsableCommand {
@@ -31,10 +32,13 @@ struct DevicesCommand: ParsableCommand {
         if ports.isEmpty && reason == nil {
             reason = "no MIDI input ports: plug in a keyboard (and switch it on), then run etude devices again"
         }
+        // The live synth's driver and its own buffer: its share of what `etude calibrate` measures.
+        let audio = LiveSound().check()
         if json {
-            Console.out(JSONOutput.line(DevicesRecord(ports: ports, reason: reason)))
+            Console.out(JSONOutput.line(DevicesRecord(ports: ports, reason: reason, audio: audio)))
             return
         }
+        defer { Console.out("Audio output: \(audio.line)\n") }
         if let reason {
             Console.out("No MIDI input ports. \(reason)\nPractise with --input keys (computer keyboard) or --input /dev/midiN.\n")
             return

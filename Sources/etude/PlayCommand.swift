@@ -23,21 +23,23 @@ struct PlayCommand: ParsableCommand {
     @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var file: String
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss) instead of trying pipewire, pulseaudio, alsa.") var audioDriver: String?
-    @Option(help: "Frames per audio period.") var periodSize: Int = 128
-    @Option(help: "Number of audio periods.") var periods: Int = 3
+    @Option(help: "Frames per audio period (default: as many as --audio-buffer asks for).") var periodSize: Int?
+    @Option(help: "Number of audio periods (default 3).") var periods: Int?
     @Option(help: "Output sample rate in Hz (default: the sound server's own rate, else 48000).") var rate: Int?
+    @OptionGroup var audioBuffer: AudioBufferOption
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @Flag(name: .customLong("no-screen"), help: "The one-line status instead of the practice screen (automatic when not on a terminal).") var noScreen = false
     @OptionGroup var store: StoreOptions
 
     func validate() throws {
-        guard (16...8192).contains(periodSize) else { throw ValidationError("--period-size must be 16…8192") }
-        guard (2...64).contains(periods) else { throw ValidationError("--periods must be 2…64") }
+        if let periodSize, !(16...8192).contains(periodSize) { throw ValidationError("--period-size must be 16…8192") }
+        if let periods, !(2...64).contains(periods) { throw ValidationError("--periods must be 2…64") }
         if let rate, !(8000...192_000).contains(rate) { throw ValidationError("--rate must be 8000…192000") }
     }
 
     func run() throws {
-        let sound = LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose, periodSize: periodSize, periods: periods, rate: rate)
+        let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose,
+                                                          periodSize: periodSize, periods: periods, rate: rate))
         if !noScreen && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
             let opened = try LessonOpener.open(try store.library.lessonPath(file))
             let status = try PracticeScreenRunner.run(opened, plan: PracticePlan(), sound: sound, display: PracticeView.Options(),

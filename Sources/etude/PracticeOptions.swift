@@ -85,6 +85,8 @@ struct PlayingOptions: ParsableArguments {
     var window: String = "150"
     @Option(help: "Accuracy % for a clean pass: the speed trainer steps up only then.")
     var threshold: String = "90"
+    @Option(help: ArgumentHelp("Your input offset in ms for this session instead of the one `etude calibrate` stored (positive = your notes arrive late).", valueName: "ms"))
+    var offset: String?
 
     /// The playing settings, checked before anything opens: one line per mistake.
     func playing(mode: String, report: String? = nil, saveDir: String? = nil) throws -> Playing {
@@ -102,6 +104,7 @@ struct PlayingOptions: ParsableArguments {
         }
         p.threshold = t
         p.reportPath = report
+        p.offsetMs = try InputTiming.override(offset)
         if let saveDir {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: saveDir, isDirectory: &isDir), isDir.boolValue else {
@@ -118,5 +121,18 @@ struct PlayingOptions: ParsableArguments {
         } catch {
             throw EtudeFailure(error.cliMessage)
         }
+    }
+}
+
+/// `--audio-buffer MS` for every command that plays through the live synth.
+struct AudioBufferOption: ParsableArguments {
+    @Option(name: .customLong("audio-buffer"), help: ArgumentHelp("The synth's audio buffer in ms, 2–500 (default 40): longer is safer from crackles on a busy machine, shorter answers sooner.", valueName: "ms"))
+    var audioBuffer: String?
+
+    /// `sound` with the buffer asked for (one line when it is out of range).
+    func applied(to sound: LiveSound) throws -> LiveSound {
+        var s = sound
+        s.bufferMilliseconds = try LiveSound.bufferMilliseconds(audioBuffer)
+        return s
     }
 }

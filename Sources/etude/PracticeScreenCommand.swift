@@ -40,6 +40,7 @@ struct PracticeScreenCommand: ParsableCommand {
             completion: .list(PracticeMode.allCases.map(\.rawValue)))
     var mode: String = "watch"
     @OptionGroup var playingOptions: PlayingOptions
+    @OptionGroup var audioBuffer: AudioBufferOption
     @Option(help: "Append each finished pass as one JSON line to this file (hit, missed, wrong, extra, accuracy, timing, score, sections).")
     var report: String?
     @Option(name: .customLong("save-dir"), help: "Folder for passes saved with r (default: the current folder).")
@@ -51,6 +52,8 @@ struct PracticeScreenCommand: ParsableCommand {
         var playing = try playingOptions.playing(mode: mode, report: report, saveDir: saveDir)
         playing.countIn = countIn ?? true
         playing.watchStopsAtEnd = practice.repeat == nil
+        playing.library = store.library
+        let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose))
         let path = try store.library.lessonPath(lesson)
         let opened = try LessonOpener.open(path, split: practice.splitPitch())
         var plan: PracticePlan
@@ -62,7 +65,7 @@ struct PracticeScreenCommand: ParsableCommand {
             throw EtudeFailure(error.cliMessage)
         }
         let history = StoreHistory.open(store.library, path: path)
-        let status = try PracticeScreenRunner.run(opened, plan: plan, sound: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose),
+        let status = try PracticeScreenRunner.run(opened, plan: plan, sound: sound,
                                                   display: display, history: history, playing: playing)
         if status != 0 { throw ExitCode(status) }
     }

@@ -30,6 +30,9 @@ struct RecordCommand: ParsableCommand {
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: String?
     @Option(help: "General MIDI program you hear while playing (0 = piano).") var program: Int = 0
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
+    @Option(help: ArgumentHelp("Your input offset in ms instead of the one `etude calibrate` stored: the notes are written where you meant them.", valueName: "ms"))
+    var offset: String?
+    @OptionGroup var store: StoreOptions
 
     func validate() throws {
         guard (20...400).contains(bpm) else { throw ValidationError("--bpm must be 20…400") }
@@ -45,6 +48,8 @@ struct RecordCommand: ParsableCommand {
         recorder.bars = bars
         recorder.program = program
         recorder.sound = LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose)
+        recorder.offsetMs = try InputTiming.override(offset)
+        recorder.library = store.library
         let status = try recorder.run()
         if status != 0 { throw ExitCode(status) }
     }

@@ -26,6 +26,7 @@ struct SoundFontsCommand: ParsableCommand {
             Console.out("\(mark) \(safe(c.path))  [\(c.origin.rawValue)]\(status)\n")
         }
         if let winner {
+            Console.out("audio output: \(LiveSound().check().line)\n")
             Console.out("using \(safe(winner))\n")
         } else {
             do { _ = try locator.locate() } catch { throw EtudeFailure(error.message) }

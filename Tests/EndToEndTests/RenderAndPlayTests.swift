@@ -92,10 +92,8 @@ func soundFont() throws -> String {
         let rec = try Spawned(parecord, ["-d", "etude_test.monitor", "--raw", "--rate=48000", "--channels=1", "--format=s16le", "--latency-msec=20"],
                               environment: env)
         usleep(500_000)
-        // A roomier buffer than the 8 ms default: this checks that sound arrives whole, and the
-        // test machine may be busy (latency is measured by the benchmark instead).
-        let play = try Spawned(EtudeBinary.path, ["play", dir + "/song.mid", "--verbose", "--period-size", "512", "--periods", "4"],
-                               environment: env)
+        // The default buffer (40 ms): the sound must arrive whole however busy the test machine is.
+        let play = try Spawned(EtudeBinary.path, ["play", dir + "/song.mid", "--verbose"], environment: env)
         let playStatus = play.wait(timeout: 60)
         usleep(300_000)
         rec.signal(SIGINT)
@@ -110,6 +108,10 @@ func soundFont() throws -> String {
             let rate = spec?.split(separator: " ").last.map { String($0.dropLast(2)) }
             #expect(rate != nil && play.stderr.contains("frames at \(rate ?? "?") Hz"), "\(spec ?? "no spec") vs \(play.stderr)")
         }
+        // Three periods of about 40 ms in all at that rate (whole multiples of 16 frames).
+        let buffer = play.stderr.range(of: #"\d+ × 3 frames at \d+ Hz \((\d+\.\d) ms buffer"#, options: .regularExpression)
+            .flatMap { Double(play.stderr[$0].split(separator: "(").last?.split(separator: " ").first ?? "") }
+        #expect(buffer.map { abs($0 - 40) < 1 } == true, "\(play.stderr)")
 
         let raw = rec.stdoutBytes
         let left: [Float] = stride(from: 0, to: raw.count - 1, by: 2).map {

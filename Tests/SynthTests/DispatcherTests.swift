@@ -136,3 +136,38 @@ import TestSupport
         }
     }
 }
+
+/// `--audio-buffer MS` as periods at the synth's rate.
+@Suite struct AudioBufferTests {
+    @Test func aBufferLengthBecomesPeriodsAtTheRate() {
+        let o = FluidSynthLive.Options()
+        #expect(o.bufferTargetMilliseconds == FluidSynthLive.Options.defaultBufferMilliseconds)
+        let forty = o.fitting(bufferMilliseconds: 40, rate: 48_000)
+        #expect(forty.periodSize == 640 && forty.periods == 3)
+        #expect(forty.bufferMilliseconds(at: 48_000) == 40)
+        #expect(forty.bufferTargetMilliseconds == nil)
+        // At 44.1 kHz the period rounds to a multiple of 16 frames: 592 × 3 = 40.3 ms.
+        #expect(o.fitting(bufferMilliseconds: 40, rate: 44_100).periodSize == 592)
+        // Short and long ends stay within what FluidSynth takes; the period count is kept.
+        #expect(o.fitting(bufferMilliseconds: 2, rate: 48_000).periodSize == 32)
+        #expect(o.fitting(bufferMilliseconds: 0.1, rate: 48_000).periodSize == 16)
+        #expect(o.fitting(bufferMilliseconds: 500, rate: 192_000).periodSize == 8192)
+        var four = o
+        four.periods = 4
+        #expect(four.fitting(bufferMilliseconds: 20, rate: 48_000).periodSize == 240)
+        #expect(four.fitting(bufferMilliseconds: 20, rate: 48_000).periods == 4)
+    }
+
+    @Test func aCheckWithoutAnyDriverSaysSoAndKeepsTheBuffer() {
+        var o = FluidSynthLive.Options()
+        o.drivers = ["no-such-driver"]
+        o.sampleRate = 48_000
+        let check = FluidSynthLive.check(options: o)
+        #expect(check.driver == nil)
+        #expect(check.line == "no audio device (tried no-such-driver): Etude plays silently")
+        #expect(check.periodSize == 640 && check.periods == 3 && check.bufferMilliseconds == 40)
+        var found = check
+        found.driver = "pulseaudio"
+        #expect(found.line == "pulseaudio, 640 × 3 frames at 48000 Hz = 40.0 ms buffer")
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Judge
+import MIDIInput
+import Practice
+import Store
+
+/// The names offsets are stored under: one per input device, as the learner plugs it in.
+public enum InputDevice {
+    /// The computer keyboard (`--input keys`, or the fallback when no MIDI keyboard is found).
+    public static let computerKeyboard = "keys"
+
+    /// The device an opened input is: `keys`, `midi:<port name>` (without its address, which
+    /// changes when the keyboard is replugged), or the absolute path of a device, FIFO or file.
+    public static func name(spec: InputSpec, sourceName: String?) -> String {
+        guard let sourceName else { return computerKeyboard }
+        switch spec {
+        case .computerKeyboard: return computerKeyboard
+        case .alsa: return "midi:" + withoutAddress(sourceName)
+        case .byteStream(let path): return absolute(path)
+        }
+    }
+
+    /// The device `--input TEXT` names without opening it (for `calibrate --reset`): nil for a
+    /// MIDI port that is not plugged in now.
+    public static func name(input text: String) -> String? {
+        let spec = InputSpec(text)
+        switch spec {
+        case .computerKeyboard: return computerKeyboard
+        case .byteStream(let path): return absolute(path)
+        case .alsa(let target):
+            guard let port = target.pick(from: (try? ALSASequencer.inputPorts()) ?? []) else { return nil }
+            return "midi:" + withoutAddress(port.displayName)
+        }
+    }
+
+    /// What the learner reads: "the computer keyboard", "MIDI port Digital Piano", a path.
+    public static func description(_ device: String) -> String {
+        if device == computerKeyboard { return "the computer keyboard" }
+        if device.hasPrefix("midi:") { return "MIDI port " + safe(String(device.dropFirst(5))) }
+        return safe(device)
+    }
+
+    /// `Digital Piano MIDI 1 (24:0)` → `Digital Piano MIDI 1`.
+    static func withoutAddress(_ name: String) -> String {
+        guard let r = name.range(of: #" \(\d+:\d+\)$"#, options: .regularExpression) else { return name }
+        return String(name[..<r.lowerBound])
+    }
+
+    static func absolute(_ path: String) -> String {
+        let url = path.hasPrefix("/") ? URL(fileURLWithPath: path)
+            : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path)
+        return url.standardizedFileURL.path
+    }
+}
+
+/// The timing offset a session judges with, looked up once per input: `--offset` when given,
+/// else the offset `etude calibrate` stored for the device in use, else none — and, for a
+/// learner who never calibrated, the suggestion to (shown once, remembered in the library).
+public struct InputTiming: Sendable {
+    public enum Source: String, Sendable {
+        case override, calibrated, none
+    }
+
+    /// The device in use (see `InputDevice`).
+    public var device: String
+    /// Subtracted from every played time (ms; positive = the learner's keys arrive late).
+    public var offsetMs: Double
+    public var source: Source
+    /// Asked after each pass judged in real time: the line suggesting `etude calibrate`, once.
+    public var hint: (@Sendable (PassReport) -> String?)?
+
+    /// The notice name under which the suggestion is remembered as shown.
+    public static let hintNotice = "calibrate-hint"
+
+    /// The timing for an opened input. A library that cannot be opened means no stored offset
+    /// and no hint (practice goes on; the history says why it is off).
+    public static func lookUp(input: String, hookup: InputHookup?, override: Double?, library: Library?) -> InputTiming {
+        let device = InputDevice.name(spec: InputSpec(input), sourceName: hookup?.sourceName)
+        if let override { return InputTiming(device: device, offsetMs: override, source: .override) }
+        guard let library, let store = try? Store.open(path: library.databasePath, formats: LessonFormats.all) else {
+            return InputTiming(device: device, offsetMs: 0, source: .none)
+        }
+        if let stored = try? store.inputOffset(device: device) {
+            return InputTiming(device: device, offsetMs: stored.offsetMs, source: .calibrated)
+        }
+        let calibratedBefore = !((try? store.inputOffsets()) ?? []).isEmpty
+        let shown = (try? store.wasShown(notice: hintNotice)) ?? true
+        var timing = InputTiming(device: device, offsetMs: 0, source: .none)
+        if !calibratedBefore && !shown { timing.hint = hint(store: store) }
+        return timing
+    }
+
+    /// The suggestion after a pass whose hits were steadily off, the first time only.
+    static func hint(store: Store) -> @Sendable (PassReport) -> String? {
+        { report in
+            guard Calibration.suggestsCalibrating(report.figures),
+                  ((try? store.inputOffsets()) ?? []).isEmpty,
+                  (try? store.markShown(notice: hintNotice)) == true else { return nil }
+            return hintLine(meanMs: report.figures.timingMeanMs)
+        }
+    }
+
+    /// "hits 62 ms late on average, steadily: `etude calibrate` measures your offset once".
+    public static func hintLine(meanMs: Double) -> String {
+        "hits \(Int(abs(meanMs).rounded())) ms \(meanMs > 0 ? "late" : "early") on average, steadily: `etude calibrate` measures your offset once"
+    }
+
+    /// `--offset MS` checked: one line naming the range when it is outside it.
+    public static func override(_ text: String?) throws -> Double? {
+        guard let text else { return nil }
+        let number = text.lowercased().hasSuffix("ms") ? String(text.dropLast(2)) : text
+        let limit = Calibration.offsetLimitMs
+        guard let ms = Double(number.trimmingCharacters(in: .whitespaces)), ms.isFinite, abs(ms) <= limit else {
+            throw EtudeFailure("--offset \(safe(text)): give your input offset in milliseconds, −\(Int(limit)) to \(Int(limit)) (positive when your notes arrive late; `etude calibrate` measures it)")
+        }
+        return ms.rounded()
+    }
+}

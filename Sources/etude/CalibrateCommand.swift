@@ -1,0 +1,46 @@
+import ArgumentParser
+import Trainer
+
+/// `etude calibrate`: the learner's timing offset on one input, measured and stored.
+struct CalibrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calibrate",
+        abstract: "Measure your timing offset on an input once, so play mode judges you fairly.",
+        discussion: """
+        A click sounds on every beat (100 BPM); play any key exactly with each one. The first 4 beats count
+        you in; after the last, Etude pairs each key with the nearest click (within half a beat) and stores
+        the median offset for this input (the computer keyboard, a MIDI port, a device or FIFO path).
+        Practice, routines and record then take it off every note you play. Taps too uneven to trust are
+        refused and nothing is stored. On a terminal a full screen shows the beat; without one, a line per
+        beat (`beat 3/16`) and the result as the last line (`offset 31 ms, spread 4 ms`).
+        Examples:
+          etude calibrate
+          etude calibrate --input midi --beats 24
+          etude calibrate --show
+          etude calibrate --reset --input midi
+        """
+    )
+
+    @Option(help: "The input to calibrate: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, or a device/FIFO/file path.")
+    var input: String = "keys"
+    @Option(help: "Beats to click, the 4 count-in beats included (8–64).") var beats: Int = 16
+    @Flag(help: "Print the stored offsets and stop.") var show = false
+    @Flag(help: "Forget the stored offset of INPUT (or of --input).") var reset = false
+    @Argument(help: "With --reset: the input whose offset to forget, as --show prints it or as --input names it.") var target: String?
+    @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
+    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: String?
+    @OptionGroup var audioBuffer: AudioBufferOption
+    @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        if target != nil && !reset { throw EtudeFailure("\(safe(target ?? "")): an input is named here only with --reset; calibrate one with --input") }
+        if show { return Console.out(try Calibrator.show(library: store.library)) }
+        if reset { return Console.out(try Calibrator.reset(target ?? input, library: store.library)) }
+        var calibrator = Calibrator(input: input, library: store.library)
+        calibrator.beats = beats
+        calibrator.sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose))
+        let status = try calibrator.run()
+        if status != 0 { throw ExitCode(status) }
+    }
+}
