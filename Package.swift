@@ -14,10 +14,12 @@ let package = Package(
         .library(name: "Screen", targets: ["Screen"]),
         .library(name: "ABC", targets: ["ABC"]),
         .library(name: "Lesson", targets: ["Lesson"]),
+        .library(name: "MusicXML", targets: ["MusicXML"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.0"),
     ],
     targets: [
         // Standard MIDI File model, lenient reader, writer, tempo map, note pairing. Pure Swift.
@@ -57,6 +59,7 @@ let package = Package(
                 "MIDIInput",
                 "Judge",
                 "ABC",
+                "MusicXML",
                 "Lesson",
                 "Store",
                 "Synth",
@@ -68,7 +71,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth"],
+            dependencies: ["MIDIFile", "Lesson", "MusicXML", "MIDIInput", "Terminal", "Screen", "Store", "Synth"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile"]),
@@ -87,6 +90,14 @@ let package = Package(
         // Writes the generated curriculum (Lessons/level1–3) as .abc and compiles every lesson to .mid.
         .executableTarget(name: "etude-lessons", dependencies: ["ABC", "MIDIFile"], path: "Tools/etude-lessons"),
         .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile"], exclude: ["Fixtures"]),
+        // MusicXML 2.0–4.0 (.musicxml, .xml, compressed .mxl) → MIDIFile with the score's staves,
+        // fingering, spelling and printed bar numbers as etude: annotations. Foundation's
+        // XMLParser (libxml2) and ZIPFoundation do the reading.
+        .target(
+            name: "MusicXML",
+            dependencies: ["MIDIFile", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+        ),
+        .testTarget(name: "MusicXMLTests", dependencies: ["MusicXML", "MIDIFile", "Lesson", "TestSupport"]),
         .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile"]),

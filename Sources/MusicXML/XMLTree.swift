@@ -1,0 +1,369 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Bounds on what a MusicXML file may make the reader do, so a hostile or broken file costs
+/// a one-line error and never memory or time without end.
+public struct MusicXMLLimits: Equatable, Sendable {
+    /// Size of the XML text (an uncompressed .musicxml, or the score inside an .mxl).
+    public var maxXMLBytes = 64 << 20
+    /// Elements nested inside one another (MusicXML needs fewer than 12).
+    public var maxDepth = 100
+    /// Elements in the whole document (a 10,000-note score has about 150,000).
+    public var maxElements = 5_000_000
+    /// Characters of text inside one element.
+    public var maxTextBytes = 1 << 20
+    /// Bytes an .mxl archive may hold (the archive file itself).
+    public var maxArchiveBytes = 64 << 20
+    /// Bars of the performance once repeats and jumps are expanded.
+    public var maxPerformedBars = 100_000
+    /// Notes of the performance once repeats and jumps are expanded.
+    public var maxPerformedNotes = 2_000_000
+
+    public init() {}
+}
+
+/// The document as a compact tree: every element in one array, children linked by index, names
+/// interned, so a large score costs few allocations and the reader compares integers.
+struct XMLTree {
+    struct Node {
+        var name: Int32
+        var parent: Int32
+        var firstChild: Int32 = -1
+        var lastChild: Int32 = -1
+        var nextSibling: Int32 = -1
+        var line: Int32
+        /// Index into `attributes`, or -1.
+        var attrs: Int32 = -1
+        /// Index into `texts`, or -1.
+        var text: Int32 = -1
+    }
+
+    var nodes: [Node] = []
+    var names: [String] = []
+    var nameIDs: [String: Int32] = [:]
+    var attributes: [[String: String]] = []
+    var texts: [String] = []
+
+    init() {
+        for tag in Tag.allCases {
+            let id = Int32(names.count)
+            names.append(tag.name)
+            nameIDs[tag.name] = id
+        }
+    }
+
+    var root: Int { nodes.isEmpty ? -1 : 0 }
+
+    func tag(_ i: Int) -> Tag? { Tag(rawValue: nodes[i].name) }
+    func name(_ i: Int) -> String { names[Int(nodes[i].name)] }
+    func line(_ i: Int) -> Int { Int(nodes[i].line) }
+
+    func attribute(_ i: Int, _ key: String) -> String? {
+        let a = nodes[i].attrs
+        return a < 0 ? nil : attributes[Int(a)][key]
+    }
+
+    /// The element's own text, trimmed ("" when it has none).
+    func text(_ i: Int) -> String {
+        let t = nodes[i].text
+        return t < 0 ? "" : texts[Int(t)]
+    }
+
+    func children(_ i: Int) -> Children { Children(tree: self, cursor: nodes[i].firstChild) }
+
+    func child(_ i: Int, _ tag: Tag) -> Int? {
+        var c = nodes[i].firstChild
+        while c >= 0 {
+            if nodes[Int(c)].name == tag.rawValue { return Int(c) }
+            c = nodes[Int(c)].nextSibling
+        }
+        return nil
+    }
+
+    func childText(_ i: Int, _ tag: Tag) -> String? {
+        child(i, tag).map { text($0) }
+    }
+
+    struct Children: Sequence, IteratorProtocol {
+        let tree: XMLTree
+        var cursor: Int32
+
+        mutating func next() -> Int? {
+            guard cursor >= 0 else { return nil }
+            let i = Int(cursor)
+            cursor = tree.nodes[i].nextSibling
+            return i
+        }
+    }
+}
+
+/// Reads XML text into an `XMLTree` with Foundation's `XMLParser` (libxml2), refusing what could
+/// make it dangerous: entity declarations (billion laughs, external entities) are refused
+/// before parsing, external entities and DTDs are never fetched, depth, element count and
+/// text size are bounded.
+enum XMLTreeReader {
+    static func read(_ bytes: [UInt8], limits: MusicXMLLimits) throws(MusicXMLError) -> XMLTree {
+        guard bytes.count <= limits.maxXMLBytes else {
+            throw MusicXMLError("the XML text is \(bytes.count >> 20) MB; Etude reads scores up to \(limits.maxXMLBytes >> 20) MB")
+        }
+        let prolog = Prolog.scan(bytes)
+        if prolog.declaresEntities {
+            throw MusicXMLError("the document declares entities (<!ENTITY …> in its DOCTYPE); Etude does not expand them, for safety — export the score again without them")
+        }
+        let parser = XMLParser(data: Data(bytes))
+        parser.shouldResolveExternalEntities = false
+        parser.shouldProcessNamespaces = false
+        parser.shouldReportNamespacePrefixes = false
+        let builder = TreeBuilder(limits: limits)
+        parser.delegate = builder
+        let ok = parser.parse()
+        if let failure = builder.failure {
+            throw failure
+        }
+        if !ok {
+            let code = (parser.parserError as NSError?)?.code ?? 0
+            let place = builder.errorPlace ?? (parser.lineNumber, parser.columnNumber)
+            throw MusicXMLError(line: place.line, column: place.column, "not well-formed XML: \(XMLErrorText.describe(code))")
+        }
+        if builder.tree.nodes.isEmpty {
+            throw MusicXMLError("not XML: no root element found")
+        }
+        if let open = builder.stack.last {
+            throw MusicXMLError(line: parser.lineNumber, column: parser.columnNumber,
+                                "not well-formed XML: the document ends inside <\(builder.tree.name(Int(open)))> (is the file cut short?)")
+        }
+        return builder.tree
+    }
+}
+
+/// The XMLParser delegate that fills the tree.
+private final class TreeBuilder: NSObject, XMLParserDelegate {
+    var tree = XMLTree()
+    var stack: [Int32] = []
+    var pending = ""
+    var failure: MusicXMLError?
+    let limits: MusicXMLLimits
+
+    init(limits: MusicXMLLimits) {
+        self.limits = limits
+        tree.nodes.reserveCapacity(1024)
+    }
+
+    private func fail(_ parser: XMLParser, _ message: String) {
+        if failure == nil { failure = MusicXMLError(line: parser.lineNumber, column: parser.columnNumber, message) }
+        parser.abortParsing()
+    }
+
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+        guard failure == nil else { return }
+        if stack.count >= limits.maxDepth {
+            fail(parser, "elements nested more than \(limits.maxDepth) deep; not a MusicXML score")
+            return
+        }
+        if tree.nodes.count >= limits.maxElements {
+            fail(parser, "more than \(limits.maxElements) elements; Etude reads scores up to that size")
+            return
+        }
+        if stack.isEmpty && !tree.nodes.isEmpty {
+            fail(parser, "not well-formed XML: a second root element <\(elementName)>")
+            return
+        }
+        let name: Int32
+        if let id = tree.nameIDs[elementName] {
+            name = id
+        } else {
+            name = Int32(tree.names.count)
+            tree.names.append(elementName)
+            tree.nameIDs[elementName] = name
+        }
+        let index = Int32(tree.nodes.count)
+        let parent = stack.last ?? -1
+        var node = XMLTree.Node(name: name, parent: parent, line: Int32(clamping: parser.lineNumber))
+        if !attributeDict.isEmpty {
+            node.attrs = Int32(tree.attributes.count)
+            tree.attributes.append(attributeDict)
+        }
+        tree.nodes.append(node)
+        if parent >= 0 {
+            let p = Int(parent)
+            if tree.nodes[p].lastChild >= 0 {
+                tree.nodes[Int(tree.nodes[p].lastChild)].nextSibling = index
+            } else {
+                tree.nodes[p].firstChild = index
+            }
+            tree.nodes[p].lastChild = index
+        }
+        stack.append(index)
+        pending = ""
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+        guard failure == nil, let index = stack.popLast() else { return }
+        let i = Int(index)
+        if tree.nodes[i].firstChild < 0, !pending.isEmpty {
+            let trimmed = pending.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !trimmed.isEmpty {
+                tree.nodes[i].text = Int32(tree.texts.count)
+                tree.texts.append(trimmed)
+            }
+        }
+        pending = ""
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard failure == nil else { return }
+        pending += string
+        if pending.utf8.count > limits.maxTextBytes {
+            fail(parser, "more than \(limits.maxTextBytes >> 10) KB of text in one element; not a MusicXML score")
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        self.parser(parser, foundCharacters: String(decoding: CDATABlock, as: UTF8.self))
+    }
+
+    /// Where libxml2 found the first error (the parser moves on before `parse()` returns).
+    var errorPlace: (line: Int, column: Int)?
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        if errorPlace == nil { errorPlace = (parser.lineNumber, parser.columnNumber) }
+    }
+
+    func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
+        nil
+    }
+}
+
+/// What comes before the root element: its name, and whether a DOCTYPE declares entities.
+/// Read from the bytes without parsing them, so `.xml` files can be sorted into MusicXML and
+/// others cheaply, and entity declarations are refused before libxml2 sees them.
+struct Prolog {
+    var rootName: String?
+    var declaresEntities = false
+
+    static func scan(_ raw: [UInt8]) -> Prolog {
+        let bytes = utf8View(raw)
+        var out = Prolog()
+        var i = 0
+        let n = bytes.count
+        func starts(_ s: String, at k: Int) -> Bool {
+            let u = Array(s.utf8)
+            guard k + u.count <= n else { return false }
+            for j in 0..<u.count where bytes[k + j] != u[j] { return false }
+            return true
+        }
+        func find(_ s: String, from k: Int) -> Int? {
+            let u = Array(s.utf8)
+            guard let first = u.first else { return k }
+            var p = k
+            while p + u.count <= n {
+                if bytes[p] == first, starts(s, at: p) { return p }
+                p += 1
+            }
+            return nil
+        }
+        while i < n {
+            guard bytes[i] == UInt8(ascii: "<") else { i += 1; continue }
+            if starts("<?", at: i) {
+                guard let e = find("?>", from: i + 2) else { return out }
+                i = e + 2
+            } else if starts("<!--", at: i) {
+                guard let e = find("-->", from: i + 4) else { return out }
+                i = e + 3
+            } else if starts("<!", at: i) {
+                // DOCTYPE (or any declaration): to its closing '>' outside quotes and brackets.
+                var k = i + 2
+                var depth = 0
+                var quote: UInt8 = 0
+                while k < n {
+                    let c = bytes[k]
+                    if quote != 0 {
+                        if c == quote { quote = 0 }
+                    } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
+                        quote = c
+                    } else if c == UInt8(ascii: "[") {
+                        depth += 1
+                    } else if c == UInt8(ascii: "]") {
+                        depth = max(0, depth - 1)
+                    } else if c == UInt8(ascii: "<"), depth > 0, starts("<!ENTITY", at: k) {
+                        out.declaresEntities = true
+                    } else if c == UInt8(ascii: ">"), depth == 0 {
+                        break
+                    }
+                    k += 1
+                }
+                i = k + 1
+            } else {
+                var k = i + 1
+                var name: [UInt8] = []
+                while k < n, name.count < 64 {
+                    let c = bytes[k]
+                    if c == UInt8(ascii: ">") || c == UInt8(ascii: "/") || c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { break }
+                    name.append(c)
+                    k += 1
+                }
+                out.rootName = String(decoding: name, as: UTF8.self)
+                return out
+            }
+        }
+        return out
+    }
+
+    /// UTF-16 text (with a byte-order mark, or `<?` as UTF-16) as UTF-8 for scanning; any other
+    /// encoding MusicXML uses is ASCII-compatible in its markup.
+    static func utf8View(_ b: [UInt8]) -> [UInt8] {
+        guard b.count >= 4 else { return b }
+        var little: Bool?
+        var start = 0
+        if b[0] == 0xFF && b[1] == 0xFE { little = true; start = 2 }
+        else if b[0] == 0xFE && b[1] == 0xFF { little = false; start = 2 }
+        else if b[0] == 0x3C && b[1] == 0 && b[2] != 0 && b[3] == 0 { little = true }
+        else if b[0] == 0 && b[1] == 0x3C && b[2] == 0 && b[3] != 0 { little = false }
+        guard let le = little else { return b }
+        var units: [UInt16] = []
+        units.reserveCapacity((b.count - start) / 2)
+        var k = start
+        while k + 1 < b.count {
+            units.append(le ? UInt16(b[k]) | UInt16(b[k + 1]) << 8 : UInt16(b[k]) << 8 | UInt16(b[k + 1]))
+            k += 2
+        }
+        return Array(String(decoding: units, as: UTF16.self).utf8)
+    }
+}
+
+/// libxml2's error numbers (which XMLParser reports) in words.
+enum XMLErrorText {
+    static func describe(_ code: Int) -> String {
+        switch code {
+        case 3, 4: return "no root element (the file is empty or not XML)"
+        case 5, 86: return "extra content after the end of the document"
+        case 9: return "a character that XML does not allow"
+        case 6, 7, 8: return "a bad character reference (&#…;)"
+        case 22, 23: return "an '&' that starts no entity (write &amp;)"
+        case 26, 27: return "an undeclared entity (&name;)"
+        case 31, 32, 81: return "an encoding Etude cannot read"
+        case 33, 34, 43, 44: return "a quoted value that is not closed"
+        case 38: return "a '<' inside an attribute value"
+        case 39, 40, 41: return "a malformed attribute"
+        case 42: return "an attribute given twice"
+        case 45: return "a comment that is not closed"
+        case 46, 47: return "a processing instruction that is not closed"
+        case 57: return "a malformed XML declaration"
+        case 61: return "a DOCTYPE that is not closed"
+        case 63: return "a CDATA section that is not closed"
+        case 64: return "a reserved name"
+        case 65, 66: return "a space is missing"
+        case 68: return "a name is missing (or starts with a character names cannot start with)"
+        case 73: return "a '>' is missing"
+        case 76: return "an end tag that does not match its start tag"
+        case 77: return "a tag that is not finished"
+        case 85: return "elements that are not balanced"
+        case 89: return "entities that refer to themselves"
+        case 111, 512: return "parsing stopped"
+        default: return "XML error \(code)"
+        }
+    }
+}
