@@ -82,6 +82,9 @@ public struct HandAssignment: Equatable, Sendable {
         case partsByPitch
         /// One piano part split by following each hand's pitch from chord to chord.
         case pitchContinuity
+        /// The score's staves (`etude:hand` annotations of a MusicXML part): staff 1 right,
+        /// staff 2 left.
+        case staves
         /// The user's split point (`--split`).
         case splitPoint
         /// One piano part played by one hand only (a single melodic line).
@@ -179,7 +182,8 @@ public struct Lesson: Sendable {
         }.map(\.element)
 
         let paired = NotePairing.notes(in: file).notes
-        let assigned = HandAssigner.assign(notes: paired, file: file, channelEvents: self.channelEvents, split: split)
+        var assigned = HandAssigner.assign(notes: paired, file: file, channelEvents: self.channelEvents, split: split)
+        if split == nil { Lesson.handsFromStaves(&assigned, annotations: annotations, file: file) }
         var notes = assigned.notes
         notes.sort { a, b in
             if a.startTick != b.startTick { return a.startTick < b.startTick }
@@ -211,6 +215,11 @@ public struct Lesson: Sendable {
                 bars = longer
                 endTick = lastEventTick
             }
+        }
+        if !annotations.bars.isEmpty {
+            // A score's printed bar lines: the piece ends with its last bar.
+            endTick = max(endTick, lastEventTick)
+            bars = BarMap(ticksPerQuarter: ticksPerQuarter, timeSignatures: timeSignatures, printedBars: annotations.bars, endTick: endTick)
         }
         self.bars = bars
         sections = Section.sections(bars: bars, markers: self.markers)
