@@ -99,10 +99,12 @@ struct Performance {
     /// Bars a multi-measure rest adds after each written measure (when the file leaves them out).
     var extraBars: [Int] = []
 
-    init(score: Score, limits: MusicXMLLimits) throws(MusicXMLError) {
+    /// `asWritten`: every measure once in document order, no repeat or jump taken (tests
+    /// compare the notes read with other readers' unexpanded reading).
+    init(score: Score, limits: MusicXMLLimits, asWritten: Bool = false) throws(MusicXMLError) {
         let ms = score.measures
         number(ms)
-        let order = try Self.playingOrder(ms, limits: limits, warnings: &warnings)
+        let order = asWritten ? Array(ms.indices) : try Self.playingOrder(ms, limits: limits, warnings: &warnings)
         var tick = 0
         var previous = -2
         let timeIndex = TimelineIndex(score.times, measures: ms.count)
@@ -224,6 +226,9 @@ struct Performance {
         var order: [Int] = []
         var i = 0
         var repeatStart = 0
+        // Whether repeatStart is a forward repeat sign (else the start, the bar after the last
+        // repeat, or after a double bar line: where a repeat without a forward sign goes back).
+        var explicitStart = false
         var pass = 1
         var jumped = false
         var justJumpedBack = false
@@ -240,7 +245,10 @@ struct Performance {
             let m = ms[i]
             if m.forwardRepeat && !justJumpedBack {
                 repeatStart = i
+                explicitStart = true
                 pass = 1
+            } else if m.doubleBarLeft && !explicitStart && !justJumpedBack && pass == 1 {
+                repeatStart = i
             }
             justJumpedBack = false
             if endingOf[i] >= 0 {
@@ -254,7 +262,10 @@ struct Performance {
             } else if let end = groupEnd, i > end {
                 groupEnd = nil
                 pass = 1
-                if !m.forwardRepeat { repeatStart = i }
+                if !m.forwardRepeat {
+                    repeatStart = i
+                    explicitStart = false
+                }
             }
             order.append(i)
             if m.fine && jumped { break }
@@ -272,7 +283,10 @@ struct Performance {
                 if endingOf[i] < 0 {
                     pass = 1
                     repeatStart = i + 1
+                    explicitStart = false
                 }
+            } else if m.doubleBarRight && !explicitStart && pass == 1 && endingOf[i] < 0 {
+                repeatStart = i + 1
             }
             if jumped, toCodaAt.contains(i) {
                 if let c = codaAt.first(where: { $0 > i }) {
@@ -295,6 +309,7 @@ struct Performance {
                 pass = 1
                 groupEnd = nil
                 repeatStart = target
+                explicitStart = false
                 i = target
                 continue
             }

@@ -72,15 +72,25 @@ public enum MusicXMLImport {
     /// archive is recognised by its signature, whatever the file is called.
     public static func midiFile(fromBytes bytes: [UInt8], strict: Bool = false, limits: MusicXMLLimits = MusicXMLLimits())
         throws(MusicXMLError) -> (file: MIDIFile, warnings: [MusicXMLWarning]) {
+        try midiFile(fromBytes: bytes, strict: strict, limits: limits, asWritten: false)
+    }
+
+    static func midiFile(fromBytes bytes: [UInt8], strict: Bool = false, limits: MusicXMLLimits = MusicXMLLimits(), asWritten: Bool)
+        throws(MusicXMLError) -> (file: MIDIFile, warnings: [MusicXMLWarning]) {
         if MXLContainer.isZip(bytes) {
             let score = try MXLContainer.rootfile(bytes, limits: limits)
-            return try midiFile(fromXML: score, strict: strict, limits: limits)
+            return try midiFile(fromXML: score, strict: strict, limits: limits, asWritten: asWritten)
         }
-        return try midiFile(fromXML: bytes, strict: strict, limits: limits)
+        return try midiFile(fromXML: bytes, strict: strict, limits: limits, asWritten: asWritten)
     }
 
     /// A MusicXML text document (UTF-8, UTF-16 or any encoding it declares) as a lesson file.
     public static func midiFile(fromXML bytes: [UInt8], strict: Bool = false, limits: MusicXMLLimits = MusicXMLLimits())
+        throws(MusicXMLError) -> (file: MIDIFile, warnings: [MusicXMLWarning]) {
+        try midiFile(fromXML: bytes, strict: strict, limits: limits, asWritten: false)
+    }
+
+    static func midiFile(fromXML bytes: [UInt8], strict: Bool, limits: MusicXMLLimits, asWritten: Bool)
         throws(MusicXMLError) -> (file: MIDIFile, warnings: [MusicXMLWarning]) {
         if let root = Prolog.scan(bytes).rootName, !isScoreRoot(root) {
             throw unknownRoot(root)
@@ -91,7 +101,7 @@ public enum MusicXMLImport {
         }
         var reader = ScoreReader(tree: tree, limits: limits)
         let score = try reader.read()
-        let performance = try Performance(score: score, limits: limits)
+        let performance = try Performance(score: score, limits: limits, asWritten: asWritten)
         var warnings = score.warnings + performance.warnings
         let file = try MIDIBuilder.build(score: score, performance: performance, limits: limits, warnings: &warnings)
         if strict, let first = warnings.first {

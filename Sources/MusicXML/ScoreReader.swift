@@ -56,6 +56,10 @@ struct MeasureInfo {
     var dalSegno = false
     var fine = false
     var multipleRest = 0
+    /// A double or final bar line before / after the measure: where a repeat without a
+    /// forward sign goes back to.
+    var doubleBarLeft = false
+    var doubleBarRight = false
 }
 
 struct PartInfo {
@@ -678,6 +682,9 @@ struct ScoreReader {
     private mutating func readBarline(_ b: Int, w: Int) {
         let location = tree.attribute(b, "location") ?? "right"
         for c in tree.children(b) {
+            if tree.name(c) == "bar-style", ["light-light", "light-heavy", "heavy-light", "heavy-heavy"].contains(tree.text(c)) {
+                if location == "left" { score.measures[w].doubleBarLeft = true } else if location == "right" { score.measures[w].doubleBarRight = true }
+            }
             switch tree.tag(c) {
             case .repeat?:
                 if tree.attribute(c, "direction") == "forward", location != "right" {
