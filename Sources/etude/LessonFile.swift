@@ -1,6 +1,7 @@
 import Foundation
 import MIDIFile
 import ABC
+import MusicXML
 
 /// Reading a lesson file from disk, turning every failure into one line that names the file.
 enum LessonFile {
@@ -49,7 +50,7 @@ enum LessonFile {
     static func readChecked(_ path: String, strict: Bool) throws -> MIDIReadResult {
         var result: MIDIReadResult
         var bytes: [UInt8] = []
-        if isABC(path) {
+        if isABC(path) || isMusicXMLPath(path) {
             result = try readLesson(path, strict: strict)
         } else {
             (result, bytes) = try readMIDIAndBytes(path, strict: strict)
@@ -70,6 +71,7 @@ enum LessonFile {
     /// fly; `tune` picks an `X:` number, default the first tune) or anything else as a MIDI
     /// file. ABC warnings come back as `MIDIWarning`s (no byte offset, `line:column` in text).
     static func readLesson(_ path: String, tune: Int? = nil, strict: Bool = false) throws -> MIDIReadResult {
+        if isMusicXMLPath(path) { return try readMusicXML(path, strict: strict) }
         guard isABC(path) else { return try readMIDI(path, strict: strict) }
         let bytes = try readBytes(path)
         let text = String(decoding: bytes, as: UTF8.self)
@@ -90,5 +92,29 @@ enum LessonFile {
     /// True for paths Etude reads as ABC notation.
     static func isABC(_ path: String) -> Bool {
         path.lowercased().hasSuffix(".abc")
+    }
+
+    /// `.musicxml`, `.mxl` and `.xml` are read as MusicXML (an `.xml` that is not a score says so).
+    static func isMusicXMLPath(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        return lower.hasSuffix(".musicxml") || lower.hasSuffix(".mxl") || lower.hasSuffix(".xml")
+    }
+
+    /// A MusicXML score (text or .mxl) as a lesson file; its warnings come back as
+    /// `MIDIWarning`s (no byte offset, `line N:` in the text).
+    static func readMusicXML(_ path: String, strict: Bool) throws -> MIDIReadResult {
+        let bytes = try readBytes(path)
+        let shown = TextDecoding.sanitize(path)
+        if path.lowercased().hasSuffix(".xml"), !MusicXMLImport.isMusicXML(bytes) {
+            let root = MusicXMLImport.rootElement(of: bytes).map { " (its root element is <\(TextDecoding.sanitize(String($0.prefix(40))))>)" } ?? ""
+            throw EtudeFailure("\(shown): not a MusicXML score\(root); Etude reads .xml files that are MusicXML")
+        }
+        do {
+            let imported = try MusicXMLImport.midiFile(fromBytes: bytes, strict: strict)
+            return MIDIReadResult(file: imported.file, warnings: imported.warnings.map { MIDIWarning(offset: nil, message: $0.description) })
+        } catch {
+            let place = error.line > 0 ? ":" : ": "
+            throw EtudeFailure("\(shown)\(place)\(error.oneLine)")
+        }
     }
 }

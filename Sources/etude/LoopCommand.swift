@@ -17,8 +17,8 @@ struct LoopCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
-    @Argument(help: "Bars A-B to loop, inclusive (e.g. 5-8); optional with --saved.") var bars: String?
+    @Argument(help: "The lesson: a .mid, .abc or MusicXML (.musicxml, .mxl, .xml) file, or a title or id from `etude list`.") var lesson: String
+    @Argument(help: "Bars A-B to loop, inclusive (e.g. 5-8; a score's printed bars, 12-16@2 the second time through); optional with --saved.") var bars: String?
     @OptionGroup var practice: PracticeOptions
     @Flag(name: .customLong("count-in"), help: "One bar of clicks before the first pass.") var countIn = false
     @Flag(name: .customLong("dry-run"), help: "Print the passes (tempo, BPM, length) instead of playing.") var dryRun = false
@@ -47,7 +47,7 @@ struct LoopCommand: ParsableCommand {
                 loopName = loop.name
             } else {
                 guard let bars else { throw EtudeFailure("give the bars to loop (e.g. 5-8) or --saved NAME") }
-                plan = try practice.plan(bars: bars, defaultOther: .play, defaultRepeat: .forever)
+                plan = try practice.plan(bars: bars, lesson: lesson, defaultOther: .play, defaultRepeat: .forever)
             }
             plan.countIn = countIn
             try plan.validate(for: lesson)
@@ -145,7 +145,7 @@ enum LoopPreview {
             throw EtudeFailure(error.message)
         }
         let range = transport.bars
-        var out = "\(lesson.title): bars \(range.lowerBound)–\(range.upperBound), "
+        var out = "\(lesson.title): bars \(lesson.bars.label(ofRange: range)), "
         out += plan.hands == .both ? "both hands" : "\(plan.hands.rawValue) hand (other hand: \(otherText(plan.otherHand)))"
         out += plan.metronome.enabled ? ", metronome" : ""
         out += "\n"

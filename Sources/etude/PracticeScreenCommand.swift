@@ -29,7 +29,7 @@ struct PracticeScreenCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.") var lesson: String
+    @Argument(help: "The lesson: a .mid, .abc or MusicXML (.musicxml, .mxl, .xml) file, or a title or id from `etude list`.") var lesson: String
     @OptionGroup var practice: PracticeOptions
     @Option(help: "Bars A-B to loop (e.g. 5-8).") var bars: String?
     @Flag(name: .customLong("count-in"), help: "One bar of clicks before the first pass.") var countIn = false
@@ -54,7 +54,7 @@ struct PracticeScreenCommand: ParsableCommand {
         let loaded = try LoadedLesson.load(path, split: practice.splitPitch())
         var plan: PracticePlan
         do {
-            plan = try practice.plan(bars: bars, defaultOther: .play, defaultRepeat: .forever)
+            plan = try practice.plan(bars: bars, lesson: loaded.lesson, defaultOther: .play, defaultRepeat: .forever)
             plan.countIn = countIn
             try plan.validate(for: loaded.lesson)
         } catch {

@@ -3,6 +3,7 @@ import Foundation
 import MIDIFile
 import Store
 import ABC
+import MusicXML
 
 /// `--db PATH` for every command that uses the database (else `$ETUDE_DB`, else the XDG path).
 struct StoreOptions: ParsableArguments {
@@ -21,6 +22,19 @@ enum StoreCLI {
             do {
                 return try ABCImport.midiFile(fromABCText: text).file
             } catch let error as ABCError {
+                throw EtudeFailure(error.oneLine)
+            }
+        },
+        // MusicXML scores; an .xml that is not one (its root element says) is no lesson.
+        LessonFormat(name: "musicxml", extensions: ["musicxml", "mxl", "xml"], claims: { path in
+            guard path.lowercased().hasSuffix(".xml") else { return true }
+            guard let handle = FileHandle(forReadingAtPath: path) else { return true }
+            defer { try? handle.close() }
+            return MusicXMLImport.isMusicXML([UInt8](handle.readData(ofLength: 65_536)))
+        }) { bytes in
+            do {
+                return try MusicXMLImport.midiFile(fromBytes: bytes).file
+            } catch let error as MusicXMLError {
                 throw EtudeFailure(error.oneLine)
             }
         },
@@ -43,7 +57,7 @@ enum StoreCLI {
 
     static func looksLikePath(_ reference: String) -> Bool {
         let lower = reference.lowercased()
-        return reference.contains("/") || [".mid", ".midi", ".kar", ".rmi", ".smf", ".abc"].contains { lower.hasSuffix($0) }
+        return reference.contains("/") || [".mid", ".midi", ".kar", ".rmi", ".smf", ".abc", ".musicxml", ".mxl", ".xml"].contains { lower.hasSuffix($0) }
     }
 
     static func withStore<T>(_ options: StoreOptions, scan: Bool = true, _ body: (Store) throws -> T) throws -> T {
