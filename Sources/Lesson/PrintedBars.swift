@@ -11,6 +11,7 @@ import MIDIFile
 //               from the second time bar 12 is played to the next bar 16 after it
 //   12@2-16     the same as 12-16@2
 //   12@2-16@3   from the second bar 12 to the third bar 16 (any two places in the performance)
+//   8@1-2       from bar 8 through the repeat sign to the next bar 2
 //
 // A range runs in playing order: from its first bar to the first bar with the last number that
 // follows it, so a stretch through a repeat sign or a first ending reads as it is played. For
@@ -29,17 +30,20 @@ extension BarMap {
         bar(number: number).map { label(of: $0) } ?? "\(number)"
     }
 
-    /// A range of performed bars as the learner would write it: "5–8", "12–16@2" (both ends
-    /// the second time), "8@1–2@2" (ends on different passes).
+    /// A range of performed bars as the learner would write it, so that `range(parsing:)`
+    /// reads it back: "5–8", "12–16@2" (the stretch the second time), "8@1–2" (through a
+    /// repeat sign back to bar 2), "8@1–2@3".
     public func label(ofRange range: ClosedRange<Int>) -> String {
         guard let a = bar(number: range.lowerBound), let b = bar(number: range.upperBound) else {
             return range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound)–\(range.upperBound)"
         }
         if range.lowerBound == range.upperBound { return label(of: a) }
-        if a.pass == b.pass {
-            return "\(a.printed)–\(b.printed)" + (a.pass > 1 ? "@\(a.pass)" : "")
+        let firstAfter = bars.first { $0.number >= a.number && $0.printed == b.printed }?.number == b.number
+        if firstAfter {
+            if b.printed >= a.printed { return "\(a.printed)–\(b.printed)" + (a.pass > 1 ? "@\(a.pass)" : "") }
+            return "\(a.printed)@\(a.pass)–\(b.printed)"
         }
-        return "\(label(of: a))–\(label(of: b))"
+        return "\(a.printed)@\(a.pass)–\(b.printed)@\(b.pass)"
     }
 
     /// The lowest and highest printed numbers.
@@ -118,7 +122,7 @@ extension BarMap {
             }
             end = e
         } else {
-            guard first.bar <= last.bar || parsed.count == 1 else {
+            guard first.bar <= last.bar || parsed.count == 1 || first.pass != nil else {
                 throw PlanError("\(shown): the first bar comes after the last; did you mean \(last.bar)-\(first.bar)?")
             }
             guard let e = bars[start...].firstIndex(where: { $0.printed == last.bar }) else {

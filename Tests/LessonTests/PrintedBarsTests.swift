@@ -57,7 +57,11 @@ import MIDIFile
         #expect(map.label(number: 2) == "2")
         #expect(map.label(ofRange: 2...4) == "2–4")
         #expect(map.label(ofRange: 6...8) == "2–4@2")
-        #expect(map.label(ofRange: 3...6) == "3–2@2")
+        #expect(map.label(ofRange: 3...6) == "3@1–2")
+        #expect(map.label(ofRange: 2...7) == "2@1–3@2")
+        for r in [2...4, 6...8, 3...6, 2...7, 4...9, 1...10] {
+            #expect(try map.range(parsing: map.label(ofRange: r)) == r)
+        }
         #expect(try map.range(parsing: "2-4") == 2...4)
         #expect(try map.range(parsing: "2–4@2") == 6...8)
         #expect(try map.range(parsing: "2@2-4") == 6...8)

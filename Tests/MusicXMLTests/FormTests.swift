@@ -62,7 +62,7 @@ import Lesson
         #expect(try Self.measures(xml) == [1, 2, 3, 1, 2, 4, 5])
         let bars = try Read.lesson(xml).bars
         #expect(bars.bars.map(\.printed) == [1, 2, 3, 1, 2, 4, 5])
-        #expect(bars.label(ofRange: 4...6) == "1@2–4")
+        #expect(bars.label(ofRange: 4...6) == "1–4@2")
     }
 
     @Test func endingsOneTwoThenThree() throws {
