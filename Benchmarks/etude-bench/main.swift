@@ -12,6 +12,7 @@ usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench jitter [SECONDS]             live dispatch jitter
        etude-bench screen                       frame build + diff time, bytes per frame
        etude-bench lesson [--notes N]           building a lesson from pathological files
+       etude-bench musicxml [--notes N] [--write PATH]  opening a generated N-note MusicXML score
 """
 switch args.first {
 case "parse": print(ParseBench.run(Array(args.dropFirst())))
@@ -26,6 +27,7 @@ case "render": exit(renderBenchmark(arguments: Array(args.dropFirst())))
 case "jitter": exit(dispatchJitterBenchmark(arguments: Array(args.dropFirst())))
 case "screen": runScreenBench(arguments: Array(args.dropFirst()))
 case "lesson": print(LessonBench.run(Array(args.dropFirst())))
+case "musicxml": print(MusicXMLBench.run(Array(args.dropFirst())))
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8))
     exit(2)

@@ -141,8 +141,8 @@ enum MIDIBuilder {
             }
             if pedal != 0 { add(&list, total, 1, .controlChange(channel: staff.channel, controller: 64, value: 0)) }
             for n in merged(played[t]) {
-                if let s = n.spelling { add(&list, n.start, 2, Annotation.spelling(pitch: n.pitch, s).event(tick: n.start).kind) }
-                if let f = n.finger { add(&list, n.start, 2, Annotation.finger(pitch: n.pitch, finger: f).event(tick: n.start).kind) }
+                if let s = n.spelling { add(&list, n.start, 2, .meta(type: MetaType.text, data: spellText(n.pitch, s))) }
+                if let f = n.finger { add(&list, n.start, 2, .meta(type: MetaType.text, data: fingerText(n.pitch, f))) }
                 add(&list, n.start, 3, .noteOn(channel: staff.channel, key: UInt8(n.pitch), velocity: n.velocity))
                 add(&list, n.end, 0, .noteOff(channel: staff.channel, key: UInt8(n.pitch), velocity: 0))
             }
@@ -150,6 +150,36 @@ enum MIDIBuilder {
         }
         _ = warnings
         return MIDIFile(format: 1, division: .ticksPerQuarter(score.ticksPerQuarter), tracks: tracks)
+    }
+
+    static let spellPrefix = Array("etude:spell=".utf8)
+    static let fingerPrefix = Array("etude:finger=".utf8)
+
+    static func digits(_ n: Int, into out: inout [UInt8]) {
+        if n >= 100 { out.append(UInt8(0x30 + n / 100)) }
+        if n >= 10 { out.append(UInt8(0x30 + n / 10 % 10)) }
+        out.append(UInt8(0x30 + n % 10))
+    }
+
+    /// The bytes of `Annotation.spelling(pitch:_:).text`, built without string formatting (a
+    /// score has one per note).
+    static func spellText(_ pitch: Int, _ s: SpelledPitch) -> [UInt8] {
+        var out = spellPrefix
+        out.reserveCapacity(20)
+        digits(pitch, into: &out)
+        out.append(UInt8(ascii: ":"))
+        out += s.name.utf8
+        return out
+    }
+
+    /// The bytes of `Annotation.finger(pitch:finger:).text`.
+    static func fingerText(_ pitch: Int, _ finger: Int) -> [UInt8] {
+        var out = fingerPrefix
+        out.reserveCapacity(20)
+        digits(pitch, into: &out)
+        out.append(UInt8(ascii: ":"))
+        out.append(UInt8(0x30 + finger))
+        return out
     }
 
     /// Ties joined (a note tied into the next one at the same pitch, starting where it ends,

@@ -116,7 +116,7 @@ enum XMLTreeReader {
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
         parser.shouldReportNamespacePrefixes = false
-        let builder = TreeBuilder(limits: limits)
+        let builder = TreeBuilder(limits: limits, bytes: bytes.count)
         parser.delegate = builder
         let ok = parser.parse()
         if let failure = builder.failure {
@@ -138,18 +138,133 @@ enum XMLTreeReader {
     }
 }
 
-/// The XMLParser delegate that fills the tree.
-private final class TreeBuilder: NSObject, XMLParserDelegate {
+/// The tree as it is built, as a value: the delegate touches it once per callback, so the
+/// work of each element runs without the dynamic exclusivity checks a class's stored
+/// properties cost on every access.
+private struct TreeState {
     var tree = XMLTree()
     var stack: [Int32] = []
     var pending = ""
-    var failure: MusicXMLError?
+    var failure: String?
     let limits: MusicXMLLimits
+    /// Open-addressed table of element names → ids, hashed on a few bytes (names are short and
+    /// few; String's own hashing is the slowest part of a lookup).
+    var slots: [(name: String, id: Int32)?]
 
-    init(limits: MusicXMLLimits) {
+    init(limits: MusicXMLLimits, bytes: Int) {
         self.limits = limits
-        tree.nodes.reserveCapacity(1024)
+        slots = Array(repeating: nil, count: 1024)
+        // About one element per 32 bytes of a score: grown once, not copied while it doubles.
+        let estimate = max(1024, min(bytes / 32, limits.maxElements))
+        tree.nodes.reserveCapacity(estimate)
+        tree.texts.reserveCapacity(estimate / 2)
+        tree.attributes.reserveCapacity(estimate / 4)
+        for (name, id) in tree.nameIDs { insert(name, id) }
     }
+
+    static func slot(_ name: String) -> Int {
+        var h: UInt32 = 2_166_136_261
+        var n = 0
+        for b in name.utf8 {
+            h = (h ^ UInt32(b)) &* 16_777_619
+            n += 1
+            if n == 24 { break }
+        }
+        return Int(h & 1023)
+    }
+
+    mutating func insert(_ name: String, _ id: Int32) {
+        var k = Self.slot(name)
+        while slots[k] != nil { k = (k + 1) & 1023 }
+        slots[k] = (name, id)
+    }
+
+    mutating func id(of name: String) -> Int32 {
+        var k = Self.slot(name)
+        var probes = 0
+        while let s = slots[k], probes < 1024 {
+            if s.name == name { return s.id }
+            k = (k + 1) & 1023
+            probes += 1
+        }
+        if let id = tree.nameIDs[name] { return id }
+        let id = Int32(tree.names.count)
+        tree.names.append(name)
+        tree.nameIDs[name] = id
+        // The table holds the first names met (a score uses a few hundred); the dictionary
+        // the rest.
+        if tree.names.count < 700 { insert(name, id) }
+        return id
+    }
+
+    /// Nil when the element is accepted, else why the document is refused.
+    mutating func start(_ elementName: String, _ attributes: [String: String], line: Int) -> String? {
+        if stack.count >= limits.maxDepth { return "elements nested more than \(limits.maxDepth) deep; not a MusicXML score" }
+        if tree.nodes.count >= limits.maxElements { return "more than \(limits.maxElements) elements; Etude reads scores up to that size" }
+        if stack.isEmpty && !tree.nodes.isEmpty { return "not well-formed XML: a second root element <\(elementName)>" }
+        let name = id(of: elementName)
+        let index = Int32(tree.nodes.count)
+        let parent = stack.last ?? -1
+        var node = XMLTree.Node(name: name, parent: parent, line: Int32(clamping: line))
+        if !attributes.isEmpty {
+            node.attrs = Int32(tree.attributes.count)
+            tree.attributes.append(attributes)
+        }
+        tree.nodes.append(node)
+        if parent >= 0 {
+            let p = Int(parent)
+            let last = tree.nodes[p].lastChild
+            if last >= 0 {
+                tree.nodes[Int(last)].nextSibling = index
+            } else {
+                tree.nodes[p].firstChild = index
+            }
+            tree.nodes[p].lastChild = index
+        }
+        stack.append(index)
+        pending = ""
+        return nil
+    }
+
+    mutating func end() {
+        guard let index = stack.popLast() else { return }
+        let i = Int(index)
+        if tree.nodes[i].firstChild < 0, !pending.isEmpty, let trimmed = Self.trimmed(pending) {
+            tree.nodes[i].text = Int32(tree.texts.count)
+            tree.texts.append(trimmed)
+        }
+        pending = ""
+    }
+
+    mutating func characters(_ string: String) -> String? {
+        pending += string
+        return pending.utf8.count > limits.maxTextBytes ? "more than \(limits.maxTextBytes >> 10) KB of text in one element; not a MusicXML score" : nil
+    }
+
+    /// The text without the XML white space around it (space, tab, CR, LF), nil when nothing is
+    /// left. On the UTF-8 bytes: this runs for every element of the score.
+    static func trimmed(_ text: String) -> String? {
+        let u = text.utf8
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        guard let first = u.firstIndex(where: { !isSpace($0) }), let last = u.lastIndex(where: { !isSpace($0) }) else { return nil }
+        if first == u.startIndex && last == u.index(before: u.endIndex) { return text }
+        return String(text[first...last])
+    }
+}
+
+/// The XMLParser delegate that fills the tree.
+private final class TreeBuilder: NSObject, XMLParserDelegate {
+    var state: TreeState
+    var failure: MusicXMLError?
+    /// Where libxml2 found the first error (the parser moves on before `parse()` returns).
+    var errorPlace: (line: Int, column: Int)?
+
+    init(limits: MusicXMLLimits, bytes: Int) {
+        state = TreeState(limits: limits, bytes: bytes)
+    }
+
+    var tree: XMLTree { state.tree }
+    var stack: [Int32] { state.stack }
 
     private func fail(_ parser: XMLParser, _ message: String) {
         if failure == nil { failure = MusicXMLError(line: parser.lineNumber, column: parser.columnNumber, message) }
@@ -159,74 +274,22 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                 qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
         guard failure == nil else { return }
-        if stack.count >= limits.maxDepth {
-            fail(parser, "elements nested more than \(limits.maxDepth) deep; not a MusicXML score")
-            return
-        }
-        if tree.nodes.count >= limits.maxElements {
-            fail(parser, "more than \(limits.maxElements) elements; Etude reads scores up to that size")
-            return
-        }
-        if stack.isEmpty && !tree.nodes.isEmpty {
-            fail(parser, "not well-formed XML: a second root element <\(elementName)>")
-            return
-        }
-        let name: Int32
-        if let id = tree.nameIDs[elementName] {
-            name = id
-        } else {
-            name = Int32(tree.names.count)
-            tree.names.append(elementName)
-            tree.nameIDs[elementName] = name
-        }
-        let index = Int32(tree.nodes.count)
-        let parent = stack.last ?? -1
-        var node = XMLTree.Node(name: name, parent: parent, line: Int32(clamping: parser.lineNumber))
-        if !attributeDict.isEmpty {
-            node.attrs = Int32(tree.attributes.count)
-            tree.attributes.append(attributeDict)
-        }
-        tree.nodes.append(node)
-        if parent >= 0 {
-            let p = Int(parent)
-            if tree.nodes[p].lastChild >= 0 {
-                tree.nodes[Int(tree.nodes[p].lastChild)].nextSibling = index
-            } else {
-                tree.nodes[p].firstChild = index
-            }
-            tree.nodes[p].lastChild = index
-        }
-        stack.append(index)
-        pending = ""
+        if let problem = state.start(elementName, attributeDict, line: parser.lineNumber) { fail(parser, problem) }
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
-        guard failure == nil, let index = stack.popLast() else { return }
-        let i = Int(index)
-        if tree.nodes[i].firstChild < 0, !pending.isEmpty {
-            let trimmed = pending.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !trimmed.isEmpty {
-                tree.nodes[i].text = Int32(tree.texts.count)
-                tree.texts.append(trimmed)
-            }
-        }
-        pending = ""
+        guard failure == nil else { return }
+        state.end()
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
         guard failure == nil else { return }
-        pending += string
-        if pending.utf8.count > limits.maxTextBytes {
-            fail(parser, "more than \(limits.maxTextBytes >> 10) KB of text in one element; not a MusicXML score")
-        }
+        if let problem = state.characters(string) { fail(parser, problem) }
     }
 
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
         self.parser(parser, foundCharacters: String(decoding: CDATABlock, as: UTF8.self))
     }
-
-    /// Where libxml2 found the first error (the parser moves on before `parse()` returns).
-    var errorPlace: (line: Int, column: Int)?
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
         if errorPlace == nil { errorPlace = (parser.lineNumber, parser.columnNumber) }
