@@ -1,5 +1,7 @@
 import Foundation
+#if canImport(ZIPFoundation)
 import ZIPFoundation
+#endif
 
 /// Compressed MusicXML (.mxl): a zip archive whose `META-INF/container.xml` names the score
 /// (the first `<rootfile full-path=…>`). Read with ZIPFoundation in memory; every entry read is
@@ -9,6 +11,12 @@ enum MXLContainer {
         bytes.count >= 4 && bytes[0] == 0x50 && bytes[1] == 0x4B && (bytes[2] == 3 || bytes[2] == 5) && (bytes[3] == 4 || bytes[3] == 6)
     }
 
+    #if !canImport(ZIPFoundation)
+    // Built without ZIPFoundation (the fuzz target over the text reader): no archives.
+    static func rootfile(_ bytes: [UInt8], limits: MusicXMLLimits) throws(MusicXMLError) -> [UInt8] {
+        throw MusicXMLError("compressed MusicXML (.mxl) is not read by this build")
+    }
+    #else
     /// The score document inside an .mxl archive.
     static func rootfile(_ bytes: [UInt8], limits: MusicXMLLimits) throws(MusicXMLError) -> [UInt8] {
         guard bytes.count <= limits.maxArchiveBytes else {
@@ -70,4 +78,5 @@ enum MXLContainer {
         }
         return out
     }
+    #endif
 }

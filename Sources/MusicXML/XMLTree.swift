@@ -112,6 +112,54 @@ enum XMLTreeReader {
         if prolog.declaresEntities {
             throw MusicXMLError("the document declares entities (<!ENTITY …> in its DOCTYPE); Etude does not expand them, for safety — export the score again without them")
         }
+        // UTF-8 text (declared, or by default) must be UTF-8: XMLParser traps on an element name
+        // that is not (swift-corelibs-foundation), so such a file is refused here, at its place.
+        if prolog.isUTF8, let bad = invalidUTF8(bytes) {
+            var line = 1, lineStart = 0
+            for k in 0..<bad where bytes[k] == 0x0A {
+                line += 1
+                lineStart = k + 1
+            }
+            throw MusicXMLError(line: line, column: bad - lineStart + 1,
+                                "not well-formed XML: byte 0x\(String(bytes[bad], radix: 16, uppercase: true)) is not UTF-8 text; save the score as UTF-8 (or declare its encoding)")
+        }
+        // Indentation moved out of the way first (see `Blanks`); any failure is reported from
+        // the bytes as written.
+        if let moved = Blanks.moved(bytes), let tree = try? parse(moved, limits: limits) {
+            return tree
+        }
+        return try parse(bytes, limits: limits)
+    }
+
+    /// The offset of the first byte that is not UTF-8, nil when all are.
+    static func invalidUTF8(_ bytes: [UInt8]) -> Int? {
+        if String(validating: bytes, as: UTF8.self) != nil { return nil }
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let b = bytes[i]
+            let length: Int
+            var low: UInt8 = 0x80, high: UInt8 = 0xBF
+            switch b {
+            case 0x00...0x7F: i += 1; continue
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; low = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; high = 0x9F
+            case 0xF0: length = 4; low = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; high = 0x8F
+            default: return i
+            }
+            guard i + length <= n else { return i }
+            if bytes[i + 1] < low || bytes[i + 1] > high { return i }
+            for k in 2..<length where bytes[i + k] & 0xC0 != 0x80 { return i }
+            i += length
+        }
+        return nil
+    }
+
+    static func parse(_ bytes: [UInt8], limits: MusicXMLLimits) throws(MusicXMLError) -> XMLTree {
         let parser = XMLParser(data: Data(bytes))
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
@@ -306,6 +354,8 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
 struct Prolog {
     var rootName: String?
     var declaresEntities = false
+    /// The document is UTF-8: declared so, or declaring no encoding without a UTF-16 mark.
+    var isUTF8 = true
 
     static func scan(_ raw: [UInt8]) -> Prolog {
         let bytes = utf8View(raw)
@@ -328,10 +378,19 @@ struct Prolog {
             }
             return nil
         }
+        if isUTF16(raw) { out.isUTF8 = false }
         while i < n {
             guard bytes[i] == UInt8(ascii: "<") else { i += 1; continue }
             if starts("<?", at: i) {
                 guard let e = find("?>", from: i + 2) else { return out }
+                if starts("<?xml", at: i) {
+                    let decl = String(decoding: bytes[i..<e], as: UTF8.self).lowercased()
+                    if let r = decl.range(of: "encoding") {
+                        let value = decl[r.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+                            .prefix { $0 != "\"" && $0 != "'" && $0 != " " }
+                        if value != "utf-8" && value != "utf8" { out.isUTF8 = false }
+                    }
+                }
                 i = e + 2
             } else if starts("<!--", at: i) {
                 guard let e = find("-->", from: i + 4) else { return out }
@@ -373,6 +432,12 @@ struct Prolog {
             }
         }
         return out
+    }
+
+    static func isUTF16(_ b: [UInt8]) -> Bool {
+        guard b.count >= 4 else { return false }
+        return (b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF)
+            || (b[0] == 0x3C && b[1] == 0 && b[2] != 0 && b[3] == 0) || (b[0] == 0 && b[1] == 0x3C && b[2] == 0 && b[3] != 0)
     }
 
     /// UTF-16 text (with a byte-order mark, or `<?` as UTF-16) as UTF-8 for scanning; any other

@@ -167,3 +167,74 @@ import ZIPFoundation
         }
     }
 }
+
+/// Moving indentation out of the way before parsing changes nothing that is read.
+@Suite struct BlanksTests {
+    static func same(_ a: XMLTree, _ b: XMLTree) -> Bool {
+        guard a.nodes.count == b.nodes.count else { return false }
+        for i in a.nodes.indices {
+            if a.name(i) != b.name(i) || a.text(i) != b.text(i) || a.line(i) != b.line(i)
+                || a.nodes[i].parent != b.nodes[i].parent || a.nodes[i].nextSibling != b.nodes[i].nextSibling { return false }
+            let x = a.nodes[i].attrs < 0 ? [:] : a.attributes[Int(a.nodes[i].attrs)]
+            let y = b.nodes[i].attrs < 0 ? [:] : b.attributes[Int(b.nodes[i].attrs)]
+            if x != y { return false }
+        }
+        return true
+    }
+
+    @Test func theTreeIsTheSameWithLinesAndText() throws {
+        let xml = Score.partwise([
+            Score.bar("C4", "D4", "E4", "F4"),
+            "<direction>\r\n  <direction-type>\r  <words>  Allegro &gt; <![CDATA[x]]> </words></direction-type>\n</direction>\n  <!-- a > <b -->\n  <note\n  default-x=\"3\"\n  ><pitch><step>G</step>\n<octave>4</octave></pitch><duration>4</duration>\n    <chord/>\n  </note>",
+        ], header: "\n   <work>\n\t<work-title>  Title  </work-title>\n   </work>")
+        let bytes = Array(xml.utf8)
+        let moved = try #require(Blanks.moved(bytes, minimum: 0))
+        #expect(moved.count < bytes.count)
+        let a = try XMLTreeReader.parse(bytes, limits: MusicXMLLimits())
+        let b = try XMLTreeReader.parse(moved, limits: MusicXMLLimits())
+        #expect(Self.same(a, b))
+        #expect(a.nodes.count > 40)
+    }
+
+    @Test func errorsAreReportedWhereTheyAreWritten() throws {
+        var xml = Score.partwise((0..<60).map { _ in Score.bar("C4", "D4", "E4", "F4") })
+        xml = xml.replacingOccurrences(of: "<measure number=\"30\">", with: "<measure number=\"30\"><bad></measure>")
+        let lines = xml.split(separator: "\n", omittingEmptySubsequences: false)
+        let line = (lines.firstIndex { $0.contains("<bad>") } ?? 0) + 1
+        do {
+            _ = try Read.file(xml)
+            Issue.record("read a broken file")
+        } catch let e as MusicXMLError {
+            #expect(e.line == line)
+            let direct = try? XMLTreeReader.parse(Array(xml.utf8), limits: MusicXMLLimits())
+            #expect(direct == nil)
+        }
+    }
+}
+
+/// Bytes that are not UTF-8 in a UTF-8 document (found by the fuzzer: XMLParser traps on such
+/// an element name): one error at their place.
+@Suite struct EncodingTests {
+    @Test func invalidUTF8IsRefusedWhereItIs() throws {
+        let bytes: [UInt8] = Array("<score-partwise>\n  <".utf8) + [0xFF, 0xFF] + Array("zM/>\n</score-partwise>".utf8)
+        do {
+            _ = try MusicXMLImport.midiFile(fromXML: bytes)
+            Issue.record("read a document that is not UTF-8")
+        } catch {
+            #expect(error.line == 2)
+            #expect(error.column == 4)
+            #expect(error.message.contains("byte 0xFF is not UTF-8"))
+        }
+        #expect(XMLTreeReader.invalidUTF8(Array("é ok €".utf8)) == nil)
+        #expect(XMLTreeReader.invalidUTF8([0x41, 0xC3]) == 1)
+        #expect(XMLTreeReader.invalidUTF8([0x41, 0xED, 0xA0, 0x80]) == 1)
+    }
+
+    @Test func latin1DeclaredIsRead() throws {
+        var xml = Score.partwise([Score.bar("C4", "D4", "E4", "F4")], header: "<work><work-title>Caf\u{E9}</work-title></work>")
+        xml = xml.replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding=\"ISO-8859-1\"")
+        let bytes = xml.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }
+        let f = try MusicXMLImport.midiFile(fromXML: bytes).file
+        #expect(LessonTags(file: f).title == "Caf\u{E9}")
+    }
+}

@@ -1,0 +1,60 @@
+// libFuzzer entry point over the MusicXML text reader (built by scripts/fuzz.sh together with
+// Sources/MIDIFile and Sources/MusicXML, not by SwiftPM). Any crash, hang, broken invariant
+// or unbounded growth is a bug; an error is the expected answer to most inputs.
+import Foundation
+
+/// Two trees read the same: names, text, attributes, lines and shape.
+func sameTree(_ a: XMLTree, _ b: XMLTree) -> Bool {
+    guard a.nodes.count == b.nodes.count else { return false }
+    for i in a.nodes.indices {
+        if a.name(i) != b.name(i) || a.text(i) != b.text(i) || a.line(i) != b.line(i)
+            || a.nodes[i].parent != b.nodes[i].parent || a.nodes[i].nextSibling != b.nodes[i].nextSibling { return false }
+        let x = a.nodes[i].attrs < 0 ? [:] : a.attributes[Int(a.nodes[i].attrs)]
+        let y = b.nodes[i].attrs < 0 ? [:] : b.attributes[Int(b.nodes[i].attrs)]
+        if x != y { return false }
+    }
+    return true
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzMusicXML(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    var limits = MusicXMLLimits()
+    limits.maxPerformedBars = 20_000
+    limits.maxPerformedNotes = 200_000
+    // Invariant: moving the indentation out of the way changes nothing that is read.
+    if let moved = Blanks.moved(bytes, minimum: 0) {
+        let a = try? XMLTreeReader.parse(bytes, limits: limits)
+        let b = try? XMLTreeReader.parse(moved, limits: limits)
+        switch (a, b) {
+        case (nil, nil): break
+        case let (x?, y?): if !sameTree(x, y) { fatalError("moving blanks changed the tree") }
+        default: fatalError("moving blanks changed whether the document is well-formed")
+        }
+    }
+    guard let result = try? MusicXMLImport.midiFile(fromXML: bytes, limits: limits) else { return 0 }
+    // Invariant: what is read is a lesson file: it writes and reads back unchanged, every note
+    // pairs, every annotation it wrote parses.
+    let file = result.file
+    let written = MIDIWriter.write(file)
+    guard let again = try? MIDIReader.read(written), again.file == file else { fatalError("the MIDI file does not round-trip") }
+    let pairing = NotePairing.notes(in: file)
+    if !pairing.warnings.isEmpty { fatalError("notes that do not pair: \(pairing.warnings.first?.message ?? "")") }
+    let annotations = Annotations(file: file)
+    if annotations.bars.isEmpty { fatalError("no bar annotations") }
+    var texts = 0
+    for track in file.tracks {
+        for e in track.events {
+            guard case .meta(MetaType.text, let d) = e.kind, d.starts(with: Array("etude:".utf8)) else { continue }
+            let text = String(decoding: d, as: UTF8.self)
+            let key = text.dropFirst(6).prefix { $0 != "=" }
+            if ["finger", "spell", "hand", "clef", "bar"].contains(String(key)) {
+                if Annotation(e.kind) == nil { fatalError("an annotation that does not parse: \(text)") }
+                texts += 1
+            }
+        }
+    }
+    _ = texts
+    _ = TempoMap(file: file)
+    return 0
+}
