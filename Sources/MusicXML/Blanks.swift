@@ -68,7 +68,9 @@ enum Blanks {
                 if b[k] == 0x2F { k += 1 }
                 guard k < n, isNameStart(b[k]) else { i = j; continue }
                 var e = k
-                while e < n, !isBlank(b[e]), b[e] != 0x3E, b[e] != 0x2F { e += 1 }
+                while e < n, isNameChar(b[e]) { e += 1 }
+                // Only a name followed by what may follow one (else the tag is not one to touch).
+                guard e < n, isBlank(b[e]) || b[e] == 0x3E || b[e] == 0x2F else { i = j; continue }
                 // Copy up to and including '>', skip the run, copy '<' + name, then the line breaks.
                 out.append(contentsOf: b[run...i])
                 out.append(contentsOf: b[j..<e])
@@ -83,8 +85,75 @@ enum Blanks {
 
     @inline(__always) static func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D }
 
+    /// Name characters: ASCII letters, digits, '-', '.', '_', ':', and any byte of a multi-byte
+    /// UTF-8 character.
+    @inline(__always) static func isNameChar(_ c: UInt8) -> Bool {
+        isNameStart(c) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x2E
+    }
+
     /// ASCII letters, '_' and ':', and any byte of a multi-byte UTF-8 character.
     @inline(__always) static func isNameStart(_ c: UInt8) -> Bool {
         (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x3A || c >= 0x80
+    }
+}
+
+/// XMLParser (swift-corelibs-foundation) reads a processing instruction that has no data, like
+/// `<?page?>`, through a null pointer and crashes; no score needs one. `withoutEmptyInstructions`
+/// turns each such instruction found between tags into as many spaces (every line and column
+/// stays where it was); comments, CDATA sections, tags and the XML declaration are left alone.
+enum EmptyInstructions {
+    /// The bytes without data-less processing instructions, or nil when there are none.
+    static func removed(_ bytes: [UInt8]) -> [UInt8]? {
+        var out: [UInt8]?
+        bytes.withUnsafeBufferPointer { b in
+            let n = b.count
+            func at(_ k: Int, _ s: StaticString) -> Bool {
+                let count = s.utf8CodeUnitCount
+                guard k + count <= n else { return false }
+                let p = s.utf8Start
+                for x in 0..<count where b[k + x] != p[x] { return false }
+                return true
+            }
+            func skip(to end: StaticString, from k: Int) -> Int {
+                var x = k
+                while x < n, !at(x, end) { x += 1 }
+                return min(n, x + end.utf8CodeUnitCount)
+            }
+            var i = 0
+            while i < n {
+                guard b[i] == 0x3C, i + 1 < n else { i += 1; continue }
+                if at(i, "<!--") { i = skip(to: "-->", from: i + 4); continue }
+                if at(i, "<![CDATA[") { i = skip(to: "]]>", from: i + 9); continue }
+                if b[i + 1] == 0x3F {
+                    // `<?` target, then straight `?>`: no data.
+                    var e = i + 2
+                    while e < n, Blanks.isNameChar(b[e]) { e += 1 }
+                    let target = e - (i + 2)
+                    let isDeclaration = target == 3 && (b[i + 2] | 0x20) == 0x78 && (b[i + 3] | 0x20) == 0x6D && (b[i + 4] | 0x20) == 0x6C
+                    if target > 0, !isDeclaration, e + 1 < n, b[e] == 0x3F, b[e + 1] == 0x3E {
+                        if out == nil { out = bytes }
+                        for k in i...(e + 1) { out?[k] = 0x20 }
+                        i = e + 2
+                    } else {
+                        i = skip(to: "?>", from: i + 2)
+                    }
+                    continue
+                }
+                // Any other markup (a tag, a declaration): to its '>' outside quotes and brackets.
+                var x = i + 1, depth = 0
+                var quote: UInt8 = 0
+                while x < n {
+                    let c = b[x]
+                    if quote != 0 { if c == quote { quote = 0 } }
+                    else if c == 0x22 || c == 0x27 { quote = c }
+                    else if c == 0x5B { depth += 1 }
+                    else if c == 0x5D { depth = max(0, depth - 1) }
+                    else if c == 0x3E, depth == 0 { break }
+                    x += 1
+                }
+                i = x + 1
+            }
+        }
+        return out
     }
 }

@@ -104,7 +104,21 @@ struct XMLTree {
 /// before parsing, external entities and DTDs are never fetched, depth, element count and
 /// text size are bounded.
 enum XMLTreeReader {
-    static func read(_ bytes: [UInt8], limits: MusicXMLLimits) throws(MusicXMLError) -> XMLTree {
+    static func read(_ original: [UInt8], limits: MusicXMLLimits) throws(MusicXMLError) -> XMLTree {
+        try precheck(original, limits: limits)
+        let bytes = EmptyInstructions.removed(original) ?? original
+        // Indentation moved out of the way first (see `Blanks`); any failure is reported from
+        // the bytes as written.
+        if let moved = Blanks.moved(bytes), let tree = try? parse(moved, limits: limits) {
+            return tree
+        }
+        return try parse(bytes, limits: limits)
+    }
+
+    /// What is refused before libxml2 sees the bytes: too large, entity declarations, UTF-8
+    /// text that is not UTF-8. `parse` must only be given bytes that pass, with their empty
+    /// processing instructions removed (`EmptyInstructions`).
+    static func precheck(_ bytes: [UInt8], limits: MusicXMLLimits) throws(MusicXMLError) {
         guard bytes.count <= limits.maxXMLBytes else {
             throw MusicXMLError("the XML text is \(bytes.count >> 20) MB; Etude reads scores up to \(limits.maxXMLBytes >> 20) MB")
         }
@@ -123,12 +137,6 @@ enum XMLTreeReader {
             throw MusicXMLError(line: line, column: bad - lineStart + 1,
                                 "not well-formed XML: byte 0x\(String(bytes[bad], radix: 16, uppercase: true)) is not UTF-8 text; save the score as UTF-8 (or declare its encoding)")
         }
-        // Indentation moved out of the way first (see `Blanks`); any failure is reported from
-        // the bytes as written.
-        if let moved = Blanks.moved(bytes), let tree = try? parse(moved, limits: limits) {
-            return tree
-        }
-        return try parse(bytes, limits: limits)
     }
 
     /// The offset of the first byte that is not UTF-8, nil when all are.
@@ -170,8 +178,8 @@ enum XMLTreeReader {
         if let failure = builder.failure {
             throw failure
         }
-        if !ok {
-            let code = (parser.parserError as NSError?)?.code ?? 0
+        if !ok || builder.fatalCode != nil {
+            let code = builder.fatalCode ?? (parser.parserError as NSError?)?.code ?? 0
             let place = builder.errorPlace ?? (parser.lineNumber, parser.columnNumber)
             throw MusicXMLError(line: place.line, column: place.column, "not well-formed XML: \(XMLErrorText.describe(code))")
         }
@@ -339,8 +347,18 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
         self.parser(parser, foundCharacters: String(decoding: CDATABlock, as: UTF8.self))
     }
 
+    /// The first error libxml2 reports that is not a warning: the document is not well-formed
+    /// even when XMLParser's `parse()` returns true (it does after some fatal errors, having
+    /// read only part of the document).
+    var fatalCode: Int?
+
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        let code = (parseError as NSError).code
         if errorPlace == nil { errorPlace = (parser.lineNumber, parser.columnNumber) }
+        if fatalCode == nil, !XMLErrorText.isWarning(code) {
+            fatalCode = code
+            errorPlace = (parser.lineNumber, parser.columnNumber)
+        }
     }
 
     func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
@@ -383,12 +401,14 @@ struct Prolog {
             guard bytes[i] == UInt8(ascii: "<") else { i += 1; continue }
             if starts("<?", at: i) {
                 guard let e = find("?>", from: i + 2) else { return out }
-                if starts("<?xml", at: i) {
+                if starts("<?xml", at: i), !isUTF16(raw) {
                     let decl = String(decoding: bytes[i..<e], as: UTF8.self).lowercased()
                     if let r = decl.range(of: "encoding") {
                         let value = decl[r.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
                             .prefix { $0 != "\"" && $0 != "'" && $0 != " " }
-                        if value != "utf-8" && value != "utf8" { out.isUTF8 = false }
+                        // Only a one-byte encoding libxml2 converts from makes other bytes
+                        // text; anything else (misspelt, unknown) is held to UTF-8.
+                        if singleByteEncodings.contains(String(value)) { out.isUTF8 = false }
                     }
                 }
                 i = e + 2
@@ -434,6 +454,13 @@ struct Prolog {
         return out
     }
 
+    static let singleByteEncodings: Set<String> = {
+        var names: Set<String> = ["latin1", "latin-1", "l1", "us-ascii", "ascii", "cp1252", "macintosh", "koi8-r"]
+        for k in 1...16 { names.insert("iso-8859-\(k)"); names.insert("iso8859-\(k)") }
+        for k in 1250...1258 { names.insert("windows-\(k)") }
+        return names
+    }()
+
     static func isUTF16(_ b: [UInt8]) -> Bool {
         guard b.count >= 4 else { return false }
         return (b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF)
@@ -464,6 +491,13 @@ struct Prolog {
 
 /// libxml2's error numbers (which XMLParser reports) in words.
 enum XMLErrorText {
+    /// libxml2's warnings (XML_WAR_*): the document is still read. An undeclared entity is one
+    /// (MusicXML's DTD declares the ISO entity sets, which Etude does not load: `&eacute;` is
+    /// dropped, not an error).
+    static func isWarning(_ code: Int) -> Bool {
+        [27, 93, 97, 98, 99, 100, 102, 106, 107].contains(code)
+    }
+
     static func describe(_ code: Int) -> String {
         switch code {
         case 3, 4: return "no root element (the file is empty or not XML)"

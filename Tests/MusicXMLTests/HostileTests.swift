@@ -188,6 +188,7 @@ import ZIPFoundation
             "<direction>\r\n  <direction-type>\r  <words>  Allegro &gt; <![CDATA[x]]> </words></direction-type>\n</direction>\n  <!-- a > <b -->\n  <note\n  default-x=\"3\"\n  ><pitch><step>G</step>\n<octave>4</octave></pitch><duration>4</duration>\n    <chord/>\n  </note>",
         ], header: "\n   <work>\n\t<work-title>  Title  </work-title>\n   </work>")
         let bytes = Array(xml.utf8)
+        try XMLTreeReader.precheck(bytes, limits: MusicXMLLimits())
         let moved = try #require(Blanks.moved(bytes, minimum: 0))
         #expect(moved.count < bytes.count)
         let a = try XMLTreeReader.parse(bytes, limits: MusicXMLLimits())
@@ -228,6 +229,29 @@ import ZIPFoundation
         #expect(XMLTreeReader.invalidUTF8(Array("é ok €".utf8)) == nil)
         #expect(XMLTreeReader.invalidUTF8([0x41, 0xC3]) == 1)
         #expect(XMLTreeReader.invalidUTF8([0x41, 0xED, 0xA0, 0x80]) == 1)
+    }
+
+    @Test func aGarbledEncodingIsHeldToUTF8() throws {
+        // Found by the fuzzer: "UTF-\xC08" is no encoding libxml2 converts from, so the bytes
+        // must be UTF-8, and a name that is not is refused before XMLParser sees it.
+        let bytes: [UInt8] = Array("<?xml version=\"1.0\" encoding=\"UTF-".utf8) + [0xC0] + Array("8\"?>\n<score-partwi".utf8) + [0x8D, 0x92] + Array("/>".utf8)
+        #expect(throws: MusicXMLError.self) { try MusicXMLImport.midiFile(fromXML: bytes) }
+        for name in ["ISO-8859-1", "windows-1252", "koi8-r"] {
+            let doc: [UInt8] = Array("<?xml version=\"1.0\" encoding=\"\(name)\"?><score-partwise><".utf8) + [0xFF, 0xFF] + Array("zM/></score-partwise>".utf8)
+            #expect(throws: MusicXMLError.self) { try MusicXMLImport.midiFile(fromXML: doc) }
+        }
+    }
+
+    @Test func processingInstructionsWithoutDataAreRemoved() throws {
+        // Found by the fuzzer: XMLParser crashes on `<?x?>` (a null pointer in Foundation).
+        for body in ["<?x?>", "<?page-break?>\n<!-- <?y?> -->"] {
+            let xml = Score.partwise([Score.bar("C4", "D4", "E4", "F4")]).replacingOccurrences(of: "<part id=\"P1\">", with: "<part id=\"P1\">\(body)")
+            #expect(try Read.pitches(xml) == [60, 62, 64, 65])
+        }
+        let before = Array("<a>\n<?x?><![CDATA[<?y?>]]><b c=\"?\"/><?xml-stylesheet href=\"s\"?></a>".utf8)
+        let after = try #require(EmptyInstructions.removed(before))
+        #expect(String(decoding: after, as: UTF8.self) == "<a>\n     <![CDATA[<?y?>]]><b c=\"?\"/><?xml-stylesheet href=\"s\"?></a>")
+        #expect(EmptyInstructions.removed(Array("<a><?x y?></a>".utf8)) == nil)
     }
 
     @Test func latin1DeclaredIsRead() throws {
