@@ -13,7 +13,7 @@ struct RenderCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The .mid file.") var file: String
+    @Argument(help: "The lesson file: .mid, .abc or MusicXML (.musicxml, .mxl, .xml).") var file: String
     @Option(name: .shortAndLong, help: "The WAV file to write.") var output: String
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Sample rate: 44100 or 48000.") var rate: Int = 44_100
@@ -36,7 +36,7 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
-        let midi = try LessonFile.readMIDI(file)
+        let midi = try LessonFile.readLesson(file)
         let font = try SoundSetup.soundFont(soundfont)
         var options = OfflineRenderer.Options()
         options.sampleRate = rate
