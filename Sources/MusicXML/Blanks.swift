@@ -98,9 +98,10 @@ enum Blanks {
 }
 
 /// XMLParser (swift-corelibs-foundation) reads a processing instruction that has no data, like
-/// `<?page?>`, through a null pointer and crashes; no score needs one. `withoutEmptyInstructions`
-/// turns each such instruction found between tags into as many spaces (every line and column
-/// stays where it was); comments, CDATA sections, tags and the XML declaration are left alone.
+/// `<?page?>`, through a null pointer and crashes; no score needs one. `removed` turns each
+/// such instruction into as many spaces (every line and column stays where it was), wherever
+/// it stands — libxml2 reaches one even inside a broken tag, and `<?xml?>` too; comments and
+/// CDATA sections are left alone.
 enum EmptyInstructions {
     /// The bytes without data-less processing instructions, or nil when there are none.
     static func removed(_ bytes: [UInt8]) -> [UInt8]? {
@@ -129,8 +130,8 @@ enum EmptyInstructions {
                     var e = i + 2
                     while e < n, Blanks.isNameChar(b[e]) { e += 1 }
                     let target = e - (i + 2)
-                    let isDeclaration = target == 3 && (b[i + 2] | 0x20) == 0x78 && (b[i + 3] | 0x20) == 0x6D && (b[i + 4] | 0x20) == 0x6C
-                    if target > 0, !isDeclaration, e + 1 < n, b[e] == 0x3F, b[e + 1] == 0x3E {
+                    // Even `<?xml?>`: a declaration without its version is read as one of these.
+                    if target > 0, e + 1 < n, b[e] == 0x3F, b[e + 1] == 0x3E {
                         if out == nil { out = bytes }
                         for k in i...(e + 1) { out?[k] = 0x20 }
                         i = e + 2
@@ -139,19 +140,7 @@ enum EmptyInstructions {
                     }
                     continue
                 }
-                // Any other markup (a tag, a declaration): to its '>' outside quotes and brackets.
-                var x = i + 1, depth = 0
-                var quote: UInt8 = 0
-                while x < n {
-                    let c = b[x]
-                    if quote != 0 { if c == quote { quote = 0 } }
-                    else if c == 0x22 || c == 0x27 { quote = c }
-                    else if c == 0x5B { depth += 1 }
-                    else if c == 0x5D { depth = max(0, depth - 1) }
-                    else if c == 0x3E, depth == 0 { break }
-                    x += 1
-                }
-                i = x + 1
+                i += 1
             }
         }
         return out

@@ -126,6 +126,9 @@ enum XMLTreeReader {
         if prolog.declaresEntities {
             throw MusicXMLError("the document declares entities (<!ENTITY …> in its DOCTYPE); Etude does not expand them, for safety — export the score again without them")
         }
+        if prolog.declaresMarkup {
+            throw MusicXMLError("the document's DOCTYPE declares markup of its own (<!ELEMENT …>, <!ATTLIST …>, <!NOTATION …>); MusicXML needs none — export the score again without it")
+        }
         // UTF-8 text (declared, or by default) must be UTF-8: XMLParser traps on an element name
         // that is not (swift-corelibs-foundation), so such a file is refused here, at its place.
         if prolog.isUTF8, let bad = invalidUTF8(bytes) {
@@ -372,6 +375,9 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
 struct Prolog {
     var rootName: String?
     var declaresEntities = false
+    /// The DOCTYPE's internal subset declares elements, attributes or notations (XMLParser
+    /// crashes on some such declarations; no score has them).
+    var declaresMarkup = false
     /// The document is UTF-8: declared so, or declaring no encoding without a UTF-16 mark.
     var isUTF8 = true
 
@@ -432,6 +438,8 @@ struct Prolog {
                         depth = max(0, depth - 1)
                     } else if c == UInt8(ascii: "<"), depth > 0, starts("<!ENTITY", at: k) {
                         out.declaresEntities = true
+                    } else if c == UInt8(ascii: "<"), depth > 0, starts("<!", at: k), !starts("<!--", at: k) {
+                        out.declaresMarkup = true
                     } else if c == UInt8(ascii: ">"), depth == 0 {
                         break
                     }

@@ -51,6 +51,18 @@ import ZIPFoundation
         #expect(e.message.contains("declares entities"))
     }
 
+    @Test func anInternalSubsetWithDeclarationsIsRefused() throws {
+        // XMLParser crashes on an attribute declared without a default, or a notation.
+        for decl in ["<!ATTLIST a b CDATA #IMPLIED>", "<!NOTATION x SYSTEM \"y\">", "<!ELEMENT a (#PCDATA)>"] {
+            let xml = "<?xml version=\"1.0\"?>\n<!DOCTYPE score-partwise [ \(decl) ]>\n<score-partwise><part-list/></score-partwise>"
+            let e = try #require(Self.error(xml))
+            #expect(e.message.contains("declares markup of its own"))
+        }
+        // A comment or nothing in the brackets is fine.
+        let fine = Score.partwise([Score.bar("C4", "D4", "E4", "F4")]).replacingOccurrences(of: "\"http://www.musicxml.org/dtds/partwise.dtd\">", with: "\"http://www.musicxml.org/dtds/partwise.dtd\" [ <!-- none --> ]>")
+        #expect(try Read.pitches(fine) == [60, 62, 64, 65])
+    }
+
     @Test func anExternalDTDIsNeverFetched() throws {
         // A DTD on this machine that would define &evil; if it were loaded: it is not.
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("etude-mx-\(UUID().uuidString)")
