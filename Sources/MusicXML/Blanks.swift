@@ -136,7 +136,8 @@ enum EmptyInstructions {
                         for k in i...(e + 1) { out?[k] = 0x20 }
                         i = e + 2
                     } else {
-                        i = skip(to: "?>", from: i + 2)
+                        // Not skipped to its `?>`: a broken declaration would hide the next one.
+                        i += 2
                     }
                     continue
                 }

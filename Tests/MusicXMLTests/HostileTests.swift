@@ -264,6 +264,10 @@ import ZIPFoundation
         let after = try #require(EmptyInstructions.removed(before))
         #expect(String(decoding: after, as: UTF8.self) == "<a>\n     <![CDATA[<?y?>]]><b c=\"?\"/><?xml-stylesheet href=\"s\"?></a>")
         #expect(EmptyInstructions.removed(Array("<a><?x y?></a>".utf8)) == nil)
+        // A broken declaration does not hide the instructions after it, nor does `<?xml?>`.
+        for text in ["<?xml version=?1.\"\"0>\n<score-partwise><?XML?><?Gxml?><part-list/></score-partwise>", "<?xml?>\n<score-partwise><part-list/></score-partwise>"] {
+            #expect(HostileTests.error(text) != nil)
+        }
     }
 
     @Test func latin1DeclaredIsRead() throws {
