@@ -15,10 +15,12 @@ let package = Package(
         .library(name: "ABC", targets: ["ABC"]),
         .library(name: "Lesson", targets: ["Lesson"]),
         .library(name: "Notation", targets: ["Notation"]),
+        .library(name: "MusicXML", targets: ["MusicXML"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.0"),
     ],
     targets: [
         // Standard MIDI File model, lenient reader, writer, tempo map, note pairing. Pure Swift.
@@ -60,6 +62,7 @@ let package = Package(
                 "MIDIInput",
                 "Judge",
                 "ABC",
+                "MusicXML",
                 "Lesson",
                 "Store",
                 "Synth",
@@ -73,7 +76,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation"],
+            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
@@ -91,8 +94,16 @@ let package = Package(
         // ABC 2.1 notation → MIDIFile (lessons are written in ABC), and the fingering convention.
         .target(name: "ABC", dependencies: ["MIDIFile"]),
         // Writes the generated curriculum (Lessons/level1–3) as .abc and compiles every lesson to .mid.
-        .executableTarget(name: "etude-lessons", dependencies: ["ABC", "MIDIFile"], path: "Tools/etude-lessons"),
+        .executableTarget(name: "etude-lessons", dependencies: ["ABC", "MIDIFile", "MusicXML"], path: "Tools/etude-lessons"),
         .testTarget(name: "ABCTests", dependencies: ["ABC", "MIDIFile", "TestSupport"], exclude: ["Fixtures"]),
+        // MusicXML 2.0–4.0 (.musicxml, .xml, compressed .mxl) → MIDIFile with the score's staves,
+        // fingering, spelling and printed bar numbers as etude: annotations. Foundation's
+        // XMLParser (libxml2) and ZIPFoundation do the reading.
+        .target(
+            name: "MusicXML",
+            dependencies: ["MIDIFile", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+        ),
+        .testTarget(name: "MusicXMLTests", dependencies: ["MusicXML", "MIDIFile", "Lesson", "TestSupport"]),
         .testTarget(name: "LessonTests", dependencies: ["Lesson", "MIDIFile", "TestSupport"], exclude: ["Fixtures"]),
         // The grand staff: a lesson's bars laid out as placed symbols (staves, clefs, key and time
         // signatures, spelled heads, accidentals, durations, rests, ties, fingering), systems for a
@@ -109,7 +120,7 @@ let package = Package(
         // (key map, pure view, history through a protocol Store implements); the routine runner;
         // the browser's intents; the one terminal input path for one-line commands.
         .target(name: "Trainer", dependencies: ["Practice", "Screen", "Notation", "Terminal", "Store", "Synth", "MIDIInput", "Lesson",
-                                                "Judge", "MIDIFile", "ABC", "Clocks"]),
+                                                "Judge", "MIDIFile", "ABC", "MusicXML", "Clocks"]),
         // One process runner, one tmux harness, the built binary's path and the skip conditions,
         // shared by every test target; with the music fixtures several targets build.
         .target(name: "TestSupport", dependencies: ["MIDIFile"], path: "Tests/TestSupport"),

@@ -14,6 +14,9 @@
 #   // fuzz-seeds: Lessons/*/*.abc       seed files (globs from the repository root; $CORPUS
 #                                        is the corpus directory given to make fuzz)
 #   // fuzz-max-len: 65536               optional, the largest input libFuzzer makes
+#   // fuzz-options: -timeout=10         optional, more libFuzzer flags (they win over the defaults)
+#   // fuzz-asan: detect_leaks=0         optional, ASAN_OPTIONS for the run
+# Modules are built with -enable-testing, so a target may `@testable import` a reader's internals.
 # This script finds it (Fuzz/Fuzz*.swift), builds it with -sanitize=fuzzer,address and runs it.
 set -euo pipefail
 seconds="${1:-180}"; corpus="${2:-../shared/corpus/jazz-soft}"
@@ -31,6 +34,8 @@ for source in Fuzz/Fuzz*.swift; do
   modules=$(header "$source" fuzz-modules)
   seeds=$(header "$source" fuzz-seeds)
   maxlen=$(header "$source" fuzz-max-len); maxlen=${maxlen:-65536}
+  options=$(header "$source" fuzz-options)
+  asan=$(header "$source" fuzz-asan)
   if [ -z "$modules" ]; then
     echo "fuzz: $source has no '// fuzz-modules:' line naming the Sources/ folders it needs" >&2
     exit 1
@@ -42,7 +47,7 @@ for source in Fuzz/Fuzz*.swift; do
   for module in $modules; do
     files=(Sources/"$module"/*.swift)
     [ ${#files[@]} -gt 0 ] || { echo "fuzz: no Sources/$module/*.swift" >&2; exit 1; }
-    swiftc -c -wmo -O -sanitize=fuzzer,address -parse-as-library -module-name "$module" \
+    swiftc -c -wmo -O -enable-testing -sanitize=fuzzer,address -parse-as-library -module-name "$module" \
       -emit-module -emit-module-path "$build/$module.swiftmodule" -I "$build" \
       "${files[@]}" -o "$build/$module.o"
     objects+=("$build/$module.o")
@@ -57,8 +62,9 @@ for source in Fuzz/Fuzz*.swift; do
     done
   done
   # libFuzzer exits non-zero on a crash; go on to the other targets and fail at the end.
-  if ! (cd "$dir" && ./"fuzz-$name" work -max_total_time="$seconds" -max_len="$maxlen" -timeout=5 \
-        -rss_limit_mb=2048 -artifact_prefix=crashes/ -print_final_stats=1 > last.log 2>&1); then
+  # shellcheck disable=SC2086  # $options is a list of flags
+  if ! (cd "$dir" && ASAN_OPTIONS="${asan:-}" ./"fuzz-$name" work -max_total_time="$seconds" -max_len="$maxlen" -timeout=5 \
+        -rss_limit_mb=2048 -artifact_prefix=crashes/ -print_final_stats=1 $options > last.log 2>&1); then
     status=1
     grep -E "ERROR|SUMMARY|Fatal error|==[0-9]+==" "$dir/last.log" | head -n 20 || true
   fi

@@ -38,7 +38,7 @@ plan() {
   echo "0644 $STAGE/completions/_etude $ZSH_COMPLETION_DIR/_etude"
   echo "0644 $STAGE/completions/etude.fish $FISH_COMPLETION_DIR/etude.fish"
   # Lessons only: the lesson files and their README, never the tools that generate them.
-  (cd "$LESSONS" && find . -type f \( -name '*.mid' -o -name '*.abc' -o -name 'README.md' \) | LC_ALL=C sort) |
+  (cd "$LESSONS" && find . -type f \( -name '*.mid' -o -name '*.abc' -o -name '*.musicxml' -o -name '*.mxl' -o -name 'README.md' \) | LC_ALL=C sort) |
     while IFS= read -r f; do f="${f#./}"; echo "0644 $LESSONS/$f $DATADIR/etude/Lessons/$f"; done
 }
 

@@ -2,7 +2,9 @@ import MIDIFile
 
 /// One bar of the score with its place in ticks.
 public struct Bar: Equatable, Sendable {
-    /// Number as in the score: from 1, or 0 for a pickup (anacrusis).
+    /// The bar's place in the performance: from 1, or 0 for a pickup (anacrusis). Plans, loops
+    /// and the transport count bars by it; for lessons without printed numbers it is also the
+    /// number the learner uses.
     public var number: Int
     public var startTick: Int
     /// First tick after the bar.
@@ -14,6 +16,12 @@ public struct Bar: Equatable, Sendable {
     /// numbered as the end of a full bar (a one-beat pickup in 4/4 is beat 4).
     public var downbeatTick: Int
     public var isPickup: Bool
+    /// The number printed on the bar (a MusicXML score's `etude:bar` numbers, which repeats
+    /// give again); equal to `number` for lessons that do not print numbers.
+    public var printed: Int = 0
+    /// Which time the printed bar is played: 1 the first time, 2 the second time through a
+    /// repeat, and so on (always 1 without printed numbers).
+    public var pass: Int = 1
 
     public var lengthTicks: Int { endTick - startTick }
 
@@ -68,6 +76,9 @@ public struct Position: Equatable, Hashable, Sendable, CustomStringConvertible {
 public struct BarMap: Equatable, Sendable {
     public let ticksPerQuarter: Int
     public private(set) var bars: [Bar]
+    /// True when the bars come from the file's printed bar numbers (`etude:bar` annotations,
+    /// as MusicXML scores have): the learner then names bars by `Bar.printed` and `Bar.pass`.
+    public private(set) var isPrinted = false
 
     /// `onsets` (note start ticks, drums excluded) let a pickup be found in files that give
     /// no sign of it: see `pickupFromOnsets`.
@@ -134,7 +145,50 @@ public struct BarMap: Equatable, Sendable {
             }
             if shifted.count >= 2 { bars = shifted }
         }
+        for i in bars.indices { bars[i].printed = bars[i].number }
         self.bars = bars
+    }
+
+    /// Bars exactly where the file's printed bar lines are (`Annotations.bars`: start tick and
+    /// printed number, in playing order), beats from the time signature in force at each. A
+    /// first bar numbered 0 is the pickup (beats counted as the end of a full bar); `number`
+    /// counts the bars played (0 for the pickup, then 1, 2 …) and `pass` how many times each
+    /// printed number has come round. The last bar ends at `endTick`.
+    public init(ticksPerQuarter: Int, timeSignatures: [TimedValue<TimeSignature>], printedBars: [(tick: Int, printed: Int)], endTick: Int) {
+        self.ticksPerQuarter = max(1, ticksPerQuarter)
+        let tpq = self.ticksPerQuarter
+        var starts: [(tick: Int, printed: Int)] = []
+        for b in printedBars where b.tick >= 0 {
+            if let last = starts.last {
+                if b.tick == last.tick { starts[starts.count - 1] = b; continue }
+                if b.tick < last.tick { continue }
+            }
+            starts.append(b)
+        }
+        if let first = starts.first, first.tick > 0 {
+            starts.insert((0, max(0, first.printed - 1)), at: 0)
+        }
+        if starts.isEmpty { starts = [(0, 1)] }
+        let fourFour = TimeSignature(numerator: 4, denominatorPower: 2)
+        let pickup = starts[0].printed == 0
+        var seen: [Int: Int] = [:]
+        var bars: [Bar] = []
+        bars.reserveCapacity(starts.count)
+        var s = 0
+        for (k, b) in starts.enumerated() {
+            let end = k + 1 < starts.count ? starts[k + 1].tick : max(endTick, b.tick + 1)
+            while s + 1 < timeSignatures.count, timeSignatures[s + 1].tick <= b.tick { s += 1 }
+            let sig = timeSignatures.first.map { $0.tick <= b.tick ? timeSignatures[s].value : fourFour } ?? fourFour
+            let full = BarMap.barTicks(sig, tpq: tpq)
+            let pass = (seen[b.printed] ?? 0) + 1
+            seen[b.printed] = pass
+            let short = k == 0 && end - b.tick < full
+            bars.append(Bar(number: pickup ? k : k + 1, startTick: b.tick, endTick: end, signature: sig,
+                            beatTicks: BarMap.beatTicks(sig, tpq: tpq), downbeatTick: short ? end - full : b.tick,
+                            isPickup: k == 0 && pickup, printed: b.printed, pass: pass))
+        }
+        self.bars = bars
+        self.isPrinted = true
     }
 
     /// The length of an unmarked pickup, or nil. Note starts are counted by their place in
@@ -267,7 +321,7 @@ public struct Section: Equatable, Sendable {
                 let start = b
                 var end = b == 0 ? 4 : b + 3
                 end = min(end, last)
-                out.append(Section(name: "Bars \(start)–\(end)", firstBar: start, lastBar: end))
+                out.append(Section(name: "Bars \(bars.label(ofRange: start...end))", firstBar: start, lastBar: end))
                 b = end + 1
             }
             return out

@@ -225,6 +225,11 @@ public struct Lesson: Sendable {
                 endTick = lastEventTick
             }
         }
+        if !annotations.bars.isEmpty {
+            // A score's printed bar lines: the piece ends with its last bar.
+            endTick = max(endTick, lastEventTick)
+            bars = BarMap(ticksPerQuarter: ticksPerQuarter, timeSignatures: timeSignatures, printedBars: annotations.bars, endTick: endTick)
+        }
         self.bars = bars
         sections = Section.sections(bars: bars, markers: self.markers)
 

@@ -80,6 +80,10 @@ public enum Annotation: Equatable, Sendable {
     public init?(_ kind: MIDIEvent.Kind) {
         guard case .meta(MetaType.text, let data) = kind, data.count > 6, data.count < 64,
               data[0] == UInt8(ascii: "e"), data[5] == UInt8(ascii: ":") else { return nil }
+        if let fast = Annotation.noteLevel(data) {
+            self = fast
+            return
+        }
         let text = String(decoding: data, as: UTF8.self)
         guard text.hasPrefix("etude:"), let eq = text.firstIndex(of: "=") else { return nil }
         let key = text[text.index(text.startIndex, offsetBy: 6)..<eq]
@@ -107,6 +111,54 @@ public enum Annotation: Equatable, Sendable {
         default:
             return nil
         }
+    }
+}
+
+extension Annotation {
+    static let fingerPrefix = Array("etude:finger=".utf8)
+    static let spellPrefix = Array("etude:spell=".utf8)
+
+    /// `etude:finger=P:F` and `etude:spell=P:N` read from the bytes (a score has one or two per
+    /// note); nil for anything else, which the general parser then reads (or refuses) as before.
+    static func noteLevel(_ data: [UInt8]) -> Annotation? {
+        let isFinger = data.starts(with: fingerPrefix)
+        guard isFinger || data.starts(with: spellPrefix) else { return nil }
+        var i = isFinger ? fingerPrefix.count : spellPrefix.count
+        var pitch = 0, digits = 0
+        while i < data.count, data[i] >= 0x30, data[i] <= 0x39, digits < 3 {
+            pitch = pitch * 10 + Int(data[i] - 0x30)
+            i += 1
+            digits += 1
+        }
+        guard digits > 0, pitch <= 127, i < data.count, data[i] == UInt8(ascii: ":") else { return nil }
+        i += 1
+        if isFinger {
+            guard i + 1 == data.count, data[i] >= 0x31, data[i] <= 0x35 else { return nil }
+            return .finger(pitch: pitch, finger: Int(data[i] - 0x30))
+        }
+        guard i < data.count else { return nil }
+        let letter: Int
+        switch data[i] | 0x20 {
+        case UInt8(ascii: "c"): letter = 0
+        case UInt8(ascii: "d"): letter = 1
+        case UInt8(ascii: "e"): letter = 2
+        case UInt8(ascii: "f"): letter = 3
+        case UInt8(ascii: "g"): letter = 4
+        case UInt8(ascii: "a"): letter = 5
+        case UInt8(ascii: "b"): letter = 6
+        default: return nil
+        }
+        let rest = data[(i + 1)...]
+        let alter: Int
+        if rest.isEmpty { alter = 0 }
+        else if rest.elementsEqual([UInt8(ascii: "#")]) { alter = 1 }
+        else if rest.elementsEqual([UInt8(ascii: "x")]) || rest.elementsEqual([UInt8(ascii: "#"), UInt8(ascii: "#")]) { alter = 2 }
+        else if rest.elementsEqual([UInt8(ascii: "b")]) { alter = -1 }
+        else if rest.elementsEqual([UInt8(ascii: "b"), UInt8(ascii: "b")]) { alter = -2 }
+        else { return nil }
+        let spelled = SpelledPitch(letter: letter, alter: alter)
+        guard spelled.octave(forPitch: pitch) != nil else { return nil }
+        return .spelling(pitch: pitch, spelled)
     }
 }
 
@@ -214,6 +266,16 @@ public struct Annotations: Equatable, Sendable {
 
     /// Reads every track. Cheap on files without annotations (one byte test per text event).
     public init(file: MIDIFile) {
+        // Room for one fingering and one spelling per text event, so a score's thousands of
+        // annotations are not rehashed as the tables grow.
+        var texts = 0
+        for track in file.tracks {
+            for e in track.events { if case .meta(MetaType.text, _) = e.kind { texts += 1 } }
+        }
+        if texts > 64 {
+            fingers.reserveCapacity(texts / 2)
+            spellings.reserveCapacity(texts / 2)
+        }
         for (t, track) in file.tracks.enumerated() {
             for e in track.events {
                 guard case .meta(MetaType.text, _) = e.kind, let a = Annotation(e.kind) else { continue }

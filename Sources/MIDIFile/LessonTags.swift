@@ -21,7 +21,9 @@ public struct LessonTags: Equatable, Sendable {
     }
 
     /// Reads the tags from a file: `etude:` text events on any track; the title falls back to
-    /// the first named track, the composer to a copyright notice.
+    /// the first named track, the composer to a copyright notice. Note-level annotations
+    /// (`Annotation`: fingering, spelling, staves, clefs, bars) are not tags and are passed
+    /// over on their first bytes, so a score with thousands of them reads fast.
     public init(file: MIDIFile) {
         self.init()
         var copyright: String?
@@ -29,6 +31,7 @@ public struct LessonTags: Equatable, Sendable {
             for e in track.events {
                 guard case .meta(let type, let data) = e.kind else { continue }
                 if type == MetaType.text {
+                    guard Self.isTag(data) else { continue }
                     let text = TextDecoding.display(data)
                     guard text.hasPrefix(Self.prefix), let eq = text.firstIndex(of: "=") else { continue }
                     let key = String(text[text.index(text.startIndex, offsetBy: Self.prefix.count)..<eq])
@@ -43,6 +46,16 @@ public struct LessonTags: Equatable, Sendable {
         composer = all["composer"] ?? copyright
         level = all["level"].flatMap { Int($0) }
         description = all["description"]
+    }
+
+    static let prefixBytes = Array(prefix.utf8)
+    static let annotationKeys: [[UInt8]] = ["finger=", "spell=", "hand=", "clef=", "bar="].map { Array($0.utf8) }
+
+    /// `etude:` text that is not a note-level annotation.
+    static func isTag(_ data: [UInt8]) -> Bool {
+        guard data.count > prefixBytes.count, data.starts(with: prefixBytes) else { return false }
+        let rest = data[prefixBytes.count...]
+        return !annotationKeys.contains { rest.starts(with: $0) }
     }
 
     /// Text meta events that write these tags (put them on the first track at tick 0).

@@ -304,12 +304,8 @@ public struct Score: Sendable, Equatable {
 /// The bar number a score prints. One function so printed numbers from a score (MusicXML's
 /// `etude:bar` events) and the lesson's own counting meet in one place.
 public enum BarNumbering {
-    /// The printed number of a bar: the file's own when it marks this bar's first tick, else
-    /// `Bar.number`.
+    /// The printed number of a bar: the score's own (`Bar.printed`), else `Bar.number`.
     public static func displayNumber(of bar: Bar, in lesson: Lesson) -> Int {
-        if !lesson.annotations.bars.isEmpty, let printed = lesson.annotations.bars.last(where: { $0.tick == bar.startTick }) {
-            return printed.printed
-        }
-        return bar.number
+        lesson.bars.isPrinted ? bar.printed : bar.number
     }
 }

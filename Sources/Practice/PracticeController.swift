@@ -97,10 +97,10 @@ public final class PracticeController: @unchecked Sendable {
             let current = transport.position(at: s.now).bar
             let target = min(max(current + (command == .nextBar ? 1 : -1), range.lowerBound), range.upperBound)
             seekKeepingState(target)
-            s.show(message: "bar \(target)")
+            s.show(message: "bar \(s.lesson.bars.label(number: target))")
         case .restart:
             seekKeepingState(transport.bars.lowerBound)
-            s.show(message: "from bar \(transport.bars.lowerBound)")
+            s.show(message: "from bar \(s.lesson.bars.label(number: transport.bars.lowerBound))")
         case .loopStartHere:
             s.loopName = nil
             let bar = currentBar()
@@ -112,7 +112,7 @@ public final class PracticeController: @unchecked Sendable {
             if let end {
                 applyLoop(bar...end)
             } else {
-                s.show(message: "loop from bar \(bar): press ] at its last bar")
+                s.show(message: "loop from bar \(s.lesson.bars.label(number: bar)): press ] at its last bar")
             }
         case .loopEndHere:
             s.loopName = nil
@@ -184,7 +184,9 @@ public final class PracticeController: @unchecked Sendable {
         case .saveLoop:
             let plan = transport.plan
             let bars = plan.bars ?? transport.bars
-            let snapshot = LoopSnapshot(bars: bars, hands: plan.hands, tempoPercent: transport.tempoPercent, otherHand: plan.otherHand)
+            let printed = s.lesson.bars.isPrinted ? s.lesson.bars.label(ofRange: bars).replacingOccurrences(of: "–", with: "-") : nil
+            let snapshot = LoopSnapshot(bars: bars, hands: plan.hands, tempoPercent: transport.tempoPercent, otherHand: plan.otherHand,
+                                        printedBars: printed)
             if let hook = onSaveLoop {
                 let message = hook(snapshot)
                 if plan.bars != nil { s.loopName = snapshot.autoName }
@@ -298,7 +300,7 @@ public final class PracticeController: @unchecked Sendable {
             se.loopMarkEnd = loop.bars.upperBound
         }
         s.loopName = choice.name
-        var text = "loop \"\(choice.name)\" (\(index + 1)/\(loops.count)): bars \(loop.bars.lowerBound)–\(loop.bars.upperBound)"
+        var text = "loop \"\(choice.name)\" (\(index + 1)/\(loops.count)): bars \(session.lesson.bars.label(ofRange: loop.bars))"
         text += loop.hands == .both ? ", both hands" : ", \(loop.hands.rawValue) hand"
         text += ", \(TempoPercent.text(loop.tempoPercent))%"
         s.show(message: text)
@@ -306,7 +308,7 @@ public final class PracticeController: @unchecked Sendable {
 
     private func applyLoop(_ bars: ClosedRange<Int>) {
         setLoop(bars)
-        session.show(message: "loop bars \(bars.lowerBound)–\(bars.upperBound)")
+        session.show(message: "loop bars \(session.lesson.bars.label(ofRange: bars))")
     }
 
     private func setLoop(_ bars: ClosedRange<Int>?) {

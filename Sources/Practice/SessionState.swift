@@ -137,17 +137,22 @@ public struct LoopSnapshot: Equatable, Sendable {
     public var hands: PracticePlan.Hands
     public var tempoPercent: Double
     public var otherHand: PracticePlan.OtherHand
+    /// The bars as a score prints them (`9-12@2`), nil when they are counted from 1.
+    public var printedBars: String?
 
-    public init(bars: ClosedRange<Int>, hands: PracticePlan.Hands, tempoPercent: Double, otherHand: PracticePlan.OtherHand) {
+    public init(bars: ClosedRange<Int>, hands: PracticePlan.Hands, tempoPercent: Double, otherHand: PracticePlan.OtherHand,
+                printedBars: String? = nil) {
         self.bars = bars
         self.hands = hands
         self.tempoPercent = tempoPercent
         self.otherHand = otherHand
+        self.printedBars = printedBars
     }
 
-    /// The automatic name, e.g. `bars 5-8 at 70%` (`, right hand` when one hand).
+    /// The automatic name, e.g. `bars 5-8 at 70%` (`, right hand` when one hand); typed with a
+    /// plain hyphen, as `--saved` is.
     public var autoName: String {
-        var name = "bars \(bars.lowerBound)-\(bars.upperBound) at \(TempoPercent.text(tempoPercent))%"
+        var name = "bars \(printedBars ?? "\(bars.lowerBound)-\(bars.upperBound)") at \(TempoPercent.text(tempoPercent))%"
         if hands != .both { name += ", \(hands.rawValue) hand" }
         return name
     }

@@ -38,7 +38,7 @@ public struct FallingNotesWidget: Sendable {
             // Colour: a faint band of spaces (1 byte a cell when it moves); mono: a dim rule.
             let glyph: Unicode.Scalar = theme.monochrome ? "─" : " "
             for c in (x + 1)..<(x + width - 1) { buffer.put(c, r, glyph, theme.barLineStyle) }
-            buffer.text(String(line.bar), x: x + 1, y: r, style: theme.barNumberStyle, maxWidth: 4)
+            buffer.text(line.label, x: x + 1, y: r, style: theme.barNumberStyle, maxWidth: 4)
         }
         for (t, label) in [(model.loopStartSeconds, "loop ▼"), (model.loopEndSeconds, "loop ▲")] {
             guard let t, let r = row(t) else { continue }
@@ -91,13 +91,13 @@ public struct StatusBarWidget: Sendable {
 
     public static func firstLineRight(_ s: StatusInfo) -> String {
         let bpm = s.bpm.isFinite && abs(s.bpm) < 1e9 ? String(Int(s.bpm.rounded())) : "–"
-        return "bar \(s.bar):\(s.beat)/\(s.bars)  ♩=\(bpm) (\(s.tempoPercent)%)"
+        return "bar \(s.barLabel ?? String(s.bar)):\(s.beat)/\(s.barsLabel ?? String(s.bars))  ♩=\(bpm) (\(s.tempoPercent)%)"
     }
 
     public static func secondLine(_ s: StatusInfo) -> String {
         var parts = ["hand: \(s.hand)", "other: \(s.otherHand)"]
         if let loop = s.loop {
-            let range = "\(loop.startBar)–\(loop.endBar)"
+            let range = loop.label
             parts.append(loop.enabled ? "loop \(range) ×\(loop.pass)" : "loop \(range) off")
         } else {
             parts.append(s.pass > 1 ? "pass \(s.pass)" : "loop off")

@@ -68,9 +68,12 @@ public struct FallingNote: Sendable, Equatable {
 public struct BarLine: Sendable, Equatable {
     public var seconds: Double
     public var bar: Int
-    public init(seconds: Double, bar: Int) {
+    /// What is written beside it: the bar's printed number for a score, else `bar`.
+    public var label: String
+    public init(seconds: Double, bar: Int, label: String? = nil) {
         self.seconds = seconds
         self.bar = bar
+        self.label = label ?? String(bar)
     }
 }
 
@@ -81,11 +84,14 @@ public struct LoopStatus: Sendable, Equatable {
     public var enabled: Bool
     /// Completed passes through the loop.
     public var pass: Int
-    public init(startBar: Int, endBar: Int, enabled: Bool, pass: Int = 0) {
+    /// The bars as the learner names them ("12–16@2" in a score with repeats).
+    public var label: String
+    public init(startBar: Int, endBar: Int, enabled: Bool, pass: Int = 0, label: String? = nil) {
         self.startBar = startBar
         self.endBar = endBar
         self.enabled = enabled
         self.pass = pass
+        self.label = label ?? "\(startBar)–\(endBar)"
     }
 }
 
@@ -97,6 +103,9 @@ public struct StatusInfo: Sendable, Equatable {
     public var bar: Int
     public var beat: Int
     public var bars: Int
+    /// The bar and the last bar as printed in a score ("12@2", "32"); nil: `bar` and `bars`.
+    public var barLabel: String?
+    public var barsLabel: String?
     /// Effective tempo (after the tempo percentage) and the percentage itself.
     public var bpm: Double
     public var tempoPercent: Int

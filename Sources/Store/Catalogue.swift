@@ -13,10 +13,16 @@ public struct LessonFormat: Sendable {
     /// Lowercased, without the dot.
     public var extensions: Set<String>
     public var parse: @Sendable ([UInt8]) throws -> MIDIFile
+    /// Whether a file with one of the extensions is this format at all (nil: every such file
+    /// is). A file it does not claim (an `.xml` that is not MusicXML) is no lesson: the
+    /// catalogue passes over it instead of listing it as unreadable.
+    public var claims: (@Sendable (String) -> Bool)?
 
-    public init(name: String, extensions: Set<String>, parse: @escaping @Sendable ([UInt8]) throws -> MIDIFile) {
+    public init(name: String, extensions: Set<String>, claims: (@Sendable (String) -> Bool)? = nil,
+                parse: @escaping @Sendable ([UInt8]) throws -> MIDIFile) {
         self.name = name
         self.extensions = extensions
+        self.claims = claims
         self.parse = parse
     }
 
@@ -136,7 +142,13 @@ enum FileWalker {
         var rank: [String: Int] = [:]
         for (i, f) in formats.enumerated() { for e in f.extensions where rank[e] == nil { rank[e] = i } }
         walk(root, depth: 0, rank: rank, into: &out)
-        return out
+        let claims = formats.filter { $0.claims != nil }
+        guard !claims.isEmpty else { return out }
+        return out.filter { entry in
+            let (_, ext) = stemAndExtension(entry.0)
+            guard let f = formats.first(where: { $0.extensions.contains(ext) }), let claim = f.claims else { return true }
+            return claim(entry.0)
+        }
     }
 
     static func stemAndExtension(_ path: String) -> (String, String) {

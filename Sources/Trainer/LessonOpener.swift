@@ -2,6 +2,7 @@ import Foundation
 import ABC
 import Lesson
 import MIDIFile
+import MusicXML
 import Store
 
 /// The lesson formats Etude reads, in one table: the catalogue scans by it and every command
@@ -17,15 +18,35 @@ public enum LessonFormats {
         }
     }
 
-    public static let all: [LessonFormat] = [.midi, abc]
+    /// MusicXML scores (text or compressed .mxl); an .xml that is not one (its root element
+    /// says so) is no lesson, and the catalogue passes over it.
+    public static let musicXML = LessonFormat(name: "musicxml", extensions: ["musicxml", "mxl", "xml"], claims: { path in
+        guard path.lowercased().hasSuffix(".xml") else { return true }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return true }
+        defer { try? handle.close() }
+        return MusicXMLImport.isMusicXML([UInt8](handle.readData(ofLength: 65_536)))
+    }) { bytes in
+        do {
+            return try MusicXMLImport.midiFile(fromBytes: bytes).file
+        } catch let error as MusicXMLError {
+            throw EtudeFailure(error.oneLine)
+        }
+    }
+
+    public static let all: [LessonFormat] = [.midi, abc, musicXML]
 
     /// Extensions a LESSON argument ending in is taken for a path (so a mistyped one still
     /// says "no such file" rather than "no lesson of that title").
-    public static let pathExtensions: Set<String> = ["mid", "midi", "kar", "rmi", "smf", "abc"]
+    public static let pathExtensions: Set<String> = ["mid", "midi", "kar", "rmi", "smf", "abc", "musicxml", "mxl", "xml"]
 
     /// True for paths read as ABC notation.
     public static func isABC(_ path: String) -> Bool {
         path.lowercased().hasSuffix(".abc")
+    }
+
+    /// True for paths read as MusicXML (`.musicxml`, `.mxl`, `.xml`).
+    public static func isMusicXML(_ path: String) -> Bool {
+        musicXML.extensions.contains((path as NSString).pathExtension.lowercased())
     }
 }
 
@@ -94,7 +115,7 @@ public enum LessonOpener {
     public static func readChecked(_ path: String, strict: Bool) throws -> MIDIReadResult {
         var result: MIDIReadResult
         var bytes: [UInt8] = []
-        if LessonFormats.isABC(path) {
+        if LessonFormats.isABC(path) || LessonFormats.isMusicXML(path) {
             result = try read(path, strict: strict)
         } else {
             (result, bytes) = try readMIDIAndBytes(path, strict: strict)
@@ -112,9 +133,11 @@ public enum LessonOpener {
     }
 
     /// Reads a lesson in any format Etude accepts: `.abc` (ABC notation, converted on the fly;
-    /// `tune` picks an `X:` number, default the first tune) or anything else as a MIDI file.
-    /// ABC warnings come back as `MIDIWarning`s (no byte offset, `line:column` in text).
+    /// `tune` picks an `X:` number, default the first tune), MusicXML, or anything else as a
+    /// MIDI file. ABC and MusicXML warnings come back as `MIDIWarning`s (no byte offset, the
+    /// place in the text).
     public static func read(_ path: String, tune: Int? = nil, strict: Bool = false) throws -> MIDIReadResult {
+        if LessonFormats.isMusicXML(path) { return try readMusicXML(path, strict: strict) }
         guard LessonFormats.isABC(path) else { return try readMIDI(path, strict: strict) }
         let bytes = try readBytes(path)
         let text = String(decoding: bytes, as: UTF8.self)
@@ -130,6 +153,22 @@ public enum LessonOpener {
             throw EtudeFailure("\(safe(path)): \(safe(first.description)) (strict mode)")
         }
         return MIDIReadResult(file: imported.file, warnings: imported.warnings.map { MIDIWarning(offset: nil, message: $0.description) })
+    }
+
+    /// A MusicXML score (text or .mxl) as a lesson file; an `.xml` that is not a score says so.
+    static func readMusicXML(_ path: String, strict: Bool) throws -> MIDIReadResult {
+        let bytes = try readBytes(path)
+        if path.lowercased().hasSuffix(".xml"), !MusicXMLImport.isMusicXML(bytes) {
+            let root = MusicXMLImport.rootElement(of: bytes).map { " (its root element is <\(safe(String($0.prefix(40))))>)" } ?? ""
+            throw EtudeFailure("\(safe(path)): not a MusicXML score\(root); Etude reads .xml files that are MusicXML")
+        }
+        do {
+            let imported = try MusicXMLImport.midiFile(fromBytes: bytes, strict: strict)
+            return MIDIReadResult(file: imported.file, warnings: imported.warnings.map { MIDIWarning(offset: nil, message: $0.description) })
+        } catch {
+            let place = error.line > 0 ? ":" : ": "
+            throw EtudeFailure("\(safe(path))\(place)\(safe(error.oneLine))")
+        }
     }
 
     /// The lesson in a file, with its hands split (`split`: a MIDI pitch forcing the split point).

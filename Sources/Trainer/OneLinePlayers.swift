@@ -103,13 +103,13 @@ public enum LoopPlayer {
                 history?.record(passes, mode: .watch) { _ in nil }
                 if !onTerminal {
                     for p in passes where p.complete {
-                        Console.out("pass \(p.pass): bars \(p.bars.lowerBound)-\(p.bars.upperBound) at \(TempoPercent.text(p.tempoPercent))%, \(String(format: "%.1f", p.durationSeconds)) s\n")
+                        Console.out("pass \(p.pass): bars \(opened.lesson.bars.label(ofRange: p.bars)) at \(TempoPercent.text(p.tempoPercent))%, \(String(format: "%.1f", p.durationSeconds)) s\n")
                     }
                 }
             }
             let state = session.state()
-            let loopText = state.plan.bars.map { "bars \($0.lowerBound)-\($0.upperBound) · pass \(session.transport.pass)" } ?? ""
-            status.show("bar \(state.position.bar)/\(opened.lesson.bars.lastNumber) · \(loopText) · ♩=\(Int(state.bpm.rounded())) (\(Int(state.tempoPercent.rounded()))%) · \(state.transport == .playing ? "playing" : "paused")  [space pause, ←/→ bar, q quit]")
+            let loopText = state.plan.bars.map { "bars \(opened.lesson.bars.label(ofRange: $0)) · pass \(session.transport.pass)" } ?? ""
+            status.show("bar \(opened.lesson.bars.label(number: state.position.bar))/\(opened.lesson.bars.label(number: opened.lesson.bars.lastNumber)) · \(loopText) · ♩=\(Int(state.bpm.rounded())) (\(Int(state.tempoPercent.rounded()))%) · \(state.transport == .playing ? "playing" : "paused")  [space pause, ←/→ bar, q quit]")
             if session.isFinished { break }
         }
         let resumePoint = session.resumePoint()
@@ -129,7 +129,7 @@ public enum LoopPreview {
         let clock = VirtualClock()
         let transport = try Transport(lesson: lesson, plan: plan, clock: clock)
         let range = transport.bars
-        var out = "\(safe(lesson.title)): bars \(range.lowerBound)–\(range.upperBound), "
+        var out = "\(safe(lesson.title)): bars \(lesson.bars.label(ofRange: range)), "
         out += plan.hands == .both ? "both hands" : "\(plan.hands.rawValue) hand (other hand: \(plan.otherHand.name))"
         out += plan.metronome.enabled ? ", metronome" : ""
         out += "\n"

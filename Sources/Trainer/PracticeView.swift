@@ -54,7 +54,8 @@ public enum PracticeView {
         for p in state.feedback.flashes { keyboard.light(p, .wrong) }
         model.notes = notes
         model.keyboard = keyboard
-        model.barLines = state.barLines.map { BarLine(seconds: $0.seconds, bar: $0.bar) }
+        let printed = lesson.bars.isPrinted  // a score's bars go by their printed numbers
+        model.barLines = state.barLines.map { BarLine(seconds: $0.seconds, bar: $0.bar, label: printed ? lesson.bars.label(number: $0.bar) : nil) }
 
         let loopBars = state.plan.bars
         if let loopBars {
@@ -72,15 +73,19 @@ public enum PracticeView {
         status.bar = state.position.bar
         status.beat = state.position.beat
         status.bars = lesson.bars.lastNumber
+        if printed {
+            status.barLabel = lesson.bars.label(number: state.position.bar)
+            status.barsLabel = lesson.bars.bars.last.map { String($0.printed) }
+        }
         status.bpm = state.bpm
         status.tempoPercent = Int(state.tempoPercent.rounded())
         status.hand = state.plan.hands.rawValue
         status.otherHand = state.plan.otherHand.name
         if let loopBars {
             status.loop = LoopStatus(startBar: loopBars.lowerBound, endBar: loopBars.upperBound, enabled: state.loop.enabled,
-                                     pass: state.loop.passes)
+                                     pass: state.loop.passes, label: lesson.bars.label(ofRange: loopBars))
         } else if let a = state.loop.start, let b = state.loop.end {
-            status.loop = LoopStatus(startBar: a, endBar: b, enabled: false, pass: 0)
+            status.loop = LoopStatus(startBar: a, endBar: b, enabled: false, pass: 0, label: lesson.bars.label(ofRange: a...max(a, b)))
         }
         status.metronome = state.plan.metronome.enabled
         status.mode = state.mode.rawValue

@@ -15,7 +15,7 @@ struct EventsCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var file: String
+    @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var file: String
     @Flag(help: "Print JSON (the only format; accepted for clarity).") var json = false
     @Flag(help: "Refuse files that need any repair.") var strict = false
     @OptionGroup var store: StoreOptions

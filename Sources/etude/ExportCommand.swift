@@ -18,22 +18,22 @@ struct ExportCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
+    @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
     @Option(name: [.customShort("o"), .customLong("output")], help: "The .mid file to write.") var output: String
-    @Option(help: "Bars A-B to export, inclusive (e.g. 5-8; 0 is a pickup bar).") var bars: String?
+    @Option(help: "Bars A-B to export, inclusive (e.g. 5-8; 0 is a pickup bar; a score's printed bars, 12-16@2 the second time through).") var bars: String?
     @OptionGroup var practice: PracticeOptions
     @OptionGroup var store: StoreOptions
 
     func run() throws {
         do {
-            let plan = try practice.plan(bars: bars, defaultOther: .mute, defaultRepeat: .times(1))
             let source = try practice.lesson(try store.library.lessonPath(lesson))
+            let plan = try practice.plan(bars: bars, lesson: source, defaultOther: .mute, defaultRepeat: .times(1))
             let file = try LessonExport.midiFile(lesson: source, plan: plan)
             try Self.write(MIDIWriter.write(file), to: output)
             let exportedLesson = Lesson(file: file, fileName: output)
             let range = plan.barRange(in: source)
             let passes = try LessonExport.passPercents(lesson: source, plan: plan)
-            var line = "Wrote \(TextDecoding.sanitize(output)): bars \(range.lowerBound)–\(range.upperBound)"
+            var line = "Wrote \(TextDecoding.sanitize(output)): bars \(source.bars.label(ofRange: range))"
             if passes.count > 1 { line += " × \(passes.count)" }
             line += ", \(plan.hands == .both ? "both hands" : "\(plan.hands.rawValue) hand")"
             var percents: [String] = []

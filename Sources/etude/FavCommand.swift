@@ -7,7 +7,7 @@ struct FavCommand: ParsableCommand {
         commandName: "fav",
         abstract: "Star lessons to find them first.",
         discussion: """
-        LESSON is a .mid or .abc file, a title (or its start) or an id prefix from `etude list`.
+        LESSON is \(LessonArgument.formats), a title (or its start) or an id prefix from `etude list`.
 
         Examples:
           etude fav add "Minuet in G major"
@@ -19,7 +19,7 @@ struct FavCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Star a lesson.")
-        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
+        @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
         @OptionGroup var store: StoreOptions
         func run() throws {
             try store.library.withStore { s in
@@ -32,7 +32,7 @@ struct FavCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Unstar a lesson.")
-        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
+        @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
         @OptionGroup var store: StoreOptions
         func run() throws {
             try store.library.withStore { s in

@@ -6,7 +6,7 @@ import MIDIFile
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Describe a lesson file: tracks, tempo, signatures, markers, duration, repairs.",
+        abstract: "Describe a lesson file: tracks, tempo, signatures, markers, duration, repairs; a score's parts, staves and printed bars.",
         discussion: """
             Keys, time signatures and tempo changes are listed once each, at their bars.
 
@@ -16,7 +16,7 @@ struct InfoCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var file: String
+    @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var file: String
     @Flag(help: "Print one JSON object instead of text.") var json = false
     @Flag(help: "Refuse files that need any repair.") var strict = false
     @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: String?
@@ -71,6 +71,24 @@ enum InfoReport {
         return s
     }
 
+    /// A score's parts with their staves, and its printed bars against the bars played
+    /// (`12@2` is bar 12 the second time through).
+    static func scoreText(_ lesson: Lesson) -> String {
+        var out = ""
+        let parts = lesson.scoreParts
+        if !parts.isEmpty {
+            out += "Parts:     " + parts.map { p in
+                let staves = p.staves.map { s in [s.hand?.name, s.clef?.rawValue].compactMap { $0 }.joined(separator: ", ") }
+                let detail = p.staves.count == 1 ? staves[0] : "\(p.staves.count) staves: " + staves.map { "(\($0))" }.joined(separator: " ")
+                return TextDecoding.sanitize(p.name) + (detail.isEmpty ? "" : " — \(detail)")
+            }.joined(separator: "; ") + "\n"
+        }
+        if lesson.bars.isPrinted {
+            out += "Printed:   printed bar → bar played: \(lesson.bars.printedMapText)\n"
+        }
+        return out
+    }
+
     static func text(_ s: MIDIFileSummary, warnings: [MIDIWarning], path: String, lesson: Lesson? = nil) -> String {
         var out = "File:      \(TextDecoding.sanitize(path))\n"
         out += "Format:    \(s.format)\n"
@@ -84,6 +102,7 @@ enum InfoReport {
             if let d = lesson.tags.description { out += "About:     \(d)\n" }
             out += "Hands:     \(handsText(lesson))\n"
             out += "Bars:      \(barsText(lesson))\n"
+            out += scoreText(lesson)
         }
         out += "Tracks:    \(s.tracks.count)\n"
         for t in s.tracks {
@@ -182,7 +201,28 @@ enum InfoReport {
             j.raw(",\"description\":")
             j.string(lesson.handAssignment.description)
             j.raw(",\"right\":\(lesson.noteCount(.hand(.right))),\"left\":\(lesson.noteCount(.hand(.left))),\"accompaniment\":\(lesson.noteCount(.accompaniment))}")
-            j.raw(",\"bars\":{\"count\":\(lesson.bars.count),\"pickup\":\(lesson.bars.hasPickup),\"sections\":[")
+            j.raw(",\"bars\":{\"count\":\(lesson.bars.count),\"pickup\":\(lesson.bars.hasPickup),\"printed\":[")
+            for (i, run) in (lesson.bars.isPrinted ? lesson.bars.printedRuns : []).enumerated() {
+                if i > 0 { j.raw(",") }
+                j.raw("{\"printed\":[\(run.printed.lowerBound),\(run.printed.upperBound)],\"pass\":\(run.pass),\"played\":[\(run.performed.lowerBound),\(run.performed.upperBound)]}")
+            }
+            j.raw("],\"parts\":[")
+            for (i, part) in lesson.scoreParts.enumerated() {
+                if i > 0 { j.raw(",") }
+                j.raw("{\"name\":")
+                j.string(part.name)
+                j.raw(",\"staves\":[")
+                for (k, staff) in part.staves.enumerated() {
+                    if k > 0 { j.raw(",") }
+                    j.raw("{\"track\":\(staff.track),\"hand\":")
+                    if let h = staff.hand { j.string(h.rawValue) } else { j.raw("null") }
+                    j.raw(",\"clef\":")
+                    if let c = staff.clef { j.string(c.rawValue) } else { j.raw("null") }
+                    j.raw("}")
+                }
+                j.raw("]}")
+            }
+            j.raw("],\"sections\":[")
             for (i, sec) in lesson.sections.enumerated() {
                 if i > 0 { j.raw(",") }
                 j.raw("{\"name\":")

@@ -20,8 +20,8 @@ struct LoopCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
-    @Argument(help: "Bars A-B to loop, inclusive (e.g. 5-8); optional with --saved.") var bars: String?
+    @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
+    @Argument(help: "Bars A-B to loop, inclusive (e.g. 5-8; a score's printed bars, 12-16@2 the second time through); optional with --saved.") var bars: String?
     @OptionGroup var practice: PracticeOptions
     @Flag(name: .customLong("count-in"), help: "One bar of clicks before the first pass.") var countIn = false
     @Flag(name: .customLong("dry-run"), help: "Print the passes (tempo, BPM, length) instead of playing.") var dryRun = false
@@ -52,7 +52,7 @@ struct LoopCommand: ParsableCommand {
                 loopName = loop.name
             } else {
                 guard let bars else { throw EtudeFailure("give the bars to loop (e.g. 5-8) or --saved NAME") }
-                plan = try practice.plan(bars: bars, defaultOther: .play, defaultRepeat: .forever)
+                plan = try practice.plan(bars: bars, lesson: lesson, defaultOther: .play, defaultRepeat: .forever)
             }
             plan.countIn = countIn
             try plan.validate(for: lesson)

@@ -21,7 +21,7 @@ struct LoopsCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a lesson's saved loops.")
-        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
+        @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
         @Flag(help: "Print a JSON array.") var json = false
         @OptionGroup var store: StoreOptions
         func run() throws {
@@ -42,7 +42,7 @@ struct LoopsCommand: ParsableCommand {
 
     struct Save: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Save (or replace) a named loop.")
-        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
+        @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
         @Argument(help: "The loop's name.") var name: String
         @Option(help: "Bars FIRST-LAST, e.g. 9-12.") var bars: String
         @Option(help: "right, left or both.", completion: .list(["right", "left", "both"])) var hand = "both"
@@ -51,40 +51,40 @@ struct LoopsCommand: ParsableCommand {
                 completion: .list(["play", "quiet", "mute"])) var otherHand = "play"
         @OptionGroup var store: StoreOptions
         func run() throws {
-            // The same words and checks as `etude practice`, so a saved loop always plays.
-            var plan = PracticePlan()
-            let range: ClosedRange<Int>
-            let percent: Double
-            do {
-                range = try PracticePlan.parseBars(bars)
-                plan.bars = range
-                plan.hands = try PracticePlan.parseHands(hand)
-                plan.tempo = try PracticePlan.parseTempo(tempo)   // its 10–400 % check
-                percent = try TempoPercent(parsing: tempo).value
-                plan.otherHand = try PracticePlan.parseOtherHand(otherHand)
-            } catch {
-                // This command calls the other hand's option --other-hand.
-                throw EtudeFailure(error.worded { setting, value in
-                    "--\(setting == .other ? "other-hand" : PlanError.optionName(setting)) \(value)"
-                })
-            }
+            // The same words and checks as `etude practice`, so a saved loop always plays; a
+            // score's bars are its printed ones (12-16@2), stored as the bars played.
             try store.library.withStore { s in
                 let l = try s.resolveLesson(lesson)
-                if let path = l.path {
-                    let read = try LessonOpener.read(path)
-                    do { try plan.validate(for: Lesson(file: read.file, fileName: path)) } catch let e as PlanError { throw EtudeFailure(e.cliMessage) }
+                let opened = try l.path.map { path in Lesson(file: try LessonOpener.read(path).file, fileName: path) }
+                var plan = PracticePlan()
+                let range: ClosedRange<Int>
+                let percent: Double
+                do throws(PlanError) {
+                    if let opened { range = try PracticePlan.parseBars(bars, in: opened) } else { range = try PracticePlan.parseBars(bars) }
+                    plan.bars = range
+                    plan.hands = try PracticePlan.parseHands(hand)
+                    plan.tempo = try PracticePlan.parseTempo(tempo)   // its 10–400 % check
+                    percent = try TempoPercent(parsing: tempo).value
+                    plan.otherHand = try PracticePlan.parseOtherHand(otherHand)
+                    if let opened { try plan.validate(for: opened) }
+                } catch {
+                    // This command calls the other hand's option --other-hand.
+                    throw EtudeFailure(error.worded { setting, value in
+                        "--\(setting == .other ? "other-hand" : PlanError.optionName(setting)) \(value)"
+                    })
                 }
                 try s.saveLoop(SavedLoop(lessonID: l.lesson.id, name: name, firstBar: range.lowerBound, lastBar: range.upperBound,
                                          hand: plan.hands.rawValue, tempoPercent: Int(percent.rounded()),
                                          otherHandMode: plan.otherHand.name))
-                Console.out("Saved loop \(name) of \(l.lesson.title): bars \(range.lowerBound)-\(range.upperBound)\n")
+                let shown = opened?.bars.label(ofRange: range) ?? "\(range.lowerBound)-\(range.upperBound)"
+                Console.out("Saved loop \(name) of \(l.lesson.title): bars \(shown)\n")
             }
         }
     }
 
     struct Rename: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rename a saved loop (e.g. one `s` saved under an automatic name).")
-        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
+        @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
         @Argument(help: "The loop's name now.") var name: String
         @Argument(help: "Its new name.") var newName: String
         @OptionGroup var store: StoreOptions
@@ -101,7 +101,7 @@ struct LoopsCommand: ParsableCommand {
 
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a named loop.")
-        @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
+        @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
         @Argument(help: "The loop's name.") var name: String
         @OptionGroup var store: StoreOptions
         func run() throws {

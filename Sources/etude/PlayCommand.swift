@@ -20,7 +20,7 @@ struct PlayCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var file: String
+    @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var file: String
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss) instead of trying pipewire, pulseaudio, alsa.") var audioDriver: String?
     @Option(help: "Frames per audio period (default: as many as --audio-buffer asks for).") var periodSize: Int?

@@ -24,11 +24,15 @@ struct PracticeOptions: ParsableArguments {
     @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: String?
 
     /// The plan these options describe; `defaultOther` and `defaultRepeat` are the command's.
-    func plan(bars: String?, defaultOther: PracticePlan.OtherHand, defaultRepeat: PracticePlan.Repeat) throws(PlanError) -> PracticePlan {
+    /// With `lesson`, bars are read as the lesson numbers them (a score's printed bars,
+    /// `12-16@2` the second time through); without, as counted bars.
+    func plan(bars: String?, lesson: Lesson? = nil, defaultOther: PracticePlan.OtherHand, defaultRepeat: PracticePlan.Repeat) throws(PlanError) -> PracticePlan {
         var plan = PracticePlan()
         plan.hands = try PracticePlan.parseHands(hand)
         plan.otherHand = try other.map { text throws(PlanError) in try PracticePlan.parseOtherHand(text) } ?? defaultOther
-        if let bars { plan.bars = try PracticePlan.parseBars(bars) }
+        if let bars {
+            if let lesson { plan.bars = try PracticePlan.parseBars(bars, in: lesson) } else { plan.bars = try PracticePlan.parseBars(bars) }
+        }
         if tempo != nil && bpm != nil {
             throw PlanError("--tempo and --bpm both given: use one of them")
         }

@@ -25,7 +25,7 @@ struct PracticeScreenCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
+    @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
     @OptionGroup var practice: PracticeOptions
     @Option(help: "Bars A-B to loop (e.g. 5-8).") var bars: String?
     @Flag(name: .customLong("count-in"), inversion: .prefixedNo,
@@ -58,7 +58,7 @@ struct PracticeScreenCommand: ParsableCommand {
         let opened = try LessonOpener.open(path, split: practice.splitPitch())
         var plan: PracticePlan
         do {
-            plan = try practice.plan(bars: bars, defaultOther: .play, defaultRepeat: .forever)
+            plan = try practice.plan(bars: bars, lesson: opened.lesson, defaultOther: .play, defaultRepeat: .forever)
             plan.countIn = countIn ?? playing.mode.countsIn
             try plan.validate(for: opened.lesson)
         } catch {

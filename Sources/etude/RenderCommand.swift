@@ -18,7 +18,7 @@ struct RenderCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var file: String
+    @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var file: String
     @Option(name: .shortAndLong, help: "The WAV file to write.") var output: String
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Sample rate: 44100 or 48000.") var rate: Int = 44_100

@@ -19,7 +19,7 @@ struct ScoreCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The lesson: a .mid or .abc file, or a title or id from `etude list`.", completion: .custom(LessonCompletion.candidates)) var lesson: String
+    @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
     @Option(help: "Only these bars, e.g. 5-8.") var bars: String?
     @Option(help: "Columns to fill (default: the terminal's width, else 80).") var width: Int?
     @Option(help: "Colour: auto (on a terminal, unless NO_COLOR is set), always or never.") var color: ColorChoice = .auto

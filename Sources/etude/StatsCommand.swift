@@ -15,7 +15,7 @@ struct StatsCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "A lesson (a .mid or .abc file, or a title or id from `etude list`); else all practice.", completion: .custom(LessonCompletion.candidates)) var lesson: String?
+    @Argument(help: ArgumentHelp("A lesson (\(LessonArgument.formats), or a title or id from `etude list`); else all practice."), completion: .custom(LessonCompletion.candidates)) var lesson: String?
     @Flag(help: "Print one JSON object.") var json = false
     @OptionGroup var store: StoreOptions
 

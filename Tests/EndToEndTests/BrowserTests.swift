@@ -27,13 +27,14 @@ struct BrowserTests {
         #expect(screen.contains("C major five-finger position"), "the built-in lessons are listed")
 
         try pane.type("minuet in g maj")
-        screen = pane.waitFor { $0.contains("Search: minuet in g maj") && Self.header($0).hasSuffix(" 1 lesson") }
+        // Two match: the minuet as a lesson and as a score ("Menuet", its description says Minuet).
+        screen = pane.waitFor { $0.contains("Search: minuet in g maj") && Self.header($0).hasSuffix(" 2 lessons") }
         #expect(screen.contains("Search: minuet in g maj"))
-        #expect(screen.contains("Minuet in G major, BWV Anh. 114"), "the match is listed: \(screen)")
+        #expect(screen.contains("Minuet in G major, BWV Anh. 114") && screen.contains("Menuet in G major"), "the matches are listed: \(screen)")
         #expect(!screen.contains("Minuet in G minor") && !screen.contains("C major five-finger"), "the list is filtered: \(screen)")
-        #expect(Self.header(screen).hasSuffix(" 1 lesson"), "the header counts one lesson")
+        #expect(Self.header(screen).hasSuffix(" 2 lessons"), "the header counts two lessons")
 
-        try pane.keys("Enter")
+        try pane.keys("Down", "Enter")
         // Enter asks how to practise it: watch, with both hands, the first time.
         screen = pane.waitFor { $0.contains("Practise Minuet in G major") }
         #expect(screen.contains("mode  [watch]") && screen.contains("hand  [both]"), "the choice opened: \(screen)")
@@ -43,7 +44,7 @@ struct BrowserTests {
         #expect(screen.contains("bar ") && !screen.contains("Search: "), "the practice screen opened: \(screen)")
         #expect(screen.contains("mode: watch"), "\(screen)")
         try pane.keys("q")
-        screen = pane.waitFor { $0.contains("Search: minuet in g maj") && Self.header($0).hasSuffix(" 1 lesson") }
+        screen = pane.waitFor { $0.contains("Search: minuet in g maj") && Self.header($0).hasSuffix(" 2 lessons") }
         #expect(screen.contains("Search: minuet in g maj") && screen.contains("Minuet in G major, BWV Anh. 114"),
                 "back in the browser with the same search: \(screen)")
         #expect(!pane.ended, "etude is still running")
@@ -124,7 +125,7 @@ struct BrowserTests {
         screen = pane.waitFor { $0.contains("mode   watch   wait  [play]") && $0.contains("hand   both  [right]") }
         #expect(screen.contains("real time, scored"), "\(screen)")
         try pane.keys("Enter")
-        screen = pane.waitFor { $0.contains("mode: play") && $0.contains("hand: right") }
+        screen = pane.waitFor { $0.contains("mode: play") && $0.contains("hand: right") && $0.contains("q quit") }
         #expect(screen.contains("mode: play") && screen.contains("hand: right"), "practice opened in play mode: \(screen)")
         // The count-in: a bar of clicks before bar 1 sounds, so the position stays at the start.
         #expect(screen.contains("bar 1:"), "\(screen)")

@@ -1,6 +1,7 @@
 import ABC
 import Foundation
 import MIDIFile
+import MusicXML
 
 // etude-lessons: writes the generated part of the curriculum (Lessons/level1–3/*.abc), then
 // compiles every .abc under Lessons/ (generated and hand-written pieces) to the .mid beside
@@ -242,7 +243,7 @@ for lesson in generated {
 }
 
 // Compile every .abc (generated and hand-written) to the .mid beside it.
-var entries: [(level: Int, path: String, title: String, composer: String, description: String)] = []
+var entries: [(level: Int, path: String, title: String, composer: String, description: String, files: String)] = []
 let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
 let sources = (enumerator?.compactMap { $0 as? URL } ?? []).filter { $0.pathExtension == "abc" }.sorted { $0.path < $1.path }
 for url in sources {
@@ -254,13 +255,33 @@ for url in sources {
         try Data(MIDIWriter.write(file)).write(to: mid)
         let tags = LessonTags(file: file)
         let relative = String(url.path.dropFirst(root.path.count + 1))
-        entries.append((tags.level ?? 0, String(relative.dropLast(4)), tags.title ?? relative, tags.composer ?? "", tags.description ?? ""))
+        let stem = String(relative.dropLast(4))
+        entries.append((tags.level ?? 0, stem, tags.title ?? relative, tags.composer ?? "", tags.description ?? "",
+                        "[abc](\(stem).abc) · [mid](\(stem).mid)"))
     } catch let error as ABCError {
         fail("\(url.path):\(error.oneLine)")
     } catch {
         fail("\(url.path): \(error)")
     }
 }
+
+// Scores written as MusicXML are lessons as they are (nothing to compile): listed by their tags.
+let scoreFiles = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? [])
+    .filter { $0.pathExtension == "musicxml" }.sorted { $0.path < $1.path }
+for url in scoreFiles {
+    guard let data = FileManager.default.contents(atPath: url.path) else { fail("\(url.path): cannot read") }
+    do {
+        let (file, warnings) = try MusicXMLImport.midiFile(fromBytes: [UInt8](data))
+        for w in warnings { print("\(url.lastPathComponent): warning: \(w)") }
+        let tags = LessonTags(file: file)
+        let relative = String(url.path.dropFirst(root.path.count + 1))
+        entries.append((tags.level ?? 0, relative, tags.title ?? relative, tags.composer ?? "", tags.description ?? "",
+                        "[musicxml](\(relative))"))
+    } catch {
+        fail("\(url.path): \(error.oneLine)")
+    }
+}
+entries.sort { $0.path < $1.path }
 
 // README: the conventions and the index.
 let levelNames = [
@@ -314,6 +335,10 @@ checks each `.mid` equals a fresh compile of its `.abc`.
   Each piece's first bars are checked note by note in `Tests/ABCTests/PieceTests.swift`.
 - **Cross-check**: every lesson is also converted by `abc2midi`; the tests require the same
   pitches and onsets in every voice.
+- **Scores**: a lesson may also be a MusicXML score (`.musicxml`), opened as it is: a two-staff
+  piano part (staff 1 right hand, staff 2 left), fingering in `<technical><fingering>`, printed
+  bar numbers and repeats as written, and the catalogue fields as
+  `<miscellaneous-field name="etude-level">` and `"etude-description"` under `<identification>`.
 
 
 """
@@ -322,7 +347,7 @@ for level in 1...5 {
     guard !rows.isEmpty else { continue }
     readme += "## \(levelNames[level] ?? "Level \(level)") (\(rows.count))\n\n| Lesson | Composer | Files | About |\n|---|---|---|---|\n"
     for r in rows {
-        readme += "| \(r.title) | \(r.composer) | [abc](\(r.path).abc) · [mid](\(r.path).mid) | \(r.description) |\n"
+        readme += "| \(r.title) | \(r.composer) | \(r.files) | \(r.description) |\n"
     }
     readme += "\n"
 }

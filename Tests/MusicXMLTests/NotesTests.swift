@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+import MIDIFile
+import Lesson
+@testable import MusicXML
+
+/// The music of a measure: durations, chords, voices, ties, tuplets, grace notes, staves.
+@Suite struct NotesTests {
+    @Test func quarterNotesInOneBar() throws {
+        let xml = Score.partwise([Score.bar("C4", "D4", "E4", "F4")])
+        let notes = try Read.notes(xml)
+        #expect(notes.map(\.pitch) == [60, 62, 64, 65])
+        #expect(notes.map(\.onset) == [0, 1, 2, 3])
+        let f = try Read.file(xml).file
+        #expect(f.format == 1)
+        #expect(f.ticksPerQuarter == 480)
+        #expect(f.tracks.count == 2)
+        #expect(f.tracks[1].name == "Piano")
+    }
+
+    @Test func divisionsScaleDurationsAndChangeMidPiece() throws {
+        // divisions 4: a dotted eighth (3) and a sixteenth (1); then divisions change to 2.
+        let xml = Score.partwise([
+            Score.note("C4", 3) + Score.note("D4", 1) + Score.note("E4", 8) + Score.note("F4", 4),
+            "<attributes><divisions>2</divisions></attributes>" + Score.note("G4", 2) + Score.note("A4", 6),
+        ], divisions: 4)
+        #expect(try Read.onsets(xml) == [0, 0.75, 1, 3, 4, 5])
+    }
+
+    @Test func chordsStartTogetherAndDoNotAdvance() throws {
+        let xml = Score.partwise([Score.note("C4", 2) + Score.note("E4", 2, chord: true) + Score.note("G4", 2, chord: true) + Score.note("D4", 2)])
+        let notes = try Read.notes(xml)
+        #expect(notes.map(\.pitch) == [60, 64, 67, 62])
+        #expect(notes.map(\.onset) == [0, 0, 0, 2])
+    }
+
+    @Test func backupAndForwardPlaceVoices() throws {
+        // Voice 1: half notes; backup; voice 2: a quarter rest by <forward>, then quarters.
+        let m = Score.note("E5", 2, voice: 1) + Score.note("D5", 2, voice: 1) + Score.backup(4)
+            + Score.forward(1) + Score.note("C4", 1, voice: 2) + Score.note("B3", 1, voice: 2) + Score.note("A3", 1, voice: 2)
+        let notes = try Read.notes(Score.partwise([m]))
+        #expect(notes.map(\.onset) == [0, 1, 2, 2, 3])
+        #expect(notes.map(\.pitch) == [76, 60, 59, 74, 57])
+    }
+
+    @Test func tiesMergeAcrossTheBarLine() throws {
+        let start = "<tie type=\"start\"/>", stop = "<tie type=\"stop\"/>"
+        let xml = Score.partwise([
+            Score.note("C4", 3) + Score.note("G4", 1, extra: start),
+            Score.note("G4", 2, extra: stop + start) + Score.note("G4", 2, extra: stop),
+        ])
+        let f = try Read.file(xml).file
+        let notes = NotePairing.notes(in: f).notes.sorted { $0.startTick < $1.startTick }
+        #expect(notes.count == 2)
+        #expect(notes[1].pitch == 67)
+        #expect(notes[1].startTick == 3 * 480)
+        #expect(notes[1].endTick == 8 * 480)
+    }
+
+    @Test func tiedNotationsAloneAlsoMerge() throws {
+        let xml = Score.partwise([Score.note("E4", 2, notations: "<tied type=\"start\"/>") + Score.note("E4", 2, notations: "<tied type=\"stop\"/>")])
+        let notes = NotePairing.notes(in: try Read.file(xml).file).notes
+        #expect(notes.count == 1)
+        #expect(notes[0].endTick - notes[0].startTick == 4 * 480)
+    }
+
+    @Test func tupletsAndDotsFromDurations() throws {
+        // divisions 6: eighth triplet = 2 each, dotted quarter = 9, eighth = 3.
+        let triplet = "<time-modification><actual-notes>3</actual-notes><normal-notes>2</normal-notes></time-modification>"
+        let m = Score.note("C4", 2, extra: triplet) + Score.note("D4", 2, extra: triplet) + Score.note("E4", 2, extra: triplet)
+            + Score.note("F4", 9, extra: "<dot/>") + Score.note("G4", 3) + Score.note("A4", 6)
+        let thirds = try Read.onsets(Score.partwise([m], divisions: 6)).map { Int(($0 * 6).rounded()) }
+        #expect(thirds == [0, 2, 4, 6, 15, 18])
+        // Exact ticks: 480 is a multiple of 6.
+        let f = try Read.file(Score.partwise([m], divisions: 6)).file
+        #expect(NotePairing.notes(in: f).notes.map(\.startTick).sorted() == [0, 160, 320, 480, 1200, 1440])
+    }
+
+    @Test func durationFromTypeWhenMissing() throws {
+        let m = "<note><pitch><step>C</step><octave>4</octave></pitch><type>half</type><dot/></note>"
+            + "<note><pitch><step>D</step><octave>4</octave></pitch><type>quarter</type></note>"
+        #expect(try Read.onsets(Score.partwise([m])) == [0, 3])
+    }
+
+    @Test func graceNotesAreLeftOutWithAWarning() throws {
+        let grace = "<note><grace slash=\"yes\"/><pitch><step>B</step><octave>3</octave></pitch><type>eighth</type></note>"
+        let xml = Score.partwise([grace + Score.bar("C4", "D4", "E4", "F4")])
+        let r = try Read.file(xml)
+        #expect(try Read.pitches(xml) == [60, 62, 64, 65])
+        #expect(try Read.onsets(xml) == [0, 1, 2, 3])
+        #expect(r.warnings.contains { $0.message.contains("1 grace note left out") })
+        // Never a note to score: the lesson has exactly the four.
+        #expect(try Read.lesson(xml).notes.count == 4)
+    }
+
+    @Test func restsTakeTime() throws {
+        let xml = Score.partwise([Score.rest(1) + Score.note("C4", 1) + Score.rest(1) + Score.note("D4", 1)])
+        #expect(try Read.onsets(xml) == [1, 3])
+    }
+
+    @Test func cueNotesAreNotPlayed() throws {
+        let cue = "<note><cue/><pitch><step>A</step><octave>5</octave></pitch><duration>2</duration></note>"
+        let xml = Score.partwise([cue + Score.note("C4", 2)])
+        #expect(try Read.notes(xml).map(\.pitch) == [60])
+        #expect(try Read.onsets(xml) == [2])
+    }
+
+    @Test func twoStavesMakeTwoTracksTaggedRightAndLeft() throws {
+        let m = Score.note("E5", 4, staff: 1) + Score.backup(4) + Score.note("C3", 4, staff: 2)
+        let xml = Score.partwise([m], staves: 2, extraAttributes: "<clef number=\"1\"><sign>G</sign><line>2</line></clef><clef number=\"2\"><sign>F</sign><line>4</line></clef>")
+        let f = try Read.file(xml).file
+        #expect(f.tracks.count == 3)
+        let a = Annotations(file: f)
+        #expect(a.hands == [1: .right, 2: .left])
+        #expect(a.clefs[1]?.map(\.clef) == [.treble])
+        #expect(a.clefs[2]?.map(\.clef) == [.bass])
+        let lesson = Lesson(file: f)
+        #expect(lesson.notes.first { $0.pitch == 76 }?.part == .hand(.right))
+        #expect(lesson.notes.first { $0.pitch == 48 }?.part == .hand(.left))
+    }
+
+    @Test func aNoteOnStaffTwoGoesToTheLeftHandWhateverItsVoice() throws {
+        // A high note printed on staff 2 in voice 1 (cross-staff): still the left hand.
+        let m = Score.note("C5", 2, staff: 1, voice: 1) + Score.note("G4", 2, staff: 2, voice: 1) + Score.backup(4) + Score.note("C3", 4, staff: 2, voice: 5)
+        let lesson = try Read.lesson(Score.partwise([m], staves: 2))
+        #expect(lesson.notes.first { $0.pitch == 67 }?.part == .hand(.left))
+        #expect(lesson.notes.first { $0.pitch == 72 }?.part == .hand(.right))
+        #expect(lesson.handAssignment.method == .staves)
+    }
+
+    @Test func staccatoHalvesTheSoundingLength() throws {
+        let m = Score.note("C4", 2, notations: "<articulations><staccato/></articulations>") + Score.note("D4", 2, notations: "<articulations><staccatissimo/></articulations>")
+        let notes = NotePairing.notes(in: try Read.file(Score.partwise([m])).file).notes.sorted { $0.startTick < $1.startTick }
+        #expect(notes.map { $0.endTick - $0.startTick } == [480, 240])
+        #expect(notes.map(\.startTick) == [0, 960])
+    }
+
+    @Test func unpitchedPartsAreLeftOutWithANote() throws {
+        let parts = "<score-part id=\"P1\"><part-name>Piano</part-name></score-part><score-part id=\"P2\"><part-name>Drums</part-name></score-part>"
+        var xml = Score.partwise([Score.bar("C4", "D4", "E4", "F4")], parts: parts)
+        let drums = "<part id=\"P2\"><measure number=\"1\"><attributes><divisions>1</divisions><clef><sign>percussion</sign></clef></attributes>"
+            + "<note><unpitched><display-step>C</display-step><display-octave>5</display-octave></unpitched><duration>4</duration></note></measure></part>"
+        xml = xml.replacingOccurrences(of: "</score-partwise>", with: drums + "</score-partwise>")
+        let r = try Read.file(xml)
+        #expect(r.file.tracks.count == 2)
+        #expect(r.warnings.contains { $0.message.contains("\"Drums\" is a percussion part") })
+    }
+
+    @Test func unisonOfTwoVoicesSoundsOnce() throws {
+        let m = Score.note("C4", 4, voice: 1) + Score.backup(4) + Score.note("C4", 2, voice: 2) + Score.note("C4", 2, voice: 2)
+        let notes = NotePairing.notes(in: try Read.file(Score.partwise([m])).file)
+        #expect(notes.notes.map(\.startTick) == [0, 960])
+        #expect(notes.warnings.isEmpty)
+    }
+}
