@@ -62,7 +62,6 @@ let package = Package(
                 "MIDIInput",
                 "Judge",
                 "ABC",
-                "MusicXML",
                 "Lesson",
                 "Store",
                 "Synth",
