@@ -39,6 +39,8 @@ struct Etude: ParsableCommand {
 @main
 enum Main {
     static func main() {
+        // A closed pipe is a write error Console handles (exit 141 without a word), not a signal.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try Etude.parseAsRoot()
             try command.run()
@@ -50,8 +52,13 @@ enum Main {
             exit(1)
         } catch {
             let code = Etude.exitCode(for: error)
-            // --help, --version and a command's own exit status keep the parser's handling.
-            if code == .success || error is ExitCode { Etude.exit(withError: error) }
+            // --help, --version: the parser's text, through Console like every output.
+            if code == .success && !(error is ExitCode) {
+                Console.out(Etude.fullMessage(for: error) + "\n")
+                exit(0)
+            }
+            // A command's own exit status.
+            if error is ExitCode { exit(code.rawValue) }
             Console.error("etude: " + oneLine(error, code: code))
             exit(code.rawValue)
         }

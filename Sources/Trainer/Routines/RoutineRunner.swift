@@ -168,7 +168,7 @@ private final class Run {
 
     func line(_ text: String, final: Bool = false) {
         if tty {
-            if text != lastStatus || final { Console.out("\r\(text)\u{1B}[K" + (final ? "\n" : "")) }
+            if text != lastStatus || final { Console.statusLine(text, final: final) }
             lastStatus = final ? "" : text
         } else if final || !text.isEmpty {
             Console.out(text + "\n")
