@@ -452,7 +452,8 @@ public final class PassReportAppender: @unchecked Sendable {
     public func append(_ report: PassReport) {
         lock.lock()
         defer { lock.unlock() }
-        handle.write(Data((report.json() + "\n").utf8))
+        // A full disk loses this line, never the session (the throwing write cannot trap).
+        try? handle.write(contentsOf: Data((report.json() + "\n").utf8))
         try? handle.synchronize()
     }
 

@@ -15,6 +15,12 @@ public struct Library: Sendable {
     /// The database file this library opens.
     public var databasePath: String { Store.defaultPath(override: databaseOverride) }
 
+    /// The database and its sidecars: inputs no command may write over.
+    public var databaseFiles: [String] {
+        let db = databasePath
+        return [db, db + "-wal", db + "-shm", db + ".lock"]
+    }
+
     /// Opens the store, rescans the built-in lessons and added folders when `scan` (cheap when
     /// nothing changed: a stat per file), and runs `body`.
     public func withStore<T>(scan: Bool = true, _ body: (Store) throws -> T) throws -> T {

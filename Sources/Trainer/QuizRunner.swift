@@ -126,7 +126,7 @@ public struct QuizRunner: Sendable {
 enum PracticePlanText {
     static func number(_ p: Double) -> String {
         let r = (p * 10).rounded() / 10
-        return r == r.rounded() ? String(Int(r)) : String(r)
+        return r.isFinite && abs(r) < 1e15 && r == r.rounded() ? String(Int(r)) : String(r)
     }
 }
 
@@ -148,18 +148,24 @@ public enum QuizHistory {
     public static func save(quiz: Quiz, startedAt: Date, duration: Double, library: Library) throws {
         let folder = ((library.databasePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("quiz")
         let file = (folder as NSString).appendingPathComponent("quiz-\(quiz.kind.rawValue).mid")
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            if !FileManager.default.fileExists(atPath: file) {
-                try Data(lessonBytes(kind: quiz.kind)).write(to: URL(fileURLWithPath: file))
-            }
-        } catch {
-            throw EtudeFailure("cannot keep the quiz result: cannot write \(safe(file)) (\(error.localizedDescription)); check the folder is writable or pass --db")
-        }
         let answered = quiz.results.count
         let correct = quiz.correctCount
         let percent = quiz.percentage
+        // The database first: it checks its folder (and creates nothing else) before the
+        // quiz's lesson file is written beside it, whole or not at all.
         try library.withStore(scan: false) { store in
+            do {
+                var isDir: ObjCBool = false
+                if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDir) {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+                }
+                if !FileManager.default.fileExists(atPath: file) {
+                    try OutputFile.write(lessonBytes(kind: quiz.kind), to: file, option: "the quiz lesson")
+                }
+            } catch {
+                let why = (error as? EtudeFailure)?.message ?? error.localizedDescription
+                throw EtudeFailure("cannot keep the quiz result: cannot write \(safe(file)) (\(why)); check the folder is writable or pass --db")
+            }
             let info = try store.catalogue(fileAt: file)
             _ = try store.recordPass(lessonID: info.id, startedAt: startedAt, mode: "quiz-\(quiz.kind.rawValue)", hand: "both",
                                      tempoPercent: 100,

@@ -27,9 +27,11 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         do {
             let plan = try practice.plan(bars: bars, defaultOther: .mute, defaultRepeat: .times(1))
-            let source = try practice.lesson(try store.library.lessonPath(lesson))
+            let path = try store.library.lessonPath(lesson)
+            try OutputFile.check(output, inputs: [path] + store.library.databaseFiles)
+            let source = try practice.lesson(path)
             let file = try LessonExport.midiFile(lesson: source, plan: plan)
-            try Self.write(MIDIWriter.write(file), to: output)
+            try OutputFile.write(MIDIWriter.write(file), to: output)
             let exportedLesson = Lesson(file: file, fileName: output)
             let range = plan.barRange(in: source)
             let passes = try LessonExport.passPercents(lesson: source, plan: plan)
@@ -44,23 +46,6 @@ struct ExportCommand: ParsableCommand {
             Console.out(line)
         } catch let error as PlanError {
             throw EtudeFailure(error.cliMessage)
-        }
-    }
-
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-            throw EtudeFailure("-o \(path): is a directory; give a file name such as \(path)/lesson.mid")
-        }
-        let url = URL(fileURLWithPath: path)
-        let parent = url.deletingLastPathComponent().path
-        if !FileManager.default.fileExists(atPath: parent, isDirectory: &isDir) || !isDir.boolValue {
-            throw EtudeFailure("-o \(path): the folder \(parent) does not exist")
-        }
-        do {
-            try Data(bytes).write(to: url, options: .atomic)
-        } catch {
-            throw EtudeFailure("-o \(path): cannot write there (check the folder's permissions)")
         }
     }
 

@@ -52,6 +52,7 @@ struct PracticeScreenCommand: ParsableCommand {
         let display = try Self.display(noteNames: noteNames, fingers: fingers)
         let playing = try playingOptions.playing(mode: mode, report: report, saveDir: saveDir)
         let path = try store.library.lessonPath(lesson)
+        if let report { try OutputFile.check(report, inputs: [path] + store.library.databaseFiles, option: "--report") }
         let opened = try LessonOpener.open(path, split: practice.splitPitch())
         var plan: PracticePlan
         do {

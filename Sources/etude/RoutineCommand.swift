@@ -157,7 +157,7 @@ struct RoutineCommand: ParsableCommand {
                 }
                 let all = try s.routines()
                 Console.out(all.isEmpty ? "No routines yet: `etude routine new NAME --entry ...`.\n"
-                            : all.map { "\($0.name) (\($0.entries.count) entr\($0.entries.count == 1 ? "y" : "ies"))" }.joined(separator: "\n") + "\n")
+                            : all.map { "\(safe($0.name)) (\($0.entries.count) entr\($0.entries.count == 1 ? "y" : "ies"))" }.joined(separator: "\n") + "\n")
             }
         }
     }
@@ -199,14 +199,13 @@ struct RoutineCommand: ParsableCommand {
         @Option(name: [.short, .long], help: "Write to this file instead of standard output.") var output: String?
         @OptionGroup var store: StoreOptions
         func run() throws {
+            if let output { try OutputFile.check(output, inputs: store.library.databaseFiles) }
             try store.library.withStore { s in
                 let routine = try s.existingRoutine(named: name)
                 let text = format == .json ? try RoutineFile.export(routine)
                     : RoutineFile.text(routine, titles: try s.lessonTitles())
                 if let output {
-                    do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
-                        throw EtudeFailure("\(output): cannot write (\(error.localizedDescription))")
-                    }
+                    try OutputFile.write(Array(text.utf8), to: output)
                 } else {
                     Console.out(text)
                 }
