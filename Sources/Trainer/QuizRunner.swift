@@ -41,7 +41,7 @@ public struct QuizRunner: Sendable {
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
         if hookup.usesComputerKeyboard && !keys.isTerminal {
             hookup.stop()
-            throw EtudeFailure("no way to answer: no MIDI input and stdin is not a terminal; pass --input with a MIDI device, FIFO or file")
+            throw EtudeFailure("no way to answer: no MIDI input and stdin is not a terminal; pass --input with a MIDI device or FIFO")
         }
         if hookup.usesComputerKeyboard {
             for line in hookup.keyboardHelp { Console.out(line + "\n") }
@@ -56,7 +56,7 @@ public struct QuizRunner: Sendable {
             if quiz.kind != .notes { Self.sound(q, live: live, keys: keys) }
             var collector = QuizAnswerCollector(size: q.answerSize)
             while true {
-                for m in messages.take() { Console.error("etude: \(safe(m))") }
+                for m in messages.take() where m != hookup.failure { Console.error("etude: \(safe(m))") }
                 var answer: Set<Int>?
                 var taken = played.take()
                 while answer == nil, !taken.isEmpty {
@@ -74,6 +74,7 @@ public struct QuizRunner: Sendable {
                     break
                 }
                 if hookup.ended && !keys.isTerminal && played.isEmpty { stopped = true; break questionLoop }
+                if hookup.failure != nil && played.isEmpty { stopped = true; break questionLoop }
                 guard let pressed = keys.read(timeoutMs: 20) else {
                     exitCode = keys.signalStatus ?? 0
                     stopped = true
@@ -100,9 +101,12 @@ public struct QuizRunner: Sendable {
         if stopped && answered < quiz.questions.count {
             Console.out("stopped after \(answered) of \(quiz.questions.count) question\(quiz.questions.count == 1 ? "" : "s")\n")
         }
-        guard answered > 0 else { return exitCode }
-        Console.out("Score: \(quiz.correctCount)/\(answered) (\(PracticePlanText.number(quiz.percentage))%)\n")
-        try QuizHistory.save(quiz: quiz, startedAt: started, duration: duration, library: library)
+        if answered > 0 {
+            Console.out("Score: \(quiz.correctCount)/\(answered) (\(PracticePlanText.number(quiz.percentage))%)\n")
+            try QuizHistory.save(quiz: quiz, startedAt: started, duration: duration, library: library)
+        }
+        // An input that turned out to be no instrument is the quiz's error, not a finished quiz.
+        if let failure = hookup.failure { throw EtudeFailure(failure) }
         return exitCode
     }
 

@@ -50,7 +50,7 @@ public struct Recorder: Sendable {
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
         if hookup.usesComputerKeyboard && !keys.isTerminal {
             hookup.stop()
-            throw EtudeFailure("nothing to record from: no MIDI input and stdin is not a terminal; pass --input with a MIDI device, FIFO or file")
+            throw EtudeFailure("nothing to record from: no MIDI input and stdin is not a terminal; pass --input with a MIDI device or FIFO")
         }
         let status = StatusLine()
         let beat = 60 / bpm
@@ -74,11 +74,12 @@ public struct Recorder: Sendable {
             for c in clicksOff where c.time <= now { live.send(.noteOff(channel: Metronome.channel, key: c.key, velocity: 0)) }
             clicksOff.removeAll { $0.time <= now }
             hookup.releaseDue(now: now)
-            for m in messages.take() {
+            for m in messages.take() where m != hookup.failure {
                 status.clear()
                 Console.error("etude: \(safe(m))")
             }
             if inputEnded && !keys.isTerminal { break }
+            if hookup.failure != nil { break }
             var wait = 20.0
             if metronome { wait = min(wait, max(1, (nextBeat - clock.now) * 1000)) }
             guard let pressed = keys.read(timeoutMs: Int32(wait)) else {
@@ -105,6 +106,8 @@ public struct Recorder: Sendable {
         status.clear()
         LiveSound.flushLog(verbose: sound.verbose)
 
+        // An input that turned out to be no instrument: its line is the error, nothing is written.
+        if let failure = hookup.failure { throw EtudeFailure(failure) }
         let recorder = take.recorder(bpm: bpm, onsetOnly: hookup.usesComputerKeyboard)
         let notes = recorder.notes(endTime: stopTime)
         guard !notes.isEmpty else {

@@ -14,15 +14,15 @@ struct RecordCommand: ParsableCommand {
         commandName: "record",
         abstract: "Record what you play to a .mid file, hearing it through the synth.",
         discussion: """
-        Records until q (or Esc, Ctrl-C), until the input ends (a FIFO closed by its writer, the
-        end of a file), or after --bars N bars at --bpm. Without a MIDI keyboard the computer
+        Records until q (or Esc, Ctrl-C), until the input ends (a FIFO closed by its writer, a
+        device gone), or after --bars N bars at --bpm. Without a MIDI keyboard the computer
         keyboard plays (a w s e d f t g y h u j k …, z/x octave down/up).
         Example: etude record -o mine.mid --input midi --metronome --bpm 90 --bars 8
         """
     )
 
     @Option(name: [.short, .customLong("output")], help: "The .mid file to write.") var output: String
-    @Option(help: "Where notes come from: keys, midi, midi:NAME, midi:CLIENT:PORT, or a device/FIFO/file path.") var input: String = "midi"
+    @Option(help: "Where notes come from: keys, midi, midi:NAME, midi:CLIENT:PORT, or a MIDI device or FIFO path.") var input: String = "midi"
     @Flag(help: "Click the beat while recording.") var metronome = false
     @Option(help: "Tempo of the metronome and of the file written.") var bpm: Double = 120
     @Option(help: "Stop after this many 4/4 bars at --bpm.") var bars: Int?
