@@ -25,7 +25,7 @@ public struct Library: Sendable {
     /// nothing changed: a stat per file), and runs `body`.
     public func withStore<T>(scan: Bool = true, _ body: (Store) throws -> T) throws -> T {
         do {
-            let store = try Store.open(path: databasePath, formats: LessonFormats.all)
+            let store = try openStore()
             for n in store.notices { Console.error("etude: \(n)") }
             if scan {
                 _ = try store.rescan(builtinDirectory: BuiltinLessons.directory())
@@ -37,6 +37,19 @@ public struct Library: Sendable {
             if let m = Store.message(for: error) { throw EtudeFailure(m) }
             throw error
         }
+    }
+
+    /// True when the user named the database (`--db`, `$ETUDE_DB`): Etude then creates only
+    /// that file and its sidecars, in a folder that must exist. The default place may create
+    /// its own folder.
+    public var databaseIsExplicit: Bool {
+        if let o = databaseOverride, !o.isEmpty { return true }
+        return !(ProcessInfo.processInfo.environment["ETUDE_DB"] ?? "").isEmpty
+    }
+
+    /// Opens the database as every command does (see `databaseIsExplicit`).
+    public func openStore() throws -> Store {
+        try Store.open(path: databasePath, formats: LessonFormats.all, createFolder: !databaseIsExplicit)
     }
 
     /// The file a LESSON argument names: a file that is there (or anything shaped like a path,
