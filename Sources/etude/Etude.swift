@@ -2,6 +2,7 @@ import ArgumentParser
 import Trainer
 import Foundation
 import Lesson
+import Terminal
 
 /// The root command. Each subcommand lives in its own file and only wires modules together.
 struct Etude: ParsableCommand {
@@ -41,6 +42,8 @@ enum Main {
     static func main() {
         // A closed pipe is a write error Console handles (exit 141 without a word), not a signal.
         signal(SIGPIPE, SIG_IGN)
+        // A terminal left raw by an Etude killed with SIGKILL is put right before anything prints.
+        TerminalSession.repairLeftoverRawMode()
         do {
             var command = try Etude.parseAsRoot()
             try command.run()
