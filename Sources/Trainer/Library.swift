@@ -28,7 +28,9 @@ public struct Library: Sendable {
             let store = try openStore()
             for n in store.notices { Console.error("etude: \(n)") }
             if scan {
-                _ = try store.rescan(builtinDirectory: BuiltinLessons.directory())
+                let report = try store.rescan(builtinDirectory: BuiltinLessons.directory())
+                // A file given up for taking too long is worth a line; it is not tried again until it changes.
+                for f in report.slow { Console.error("etude: skipped \(safe(f.path)): \(f.message)") }
             }
             return try body(store)
         } catch let e as EtudeFailure {
