@@ -350,3 +350,13 @@ public enum TextDecoding {
         }
     }
 }
+
+extension Int {
+    /// `value` without its fraction, as `Int(_:)` gives, but for any Double: NaN is 0 and
+    /// anything beyond ±2^53 stops there. For numbers from a file, the database or the user,
+    /// where `Int(_:)` would trap on 1e308 or infinity.
+    public init(saturating value: Double) {
+        let limit = 9_007_199_254_740_992.0
+        self = value.isNaN ? 0 : Int(Swift.min(Swift.max(value, -limit), limit))
+    }
+}

@@ -428,7 +428,7 @@ public final class Coach: @unchecked Sendable {
 enum QuizFormat {
     static func percent(_ p: Double) -> String {
         let r = (p * 10).rounded() / 10
-        return r == r.rounded() ? String(Int(r)) : String(r)
+        return r == r.rounded() && abs(r) < 1e15 ? String(Int(r)) : String(r)
     }
 }
 

@@ -105,7 +105,7 @@ public enum Listing {
         out += safe(s.title)
         if let c = s.composer { out += " — " + safe(c) }
         out += "  [\(s.id.prefix(8))]"
-        if let b = l.bestScore { out += "  best \(Int(b.rounded()))" }
+        if let b = l.bestScore { out += "  best \(Int(saturating: b.rounded()))" }
         if l.path == nil { out += "  (file missing)" }
         return out
     }

@@ -54,7 +54,7 @@ public struct Recorder: Sendable {
         }
         let status = StatusLine()
         let beat = 60 / bpm
-        let end = bars.map { start + Double($0 * 4) * beat }
+        let end = bars.map { start + Double($0) * 4 * beat }
         var nextBeat = start
         var beatIndex = 0
         var exitCode: Int32 = 0
@@ -95,7 +95,7 @@ public struct Recorder: Sendable {
                 }
             }
             let elapsed = clock.now - start
-            let barText = bars.map { " bar \(min($0, Int(elapsed / (4 * beat)) + 1))/\($0)" } ?? ""
+            let barText = bars.map { " bar \(min($0, Int(min(max(0, elapsed / (4 * beat)), 1e9)) + 1))/\($0)" } ?? ""
             status.show("● recording \(StatusLine.clock(elapsed))\(barText)  \(take.noteCount) notes  [q stop]")
         }
         let stopTime = clock.now

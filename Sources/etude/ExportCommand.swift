@@ -51,6 +51,6 @@ struct ExportCommand: ParsableCommand {
 
     static func format(_ v: Double) -> String {
         let r = (v * 10).rounded() / 10
-        return r == r.rounded() ? String(Int(r)) : String(r)
+        return r == r.rounded() && abs(r) < 1e15 ? String(Int(r)) : String(r)
     }
 }

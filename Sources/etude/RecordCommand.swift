@@ -33,7 +33,7 @@ struct RecordCommand: ParsableCommand {
 
     func validate() throws {
         guard (20...400).contains(bpm) else { throw ValidationError("--bpm must be 20…400") }
-        if let bars, bars < 1 { throw ValidationError("--bars must be at least 1") }
+        if let bars, !(1...10_000).contains(bars) { throw ValidationError("--bars must be 1…10000") }
         guard (0...127).contains(program) else { throw ValidationError("--program must be 0…127") }
         guard !output.isEmpty else { throw ValidationError("-o needs a file name, e.g. -o mine.mid") }
     }

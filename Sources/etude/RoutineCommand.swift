@@ -68,20 +68,20 @@ struct RoutineCommand: ParsableCommand {
                 } else {
                     for item in set {
                         guard let eq = item.firstIndex(of: "="), let n = Int(item[..<eq]),
-                              routine.entries.indices.contains(n - 1) else {
+                              routine.entries.indices.contains(n &- 1) else {
                             throw EtudeFailure("--set \(item): write N=SPEC with N from 1 to \(routine.entries.count)")
                         }
                         routine.entries[n - 1] = try s.routineEntries([String(item[item.index(after: eq)...])])[0]
                     }
                     for n in remove.sorted(by: >) {
-                        guard routine.entries.indices.contains(n - 1) else {
+                        guard routine.entries.indices.contains(n &- 1) else {
                             let count = routine.entries.count
                             throw EtudeFailure("--remove \(n): the routine has " + (count == 1 ? "only entry 1" : "entries 1 to \(count)"))
                         }
                         routine.entries.remove(at: n - 1)
                     }
                     if let from = move {
-                        guard let dest = to, routine.entries.indices.contains(from - 1), (1...max(1, routine.entries.count)).contains(dest) else {
+                        guard let dest = to, routine.entries.indices.contains(from &- 1), (1...max(1, routine.entries.count)).contains(dest) else {
                             throw EtudeFailure("--move N --to M: both from 1 to \(routine.entries.count)")
                         }
                         let e = routine.entries.remove(at: from - 1)

@@ -126,7 +126,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
         if let mode { how.append("\(mode.rawValue) mode") }
         if !how.isEmpty { what += " — " + how.joined(separator: ", ") }
         switch length {
-        case .minutes(let m): what += " — \(m == m.rounded() ? String(Int(m)) : String(m)) min"
+        case .minutes(let m): what += " — \(RoutineEntry.number(m)) min"
         case .repetitions(let n): what += " — \(n == 1 ? "once" : "\(n) times")"
         }
         if pauseSeconds > 0 { what += " (pause \(pauseSeconds) s before)" }
