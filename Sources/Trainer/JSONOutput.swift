@@ -45,12 +45,13 @@ public enum JSONOutput {
 
     /// DEL, C1 controls and bidi marks (which the encoder leaves raw) as `\uXXXX` escapes: the
     /// data stays exact and nothing in it acts on a terminal. Outside strings JSON is plain
-    /// ASCII, so every such character is inside one.
+    /// ASCII (its newlines and indents stay), so every such character is inside one; C0
+    /// controls inside strings the encoder escapes itself.
     static func escapingControls(_ json: String) -> String {
-        guard !TextDecoding.isClean(json) else { return json }
+        guard !TextDecoding.isClean(json, allowingLineBreaks: true) else { return json }
         var out = String.UnicodeScalarView()
         for u in json.unicodeScalars {
-            if TextDecoding.isTerminalControl(u) {
+            if u.value >= 0x7F && TextDecoding.isTerminalControl(u) {
                 let h = String(u.value, radix: 16)
                 out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - h.count) + h).unicodeScalars)
             } else {
