@@ -12,6 +12,7 @@ usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench jitter [SECONDS]             live dispatch jitter
        etude-bench screen                       frame build + diff time, bytes per frame (keyboard and staff views)
        etude-bench lesson [--notes N]           building a lesson from pathological files
+       etude-bench practice-open FILE --etude P first frame, frame gaps and peak RSS of `etude practice FILE`
 """
 switch args.first {
 case "parse": print(ParseBench.run(Array(args.dropFirst())))
@@ -26,6 +27,7 @@ case "render": exit(renderBenchmark(arguments: Array(args.dropFirst())))
 case "jitter": exit(dispatchJitterBenchmark(arguments: Array(args.dropFirst())))
 case "screen": runScreenBench(arguments: Array(args.dropFirst()))
 case "lesson": print(LessonBench.run(Array(args.dropFirst())))
+case "practice-open": print(OpenBench.run(Array(args.dropFirst())))
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8))
     exit(2)
