@@ -28,17 +28,18 @@ public final class ByteStreamInput: InputSource, @unchecked Sendable {
         self.clock = clock
     }
 
-    public func start(_ handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) {
-        stop()  // a second start replaces the first reader
+    /// What `path` is, refused unless a character device or a FIFO: one line naming it.
+    /// Commands check it before anything opens (the synth, the screen).
+    public static func check(_ path: String) throws(InputError) -> mode_t {
         var st = stat()
+        let shown = TextDecoding.sanitize(path)
         guard stat(path, &st) == 0 else {
-            throw InputError("cannot read MIDI input \(TextDecoding.sanitize(path)): \(String(cString: strerror(errno))); pass an existing MIDI device or FIFO (e.g. --input /dev/midi1), or midi")
+            throw InputError("cannot read MIDI input \(shown): \(String(cString: strerror(errno))); pass an existing MIDI device or FIFO (e.g. --input /dev/midi1), or midi")
         }
         let type = st.st_mode & S_IFMT
-        let shown = TextDecoding.sanitize(path)
         switch type {
         case S_IFCHR, S_IFIFO:
-            break
+            return type
         case S_IFDIR:
             throw InputError("MIDI input \(shown) is a directory; pass a MIDI device (--input /dev/midi1), a FIFO, or midi for a keyboard on ALSA")
         case S_IFREG:
@@ -46,6 +47,12 @@ public final class ByteStreamInput: InputSource, @unchecked Sendable {
         default:
             throw InputError("MIDI input \(shown) is neither a MIDI device nor a FIFO; pass --input /dev/midi1, a FIFO, or midi for a keyboard on ALSA")
         }
+    }
+
+    public func start(_ handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) {
+        stop()  // a second start replaces the first reader
+        let type = try Self.check(path)
+        let shown = TextDecoding.sanitize(path)
         // Non-blocking open: opening a FIFO must not wait for its writer.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {

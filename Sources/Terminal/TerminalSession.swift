@@ -256,7 +256,7 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
     static func sane(_ found: termios) -> termios {
         var t = found
         t.c_lflag |= tcflag_t(ICANON | ECHO | ECHOE | ECHOK | ISIG | IEXTEN)
-        t.c_iflag |= tcflag_t(ICRNL | IXON | BRKINT)
+        t.c_iflag |= tcflag_t(ICRNL | IXON | BRKINT | IMAXBEL)
         t.c_iflag &= ~tcflag_t(INLCR | IGNCR)
         t.c_oflag |= tcflag_t(OPOST | ONLCR)
         withUnsafeMutableBytes(of: &t.c_cc) { cc in

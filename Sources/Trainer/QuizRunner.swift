@@ -24,6 +24,8 @@ public struct QuizRunner: Sendable {
     /// Runs the quiz; returns the exit status (128 + signal when one ended it).
     public func run() throws -> Int32 {
         var quiz = self.quiz
+        // A path that is no instrument is one line before the synth or the terminal opens.
+        do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
         let keys = LineKeys()
         defer { keys.close() }
         let live = try sound.open()

@@ -29,6 +29,7 @@ public struct Recorder: Sendable {
     public func run() throws -> Int32 {
         // Fail before any sound or raw mode when the file cannot be written.
         try OutputFile.check(output, inputs: [input])
+        do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
         let keys = LineKeys()
         defer { keys.close() }
         let live = try sound.open()

@@ -42,6 +42,8 @@ enum Main {
     static func main() {
         // A closed pipe is a write error Console handles (exit 141 without a word), not a signal.
         signal(SIGPIPE, SIG_IGN)
+        // A file-size limit (ulimit -f) makes a write fail with EFBIG, handled like a full disk.
+        signal(SIGXFSZ, SIG_IGN)
         // A terminal left raw by an Etude killed with SIGKILL is put right before anything prints.
         TerminalSession.repairLeftoverRawMode()
         do {

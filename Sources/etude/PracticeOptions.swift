@@ -4,6 +4,7 @@ import Trainer
 import Judge
 import Lesson
 import MIDIFile
+import MIDIInput
 import Practice
 
 /// The practice options shared by `export`, `loop` and `practice`, turned into a
@@ -90,6 +91,7 @@ struct PlayingOptions: ParsableArguments {
     func playing(mode: String, report: String? = nil, saveDir: String? = nil) throws -> Playing {
         var p = Playing()
         p.mode = try Self.mode(mode)
+        do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
         p.input = input
         let ms = window.lowercased().hasSuffix("ms") ? String(window.dropLast(2)) : window
         guard let w = Double(ms.trimmingCharacters(in: .whitespaces)), w.isFinite, w >= 10, w <= 2000 else {
