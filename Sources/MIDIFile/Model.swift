@@ -336,7 +336,19 @@ public enum TextDecoding {
     /// True when `text` holds nothing `sanitize` would remove (newlines allowed with
     /// `allowingLineBreaks`): lets large outputs through without a copy.
     public static func isClean(_ text: String, allowingLineBreaks: Bool = false) -> Bool {
-        !text.unicodeScalars.contains { isTerminalControl($0) && !(allowingLineBreaks && $0 == "\n") }
+        // ASCII first, byte by byte (JSON of a big file is hundreds of MB of it); scalars only
+        // when something beyond ASCII is there.
+        enum Verdict { case clean, control, beyondASCII }
+        let verdict: Verdict? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            var high = false
+            for b in bytes {
+                if b >= 0x80 { high = true } else if b == 0x7F || (b < 0x20 && !(allowingLineBreaks && b == 0x0A)) { return .control }
+            }
+            return high ? .beyondASCII : .clean
+        }
+        if verdict == .clean { return true }
+        if verdict == .control { return false }
+        return !text.unicodeScalars.contains { isTerminalControl($0) && !(allowingLineBreaks && $0 == "\n") }
     }
 
     private static func append(_ u: Unicode.Scalar, to scalars: inout String.UnicodeScalarView) {
