@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "Clocks"),
         // C shim over the ALSA sequencer (libasound, pkg-config `alsa`): plain functions only.
         .target(name: "CALSA", linkerSettings: [.linkedLibrary("asound")]),
-        // Played-note input: ALSA keyboards, raw MIDI byte streams (device, FIFO, file), computer keys.
+        // Played-note input: ALSA keyboards, raw MIDI byte streams (device, FIFO), computer keys.
         .target(name: "MIDIInput", dependencies: ["CALSA", "MIDIFile", "Clocks"]),
         // Judging what was played against what was expected: wait gate, play-mode matching,
         // scoring, recording, quiz. Pure logic.

@@ -137,3 +137,23 @@ if sys.argv[2]:
 else:
     print("  music21 skipped: no peer venv (reason above)")
 PY
+echo "== practice screen (issue 16): the 1,000,000-note lesson opened by etude practice on a pseudo-terminal =="
+# Time to the first frame, the longest gap between frames over 5 s of playing, peak RSS; the
+# small built-in lesson beside it as the baseline of the same run.
+small_json=$($bench practice-open Lessons/level4/ode-to-joy.mid --etude .build/release/etude --seconds 2 --title "Ode to Joy")
+open_json=$($bench practice-open "$stress" --etude .build/release/etude --seconds 5)
+echo "$open_json"
+python3 - "$open_json" "$small_json" <<'PY'
+import json, sys
+d, small = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+if "error" in d:
+    print(f"  FAIL: {d['error']}")
+    sys.exit(0)
+ok = lambda c: "PASS" if c else "FAIL"
+print(f"  1M notes: first frame {d['firstFrameSeconds']:.2f} s (target < 1 s: {ok(d['firstFrameSeconds'] < 1)}), "
+      f"peak RSS {d['peakRSSMB']:.0f} MB (target < 400 MB: {ok(d['peakRSSMB'] < 400)}), "
+      f"longest gap between frames while playing {d['maxFrameGapSeconds'] * 1000:.0f} ms (no freeze: {ok(d['maxFrameGapSeconds'] < 0.25)})")
+if "error" not in small:
+    print(f"  an 83-note lesson (Ode to Joy) in the same run: first frame {small['firstFrameSeconds']:.2f} s, peak RSS {small['peakRSSMB']:.0f} MB "
+          f"-> 1M-note/83-note = {d['firstFrameSeconds'] / small['firstFrameSeconds']:.1f}x time, {d['peakRSSMB'] / small['peakRSSMB']:.1f}x memory")
+PY

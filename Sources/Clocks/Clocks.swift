@@ -33,7 +33,8 @@ public final class MonotonicClock: TimeSource {
     }
 
     public func sleep(until time: Double) {
-        let delta = time - now
+        // At most a day at a time: a far or infinite `time` must not trap in Int(_:).
+        let delta = min(time - now, 86_400)
         guard delta > 0 else { return }
         var ts = timespec(tv_sec: Int(delta), tv_nsec: Int((delta - Double(Int(delta))) * 1_000_000_000))
         var rest = timespec()

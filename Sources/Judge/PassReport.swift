@@ -1,4 +1,5 @@
 import Foundation
+import MIDIFile
 
 /// The figures of one pass or one section of it.
 ///
@@ -51,7 +52,7 @@ public struct ScoreFigures: Equatable, Sendable, Codable {
 
     /// "score 96, accuracy 100%, hit 4 missed 0 wrong 0 extra 0": one pass on one line.
     public var summary: String {
-        "score \(Int(score.rounded())), accuracy \(Int(accuracy.rounded()))%, hit \(hit) missed \(missed) wrong \(wrong) extra \(extra)"
+        "score \(Int(saturating: score.rounded())), accuracy \(Int(saturating: accuracy.rounded()))%, hit \(hit) missed \(missed) wrong \(wrong) extra \(extra)"
     }
 
     init(_ judgements: [Judgement], window: TimingWindow) {
@@ -195,12 +196,12 @@ public struct PassReport: Equatable, Sendable, Codable {
     /// The results panel's lines, e.g. "Accuracy 92% · score 88/100". `sectionName` turns a
     /// section index into what the learner sees (e.g. "bars 9–12").
     public func summaryLines(sectionName: (Int) -> String = { "section \($0 + 1)" }) -> [String] {
-        func pct(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String((x * 10).rounded() / 10) }
-        func ms(_ x: Double) -> String { (x >= 0 ? "+" : "−") + String(Int(abs(x).rounded())) }
+        func pct(_ x: Double) -> String { x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String((x * 10).rounded() / 10) }
+        func ms(_ x: Double) -> String { (x >= 0 ? "+" : "−") + String(Int(saturating: abs(x).rounded())) }
         var lines = [
             "Accuracy \(pct(figures.accuracy))% · score \(pct(figures.score))/100",
             "Hit \(figures.hit) (early \(figures.early), on time \(figures.onTime), late \(figures.late)) · missed \(figures.missed) · wrong \(figures.wrong) · extra \(figures.extra)",
-            figures.hit > 0 ? "Timing \(ms(figures.timingMeanMs)) ms on average, spread ±\(Int(figures.timingSdMs.rounded())) ms" : "Timing: no notes hit",
+            figures.hit > 0 ? "Timing \(ms(figures.timingMeanMs)) ms on average, spread ±\(Int(saturating: figures.timingSdMs.rounded())) ms" : "Timing: no notes hit",
         ]
         if let weakest = weakestSection {
             lines.append("Work on \(sectionName(weakest.section)): \(pct(weakest.accuracy))% accuracy")

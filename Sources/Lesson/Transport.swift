@@ -58,8 +58,8 @@ public final class Transport: @unchecked Sendable {
     private var cleanHook: @Sendable (FinishedPass) -> Bool = { _ in true }
     private var planner: PassPlanner
     private var stateValue: State = .stopped
+    /// The pass playing; it keeps its own place in its events (`next()`).
     private var schedule: PassSchedule
-    private var cursor = 0
     /// Clock time of the schedule's offset 0.
     private var scheduleStart = 0.0
     private var passStart = 0.0
@@ -136,17 +136,11 @@ public final class Transport: @unchecked Sendable {
             case .stopped: base = now
             case .finished: return []
             }
-            var out: [TimedNote] = []
             let horizon = now + seconds
-            func collect(_ list: [TimedNote], offset: Double) {
-                for n in list {
-                    let start = offset + n.start
-                    if start > horizon { break }
-                    let end = offset + n.end
-                    if end >= now { out.append(TimedNote(cue: n.cue, start: start, end: end)) }
-                }
+            var out = schedule.notesShown(now: now, horizon: horizon, offset: base, lesson: lesson).notes
+            func collect(_ list: PassSchedule, offset: Double) {
+                out += list.notesShown(now: now, horizon: horizon, offset: offset, lesson: lesson).notes
             }
-            collect(schedule.notes, offset: base)
             var passEnd = base + schedule.duration
             var passes = passNumber
             while passEnd <= horizon, morePassesLikely(after: passes) {
@@ -154,7 +148,7 @@ public final class Transport: @unchecked Sendable {
                     wrapSchedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent)
                 }
                 guard let wrap = wrapSchedule, wrap.duration > 0 else { break }
-                collect(wrap.notes, offset: passEnd)
+                collect(wrap, offset: passEnd)
                 passEnd += wrap.duration
                 passes += 1
             }
@@ -175,7 +169,14 @@ public final class Transport: @unchecked Sendable {
             }
             let horizon = now + seconds
             var out: [TimedBar] = []
-            for b in schedule.barStarts where base + b.time >= now && base + b.time <= horizon {
+            // Bar starts are in time order: bisect to the first one shown.
+            var lo = 0, hi = schedule.barStarts.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if base + schedule.barStarts[mid].time >= now { hi = mid } else { lo = mid + 1 }
+            }
+            for b in schedule.barStarts[lo...] {
+                if base + b.time > horizon { break }
                 out.append(TimedBar(time: base + b.time, bar: b.bar))
             }
             var passEnd = base + schedule.duration
@@ -248,7 +249,7 @@ public final class Transport: @unchecked Sendable {
                 if stateValue == .finished { resetLocked() }
                 scheduleStart = now
                 passStart = now
-                cursor = 0
+                schedule.rewind()
                 stateValue = .playing
                 return []
             }
@@ -293,7 +294,6 @@ public final class Transport: @unchecked Sendable {
             currentBPM = lesson.tempoMap.bpm(atTick: bar.startTick) * percent / 100
             schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: bar.startTick, to: range.upperBound, percent: percent,
                                     options: .init(pass: passNumber, countIn: false, announce: announce))
-            cursor = 0
             if !announce {
                 // The rest of the pass still ends with its report.
                 schedule = schedule.withPassFinished(pass: passNumber, percent: percent)
@@ -443,7 +443,6 @@ public final class Transport: @unchecked Sendable {
         let gap = inCountIn ? 0 : max(0, (map.seconds(atTick: from) - map.seconds(atTick: current)) / (newPercent / 100))
         let start = now + gap
         schedule = next
-        cursor = 0
         currentBPM = map.bpm(atTick: Int(current)) * newPercent / 100
         switch stateValue {
         case .playing: scheduleStart = start
@@ -456,7 +455,6 @@ public final class Transport: @unchecked Sendable {
     private func resetKeepingTempo() {
         schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
                                 options: .init(pass: passNumber, countIn: currentPlan.countIn))
-        cursor = 0
         currentBPM = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100
     }
 
@@ -464,7 +462,7 @@ public final class Transport: @unchecked Sendable {
     public func nextEventTime() -> Double? {
         locked {
             guard stateValue == .playing else { return nil }
-            if cursor < schedule.events.count { return scheduleStart + schedule.events[cursor].time }
+            if let t = schedule.nextTime { return scheduleStart + t }
             return scheduleStart + schedule.duration
         }
     }
@@ -475,15 +473,13 @@ public final class Transport: @unchecked Sendable {
         locked {
             var out: [TimedEvent] = []
             while stateValue == .playing {
-                while cursor < schedule.events.count, scheduleStart + schedule.events[cursor].time <= now {
-                    let e = schedule.events[cursor]
-                    cursor += 1
+                while let t = schedule.nextTime, scheduleStart + t <= now, let e = schedule.next() {
                     let timed = TimedEvent(time: scheduleStart + e.time, event: e.event)
                     track(timed.event)
                     out.append(timed)
                 }
                 let end = scheduleStart + schedule.duration
-                guard cursor >= schedule.events.count, end <= now else { break }
+                guard schedule.isExhausted, end <= now else { break }
                 let report = FinishedPass(pass: passNumber, tempoPercent: percent, startTime: passStart, endTime: end)
                 let clean = cleanHook(report)
                 guard !stopping, let next = planner.next(afterCleanPass: clean) else {
@@ -496,7 +492,6 @@ public final class Transport: @unchecked Sendable {
                 percent = next
                 schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
                                         options: .init(pass: passNumber, countIn: holding && currentPlan.countIn))
-                cursor = 0
                 scheduleStart = end
                 passStart = end
                 if holding {
@@ -565,7 +560,6 @@ public final class Transport: @unchecked Sendable {
         passNumber = 1
         schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
                                 options: .init(pass: 1, countIn: currentPlan.countIn))
-        cursor = 0
         pausedOffset = 0
         currentBPM = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100
     }

@@ -311,24 +311,64 @@ public enum TextDecoding {
         return out
     }
 
-    /// Removes control characters from any string (e.g. file names) before display.
-    public static func sanitize(_ text: String) -> String {
+    /// Removes control characters from any string (e.g. file names) before display: the one
+    /// rule for text from a file, the database, a path or the user on its way to a terminal.
+    /// With `keepingLineBreaks`, newlines stay (text of several lines, as `Console.out` prints).
+    public static func sanitize(_ text: String, keepingLineBreaks: Bool = false) -> String {
         var scalars = String.UnicodeScalarView()
-        for u in text.unicodeScalars { append(u, to: &scalars) }
+        for u in text.unicodeScalars {
+            if keepingLineBreaks && u == "\n" { scalars.append(u) } else { append(u, to: &scalars) }
+        }
         return String(scalars)
+    }
+
+    /// True for what a terminal could act on instead of showing: C0 and C1 control characters,
+    /// DEL, and the bidi overrides, embeddings, isolates and marks (text must not reorder what
+    /// follows it).
+    @inline(__always)
+    public static func isTerminalControl(_ u: Unicode.Scalar) -> Bool {
+        let v = u.value
+        if v < 0x20 || v == 0x7F { return true }
+        if v < 0x80 { return false }
+        return v < 0xA0 || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) || v == 0x061C || v == 0x200E || v == 0x200F
+    }
+
+    /// True when `text` holds nothing `sanitize` would remove (newlines allowed with
+    /// `allowingLineBreaks`): lets large outputs through without a copy.
+    public static func isClean(_ text: String, allowingLineBreaks: Bool = false) -> Bool {
+        // ASCII first, byte by byte (JSON of a big file is hundreds of MB of it); scalars only
+        // when something beyond ASCII is there.
+        enum Verdict { case clean, control, beyondASCII }
+        let verdict: Verdict? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            var high = false
+            for b in bytes {
+                if b >= 0x80 { high = true } else if b == 0x7F || (b < 0x20 && !(allowingLineBreaks && b == 0x0A)) { return .control }
+            }
+            return high ? .beyondASCII : .clean
+        }
+        if verdict == .clean { return true }
+        if verdict == .control { return false }
+        return !text.unicodeScalars.contains { isTerminalControl($0) && !(allowingLineBreaks && $0 == "\n") }
     }
 
     private static func append(_ u: Unicode.Scalar, to scalars: inout String.UnicodeScalarView) {
         let v = u.value
         if v == 0x09 || v == 0x0A || v == 0x0D {
             scalars.append(" ")
-        } else if v < 0x20 || v == 0x7F || (v >= 0x80 && v < 0xA0) {
-            return
-        } else if (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) || v == 0x061C || v == 0x200E || v == 0x200F {
-            // Bidi overrides, embeddings, isolates and marks: text must not reorder what follows it.
+        } else if isTerminalControl(u) {
             return
         } else {
             scalars.append(u)
         }
+    }
+}
+
+extension Int {
+    /// `value` without its fraction, as `Int(_:)` gives, but for any Double: NaN is 0 and
+    /// anything beyond ±2^53 stops there. For numbers from a file, the database or the user,
+    /// where `Int(_:)` would trap on 1e308 or infinity.
+    public init(saturating value: Double) {
+        let limit = 9_007_199_254_740_992.0
+        self = value.isNaN ? 0 : Int(Swift.min(Swift.max(value, -limit), limit))
     }
 }

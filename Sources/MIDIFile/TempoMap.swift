@@ -89,6 +89,8 @@ public struct TempoMap: Equatable, Sendable {
 
     public func seconds(atTick tick: Double) -> Double {
         if let tps = ticksPerSecond { return tick / tps }
+        // Beyond any file's ticks (or not a number): no segment to look up, and Int(_:) would trap.
+        guard tick.isFinite, abs(tick) < 9e15 else { return tick.isNaN ? 0 : (tick > 0 ? .infinity : -.infinity) }
         let whole = tick >= 0 ? Int(tick) : Int(tick) - 1  // floor without libm
         let s = segments[segmentIndex(atTick: whole)]
         return s.seconds + (tick - Double(s.tick)) * Double(s.microsecondsPerQuarter) / (1_000_000 * Double(ticksPerQuarter))

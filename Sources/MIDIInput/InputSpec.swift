@@ -23,6 +23,12 @@ public enum InputSpec: Equatable, Sendable {
         }
     }
 
+    /// Refuses a byte-stream path that is no instrument (missing, a regular file, a folder)
+    /// before anything opens; ports and the computer keyboard are checked when they open.
+    public func check() throws(InputError) {
+        if case .byteStream(let path) = self { _ = try ByteStreamInput.check(path) }
+    }
+
     /// The running source for this spec, or nil for the computer keyboard (which the terminal
     /// feeds through `ComputerKeyboardPiano`). Throws `InputError`; when its
     /// `fallBackToComputerKeyboard` is true, show the message and use the computer keyboard.

@@ -59,6 +59,10 @@ public enum InputEvent: Equatable, Sendable {
     /// The source has stopped for good (FIFO closed by the writer, device gone, end of file).
     /// The message is one line for the status bar; the lesson carries on without input.
     case ended(String)
+    /// The stream is no instrument (no MIDI status byte in its first bytes, or more data than
+    /// any keyboard sends): the source stopped reading. The message is one line naming the
+    /// input; a command that only records or answers from it ends with it as its error.
+    case failed(String)
 }
 
 /// A running input. Handlers are called on the source's own reader thread: keep them short

@@ -58,10 +58,13 @@ public final class Coach: @unchecked Sendable {
     private var awaitingStart = false
     /// Clock time minus pass time, from the last `.noteStarted` cue (or the pass start).
     private var anchor = 0.0
+    /// What the learner is to play this pass (judging modes only; watch mode judges nothing).
     private var expected: [ExpectedNote] = []
-    private var expectedByIndex: [Int: ExpectedNote] = [:]
-    /// Pass-relative start of every note of the pass (all parts), to re-anchor the clock.
-    private var startByIndex: [Int: Double] = [:]
+    /// The pass as judged: each note's pass-relative start (to re-anchor the clock) and
+    /// whether it is expected are looked up in it, not kept per note (a 1,000,000-note pass).
+    private var passNotes: PassNotes?
+    /// Tempo changes inside the pass so far: a start after `after` moves by `scale` about it.
+    private var retimes: [(after: Double, scale: Double)] = []
     private var pausedAt: Double?
     private var flashes: [(pitch: Int, until: Double)] = []
     private var weakest: (section: SectionReport, name: String)?
@@ -263,8 +266,12 @@ public final class Coach: @unchecked Sendable {
             }
             return []
         case .noteStarted(let cue):
-            if let start = startByIndex[cue.index] { anchor = timed.time - start }
-            guard expectedByIndex[cue.index] != nil else { return [] }
+            guard let notes = passNotes, let position = notes.position(ofLessonNote: cue.index) else { return [] }
+            let note = notes[position]
+            var start = note.start
+            for r in retimes where start > r.after { start = r.after + (start - r.after) * r.scale }
+            anchor = timed.time - start
+            guard note.cue.practised else { return [] }
             if mode == .wait, let g = gate, let chord = g.current, chord.notes.contains(where: { $0.id == cue.index }),
                pausedForChord != g.index {
                 pausedForChord = g.index
@@ -304,12 +311,12 @@ public final class Coach: @unchecked Sendable {
         let countIn = tick == nil && number == 1 && plan.countIn
         let schedule = PassSchedule(lesson: lesson, plan: plan, from: tick ?? range.lowerBound, to: range.upperBound, percent: percent,
                                     options: .init(pass: number, countIn: countIn))
-        expected = schedule.notes.filter { $0.cue.practised }.map { n in
+        expected = !mode.judges ? [] : schedule.notes.filter { $0.cue.practised }.map { n in
             ExpectedNote(id: n.cue.index, pitch: Int(n.cue.pitch), time: n.start, duration: n.end - n.start,
                          part: n.cue.part.key, section: lesson.sectionIndex(atTick: n.cue.startTick))
         }
-        expectedByIndex = Dictionary(expected.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        startByIndex = Dictionary(schedule.notes.map { ($0.cue.index, $0.start) }, uniquingKeysWith: { a, _ in a })
+        passNotes = schedule.notes
+        retimes = []
         pausedAt = nil
         matcher = mode == .play || mode == .memory ? PlayMatcher(expected: expected, window: window) : nil
         gate = mode == .wait ? WaitGate(expected: expected, ignoresReleases: onsetOnlyInput) : nil
@@ -396,14 +403,11 @@ public final class Coach: @unchecked Sendable {
         guard newPercent > 0, oldPercent > 0, newPercent != oldPercent else { return }
         let now = (pausedAt ?? time) - anchor
         let scale = oldPercent / newPercent
-        for (index, start) in startByIndex where start > now {
-            startByIndex[index] = now + (start - now) * scale
-        }
+        retimes.append((now, scale))
         for i in expected.indices where expected[i].time > now {
             expected[i].time = now + (expected[i].time - now) * scale
             expected[i].duration *= scale
         }
-        expectedByIndex = Dictionary(expected.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         matcher?.retime(after: now, scale: scale)
     }
 
@@ -453,7 +457,7 @@ public final class Coach: @unchecked Sendable {
 enum QuizFormat {
     static func percent(_ p: Double) -> String {
         let r = (p * 10).rounded() / 10
-        return r == r.rounded() ? String(Int(r)) : String(r)
+        return r == r.rounded() && abs(r) < 1e15 ? String(Int(r)) : String(r)
     }
 }
 
@@ -477,7 +481,8 @@ public final class PassReportAppender: @unchecked Sendable {
     public func append(_ report: PassReport) {
         lock.lock()
         defer { lock.unlock() }
-        handle.write(Data((report.json() + "\n").utf8))
+        // A full disk loses this line, never the session (the throwing write cannot trap).
+        try? handle.write(contentsOf: Data((report.json() + "\n").utf8))
         try? handle.synchronize()
     }
 

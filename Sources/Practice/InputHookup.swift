@@ -29,13 +29,18 @@ public final class InputHookup: @unchecked Sendable {
     private let lock = NSLock()
     private var piano: ComputerKeyboardPiano
     private var endedFlag = false
+    private var failureText: String?
     private var sounding: Set<UInt8> = []
 
     /// True when notes come from the terminal's keys (onset-only, fixed length).
     public var usesComputerKeyboard: Bool { sourceName == nil }
 
-    /// True once the MIDI source has ended (FIFO closed, device gone, end of file).
+    /// True once the MIDI source has ended (FIFO closed, device gone, not MIDI after all).
     public var ended: Bool { lock.withLock { endedFlag } }
+
+    /// Why the source stopped when it turned out to be no instrument (a stream that is not
+    /// MIDI); nil otherwise. A command that only listens to the input ends with it as its error.
+    public var failure: String? { lock.withLock { failureText } }
 
     /// Opens the input. Throws the input's one-line error for problems the user must fix
     /// (unknown port name, unreadable device). `program` is the GM program the learner hears.
@@ -114,6 +119,12 @@ public final class InputHookup: @unchecked Sendable {
             onStatus(text)
         case .ended(let text):
             lock.withLock { endedFlag = true }
+            onStatus(text)
+        case .failed(let text):
+            lock.withLock {
+                endedFlag = true
+                failureText = text
+            }
             onStatus(text)
         }
     }

@@ -242,7 +242,10 @@ public final class PracticeController: @unchecked Sendable {
             path = (saveDirectory as NSString).appendingPathComponent("etude-pass-\(formatter.string(from: now))-\(n).mid")
             n += 1
         }
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+        // Through a temporary file renamed into place: a failure leaves no partial file.
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
             return "could not write \(path): check the folder exists and is writable (--save-dir)"
         }
         return "saved the last pass to \(path)"

@@ -100,6 +100,9 @@ public struct ScanReport: Equatable, Sendable {
     public var removed = 0
     /// Files that could not be read or parsed: path and a one-line reason.
     public var failures: [Failure] = []
+    /// Files given up in this scan because reading them took longer than the budget (also in
+    /// `failures`): a command that scans on the side names them in a one-line note each.
+    public var slow: [Failure] = []
 
     public struct Failure: Error, Equatable, Sendable {
         public var path: String
@@ -115,7 +118,94 @@ public struct ScanReport: Equatable, Sendable {
         r.unchanged += b.unchanged
         r.removed += b.removed
         r.failures += b.failures
+        r.slow += b.slow
         return r
+    }
+}
+
+/// How a scan spends its time: a file that takes longer than `secondsPerFile` to read is
+/// skipped (and noted, so later scans do not try it again until it changes), and what was read
+/// is committed every `batchFiles` files or `batchSeconds` seconds, so an interrupted scan
+/// keeps what it did.
+public struct ScanLimits: Sendable {
+    public var secondsPerFile: Double
+    public var batchFiles: Int
+    public var batchSeconds: Double
+
+    public init(secondsPerFile: Double = 5, batchFiles: Int = 256, batchSeconds: Double = 1) {
+        self.secondsPerFile = secondsPerFile
+        self.batchFiles = max(1, batchFiles)
+        self.batchSeconds = batchSeconds
+    }
+}
+
+/// Reads lesson files on a thread of its own, so the scan can give up on one that takes too
+/// long: the caller waits at most the budget; past it, this worker is abandoned (it ends when
+/// the slow read returns, its result dropped) and the scan goes on with a new one.
+final class ReadWorker: @unchecked Sendable {
+    typealias Outcome = Result<LessonInfo, ScanReport.Failure>
+    private let condition = NSCondition()
+    private var pending: (@Sendable () -> Outcome)?
+    private var outcome: Outcome?
+    private var abandoned = false
+
+    init() {
+        let thread = Thread { [self] in loop() }
+        thread.name = "etude-scan"
+        // Parsers may recurse on a deeply nested file: the main thread's stack size, not a small one.
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while pending == nil && !abandoned { condition.wait() }
+            guard let work = pending else {
+                condition.unlock()
+                return
+            }
+            pending = nil
+            condition.unlock()
+            let result = work()
+            condition.lock()
+            if abandoned {
+                condition.unlock()
+                return
+            }
+            outcome = result
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Runs `work` on the worker; nil when it took longer than `budget` seconds (the worker is
+    /// then abandoned: make a new one).
+    func run(budget: Double, _ work: @escaping @Sendable () -> Outcome) -> Outcome? {
+        condition.lock()
+        defer { condition.unlock() }
+        outcome = nil
+        pending = work
+        condition.broadcast()
+        let deadline = Date(timeIntervalSinceNow: budget)
+        while outcome == nil {
+            if !condition.wait(until: deadline) { break }
+        }
+        guard let result = outcome else {
+            abandoned = true
+            pending = nil
+            return nil
+        }
+        outcome = nil
+        return result
+    }
+
+    /// Lets the worker's thread end once it is idle.
+    func finish() {
+        condition.lock()
+        abandoned = true
+        condition.broadcast()
+        condition.unlock()
     }
 }
 
@@ -312,7 +402,10 @@ extension Store {
 
     /// Scans one catalogue root: new and changed files are read, unchanged ones (same size and
     /// mtime) are not, vanished ones are dropped (their lessons, favourites and history stay).
-    public func scan(root: String, source: LessonFileRecord.Source, now: Date = Date()) throws -> ScanReport {
+    /// What was read is committed in batches and a file slower than the budget is skipped
+    /// (`ScanLimits`).
+    public func scan(root: String, source: LessonFileRecord.Source, now: Date = Date(),
+                     limits: ScanLimits = ScanLimits()) throws -> ScanReport {
         let root = Store.absolute(root)
         var report = ScanReport()
         let known = try writer.read { db in
@@ -340,24 +433,16 @@ extension Store {
             }
         }
         let gone = known.filter { !seen.contains($0.path) }.map(\.path)
+        // In path order: a scan reads (and commits) the same files first every time.
+        changed.sort { $0.0 < $1.0 }
 
-        // Parse outside the write transaction so another process is never kept waiting long.
-        var start = 0
-        while start < changed.count {
-            let chunk = changed[start..<min(changed.count, start + 256)]
-            start += 256
-            var rows: [(LessonInfo, LessonFileRecord, Bool)] = []
-            var bad: [(ScanReport.Failure, FileStamp)] = []
-            for (path, stamp, isNew) in chunk {
-                switch read(path, now: now) {
-                case .success(let info):
-                    rows.append((info, LessonFileRecord(path: path, lessonID: info.id, size: stamp.size, mtime: stamp.mtime,
-                                                        source: source, root: root), isNew))
-                case .failure(let f):
-                    report.failures.append(f)
-                    bad.append((f, stamp))
-                }
-            }
+        // Parse outside the write transaction so another process is never kept waiting long;
+        // commit every batch of files or seconds, so an interrupted scan keeps what it did.
+        var rows: [(LessonInfo, LessonFileRecord, Bool)] = []
+        var bad: [(ScanReport.Failure, FileStamp)] = []
+        var lastCommit = Date()
+        func commit() throws {
+            guard !rows.isEmpty || !bad.isEmpty else { return }
             try writer.write { db in
                 for (info, file, _) in rows {
                     try Store.upsert(info, db)
@@ -374,7 +459,36 @@ extension Store {
                 }
             }
             for (_, _, isNew) in rows { if isNew { report.added += 1 } else { report.updated += 1 } }
+            rows.removeAll(keepingCapacity: true)
+            bad.removeAll(keepingCapacity: true)
+            lastCommit = Date()
         }
+        var worker = ReadWorker()
+        defer { worker.finish() }
+        for (path, stamp, isNew) in changed {
+            let outcome: Result<LessonInfo, ScanReport.Failure>
+            if let read = worker.run(budget: limits.secondsPerFile, { [self] in self.read(path, now: now) }) {
+                outcome = read
+            } else {
+                worker = ReadWorker()
+                let failure = ScanReport.Failure(path: path, message: "took longer than \(Store.seconds(limits.secondsPerFile)) to read, skipped; "
+                                                 + "it is read again when it changes")
+                report.slow.append(failure)
+                outcome = .failure(failure)
+            }
+            switch outcome {
+            case .success(let info):
+                rows.append((info, LessonFileRecord(path: path, lessonID: info.id, size: stamp.size, mtime: stamp.mtime,
+                                                    source: source, root: root), isNew))
+            case .failure(let f):
+                report.failures.append(f)
+                bad.append((f, stamp))
+            }
+            if rows.count + bad.count >= limits.batchFiles || Date().timeIntervalSince(lastCommit) >= limits.batchSeconds {
+                try commit()
+            }
+        }
+        try commit()
         if !gone.isEmpty {
             try writer.write { db in
                 for p in gone { _ = try LessonFileRecord.deleteOne(db, key: p) }
@@ -392,11 +506,11 @@ extension Store {
 
     /// Rescans the built-in lessons, every added folder and the opened files (dropping ones that
     /// vanished, re-reading ones that changed).
-    public func rescan(builtinDirectory: String?, now: Date = Date()) throws -> ScanReport {
+    public func rescan(builtinDirectory: String?, now: Date = Date(), limits: ScanLimits = ScanLimits()) throws -> ScanReport {
         var report = ScanReport()
-        if let b = builtinDirectory { report = report + (try scan(root: b, source: .builtin, now: now)) }
+        if let b = builtinDirectory { report = report + (try scan(root: b, source: .builtin, now: now, limits: limits)) }
         for folder in try libraryFolders() {
-            report = report + (try scan(root: folder.path, source: .folder, now: now))
+            report = report + (try scan(root: folder.path, source: .folder, now: now, limits: limits))
         }
         let opened = try writer.read { db in
             try LessonFileRecord.filter(Column("source") == LessonFileRecord.Source.opened.rawValue).fetchAll(db)
@@ -425,7 +539,7 @@ extension Store {
     }
 
     /// Adds a folder to the library and scans it.
-    public func addFolder(_ path: String, now: Date = Date()) throws -> ScanReport {
+    public func addFolder(_ path: String, now: Date = Date(), limits: ScanLimits = ScanLimits()) throws -> ScanReport {
         let abs = Store.absolute(path)
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: abs, isDirectory: &isDir), isDir.boolValue else {
@@ -436,7 +550,12 @@ extension Store {
                 try LibraryFolder(id: nil, path: abs, addedAt: now).insert(db)
             }
         }
-        return try scan(root: abs, source: .folder, now: now)
+        return try scan(root: abs, source: .folder, now: now, limits: limits)
+    }
+
+    /// "5 s", "0.5 s".
+    static func seconds(_ s: Double) -> String {
+        s == s.rounded() && abs(s) < 1e9 ? "\(Int(s)) s" : "\(s) s"
     }
 
     /// Removes a folder from the library (its lessons' history, favourites and loops stay, and

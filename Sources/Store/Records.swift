@@ -47,6 +47,18 @@ public struct LessonInfo: Codable, Equatable, Sendable, FetchableRecord, Persist
         self.firstSeen = firstSeen
     }
 
+    /// What a number read back from the database may be: a damaged or hand-edited file must
+    /// not carry 1e308 or infinity into a list or the browser.
+    static let secondsRange = 0.0...1e9
+    static let bpmRange = 0.0...1e8
+    static let scoreRange = -1e6...1e6
+
+    /// `value` when finite and in `range`, else nil.
+    static func sane(_ value: Double?, _ range: ClosedRange<Double>) -> Double? {
+        guard let value, value.isFinite, range.contains(value) else { return nil }
+        return value
+    }
+
     /// Decoded by hand: the Codable path costs too much per row for a 10,000-lesson search.
     public init(row: Row) throws {
         id = row["id"]
@@ -54,11 +66,11 @@ public struct LessonInfo: Codable, Equatable, Sendable, FetchableRecord, Persist
         composer = row["composer"]
         level = row["level"]
         description = row["description"]
-        durationSeconds = row["durationSeconds"]
+        durationSeconds = LessonInfo.sane(row["durationSeconds"], LessonInfo.secondsRange) ?? 0
         hands = row["hands"]
         keyName = row["keyName"]
         timeSignature = row["timeSignature"]
-        tempoBPM = row["tempoBPM"]
+        tempoBPM = LessonInfo.sane(row["tempoBPM"], LessonInfo.bpmRange)
         noteCount = row["noteCount"]
         format = row["format"]
         searchText = row["searchText"]
@@ -270,11 +282,12 @@ public struct LessonListing: Equatable, Sendable, FetchableRecord {
     /// Reads the columns of `Store.listingSelect` by position (the search hot path).
     public init(row: Row) throws {
         lesson = LessonInfo(id: row[0], title: row[1], composer: row[2], level: row[3], description: row[4],
-                            durationSeconds: row[5], hands: row[6], keyName: row[7], timeSignature: row[8],
-                            tempoBPM: row[9], noteCount: row[10], format: row[11], searchText: row[12], firstSeen: row[13])
+                            durationSeconds: LessonInfo.sane(row[5], LessonInfo.secondsRange) ?? 0, hands: row[6], keyName: row[7],
+                            timeSignature: row[8], tempoBPM: LessonInfo.sane(row[9], LessonInfo.bpmRange), noteCount: row[10],
+                            format: row[11], searchText: row[12], firstSeen: row[13])
         path = row[14]
         isFavourite = row[15] ?? false
-        bestScore = row[16]
+        bestScore = LessonInfo.sane(row[16], LessonInfo.scoreRange)
         lastPractised = row[17]
         passes = row[18] ?? 0
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MIDIFile
 
 /// Practice statistics computed from passes: pure, so the day/week arithmetic is tested
 /// with a fixed clock and time zone.
@@ -77,7 +78,7 @@ public enum Sparkline {
         if hi <= lo { return String(repeating: blocks[3], count: v.count) }
         return String(v.map { x in
             let t = (min(max(x, lo), hi) - lo) / (hi - lo)
-            return blocks[min(7, Int((t * 7).rounded()))]
+            return blocks[max(0, min(7, Int(saturating: (t * 7).rounded())))]
         })
     }
 }

@@ -62,15 +62,24 @@ public final class Store: Sendable {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     /// A file that is not a SQLite database, or a corrupt one, is moved aside to
     /// `<name>.corrupt-<date>` and a fresh one is created (reported in `notices`); a location that
-    /// cannot be written gives a `StoreError` naming the fix. Never overwrites a user's file.
-    public static func open(path: String, formats: [LessonFormat] = [.midi], now: Date = Date()) throws -> Store {
+    /// cannot be written gives a `StoreError` naming the fix. Never overwrites a user's file,
+    /// never opens anything but a regular file (`/dev/null` is no database), and creates the
+    /// folder only when `createFolder` (the default location's own folder; a path the user
+    /// gave must be in a folder that exists).
+    public static func open(path: String, formats: [LessonFormat] = [.midi], now: Date = Date(),
+                            createFolder: Bool = true) throws -> Store {
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-            throw StoreError("\(path) is a folder: give the database's file path, e.g. --db \(url.appendingPathComponent("etude.sqlite").path)")
+        var st = stat()
+        if stat(path, &st) == 0 {
+            if st.st_mode & S_IFMT == S_IFDIR {
+                throw StoreError("\(path) is a folder: give the database's file path, e.g. --db \(url.appendingPathComponent("etude.sqlite").path)")
+            }
+            if st.st_mode & S_IFMT != S_IFREG {
+                throw StoreError("\(path) is not a regular file: give the database's file path, e.g. --db ~/etude.sqlite")
+            }
         }
-        try ensureWritableDirectory(dir, dbPath: path)
+        try ensureWritableDirectory(dir, dbPath: path, create: createFolder)
         if FileManager.default.fileExists(atPath: path), access(path, W_OK) != 0 {
             throw StoreError("\(path): the database file is read-only; make it writable or choose another with --db PATH or ETUDE_DB")
         }
@@ -171,12 +180,14 @@ public final class Store: Sendable {
         return "\(path) was damaged (\(reason)); moved it to \(target) and started a new database"
     }
 
-    static func ensureWritableDirectory(_ dir: String, dbPath: String) throws {
+    static func ensureWritableDirectory(_ dir: String, dbPath: String, create: Bool = true) throws {
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) {
             guard isDir.boolValue else {
                 throw StoreError("\(dir) is not a directory; choose a database path with --db PATH or ETUDE_DB")
             }
+        } else if !create {
+            throw StoreError("\(dbPath): the folder \(dir) does not exist; create it first (Etude creates only the database file there)")
         } else {
             do {
                 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

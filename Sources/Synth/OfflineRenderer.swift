@@ -42,13 +42,33 @@ public final class OfflineRenderer {
         try engine.loadSoundFont(soundFont, onSlow: onSlowLoad)
     }
 
-    /// Renders the schedule into `path`. `progress` gets 0…1 of the file part as it goes.
+    /// Renders the schedule into `path` (created or truncated; `etude render` writes through
+    /// a temporary file with `render(_:into:)` instead). `progress` gets 0…1 of the file part.
     @discardableResult
     public func render(_ schedule: MessageSchedule, to path: String, progress: ((Double) -> Void)? = nil) throws(SynthError) -> Result {
-        let writer = try WAVWriter(path: path, sampleRate: options.sampleRate, format: options.format)
-        try renderFrames(schedule, progress: progress) { l, r, n in writer.append(left: l, right: r, count: n) }
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw SynthError("\(path): cannot be written (\(String(cString: strerror(errno))))")
+        }
+        defer { try? handle.close() }
+        return try render(schedule, into: handle, progress: progress)
+    }
+
+    /// Renders the schedule as a WAV into an open, empty file: RF64 when it passes 4 GiB.
+    @discardableResult
+    public func render(_ schedule: MessageSchedule, into handle: FileHandle, progress: ((Double) -> Void)? = nil) throws(SynthError) -> Result {
+        let writer = try WAVWriter(handle: handle, sampleRate: options.sampleRate, format: options.format,
+                                   maxDataBytes: maxFrames(schedule) * UInt64(2 * options.format.bytesPerSample))
+        try renderFrames(schedule, progress: progress) { l, r, n throws(SynthError) in try writer.append(left: l, right: r, count: n) }
         try writer.finish()
         return Result(frames: writer.frames, sampleRate: options.sampleRate)
+    }
+
+    /// The most frames a render of `schedule` can write: the file, then the tail (given, or
+    /// the longest auto tail), with a block of slack.
+    public func maxFrames(_ schedule: MessageSchedule) -> UInt64 {
+        let seconds = max(0, schedule.duration) + max(0, options.tail ?? options.maxTail) + 1
+        guard seconds.isFinite, seconds * Double(options.sampleRate) < 9e18 else { return UInt64.max / 16 }
+        return UInt64((seconds * Double(options.sampleRate)).rounded(.up)) + 4096
     }
 
     /// Renders into memory (tests, benchmarks): left and right channels.
@@ -63,11 +83,14 @@ public final class OfflineRenderer {
 
     /// The sample an event at `seconds` is meant to land on.
     public func samplePosition(_ seconds: Double) -> Int {
-        Int((seconds * Double(options.sampleRate)).rounded())
+        let frames = (seconds * Double(options.sampleRate)).rounded()
+        // A schedule is checked against a length limit before rendering; this only keeps a
+        // bad value from trapping.
+        return frames.isFinite ? Int(max(0, min(frames, 1e15))) : 0
     }
 
     private func renderFrames(_ schedule: MessageSchedule, progress: ((Double) -> Void)?,
-                              sink: (UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void) throws(SynthError) {
+                              sink: (UnsafePointer<Float>, UnsafePointer<Float>, Int) throws(SynthError) -> Void) throws(SynthError) {
         let chunk = 4096
         let left = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
@@ -75,14 +98,14 @@ public final class OfflineRenderer {
         var position = 0
         var lastPeak: Float = 0
 
-        func advance(to target: Int) {
+        func advance(to target: Int) throws(SynthError) {
             while position < target {
                 let n = min(chunk, target - position)
                 engine.render(frames: n, left: left, right: right)
                 var peak: Float = 0
                 for i in 0..<n { peak = max(peak, abs(left[i]), abs(right[i])) }
                 lastPeak = peak
-                sink(left, right, n)
+                try sink(left, right, n)
                 position += n
             }
         }
@@ -90,19 +113,19 @@ public final class OfflineRenderer {
         let endFrame = samplePosition(schedule.duration)
         var lastReport = -1.0
         for m in schedule.messages {
-            advance(to: samplePosition(m.seconds))
+            try advance(to: samplePosition(m.seconds))
             engine.send(m.message)
             if let progress, endFrame > 0 {
                 let p = Double(position) / Double(endFrame)
                 if p - lastReport >= 0.01 { progress(p); lastReport = p }
             }
         }
-        advance(to: endFrame)
+        try advance(to: endFrame)
         progress?(1)
 
         let rate = options.sampleRate
         if let tail = options.tail {
-            advance(to: position + Int((max(0, tail) * Double(rate)).rounded()))
+            try advance(to: position + Int((min(max(0, tail), 3600) * Double(rate)).rounded()))
             return
         }
         // Auto tail: render 64-frame blocks until no voice is left and the last block (reverb
@@ -111,7 +134,7 @@ public final class OfflineRenderer {
         let limit = position + Int(options.maxTail * Double(rate))
         while position < limit {
             if engine.activeVoices == 0 && lastPeak < options.silenceThreshold { break }
-            advance(to: position + 64)
+            try advance(to: position + 64)
             if position >= limit - rate { engine.allSoundsOff() }
         }
     }

@@ -7,51 +7,108 @@ public enum WAVSampleFormat: String, Sendable, CaseIterable {
     /// 32-bit IEEE float, exactly what FluidSynth produced.
     case float
 
-    var bytesPerSample: Int { self == .s16 ? 2 : 4 }
+    public var bytesPerSample: Int { self == .s16 ? 2 : 4 }
 }
 
-/// Streams interleaved stereo frames into a RIFF/WAVE file, patching the sizes on close.
+/// Streams interleaved stereo frames into a WAV file, the header written right on `finish`.
+///
+/// A file that may pass 4 GiB (the most a RIFF size field holds) is laid out for RF64 (EBU
+/// Tech 3306) from the start: a 28-byte `JUNK` chunk after `WAVE` keeps room for the `ds64`
+/// chunk. On `finish` it becomes RF64 (`ds64` with the 64-bit sizes, the 32-bit fields
+/// 0xFFFFFFFF) when the data did pass the limit, and stays a plain RIFF WAV (with the JUNK
+/// chunk every reader skips) when it did not. A file that cannot pass the limit gets the
+/// classic 44-byte header. Every write is checked: a failure is a `SynthError`, never a file
+/// whose header disagrees with its data.
 final class WAVWriter {
-    private let file: UnsafeMutablePointer<FILE>
+    private let handle: FileHandle
     private let format: WAVSampleFormat
     private let sampleRate: Int
+    /// Room for ds64 was kept (the data may pass `riffLimit`).
+    let roomForRF64: Bool
+    /// The largest RIFF size (bytes after the first 8) a plain WAV can state.
+    private let riffLimit: UInt64
     private(set) var frames = 0
     private var scratch: [UInt8] = []
 
-    init(path: String, sampleRate: Int, format: WAVSampleFormat) throws(SynthError) {
-        guard let f = fopen(path, "wb") else {
-            throw SynthError("\(path): cannot be written (\(String(cString: strerror(errno))))")
-        }
-        file = f
+    static let riffMaximum: UInt64 = 0xFFFF_FFFF
+    static let ds64BodySize = 28
+
+    /// - Parameters:
+    ///   - maxDataBytes: the most sample bytes the caller may append (decides the layout).
+    ///   - riffLimit: the RIFF size limit (tests lower it to see RF64 without writing 4 GiB).
+    init(handle: FileHandle, sampleRate: Int, format: WAVSampleFormat, maxDataBytes: UInt64,
+         riffLimit: UInt64 = WAVWriter.riffMaximum) throws(SynthError) {
+        self.handle = handle
         self.format = format
         self.sampleRate = sampleRate
-        writeHeader(dataBytes: 0)
+        self.riffLimit = riffLimit
+        let plainHeader = UInt64(WAVWriter.headerSize(format: format, roomForRF64: false))
+        roomForRF64 = plainHeader - 8 + maxDataBytes > riffLimit
+        try put(header(dataBytes: 0, rf64: false))
     }
 
-    deinit { fclose(file) }
+    static func headerSize(format: WAVSampleFormat, roomForRF64: Bool) -> Int {
+        12 + (roomForRF64 ? 8 + ds64BodySize : 0) + 8 + (format == .float ? 18 : 16) + (format == .float ? 12 : 0) + 8
+    }
 
-    private func writeHeader(dataBytes: Int) {
+    private func header(dataBytes: UInt64, rf64: Bool) -> [UInt8] {
         var h: [UInt8] = []
-        func u32(_ v: Int) { h += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24 & 0xFF)] }
+        func u32(_ v: UInt64) { for i in 0..<4 { h.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) } }
+        func u64(_ v: UInt64) { for i in 0..<8 { h.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) } }
         func u16(_ v: Int) { h += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
         let isFloat = format == .float
         let fmtSize = isFloat ? 18 : 16
-        let headerRest = 4 + (8 + fmtSize) + (isFloat ? 12 : 0) + 8
-        h += Array("RIFF".utf8); u32(headerRest + dataBytes)
+        let riffSize = UInt64(WAVWriter.headerSize(format: format, roomForRF64: roomForRF64) - 8) + dataBytes
+        let sampleFrames = dataBytes / UInt64(2 * format.bytesPerSample)
+        h += Array((rf64 ? "RF64" : "RIFF").utf8); u32(rf64 ? WAVWriter.riffMaximum : riffSize)
         h += Array("WAVE".utf8)
-        h += Array("fmt ".utf8); u32(fmtSize)
-        u16(isFloat ? 3 : 1); u16(2); u32(sampleRate)
-        u32(sampleRate * 2 * format.bytesPerSample); u16(2 * format.bytesPerSample); u16(8 * format.bytesPerSample)
+        if roomForRF64 {
+            h += Array((rf64 ? "ds64" : "JUNK").utf8); u32(UInt64(WAVWriter.ds64BodySize))
+            if rf64 {
+                u64(riffSize); u64(dataBytes); u64(sampleFrames); u32(0)
+            } else {
+                h += [UInt8](repeating: 0, count: WAVWriter.ds64BodySize)
+            }
+        }
+        h += Array("fmt ".utf8); u32(UInt64(fmtSize))
+        u16(isFloat ? 3 : 1); u16(2); u32(UInt64(sampleRate))
+        u32(UInt64(sampleRate * 2 * format.bytesPerSample)); u16(2 * format.bytesPerSample); u16(8 * format.bytesPerSample)
         if isFloat {
             u16(0)
-            h += Array("fact".utf8); u32(4); u32(dataBytes / (2 * format.bytesPerSample))
+            h += Array("fact".utf8); u32(4); u32(rf64 ? WAVWriter.riffMaximum : sampleFrames)
         }
-        h += Array("data".utf8); u32(dataBytes)
-        fwrite(h, 1, h.count, file)
+        h += Array("data".utf8); u32(rf64 ? WAVWriter.riffMaximum : dataBytes)
+        return h
     }
 
-    func append(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) {
+    private func put(_ bytes: [UInt8]) throws(SynthError) {
+        do {
+            try handle.write(contentsOf: Data(bytes))
+        } catch {
+            throw SynthError("writing the WAV failed (\(Self.reason(error))); check the disk space")
+        }
+    }
+
+    private static func reason(_ error: Error) -> String {
+        let ns = error as NSError
+        if let posix = ns.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+        return ns.localizedDescription
+    }
+
+    /// The data bytes written so far.
+    var dataBytes: UInt64 { UInt64(frames) * UInt64(2 * format.bytesPerSample) }
+
+    func append(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws(SynthError) {
         let bytes = count * 2 * format.bytesPerSample
+        if !roomForRF64 {
+            let headerRest = UInt64(WAVWriter.headerSize(format: format, roomForRF64: false) - 8)
+            guard headerRest + dataBytes + UInt64(bytes) <= riffLimit else {
+                throw SynthError("the WAV would pass the 4 GiB a WAV header can state; render a shorter part (--max-minutes)")
+            }
+        }
         if scratch.count < bytes { scratch = [UInt8](repeating: 0, count: bytes) }
         scratch.withUnsafeMutableBytes { raw in
             switch format {
@@ -69,22 +126,26 @@ final class WAVWriter {
                 }
             }
         }
-        _ = scratch.withUnsafeBytes { fwrite($0.baseAddress, 1, bytes, file) }
+        try put(Array(scratch[0..<bytes]))
         frames += count
     }
 
     @inline(__always) static func toS16(_ x: Float) -> Int16 {
-        let v = (min(max(x, -1), 1) * 32767).rounded()
+        let v = (min(max(x.isNaN ? 0 : x, -1), 1) * 32767).rounded()
         return Int16(v)
     }
 
+    /// Writes the header for what was written: RF64 past the limit, else plain RIFF.
     func finish() throws(SynthError) {
-        fflush(file)
-        fseek(file, 0, SEEK_SET)
-        writeHeader(dataBytes: frames * 2 * format.bytesPerSample)
-        if fflush(file) != 0 || ferror(file) != 0 {
-            throw SynthError("writing the WAV failed (\(String(cString: strerror(errno))))")
+        let data = dataBytes
+        let riffSize = UInt64(WAVWriter.headerSize(format: format, roomForRF64: roomForRF64) - 8) + data
+        let rf64 = riffSize > riffLimit
+        do {
+            try handle.seek(toOffset: 0)
+        } catch {
+            throw SynthError("writing the WAV failed (\(Self.reason(error)))")
         }
+        try put(header(dataBytes: data, rf64: rf64))
     }
 }
 
@@ -99,20 +160,29 @@ public struct WAVData: Sendable {
 
     public var frameCount: Int { samples.first?.count ?? 0 }
 
-    /// Parses PCM 16-bit or float 32-bit WAV (incl. WAVE_FORMAT_EXTENSIBLE), any chunk order.
+    /// Parses PCM 16-bit or float 32-bit WAV (incl. WAVE_FORMAT_EXTENSIBLE, and RF64 with its
+    /// ds64 sizes), any chunk order.
     public init(bytes: [UInt8]) throws(SynthError) {
         func u32(_ o: Int) -> Int { Int(bytes[o]) | Int(bytes[o + 1]) << 8 | Int(bytes[o + 2]) << 16 | Int(bytes[o + 3]) << 24 }
         func u16(_ o: Int) -> Int { Int(bytes[o]) | Int(bytes[o + 1]) << 8 }
-        guard bytes.count >= 12, Array(bytes[0..<4]) == Array("RIFF".utf8), Array(bytes[8..<12]) == Array("WAVE".utf8) else {
+        func u64(_ o: Int) -> Int { u32(o) | u32(o + 4) << 32 }
+        let magic = bytes.count >= 4 ? Array(bytes[0..<4]) : []
+        guard bytes.count >= 12, magic == Array("RIFF".utf8) || magic == Array("RF64".utf8),
+              Array(bytes[8..<12]) == Array("WAVE".utf8) else {
             throw SynthError("not a WAV file")
         }
         var o = 12
         var fmt: (tag: Int, ch: Int, rate: Int, bits: Int)?
         var data: Range<Int>?
+        var ds64DataSize: Int?
         while o + 8 <= bytes.count {
             let id = String(decoding: bytes[o..<o + 4], as: UTF8.self)
-            let size = u32(o + 4)
+            var size = u32(o + 4)
             let body = o + 8
+            if id == "ds64", body + 16 <= bytes.count {
+                ds64DataSize = u64(body + 8)
+            }
+            if id == "data", size == 0xFFFF_FFFF, let big = ds64DataSize { size = big }
             if id == "fmt ", body + 16 <= bytes.count {
                 var tag = u16(body)
                 if tag == 0xFFFE, body + 26 <= bytes.count { tag = u16(body + 24) }

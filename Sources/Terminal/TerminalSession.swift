@@ -231,6 +231,20 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
         if mode == .fullScreen { write(TerminalSequences.enter) }
     }
 
+    /// At start, for commands that never open a session (`etude list`): a terminal on stdin
+    /// and stdout left raw by a killed Etude gets sane settings back, so the output does not
+    /// staircase and the shell after it echoes. Only when both are the terminal: `etude list |
+    /// less` must not undo the raw mode `less` is setting up at the same moment. Returns true
+    /// when it repaired the terminal.
+    @discardableResult
+    public static func repairLeftoverRawMode(inputFD: Int32 = STDIN_FILENO, outputFD: Int32 = STDOUT_FILENO) -> Bool {
+        guard isatty(inputFD) == 1, isatty(outputFD) == 1 else { return false }
+        var found = termios()
+        guard tcgetattr(inputFD, &found) == 0, looksLeftRaw(found) else { return false }
+        var fixed = sane(found)
+        return tcsetattr(inputFD, TCSADRAIN, &fixed) == 0
+    }
+
     /// No echo and no line editing at once: what a raw-mode program leaves when it is killed
     /// before it can restore the terminal (a shell never runs commands like that).
     static func looksLeftRaw(_ t: termios) -> Bool {
@@ -242,7 +256,7 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
     static func sane(_ found: termios) -> termios {
         var t = found
         t.c_lflag |= tcflag_t(ICANON | ECHO | ECHOE | ECHOK | ISIG | IEXTEN)
-        t.c_iflag |= tcflag_t(ICRNL | IXON | BRKINT)
+        t.c_iflag |= tcflag_t(ICRNL | IXON | BRKINT | IMAXBEL)
         t.c_iflag &= ~tcflag_t(INLCR | IGNCR)
         t.c_oflag |= tcflag_t(OPOST | ONLCR)
         withUnsafeMutableBytes(of: &t.c_cc) { cc in

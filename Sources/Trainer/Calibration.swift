@@ -200,7 +200,7 @@ public struct Calibrator: Sendable {
         return try Self.report(ending, device: device, library: library)
     }
 
-    static let nothingToTapWith = EtudeFailure("nothing to tap with: no MIDI input and stdin is not a terminal; pass --input with a MIDI device, FIFO or file, or run it in a terminal")
+    static let nothingToTapWith = EtudeFailure("nothing to tap with: no MIDI input and stdin is not a terminal; pass --input with a MIDI device or FIFO, or run it in a terminal")
 
     /// The result's last words on stdout (and a refusal on stderr); the exit status.
     static func report(_ ending: Ending, device: String, library: Library) throws -> Int32 {

@@ -27,17 +27,40 @@ public enum Console {
     /// Status for a closed pipe, as a shell reports a process killed by SIGPIPE.
     public static let brokenPipeStatus: Int32 = 128 + SIGPIPE
 
+    /// Text for stdout, lines ending in newlines. Whatever the caller built it from, no control
+    /// character reaches the terminal (`safe`, keeping the newlines); JSON escapes its own.
     public static func out(_ text: String) {
-        write(Array(text.utf8), to: STDOUT_FILENO)
+        write(Array(clean(text, lineBreaks: true).utf8), to: STDOUT_FILENO)
     }
 
+    /// One line for stderr (the newline is added), cleaned as `out` cleans.
     public static func error(_ line: String) {
-        write(Array((line + "\n").utf8), to: STDERR_FILENO)
+        write(Array((clean(line, lineBreaks: false) + "\n").utf8), to: STDERR_FILENO)
     }
 
-    /// Writes to stderr without a newline (progress lines).
-    public static func errorPart(_ text: String) {
-        write(Array(text.utf8), to: STDERR_FILENO)
+    /// A status line redrawn in place on stdout: `\r`, the cleaned text, erase to the end of
+    /// the line (and a newline when `final`, so the next output starts below it).
+    public static func statusLine(_ text: String, final: Bool = false) {
+        write(Array(("\r" + clean(text, lineBreaks: false) + "\u{1B}[K" + (final ? "\n" : "")).utf8), to: STDOUT_FILENO)
+    }
+
+    /// Erases the status line on stdout (`\r`, erase to the end of the line).
+    public static func clearStatusLine() {
+        write(Array("\r\u{1B}[K".utf8), to: STDOUT_FILENO)
+    }
+
+    /// A progress line redrawn in place on stderr (as `statusLine`, without a newline ever).
+    public static func progress(_ text: String) {
+        write(Array(("\r" + clean(text, lineBreaks: false) + "\u{1B}[K").utf8), to: STDERR_FILENO)
+    }
+
+    /// Erases the progress line on stderr.
+    public static func clearProgress() {
+        write(Array("\r\u{1B}[K".utf8), to: STDERR_FILENO)
+    }
+
+    private static func clean(_ text: String, lineBreaks: Bool) -> String {
+        TextDecoding.isClean(text, allowingLineBreaks: lineBreaks) ? text : TextDecoding.sanitize(text, keepingLineBreaks: lineBreaks)
     }
 
     /// Writes all bytes; on failure ends the process as described above.

@@ -10,7 +10,7 @@ public enum InputDevice {
     public static let computerKeyboard = "keys"
 
     /// The device an opened input is: `keys`, `midi:<port name>` (without its address, which
-    /// changes when the keyboard is replugged), or the absolute path of a device, FIFO or file.
+    /// changes when the keyboard is replugged), or the absolute path of a device or FIFO.
     public static func name(spec: InputSpec, sourceName: String?) -> String {
         guard let sourceName else { return computerKeyboard }
         switch spec {

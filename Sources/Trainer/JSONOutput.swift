@@ -1,4 +1,5 @@
 import Foundation
+import MIDIFile
 import MIDIInput
 import Store
 import Synth
@@ -24,7 +25,7 @@ public enum JSONOutput {
     /// One value as JSON text (no newline).
     public static func text<T: Encodable>(_ value: T) -> String {
         do {
-            return String(decoding: try encoder().encode(value), as: UTF8.self)
+            return escapingControls(String(decoding: try encoder().encode(value), as: UTF8.self))
         } catch {
             // Only a value that cannot be encoded at all gets here (never one of Etude's records).
             return "null"
@@ -38,9 +39,27 @@ public enum JSONOutput {
         var out = "["
         for (i, v) in values.enumerated() {
             if i > 0 { out += ",\n" }
-            out += (try? enc.encode(v)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+            out += (try? enc.encode(v)).map { escapingControls(String(decoding: $0, as: UTF8.self)) } ?? "null"
         }
         return out + "]\n"
+    }
+
+    /// DEL, C1 controls and bidi marks (which the encoder leaves raw) as `\uXXXX` escapes: the
+    /// data stays exact and nothing in it acts on a terminal. Outside strings JSON is plain
+    /// ASCII (its newlines and indents stay), so every such character is inside one; C0
+    /// controls inside strings the encoder escapes itself.
+    static func escapingControls(_ json: String) -> String {
+        guard !TextDecoding.isClean(json, allowingLineBreaks: true) else { return json }
+        var out = String.UnicodeScalarView()
+        for u in json.unicodeScalars {
+            if u.value >= 0x7F && TextDecoding.isTerminalControl(u) {
+                let h = String(u.value, radix: 16)
+                out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - h.count) + h).unicodeScalars)
+            } else {
+                out.append(u)
+            }
+        }
+        return String(out)
     }
 }
 

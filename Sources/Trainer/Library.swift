@@ -15,14 +15,22 @@ public struct Library: Sendable {
     /// The database file this library opens.
     public var databasePath: String { Store.defaultPath(override: databaseOverride) }
 
+    /// The database and its sidecars: inputs no command may write over.
+    public var databaseFiles: [String] {
+        let db = databasePath
+        return [db, db + "-wal", db + "-shm", db + ".lock"]
+    }
+
     /// Opens the store, rescans the built-in lessons and added folders when `scan` (cheap when
     /// nothing changed: a stat per file), and runs `body`.
     public func withStore<T>(scan: Bool = true, _ body: (Store) throws -> T) throws -> T {
         do {
-            let store = try Store.open(path: databasePath, formats: LessonFormats.all)
+            let store = try openStore()
             for n in store.notices { Console.error("etude: \(n)") }
             if scan {
-                _ = try store.rescan(builtinDirectory: BuiltinLessons.directory())
+                let report = try store.rescan(builtinDirectory: BuiltinLessons.directory())
+                // A file given up for taking too long is worth a line; it is not tried again until it changes.
+                for f in report.slow { Console.error("etude: skipped \(safe(f.path)): \(f.message)") }
             }
             return try body(store)
         } catch let e as EtudeFailure {
@@ -31,6 +39,19 @@ public struct Library: Sendable {
             if let m = Store.message(for: error) { throw EtudeFailure(m) }
             throw error
         }
+    }
+
+    /// True when the user named the database (`--db`, `$ETUDE_DB`): Etude then creates only
+    /// that file and its sidecars, in a folder that must exist. The default place may create
+    /// its own folder.
+    public var databaseIsExplicit: Bool {
+        if let o = databaseOverride, !o.isEmpty { return true }
+        return !(ProcessInfo.processInfo.environment["ETUDE_DB"] ?? "").isEmpty
+    }
+
+    /// Opens the database as every command does (see `databaseIsExplicit`).
+    public func openStore() throws -> Store {
+        try Store.open(path: databasePath, formats: LessonFormats.all, createFolder: !databaseIsExplicit)
     }
 
     /// The file a LESSON argument names: a file that is there (or anything shaped like a path,
@@ -84,7 +105,7 @@ public enum Listing {
         out += safe(s.title)
         if let c = s.composer { out += " — " + safe(c) }
         out += "  [\(s.id.prefix(8))]"
-        if let b = l.bestScore { out += "  best \(Int(b.rounded()))" }
+        if let b = l.bestScore { out += "  best \(Int(saturating: b.rounded()))" }
         if l.path == nil { out += "  (file missing)" }
         return out
     }

@@ -115,7 +115,7 @@ public final class StatusLine: @unchecked Sendable {
     public func show(_ line: String) {
         guard onTerminal, line != last else { return }
         last = line
-        Console.out("\r\(line)\u{1B}[K")
+        Console.statusLine(line)
     }
 
     /// Ends the line so what follows starts on its own.
@@ -126,7 +126,7 @@ public final class StatusLine: @unchecked Sendable {
 
     /// Clears the line (a countdown that ended).
     public func clear() {
-        if onTerminal && !last.isEmpty { Console.out("\r\u{1B}[K") }
+        if onTerminal && !last.isEmpty { Console.clearStatusLine() }
         last = ""
     }
 

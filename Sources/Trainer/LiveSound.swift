@@ -113,13 +113,13 @@ public struct LiveSound: Sendable {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int).flatMap { $0 } ?? 0
         let name = safe((path as NSString).lastPathComponent)
         return { elapsed in
-            Console.errorPart("\rloading SoundFont \(name) (\(size / 1_000_000) MB)… \(String(format: "%.1f", elapsed)) s\u{1B}[K")
+            Console.progress("loading SoundFont \(name) (\(size / 1_000_000) MB)… \(String(format: "%.1f", elapsed)) s")
         }
     }
 
     /// Ends a progress line started by `slowLoadReporter` (if it printed anything).
     public static func endProgressLine() {
-        if isatty(STDERR_FILENO) != 0 { Console.errorPart("\r\u{1B}[K") }
+        if isatty(STDERR_FILENO) != 0 { Console.clearProgress() }
     }
 
     /// Prints FluidSynth's captured log when asked, always clears it.

@@ -18,6 +18,9 @@ public enum OutputFile {
                 }
             }
             var st = stat()
+            if stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR {
+                throw EtudeFailure("\(option) \(shown): is a directory; give a file name in it, e.g. \(shown)/NAME")
+            }
             if stat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG {
                 throw EtudeFailure("\(option) \(shown): not a regular file; give a file name to write")
             }
@@ -25,7 +28,7 @@ public enum OutputFile {
         let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), isDir.boolValue else {
-            throw EtudeFailure("\(option) \(shown): no such folder \(safe(folder)); create it first")
+            throw EtudeFailure("\(option) \(shown): the folder \(safe(folder)) does not exist; create it first")
         }
         guard access(folder, W_OK) == 0 else {
             throw EtudeFailure("\(option) \(shown): cannot write in \(safe(folder)) (check its permissions)")
@@ -48,6 +51,9 @@ public enum OutputFile {
               let handle = FileHandle(forWritingAtPath: temp) else {
             throw EtudeFailure("\(option) \(safe(path)): cannot write in \(safe(folder)) (check its permissions)")
         }
+        // A file written again keeps its permissions.
+        var old = stat()
+        if stat(path, &old) == 0 { _ = chmod(temp, old.st_mode & 0o7777) }
         do {
             try body(handle)
             try handle.synchronize()

@@ -40,14 +40,31 @@ public final class Instrument: @unchecked Sendable {
     public let hookup: InputHookup
     private let lock = NSLock()
     private var current: PracticeSession?
+    /// The input's last status line ("/dev/zero is not MIDI …"), kept so a line that comes
+    /// before the screen's session exists is still shown when it attaches.
+    private var lastStatus: String?
 
     /// The session the learner is playing to now (nil between lessons).
     public var session: PracticeSession? {
         get { lock.withLock { current } }
         set {
-            lock.withLock { current = newValue }
+            let pending = lock.withLock { () -> String? in
+                current = newValue
+                defer { lastStatus = nil }
+                return lastStatus
+            }
             newValue?.onTick = { [weak self] now in self?.hookup.releaseDue(now: now) }
+            if let pending { newValue?.show(message: pending) }
         }
+    }
+
+    /// A status line from the input: shown now, or on the next session attached.
+    func status(_ text: String) {
+        let shown = lock.withLock { () -> PracticeSession? in
+            if current == nil { lastStatus = text }
+            return current
+        }
+        shown?.show(message: text)
     }
 
     /// Opens `input`; an unknown port or unreadable device is one line. Notes sound on `output`.
@@ -58,11 +75,12 @@ public final class Instrument: @unchecked Sendable {
                                      onNote: { e in
                                          box.instrument?.session?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
                                      },
-                                     onStatus: { text in box.instrument?.session?.show(message: safe(text)) })
+                                     onStatus: { text in box.status(safe(text)) })
         } catch {
             throw EtudeFailure(error.message)
         }
         box.instrument = self
+        if let early = box.takeEarlyStatus() { status(early) }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
     }
 
@@ -81,9 +99,26 @@ public final class Instrument: @unchecked Sendable {
 private final class InstrumentBox: @unchecked Sendable {
     private let lock = NSLock()
     private weak var value: Instrument?
+    private var early: String?
     var instrument: Instrument? {
         get { lock.withLock { value } }
         set { lock.withLock { value = newValue } }
+    }
+
+    /// A status line to the instrument, or kept until it exists.
+    func status(_ text: String) {
+        let target = lock.withLock { () -> Instrument? in
+            if value == nil { early = text }
+            return value
+        }
+        target?.status(text)
+    }
+
+    func takeEarlyStatus() -> String? {
+        lock.withLock {
+            defer { early = nil }
+            return early
+        }
     }
 }
 

@@ -24,6 +24,8 @@ public struct QuizRunner: Sendable {
     /// Runs the quiz; returns the exit status (128 + signal when one ended it).
     public func run() throws -> Int32 {
         var quiz = self.quiz
+        // A path that is no instrument is one line before the synth or the terminal opens.
+        do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
         let keys = LineKeys()
         defer { keys.close() }
         let live = try sound.open()
@@ -41,7 +43,7 @@ public struct QuizRunner: Sendable {
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
         if hookup.usesComputerKeyboard && !keys.isTerminal {
             hookup.stop()
-            throw EtudeFailure("no way to answer: no MIDI input and stdin is not a terminal; pass --input with a MIDI device, FIFO or file")
+            throw EtudeFailure("no way to answer: no MIDI input and stdin is not a terminal; pass --input with a MIDI device or FIFO")
         }
         if hookup.usesComputerKeyboard {
             for line in hookup.keyboardHelp { Console.out(line + "\n") }
@@ -56,7 +58,7 @@ public struct QuizRunner: Sendable {
             if quiz.kind != .notes { Self.sound(q, live: live, keys: keys) }
             var collector = QuizAnswerCollector(size: q.answerSize)
             while true {
-                for m in messages.take() { Console.error("etude: \(safe(m))") }
+                for m in messages.take() where m != hookup.failure { Console.error("etude: \(safe(m))") }
                 var answer: Set<Int>?
                 var taken = played.take()
                 while answer == nil, !taken.isEmpty {
@@ -74,6 +76,7 @@ public struct QuizRunner: Sendable {
                     break
                 }
                 if hookup.ended && !keys.isTerminal && played.isEmpty { stopped = true; break questionLoop }
+                if hookup.failure != nil && played.isEmpty { stopped = true; break questionLoop }
                 guard let pressed = keys.read(timeoutMs: 20) else {
                     exitCode = keys.signalStatus ?? 0
                     stopped = true
@@ -100,9 +103,12 @@ public struct QuizRunner: Sendable {
         if stopped && answered < quiz.questions.count {
             Console.out("stopped after \(answered) of \(quiz.questions.count) question\(quiz.questions.count == 1 ? "" : "s")\n")
         }
-        guard answered > 0 else { return exitCode }
-        Console.out("Score: \(quiz.correctCount)/\(answered) (\(PracticePlanText.number(quiz.percentage))%)\n")
-        try QuizHistory.save(quiz: quiz, startedAt: started, duration: duration, library: library)
+        if answered > 0 {
+            Console.out("Score: \(quiz.correctCount)/\(answered) (\(PracticePlanText.number(quiz.percentage))%)\n")
+            try QuizHistory.save(quiz: quiz, startedAt: started, duration: duration, library: library)
+        }
+        // An input that turned out to be no instrument is the quiz's error, not a finished quiz.
+        if let failure = hookup.failure { throw EtudeFailure(failure) }
         return exitCode
     }
 
@@ -126,7 +132,7 @@ public struct QuizRunner: Sendable {
 enum PracticePlanText {
     static func number(_ p: Double) -> String {
         let r = (p * 10).rounded() / 10
-        return r == r.rounded() ? String(Int(r)) : String(r)
+        return r.isFinite && abs(r) < 1e15 && r == r.rounded() ? String(Int(r)) : String(r)
     }
 }
 
@@ -148,18 +154,24 @@ public enum QuizHistory {
     public static func save(quiz: Quiz, startedAt: Date, duration: Double, library: Library) throws {
         let folder = ((library.databasePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("quiz")
         let file = (folder as NSString).appendingPathComponent("quiz-\(quiz.kind.rawValue).mid")
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            if !FileManager.default.fileExists(atPath: file) {
-                try Data(lessonBytes(kind: quiz.kind)).write(to: URL(fileURLWithPath: file))
-            }
-        } catch {
-            throw EtudeFailure("cannot keep the quiz result: cannot write \(safe(file)) (\(error.localizedDescription)); check the folder is writable or pass --db")
-        }
         let answered = quiz.results.count
         let correct = quiz.correctCount
         let percent = quiz.percentage
+        // The database first: it checks its folder (and creates nothing else) before the
+        // quiz's lesson file is written beside it, whole or not at all.
         try library.withStore(scan: false) { store in
+            do {
+                var isDir: ObjCBool = false
+                if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDir) {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+                }
+                if !FileManager.default.fileExists(atPath: file) {
+                    try OutputFile.write(lessonBytes(kind: quiz.kind), to: file, option: "the quiz lesson")
+                }
+            } catch {
+                let why = (error as? EtudeFailure)?.message ?? error.localizedDescription
+                throw EtudeFailure("cannot keep the quiz result: cannot write \(safe(file)) (\(why)); check the folder is writable or pass --db")
+            }
             let info = try store.catalogue(fileAt: file)
             _ = try store.recordPass(lessonID: info.id, startedAt: startedAt, mode: "quiz-\(quiz.kind.rawValue)", hand: "both",
                                      tempoPercent: 100,

@@ -33,6 +33,7 @@ public struct Recorder: Sendable {
     public func run() throws -> Int32 {
         // Fail before any sound or raw mode when the file cannot be written.
         try OutputFile.check(output, inputs: [input])
+        do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
         let keys = LineKeys()
         defer { keys.close() }
         let live = try sound.open()
@@ -56,11 +57,11 @@ public struct Recorder: Sendable {
         take.offsetSeconds = InputTiming.lookUp(input: input, hookup: hookup, override: offsetMs, library: library).offsetMs / 1000
         if hookup.usesComputerKeyboard && !keys.isTerminal {
             hookup.stop()
-            throw EtudeFailure("nothing to record from: no MIDI input and stdin is not a terminal; pass --input with a MIDI device, FIFO or file")
+            throw EtudeFailure("nothing to record from: no MIDI input and stdin is not a terminal; pass --input with a MIDI device or FIFO")
         }
         let status = StatusLine()
         let beat = 60 / bpm
-        let end = bars.map { start + Double($0 * 4) * beat }
+        let end = bars.map { start + Double($0) * 4 * beat }
         var nextBeat = start
         var beatIndex = 0
         var exitCode: Int32 = 0
@@ -80,11 +81,12 @@ public struct Recorder: Sendable {
             for c in clicksOff where c.time <= now { live.send(.noteOff(channel: Metronome.channel, key: c.key, velocity: 0)) }
             clicksOff.removeAll { $0.time <= now }
             hookup.releaseDue(now: now)
-            for m in messages.take() {
+            for m in messages.take() where m != hookup.failure {
                 status.clear()
                 Console.error("etude: \(safe(m))")
             }
             if inputEnded && !keys.isTerminal { break }
+            if hookup.failure != nil { break }
             var wait = 20.0
             if metronome { wait = min(wait, max(1, (nextBeat - clock.now) * 1000)) }
             guard let pressed = keys.read(timeoutMs: Int32(wait)) else {
@@ -100,7 +102,7 @@ public struct Recorder: Sendable {
                 }
             }
             let elapsed = clock.now - start
-            let barText = bars.map { " bar \(min($0, Int(elapsed / (4 * beat)) + 1))/\($0)" } ?? ""
+            let barText = bars.map { " bar \(min($0, Int(min(max(0, elapsed / (4 * beat)), 1e9)) + 1))/\($0)" } ?? ""
             status.show("● recording \(StatusLine.clock(elapsed))\(barText)  \(take.noteCount) notes  [q stop]")
         }
         let stopTime = clock.now
@@ -111,6 +113,8 @@ public struct Recorder: Sendable {
         status.clear()
         LiveSound.flushLog(verbose: sound.verbose)
 
+        // An input that turned out to be no instrument: its line is the error, nothing is written.
+        if let failure = hookup.failure { throw EtudeFailure(failure) }
         let recorder = take.recorder(bpm: bpm, onsetOnly: hookup.usesComputerKeyboard)
         let notes = recorder.notes(endTime: stopTime)
         guard !notes.isEmpty else {

@@ -1,10 +1,11 @@
 import Foundation
+import MIDIFile
 import Store
 
 /// Formatting of `etude stats`.
 public enum StatsReport {
     public static func minutes(_ s: Double) -> String {
-        let m = Int((s / 60).rounded())
+        let m = Int(saturating: (s / 60).rounded())
         return m >= 60 ? "\(m / 60) h \(m % 60) min" : "\(m) min"
     }
 
@@ -13,8 +14,8 @@ public enum StatsReport {
     public static func text(_ st: PracticeStats, title: String) -> String {
         var out = "\(safe(title))\n"
         out += "Passes:       \(st.passCount) (\(st.scoredPassCount) scored), \(minutes(st.totalSeconds)) in all\n"
-        if let b = st.bestScore { out += "Best score:   \(Int(b.rounded()))\n" }
-        if let l = st.latestScore { out += "Latest score: \(Int(l.rounded()))\n" }
+        if let b = st.bestScore { out += "Best score:   \(Int(saturating: b.rounded()))\n" }
+        if let l = st.latestScore { out += "Latest score: \(Int(saturating: l.rounded()))\n" }
         let day = DateFormatter()
         day.locale = Locale(identifier: "en_US_POSIX")
         day.dateFormat = "EEE dd MMM"

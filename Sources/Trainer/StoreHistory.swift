@@ -25,7 +25,7 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
         let absolute = path.hasPrefix("/") ? URL(fileURLWithPath: path).standardizedFileURL.path
             : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path).standardizedFileURL.path
         do {
-            let s = try Store.open(path: library.databasePath, formats: LessonFormats.all)
+            let s = try library.openStore()
             for n in s.notices { Console.error("etude: \(n)") }
             let id = try s.catalogue(fileAt: path).id
             return StoreHistory(store: s, lessonID: id, path: absolute)

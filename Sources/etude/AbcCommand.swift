@@ -33,16 +33,12 @@ struct AbcCommand: ParsableCommand {
             }
             return
         }
-        let result = try LessonOpener.read(file, tune: tune)
-        let (midi, warnings) = (result.file, result.warnings)
         let out = output ?? (file.lowercased().hasSuffix(".abc") ? String(file.dropLast(4)) + ".mid" : file + ".mid")
-        guard out != file else { throw EtudeFailure("\(out): refusing to overwrite the input; give -o FILE.mid") }
+        try OutputFile.check(out, inputs: [file])
+        let result = try LessonOpener.read(file, tune: tune)
         if !quiet {
-            for w in warnings { Console.error("etude: \(TextDecoding.sanitize(file)): warning: \(TextDecoding.sanitize(w.message))") }
+            for w in result.warnings { Console.error("etude: \(safe(file)): warning: \(safe(w.message))") }
         }
-        let bytes = MIDIWriter.write(midi)
-        guard FileManager.default.createFile(atPath: out, contents: Data(bytes)) else {
-            throw EtudeFailure("\(out): cannot be written (check the folder exists and is writable)")
-        }
+        try OutputFile.write(MIDIWriter.write(result.file), to: out)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Trainer
 import Foundation
 import Lesson
+import Terminal
 
 /// The root command. Each subcommand lives in its own file and only wires modules together.
 struct Etude: ParsableCommand {
@@ -41,6 +42,12 @@ struct Etude: ParsableCommand {
 @main
 enum Main {
     static func main() {
+        // A closed pipe is a write error Console handles (exit 141 without a word), not a signal.
+        signal(SIGPIPE, SIG_IGN)
+        // A file-size limit (ulimit -f) makes a write fail with EFBIG, handled like a full disk.
+        signal(SIGXFSZ, SIG_IGN)
+        // A terminal left raw by an Etude killed with SIGKILL is put right before anything prints.
+        TerminalSession.repairLeftoverRawMode()
         do {
             var command = try Etude.parseAsRoot()
             try command.run()
@@ -52,8 +59,13 @@ enum Main {
             exit(1)
         } catch {
             let code = Etude.exitCode(for: error)
-            // --help, --version and a command's own exit status keep the parser's handling.
-            if code == .success || error is ExitCode { Etude.exit(withError: error) }
+            // --help, --version: the parser's text, through Console like every output.
+            if code == .success && !(error is ExitCode) {
+                Console.out(Etude.fullMessage(for: error) + "\n")
+                exit(0)
+            }
+            // A command's own exit status.
+            if error is ExitCode { exit(code.rawValue) }
             Console.error("etude: " + oneLine(error, code: code))
             exit(code.rawValue)
         }

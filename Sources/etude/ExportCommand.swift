@@ -26,10 +26,12 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let source = try practice.lesson(try store.library.lessonPath(lesson))
+            let path = try store.library.lessonPath(lesson)
+            try OutputFile.check(output, inputs: [path] + store.library.databaseFiles)
+            let source = try practice.lesson(path)
             let plan = try practice.plan(bars: bars, lesson: source, defaultOther: .mute, defaultRepeat: .times(1))
             let file = try LessonExport.midiFile(lesson: source, plan: plan)
-            try Self.write(MIDIWriter.write(file), to: output)
+            try OutputFile.write(MIDIWriter.write(file), to: output)
             let exportedLesson = Lesson(file: file, fileName: output)
             let range = plan.barRange(in: source)
             let passes = try LessonExport.passPercents(lesson: source, plan: plan)
@@ -47,25 +49,8 @@ struct ExportCommand: ParsableCommand {
         }
     }
 
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-            throw EtudeFailure("-o \(path): is a directory; give a file name such as \(path)/lesson.mid")
-        }
-        let url = URL(fileURLWithPath: path)
-        let parent = url.deletingLastPathComponent().path
-        if !FileManager.default.fileExists(atPath: parent, isDirectory: &isDir) || !isDir.boolValue {
-            throw EtudeFailure("-o \(path): the folder \(parent) does not exist")
-        }
-        do {
-            try Data(bytes).write(to: url, options: .atomic)
-        } catch {
-            throw EtudeFailure("-o \(path): cannot write there (check the folder's permissions)")
-        }
-    }
-
     static func format(_ v: Double) -> String {
         let r = (v * 10).rounded() / 10
-        return r == r.rounded() ? String(Int(r)) : String(r)
+        return r == r.rounded() && abs(r) < 1e15 ? String(Int(r)) : String(r)
     }
 }

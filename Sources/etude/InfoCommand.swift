@@ -47,7 +47,7 @@ enum InfoReport {
     }
 
     static func seconds(_ s: Double) -> String {
-        let total = Int(s.rounded())
+        let total = Int(saturating: s.rounded())
         return "\(String(format: "%.3f", s)) s (\(total / 60):\(String(format: "%02d", total % 60)))"
     }
 
@@ -57,7 +57,7 @@ enum InfoReport {
         for h in [Hand.right, .left] { parts.append("\(h.rawValue) \(lesson.noteCount(.hand(h)))") }
         let acc = lesson.noteCount(.accompaniment)
         if acc > 0 { parts.append("accompaniment \(acc)") }
-        return parts.joined(separator: ", ") + " — " + lesson.handAssignment.description
+        return parts.joined(separator: ", ") + " — " + safe(lesson.handAssignment.description)
     }
 
     static func barsText(_ lesson: Lesson) -> String {
@@ -66,7 +66,7 @@ enum InfoReport {
         if lesson.markers.isEmpty {
             s += "; sections of 4 bars (\(lesson.sections.count))"
         } else {
-            s += "; sections: " + lesson.sections.map { "\($0.name) (\($0.firstBar)–\($0.lastBar))" }.joined(separator: ", ")
+            s += "; sections: " + lesson.sections.map { "\(safe($0.name)) (\($0.firstBar)–\($0.lastBar))" }.joined(separator: ", ")
         }
         return s
     }
@@ -90,23 +90,23 @@ enum InfoReport {
     }
 
     static func text(_ s: MIDIFileSummary, warnings: [MIDIWarning], path: String, lesson: Lesson? = nil) -> String {
-        var out = "File:      \(TextDecoding.sanitize(path))\n"
+        var out = "File:      \(safe(path))\n"
         out += "Format:    \(s.format)\n"
         out += "Division:  \(divisionText(s.division))\n"
         out += "Duration:  \(seconds(s.durationSeconds))\n"
         out += "Notes:     \(s.noteCount)\n"
         if let lesson {
-            out += "Title:     \(lesson.title)\n"
-            if let c = lesson.composer { out += "Composer:  \(c)\n" }
+            out += "Title:     \(safe(lesson.title))\n"
+            if let c = lesson.composer { out += "Composer:  \(safe(c))\n" }
             if let l = lesson.tags.level { out += "Level:     \(l)\n" }
-            if let d = lesson.tags.description { out += "About:     \(d)\n" }
+            if let d = lesson.tags.description { out += "About:     \(safe(d))\n" }
             out += "Hands:     \(handsText(lesson))\n"
             out += "Bars:      \(barsText(lesson))\n"
             out += scoreText(lesson)
         }
         out += "Tracks:    \(s.tracks.count)\n"
         for t in s.tracks {
-            var line = "  \(t.index + 1). \(t.name.map { "\"\($0)\"" } ?? "(unnamed)")"
+            var line = "  \(t.index + 1). \(t.name.map { "\"\(safe($0))\"" } ?? "(unnamed)")"
             if !t.channels.isEmpty { line += "  channels \(t.channels.map { String($0 + 1) }.joined(separator: ","))" }
             if t.noteCount > 0 {
                 line += "  \(t.noteCount) notes"
@@ -127,13 +127,13 @@ enum InfoReport {
             out += "Key:       " + s.keySignatures.map { "\($0.value.name) at tick \($0.tick)" }.joined(separator: "; ") + "\n"
         }
         if !s.markers.isEmpty {
-            out += "Markers:   " + s.markers.map { "\"\($0.value)\" at \(String(format: "%.3f", $0.seconds)) s" }.joined(separator: "; ") + "\n"
+            out += "Markers:   " + s.markers.map { "\"\(safe($0.value))\" at \(String(format: "%.3f", $0.seconds)) s" }.joined(separator: "; ") + "\n"
         }
         if warnings.isEmpty {
             out += "Warnings:  none\n"
         } else {
             out += "Warnings:  \(warnings.count)\n"
-            for w in warnings { out += "  - \(w.description)\n" }
+            for w in warnings { out += "  - \(safe(w.description))\n" }
         }
         return out
     }

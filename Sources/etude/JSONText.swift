@@ -1,3 +1,5 @@
+import MIDIFile
+
 /// A small streaming JSON writer: key order as written, numbers printed exactly, strings escaped.
 /// Used instead of JSONEncoder so `etude events` stays fast and its output ordered on big files.
 struct JSONText {
@@ -19,7 +21,8 @@ struct JSONText {
             case "\r": text += "\\r"
             case "\t": text += "\\t"
             default:
-                if u.value < 0x20 {
+                // Controls and bidi marks as escapes: the data stays exact, the terminal untouched.
+                if TextDecoding.isTerminalControl(u) {
                     let h = String(u.value, radix: 16)
                     text += "\\u" + String(repeating: "0", count: 4 - h.count) + h
                 } else {

@@ -22,7 +22,7 @@ struct LibraryCommand: ParsableCommand {
         var out = "\(r.added) added, \(r.updated) updated, \(r.unchanged) unchanged, \(r.removed) removed"
         if !r.failures.isEmpty { out += ", \(r.failures.count) unreadable" }
         out += "\n"
-        for f in r.failures { out += "  skipped \(TextDecoding.sanitize(f.path)): \(f.message)\n" }
+        for f in r.failures { out += "  skipped \(safe(f.path)): \(safe(f.message))\n" }
         return out
     }
 

@@ -4,6 +4,7 @@ import Trainer
 import Judge
 import Lesson
 import MIDIFile
+import MIDIInput
 import Practice
 
 /// The practice options shared by `export`, `loop` and `practice`, turned into a
@@ -83,7 +84,7 @@ struct PracticeOptions: ParsableArguments {
 /// mode): the instrument and how strictly it is judged. Shared by `practice` and `routine run`
 /// so both accept the same `--input` and word their errors alike.
 struct PlayingOptions: ParsableArguments {
-    @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, or a device/FIFO/file path.")
+    @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, or a MIDI device or FIFO path.")
     var input: String = "keys"
     @Option(help: "Timing window in ms for play/memory mode: a note this close to its time counts.")
     var window: String = "150"
@@ -96,6 +97,7 @@ struct PlayingOptions: ParsableArguments {
     func playing(mode: String, report: String? = nil, saveDir: String? = nil) throws -> Playing {
         var p = Playing()
         p.mode = try Self.mode(mode)
+        do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
         p.input = input
         let ms = window.lowercased().hasSuffix("ms") ? String(window.dropLast(2)) : window
         guard let w = Double(ms.trimmingCharacters(in: .whitespaces)), w.isFinite, w >= 10, w <= 2000 else {

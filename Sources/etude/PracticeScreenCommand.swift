@@ -55,6 +55,7 @@ struct PracticeScreenCommand: ParsableCommand {
         playing.library = store.library
         let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose))
         let path = try store.library.lessonPath(lesson)
+        if let report { try OutputFile.check(report, inputs: [path] + store.library.databaseFiles, option: "--report") }
         let opened = try LessonOpener.open(path, split: practice.splitPitch())
         var plan: PracticePlan
         do {

@@ -14,7 +14,7 @@ struct RecordCommand: ParsableCommand {
         commandName: "record",
         abstract: "Record what you play to a .mid file, hearing it through the synth.",
         discussion: """
-        Records until q (or Esc, Ctrl-C), until the input ends (a FIFO closed by its writer), or after --bars N bars at --bpm. Without a MIDI keyboard the computer keyboard plays (a w s e d f t g y h u j k …, z/x octave down/up). Nothing is written when nothing was played, and never over an input.
+        Records until q (or Esc, Ctrl-C), until the input ends (a FIFO closed by its writer, a device gone), or after --bars N bars at --bpm. Without a MIDI keyboard the computer keyboard plays (a w s e d f t g y h u j k …, z/x octave down/up). Nothing is written when nothing was played, and never over an input.
 
         Examples:
           etude record -o mine.mid --input midi --metronome --bpm 90 --bars 8
@@ -22,7 +22,7 @@ struct RecordCommand: ParsableCommand {
     )
 
     @Option(name: [.short, .customLong("output")], help: "The .mid file to write.") var output: String
-    @Option(help: "Where notes come from: keys, midi, midi:NAME, midi:CLIENT:PORT, or a device/FIFO/file path.") var input: String = "midi"
+    @Option(help: "Where notes come from: keys, midi, midi:NAME, midi:CLIENT:PORT, or a MIDI device or FIFO path.") var input: String = "midi"
     @Flag(help: "Click the beat while recording.") var metronome = false
     @Option(help: "Tempo of the metronome and of the file written.") var bpm: Double = 120
     @Option(help: "Stop after this many 4/4 bars at --bpm.") var bars: Int?
@@ -36,7 +36,7 @@ struct RecordCommand: ParsableCommand {
 
     func validate() throws {
         guard (20...400).contains(bpm) else { throw ValidationError("--bpm must be 20…400") }
-        if let bars, bars < 1 { throw ValidationError("--bars must be at least 1") }
+        if let bars, !(1...10_000).contains(bars) { throw ValidationError("--bars must be 1…10000") }
         guard (0...127).contains(program) else { throw ValidationError("--program must be 0…127") }
         guard !output.isEmpty else { throw ValidationError("-o needs a file name, e.g. -o mine.mid") }
     }

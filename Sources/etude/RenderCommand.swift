@@ -1,8 +1,5 @@
-import Clocks
 import ArgumentParser
-import Foundation
 import Trainer
-import MIDIFile
 import Synth
 
 struct RenderCommand: ParsableCommand {
@@ -11,6 +8,10 @@ struct RenderCommand: ParsableCommand {
         abstract: "Render a lesson to a WAV through FluidSynth, with no sound card.",
         discussion: """
         Every event lands on its own sample (FluidSynth applies it at its next 64-sample block).
+
+        The WAV is written through a temporary file renamed into place (a failure leaves no
+        partial file); past 4 GiB it is an RF64 file. A lesson longer than --max-minutes is
+        refused before anything is rendered.
 
         Examples:
           etude render "Ode to Joy" -o ode.wav
@@ -24,6 +25,8 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Sample rate: 44100 or 48000.") var rate: Int = 44_100
     @Option(help: "Sample format: s16 or float.") var format: String = "s16"
     @Option(help: "Seconds rendered after the end of the file (default: until the sound has decayed).") var tail: Double?
+    @Option(name: .customLong("max-minutes"), help: "Refuse lessons longer than this many minutes (at most 1440).")
+    var maxMinutes: Double = WAVRender.defaultMaxMinutes
     @Flag(help: "Render without reverb (like fluidsynth -R 0).") var noReverb = false
     @Flag(help: "Render without chorus (like fluidsynth -C 0).") var noChorus = false
     @Flag(help: "Show FluidSynth's own log.") var verbose = false
@@ -42,40 +45,16 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
-        let midi = try LessonOpener.read(try store.library.lessonPath(file))
-        let font = try LiveSound.soundFont(soundfont)
-        var options = OfflineRenderer.Options()
-        options.sampleRate = rate
-        options.format = WAVSampleFormat(rawValue: format) ?? .s16
-        options.tail = tail
-        options.reverb = !noReverb
-        options.chorus = !noChorus
-        defer { LiveSound.flushLog(verbose: verbose) }
-        let started = MonotonicClock.seconds()
-        let renderer: OfflineRenderer
-        do {
-            renderer = try OfflineRenderer(soundFont: font, options: options, onSlowLoad: LiveSound.slowLoadReporter(font))
-            LiveSound.endProgressLine()
-        } catch {
-            LiveSound.endProgressLine()
-            throw EtudeFailure("\(error.message); \(SoundFontLocator.installHint)")
-        }
-        let schedule = MessageSchedule(file: midi.file)
-        let tty = isatty(STDERR_FILENO) != 0
-        let bar: ((Double) -> Void)? = tty ? { p in
-            let width = 30
-            let filled = Int((p * Double(width)).rounded(.down))
-            Console.errorPart("\rrendering [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(Int(p * 100))%")
-        } : nil
-        let result: OfflineRenderer.Result
-        do {
-            result = try renderer.render(schedule, to: output, progress: bar)
-        } catch {
-            if tty { Console.errorPart("\r\u{1B}[K") }
-            throw EtudeFailure(error.message)
-        }
-        if tty { Console.errorPart("\r\u{1B}[K") }
-        let took = MonotonicClock.seconds() - started
-        Console.out("wrote \(safe(output)): \(String(format: "%.3f", result.seconds)) s, \(result.frames) frames, \(rate) Hz, \(options.format.rawValue) stereo (\(String(format: "%.1f", took)) s, \(String(format: "%.0f", result.seconds / max(took, 1e-6)))× real time)\n")
+        var job = WAVRender(input: try store.library.lessonPath(file), output: output)
+        job.soundfont = soundfont
+        job.options.sampleRate = rate
+        job.options.format = WAVSampleFormat(rawValue: format) ?? .s16
+        job.options.tail = tail
+        job.options.reverb = !noReverb
+        job.options.chorus = !noChorus
+        job.maxMinutes = maxMinutes
+        job.verbose = verbose
+        job.protected = store.library.databaseFiles
+        Console.out(try job.run())
     }
 }

@@ -67,20 +67,20 @@ struct RoutineCommand: ParsableCommand {
                 } else {
                     for item in set {
                         guard let eq = item.firstIndex(of: "="), let n = Int(item[..<eq]),
-                              routine.entries.indices.contains(n - 1) else {
+                              routine.entries.indices.contains(n &- 1) else {
                             throw EtudeFailure("--set \(item): write N=SPEC with N from 1 to \(routine.entries.count)")
                         }
                         routine.entries[n - 1] = try s.routineEntries([String(item[item.index(after: eq)...])])[0]
                     }
                     for n in remove.sorted(by: >) {
-                        guard routine.entries.indices.contains(n - 1) else {
+                        guard routine.entries.indices.contains(n &- 1) else {
                             let count = routine.entries.count
                             throw EtudeFailure("--remove \(n): the routine has " + (count == 1 ? "only entry 1" : "entries 1 to \(count)"))
                         }
                         routine.entries.remove(at: n - 1)
                     }
                     if let from = move {
-                        guard let dest = to, routine.entries.indices.contains(from - 1), (1...max(1, routine.entries.count)).contains(dest) else {
+                        guard let dest = to, routine.entries.indices.contains(from &- 1), (1...max(1, routine.entries.count)).contains(dest) else {
                             throw EtudeFailure("--move N --to M: both from 1 to \(routine.entries.count)")
                         }
                         let e = routine.entries.remove(at: from - 1)
@@ -156,7 +156,7 @@ struct RoutineCommand: ParsableCommand {
                 }
                 let all = try s.routines()
                 Console.out(all.isEmpty ? "No routines yet: `etude routine new NAME --entry ...`.\n"
-                            : all.map { "\($0.name) (\($0.entries.count) entr\($0.entries.count == 1 ? "y" : "ies"))" }.joined(separator: "\n") + "\n")
+                            : all.map { "\(safe($0.name)) (\($0.entries.count) entr\($0.entries.count == 1 ? "y" : "ies"))" }.joined(separator: "\n") + "\n")
             }
         }
     }
@@ -199,14 +199,13 @@ struct RoutineCommand: ParsableCommand {
         @Option(name: [.short, .long], help: "Write to this file instead of standard output.") var output: String?
         @OptionGroup var store: StoreOptions
         func run() throws {
+            if let output { try OutputFile.check(output, inputs: store.library.databaseFiles) }
             try store.library.withStore { s in
                 let routine = try s.existingRoutine(named: name)
                 let text = format == .json ? try RoutineFile.export(routine)
                     : RoutineFile.text(routine, titles: try s.lessonTitles())
                 if let output {
-                    do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
-                        throw EtudeFailure("\(output): cannot write (\(error.localizedDescription))")
-                    }
+                    try OutputFile.write(Array(text.utf8), to: output)
                 } else {
                     Console.out(text)
                 }

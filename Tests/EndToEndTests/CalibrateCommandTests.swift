@@ -177,8 +177,8 @@ import TestSupport
         let cases: [([String], String)] = [
             (["calibrate", "--beats", "3"], "etude: --beats 3: give 8–64 beats (the first 4 count you in)\n"),
             (["calibrate", "somewhere"], "etude: somewhere: an input is named here only with --reset; calibrate one with --input\n"),
-            (["calibrate"], "etude: nothing to tap with: no MIDI input and stdin is not a terminal; pass --input with a MIDI device, FIFO or file, or run it in a terminal\n"),
-            (["calibrate", "--input", etude.home.file("none.fifo")], "etude: cannot read MIDI input \(etude.home.file("none.fifo")): No such file or directory; pass an existing device, FIFO or file (e.g. --input /dev/midi1)\n"),
+            (["calibrate"], "etude: nothing to tap with: no MIDI input and stdin is not a terminal; pass --input with a MIDI device or FIFO, or run it in a terminal\n"),
+            (["calibrate", "--input", etude.home.file("none.fifo")], "etude: cannot read MIDI input \(etude.home.file("none.fifo")): No such file or directory; pass an existing MIDI device or FIFO (e.g. --input /dev/midi1), or midi\n"),
             (["calibrate", "--audio-buffer", "0.5"], "etude: --audio-buffer 0.5: give the audio buffer in milliseconds, 2–500 (e.g. 20; longer is safer from crackles, shorter answers sooner)\n"),
             (["practice", PracticeModesTests.lesson, "--offset", "soon"], "etude: --offset soon: give your input offset in milliseconds, −500 to 500 (positive when your notes arrive late; `etude calibrate` measures it)\n"),
             (["record", "-o", etude.home.file("x.mid"), "--offset", "900"], "etude: --offset 900: give your input offset in milliseconds, −500 to 500 (positive when your notes arrive late; `etude calibrate` measures it)\n"),

@@ -60,7 +60,9 @@ import TestSupport
     }
 
     @Test func twoProcessesWriteAtOnceWithoutLockErrors() throws {
-        let db = dir.file("fresh/etude.sqlite")   // both also race to create and migrate it
+        // Both race to create and migrate it (in a folder that exists: --db creates only the file).
+        try FileManager.default.createDirectory(atPath: dir.file("fresh"), withIntermediateDirectories: true)
+        let db = dir.file("fresh/etude.sqlite")
         let procs = try ["one", "two"].map { tag in
             try etude.start(["debug-write-history", "--count", "1000", "--tag", tag, "--db", db])
         }

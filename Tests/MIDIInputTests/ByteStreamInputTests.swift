@@ -30,12 +30,22 @@ final class EventBox: @unchecked Sendable {
         return nil
     }
 
-    /// Waits for `.ended` (a generous guard against hanging, not a timing assertion).
+    var failureMessage: String? {
+        for e in all { if case .failed(let m) = e { return m } }
+        return nil
+    }
+
+    /// Waits for `.ended` or `.failed` (a generous guard against hanging, not a timing assertion).
     func waitForEnd(guardSeconds: Double = 20) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date().addingTimeInterval(guardSeconds)
-        while !events.contains(where: { if case .ended = $0 { return true } else { return false } }) {
+        while !events.contains(where: {
+            switch $0 {
+            case .ended, .failed: return true
+            default: return false
+            }
+        }) {
             if !condition.wait(until: deadline) { return false }
         }
         return true
@@ -121,19 +131,59 @@ func temporaryDirectory() throws -> URL {
         #expect(box.all.isEmpty)
     }
 
-    @Test func aCapturedFileIsReadToItsEnd() throws {
+    /// A regular file is no instrument (issue 16: `quiz --input /etc/passwd` "ended" at once
+    /// and exited 0): refused before any thread starts, one line naming it.
+    @Test func aRegularFileIsRefused() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("capture.bin")
         try Data([0x90, 60, 100, 62, 100, 0x80, 60, 0, 62, 0]).write(to: url)
         let input = ByteStreamInput(path: url.path, clock: FixedClock(3))
+        do {
+            try input.start { _ in }
+            Issue.record("a regular file was accepted as MIDI input")
+        } catch {
+            #expect(error.message.contains("is a regular file, not an instrument"))
+            #expect(error.message.contains(url.path))
+            #expect(!error.message.contains("\n"))
+            #expect(!error.fallBackToComputerKeyboard)
+        }
+    }
+
+    /// /dev/zero never ends and holds no status byte: it stops with `.failed`, no note, instead
+    /// of being read at full speed forever.
+    @Test func aStreamWithoutStatusBytesStopsAsNotMIDI() throws {
+        let input = ByteStreamInput(path: "/dev/zero", clock: FixedClock(0))
         let box = EventBox()
         try input.start { box.add($0) }
         #expect(box.waitForEnd())
         input.stop()
-        #expect(box.notes.map(\.pitch) == [60, 62, 60, 62])
-        #expect(box.notes.map(\.kind) == [.on, .on, .off, .off])
-        #expect(box.endMessage?.contains("end of file") == true)
+        #expect(box.notes.isEmpty)
+        #expect(box.failureMessage?.contains("/dev/zero is not MIDI (no status byte in its first 1024 bytes)") == true)
+    }
+
+    /// Random bytes hold plenty of status bytes but come faster than any keyboard: they stop
+    /// with `.failed` before a single note of them is delivered.
+    @Test func aStreamFasterThanAnyKeyboardStopsBeforeDeliveringANote() throws {
+        let input = ByteStreamInput(path: "/dev/urandom", clock: FixedClock(0))
+        let box = EventBox()
+        try input.start { box.add($0) }
+        #expect(box.waitForEnd())
+        input.stop()
+        #expect(box.notes.isEmpty)
+        #expect(box.failureMessage?.contains("faster than any keyboard") == true)
+        #expect(box.failureMessage?.contains("\n") == false)
+    }
+
+    /// A control byte in the path never reaches the message (it goes to the terminal).
+    @Test func aPathWithAnEscapeIsShownWithoutIt() {
+        let input = ByteStreamInput(path: "/nonexistent/e\u{1B}]0;x\u{07}")
+        do {
+            try input.start { _ in }
+            Issue.record("a missing path was accepted")
+        } catch {
+            #expect(!error.message.unicodeScalars.contains { $0.value < 0x20 })
+        }
     }
 
     @Test func aMissingPathIsAOneLineErrorNamingIt() {

@@ -54,20 +54,26 @@ struct InputHookupTests {
     }
 
     /// The input starts reading while the hookup is still being made: notes already waiting
-    /// (here a file's bytes, read at once) are delivered, in order, not dropped.
+    /// (here bytes written into a FIFO before it opens, read at once) are delivered, in
+    /// order, not dropped. (A regular file is no longer accepted as input.)
     @Test func notesArrivingAsTheInputOpensAreKept() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hookup-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("take.bin").path
         var bytes: [UInt8] = []
         for p in UInt8(60)..<UInt8(72) { bytes += [0x90, p, 90, 0x80, p, 0] }
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
-        for _ in 0..<20 {
+        for i in 0..<20 {
+            let path = dir.appendingPathComponent("take-\(i).fifo").path
+            #expect(mkfifo(path, 0o600) == 0)
+            // O_RDWR never blocks on a FIFO: the bytes wait in it before the input opens.
+            let fd = open(path, O_RDWR | O_CLOEXEC)
+            #expect(fd >= 0)
+            #expect(write(fd, bytes, bytes.count) == bytes.count)
+            defer { close(fd) }
             let box = PlayedBox()
             let hookup = try InputHookup(spec: InputSpec(path), output: RecordingOutput(), onNote: { box.add($0) },
                                          onStatus: { box.status($0) })
-            #expect(box.wait { hookup.ended })
+            #expect(box.wait { box.events.count == 24 })
             hookup.stop()
             #expect(box.events.count == 24)
             #expect(box.events.filter(\.isOn).map(\.pitch) == Array(60..<72))

@@ -126,7 +126,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
         if let mode { how.append("\(mode.rawValue) mode") }
         if !how.isEmpty { what += " — " + how.joined(separator: ", ") }
         switch length {
-        case .minutes(let m): what += " — \(m == m.rounded() ? String(Int(m)) : String(m)) min"
+        case .minutes(let m): what += " — \(RoutineEntry.number(m)) min"
         case .repetitions(let n): what += " — \(n == 1 ? "once" : "\(n) times")"
         }
         if pauseSeconds > 0 { what += " (pause \(pauseSeconds) s before)" }
@@ -357,7 +357,7 @@ public enum RoutineFile {
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try enc.encode(Document(etudeRoutine: version, name: routine.name, entries: routine.entries))
-        return String(decoding: data, as: UTF8.self) + "\n"
+        return JSONOutput.escapingControls(String(decoding: data, as: UTF8.self)) + "\n"
     }
 
     /// The file as written: entries as `Fields`, each checked by `RoutineEntry.validated`.
@@ -453,7 +453,7 @@ public enum RoutineFile {
 
     /// A plain numbered list for paper.
     public static func text(_ routine: Routine, titles: [String: String] = [:]) -> String {
-        var out = "\(routine.name)\n"
+        var out = "\(safe(routine.name))\n"
         for (i, e) in routine.entries.enumerated() {
             var title: String?
             if case .lesson(let id, _) = e.source { title = titles[id] }

@@ -1,4 +1,5 @@
 import Foundation
+import MIDIFile
 import Judge
 import Lesson
 import Store
@@ -121,7 +122,7 @@ public struct RoutinePlan: Equatable, Sendable {
     public static func countdown(pauseSeconds: Int, elapsed: Double) -> Int? {
         let left = Double(pauseSeconds) - elapsed
         guard left > 0 else { return nil }
-        return Int(left.rounded(.up))
+        return Int(saturating: left.rounded(.up))
     }
 
     /// What the player does at a moment of a step.
@@ -168,7 +169,7 @@ public struct RoutinePlan: Equatable, Sendable {
     /// The plan as text: one line per step with its start time, then skipped entries.
     public func text() -> String {
         func clock(_ s: Double) -> String {
-            let t = Int(s.rounded())
+            let t = Int(saturating: s.rounded())
             return "\(t / 60):" + (t % 60 < 10 ? "0" : "") + "\(t % 60)"
         }
         var out = "\(name): \(steps.count) step\(steps.count == 1 ? "" : "s"), about \(clock(totalSeconds))\n"

@@ -170,7 +170,7 @@ private final class Run {
 
     func line(_ text: String, final: Bool = false) {
         if tty {
-            if text != lastStatus || final { Console.out("\r\(text)\u{1B}[K" + (final ? "\n" : "")) }
+            if text != lastStatus || final { Console.statusLine(text, final: final) }
             lastStatus = final ? "" : text
         } else if final || !text.isEmpty {
             Console.out(text + "\n")
@@ -272,7 +272,7 @@ private final class Run {
             ? onScreen(scored, controller: controller, step: step, counter: counter, passes: passes)
             : headless(scored, instrument: instrument, step: step, title: title, counter: counter, mode: mode, passes: passes)
         for l in passes.takeLines() { line(l, final: true) }
-        let scores = passes.figures.compactMap { $0.map { Int($0.score.rounded()) } }
+        let scores = passes.figures.compactMap { $0.map { Int(saturating: $0.score.rounded()) } }
         var summary = "Played \(counter) \(title) (\(mode.rawValue)): \(StatusLine.clock(outcome.seconds)), \(passes.figures.count) judged pass\(passes.figures.count == 1 ? "" : "es")"
         if !scores.isEmpty { summary += ", score\(scores.count == 1 ? "" : "s") \(scores.map(String.init).joined(separator: " ")) (best \(scores.max() ?? 0))" }
         summary += (outcome.faded ? ", faded out" : "") + (outcome.interrupted ? ", cut short" : "") + (inputEnded ? " (the input ended)" : "")
