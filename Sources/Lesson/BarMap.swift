@@ -240,6 +240,15 @@ public struct BarMap: Equatable, Sendable {
     /// Numbered bars (the pickup not counted), as a score would say "32 bars".
     public var count: Int { bars.count - (hasPickup ? 1 : 0) }
 
+    /// Why bars starting at `first` (or ending past the last) are not in this lesson, the one
+    /// wording for every command: bar 0 exists only as a pickup, bars start at 1.
+    public func outOfRange(_ first: Int) -> String {
+        let plural = count == 1 ? "" : "s"
+        if first == 0 && !hasPickup { return "bars start at 1 (this lesson has no pickup bar 0); it has \(count) bar\(plural)" }
+        if first < 0 { return "bars start at \(hasPickup ? 0 : 1)" }
+        return "the lesson has \(count) bar\(plural)" + (hasPickup ? " (0–\(lastNumber) counting the pickup bar 0)" : "")
+    }
+
     /// The bar with a score number (0 = pickup), nil when the lesson has none such.
     public func bar(number: Int) -> Bar? {
         let i = number - firstNumber

@@ -112,8 +112,7 @@ public struct PracticePlan: Equatable, Sendable {
         if let bars {
             let map = lesson.bars
             if bars.lowerBound < map.firstNumber || bars.upperBound > map.lastNumber {
-                let pickup = map.hasPickup ? " (0–\(map.lastNumber) counting the pickup bar 0)" : ""
-                throw PlanError(.bars, "\(bars.lowerBound)-\(bars.upperBound)", "the lesson has \(map.count) bar\(map.count == 1 ? "" : "s")\(pickup)")
+                throw PlanError(.bars, "\(bars.lowerBound)-\(bars.upperBound)", map.outOfRange(bars.lowerBound))
             }
         }
         switch hands {

@@ -96,8 +96,7 @@ extension BarMap {
                 throw PlanError("\(shown): the first bar comes after the last; did you mean \(last.bar)-\(first.bar)?")
             }
             guard first.bar >= firstNumber, last.bar <= lastNumber else {
-                let pickup = hasPickup ? " (0–\(lastNumber) counting the pickup bar 0)" : ""
-                throw PlanError("\(shown): the lesson has \(count) bar\(count == 1 ? "" : "s")\(pickup)")
+                throw PlanError("\(shown): \(outOfRange(first.bar))")
             }
             return first.bar...last.bar
         }

@@ -104,11 +104,7 @@ public struct TempoPercent: Equatable, Hashable, Comparable, Sendable, Codable, 
     public static let rangeProblem = "the tempo must be between \(Int(range.lowerBound))% and \(Int(range.upperBound))%"
 
     /// 70, 72.5 (one decimal at most).
-    public static func text(_ p: Double) -> String {
-        guard p.isFinite, abs(p) < 1e9 else { return String(p) }
-        let tenths = Int((p * 10).rounded())
-        return tenths % 10 == 0 ? String(tenths / 10) : String(format: "%.1f", Double(tenths) / 10)
-    }
+    public static func text(_ p: Double) -> String { NumberText.short(p) }
 
     /// `70` or `72.5`, without the percent sign.
     public var text: String { Self.text(value) }
@@ -161,5 +157,15 @@ public enum PracticeMode: String, Equatable, Hashable, Sendable, CaseIterable, C
     public var next: PracticeMode {
         let all = Self.allCases
         return all[((all.firstIndex(of: self) ?? 0) + 1) % all.count]
+    }
+}
+
+/// Numbers as Etude writes them to people: whole numbers plain, others with one decimal (70,
+/// 72.5, -12), so a value read back from a message is the value typed.
+public enum NumberText {
+    public static func short(_ x: Double) -> String {
+        guard x.isFinite, abs(x) < 1e9 else { return String(x) }
+        let tenths = Int((x * 10).rounded())
+        return tenths % 10 == 0 ? String(tenths / 10) : String(format: "%.1f", Double(tenths) / 10)
     }
 }

@@ -508,7 +508,17 @@ extension Store {
     /// vanished, re-reading ones that changed).
     public func rescan(builtinDirectory: String?, now: Date = Date(), limits: ScanLimits = ScanLimits()) throws -> ScanReport {
         var report = ScanReport()
-        if let b = builtinDirectory { report = report + (try scan(root: b, source: .builtin, now: now, limits: limits)) }
+        if let b = builtinDirectory {
+            // The built-in lessons of an earlier install elsewhere (/usr/local before a .deb in
+            // /usr, an old checkout) are not this Etude's: listed beside the new ones they would
+            // show every lesson twice. Their history stays with the lessons.
+            let root = Store.absolute(b)
+            let stale = try writer.write { db -> Int in
+                try LessonFileRecord.filter(Column("source") == LessonFileRecord.Source.builtin.rawValue && Column("root") != root).deleteAll(db)
+            }
+            report.removed += stale
+            report = report + (try scan(root: b, source: .builtin, now: now, limits: limits))
+        }
         for folder in try libraryFolders() {
             report = report + (try scan(root: folder.path, source: .folder, now: now, limits: limits))
         }

@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import Lesson
 import Judge
 import MIDIFile
 import MIDIInput
@@ -104,7 +105,7 @@ public struct QuizRunner: Sendable {
             Console.out("stopped after \(answered) of \(quiz.questions.count) question\(quiz.questions.count == 1 ? "" : "s")\n")
         }
         if answered > 0 {
-            Console.out("Score: \(quiz.correctCount)/\(answered) (\(PracticePlanText.number(quiz.percentage))%)\n")
+            Console.out("Score: \(quiz.correctCount)/\(answered) (\(NumberText.short(quiz.percentage))%)\n")
             try QuizHistory.save(quiz: quiz, startedAt: started, duration: duration, library: library)
         }
         // An input that turned out to be no instrument is the quiz's error, not a finished quiz.
@@ -125,14 +126,6 @@ public struct QuizRunner: Sendable {
             for k in pitches where keys.signals.received == nil { hold([k], 0.45) }
         }
         if keys.signals.received == nil { hold(pitches, 0.8) }
-    }
-}
-
-/// Numbers in results: whole numbers plain, others with one decimal.
-enum PracticePlanText {
-    static func number(_ p: Double) -> String {
-        let r = (p * 10).rounded() / 10
-        return r.isFinite && abs(r) < 1e15 && r == r.rounded() ? String(Int(r)) : String(r)
     }
 }
 

@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import Lesson
 import MIDIFile
 import Synth
 
@@ -32,14 +33,14 @@ public struct WAVRender: Sendable {
     /// Renders; the summary line for stdout.
     public func run() throws -> String {
         guard maxMinutes.isFinite, maxMinutes > 0, maxMinutes <= Self.maxMinutesLimit else {
-            throw EtudeFailure("--max-minutes \(PracticePlanText.number(maxMinutes)): give the longest render in minutes, more than 0 and at most \(Int(Self.maxMinutesLimit)) (a day)")
+            throw EtudeFailure("--max-minutes \(NumberText.short(maxMinutes)): give the longest render in minutes, more than 0 and at most \(Int(Self.maxMinutesLimit)) (a day)")
         }
         let font = try LiveSound.soundFont(soundfont)
         try OutputFile.check(output, inputs: [input, font] + protected)
         let midi = try LessonOpener.read(input)
         let schedule = MessageSchedule(file: midi.file)
         guard schedule.duration.isFinite, schedule.duration <= maxMinutes * 60 else {
-            throw EtudeFailure("\(safe(input)) lasts \(Self.length(schedule.duration)), longer than --max-minutes \(PracticePlanText.number(maxMinutes)); "
+            throw EtudeFailure("\(safe(input)) lasts \(Self.length(schedule.duration)), longer than --max-minutes \(NumberText.short(maxMinutes)); "
                                + "raise --max-minutes (up to \(Int(Self.maxMinutesLimit))) if it is meant to")
         }
         defer { LiveSound.flushLog(verbose: verbose) }

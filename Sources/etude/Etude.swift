@@ -8,9 +8,9 @@ import Terminal
 struct Etude: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "etude",
-        abstract: "A piano-lesson trainer for the terminal: lessons from MIDI and ABC files, heard, watched and practised.",
+        abstract: "A piano-lesson trainer for the terminal: lessons from MIDI, ABC and MusicXML files, heard, watched and practised.",
         discussion: """
-            Open a lesson (a Standard MIDI File or an ABC tune; a title or id from `etude list` works too), hear it through a SoundFont synth, watch it fall onto an 88-key keyboard or read it on a staff, and practise it hand by hand and bar by bar, scored. `etude` alone, on a terminal, opens the lesson browser (`etude browse`).
+            Open a lesson (a Standard MIDI File, an ABC tune or a MusicXML score; a title or id from `etude list` works too), hear it through a SoundFont synth, watch it fall onto an 88-key keyboard or read it on a staff, and practise it hand by hand and bar by bar, scored. `etude` alone, on a terminal, opens the lesson browser (`etude browse`).
 
             Examples:
               etude list
@@ -49,7 +49,7 @@ enum Main {
         // A terminal left raw by an Etude killed with SIGKILL is put right before anything prints.
         TerminalSession.repairLeftoverRawMode()
         do {
-            var command = try Etude.parseAsRoot()
+            var command = try Etude.parseAsRoot(negativeValuesJoined(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let failure as EtudeFailure {
             Console.error("etude: \(failure.message)")
@@ -69,6 +69,32 @@ enum Main {
             Console.error("etude: " + oneLine(error, code: code))
             exit(code.rawValue)
         }
+    }
+
+    /// `--offset -12` as `--offset=-12`: the parser would take `-12` for short options, yet an
+    /// input offset can be negative and a mistyped `--tempo -5%` deserves the tempo's own
+    /// message. No Etude option takes a negative number as a separate argument otherwise.
+    static func negativeValuesJoined(_ arguments: [String]) -> [String] {
+        var out: [String] = []
+        var i = 0
+        while i < arguments.count {
+            let word = arguments[i]
+            if word == "--" { out += arguments[i...]; break }
+            if word.hasPrefix("--"), !word.contains("="), i + 1 < arguments.count, looksNegative(arguments[i + 1]) {
+                out.append(word + "=" + arguments[i + 1])
+                i += 2
+                continue
+            }
+            out.append(word)
+            i += 1
+        }
+        return out
+    }
+
+    static func looksNegative(_ word: String) -> Bool {
+        guard word.hasPrefix("-"), word.count > 1 else { return false }
+        let next = word[word.index(after: word.startIndex)]
+        return next.isNumber || next == "."
     }
 
     /// A mistyped command line as one line, as every other failure is: the parser's message

@@ -39,7 +39,7 @@ struct PracticeOptions: ParsableArguments {
         }
         if let tempo { plan.tempo = try PracticePlan.parseTempo(tempo) }
         if let bpm {
-            guard bpm > 0, bpm.isFinite else { throw PlanError("--bpm \(bpm): give a positive number of beats per minute") }
+            guard bpm > 0, bpm.isFinite else { throw PlanError("--bpm \(NumberText.short(bpm)): give a positive number of beats per minute, e.g. 60") }
             plan.tempo = .bpm(bpm)
         }
         plan.repeatMode = try `repeat`.map { text throws(PlanError) in try PracticePlan.parseRepeat(text) } ?? defaultRepeat

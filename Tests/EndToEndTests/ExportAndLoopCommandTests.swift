@@ -36,6 +36,9 @@ import TestSupport
 
     @Test(arguments: [
         (["--bars", "40-44"], "etude: --bars 40-44: the lesson has 12 bars"),
+        (["--bars", "0-2"], "etude: --bars 0-2: bars start at 1 (this lesson has no pickup bar 0); it has 12 bars"),
+        (["--tempo", "-5%"], "etude: --tempo -5%: the tempo must be between 10% and 400%"),
+        (["--bpm", "-60"], "etude: --bpm -60: give a positive number of beats per minute, e.g. 60"),
         (["--bars", "8-5"], "etude: --bars 8-5: the first bar comes after the last; did you mean 5-8?"),
         (["--tempo", "500%"], "etude: --tempo 500%: the tempo must be between 10% and 400%"),
         (["--tempo", "50%", "--bpm", "60"], "etude: --tempo and --bpm both given: use one of them"),

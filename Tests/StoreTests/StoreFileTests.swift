@@ -181,6 +181,24 @@ import TestSupport
         #expect(try s.lessons().count == 2)
     }
 
+    @Test func builtInLessonsOfAnEarlierInstallAreNotListedBesideTheNewOnes() throws {
+        // Installed once under /usr/local, then from a .deb under /usr: one catalogue, not two.
+        let dir = try TempDir()
+        let old = dir.file("usr-local/share/etude/Lessons"), new = dir.file("usr/share/etude/Lessons")
+        _ = try LessonMaker.write(old + "/ode.mid", title: "Ode", level: 4)
+        _ = try LessonMaker.write(new + "/ode.mid", title: "Ode", level: 4, salt: "new edition")
+        let s = try Store.open(path: dir.file("etude.sqlite"))
+        _ = try s.rescan(builtinDirectory: old)
+        let first = try s.resolveLesson("Ode")
+        try s.recordPass(lessonID: first.lesson.id, startedAt: Date(), mode: "watch", hand: "both", tempoPercent: 100, durationSeconds: 5)
+        let report = try s.rescan(builtinDirectory: new)
+        #expect(report.removed == 1 && report.added == 1)
+        let listed = try s.lessons(matching: "ode")
+        #expect(listed.map(\.path) == [new + "/ode.mid"], "\(listed.map(\.path))")
+        // The first lesson's history is kept with it (it comes back if its file does).
+        #expect(try s.listing(id: first.lesson.id)?.passes == 1)
+    }
+
     @Test func rescanRereadsOnlyFilesWhoseSizeOrTimeChanged() throws {
         let dir = try TempDir()
         let lib = dir.file("lib")
