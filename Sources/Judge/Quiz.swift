@@ -107,6 +107,9 @@ public struct Quiz: Sendable {
         "minor second", "major second", "minor third", "major third", "perfect fourth", "tritone",
         "perfect fifth", "minor sixth", "major sixth", "minor seventh", "major seventh", "octave",
     ]
+    /// Letters from the root to the top note of each interval (a tritone written as an
+    /// augmented fourth, the octave as the same letter).
+    static let intervalLetters = [1, 1, 2, 2, 3, 3, 4, 5, 5, 6, 6, 7]
     /// Chord qualities and their intervals above the root.
     public static let chordQualities: [(name: String, intervals: [Int])] = [
         ("major", [0, 4, 7]), ("minor", [0, 3, 7]), ("diminished", [0, 3, 6]), ("augmented", [0, 4, 8]),
@@ -141,8 +144,11 @@ public struct Quiz: Sendable {
             let interval = Int.random(in: 1...maxInterval, using: &rng)
             let root = Int.random(in: range.lower...(range.upper - interval), using: &rng)
             let pitches = [root, root + interval]
-            return QuizQuestion(kind: kind, prompt: "Play a \(intervalNames[interval - 1]) up from \(PitchName.name(root))",
-                                pitches: pitches, answerText: pitches.map { PitchName.name($0) }.joined(separator: " "))
+            // Spelled from the root: the interval's number counts letters (a sixth is six letters).
+            let letter = PitchName.rootLetter(root)
+            let names = [PitchName.name(root, letter: letter), PitchName.name(root + interval, letter: letter + intervalLetters[interval - 1])]
+            return QuizQuestion(kind: kind, prompt: "Play a \(intervalNames[interval - 1]) up from \(names[0])",
+                                pitches: pitches, answerText: names.joined(separator: " "))
         case .chords:
             let span = range.upper - range.lower
             let fitting = chordQualities.filter { ($0.intervals.last ?? 0) <= span }
@@ -150,10 +156,13 @@ public struct Quiz: Sendable {
             let top = quality.intervals.last ?? 0
             let root = Int.random(in: range.lower...(range.upper - top), using: &rng)
             let pitches = quality.intervals.map { root + $0 }
-            let rootName = PitchName.name(root)
-            let letter = String(rootName.prefix(while: { !$0.isNumber && $0 != "-" }))
-            return QuizQuestion(kind: kind, prompt: "Play \(letter) \(quality.name) (from \(rootName))",
-                                pitches: pitches, answerText: pitches.map { PitchName.name($0) }.joined(separator: " "))
+            // Stacked in thirds: root, third, fifth, seventh on every other letter.
+            let letter = PitchName.rootLetter(root)
+            let names = pitches.enumerated().map { i, p in PitchName.name(p, letter: letter + 2 * i) }
+            let rootName = names[0]
+            let rootLetterName = String(rootName.prefix(while: { !$0.isNumber && $0 != "-" }))
+            return QuizQuestion(kind: kind, prompt: "Play \(rootLetterName) \(quality.name) (from \(rootName))",
+                                pitches: pitches, answerText: names.joined(separator: " "))
         }
     }
 

@@ -39,6 +39,25 @@ public enum PitchName {
         return names[((pitch % 12) + 12) % 12] + String(octave)
     }
 
+    /// A pitch written on a given letter (0 = C … 6 = B; counted on past B into the next
+    /// octave): the spelling intervals and chords need, D + a minor sixth is `Bb4`, not `A#4`.
+    /// Double accidentals are `bb` and `##`.
+    public static func name(_ pitch: Int, letter: Int, octaveOfMiddleC: Int = 4) -> String {
+        let l = ((letter % 7) + 7) % 7
+        let natural = [0, 2, 4, 5, 7, 9, 11][l]
+        var alter = ((pitch % 12) - natural + 12) % 12
+        if alter > 6 { alter -= 12 }
+        let octave = (pitch - alter) / 12 - 5 + octaveOfMiddleC
+        let accidental = alter > 0 ? String(repeating: "#", count: alter) : String(repeating: "b", count: -alter)
+        return ["C", "D", "E", "F", "G", "A", "B"][l] + accidental + String(octave)
+    }
+
+    /// The letter a key's note is usually written on as the root of an interval or chord: the
+    /// white keys their own, the black keys as in the common keys (D♭, E♭, F♯, A♭, B♭).
+    public static func rootLetter(_ pitch: Int) -> Int {
+        [0, 1, 1, 2, 2, 3, 3, 4, 5, 5, 6, 6][((pitch % 12) + 12) % 12]
+    }
+
     /// Parses `C4`, `F#3`, `Bb2`, `c-1` (middle C = C4) or a plain MIDI number.
     public static func parse(_ text: String, octaveOfMiddleC: Int = 4) -> Int? {
         if let n = Int(text), (0...127).contains(n) { return n }

@@ -371,6 +371,13 @@ extension Store {
         try st.execute(arguments: [file.path, file.lessonID, file.size, file.mtime, file.source.rawValue, file.root])
     }
 
+    /// Files the lesson as the quiz's own (its results are history; the lesson is never listed).
+    public func markQuiz(_ lessonID: String) throws {
+        try writer.write { db in
+            try db.execute(sql: "UPDATE lesson SET isQuiz = 1 WHERE id = ?", arguments: [lessonID])
+        }
+    }
+
     /// Adds a file the learner opened directly (any path) and returns its lesson: the lead calls
     /// this whenever a lesson is opened, so favourites, loops and history can refer to it.
     @discardableResult
@@ -608,6 +615,7 @@ extension Store {
         }
         if favouritesOnly { clauses.append("f.lessonID IS NOT NULL") }
         clauses.append("l.path IS NOT NULL")
+        clauses.append("NOT l.isQuiz")
         var select = Store.listingSelect
         if favouritesOnly {
             // Drive the query from the (short) favourites table.

@@ -231,6 +231,11 @@ public enum Schema {
                 );
                 """)
         }
+        // v8: the quiz's own lessons (where `etude quiz` keeps its results) are history, not
+        // lessons to list or open from the browser.
+        m.registerMigration("v8-quiz-lessons") { db in
+            try db.execute(sql: "ALTER TABLE lesson ADD COLUMN isQuiz BOOLEAN NOT NULL DEFAULT 0")
+        }
         return m
     }()
 }

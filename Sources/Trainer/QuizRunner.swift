@@ -166,6 +166,7 @@ public enum QuizHistory {
                 throw EtudeFailure("cannot keep the quiz result: cannot write \(safe(file)) (\(why)); check the folder is writable or pass --db")
             }
             let info = try store.catalogue(fileAt: file)
+            try store.markQuiz(info.id)
             _ = try store.recordPass(lessonID: info.id, startedAt: startedAt, mode: "quiz-\(quiz.kind.rawValue)", hand: "both",
                                      tempoPercent: 100,
                                      figures: ScoreFigures(hit: correct, missed: 0, wrong: answered - correct, extra: 0,

@@ -133,6 +133,11 @@ struct QuizCommandTests {
         #expect(passes.first?.mode == "quiz-notes")
         #expect(passes.first?.accuracy == 66.67)
         #expect(passes.first?.hit == 2 && passes.first?.wrong == 1)
+        // The result is history (stats), not a lesson to list or open.
+        let listed = try etude.run(["list", "--json"])
+        #expect(!listed.stdout.lowercased().contains("quiz"), "\(listed.stdout)")
+        let stats = try etude.run(["stats"])
+        #expect(stats.status == 0 && stats.stdout.contains("Passes:       1 (1 scored)"), "\(stats.stdout)")
     }
 
     @Test func chordsAcceptAnyVoicingAndTheInputEndingStopsTheQuiz() throws {

@@ -308,7 +308,30 @@ enum Script {
         }
         #expect(quiz.isFinished)
         #expect(quiz.percentage == 50)
-        #expect(quiz.results[1].question.answerText.contains(PitchName.name(quiz.results[1].question.pitches[0])))
+        let second = quiz.results[1].question
+        #expect(second.answerText.split(separator: " ").compactMap { PitchName.parse(String($0)) } == second.pitches, "\(second.answerText)")
+    }
+
+    @Test func intervalsAndChordsAreSpelledFromTheirRoot() {
+        // A minor sixth above D is B flat, a major third above E flat is G, a tritone above F is B.
+        #expect(PitchName.name(70, letter: PitchName.rootLetter(62) + Quiz.intervalLetters[7]) == "Bb4")
+        #expect(PitchName.name(67, letter: PitchName.rootLetter(63) + Quiz.intervalLetters[3]) == "G4")
+        #expect(PitchName.name(71, letter: PitchName.rootLetter(65) + Quiz.intervalLetters[5]) == "B4")
+        #expect(PitchName.name(60, letter: 6) == "B#3" && PitchName.name(59, letter: 0) == "Cb4")
+        #expect(PitchName.name(61, letter: 6) == "B##3")
+        // Every question of every kind: its answer names its own pitches, one letter per
+        // interval step (a third two letters up; B♭ augmented is B♭ D F♯).
+        for kind in [QuizKind.intervals, .chords] {
+            for seed in 0..<200 as Range<UInt64> {
+                guard let q = try? Quiz(kind: kind, count: 1, seed: seed).questions[0] else { continue }
+                let names = q.answerText.split(separator: " ").map(String.init)
+                #expect(names.compactMap { PitchName.parse($0) } == q.pitches, "\(q.prompt): \(q.answerText)")
+                let letters = names.map { "CDEFGAB".firstIndex(of: $0.first ?? "?").map { "CDEFGAB".distance(from: "CDEFGAB".startIndex, to: $0) } ?? -1 }
+                if kind == .chords {
+                    for (a, b) in zip(letters, letters.dropFirst()) { #expect((b - a + 7) % 7 == 2, "\(q.prompt): \(q.answerText)") }
+                }
+            }
+        }
     }
 
     @Test func namedNotesAndChordVoicings() throws {
