@@ -183,13 +183,16 @@ public final class PracticeController: @unchecked Sendable {
             return .cycleView
         case .saveLoop:
             let plan = transport.plan
-            let bars = plan.bars ?? transport.bars
+            guard let bars = plan.bars else {
+                s.show(message: "no loop to save: mark one with [ and ], then s saves it")
+                return .continue
+            }
             let printed = s.lesson.bars.isPrinted ? s.lesson.bars.label(ofRange: bars).replacingOccurrences(of: "–", with: "-") : nil
             let snapshot = LoopSnapshot(bars: bars, hands: plan.hands, tempoPercent: transport.tempoPercent, otherHand: plan.otherHand,
                                         printedBars: printed)
             if let hook = onSaveLoop {
                 let message = hook(snapshot)
-                if plan.bars != nil { s.loopName = snapshot.autoName }
+                s.loopName = snapshot.autoName
                 s.show(message: message)
             } else {
                 s.show(message: "saving loops needs the library (it could not be opened)")

@@ -108,6 +108,8 @@ public struct StatusInfo: Sendable, Equatable {
     public var barsLabel: String?
     /// Effective tempo (after the tempo percentage) and the percentage itself.
     public var bpm: Double
+    /// The note value `bpm` counts (♩, ♪ in 3/8, ♩. in 6/8): see `TempoMark`.
+    public var beatSymbol = "♩"
     public var tempoPercent: Int
     /// "right", "left", "both" …
     public var hand: String

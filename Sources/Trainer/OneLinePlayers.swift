@@ -12,11 +12,12 @@ public enum FilePlayer {
     /// Plays the lesson at `path` (any format); one line when it has no notes.
     public static func play(path: String, sound: LiveSound) throws -> Int32 {
         let read = try LessonOpener.read(path)
-        _ = try OpenedLesson(lesson: Lesson(file: read.file, fileName: path), path: path, warnings: read.warnings).requiringNotes()
-        return try play(read.file, sound: sound)
+        let lesson = try OpenedLesson(lesson: Lesson(file: read.file, fileName: path), path: path, warnings: read.warnings).requiringNotes().lesson
+        return try play(read.file, lesson: lesson, sound: sound)
     }
 
-    public static func play(_ file: MIDIFile, sound: LiveSound) throws -> Int32 {
+    /// `lesson` is `file` read as a lesson: it says which note value the tempo counts.
+    public static func play(_ file: MIDIFile, lesson: Lesson? = nil, sound: LiveSound) throws -> Int32 {
         let keys = LineKeys()
         defer { keys.close() }
         let live = try sound.open()
@@ -41,7 +42,7 @@ public enum FilePlayer {
                 default: break
                 }
             }
-            status.show("\(StatusLine.clock(dispatcher.position)) / \(StatusLine.clock(dispatcher.duration))  ♩=\(Int(dispatcher.bpm.rounded()))  \(dispatcher.isPaused ? "paused" : "playing")  [space pause, ←/→ 5 s, q quit]")
+            status.show("\(StatusLine.clock(dispatcher.position)) / \(StatusLine.clock(dispatcher.duration))  \(lesson?.tempoMark(quarterBPM: dispatcher.bpm, atSeconds: dispatcher.position) ?? TempoMark(symbol: "♩", perMinute: dispatcher.bpm))  \(dispatcher.isPaused ? "paused" : "playing")  [space pause, ←/→ 5 s, q quit]")
             if dispatcher.isFinished { break }
         }
         // Order matters: silence first, then the terminal, then let releases ring out briefly.
@@ -109,7 +110,7 @@ public enum LoopPlayer {
             }
             let state = session.state()
             let loopText = state.plan.bars.map { "bars \(opened.lesson.bars.label(ofRange: $0)) · pass \(session.transport.pass)" } ?? ""
-            status.show("bar \(opened.lesson.bars.label(number: state.position.bar))/\(opened.lesson.bars.label(number: opened.lesson.bars.lastNumber)) · \(loopText) · ♩=\(Int(state.bpm.rounded())) (\(Int(state.tempoPercent.rounded()))%) · \(state.transport == .playing ? "playing" : "paused")  [space pause, ←/→ bar, q quit]")
+            status.show("bar \(opened.lesson.bars.label(number: state.position.bar))/\(opened.lesson.bars.label(number: opened.lesson.bars.lastNumber)) · \(loopText) · \(opened.lesson.tempoMark(quarterBPM: state.bpm, atBar: state.position.bar)) (\(Int(state.tempoPercent.rounded()))%) · \(state.transport == .playing ? "playing" : "paused")  [space pause, ←/→ bar, q quit]")
             if session.isFinished { break }
         }
         let resumePoint = session.resumePoint()

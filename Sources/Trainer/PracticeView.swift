@@ -77,7 +77,9 @@ public enum PracticeView {
             status.barLabel = lesson.bars.label(number: state.position.bar)
             status.barsLabel = lesson.bars.bars.last.map { String($0.printed) }
         }
-        status.bpm = state.bpm
+        let mark = lesson.tempoMark(quarterBPM: state.bpm, atBar: state.position.bar)
+        status.bpm = mark.perMinute
+        status.beatSymbol = mark.symbol
         status.tempoPercent = Int(state.tempoPercent.rounded())
         status.hand = state.plan.hands.rawValue
         status.otherHand = state.plan.otherHand.name

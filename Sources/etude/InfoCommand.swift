@@ -89,6 +89,27 @@ enum InfoReport {
         return out
     }
 
+    /// Key or time changes, each once (tracks often repeat them), where a reader looks for
+    /// them: at bar numbers as the score prints them (ticks only when the file has no notes).
+    static func changesText<V: Equatable>(_ changes: [MIDIFileSummary.Timed<V>], lesson: Lesson?, name: (V) -> String) -> String {
+        var kept: [MIDIFileSummary.Timed<V>] = []
+        for c in changes where kept.last?.value != c.value {
+            if let last = kept.last, last.tick == c.tick {
+                kept.removeLast()  // two at one tick: the later one holds
+                if kept.last?.value != c.value { kept.append(c) }
+            } else {
+                kept.append(c)
+            }
+        }
+        return kept.map { c in
+            guard let lesson else { return "\(name(c.value)) at tick \(c.tick)" }
+            let bar = lesson.bars.bar(atTick: c.tick)
+            let position = lesson.bars.position(atTick: c.tick)
+            let beat = c.tick > bar.startTick && position.beat > 1 ? " beat \(position.beat)" : ""
+            return "\(name(c.value)) from bar \(lesson.bars.label(of: bar))\(beat)"
+        }.joined(separator: "; ")
+    }
+
     static func text(_ s: MIDIFileSummary, warnings: [MIDIWarning], path: String, lesson: Lesson? = nil) -> String {
         var out = "File:      \(safe(path))\n"
         out += "Format:    \(s.format)\n"
@@ -118,13 +139,19 @@ enum InfoReport {
             out += line + "\n"
         }
         if s.division.framesPerSecond == nil {
-            out += "Tempo:     " + s.tempos.map { "\(String(format: "%.1f", 60_000_000 / Double($0.value))) BPM at \(String(format: "%.3f", $0.seconds)) s" }.joined(separator: "; ") + "\n"
+            out += "Tempo:     " + s.tempos.map { t in
+                let bpm = 60_000_000 / Double(t.value)
+                // In the beat's note value where that is not the quarter (♪=120 for a 3/8 minuet).
+                let mark = lesson.map { $0.tempoMark(quarterBPM: bpm, atBar: $0.bars.bar(atTick: t.tick).number) }
+                let marked = mark.map { $0.symbol == "♩" ? "" : "\($0) (" } ?? ""
+                return "\(marked)\(String(format: "%.1f", bpm)) BPM\(marked.isEmpty ? "" : ")") at \(String(format: "%.3f", t.seconds)) s"
+            }.joined(separator: "; ") + "\n"
         }
         if !s.timeSignatures.isEmpty {
-            out += "Time:      " + s.timeSignatures.map { "\($0.value.description) at tick \($0.tick)" }.joined(separator: "; ") + "\n"
+            out += "Time:      " + changesText(s.timeSignatures, lesson: lesson) { $0.description } + "\n"
         }
         if !s.keySignatures.isEmpty {
-            out += "Key:       " + s.keySignatures.map { "\($0.value.name) at tick \($0.tick)" }.joined(separator: "; ") + "\n"
+            out += "Key:       " + changesText(s.keySignatures, lesson: lesson) { $0.name } + "\n"
         }
         if !s.markers.isEmpty {
             out += "Markers:   " + s.markers.map { "\"\(safe($0.value))\" at \(String(format: "%.3f", $0.seconds)) s" }.joined(separator: "; ") + "\n"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MIDIFile
 import TestSupport
 
 /// Writes `bytes` to a fresh folder as `name` and returns its path (the folder lives as long as the test).
@@ -202,5 +203,23 @@ struct InfoAndEventsAuditTests {
                 #expect(r.stderr == "etude: \(path): \(message)\n")
             }
         }
+    }
+
+    /// Key and time changes once each (a file's tracks often repeat them) at bar numbers, and the
+    /// tempo in the beat's note value where that is not the quarter.
+    @Test func infoPrintsChangesOnceAtBarsAndTheTempoInTheBeatsValue() throws {
+        let bar = 3 * 240  // a 3/8 bar at 480 ticks per quarter
+        let conductor = [Build.timeSignature(3, 8), Build.keySignature(sharps: 1), Build.tempo(bpm: 60),
+                         Build.timeSignature(2, 8, at: 4 * bar), Build.keySignature(sharps: 1, at: 4 * bar)]
+        let piano = [Build.timeSignature(3, 8), Build.keySignature(sharps: 1)]
+            + (0..<8).flatMap { Build.note(60 + $0, at: $0 * bar, length: 240) }
+        let file = try Build.file([conductor, piano])
+        let path = try scratch.file("three-eight.mid", try MIDIWriter.write(file))
+        let r = try etude.run(["info", path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.contains("Time:      3/8 from bar 1; 2/8 from bar 5"), "\(r.stdout)")
+        #expect(lines.contains("Key:       G major from bar 1"), "\(r.stdout)")
+        #expect(lines.contains("Tempo:     ♪=120 (60.0 BPM) at 0.000 s"), "\(r.stdout)")
     }
 }

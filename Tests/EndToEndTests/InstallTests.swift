@@ -41,8 +41,9 @@ import TestSupport
         // The lessons folder holds lessons only.
         let installedLessons = prefix + "/share/etude/Lessons"
         let files = try Staged.files(under: installedLessons)
-        #expect(files.filter { $0.hasSuffix(".mid") }.count == Staged.builtinLessonCount)
-        #expect(files.allSatisfy { $0.hasSuffix(".mid") || $0.hasSuffix(".abc") || $0.hasSuffix("README.md") }, "\(files)")
+        #expect(files.filter(Staged.isLesson).count == Staged.builtinLessonCount)
+        #expect(files.allSatisfy { Staged.isLesson($0) || $0.hasSuffix(".abc") || $0.hasSuffix("README.md") }, "\(files)")
+        #expect(files.contains { $0.hasSuffix(".musicxml") }, "no MusicXML score installed: \(files)")
         #expect(files.contains("level4/ode-to-joy.abc") && files.contains("README.md"))
 
         // The man page reads without a warning.
@@ -160,8 +161,8 @@ import TestSupport
         }
         #expect(entries.contains { $0.last == "./usr/bin/etude" && $0[0] == "-rwxr-xr-x" })
         let lessons = paths.filter { $0.hasPrefix("./usr/share/etude/Lessons/") && !$0.hasSuffix("/") }
-        #expect(lessons.filter { $0.hasSuffix(".mid") }.count == Staged.builtinLessonCount)
-        #expect(lessons.allSatisfy { $0.hasSuffix(".mid") || $0.hasSuffix(".abc") || $0.hasSuffix("README.md") }, "\(lessons)")
+        #expect(lessons.filter(Staged.isLesson).count == Staged.builtinLessonCount)
+        #expect(lessons.allSatisfy { Staged.isLesson($0) || $0.hasSuffix(".abc") || $0.hasSuffix("README.md") }, "\(lessons)")
         #expect(!paths.contains { $0.contains("install-manifest") })
     }
 }
@@ -190,8 +191,13 @@ enum Staged {
     }()
     static let hideReason: Comment = "hiding the Swift toolchain needs root and unshare --mount (util-linux)"
 
-    /// The built-in lessons of the checkout: one catalogue entry per .mid.
-    static let builtinLessonCount: Int = ((try? files(under: Repo.lessons.path)) ?? []).filter { $0.hasSuffix(".mid") }.count
+    /// The built-in lessons of the checkout: one catalogue entry per .mid and per score (an .abc
+    /// source is played from the .mid rendered beside it).
+    static let builtinLessonCount: Int = ((try? files(under: Repo.lessons.path)) ?? []).filter(isLesson).count
+
+    static func isLesson(_ path: String) -> Bool {
+        [".mid", ".musicxml", ".mxl"].contains { path.hasSuffix($0) }
+    }
 
     static func lessonCount(_ json: String) throws -> Int {
         let value = try JSONSerialization.jsonObject(with: Data(json.utf8))

@@ -10,7 +10,7 @@ import MIDIFile
         #expect(throws: PlanError(.bars, "40-44", "the lesson has 12 bars")) {
             try PracticePlan(bars: 40...44).validate(for: lesson)
         }
-        #expect(throws: PlanError(.bars, "0-4", "the lesson has 12 bars")) {
+        #expect(throws: PlanError(.bars, "0-4", "bars start at 1 (this lesson has no pickup bar 0); it has 12 bars")) {
             try PracticePlan(bars: 0...4).validate(for: lesson)
         }
         #expect(throws: PlanError(.bars, "8-5", "the first bar comes after the last; did you mean 5-8?")) {

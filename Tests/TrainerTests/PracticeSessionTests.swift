@@ -67,6 +67,27 @@ struct PracticeSessionTests {
         #expect(output.messages.contains(.noteOn(channel: 0, key: 72, velocity: 80)))
     }
 
+    /// A score marks a 3/8 minuet in eighths and a 6/8 jig in dotted quarters; so does the header.
+    @Test(arguments: [(3, 60.0, "♪=120 (100%)"), (6, 60.0, "♩.=40 (100%)"), (4, 60.0, "♩=60 (100%)")])
+    func headerShowsTheTempoInTheBeatsNoteValue(eighthsOrQuarters: Int, quarterBPM: Double, shown: String) throws {
+        let denominator = eighthsOrQuarters == 4 ? 4 : 8
+        let barTicks = eighthsOrQuarters * (denominator == 8 ? 240 : 480)
+        var events = [MIDIEvent(tick: 0, .meta(type: MetaType.timeSignature, data: [UInt8(eighthsOrQuarters), denominator == 8 ? 3 : 2, 24, 8]))]
+        let us = Int(60_000_000 / quarterBPM)
+        events.append(MIDIEvent(tick: 0, .meta(type: MetaType.tempo, data: [UInt8(us >> 16 & 0xFF), UInt8(us >> 8 & 0xFF), UInt8(us & 0xFF)])))
+        for b in 0..<4 {
+            events.append(MIDIEvent(tick: b * barTicks, .noteOn(channel: 0, key: 72, velocity: 80)))
+            events.append(MIDIEvent(tick: b * barTicks + 200, .noteOff(channel: 0, key: 72, velocity: 0)))
+        }
+        events.append(MIDIEvent(tick: 4 * barTicks, .meta(type: MetaType.endOfTrack, data: [])))
+        let lesson = Lesson(file: MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [Track(events: events)]), fileName: "beat.mid")
+        let clock = VirtualClock()
+        let s = try SessionHarness(lesson: lesson, plan: PracticePlan(repeatMode: .times(1)), clock: clock,
+                                   output: RecordingOutput(clock: { clock.now }))
+        let status = s.snapshot().status
+        #expect(StatusBarWidget.firstLineRight(status).hasSuffix(shown), "\(StatusBarWidget.firstLineRight(status))")
+    }
+
     @Test func tempoKeysStepFivePercentAndShowTheBPM() throws {
         let (s, clock, _) = try session()
         s.start()
@@ -142,6 +163,15 @@ struct PracticeSessionTests {
         #expect(saved.value?.autoName == "bars 5-8 at 70%")
         #expect(s.snapshot().message == "saved bars 5-8 at 70%")
         #expect(s.loopName == "bars 5-8 at 70%")
+    }
+
+    @Test func saveKeyWithNoLoopSetSaysHowToMarkOne() throws {
+        let (s, _, _) = try session(PracticePlan(repeatMode: .times(1)))
+        let saved = LockedBox<LoopSnapshot?>(nil)
+        s.onSaveLoop = { loop in saved.value = loop; return "saved \(loop.autoName)" }
+        s.handle(.saveLoop)
+        #expect(saved.value == nil)
+        #expect(s.snapshot().message == "no loop to save: mark one with [ and ], then s saves it")
     }
 
     @Test func stoppingMidPassHandsOutTheUnfinishedPassForItsTimeOnly() throws {
