@@ -293,7 +293,8 @@ public final class PracticeSession: @unchecked Sendable {
         let tick = Int(transport.tick(at: t))
         let plan = transport.plan
         return ResumePoint(positionSeconds: lesson.tempoMap.seconds(atTick: tick), bar: transport.position(at: t).bar,
-                           hands: plan.hands, tempoPercent: transport.tempoPercent, loop: plan.bars)
+                           hands: plan.hands, tempoPercent: transport.tempoPercent, loop: plan.bars,
+                           otherHand: plan.otherHand, metronome: plan.metronome.enabled)
     }
 
     /// Moves to a bar (clamped to the bars being played); used when resuming.

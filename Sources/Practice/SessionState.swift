@@ -177,6 +177,8 @@ public struct ResumePoint: Equatable, Sendable {
     public var hands: PracticePlan.Hands
     public var tempoPercent: Double
     public var loop: ClosedRange<Int>?
+    public var otherHand: PracticePlan.OtherHand = .play
+    public var metronome = false
 }
 
 extension PracticePlan.OtherHand {

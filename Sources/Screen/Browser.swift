@@ -107,7 +107,10 @@ public enum BrowserKeys {
         PracticeKeys.Entry(keys: "Ctrl-Q  F10  Ctrl-C", action: "quit"),
     ]
 
-    public static let footer = "? help · Enter practise · Tab favourites · ^L level · ^F ★ · ^S stats · ^R routines · Esc quit"
+    /// The browser's keys that never vanish (typing searches, so quitting is Esc, not q).
+    public static let essentials = ["? help", "Esc quit"]
+    /// The other hints, most useful first: `Footer` drops them from the end.
+    public static let hints = ["Enter practise", "Tab favourites", "^L level", "^F ★", "^S stats", "^R routines"]
 }
 
 /// Everything the lesson browser shows, and its key handling: a value, so it is tested
@@ -128,6 +131,8 @@ public struct BrowserModel: Equatable, Sendable {
     public var overlay: BrowserOverlay?
     /// A one-line notice in the footer (e.g. "★ added").
     public var message: String?
+    /// No audio device: the header says lessons will play silently.
+    public var silent = false
 
     public init(rows: [BrowserRow] = [], resume: String? = nil, levels: [Int] = []) {
         self.rows = rows
@@ -330,6 +335,11 @@ public struct BrowserScreen: Sendable {
         let filters = "\(model.favouritesOnly ? "★ favourites" : "all")  ·  level \(model.level.map(String.init) ?? "any")  ·  \(model.rows.count) lesson\(model.rows.count == 1 ? "" : "s")"
         let fw = CellBuffer.width(of: filters)
         if used + fw + 4 < w { buffer.text(filters, x: w - 1 - fw, y: 0, style: theme.statusStyle, maxWidth: fw) }
+        if model.silent {
+            // Before the filters would be covered: cut, never dropped.
+            let room = w - 1 - (used + fw + 4 < w ? fw + 2 : 0) - (1 + used + 2)
+            buffer.text(StatusBarWidget.silentWords, x: 1 + used + 2, y: 0, style: theme.messageStyle, maxWidth: max(0, room))
+        }
         // Search line
         let label = "Search: "
         buffer.text(label, x: 1, y: 1, style: theme.hintStyle, maxWidth: w - 2)
@@ -367,20 +377,19 @@ public struct BrowserScreen: Sendable {
                 buffer.text("↻ " + resume, x: 1, y: y, style: selected ? style : theme.messageStyle, maxWidth: w - 2)
                 continue
             }
-            let r = m.rows[entry - (m.resume == nil ? 0 : 1)]
-            let title = safe(r.title) + (r.composer.map { " — " + safe($0) } ?? "") + (r.path == nil ? " (missing)" : "")
-            let text = line(star: r.favourite ? "★" : " ", title: Self.cut(title, titleWidth - 1),
+            let index = entry - (m.resume == nil ? 0 : 1)
+            let r = m.rows[index]
+            let neighbours = [index - 1, index + 1].filter { m.rows.indices.contains($0) }.map { m.rows[$0] }
+            let title = BrowserTitle.fit(r, beside: neighbours, width: titleWidth - 1)
+            let text = line(star: r.favourite ? "★" : " ", title: title,
                             level: r.level.map { "L\($0)" } ?? "–", time: Self.duration(r.durationSeconds),
                             best: r.bestScore.flatMap { $0.isFinite && abs($0) < 1e9 ? String(Int($0.rounded())) : nil } ?? "–",
                             last: r.lastPractised ?? "never")
             buffer.text(text, x: 1, y: y, style: style, maxWidth: w - 2)
         }
         // Footer
-        if let message = model.message, !message.isEmpty {
-            buffer.text(message, x: 1, y: h - 1, style: theme.messageStyle, maxWidth: w - 2)
-        } else {
-            buffer.text(BrowserKeys.footer, x: 1, y: h - 1, style: theme.hintStyle, maxWidth: w - 2)
-        }
+        Footer.draw(into: &buffer, y: h - 1, width: w, theme: theme, message: model.message, hints: BrowserKeys.hints,
+                    essentials: BrowserKeys.essentials)
         switch model.overlay {
         case .help?: drawHelp(into: &buffer)
         case .text(let title, let lines)?: drawText(title: title, lines: lines, into: &buffer)
@@ -388,19 +397,6 @@ public struct BrowserScreen: Sendable {
         case .practise(let choice)?: drawChoice(choice, into: &buffer)
         case nil: break
         }
-    }
-
-    static func cut(_ s: String, _ n: Int) -> String {
-        guard CellBuffer.width(of: s) > n else { return s }
-        var out = ""
-        var used = 0
-        for ch in s {
-            let cw = CellBuffer.width(of: String(ch))
-            if used + cw > max(0, n - 1) { break }
-            out.append(ch)
-            used += cw
-        }
-        return out + "…"
     }
 
     func drawHelp(into buffer: inout CellBuffer) {
@@ -453,7 +449,7 @@ public struct BrowserScreen: Sendable {
             "",
             "← → mode · ↑ ↓ hand · Enter starts · Esc back",
         ]
-        let title = "Practise " + BrowserScreen.cut(safe(c.row.title), max(10, buffer.width - 16))
+        let title = "Practise " + CellBuffer.cut(safe(c.row.title), width: max(10, buffer.width - 16))
         let width = min(buffer.width, max(CellBuffer.width(of: title) + 6, (lines.map { CellBuffer.width(of: $0) }.max() ?? 0) + 4))
         let height = min(buffer.height, lines.count + 2)
         let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: title, width: width, height: height)
@@ -474,5 +470,62 @@ public struct BrowserScreen: Sendable {
             guard y < by + height - 1 else { break }
             buffer.text(l, x: bx + 2, y: y, style: theme.panelStyle, maxWidth: width - 4)
         }
+    }
+}
+
+/// A lesson's title in the browser's title column. When it does not fit, what tells it apart
+/// from the rows around it is kept: a composer they share goes first, then a composer of its
+/// own is shortened, then the start the titles share (`A minor five-finger…: contrary motion`),
+/// and only then the end is cut.
+public enum BrowserTitle {
+    public static func fit(_ row: BrowserRow, beside neighbours: [BrowserRow], width: Int) -> String {
+        let title = safe(row.title)
+        let missing = row.path == nil ? " (missing)" : ""
+        var composer = row.composer.map { " — " + safe($0) } ?? ""
+        func fits(_ s: String) -> Bool { CellBuffer.width(of: s) <= width }
+        if fits(title + composer + missing) { return title + composer + missing }
+        let shared = row.composer != nil && neighbours.contains { $0.composer == row.composer }
+        if shared { composer = "" }
+        if fits(title + composer + missing) { return title + composer + missing }
+        // A composer of its own is shortened while the whole title still fits beside a few letters of it.
+        let titleWidth = CellBuffer.width(of: title + missing)
+        if !composer.isEmpty, titleWidth + 3 + 6 <= width {
+            return title + CellBuffer.cut(composer, width: width - titleWidth) + missing
+        }
+        return elided(title, room: width - CellBuffer.width(of: missing), beside: neighbours.map { safe($0.title) }) + missing
+    }
+
+    /// `title` in `room` columns, keeping the part after the start it shares with `others`.
+    static func elided(_ title: String, room: Int, beside others: [String]) -> String {
+        guard room > 1 else { return "" }
+        let characters = Array(title)
+        let shared = others.map { commonStart(characters, Array($0)) }.max() ?? 0
+        // Back to where a word (or its separator, such as ": ") begins.
+        var start = min(shared, characters.count)
+        while start > 0, characters[start - 1].isLetter || characters[start - 1].isNumber { start -= 1 }
+        while start > 0, characters[start - 1] == " " || characters[start - 1] == ":" || characters[start - 1] == "," { start -= 1 }
+        let tail = String(characters[start...])
+        let tailWidth = CellBuffer.width(of: tail)
+        let head = room - tailWidth - 1
+        // Nothing shared, or too little room for any of the shared start: cut the end.
+        guard start > 0, head >= 4 else {
+            return start > 0 ? "…" + CellBuffer.cut(tail, width: room - 1) : CellBuffer.cut(title, width: room)
+        }
+        var out = ""
+        var used = 0
+        for ch in characters[..<start] {
+            let w = CellBuffer.width(of: String(ch))
+            if used + w > head { break }
+            out.append(ch)
+            used += w
+        }
+        while out.last == " " { out.removeLast() }
+        return out + "…" + tail
+    }
+
+    static func commonStart(_ a: [Character], _ b: [Character]) -> Int {
+        var i = 0
+        while i < a.count, i < b.count, a[i] == b[i] { i += 1 }
+        return i
     }
 }

@@ -84,8 +84,11 @@ public struct FallingNotesWidget: Sendable {
 /// and mode on a second line.
 public struct StatusBarWidget: Sendable {
     public static let height = 2
+    /// What every screen and status line says when no audio device opened (the stderr notice,
+    /// once per process, names `etude render` for hearing the lesson as a WAV).
+    public static let silentWords = "silent (no audio)"
     /// Before the title when no audio device opened.
-    public static let silentMarker = "silent (no audio) · "
+    public static let silentMarker = silentWords + " · "
     public let theme: Theme
     public init(theme: Theme) { self.theme = theme }
 

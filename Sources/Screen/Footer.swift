@@ -1,6 +1,6 @@
 import Terminal
 
-/// The bottom line of the practice screens: a message or the key hints on the left, and the
+/// The bottom line of the practice screens and the browser: a message or the key hints on the left, and the
 /// keys that must never vanish — `? help` and `q quit` — always on the right, whatever the
 /// width. Hints are dropped from the end when they do not fit; a long message is cut with `…`.
 public enum Footer {
@@ -15,11 +15,11 @@ public enum Footer {
     public static let pianoKeys = ["notes: a w s e d f t g y h u j k", "z x octave", "Alt+key or F2–F9: commands", "space play/pause"]
 
     /// The text of the left part and of the right part for `width` columns.
-    public static func parts(width: Int, message: String?, hints: [String]) -> (left: String, right: String) {
+    public static func parts(width: Int, message: String?, hints: [String], essentials: [String] = essentials) -> (left: String, right: String) {
         let right = essentials.joined(separator: "  ·  ")
         let room = max(0, width - 2 - CellBuffer.width(of: right) - 3)
         if let message, !message.isEmpty {
-            return (fitted(message, room), right)
+            return (CellBuffer.cut(message, width: room), right)
         }
         var left = ""
         for h in hints {
@@ -30,21 +30,10 @@ public enum Footer {
         return (left, right)
     }
 
-    /// `text` in `room` columns, cut with `…` when longer.
-    static func fitted(_ text: String, _ room: Int) -> String {
-        guard CellBuffer.width(of: text) > room else { return text }
-        guard room > 1 else { return "" }
-        var out = ""
-        for ch in text {
-            if CellBuffer.width(of: out + String(ch)) > room - 1 { break }
-            out.append(ch)
-        }
-        return out + "…"
-    }
-
     /// Draws the footer on row `y`.
-    public static func draw(into buffer: inout CellBuffer, y: Int, width: Int, theme: Theme, message: String?, hints: [String]) {
-        let (left, right) = parts(width: width, message: message, hints: hints)
+    public static func draw(into buffer: inout CellBuffer, y: Int, width: Int, theme: Theme, message: String?, hints: [String],
+                            essentials: [String] = essentials) {
+        let (left, right) = parts(width: width, message: message, hints: hints, essentials: essentials)
         let hasMessage = message.map { !$0.isEmpty } ?? false
         buffer.text(left, x: 1, y: y, style: hasMessage ? theme.messageStyle : theme.hintStyle, maxWidth: max(0, width - 2))
         let rw = CellBuffer.width(of: right)

@@ -242,10 +242,15 @@ public struct ResumeState: Codable, Equatable, Sendable, FetchableRecord, Persis
     public var loopFirstBar: Int?
     public var loopLastBar: Int?
     public var loopName: String?
+    /// "play", "quiet" or "mute"; nil in a state saved before v9 (play).
+    public var otherHand: String?
+    /// Whether the metronome was on; nil in a state saved before v9 (off).
+    public var metronome: Bool?
     public var updatedAt: Date
 
     public init(lessonID: String, path: String, positionSeconds: Double, hand: String, tempoPercent: Int, mode: String,
-                loopFirstBar: Int? = nil, loopLastBar: Int? = nil, loopName: String? = nil, updatedAt: Date = Date()) {
+                loopFirstBar: Int? = nil, loopLastBar: Int? = nil, loopName: String? = nil, otherHand: String? = nil,
+                metronome: Bool? = nil, updatedAt: Date = Date()) {
         self.lessonID = lessonID
         self.path = path
         self.positionSeconds = positionSeconds
@@ -255,6 +260,8 @@ public struct ResumeState: Codable, Equatable, Sendable, FetchableRecord, Persis
         self.loopFirstBar = loopFirstBar
         self.loopLastBar = loopLastBar
         self.loopName = loopName
+        self.otherHand = otherHand
+        self.metronome = metronome
         self.updatedAt = updatedAt
     }
 }

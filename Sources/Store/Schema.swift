@@ -236,6 +236,14 @@ public enum Schema {
         m.registerMigration("v8-quiz-lessons") { db in
             try db.execute(sql: "ALTER TABLE lesson ADD COLUMN isQuiz BOOLEAN NOT NULL DEFAULT 0")
         }
+        // v9: resume brings back what the other hand did and whether the metronome ticked (NULL
+        // in a state saved before: the defaults, as then).
+        m.registerMigration("v9-resume-settings") { db in
+            try db.execute(sql: """
+                ALTER TABLE resumeState ADD COLUMN otherHand TEXT;
+                ALTER TABLE resumeState ADD COLUMN metronome BOOLEAN;
+                """)
+        }
         return m
     }()
 }

@@ -146,6 +146,21 @@ public struct CellBuffer: Equatable, Sendable {
         return col - x
     }
 
+    /// `text` in `width` columns, cut with `…` when longer (empty when not even that fits).
+    public static func cut(_ text: String, width: Int) -> String {
+        guard self.width(of: text) > width else { return text }
+        guard width > 0 else { return "" }
+        var out = ""
+        var used = 0
+        for ch in text {
+            let w = self.width(of: String(ch))
+            if used + w > width - 1 { break }
+            out.append(ch)
+            used += w
+        }
+        return out + "…"
+    }
+
     /// Columns a string takes when written with `write`.
     public static func width(of text: String) -> Int {
         var n = 0

@@ -330,12 +330,7 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
     }
 
     public func size() -> TerminalSize {
-        var ws = winsize()
-        if ioctl(outputFD, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 {
-            // Clamped: a bogus size must not allocate a gigantic frame.
-            return TerminalSize(columns: min(Int(ws.ws_col), 1000), rows: min(Int(ws.ws_row), 500))
-        }
-        return TerminalSize(columns: 80, rows: 24)
+        TerminalSize.of(outputFD) ?? TerminalSize(columns: 80, rows: 24)
     }
 
     public func write(_ bytes: [UInt8]) {
@@ -394,5 +389,15 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
         let e = pendingEvents
         pendingEvents = []
         return e
+    }
+}
+
+extension TerminalSize {
+    /// The size of the terminal on `fd`, nil when it is not one (or says 0×0). Clamped: a
+    /// bogus size must not allocate a gigantic frame.
+    public static func of(_ fd: Int32) -> TerminalSize? {
+        var ws = winsize()
+        guard isatty(fd) == 1, ioctl(fd, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else { return nil }
+        return TerminalSize(columns: min(Int(ws.ws_col), 1000), rows: min(Int(ws.ws_row), 500))
     }
 }

@@ -30,7 +30,7 @@ public enum App {
     }
 
     /// `etude resume`: the practice screen where the learner left off — lesson, bar, hand,
-    /// tempo, loop and its name, mode.
+    /// other hand, tempo, metronome, loop and its name, mode.
     public static func resume(library: Library, sound: LiveSound = LiveSound()) throws -> Int32 {
         let (state, path) = try library.withStore(scan: false) { s -> (ResumeState, String) in
             guard let (state, listing) = try s.resume() else {
@@ -49,6 +49,8 @@ public enum App {
             plan.hands = try PracticePlan.parseHands(state.hand)
             plan.tempo = .percent(TempoPercent.clamped(Double(state.tempoPercent)).value)
             if let a = state.loopFirstBar, let b = state.loopLastBar { plan.bars = a...b }
+            if let other = state.otherHand { plan.otherHand = try PracticePlan.parseOtherHand(other) }
+            plan.metronome.enabled = state.metronome ?? false
             try plan.validate(for: opened.lesson)
             playing.mode = (try? PracticeMode(parsing: state.mode)) ?? .watch
         } catch {

@@ -16,9 +16,11 @@ public enum BrowserApp {
     public static func run(_ library: Library) throws -> Int32 {
         // Kept across practice: q there comes back to the same search, filters and lesson.
         var kept: BrowserModel?
+        // Said from the first screen, not first heard as silence in practice.
+        let silent = LiveSound().check().driver == nil
         while true {
             let chosen = try library.withStore { store in
-                try TerminalSession.run { session in try loop(session: session, store: store, kept: &kept) }
+                try TerminalSession.run { session in try loop(session: session, store: store, silent: silent, kept: &kept) }
             }
             guard let intent = chosen else { return 0 }
             kept?.message = nil
@@ -77,9 +79,11 @@ public enum BrowserApp {
             let tick = TempoMap(file: read.file).tick(atSeconds: state.positionSeconds)
             if tick.isFinite { bar = " bar \(barAt(tick: Int(tick), file: read.file))," }
         }
-        let hand = state.hand == "both" ? "both hands" : "\(state.hand) hand"
+        var hand = state.hand == "both" ? "both hands" : "\(state.hand) hand"
+        if state.hand != "both", let other = state.otherHand, other != "play" { hand += " (other \(other))" }
         var line = "Resume: \(TextDecoding.sanitize(listing?.lesson.title ?? (state.path as NSString).lastPathComponent))\(bar) \(hand), \(state.tempoPercent)%"
         if let a = state.loopFirstBar, let b = state.loopLastBar { line += ", loop \(a)-\(b)" }
+        if state.metronome == true { line += ", metronome" }
         return line
     }
 
@@ -89,12 +93,13 @@ public enum BrowserApp {
 
     /// The browser until it is left or a lesson is opened; `kept` is the model of the last time
     /// (nil the first time) and is left as it was when the browser closed.
-    static func loop(session: TerminalSession, store: Store, kept: inout BrowserModel?) throws -> Intent? {
+    static func loop(session: TerminalSession, store: Store, silent: Bool, kept: inout BrowserModel?) throws -> Intent? {
         let screen = BrowserScreen(depth: session.colorDepth)
         var writer = FrameWriter(depth: session.colorDepth)
         var decoder = KeyDecoder()
         var buffer = CellBuffer(size: session.size())
         var model = kept ?? BrowserModel()
+        model.silent = silent
         let returning = kept?.selectedRow?.id
         model.levels = try store.levels()
         model.overlay = nil
@@ -103,8 +108,8 @@ public enum BrowserApp {
         let resumeText = resume.map { resumeLine($0.state, listing: $0.lesson) }
         func refresh() throws {
             model.rows = rows(try store.lessons(matching: model.query, level: model.level, favouritesOnly: model.favouritesOnly))
-            // The resume line belongs to the unfiltered view.
-            model.resume = (model.query.isEmpty && !model.favouritesOnly && model.level == nil) ? resumeText : nil
+            // The resume line stays under the level and favourites filters; a search hides it.
+            model.resume = model.query.isEmpty ? resumeText : nil
             model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
         }
         try refresh()

@@ -1,5 +1,6 @@
 import Foundation
 import MIDIFile
+import Lesson
 import MIDIInput
 import Store
 import Synth
@@ -131,6 +132,9 @@ public struct ResumeRecord: Encodable, Sendable {
     public var tempoPercent: Int
     public var mode: String
     @Nullable public var loop: Loop?
+    /// What the other hand did: play, quiet or mute.
+    public var otherHand: String
+    public var metronome: Bool
     public var updatedAt: String
 
     public init(_ state: ResumeState, listing: LessonListing?) {
@@ -142,6 +146,8 @@ public struct ResumeRecord: Encodable, Sendable {
         tempoPercent = state.tempoPercent
         mode = state.mode
         if let a = state.loopFirstBar, let b = state.loopLastBar { loop = Loop(firstBar: a, lastBar: b, name: state.loopName) }
+        otherHand = state.otherHand ?? PracticePlan.OtherHand.play.name
+        metronome = state.metronome ?? false
         updatedAt = Listing.isoDate(state.updatedAt)
     }
 }

@@ -115,7 +115,10 @@ public final class StatusLine: @unchecked Sendable {
     public func show(_ line: String) {
         guard onTerminal, line != last else { return }
         last = line
-        Console.statusLine(line)
+        // One row, always: a line that wrapped could not be redrawn in place (`\r` goes back
+        // to the start of its last row only), so it is cut to the terminal's width.
+        let columns = TerminalSize.of(STDOUT_FILENO)?.columns ?? 80
+        Console.statusLine(CellBuffer.cut(line, width: columns - 1))
     }
 
     /// Ends the line so what follows starts on its own.

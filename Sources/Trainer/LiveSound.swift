@@ -1,4 +1,5 @@
 import Foundation
+import Screen
 import Synth
 
 /// The one way a command opens the live synth: the SoundFont found (or one line naming the
@@ -60,9 +61,6 @@ public struct LiveSound: Sendable {
         return result
     }
 
-    /// The short status-line marker when no audio device opened.
-    public static let silentMarker = "silent: no audio device — etude render … writes a WAV"
-
     /// Opens the synth. Without an audio device it warns once (stderr) and stays silent.
     public func open() throws -> FluidSynthLive {
         let font = try Self.soundFont(soundfont)
@@ -88,7 +86,7 @@ public struct LiveSound: Sendable {
 
     /// The status-line marker for a synth that has no audio device (nil when it plays).
     public static func silentNotice(_ live: FluidSynthLive) -> String? {
-        live.driver == nil ? silentMarker : nil
+        live.driver == nil ? StatusBarWidget.silentWords : nil
     }
 
     private static let warned = WarnedOnce()

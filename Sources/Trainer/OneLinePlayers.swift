@@ -22,6 +22,7 @@ public enum FilePlayer {
         defer { keys.close() }
         let live = try sound.open()
         let dispatcher = EventDispatcher(source: ScheduleCursor(MessageSchedule(file: file)), output: live)
+        let silent = LiveSound.silentNotice(live).map { $0 + " · " } ?? ""
         let status = StatusLine()
         var exitCode: Int32 = 0
         dispatcher.start()
@@ -42,7 +43,7 @@ public enum FilePlayer {
                 default: break
                 }
             }
-            status.show("\(StatusLine.clock(dispatcher.position)) / \(StatusLine.clock(dispatcher.duration))  \(lesson?.tempoMark(quarterBPM: dispatcher.bpm, atSeconds: dispatcher.position) ?? TempoMark(symbol: "♩", perMinute: dispatcher.bpm))  \(dispatcher.isPaused ? "paused" : "playing")  [space pause, ←/→ 5 s, q quit]")
+            status.show("\(silent)\(StatusLine.clock(dispatcher.position)) / \(StatusLine.clock(dispatcher.duration))  \(lesson?.tempoMark(quarterBPM: dispatcher.bpm, atSeconds: dispatcher.position) ?? TempoMark(symbol: "♩", perMinute: dispatcher.bpm))  \(dispatcher.isPaused ? "paused" : "playing")  [space pause, ←/→ 5 s, q quit]")
             if dispatcher.isFinished { break }
         }
         // Order matters: silence first, then the terminal, then let releases ring out briefly.
@@ -79,6 +80,7 @@ public enum LoopPlayer {
         let controller = PracticeController(session: session)
         let keys = LineKeys()
         let status = StatusLine()
+        let silent = LiveSound.silentNotice(live).map { $0 + " · " } ?? ""
         let onTerminal = isatty(STDOUT_FILENO) != 0
         var exitCode: Int32 = 0
         session.start()
@@ -110,7 +112,7 @@ public enum LoopPlayer {
             }
             let state = session.state()
             let loopText = state.plan.bars.map { "bars \(opened.lesson.bars.label(ofRange: $0)) · pass \(session.transport.pass)" } ?? ""
-            status.show("bar \(opened.lesson.bars.label(number: state.position.bar))/\(opened.lesson.bars.label(number: opened.lesson.bars.lastNumber)) · \(loopText) · \(opened.lesson.tempoMark(quarterBPM: state.bpm, atBar: state.position.bar)) (\(Int(state.tempoPercent.rounded()))%) · \(state.transport == .playing ? "playing" : "paused")  [space pause, ←/→ bar, q quit]")
+            status.show("\(silent)bar \(opened.lesson.bars.label(number: state.position.bar))/\(opened.lesson.bars.label(number: opened.lesson.bars.lastNumber)) · \(loopText) · \(opened.lesson.tempoMark(quarterBPM: state.bpm, atBar: state.position.bar)) (\(Int(state.tempoPercent.rounded()))%) · \(state.transport == .playing ? "playing" : "paused")  [space pause, ←/→ bar, q quit]")
             if session.isFinished { break }
         }
         let resumePoint = session.resumePoint()

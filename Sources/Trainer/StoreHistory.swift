@@ -58,7 +58,8 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
     public func saveResume(_ point: ResumePoint, mode: PracticeMode, loopName: String?) {
         let state = ResumeState(lessonID: lessonID, path: path, positionSeconds: point.positionSeconds, hand: point.hands.rawValue,
                                 tempoPercent: Int(point.tempoPercent.rounded()), mode: mode.rawValue,
-                                loopFirstBar: point.loop?.lowerBound, loopLastBar: point.loop?.upperBound, loopName: loopName)
+                                loopFirstBar: point.loop?.lowerBound, loopLastBar: point.loop?.upperBound, loopName: loopName,
+                                otherHand: point.otherHand.name, metronome: point.metronome)
         try? store.saveResume(state)
     }
 

@@ -9,9 +9,9 @@ import Store
 struct ResumeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resume",
-        abstract: "Practise again where you left off: lesson, position, hand, tempo and loop.",
+        abstract: "Practise again where you left off: lesson, position, hand, tempo, metronome and loop.",
         discussion: """
-        On a terminal `etude resume` opens the practice screen with that state (as --play does): the lesson, bar, hand, tempo, loop and mode; --show (or output that is not a terminal) only prints it.
+        On a terminal `etude resume` opens the practice screen with that state (as --play does): the lesson, bar, hand and what the other hand does, tempo, metronome, loop and mode; --show (or output that is not a terminal) only prints it.
 
         Examples:
           etude resume
@@ -44,7 +44,8 @@ struct ResumeCommand: ParsableCommand {
                 var out = "Lesson:   \(TextDecoding.sanitize(listing?.lesson.title ?? "?"))\n"
                 out += "File:     \(TextDecoding.sanitize(path))\n"
                 out += "Position: \(Listing.duration(state.positionSeconds))\n"
-                out += "Hand:     \(state.hand)\nTempo:    \(state.tempoPercent)%\nMode:     \(state.mode)\n"
+                out += "Hand:     \(state.hand)\(state.hand == "both" ? "" : " (other hand: \(state.otherHand ?? "play"))")\n"
+                out += "Tempo:    \(state.tempoPercent)%\(state.metronome == true ? ", metronome on" : "")\nMode:     \(state.mode)\n"
                 if let a = state.loopFirstBar, let b = state.loopLastBar {
                     out += "Loop:     bars \(a)-\(b)\(state.loopName.map { " (\($0))" } ?? "")\n"
                 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Lesson
 import Notation
+import Terminal
 import Trainer
 
 extension ColorChoice: ExpressibleByArgument {}
@@ -43,8 +44,6 @@ struct ScoreCommand: ParsableCommand {
     }
 
     static func terminalColumns() -> Int? {
-        var ws = winsize()
-        guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0 else { return nil }
-        return Int(ws.ws_col)
+        TerminalSize.of(STDOUT_FILENO)?.columns
     }
 }

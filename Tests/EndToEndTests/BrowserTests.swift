@@ -56,6 +56,24 @@ struct BrowserTests {
         #expect(pane.exitStatus() != nil && pane.ttyRestored, "terminal settings restored")
     }
 
+    /// At 80×24 with no audio device: the header says the lessons will be silent, the footer
+    /// keeps `? help` and `Esc quit`, and the titles that differ only at their end stay apart.
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func at80x24TheBrowserSaysSilentKeepsQuitAndTellsTitlesApart() throws {
+        let pane = try TmuxPane(etude: try Etude(), [], width: 80, height: 24)
+        let screen = pane.waitFor { $0.contains("Etude — lessons") && $0.contains("five-finger") }
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(Self.header(screen).hasPrefix(" Etude — lessons  silent (no audio)"), "\(screen)")
+        let footer = lines.count >= 24 ? lines[23] : ""
+        #expect(footer.contains("? help") && footer.contains("Esc quit"), "\(screen)")
+        let family = lines.filter { $0.contains("A minor five-finger") }
+        #expect(family.count == 3 && family.contains { $0.contains("contrary motion") } && family.contains { $0.contains("hands separately") }
+                && family.contains { $0.contains("parallel motion") }, "\(screen)")
+        try pane.keys("Escape")
+        #expect(pane.waitFor { $0.contains("EXIT=") }.contains("EXIT=0"))
+        #expect(pane.ttyRestored)
+    }
+
     /// Ctrl-R lists the routines; Enter runs one (its lines stay until a key), then the browser
     /// comes back; Ctrl-Q leaves with the terminal as it was.
     @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
@@ -93,16 +111,22 @@ struct BrowserTests {
             let ode = try store.resolveLesson("Ode to Joy")
             // Ode to Joy: ♩=100 in 4/4, 2.4 s a bar: 8.0 s is in bar 4.
             try store.saveResume(ResumeState(lessonID: ode.lesson.id, path: ode.path ?? "", positionSeconds: 8.0, hand: "right",
-                                             tempoPercent: 50, mode: "watch", loopFirstBar: 3, loopLastBar: 5, loopName: "middle"))
+                                             tempoPercent: 50, mode: "watch", loopFirstBar: 3, loopLastBar: 5, loopName: "middle",
+                                             otherHand: "quiet", metronome: true))
         }
         let pane = try Self.browser(etude)
         var screen = pane.waitFor { $0.contains("↻ Resume: Ode to Joy") }
-        try #require(screen.contains("↻ Resume: Ode to Joy bar 4, right hand, 50%, loop 3-5"), "\(screen)")
-        try pane.keys("Enter")
+        try #require(screen.contains("↻ Resume: Ode to Joy bar 4, right hand (other quiet), 50%, loop 3-5, metronome"), "\(screen)")
+        // A level filter keeps it (Ode to Joy is level 4; the line is where the learner left off, whatever the list).
+        try pane.keys("C-l")
+        screen = pane.waitFor { Self.header($0).contains("level 1") }
+        #expect(screen.contains("↻ Resume: Ode to Joy"), "\(screen)")
+        try pane.keys("Home", "Enter")
         // The first frame of practice (at 50 % a bar lasts 4.8 s: bar 3 would still show).
         screen = pane.waitFor { $0.contains(" bar ") && !$0.contains("Search: ") }
         #expect(screen.contains("bar 4:") && screen.contains("(50%)") && screen.contains("hand: right") && screen.contains("loop 3–5"),
                 "practice at the bar left, with the hand, tempo and loop: \(screen)")
+        #expect(screen.contains("other: quiet") && screen.contains("metronome on"), "the other hand and the metronome as left: \(screen)")
         try pane.keys("q")
         _ = pane.waitFor { $0.contains("Etude — lessons") }
         try pane.keys("C-q")

@@ -212,7 +212,8 @@ import TestSupport
 
     @Test func loopPlaysEveryPassAndRecordsThemAndTheResumeState() throws {
         let etude = try Etude()
-        let r = try etude.run(["loop", Self.ode, "2-3", "--tempo", "400%", "--repeat", "2", "--hand", "right"])
+        let r = try etude.run(["loop", Self.ode, "2-3", "--tempo", "400%", "--repeat", "2", "--hand", "right", "--other", "mute",
+                               "--metronome"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "pass 1: bars 2–3 at 400%, 1.2 s\npass 2: bars 2–3 at 400%, 1.2 s\n", "\(r.stdout)")
         #expect(r.stderr.contains("no audio device"))
@@ -223,6 +224,10 @@ import TestSupport
         #expect(resume.stdout.contains("\"tempoPercent\":400"))
         #expect(resume.stdout.contains("\"loop\":{\"firstBar\":2,\"lastBar\":3"))
         #expect(resume.stdout.contains("\"mode\":\"watch\""))
+        #expect(resume.stdout.contains("\"otherHand\":\"mute\"") && resume.stdout.contains("\"metronome\":true"), "\(resume.stdout)")
+        let shown = try etude.run(["resume", "--show"])
+        #expect(shown.stdout.contains("Hand:     right (other hand: mute)") && shown.stdout.contains("Tempo:    400%, metronome on"),
+                "\(shown.stdout)")
     }
 
     @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))

@@ -50,6 +50,44 @@ struct BrowserTests {
         Snapshot.check("browser-empty-60x12", BrowserScreen(depth: .none).render(empty, size: size(60, 12)))
     }
 
+    /// At 80 columns the built-in five-finger lessons differ only at the end of their titles, and
+    /// the scales share a composer: what tells each row apart stays, the repeated parts go.
+    @Test func narrowTitlesKeepWhatTellsThemApart() {
+        func row(_ title: String, _ composer: String? = nil, path: String? = "/l/x.mid") -> BrowserRow {
+            BrowserRow(id: title, title: title, composer: composer, level: 1, durationSeconds: 30, path: path)
+        }
+        let family = ["contrary motion", "hands separately", "parallel motion"].map { row("A minor five-finger position: \($0)") }
+        let fitted = family.indices.map { i in
+            BrowserTitle.fit(family[i], beside: [i - 1, i + 1].filter(family.indices.contains).map { family[$0] }, width: 43)
+        }
+        #expect(fitted == ["A minor five-finger posit…: contrary motion", "A minor five-finger posi…: hands separately",
+                           "A minor five-finger posit…: parallel motion"])
+        #expect(fitted.allSatisfy { CellBuffer.width(of: $0) <= 43 })
+        let narrow = BrowserTitle.fit(family[1], beside: [family[0], family[2]], width: 20)
+        #expect(narrow == "…: hands separately")
+
+        // A composer the neighbours share goes before any of the title does.
+        let scale = row("B harmonic minor scale (two octaves)", "Etude curriculum")
+        let other = row("B major scale (two octaves)", "Etude curriculum")
+        #expect(BrowserTitle.fit(scale, beside: [other], width: 40) == "B harmonic minor scale (two octaves)")
+        // One of its own is shortened, the title kept whole.
+        let minuet = row("Minuet in G major", "Christian Petzold")
+        #expect(BrowserTitle.fit(minuet, beside: [other], width: 30) == "Minuet in G major — Christian…")
+        #expect(BrowserTitle.fit(minuet, beside: [other], width: 60) == "Minuet in G major — Christian Petzold")
+        // A missing file says so however narrow.
+        let lost = row("A minor five-finger position: parallel motion", path: nil)
+        #expect(BrowserTitle.fit(lost, beside: [family[1]], width: 40).hasSuffix("…: parallel motion (missing)"))
+    }
+
+    @Test func theFooterKeepsHelpAndQuitAtEveryWidth() {
+        for width in [60, 80, 120] {
+            let lines = BrowserScreen(depth: .none).render(BrowserFixture.model(), size: size(width, 24)).plainText()
+                .split(separator: "\n", omittingEmptySubsequences: false)
+            let footer = String(lines[23])
+            #expect(footer.contains("? help") && footer.contains("Esc quit"), "\(width): \(footer)")
+        }
+    }
+
     @Test func rowsShowTitleLevelDurationStarBestAndLastPractised() {
         let text = BrowserScreen(depth: .ansi16).render(BrowserFixture.model(), size: size(100, 24)).plainText()
         let lines = text.split(separator: "\n").map(String.init)
