@@ -111,6 +111,8 @@ public struct PassSchedule: Sendable {
     /// Tempo as a factor of the file's (0.5 = half speed).
     public let factor: Double
     public let countInSeconds: Double
+    /// Clicks in the count-in (0 without one).
+    public let countInBeats: Int
     /// Seconds from the pass start to its end (count-in included).
     public let duration: Double
     /// Every note of the pass (muted ones included), sorted by start.
@@ -237,6 +239,7 @@ public struct PassSchedule: Sendable {
             }
         }
         self.countInSeconds = countIn
+        self.countInBeats = options.countIn ? BarMap.beatsPerBar(startBar.signature) : 0
         let timing = PassTiming(map: map, startSeconds: s0, countIn: countIn, factor: factor)
         let duration = timing.time(endTick)
         self.duration = duration

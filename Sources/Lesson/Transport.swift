@@ -124,6 +124,21 @@ public final class Transport: @unchecked Sendable {
         }
     }
 
+    /// The count-in's click under way at a clock time (beat 2 of 4), nil once the music plays.
+    public func countIn(at now: Double) -> (beat: Int, beats: Int)? {
+        locked {
+            let offset: Double
+            switch stateValue {
+            case .playing: offset = now - scheduleStart
+            case .paused: offset = pausedOffset
+            case .stopped, .finished: return nil
+            }
+            let beats = schedule.countInBeats
+            guard beats > 0, offset >= 0, offset < schedule.countInSeconds else { return nil }
+            return (min(beats, Int(offset / schedule.countInSeconds * Double(beats)) + 1), beats)
+        }
+    }
+
     /// Notes sounding at `now` or starting within `seconds` after it, with clock times: what
     /// a falling-notes display draws. Across the end of a pass the next pass is included at
     /// the current tempo (a speed-trainer step may make it a little faster when it comes).

@@ -370,7 +370,7 @@ public final class PracticeSession: @unchecked Sendable {
         return SessionState(
             now: now, title: title, transport: transportState, plan: plan, pass: transport.pass, tempoPercent: transport.tempoPercent,
             bpm: transportState == .playing ? transport.bpm(at: now) : transport.effectiveBPM,
-            position: transport.position(at: now), tick: transport.tick(at: now), lookaheadSeconds: lookahead,
+            position: transport.position(at: now), tick: transport.tick(at: now), countIn: transport.countIn(at: now), lookaheadSeconds: lookahead,
             notes: upcoming, barLines: lines,
             loop: SessionState.Loop(start: local.5, end: local.6, enabled: local.3, passes: local.4, name: local.7),
             mode: coach.mode, pianoKeys: settings.computerKeyboard && coach.mode.judges,

@@ -78,6 +78,8 @@ public struct SessionState: Sendable {
     public var position: Position
     /// The transport's tick now (fractional), for the timeline.
     public var tick: Double
+    /// The count-in click under way (beat of beats), nil while the music plays.
+    public var countIn: (beat: Int, beats: Int)? = nil
     /// Seconds of music ahead in `notes` and `barLines`.
     public var lookaheadSeconds: Double
     public var notes: [Note]

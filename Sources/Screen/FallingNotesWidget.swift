@@ -94,7 +94,9 @@ public struct StatusBarWidget: Sendable {
 
     public static func firstLineRight(_ s: StatusInfo) -> String {
         let bpm = s.bpm.isFinite && abs(s.bpm) < 1e9 ? String(Int(s.bpm.rounded())) : "–"
-        return "bar \(s.barLabel ?? String(s.bar)):\(s.beat)/\(s.barsLabel ?? String(s.bars))  \(s.beatSymbol)=\(bpm) (\(s.tempoPercent)%)"
+        let position = s.countIn.map { "\($0) → bar \(s.barLabel ?? String(s.bar))" }
+            ?? "bar \(s.barLabel ?? String(s.bar)):\(s.beat)"
+        return "\(position)/\(s.barsLabel ?? String(s.bars))  \(s.beatSymbol)=\(bpm) (\(s.tempoPercent)%)"
     }
 
     public static func secondLine(_ s: StatusInfo) -> String {

@@ -108,6 +108,8 @@ public struct StatusInfo: Sendable, Equatable {
     public var barsLabel: String?
     /// Effective tempo (after the tempo percentage) and the percentage itself.
     public var bpm: Double
+    /// "count-in 2/4" while the count-in clicks (shown before the bar it leads into).
+    public var countIn: String?
     /// The note value `bpm` counts (♩, ♪ in 3/8, ♩. in 6/8): see `TempoMark`.
     public var beatSymbol = "♩"
     public var tempoPercent: Int

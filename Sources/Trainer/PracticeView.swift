@@ -77,6 +77,7 @@ public enum PracticeView {
             status.barLabel = lesson.bars.label(number: state.position.bar)
             status.barsLabel = lesson.bars.bars.last.map { String($0.printed) }
         }
+        status.countIn = state.countIn.map { "count-in \($0.beat)/\($0.beats)" }
         let mark = lesson.tempoMark(quarterBPM: state.bpm, atBar: state.position.bar)
         status.bpm = mark.perMinute
         status.beatSymbol = mark.symbol

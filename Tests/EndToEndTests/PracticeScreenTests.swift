@@ -35,6 +35,35 @@ import TestSupport
         #expect(pane.stderr.contains("no audio device"))
     }
 
+    /// The first minutes of a learner at 80×24 with no audio device: the screen says it is
+    /// silent, the footer keeps `? help` and `q quit`, `M` takes watch mode to wait mode, and a
+    /// play-mode pass begins with its count-in, shown in the header.
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func at80x24SilentFooterModeSwitchAndCountIn() throws {
+        let etude = try Etude()
+        let pane = try TmuxPane(etude: etude, ["practice", Self.ode], width: 80, height: 24)
+        var screen = pane.waitFor { $0.contains("mode: watch") }
+        let lines = { (s: String) in s.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        #expect(lines(screen).first?.contains("silent (no audio) · Ode to Joy") == true, "\(screen)")
+        #expect(lines(screen).count >= 24 && lines(screen)[23].contains("? help") && lines(screen)[23].contains("q quit"), "\(screen)")
+        try pane.keys("M")
+        screen = pane.waitFor { $0.contains("mode: wait") }
+        #expect(screen.contains("mode: wait"), "\(screen)")
+        #expect(lines(screen)[23].contains("q quit"), "\(screen)")
+        try pane.keys("q")
+        #expect(pane.exitStatus() == 0 && pane.ttyRestored)
+
+        let play = try TmuxPane(etude: etude, ["practice", Self.ode, "--mode", "play", "--tempo", "50%"], width: 80, height: 24)
+        screen = play.waitFor { $0.contains("count-in") }
+        let header = lines(screen).first ?? ""
+        #expect(header.contains("count-in ") && header.contains("/4 → bar 1/16"), "\(screen)")
+        // The count-in leads into bar 1 (4 beats at ♩=50: 4.8 s).
+        screen = play.waitFor(15) { $0.contains("bar 1:") }
+        #expect(screen.contains("bar 1:") && !screen.contains("count-in"), "\(screen)")
+        try play.keys("q")
+        #expect(play.exitStatus() == 0 && play.ttyRestored)
+    }
+
     @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason),
           arguments: [("TERM", Int32(15)), ("INT", Int32(2)), ("HUP", Int32(1))])
     func signalsRestoreTheTerminal(name: String, number: Int32) throws {

@@ -88,6 +88,21 @@ struct PracticeSessionTests {
         #expect(StatusBarWidget.firstLineRight(status).hasSuffix(shown), "\(StatusBarWidget.firstLineRight(status))")
     }
 
+    /// The count-in is on the header, beat by beat, and gives way to bar 1 when the music starts.
+    @Test func theCountInIsShownBeatByBeat() throws {
+        var plan = PracticePlan(repeatMode: .times(1))
+        plan.countIn = true
+        let (s, clock, _) = try session(plan)
+        s.start()
+        var status = s.snapshot().status
+        #expect(status.countIn == "count-in 1/4" && StatusBarWidget.firstLineRight(status).hasPrefix("count-in 1/4 → bar 1/8"))
+        play(s, clock, until: 1.1)   // 120 BPM: a beat is 0.5 s
+        #expect(s.snapshot().status.countIn == "count-in 3/4")
+        play(s, clock, until: 2.1)
+        status = s.snapshot().status
+        #expect(status.countIn == nil && StatusBarWidget.firstLineRight(status).hasPrefix("bar 1:1/8"), "\(StatusBarWidget.firstLineRight(status))")
+    }
+
     @Test func tempoKeysStepFivePercentAndShowTheBPM() throws {
         let (s, clock, _) = try session()
         s.start()
