@@ -236,3 +236,150 @@ public struct DevicesRecord: Encodable, Sendable {
                                        bufferMs: ($0.bufferMilliseconds * 10).rounded() / 10) }
     }
 }
+
+/// `etude info --json`: the file as read (format, timing, tracks, meta events, the reader's
+/// repairs) and, when it reads as a lesson, what Etude makes of it (hands, bars, parts).
+public struct InfoRecord: Encodable, Sendable {
+    public struct DivisionInfo: Encodable, Sendable {
+        public struct SMPTE: Encodable, Sendable {
+            public var fps: Double
+            public var ticksPerFrame: Int
+        }
+        public var ticksPerQuarter: Int?
+        public var smpte: SMPTE?
+
+        public init(_ d: Division) {
+            switch d {
+            case .ticksPerQuarter(let t): ticksPerQuarter = t
+            // 29 in the header means 29.97 (drop-frame): say the real rate.
+            case .smpte(let fps, let tpf): smpte = SMPTE(fps: fps == 29 ? 29.97 : Double(fps), ticksPerFrame: tpf)
+            }
+        }
+    }
+    public struct TrackInfo: Encodable, Sendable {
+        public var index: Int
+        @Nullable public var name: String?
+        public var channels: [Int]
+        public var programs: [Int]
+        public var instruments: [String]
+        public var noteCount: Int
+        @Nullable public var lowestPitch: Int?
+        @Nullable public var highestPitch: Int?
+    }
+    public struct Tempo: Encodable, Sendable {
+        public var tick: Int
+        public var seconds: Double
+        public var microsecondsPerQuarter: Int
+        public var bpm: Double
+    }
+    public struct Time: Encodable, Sendable {
+        public var tick: Int
+        public var numerator: Int
+        public var denominator: Int
+    }
+    public struct Key: Encodable, Sendable {
+        public var tick: Int
+        public var sharps: Int
+        public var minor: Bool
+        public var name: String
+    }
+    public struct Marker: Encodable, Sendable {
+        public var tick: Int
+        public var seconds: Double
+        public var text: String
+    }
+    public struct Warning: Encodable, Sendable {
+        @Nullable public var offset: Int?
+        public var message: String
+
+        public init(_ w: MIDIWarning) {
+            offset = w.offset
+            message = w.message
+        }
+    }
+    public struct Hands: Encodable, Sendable {
+        public var method: String
+        public var description: String
+        public var right: Int
+        public var left: Int
+        public var accompaniment: Int
+    }
+    public struct PrintedRun: Encodable, Sendable {
+        public var printed: [Int]
+        public var pass: Int
+        public var played: [Int]
+    }
+    public struct Bars: Encodable, Sendable {
+        public var count: Int
+        public var pickup: Bool
+        public var printed: [PrintedRun]
+    }
+    public struct Staff: Encodable, Sendable {
+        public var track: Int
+        @Nullable public var hand: String?
+        @Nullable public var clef: String?
+    }
+    public struct Part: Encodable, Sendable {
+        public var name: String
+        public var staves: [Staff]
+    }
+    public struct Section: Encodable, Sendable {
+        public var name: String
+        public var firstBar: Int
+        public var lastBar: Int
+    }
+
+    public var format: Int
+    public var division: DivisionInfo
+    public var durationSeconds: Double
+    public var noteCount: Int
+    public var tracks: [TrackInfo]
+    public var tempos: [Tempo]
+    public var timeSignatures: [Time]
+    public var keySignatures: [Key]
+    public var markers: [Marker]
+    public var warnings: [Warning]
+    // The lesson's side (absent when the file does not read as one).
+    public var title: String?
+    public var composer: Nullable<String>?
+    public var level: Nullable<Int>?
+    public var description: Nullable<String>?
+    public var hands: Hands?
+    public var bars: Bars?
+    public var parts: [Part]?
+    public var sections: [Section]?
+
+    public init(_ s: MIDIFileSummary, warnings: [MIDIWarning], lesson: Lesson?) {
+        format = s.format
+        division = DivisionInfo(s.division)
+        durationSeconds = s.durationSeconds
+        noteCount = s.noteCount
+        tracks = s.tracks.map { t in
+            TrackInfo(index: t.index, name: t.name, channels: t.channels, programs: t.programs,
+                      instruments: t.programs.map { GeneralMIDI.name(program: $0) }, noteCount: t.noteCount,
+                      lowestPitch: t.lowestPitch, highestPitch: t.highestPitch)
+        }
+        tempos = s.tempos.map { Tempo(tick: $0.tick, seconds: $0.seconds, microsecondsPerQuarter: Int($0.value), bpm: 60_000_000 / Double($0.value)) }
+        timeSignatures = s.timeSignatures.map { Time(tick: $0.tick, numerator: Int($0.value.numerator), denominator: Int($0.value.denominator)) }
+        keySignatures = s.keySignatures.map { Key(tick: $0.tick, sharps: Int($0.value.sharps), minor: $0.value.minor, name: $0.value.name) }
+        markers = s.markers.map { Marker(tick: $0.tick, seconds: $0.seconds, text: $0.value) }
+        self.warnings = warnings.map(Warning.init)
+        guard let lesson else { return }
+        title = lesson.title
+        composer = Nullable(wrappedValue: lesson.composer)
+        level = Nullable(wrappedValue: lesson.tags.level)
+        description = Nullable(wrappedValue: lesson.tags.description)
+        hands = Hands(method: lesson.handAssignment.method.rawValue, description: lesson.handAssignment.description,
+                      right: lesson.noteCount(.hand(.right)), left: lesson.noteCount(.hand(.left)),
+                      accompaniment: lesson.noteCount(.accompaniment))
+        bars = Bars(count: lesson.bars.count, pickup: lesson.bars.hasPickup,
+                    printed: (lesson.bars.isPrinted ? lesson.bars.printedRuns : []).map {
+                        PrintedRun(printed: [$0.printed.lowerBound, $0.printed.upperBound], pass: $0.pass,
+                                   played: [$0.performed.lowerBound, $0.performed.upperBound])
+                    })
+        parts = lesson.scoreParts.map { p in
+            Part(name: p.name, staves: p.staves.map { Staff(track: $0.track, hand: $0.hand?.rawValue, clef: $0.clef?.rawValue) })
+        }
+        sections = lesson.sections.map { Section(name: $0.name, firstBar: $0.firstBar, lastBar: $0.lastBar) }
+    }
+}

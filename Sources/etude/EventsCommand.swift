@@ -28,30 +28,11 @@ struct EventsCommand: ParsableCommand {
 
 /// The `etude events --json` document.
 enum EventsReport {
-    static func division(_ d: Division, into j: inout JSONText) {
-        switch d {
-        case .ticksPerQuarter(let t): j.raw("{\"ticksPerQuarter\":\(t)}")
-        // 29 in the header means 29.97 (drop-frame): say the real rate.
-        case .smpte(let fps, let tpf): j.raw("{\"smpte\":{\"fps\":\(fps == 29 ? "29.97" : String(fps)),\"ticksPerFrame\":\(tpf)}}")
-        }
-    }
-
-    static func warnings(_ warnings: [MIDIWarning], into j: inout JSONText) {
-        j.raw("[")
-        for (i, w) in warnings.enumerated() {
-            if i > 0 { j.raw(",") }
-            j.raw("{\"offset\":\(w.offset.map(String.init) ?? "null"),\"message\":")
-            j.string(w.message)
-            j.raw("}")
-        }
-        j.raw("]")
-    }
-
     static func json(_ result: MIDIReadResult) -> String {
         let file = result.file
         var j = JSONText(capacity: file.tracks.reduce(0) { $0 + $1.events.count * 80 })
         j.raw("{\"format\":\(file.format),\"division\":")
-        division(file.division, into: &j)
+        j.raw(JSONOutput.text(InfoRecord.DivisionInfo(file.division)))
         j.raw(",\"durationSeconds\":")
         j.number(file.durationSeconds)
         j.raw(",\"tracks\":[")
@@ -78,7 +59,7 @@ enum EventsReport {
             j.raw("]}")
         }
         j.raw("],\"warnings\":")
-        warnings(result.warnings, into: &j)
+        j.raw(JSONOutput.text(result.warnings.map(InfoRecord.Warning.init)))
         j.raw("}")
         return j.text
     }

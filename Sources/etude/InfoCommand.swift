@@ -30,7 +30,7 @@ struct InfoCommand: ParsableCommand {
         let warnings = result.warnings
         let lesson = Lesson(file: result.file, fileName: file, split: splitPitch)
         if json {
-            Console.out(InfoReport.json(summary, warnings: warnings, lesson: lesson) + "\n")
+            Console.out(JSONOutput.line(InfoRecord(summary, warnings: warnings, lesson: lesson)))
         } else {
             Console.out(InfoReport.text(summary, warnings: warnings, path: file, lesson: lesson))
         }
@@ -163,104 +163,5 @@ enum InfoReport {
             for w in warnings { out += "  - \(safe(w.description))\n" }
         }
         return out
-    }
-
-    static func json(_ s: MIDIFileSummary, warnings: [MIDIWarning], lesson: Lesson? = nil) -> String {
-        var j = JSONText()
-        j.raw("{\"format\":\(s.format),\"division\":")
-        EventsReport.division(s.division, into: &j)
-        j.raw(",\"durationSeconds\":")
-        j.number(s.durationSeconds)
-        j.raw(",\"noteCount\":\(s.noteCount),\"tracks\":[")
-        for (i, t) in s.tracks.enumerated() {
-            if i > 0 { j.raw(",") }
-            j.raw("{\"index\":\(t.index),\"name\":")
-            if let n = t.name { j.string(n) } else { j.raw("null") }
-            j.raw(",\"channels\":[\(t.channels.map(String.init).joined(separator: ","))]")
-            j.raw(",\"programs\":[\(t.programs.map(String.init).joined(separator: ","))]")
-            j.raw(",\"instruments\":[")
-            for (k, p) in t.programs.enumerated() {
-                if k > 0 { j.raw(",") }
-                j.string(GeneralMIDI.name(program: p))
-            }
-            j.raw("],\"noteCount\":\(t.noteCount),\"lowestPitch\":\(t.lowestPitch.map(String.init) ?? "null"),\"highestPitch\":\(t.highestPitch.map(String.init) ?? "null")}")
-        }
-        j.raw("],\"tempos\":[")
-        for (i, t) in s.tempos.enumerated() {
-            if i > 0 { j.raw(",") }
-            j.raw("{\"tick\":\(t.tick),\"seconds\":")
-            j.number(t.seconds)
-            j.raw(",\"microsecondsPerQuarter\":\(t.value),\"bpm\":")
-            j.number(60_000_000 / Double(t.value))
-            j.raw("}")
-        }
-        j.raw("],\"timeSignatures\":[")
-        for (i, t) in s.timeSignatures.enumerated() {
-            if i > 0 { j.raw(",") }
-            j.raw("{\"tick\":\(t.tick),\"numerator\":\(t.value.numerator),\"denominator\":\(t.value.denominator)}")
-        }
-        j.raw("],\"keySignatures\":[")
-        for (i, t) in s.keySignatures.enumerated() {
-            if i > 0 { j.raw(",") }
-            j.raw("{\"tick\":\(t.tick),\"sharps\":\(t.value.sharps),\"minor\":\(t.value.minor),\"name\":")
-            j.string(t.value.name)
-            j.raw("}")
-        }
-        j.raw("],\"markers\":[")
-        for (i, t) in s.markers.enumerated() {
-            if i > 0 { j.raw(",") }
-            j.raw("{\"tick\":\(t.tick),\"seconds\":")
-            j.number(t.seconds)
-            j.raw(",\"text\":")
-            j.string(t.value)
-            j.raw("}")
-        }
-        j.raw("]")
-        if let lesson {
-            j.raw(",\"title\":")
-            j.string(lesson.title)
-            j.raw(",\"composer\":")
-            if let c = lesson.composer { j.string(c) } else { j.raw("null") }
-            j.raw(",\"level\":\(lesson.tags.level.map(String.init) ?? "null"),\"description\":")
-            if let d = lesson.tags.description { j.string(d) } else { j.raw("null") }
-            j.raw(",\"hands\":{\"method\":")
-            j.string(lesson.handAssignment.method.rawValue)
-            j.raw(",\"description\":")
-            j.string(lesson.handAssignment.description)
-            j.raw(",\"right\":\(lesson.noteCount(.hand(.right))),\"left\":\(lesson.noteCount(.hand(.left))),\"accompaniment\":\(lesson.noteCount(.accompaniment))}")
-            j.raw(",\"bars\":{\"count\":\(lesson.bars.count),\"pickup\":\(lesson.bars.hasPickup),\"printed\":[")
-            for (i, run) in (lesson.bars.isPrinted ? lesson.bars.printedRuns : []).enumerated() {
-                if i > 0 { j.raw(",") }
-                j.raw("{\"printed\":[\(run.printed.lowerBound),\(run.printed.upperBound)],\"pass\":\(run.pass),\"played\":[\(run.performed.lowerBound),\(run.performed.upperBound)]}")
-            }
-            j.raw("],\"parts\":[")
-            for (i, part) in lesson.scoreParts.enumerated() {
-                if i > 0 { j.raw(",") }
-                j.raw("{\"name\":")
-                j.string(part.name)
-                j.raw(",\"staves\":[")
-                for (k, staff) in part.staves.enumerated() {
-                    if k > 0 { j.raw(",") }
-                    j.raw("{\"track\":\(staff.track),\"hand\":")
-                    if let h = staff.hand { j.string(h.rawValue) } else { j.raw("null") }
-                    j.raw(",\"clef\":")
-                    if let c = staff.clef { j.string(c.rawValue) } else { j.raw("null") }
-                    j.raw("}")
-                }
-                j.raw("]}")
-            }
-            j.raw("],\"sections\":[")
-            for (i, sec) in lesson.sections.enumerated() {
-                if i > 0 { j.raw(",") }
-                j.raw("{\"name\":")
-                j.string(sec.name)
-                j.raw(",\"firstBar\":\(sec.firstBar),\"lastBar\":\(sec.lastBar)}")
-            }
-            j.raw("]}")
-        }
-        j.raw(",\"warnings\":")
-        EventsReport.warnings(warnings, into: &j)
-        j.raw("}")
-        return j.text
     }
 }

@@ -31,7 +31,8 @@ import TestSupport
         let info = try etude.run(["info", out])
         #expect(info.stdout.contains("Hands:     right 32, left 0, accompaniment 32 — track names: \"Right Hand\" → right"))
         let json = try etude.run(["info", out, "--json"])
-        #expect(json.stdout.contains("\"hands\":{\"method\":\"trackNames\""))
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect((doc["hands"] as? [String: Any])?["method"] as? String == "trackNames", "\(json.stdout)")
     }
 
     @Test(arguments: [

@@ -43,6 +43,7 @@ import TestSupport
         #expect(hands.hasPrefix("Hands:     right 6, left 6 — track 1 channel 1 split by the hand model (about "), "\(hands)")
         #expect(hands.hasSuffix("% of notes in the wrong hand on Etude's test set; override with --split)"), "\(hands)")
         let json = try etude.run("info", path, "--json")
-        #expect(json.stdout.contains("\"hands\":{\"method\":\"handModel\""))
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect((doc["hands"] as? [String: Any])?["method"] as? String == "handModel", "\(json.stdout)")
     }
 }

@@ -100,7 +100,11 @@ import TestSupport
         #expect(r.stdout.contains("Hands:     right 10, left 10 — staves: \"Piano\" (track 2) → right, \"Piano\" (track 3) → left"), "\(r.stdout)")
         let json = try Etude().run("info", path, "--json")
         #expect(json.status == 0)
-        #expect(json.stdout.contains("\"printed\":[{\"printed\":[1,5],\"pass\":1,\"played\":[1,5]}"))
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let printed = try #require((doc["bars"] as? [String: Any])?["printed"] as? [[String: Any]])
+        #expect(printed.first?["printed"] as? [Int] == [1, 5] && printed.first?["pass"] as? Int == 1 && printed.first?["played"] as? [Int] == [1, 5],
+                "\(json.stdout)")
+        #expect((doc["parts"] as? [[String: Any]])?.first?["name"] as? String == "Piano", "parts beside bars, not inside: \(json.stdout)")
     }
 
     @Test func exportWritesExactlyThePrintedBars() throws {

@@ -20,6 +20,22 @@ struct KeyboardTests {
         #expect(KeyboardLayout(width: 200, range: nil).keyWidth == 3, "wider keys when there is room")
     }
 
+    /// Every white key is as wide as every other at every terminal width (no key a column
+    /// wider to use up the remainder), side by side with no gap, and the keys fit.
+    @Test func whiteKeysHaveEqualWidthAtEveryWidth() {
+        for width in 20...260 {
+            for range in [nil, Fixture.range, 60...64, 21...108] as [ClosedRange<Int>?] {
+                let l = KeyboardLayout(width: width, range: range)
+                let whites = (l.low...l.high).filter { !KeyboardLayout.isBlack($0) }
+                let columns = whites.compactMap { l.whiteColumns($0) }
+                #expect(columns.count == whites.count)
+                #expect(Set(columns.map(\.count)) == [l.keyWidth], "\(width) columns, \(String(describing: range))")
+                #expect(zip(columns, columns.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+                #expect((columns.last?.upperBound ?? 0) <= width)
+            }
+        }
+    }
+
     @Test func narrowShowsTheLessonRangeInWholeOctaves() {
         let l = KeyboardLayout(width: 80, range: Fixture.range)
         #expect(l.low == 36 && l.high == 83, "G2–G5 becomes C2–B5")
