@@ -149,10 +149,10 @@ struct BrowserTests {
         screen = pane.waitFor { $0.contains("mode   watch   wait  [play]") && $0.contains("hand   both  [right]") }
         #expect(screen.contains("real time, scored"), "\(screen)")
         try pane.keys("Enter")
-        screen = pane.waitFor { $0.contains("mode: play") && $0.contains("hand: right") && $0.contains("q quit") }
+        // The count-in: a bar of clicks (2.4 s at ♩=100) before bar 1 sounds, shown on the header.
+        screen = pane.waitFor { $0.contains("mode: play") && $0.contains("hand: right") && $0.contains("count-in ") }
         #expect(screen.contains("mode: play") && screen.contains("hand: right"), "practice opened in play mode: \(screen)")
-        // The count-in: a bar of clicks before bar 1 sounds, so the position stays at the start.
-        #expect(screen.contains("bar 1:"), "\(screen)")
+        #expect(screen.contains("count-in ") && screen.contains("→ bar 1/"), "\(screen)")
         #expect(screen.contains("notes: a w s e d f t g y h u j k"), "the footer shows which letters are notes: \(screen)")
         try pane.keys("F2")   // the hand switch while h is a note
         screen = pane.waitFor { $0.contains("hand: left") }

@@ -160,6 +160,38 @@ import TestSupport
         #expect(pane.ttyRestored)
     }
 
+    /// `v` shows the grand staff while the piece plays; in wait mode a wrong key turns the note
+    /// the learner owed red on it (and marks it ×, for terminals without colour).
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func theStaffFollowsPlayingAndShowsAWrongNoteInRed() throws {
+        let etude = try Etude()
+        let watch = try PracticeScreenTests.practice(etude, [Self.lesson])
+        #expect(eventually { watch.screen().contains("mode: watch") }, "\(watch.screen())")
+        try watch.keys("v")
+        // The grand staff: its brace, the treble and bass clefs' marks, a fingered note.
+        var screen = watch.waitFor { $0.contains("⎧") && $0.contains("⎩") && $0.contains("●1") }
+        #expect(screen.contains("⎧") && screen.contains("⎩") && screen.contains("●1"), "\(screen)")
+        #expect(eventually { (ScreenText.bar(in: watch.screen()) ?? 0) >= 2 }, "it plays on with the staff shown: \(watch.screen())")
+        try watch.keys("q")
+        #expect(watch.exitStatus() == 0 && watch.ttyRestored)
+
+        let wait = try PracticeScreenTests.practice(etude, [Self.lesson, "--hand", "right", "--mode", "wait", "--input", "keys"])
+        #expect(eventually { wait.screen().contains("mode: wait") }, "\(wait.screen())")
+        try wait.keys("v")
+        screen = wait.waitFor { $0.contains("⎧") && $0.contains("●1") }
+        #expect(!screen.contains("×1"))
+        // Bar 1 wants C4 (a); s is D4.
+        try wait.keys("s")
+        screen = wait.waitFor { $0.contains("×1") }
+        #expect(screen.contains("×1"), "the owed C4 is marked wrong: \(screen)")
+        let styled = wait.screenWithStyles()
+        let red = ["38;5;167m", "38;2;225;55;55m", "31m", "91m"]
+        let line = styled.split(separator: "\n").first { $0.contains("×") } ?? ""
+        #expect(red.contains { line.contains($0) }, "the wrong note is red: \(line)")
+        try wait.keys("q")
+        #expect(wait.exitStatus() == 0 && wait.ttyRestored)
+    }
+
     @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
     func playModeFromTheComputerKeyboardScoresThePass() throws {
         // 72 BPM at 50 %: a quarter note every 1.67 s; the window is wide (±600 ms).
