@@ -368,7 +368,7 @@ public enum RoutineFile {
     }
 
     /// Reads and checks a routine file (imported, or edited in $EDITOR). Every error is one
-    /// line naming what is wrong and where: "entry 2: tempo is a percentage from 10 to 200, not 900".
+    /// line naming what is wrong and where (e.g. "entry 2: tempo 900: the tempo must be between 10% and 400%").
     public static func parse(_ text: String) throws -> Routine {
         let doc: Written
         do {
