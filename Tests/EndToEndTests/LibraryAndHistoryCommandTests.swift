@@ -59,6 +59,46 @@ import TestSupport
         #expect(kills >= 3, "the writer finished before it could be killed too often")
     }
 
+    /// `library add` killed (SIGKILL) part way through a big folder: the database is intact,
+    /// what the scan committed is kept, and the next command's scan completes it.
+    @Test func aScanKilledPartWayKeepsWhatItCommittedAndTheNextOneFinishes() throws {
+        let db = dir.file("etude.sqlite")
+        let lib = dir.file("big")
+        let total = 1500
+        for i in 0..<total {
+            _ = try LessonMaker.write(lib + "/l\(String(format: "%03d", i)).mid", title: "Lesson \(i)", level: 1, salt: "\(i)")
+        }
+        // The database exists before the scan, so its progress can be watched from here.
+        #expect(try etude.run(["library", "list", "--db", db]).status == 0)
+        let scan = try etude.start(["library", "add", lib, "--db", db])
+        var seen = 0
+        var killed = false
+        while scan.isRunning {
+            seen = (try? DatabaseQueue(path: db).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM lessonFile") ?? 0 }) ?? seen
+            if seen > 0 {
+                scan.signal(SIGKILL)
+                killed = true
+                break
+            }
+            usleep(2_000)
+        }
+        let status = scan.wait(timeout: 120)
+        try #require(killed && status == 128 + SIGKILL, "the scan ended before it could be killed (\(seen) files seen)")
+
+        let s = try Store.open(path: db)
+        #expect(try s.integrityCheck() == "ok")
+        let kept = try s.lessons().count
+        #expect(kept > 0 && kept < total, "kept \(kept) of \(total)")
+        try (s.writer as? DatabasePool)?.close()
+        // The folder was registered before the kill: the next command's scan reads the rest.
+        let listed = try etude.run(["list", "--json", "--db", db])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(try Staged.lessonCount(listed.stdout) == total)
+        let again = try etude.run(["library", "add", lib, "--db", db])
+        #expect(again.status == 0 && again.stdout.hasPrefix("0 added, 0 updated, \(total) unchanged"), "\(again.output)")
+        #expect(try Store.open(path: db).integrityCheck() == "ok")
+    }
+
     @Test func twoProcessesWriteAtOnceWithoutLockErrors() throws {
         // Both race to create and migrate it (in a folder that exists: --db creates only the file).
         try FileManager.default.createDirectory(atPath: dir.file("fresh"), withIntermediateDirectories: true)
