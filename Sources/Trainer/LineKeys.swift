@@ -102,6 +102,30 @@ public enum LineCommand: Equatable, Sendable {
     }
 }
 
+extension LineKeys {
+    /// What the keys of a player's poll say: go on with these commands, or stop with a status.
+    public enum Poll: Equatable {
+        case commands([LineCommand])
+        /// 0 for q or Esc or the input gone, 130 for Ctrl-C, 128 + n for a signal.
+        case stop(Int32)
+    }
+
+    /// One poll of a player's keys: quit and interrupt become `.stop`, the rest come in order.
+    public func poll(timeoutMs: Int32) -> Poll {
+        guard let pressed = read(timeoutMs: timeoutMs) else { return .stop(signalStatus ?? 0) }
+        var commands: [LineCommand] = []
+        for key in pressed {
+            switch LineCommand(key) {
+            case .quit?: return .stop(0)
+            case .interrupt?: return .stop(130)
+            case let command?: commands.append(command)
+            case nil: break
+            }
+        }
+        return .commands(commands)
+    }
+}
+
 /// A status line redrawn in place on a terminal (`\r`, erase to the end of the line).
 public final class StatusLine: @unchecked Sendable {
     private var last = ""

@@ -27,19 +27,18 @@ public enum FilePlayer {
         var exitCode: Int32 = 0
         dispatcher.start()
         loop: while true {
-            guard let pressed = keys.read(timeoutMs: 50) else {
-                exitCode = keys.signalStatus ?? 0
-                break
+            let commands: [LineCommand]
+            switch keys.poll(timeoutMs: 50) {
+            case .stop(let status):
+                exitCode = status
+                break loop
+            case .commands(let typed): commands = typed
             }
-            for key in pressed {
-                switch LineCommand(key) {
-                case .quit?: break loop
-                case .interrupt?:
-                    exitCode = 130
-                    break loop
-                case .togglePause?, .character("p")?: dispatcher.togglePause()
-                case .back?, .character("h")?: dispatcher.seek(by: -5)
-                case .forward?, .character("l")?: dispatcher.seek(by: 5)
+            for command in commands {
+                switch command {
+                case .togglePause, .character("p"): dispatcher.togglePause()
+                case .back, .character("h"): dispatcher.seek(by: -5)
+                case .forward, .character("l"): dispatcher.seek(by: 5)
                 default: break
                 }
             }
@@ -85,19 +84,18 @@ public enum LoopPlayer {
         var exitCode: Int32 = 0
         session.start()
         loop: while true {
-            guard let pressed = keys.read(timeoutMs: 50) else {
-                exitCode = keys.signalStatus ?? 0
-                break
+            let commands: [LineCommand]
+            switch keys.poll(timeoutMs: 50) {
+            case .stop(let status):
+                exitCode = status
+                break loop
+            case .commands(let typed): commands = typed
             }
-            for key in pressed {
-                switch LineCommand(key) {
-                case .quit?: break loop
-                case .interrupt?:
-                    exitCode = 130
-                    break loop
-                case .togglePause?: controller.handle(.playPause)
-                case .back?: controller.handle(.previousBar)
-                case .forward?: controller.handle(.nextBar)
+            for command in commands {
+                switch command {
+                case .togglePause: controller.handle(.playPause)
+                case .back: controller.handle(.previousBar)
+                case .forward: controller.handle(.nextBar)
                 default: break
                 }
             }
