@@ -20,18 +20,8 @@ enum Blanks {
             let n = b.count
             var i = 0
             var run = 0  // bytes copied so far start at `run`
-            func at(_ k: Int, _ s: StaticString) -> Bool {
-                let count = s.utf8CodeUnitCount
-                guard k + count <= n else { return false }
-                let p = s.utf8Start
-                for x in 0..<count where b[k + x] != p[x] { return false }
-                return true
-            }
-            func skip(to end: StaticString, from k: Int) -> Int {
-                var x = k
-                while x < n, !at(x, end) { x += 1 }
-                return min(n, x + end.utf8CodeUnitCount)
-            }
+            func at(_ k: Int, _ s: StaticString) -> Bool { XMLBytes.has(s, at: k, in: b) }
+            func skip(to end: StaticString, from k: Int) -> Int { XMLBytes.skip(to: end, from: k, in: b) }
             while i < n {
                 // Comments, CDATA sections, processing instructions and declarations are passed
                 // over whole: what they hold is not touched.
@@ -108,18 +98,8 @@ enum EmptyInstructions {
         var out: [UInt8]?
         bytes.withUnsafeBufferPointer { b in
             let n = b.count
-            func at(_ k: Int, _ s: StaticString) -> Bool {
-                let count = s.utf8CodeUnitCount
-                guard k + count <= n else { return false }
-                let p = s.utf8Start
-                for x in 0..<count where b[k + x] != p[x] { return false }
-                return true
-            }
-            func skip(to end: StaticString, from k: Int) -> Int {
-                var x = k
-                while x < n, !at(x, end) { x += 1 }
-                return min(n, x + end.utf8CodeUnitCount)
-            }
+            func at(_ k: Int, _ s: StaticString) -> Bool { XMLBytes.has(s, at: k, in: b) }
+            func skip(to end: StaticString, from k: Int) -> Int { XMLBytes.skip(to: end, from: k, in: b) }
             var i = 0
             while i < n {
                 guard b[i] == 0x3C, i + 1 < n else { i += 1; continue }
@@ -145,5 +125,24 @@ enum EmptyInstructions {
             }
         }
         return out
+    }
+}
+
+/// Byte matching both passes over raw XML share (markup found by its opening and closing bytes).
+enum XMLBytes {
+    /// Whether `s` starts at byte `k`.
+    @inline(__always) static func has(_ s: StaticString, at k: Int, in b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = s.utf8CodeUnitCount
+        guard k + count <= b.count else { return false }
+        let p = s.utf8Start
+        for x in 0..<count where b[k + x] != p[x] { return false }
+        return true
+    }
+
+    /// The byte after the first `end` from `k` (the end of the bytes when there is none).
+    static func skip(to end: StaticString, from k: Int, in b: UnsafeBufferPointer<UInt8>) -> Int {
+        var x = k
+        while x < b.count, !has(end, at: x, in: b) { x += 1 }
+        return min(b.count, x + end.utf8CodeUnitCount)
     }
 }
