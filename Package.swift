@@ -122,7 +122,7 @@ let package = Package(
                                                 "Judge", "MIDIFile", "ABC", "MusicXML", "Clocks"]),
         // One process runner, one tmux harness, the built binary's path and the skip conditions,
         // shared by every test target; with the music fixtures several targets build.
-        .target(name: "TestSupport", dependencies: ["MIDIFile"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["MIDIFile", "Store"], path: "Tests/TestSupport"),
         // The command line end to end, as a user runs it: the built `etude` in processes, on a
         // pseudo-terminal and in tmux. Library modules only build fixtures and read back what
         // etude wrote (a .mid, a .wav, the database), never stand in for the binary.
