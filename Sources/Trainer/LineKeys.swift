@@ -103,26 +103,23 @@ public enum LineCommand: Equatable, Sendable {
 }
 
 extension LineKeys {
-    /// What the keys of a player's poll say: go on with these commands, or stop with a status.
-    public enum Poll: Equatable {
-        case commands([LineCommand])
-        /// 0 for q or Esc or the input gone, 130 for Ctrl-C, 128 + n for a signal.
-        case stop(Int32)
-    }
-
-    /// One poll of a player's keys: quit and interrupt become `.stop`, the rest come in order.
-    public func poll(timeoutMs: Int32) -> Poll {
-        guard let pressed = read(timeoutMs: timeoutMs) else { return .stop(signalStatus ?? 0) }
-        var commands: [LineCommand] = []
-        for key in pressed {
-            switch LineCommand(key) {
-            case .quit?: return .stop(0)
-            case .interrupt?: return .stop(130)
-            case let command?: commands.append(command)
-            case nil: break
+    /// A player's loop: every `timeoutMs` (or at a key) `step` gets the commands typed, in
+    /// order, and says whether to go on. Ends at q or Esc (0), Ctrl-C (130), a signal (128 + n)
+    /// or the input gone (0), with that status; 0 when `step` ends it.
+    public func run(everyMs timeoutMs: Int32, _ step: ([LineCommand]) -> Bool) -> Int32 {
+        while true {
+            guard let pressed = read(timeoutMs: timeoutMs) else { return signalStatus ?? 0 }
+            var commands: [LineCommand] = []
+            for key in pressed {
+                switch LineCommand(key) {
+                case .quit?: return 0
+                case .interrupt?: return 130
+                case let command?: commands.append(command)
+                case nil: break
+                }
             }
+            if !step(commands) { return 0 }
         }
-        return .commands(commands)
     }
 }
 

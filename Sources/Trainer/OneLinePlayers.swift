@@ -24,16 +24,8 @@ public enum FilePlayer {
         let dispatcher = EventDispatcher(source: ScheduleCursor(MessageSchedule(file: file)), output: live)
         let silent = LiveSound.silentNotice(live).map { $0 + " · " } ?? ""
         let status = StatusLine()
-        var exitCode: Int32 = 0
         dispatcher.start()
-        loop: while true {
-            let commands: [LineCommand]
-            switch keys.poll(timeoutMs: 50) {
-            case .stop(let status):
-                exitCode = status
-                break loop
-            case .commands(let typed): commands = typed
-            }
+        let exitCode = keys.run(everyMs: 50) { commands in
             for command in commands {
                 switch command {
                 case .togglePause, .character("p"): dispatcher.togglePause()
@@ -43,7 +35,7 @@ public enum FilePlayer {
                 }
             }
             status.show("\(silent)\(StatusLine.clock(dispatcher.position)) / \(StatusLine.clock(dispatcher.duration))  \(lesson?.tempoMark(quarterBPM: dispatcher.bpm, atSeconds: dispatcher.position) ?? TempoMark(symbol: "♩", perMinute: dispatcher.bpm))  \(dispatcher.isPaused ? "paused" : "playing")  [space pause, ←/→ 5 s, q quit]")
-            if dispatcher.isFinished { break }
+            return !dispatcher.isFinished
         }
         // Order matters: silence first, then the terminal, then let releases ring out briefly.
         dispatcher.stop()
@@ -81,16 +73,8 @@ public enum LoopPlayer {
         let status = StatusLine()
         let silent = LiveSound.silentNotice(live).map { $0 + " · " } ?? ""
         let onTerminal = isatty(STDOUT_FILENO) != 0
-        var exitCode: Int32 = 0
         session.start()
-        loop: while true {
-            let commands: [LineCommand]
-            switch keys.poll(timeoutMs: 50) {
-            case .stop(let status):
-                exitCode = status
-                break loop
-            case .commands(let typed): commands = typed
-            }
+        let exitCode = keys.run(everyMs: 50) { commands in
             for command in commands {
                 switch command {
                 case .togglePause: controller.handle(.playPause)
@@ -111,7 +95,7 @@ public enum LoopPlayer {
             let state = session.state()
             let loopText = state.plan.bars.map { "bars \(opened.lesson.bars.label(ofRange: $0)) · pass \(session.transport.pass)" } ?? ""
             status.show("\(silent)bar \(opened.lesson.bars.label(number: state.position.bar))/\(opened.lesson.bars.label(number: opened.lesson.bars.lastNumber)) · \(loopText) · \(opened.lesson.tempoMark(quarterBPM: state.bpm, atBar: state.position.bar)) (\(Int(state.tempoPercent.rounded()))%) · \(state.transport == .playing ? "playing" : "paused")  [space pause, ←/→ bar, q quit]")
-            if session.isFinished { break }
+            return !session.isFinished
         }
         let resumePoint = session.resumePoint()
         session.stop()  // all notes off before the terminal is restored
