@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "CALSA", linkerSettings: [.linkedLibrary("asound")]),
         // Played-note input: ALSA keyboards, raw MIDI byte streams (device, FIFO), computer keys.
         .target(name: "MIDIInput", dependencies: ["CALSA", "MIDIFile", "Clocks"]),
+        // Hearing an acoustic piano: onsets and score-informed pitch detection from audio samples. Pure Swift.
+        .target(name: "Listening"),
         // Judging what was played against what was expected: wait gate, play-mode matching,
         // scoring, recording, quiz. Pure logic.
         .target(name: "Judge", dependencies: ["MIDIFile"]),
@@ -75,7 +77,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML"],
+            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML", "Listening"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
