@@ -30,7 +30,9 @@ let package = Package(
         // C shim over the ALSA sequencer (libasound, pkg-config `alsa`): plain functions only.
         .target(name: "CALSA", linkerSettings: [.linkedLibrary("asound")]),
         // Played-note input: ALSA keyboards, raw MIDI byte streams (device, FIFO), computer keys.
-        .target(name: "MIDIInput", dependencies: ["CALSA", "MIDIFile", "Clocks"]),
+        .target(name: "MIDIInput", dependencies: ["CALSA", "CPulseCapture", "Listening", "MIDIFile", "Clocks"]),
+        // C shim over PulseAudio's simple API (PipeWire serves it too): a mono recording stream.
+        .target(name: "CPulseCapture", linkerSettings: [.linkedLibrary("pulse-simple"), .linkedLibrary("pulse")]),
         // Hearing an acoustic piano: onsets and score-informed pitch detection from audio samples. Pure Swift.
         .target(name: "Listening"),
         // Judging what was played against what was expected: wait gate, play-mode matching,
@@ -115,7 +117,7 @@ let package = Package(
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile", "TestSupport"]),
         // A practice session at run time: the session (transport, runner thread, coach), the
         // controller (commands → transport and coach), the state a view reads. No drawing here.
-        .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks"]),
+        .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Listening", "Clocks"]),
         // The application layer between the engine modules and the command line: opening a
         // lesson by path, title or id in any format; running a practice session on the screen
         // (key map, pure view, history through a protocol Store implements); the routine runner;

@@ -227,7 +227,7 @@ public final class NoteListener {
             // A key heard moments ago whose sound is still growing into the analysis window is
             // the same note, unless it came back clearly (a re-struck key has a new attack).
             guard let last = lastHeard[found.pitch], time - last.time < 0.2 else { return true }
-            return found.salience > last.strength * 0.9
+            return time - last.time >= 0.15 && found.salience > last.strength * 0.9
         }
         for n in notes { lastHeard[n.pitch] = (time, n.salience) }
         return notes.map { HeardNote(pitch: $0.pitch, time: time, strength: $0.salience, wasExpected: expected.contains($0.pitch)) }

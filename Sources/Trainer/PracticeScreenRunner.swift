@@ -54,6 +54,7 @@ public final class Instrument: @unchecked Sendable {
                 return lastStatus
             }
             newValue?.onTick = { [weak self] now in self?.hookup.releaseDue(now: now) }
+            if let session = newValue { hookup.expect { [weak session] t in session?.coach.expectedPitches(near: t) ?? [] } }
             if let pending { newValue?.show(message: pending) }
         }
     }
@@ -148,7 +149,8 @@ public enum PracticeScreenRunner {
                                                 computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true, title: title,
                                                 countIn: playing.countIn, watchStopsAtEnd: playing.watchStopsAtEnd,
                                                 holdAfterPass: playing.holdAfterPass,
-                                                inputOffsetMs: timing.offsetMs, timingHint: timing.hint)
+                                                inputOffsetMs: timing.offsetMs, timingHint: timing.hint,
+                                                onsetOnlyInput: instrument?.hookup.isOnsetOnly)
         let session: PracticeSession
         do {
             session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: output, settings: settings)
@@ -176,11 +178,14 @@ public enum PracticeScreenRunner {
         defer { appender?.close() }
         // Validate before the synth loads, so a bad plan is one quick line.
         do { try plan.validate(for: opened.lesson) } catch { throw EtudeFailure(error.message) }
-        let live = try sound.open()
-        defer { live.close() }
+        let synth = try sound.open()
+        defer { synth.close() }
+        // What Etude sounds, remembered so a microphone can tell it from the learner's notes.
+        let live = OwnSoundTap(synth)
         // The learner's instrument, before the screen opens (an unknown port is one line).
         let instrument = try Instrument(input: playing.input, output: live)
         defer { instrument.stop() }
+        instrument.hookup.ignore(live)
         let (session, controller) = try makeSession(opened, plan: plan, output: live, playing: playing, instrument: instrument)
         if let appender { session.onPassReport = { appender.append($0) } }
         if let history {
@@ -189,7 +194,7 @@ public enum PracticeScreenRunner {
         }
         session.loopName = loopName
         var shown = display
-        shown.silent = LiveSound.silentNotice(live) != nil
+        shown.silent = LiveSound.silentNotice(synth) != nil
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             if endWhenFinished && session.isFinished { loop.stop() }
             history?.record(finishedBy: session)
