@@ -246,8 +246,12 @@ extension MIDIFile {
         guard !t.isIdentity else { return self }
         var out = self
         for i in out.tracks.indices {
-            var drums = Set<Int>()  // ticks where this track starts a drum note
-            for e in out.tracks[i].events { if case .noteOn(9, _, _) = e.kind { drums.insert(e.tick) } }
+            // The pitched notes this track starts: an annotation moves with its note.
+            var pitched = Set<Annotations.Key>()
+            for e in out.tracks[i].events {
+                if case .noteOn(let c, let k, _) = e.kind, c != 9 { pitched.insert(Annotations.Key(track: i, tick: e.tick, pitch: Int(k))) }
+            }
+            func moves(_ p: Int, _ tick: Int) -> Bool { pitched.contains(Annotations.Key(track: i, tick: tick, pitch: p)) }
             out.tracks[i].events = out.tracks[i].events.map { e in
                 switch e.kind {
                 case .noteOn(let c, let k, let v) where c != 9:
@@ -259,10 +263,10 @@ extension MIDIFile {
                 case .meta(MetaType.keySignature, let data):
                     guard case .keySignature(let ks) = MetaEvent(type: MetaType.keySignature, data: data) else { return e }
                     return MIDIEvent(tick: e.tick, .meta(type: MetaType.keySignature, data: t.key(ks).bytes))
-                case .meta(MetaType.text, _) where !drums.contains(e.tick):
+                case .meta(MetaType.text, _):
                     switch Annotation(e.kind) {
-                    case .finger(let p, let f)?: return Annotation.finger(pitch: t.pitch(p), finger: f).event(tick: e.tick)
-                    case .spelling(let p, let s)?:
+                    case .finger(let p, let f)? where moves(p, e.tick): return Annotation.finger(pitch: t.pitch(p), finger: f).event(tick: e.tick)
+                    case .spelling(let p, let s)? where moves(p, e.tick):
                         guard let r = t.spelling(s, pitch: p) else { return MIDIEvent(tick: e.tick, .meta(type: MetaType.text, data: [])) }
                         return Annotation.spelling(pitch: t.pitch(p), r).event(tick: e.tick)
                     default: return e

@@ -14,10 +14,10 @@ public enum LessonFit {
     /// so a file written never changes key unasked.
     public static func open(_ path: String, split: Int? = nil, transpose: String?, library: Library? = nil) throws -> OpenedLesson {
         let opened = try LessonOpener.open(path, split: split)
-        var text = transpose
-        if let library { text = remembered(transpose, path: path, library: library) }
+        let (text, remember) = library.map { remembered(transpose, path: path, library: $0) } ?? (transpose, {})
         guard let text else { return opened }
-        let out = try transposed(opened, text)
+        let out = try transposed(opened, text)  // a bad value is refused before it is remembered
+        remember()
         if transpose == nil, out.lesson.title != opened.lesson.title {
             Console.error("etude: \(safe(out.lesson.title)) as last time (--transpose \(safe(text))); --transpose 0 plays it as written")
         }
@@ -65,17 +65,20 @@ public enum LessonFit {
 
     /// The transposition to use: the one given (then remembered; `0` forgets), else the one
     /// remembered. A library that cannot be opened remembers nothing and stops nothing.
-    static func remembered(_ given: String?, path: String, library: Library) -> String? {
-        guard let store = try? library.openStore(), let id = try? store.catalogue(fileAt: path).id else { return given }
-        guard let given else { return try? store.transpose(lessonID: id) }
+    static func remembered(_ given: String?, path: String, library: Library) -> (text: String?, remember: () -> Void) {
+        guard let store = try? library.openStore() else { return (given, {}) }
+        for n in store.notices { Console.error("etude: \(n)") }
+        guard let id = try? store.catalogue(fileAt: path).id else { return (given, {}) }
+        guard let given else { return ((try? store.transpose(lessonID: id)) ?? nil, {}) }
         let forget = (try? Transposition.Request.parse(given)) == .semitones(0)
-        try? store.saveTranspose(lessonID: id, forget ? nil : given)
-        return given
+        return (given, { try? store.saveTranspose(lessonID: id, forget ? nil : given) })
     }
 
     /// The learner's keyboard on `input`: `--keys`/`--range` (and `--fit octave`) as given, then
     /// remembered for the device; else the one remembered for it; else none (every key).
-    public static func keyboard(keys: String?, range: String?, fit: String?, input: String, library: Library?) throws -> (keyboard: KeyboardRange?, fitOctave: Bool) {
+    /// `remember` stores what was given for the device (called once the plan has been checked).
+    public static func keyboard(keys: String?, range: String?, fit: String?, input: String,
+                                library: Library?) throws -> (keyboard: KeyboardRange?, fitOctave: Bool, remember: () -> Void) {
         if keys != nil && range != nil { throw EtudeFailure("--keys \(safe(keys ?? "")) and --range \(safe(range ?? "")) both given: use one of them") }
         var fitOctave: Bool?
         if let fit {
@@ -100,11 +103,12 @@ public enum LessonFit {
             throw EtudeFailure("--fit octave: give your keyboard too, e.g. --keys 61 or --range C2-C7")
         }
         let fitting = fitOctave ?? stored?.fitOctave ?? false
-        if let device, let store, given != nil || fitOctave != nil, let keyboard {
+        let remember = {
+            guard let device, let store, given != nil || fitOctave != nil, let keyboard else { return }
             let full = keyboard.size == 88 && !fitting
             try? store.saveKeyboard(device: device, full ? nil : KeyboardSetting(device: device, keyRange: keyboard.text, fitOctave: fitting))
         }
-        return (keyboard, fitting)
+        return (keyboard, fitting, remember)
     }
 
     /// The keyboard put on the plan, and with `fitOctave` each hand that fits by octaves moved
@@ -123,7 +127,14 @@ public enum LessonFit {
     /// `keyboard` then `apply`, the notices on stderr (before a screen opens): one call per command.
     public static func fitKeyboard(_ opened: inout OpenedLesson, plan: inout PracticePlan, keys: String?, range: String?, fit: String?,
                                    input: String, library: Library?) throws {
-        let (keyboard, octave) = try self.keyboard(keys: keys, range: range, fit: fit, input: input, library: library)
-        for line in apply(keyboard, fitOctave: octave, to: &opened, plan: &plan) { Console.error("etude: \(line)") }
+        let (keyboard, octave, remember) = try self.keyboard(keys: keys, range: range, fit: fit, input: input, library: library)
+        let lines = apply(keyboard, fitOctave: octave, to: &opened, plan: &plan)
+        do {
+            try plan.validate(for: opened.lesson)  // a keyboard leaving nothing to play
+        } catch {
+            throw EtudeFailure(error.worded { "--\($0.rawValue) \($1)" })
+        }
+        remember()
+        for line in lines { Console.error("etude: \(line)") }
     }
 }

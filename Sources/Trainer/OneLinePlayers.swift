@@ -14,7 +14,9 @@ public enum FilePlayer {
     public static func play(path: String, sound: LiveSound, transpose: String? = nil, library: Library? = nil) throws -> Int32 {
         let read = try LessonOpener.read(path)
         let lesson = try OpenedLesson(lesson: Lesson(file: read.file, fileName: path), path: path, warnings: read.warnings).requiringNotes().lesson
-        let moved = try LessonFit.file(read, path: path, transpose: library.map { LessonFit.remembered(transpose, path: path, library: $0) } ?? transpose)
+        let (text, remember) = library.map { LessonFit.remembered(transpose, path: path, library: $0) } ?? (transpose, {})
+        let moved = try LessonFit.file(read, path: path, transpose: text)
+        remember()
         return try play(moved, lesson: lesson, sound: sound)
     }
 

@@ -11,7 +11,7 @@ struct RoutineCommand: ParsableCommand {
         commandName: "routine",
         abstract: "Practice routines: named, ordered lists of lessons with tempo, hand, bars and length.",
         discussion: """
-        An entry is key=value pairs separated by ';': lesson=TITLE|ID|PATH or random=favourite or random=level:N; hand=right|left|both, tempo=PERCENT (10–400), bars=FIRST-LAST, mode=watch|wait|play|memory; minutes=M or reps=N (default 1); pause=SECONDS (before the entry).
+        An entry is key=value pairs separated by ';': lesson=TITLE|ID|PATH or random=favourite or random=level:N; hand=right|left|both, tempo=PERCENT (10–400), bars=FIRST-LAST, mode=watch|wait|play|memory; minutes=M or reps=N (default 1); pause=SECONDS (before the entry); transpose=+2 or transpose=D (semitones or a key).
 
         Examples:
           etude routine new warm-up --entry "lesson=Ode to Joy;tempo=80;minutes=5"
