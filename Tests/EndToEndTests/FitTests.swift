@@ -109,6 +109,18 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: etude.home.file("x.mid")))
     }
 
+    /// The practice screen's header says the key, and the keyboard drawn is the learner's.
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func thePracticeHeaderSaysTheKey() throws {
+        let etude = try Etude()
+        let pane = try TmuxPane(etude: etude, ["practice", Self.ode, "--transpose", "D", "--keys", "49"], width: 80, height: 24)
+        let screen = pane.waitFor { $0.contains("mode: watch") }
+        #expect(screen.split(separator: "\n").first?.contains("Ode to Joy (in D major, +2)") == true, "\(screen)")
+        #expect(screen.contains("C2") && screen.contains("C6"), "the 49 keys C2–C6 are drawn: \(screen)")
+        try pane.keys("q")
+        #expect(pane.exitStatus() == 0 && pane.ttyRestored)
+    }
+
     /// A performance without the notes above C7, on 61 keys: Etude plays the C8 itself and the
     /// pass misses nothing. (Through wait mode on a FIFO: `etude judge` is another branch's; on
     /// 88 keys the pass would wait at the C8 for ever.)
