@@ -185,6 +185,8 @@ struct RoutineCommand: ParsableCommand {
         func run() throws {
             // Checked before the library or the synth opens: one line per mistake.
             let playing = try playingOptions.playing(mode: "watch")
+            // --keys/--range/--fit: remembered for the input, where each entry you play finds them.
+            try LessonFit.keyboard(keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit, input: playingOptions.input, library: store.library).remember()
             let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver))
             let status = try App.runRoutine(name: name, library: store.library, seed: seed, planOnly: plan, sound: sound, playing: playing)
             if status != 0 { throw ExitCode(status) }

@@ -176,9 +176,10 @@ public struct RoutinePlan: Equatable, Sendable {
         }
         var out = "\(name): \(steps.count) step\(steps.count == 1 ? "" : "s"), about \(clock(totalSeconds))\n"
         for (n, s) in steps.enumerated() {
-            let entry = RoutineEntry(source: .lesson(id: s.lesson.id, title: s.lesson.title), hand: s.hand,
+            var entry = RoutineEntry(source: .lesson(id: s.lesson.id, title: s.lesson.title), hand: s.hand,
                                      tempoPercent: s.tempoPercent == 100 ? nil : s.tempoPercent, bars: s.bars,
                                      mode: s.mode, length: s.length, pauseSeconds: s.pauseSeconds)
+            entry.transpose = s.transpose
             out += "\(n + 1). [\(clock(s.playStart))] \(entry.text())\n"
         }
         for s in skipped { out += "   skipped entry \(s.entryIndex + 1): \(s.reason)\n" }
