@@ -48,7 +48,7 @@ public struct KeyboardRange: Equatable, Hashable, Sendable, CustomStringConverti
 
     /// `--range LOW-HIGH`: note names (`C2-C7`, `F#1-G7`, middle C = C4) or MIDI numbers (`36-96`).
     public static func range(_ text: String) throws(PlanError) -> KeyboardRange {
-        let t = text.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "–", with: "-")
+        let t = text.replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "–", with: "-")
         // The separator is a dash after a digit ("C-1-G9" has a minus sign first).
         let chars = Array(t)
         var split: Int?

@@ -87,6 +87,7 @@ import TestSupport
         #expect(try KeyboardRange.range("C2-C7").range == 36...96)
         #expect(try KeyboardRange.range("21-108").count == 88)
         #expect(try KeyboardRange.range("C-1-G9").range == 0...127)
+        #expect(try KeyboardRange.range("F1 – A7").range == 29...105)
         #expect(KeyboardRange(text: "C2-C7")?.range == 36...96)
         #expect(throws: PlanError.self) { try KeyboardRange.keys("62") }
         #expect(throws: PlanError.self) { try KeyboardRange.range("C4-A4") }       // fewer than 12 keys
