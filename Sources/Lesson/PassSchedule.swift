@@ -280,7 +280,7 @@ public struct PassSchedule: Sendable {
                 let n = lesson.notes[h]
                 guard n.endTick > startTick else { continue }
                 let end = min(n.endTick, endTick)
-                let cue = NoteCue(index: h, pitch: n.pitch, channel: n.channel, part: n.part, practised: plan.hands.practises(n.part),
+                let cue = NoteCue(index: h, pitch: n.pitch, channel: n.channel, part: n.part, practised: plan.expects(n),
                                   velocity: n.velocity, startTick: n.startTick, endTick: end)
                 add(timing.time(end), 2, Rank.held, .synth(.noteOff(channel: n.channel, key: n.pitch, velocity: 0)))
                 add(timing.time(end), 2, Rank.held, .noteEnded(cue))
@@ -568,6 +568,8 @@ public struct PassNotes: RandomAccessCollection, Sendable {
     let hands: PracticePlan.Hands
     let otherHand: PracticePlan.OtherHand
     let playAccompaniment: Bool
+    /// Whose notes the learner plays (`PracticePlan.expects`: hands and keyboard).
+    let plan: PracticePlan
 
     init(held: [TimedNote], lessonNotes: [LessonNote], first: Int, regularCount: Int, timing: PassTiming, endTick: Int, plan: PracticePlan) {
         self.held = held
@@ -579,6 +581,7 @@ public struct PassNotes: RandomAccessCollection, Sendable {
         hands = plan.hands
         otherHand = plan.otherHand
         playAccompaniment = plan.playAccompaniment
+        self.plan = plan
     }
 
     public var startIndex: Int { 0 }
@@ -588,13 +591,14 @@ public struct PassNotes: RandomAccessCollection, Sendable {
         if position < held.count { return held[position] }
         let i = first + position - held.count
         let n = lessonNotes[i]
-        let practised = hands.practises(n.part)
+        let practised = plan.expects(n)
         var velocity = n.velocity
         switch n.part {
         case .accompaniment:
             if !playAccompaniment { velocity = 0 }
         case .hand:
-            if !practised {
+            // A practised hand's note off the learner's keys is played as written.
+            if !hands.practises(n.part) {
                 switch otherHand {
                 case .play: break
                 case .quiet(let f): velocity = UInt8(clamping: Swift.max(1, Int(saturating: (Double(n.velocity) * f).rounded())))

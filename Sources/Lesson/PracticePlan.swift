@@ -90,6 +90,9 @@ public struct PracticePlan: Equatable, Sendable {
     public var metronome = Metronome()
     /// Drums and other instruments.
     public var playAccompaniment: Bool = true
+    /// The learner's keyboard (`--keys 61`, `--range C2-C7`): practised notes outside it are
+    /// played by Etude, never expected (see `expects`). Nil: every key.
+    public var keyboard: KeyboardRange?
 
     public init(hands: Hands = .both, otherHand: OtherHand = .play, tempo: Tempo = .percent(100),
                 bars: ClosedRange<Int>? = nil, countIn: Bool = false, repeatMode: Repeat = .times(1),
@@ -144,6 +147,7 @@ public struct PracticePlan: Equatable, Sendable {
         if !(0...1).contains(metronome.volume) {
             throw PlanError(.metronomeVolume, "\(PracticePlan.format(metronome.volume * 100))%", "use 0–100%")
         }
+        try checkKeyboard(for: lesson)
     }
 
     /// The tempo as a factor of the file's own tempo (1 = 100 %).

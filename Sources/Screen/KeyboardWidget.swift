@@ -125,9 +125,12 @@ public struct KeyboardWidget: Sendable {
     public let theme: Theme
     public init(theme: Theme) { self.theme = theme }
 
+    /// `learnerKeys`: the learner's own keyboard (`--keys`, `--range`); keys off it are drawn
+    /// greyed (░ without colour), so the screen shows the instrument they have.
     public func draw(into buffer: inout CellBuffer, y: Int, layout: KeyboardLayout, state: KeyboardState,
-                     showNoteNames: Bool, naming: NoteNaming) {
+                     showNoteNames: Bool, naming: NoteNaming, learnerKeys: ClosedRange<Int>? = nil) {
         let mono = theme.monochrome
+        func off(_ p: Int) -> Bool { learnerKeys.map { !$0.contains(p) } ?? false }
         // White keys: every row, then black keys over the top two rows.
         for p in layout.low...layout.high where !KeyboardLayout.isBlack(p) {
             guard let cols = layout.whiteColumns(p) else { continue }
@@ -138,9 +141,9 @@ public struct KeyboardWidget: Sendable {
             if mono {
                 body = Style()
                 edge = Style()
-                fillGlyph = role.map { theme.glyph($0) } ?? " "
+                fillGlyph = role.map { theme.glyph($0) } ?? (off(p) ? "░" : " ")
             } else {
-                let bg = role.map { theme.color($0) } ?? Theme.whiteKey
+                let bg = role.map { theme.color($0) } ?? (off(p) ? Theme.offWhiteKey : Theme.whiteKey)
                 body = Style(fg: Theme.keyLabel, bg: bg)
                 edge = Style(fg: Theme.keyEdge, bg: bg)
                 fillGlyph = " "
@@ -164,11 +167,11 @@ public struct KeyboardWidget: Sendable {
             let glyph: Unicode.Scalar
             let style: Style
             if mono {
-                glyph = role.map { theme.glyph($0) } ?? "█"
+                glyph = role.map { theme.glyph($0) } ?? (off(p) ? "▒" : "█")
                 style = role == nil ? Style() : Style(attributes: .bold)
             } else {
                 glyph = " "
-                style = Style(bg: role.map { theme.darkColor($0) } ?? Theme.blackKey)
+                style = Style(bg: role.map { theme.darkColor($0) } ?? (off(p) ? Theme.offBlackKey : Theme.blackKey))
             }
             for row in 0..<2 {
                 for x in cols { buffer.put(x, y + row, glyph, style) }

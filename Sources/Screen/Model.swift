@@ -208,6 +208,8 @@ public struct ScreenModel: Sendable, Equatable {
     public var lookaheadSeconds: Double
     /// The lesson's pitch range; on narrow terminals the keyboard shows it (plus octave labels).
     public var pitchRange: ClosedRange<Int>?
+    /// The learner's keyboard (`--keys`, `--range`): the keys off it are drawn greyed.
+    public var learnerKeys: ClosedRange<Int>? = nil
     public var showNoteNames: Bool
     public var noteNaming: NoteNaming
     public var showFingers: Bool

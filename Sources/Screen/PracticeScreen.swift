@@ -39,7 +39,7 @@ public struct PracticeScreen: Sendable {
         FallingNotesWidget(theme: theme).draw(into: &buffer, x: 0, y: fallTop, width: w, height: keyboardY - fallTop,
                                               layout: layout, model: model)
         KeyboardWidget(theme: theme).draw(into: &buffer, y: keyboardY, layout: layout, state: model.keyboard,
-                                          showNoteNames: model.showNoteNames, naming: model.noteNaming)
+                                          showNoteNames: model.showNoteNames, naming: model.noteNaming, learnerKeys: model.learnerKeys)
         Footer.draw(into: &buffer, y: h - 1, width: w, theme: theme, message: model.message, hints: model.hints)
         switch model.overlay {
         case .help: HelpOverlay(theme: theme, entries: model.helpEntries ?? PracticeKeys.all).draw(into: &buffer)

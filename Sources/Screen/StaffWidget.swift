@@ -181,7 +181,7 @@ public struct StaffPracticeScreen: Sendable {
         if let ky = layout.keyboardY {
             let keys = KeyboardLayout(width: w, range: model.pitchRange)
             KeyboardWidget(theme: theme).draw(into: &buffer, y: ky, layout: keys, state: model.keyboard,
-                                              showNoteNames: model.showNoteNames, naming: model.noteNaming)
+                                              showNoteNames: model.showNoteNames, naming: model.noteNaming, learnerKeys: model.learnerKeys)
         }
         Footer.draw(into: &buffer, y: layout.hintY, width: w, theme: theme, message: model.message, hints: model.hints)
         switch model.overlay {

@@ -13,6 +13,9 @@ public struct Theme: Sendable {
     // Keyboard
     static let whiteKey = Color.rgb(226, 226, 220)
     static let blackKey = Color.rgb(28, 28, 32)
+    /// Keys the learner's keyboard does not have (`--keys`, `--range`).
+    static let offWhiteKey = Color.rgb(120, 120, 126)
+    static let offBlackKey = Color.rgb(70, 70, 76)
     static let keyEdge = Color.rgb(120, 120, 120)
     static let keyLabel = Color.rgb(90, 90, 90)
 

@@ -210,9 +210,11 @@ public struct SavedLoop: Codable, Equatable, Sendable, FetchableRecord, MutableP
     public var otherHandMode: String
     public var createdAt: Date
     public var updatedAt: Date
+    /// The transposition the loop was saved in (`+2`, `D`), nil for none.
+    public var transpose: String?
 
     public init(id: Int64? = nil, lessonID: String, name: String, firstBar: Int, lastBar: Int, hand: String,
-                tempoPercent: Int, otherHandMode: String, createdAt: Date = Date(), updatedAt: Date = Date()) {
+                tempoPercent: Int, otherHandMode: String, createdAt: Date = Date(), updatedAt: Date = Date(), transpose: String? = nil) {
         self.id = id
         self.lessonID = lessonID
         self.name = name
@@ -223,6 +225,7 @@ public struct SavedLoop: Codable, Equatable, Sendable, FetchableRecord, MutableP
         self.otherHandMode = otherHandMode
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.transpose = transpose
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

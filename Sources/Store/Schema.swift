@@ -244,6 +244,28 @@ public enum Schema {
                 ALTER TABLE resumeState ADD COLUMN metronome BOOLEAN;
                 """)
         }
+        // v10: a lesson's transposition is remembered (`--transpose`), and a saved loop keeps its own.
+        m.registerMigration("v10-transpose") { db in
+            try db.execute(sql: """
+                CREATE TABLE lessonTranspose (
+                    lessonID TEXT PRIMARY KEY NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    transpose TEXT NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                ALTER TABLE savedLoop ADD COLUMN transpose TEXT;
+                """)
+        }
+        // v10: the learner's keyboard range per input device (`--keys`, `--range`, `--fit octave`).
+        m.registerMigration("v10-keyboard-range") { db in
+            try db.execute(sql: """
+                CREATE TABLE keyboardRange (
+                    device TEXT PRIMARY KEY NOT NULL,
+                    keyRange TEXT NOT NULL,
+                    fitOctave BOOLEAN NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                """)
+        }
         return m
     }()
 }

@@ -22,7 +22,9 @@ public enum App {
     public static func practise(path: String, plan: PracticePlan, split: Int? = nil, library: Library,
                                 sound: LiveSound = LiveSound(), display: PracticeView.Options = PracticeView.Options(),
                                 playing: Playing = Playing()) throws -> Int32 {
-        let opened = try LessonOpener.open(path, split: split)
+        var opened = try LessonFit.open(path, split: split, transpose: nil, library: library)
+        var plan = plan  // the lesson's remembered key, the input's remembered keyboard
+        try LessonFit.fitKeyboard(&opened, plan: &plan, keys: nil, range: nil, fit: nil, input: playing.input, library: library)
         var playing = playing
         playing.library = playing.library ?? library  // the calibrated input offsets
         return try PracticeScreenRunner.run(opened, plan: plan, sound: sound, display: display,
@@ -41,7 +43,7 @@ public enum App {
         guard FileManager.default.fileExists(atPath: path) else {
             throw EtudeFailure("\(safe(path)): the lesson you practised last is gone; open another with `etude practice`")
         }
-        let opened = try LessonOpener.open(path)
+        var opened = try LessonFit.open(path, transpose: nil, library: library)
         var plan = PracticePlan(repeatMode: .forever)
         var playing = Playing()
         playing.library = library  // the calibrated input offsets
@@ -56,6 +58,7 @@ public enum App {
         } catch {
             throw EtudeFailure("the saved state no longer fits \(safe(path)) (\(error.message)); start it with `etude practice`")
         }
+        try LessonFit.fitKeyboard(&opened, plan: &plan, keys: nil, range: nil, fit: nil, input: playing.input, library: library)
         // A stored position from an older or damaged database is clamped to the lesson.
         let seconds = state.positionSeconds.isFinite ? max(0, state.positionSeconds) : 0
         let tick = opened.lesson.tempoMap.tick(atSeconds: seconds)

@@ -160,6 +160,8 @@ public struct LoopRecord: Encodable, Sendable {
     public var hand: String
     public var tempoPercent: Int
     public var otherHandMode: String
+    /// The loop's own transposition (`+2`, `D`), absent for none.
+    public var transpose: String?
 
     public init(_ l: SavedLoop) {
         name = l.name
@@ -168,6 +170,7 @@ public struct LoopRecord: Encodable, Sendable {
         hand = l.hand
         tempoPercent = l.tempoPercent
         otherHandMode = l.otherHandMode
+        transpose = l.transpose
     }
 }
 

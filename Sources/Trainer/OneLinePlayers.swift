@@ -10,10 +10,14 @@ import Synth
 /// pauses, ←/→ seek 5 s, q quits. Without a terminal it plays to the end.
 public enum FilePlayer {
     /// Plays the lesson at `path` (any format); one line when it has no notes.
-    public static func play(path: String, sound: LiveSound) throws -> Int32 {
+    /// `transpose` as `--transpose` gives it (else, with `library`, the lesson's remembered one).
+    public static func play(path: String, sound: LiveSound, transpose: String? = nil, library: Library? = nil) throws -> Int32 {
         let read = try LessonOpener.read(path)
         let lesson = try OpenedLesson(lesson: Lesson(file: read.file, fileName: path), path: path, warnings: read.warnings).requiringNotes().lesson
-        return try play(read.file, lesson: lesson, sound: sound)
+        let (text, remember) = library.map { LessonFit.remembered(transpose, path: path, library: $0) } ?? (transpose, {})
+        let moved = try LessonFit.file(read, path: path, transpose: text)
+        remember()
+        return try play(moved, lesson: lesson, sound: sound)
     }
 
     /// `lesson` is `file` read as a lesson: it says which note value the tempo counts.

@@ -115,6 +115,11 @@ public enum PracticeView {
         model.timeline = timeline
 
         model.pitchRange = lesson.pitchRange
+        if let keys = state.plan.keyboard?.range {
+            // The learner's own keyboard is drawn (the lesson's notes off it still fall, greyed).
+            model.learnerKeys = keys
+            model.pitchRange = lesson.pitchRange.map { min($0.lowerBound, keys.lowerBound)...max($0.upperBound, keys.upperBound) } ?? keys
+        }
         if state.showHelp {
             model.overlay = .help
         } else if let r = state.results {

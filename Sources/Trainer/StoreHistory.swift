@@ -68,7 +68,7 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
         do {
             try store.saveLoop(SavedLoop(lessonID: lessonID, name: name, firstBar: loop.bars.lowerBound, lastBar: loop.bars.upperBound,
                                          hand: loop.hands.rawValue, tempoPercent: Int(loop.tempoPercent.rounded()),
-                                         otherHandMode: loop.otherHand.name))
+                                         otherHandMode: loop.otherHand.name, transpose: try? store.transpose(lessonID: lessonID)))
             return "saved loop \"\(name)\""
         } catch {
             return "could not save the loop: \(Store.message(for: error) ?? "\(error)")"

@@ -17,6 +17,8 @@ public struct WAVRender: Sendable {
     /// The longest lesson rendered, in minutes.
     public var maxMinutes = WAVRender.defaultMaxMinutes
     public var verbose = false
+    /// `--transpose` (semitones or a key), nil for as written.
+    public var transpose: String?
     /// Files the output must not be besides the lesson and the SoundFont (the database).
     public var protected: [String] = []
 
@@ -38,7 +40,7 @@ public struct WAVRender: Sendable {
         let font = try LiveSound.soundFont(soundfont)
         try OutputFile.check(output, inputs: [input, font] + protected)
         let midi = try LessonOpener.read(input)
-        let schedule = MessageSchedule(file: midi.file)
+        let schedule = MessageSchedule(file: try LessonFit.file(midi, path: input, transpose: transpose))
         guard schedule.duration.isFinite, schedule.duration <= maxMinutes * 60 else {
             throw EtudeFailure("\(safe(input)) lasts \(Self.length(schedule.duration)), longer than --max-minutes \(NumberText.short(maxMinutes)); "
                                + "raise --max-minutes (up to \(Int(Self.maxMinutesLimit))) if it is meant to")

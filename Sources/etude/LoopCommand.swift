@@ -34,8 +34,8 @@ struct LoopCommand: ParsableCommand {
 
     func run() throws {
         let path = try store.library.lessonPath(self.lesson)
-        let opened = try LessonOpener.open(path, split: practice.splitPitch())
-        let lesson = opened.lesson
+        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose, library: store.library)
+        var lesson = opened.lesson
         // The history is only opened when it is needed: to recall a loop, or to play.
         let history = (saved != nil || !dryRun) ? StoreHistory.open(store.library, path: path) : nil
         var plan: PracticePlan
@@ -50,6 +50,7 @@ struct LoopCommand: ParsableCommand {
                 if practice.other == nil { plan.otherHand = try PracticePlan.parseOtherHand(SavedLoopModes.otherHand(loop.otherHandMode)) }
                 if practice.tempo == nil && practice.bpm == nil && practice.speedTrainer == nil { plan.tempo = .percent(Double(loop.tempoPercent)) }
                 loopName = loop.name
+                if practice.transpose == nil, let t = loop.transpose { (opened, lesson) = try LessonFit.reopened(opened, transpose: t, split: practice.splitPitch()) }
             } else {
                 guard let bars else { throw EtudeFailure("give the bars to loop (e.g. 5-8) or --saved NAME") }
                 plan = try practice.plan(bars: bars, lesson: lesson, defaultOther: .play, defaultRepeat: .forever)

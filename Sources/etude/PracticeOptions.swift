@@ -23,6 +23,7 @@ struct PracticeOptions: ParsableArguments {
     @Flag(help: "Click the beats (channel 10, accented downbeats).") var metronome = false
     @Option(name: .customLong("metronome-volume"), help: "Metronome volume, 0–100% (default 80%).") var metronomeVolume: String?
     @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: String?
+    @Option(help: "Transpose: semitones (−24…+24, e.g. +2) or a key (D, Bb, F#m; C:D for a lesson naming no key); 0 as written.") var transpose: String?
 
     /// The plan these options describe; `defaultOther` and `defaultRepeat` are the command's.
     /// With `lesson`, bars are read as the lesson numbers them (a score's printed bars,
@@ -76,7 +77,7 @@ struct PracticeOptions: ParsableArguments {
 
     /// Reads the lesson file with the hand split applied; every failure is one line.
     func lesson(_ path: String) throws -> Lesson {
-        try LessonOpener.open(path, split: try splitPitch()).lesson
+        try LessonFit.open(path, split: try splitPitch(), transpose: transpose).lesson
     }
 }
 
@@ -92,6 +93,9 @@ struct PlayingOptions: ParsableArguments {
     var threshold: String = "90"
     @Option(help: ArgumentHelp("Your input offset in ms for this session instead of the one `etude calibrate` stored (positive = your notes arrive late).", valueName: "ms"))
     var offset: String?
+    @Option(help: "Your keyboard's keys: 88, 76, 73, 61, 49, 37 or 25 (remembered for the input); notes off it are played for you.") var keys: String?
+    @Option(help: "Your keyboard's range LOW-HIGH instead of --keys (e.g. C2-C7 or 36-96).") var range: String?
+    @Option(help: "octave: move a hand that fits your keys by octaves onto them; none: don't (remembered with the keys).") var fit: String?
 
     /// The playing settings, checked before anything opens: one line per mistake.
     func playing(mode: String, report: String? = nil, saveDir: String? = nil) throws -> Playing {

@@ -22,6 +22,7 @@ struct PracticeScreenCommand: ParsableCommand {
           etude practice song.abc --bars 5-8 --speed-trainer 60:100:10 --metronome
           etude practice song.mid --hand right --mode wait --input midi
           etude practice song.mid --mode play --input notes.fifo --report p.jsonl
+          etude practice song.mid --transpose D --keys 61 --mode wait --input midi
         """
     )
 
@@ -56,7 +57,7 @@ struct PracticeScreenCommand: ParsableCommand {
         let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose))
         let path = try store.library.lessonPath(lesson)
         if let report { try OutputFile.check(report, inputs: [path] + store.library.databaseFiles, option: "--report") }
-        let opened = try LessonOpener.open(path, split: practice.splitPitch())
+        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose, library: store.library)
         var plan: PracticePlan
         do {
             plan = try practice.plan(bars: bars, lesson: opened.lesson, defaultOther: .play, defaultRepeat: .forever)
@@ -65,6 +66,8 @@ struct PracticeScreenCommand: ParsableCommand {
         } catch {
             throw EtudeFailure(error.cliMessage)
         }
+        try LessonFit.fitKeyboard(&opened, plan: &plan, keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit,
+                                  input: playingOptions.input, library: store.library)
         let history = StoreHistory.open(store.library, path: path)
         let status = try PracticeScreenRunner.run(opened, plan: plan, sound: sound,
                                                   display: display, history: history, playing: playing)

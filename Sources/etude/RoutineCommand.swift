@@ -11,7 +11,7 @@ struct RoutineCommand: ParsableCommand {
         commandName: "routine",
         abstract: "Practice routines: named, ordered lists of lessons with tempo, hand, bars and length.",
         discussion: """
-        An entry is key=value pairs separated by ';': lesson=TITLE|ID|PATH or random=favourite or random=level:N; hand=right|left|both, tempo=PERCENT (10–400), bars=FIRST-LAST, mode=watch|wait|play|memory; minutes=M or reps=N (default 1); pause=SECONDS (before the entry).
+        An entry is key=value pairs separated by ';': lesson=TITLE|ID|PATH or random=favourite or random=level:N; hand=right|left|both, tempo=PERCENT (10–400), bars=FIRST-LAST, mode=watch|wait|play|memory; minutes=M or reps=N (default 1); pause=SECONDS (before the entry); transpose=+2 or transpose=D (semitones or a key).
 
         Examples:
           etude routine new warm-up --entry "lesson=Ode to Joy;tempo=80;minutes=5"
@@ -185,6 +185,8 @@ struct RoutineCommand: ParsableCommand {
         func run() throws {
             // Checked before the library or the synth opens: one line per mistake.
             let playing = try playingOptions.playing(mode: "watch")
+            // --keys/--range/--fit: remembered for the input, where each entry you play finds them.
+            try LessonFit.keyboard(keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit, input: playingOptions.input, library: store.library).remember()
             let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver))
             let status = try App.runRoutine(name: name, library: store.library, seed: seed, planOnly: plan, sound: sound, playing: playing)
             if status != 0 { throw ExitCode(status) }

@@ -41,6 +41,8 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
     public var mode: PracticeMode?
     public var length: Length
     public var pauseSeconds: Int
+    /// `transpose=+2`, `transpose=D`: the lesson moved for this entry (`--transpose`), as typed.
+    public var transpose: String?
     /// What was wrong with this entry as stored (a routine saved before entries were checked):
     /// it still loads, and `problem` says what to fix.
     var storedProblem: String?
@@ -57,7 +59,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
     }
 
     enum Key: String, CodingKey {
-        case lesson, title, random, level, hand, tempo, bars, mode, minutes, repetitions, pause
+        case lesson, title, random, level, hand, tempo, bars, mode, minutes, repetitions, pause, transpose
     }
 
     /// Decodes leniently: routines stored before entries were checked still load (an odd mode
@@ -75,6 +77,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
                       bars: f.bars.flatMap(RoutineEntry.parseBars), mode: f.mode.flatMap { try? PracticeMode(parsing: $0) },
                       length: minutes.map { .minutes($0) } ?? .repetitions(min(max(1, f.repetitions ?? 1), RoutineEntry.maxRepetitions)),
                       pauseSeconds: min(max(0, f.pause ?? 0), RoutineEntry.maxPause))
+            transpose = f.transpose.flatMap { try? Transposition.Request.parse($0).text }
             storedProblem = error.message
         }
     }
@@ -100,6 +103,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
         case .repetitions(let n): try c.encode(n, forKey: .repetitions)
         }
         if pauseSeconds != 0 { try c.encode(pauseSeconds, forKey: .pause) }
+        try c.encodeIfPresent(transpose, forKey: .transpose)
     }
 
     /// "5-8" or "5" → 5...8 / 5...5; nil for anything else.
@@ -124,6 +128,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
         if let tempoPercent { how.append("\(tempoPercent)%") }
         if let bars { how.append("bars \(bars.lowerBound)-\(bars.upperBound)") }
         if let mode { how.append("\(mode.rawValue) mode") }
+        if let transpose { how.append("transposed \(transpose)") }
         if !how.isEmpty { what += " — " + how.joined(separator: ", ") }
         switch length {
         case .minutes(let m): what += " — \(RoutineEntry.number(m)) min"
@@ -181,8 +186,9 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
                 fields.minutes = m
             case "reps", "repetitions", "times": fields.repetitions = try int()
             case "pause": fields.pause = try int()
+            case "transpose": fields.transpose = v
             default:
-                throw RoutineError("entry \"\(spec)\": unknown key \(k) (lesson, random, hand, tempo, bars, mode, minutes, reps, pause)")
+                throw RoutineError("entry \"\(spec)\": unknown key \(k) (lesson, random, hand, tempo, bars, mode, minutes, reps, pause, transpose)")
             }
         }
         guard haveSource else { throw RoutineError("entry \"\(spec)\": say what to play: lesson=TITLE, random=favourite or random=level:N") }
@@ -206,9 +212,10 @@ extension RoutineEntry {
         public var minutes: Double?
         public var repetitions: Int?
         public var pause: Int?
+        public var transpose: String?
 
         public init(source: Source, hand: String? = nil, tempo: Int? = nil, bars: String? = nil, mode: String? = nil,
-                    minutes: Double? = nil, repetitions: Int? = nil, pause: Int? = nil) {
+                    minutes: Double? = nil, repetitions: Int? = nil, pause: Int? = nil, transpose: String? = nil) {
             self.source = source
             self.hand = hand
             self.tempo = tempo
@@ -217,12 +224,14 @@ extension RoutineEntry {
             self.minutes = minutes
             self.repetitions = repetitions
             self.pause = pause
+            self.transpose = transpose
         }
 
         /// The fields of an entry (to check one stored before entries were checked).
         public init(_ entry: RoutineEntry) {
             self.init(source: entry.source, hand: entry.hand?.rawValue, tempo: entry.tempoPercent,
-                      bars: entry.bars.map { "\($0.lowerBound)-\($0.upperBound)" }, mode: entry.mode?.rawValue, pause: entry.pauseSeconds)
+                      bars: entry.bars.map { "\($0.lowerBound)-\($0.upperBound)" }, mode: entry.mode?.rawValue, pause: entry.pauseSeconds,
+                      transpose: entry.transpose)
             switch entry.length {
             case .minutes(let m): minutes = m
             case .repetitions(let n): repetitions = n
@@ -254,6 +263,7 @@ extension RoutineEntry {
             minutes = try c.decodeIfPresent(Double.self, forKey: .minutes)
             repetitions = try c.decodeIfPresent(Int.self, forKey: .repetitions)
             pause = try c.decodeIfPresent(Int.self, forKey: .pause)
+            transpose = try c.decodeIfPresent(String.self, forKey: .transpose)
         }
     }
 
@@ -308,7 +318,9 @@ extension RoutineEntry {
         let pause = f.pause ?? 0
         guard pause >= 0 else { throw RoutineError("pause is a whole number of seconds, 0 or more, not \(pause)") }
         guard pause <= maxPause else { throw RoutineError("pause must be at most \(maxPause) seconds (an hour), not \(pause)") }
-        return RoutineEntry(source: f.source, hand: hand, tempoPercent: f.tempo, bars: bars, mode: mode, length: length, pauseSeconds: pause)
+        var entry = RoutineEntry(source: f.source, hand: hand, tempoPercent: f.tempo, bars: bars, mode: mode, length: length, pauseSeconds: pause)
+        entry.transpose = try f.transpose.map { t throws(RoutineError) in try check { () throws(PlanError) in try Transposition.Request.parse(t).text } }
+        return entry
     }
 
     /// -2 as "-2", 0.5 as "0.5".

@@ -26,6 +26,8 @@ public struct RoutinePlan: Equatable, Sendable {
         /// Planned playing time: the time limit, or repetitions × one pass (the entry's bars, or
         /// the whole lesson) at this tempo.
         public var plannedSeconds: Double
+        /// The entry's `transpose=` (else the lesson's remembered transposition).
+        public var transpose: String? = nil
     }
 
     public struct Skipped: Equatable, Sendable {
@@ -112,7 +114,7 @@ public struct RoutinePlan: Equatable, Sendable {
             clock += Double(entry.pauseSeconds)
             steps.append(Step(entryIndex: i, lesson: lesson.lesson, path: lesson.path, hand: entry.hand, tempoPercent: tempo,
                               bars: entry.bars, mode: entry.mode, length: entry.length, pauseSeconds: entry.pauseSeconds,
-                              pauseStart: pauseStart, playStart: clock, plannedSeconds: planned))
+                              pauseStart: pauseStart, playStart: clock, plannedSeconds: planned, transpose: entry.transpose))
             clock += planned
         }
         return RoutinePlan(name: routine.name, steps: steps, skipped: skipped, totalSeconds: clock)
@@ -174,9 +176,10 @@ public struct RoutinePlan: Equatable, Sendable {
         }
         var out = "\(name): \(steps.count) step\(steps.count == 1 ? "" : "s"), about \(clock(totalSeconds))\n"
         for (n, s) in steps.enumerated() {
-            let entry = RoutineEntry(source: .lesson(id: s.lesson.id, title: s.lesson.title), hand: s.hand,
+            var entry = RoutineEntry(source: .lesson(id: s.lesson.id, title: s.lesson.title), hand: s.hand,
                                      tempoPercent: s.tempoPercent == 100 ? nil : s.tempoPercent, bars: s.bars,
                                      mode: s.mode, length: s.length, pauseSeconds: s.pauseSeconds)
+            entry.transpose = s.transpose
             out += "\(n + 1). [\(clock(s.playStart))] \(entry.text())\n"
         }
         for s in skipped { out += "   skipped entry \(s.entryIndex + 1): \(s.reason)\n" }

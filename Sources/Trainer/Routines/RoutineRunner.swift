@@ -132,7 +132,8 @@ private final class Run {
         }
         let opened: OpenedLesson
         do {
-            opened = try LessonOpener.open(path)
+            // The entry's key, else the one the learner chose for the lesson (not changed here).
+            opened = try step.transpose.map { try LessonFit.open(path, transpose: $0) } ?? LessonFit.open(path, transpose: nil, library: runner.playing.library)
         } catch {
             line("Skipping \(title): \(safe((error as? EtudeFailure)?.message ?? "\(error)"))", final: true)
             return
@@ -249,6 +250,10 @@ private final class Run {
         var practice = RoutineRunner.practicePlan(hand: step.hand, tempoPercent: step.tempoPercent, bars: step.bars, length: step.length)
         // Real time from the first note: one bar of clicks to come in on (wait mode waits anyway).
         if mode != .wait { practice.countIn = true }
+        var opened = opened  // the learner's keyboard on this input (notes off it are played for them)
+        if let fit = try? LessonFit.keyboard(keys: nil, range: nil, fit: nil, input: runner.playing.input, library: runner.playing.library) {
+            for l in LessonFit.apply(fit.keyboard, fitOctave: fit.fitOctave, to: &opened, plan: &practice) { line(l, final: true) }
+        }
         var settings = runner.playing
         settings.mode = mode
         settings.holdAfterPass = false   // an entry's passes flow on; its length ends it

@@ -1,0 +1,163 @@
+import MIDIFile
+
+/// The keys the learner's keyboard has (`--keys 61`, `--range C2-C7`): a lesson note of the
+/// practised hand outside them is played by Etude like the other hand and never expected, so a
+/// 61-key keyboard can pass a piece written for 88.
+public struct KeyboardRange: Equatable, Hashable, Sendable, CustomStringConvertible {
+    public var low: Int
+    public var high: Int
+    /// The key count when given as `--keys N` (its usual compass), nil for `--range`.
+    public var size: Int?
+
+    /// The usual compass of each keyboard size: 88 A0–C8, 76 E1–G7, 73 E1–E7, 61 C2–C7,
+    /// 49 C2–C6, 37 C3–C6, 25 C3–C5.
+    public static let sizes: [(keys: Int, range: ClosedRange<Int>)] = [
+        (88, 21...108), (76, 28...103), (73, 28...100), (61, 36...96), (49, 36...84), (37, 48...84), (25, 48...72),
+    ]
+
+    /// The fewest keys a range may have: an octave and one.
+    public static let minimumKeys = 12
+
+    public init(low: Int, high: Int, size: Int? = nil) {
+        self.low = low
+        self.high = high
+        self.size = size
+    }
+
+    public var range: ClosedRange<Int> { low...max(low, high) }
+    public var count: Int { high - low + 1 }
+    public func contains(_ pitch: Int) -> Bool { pitch >= low && pitch <= high }
+
+    /// `61 keys (C2–C7)` or `C2–C7`.
+    public var description: String {
+        let span = "\(PitchName.name(low))–\(PitchName.name(high))"
+        return size.map { "\($0) keys (\(span))" } ?? span
+    }
+
+    /// The text it is stored and typed as: `61` or `C2-C7`.
+    public var text: String { size.map(String.init) ?? "\(PitchName.name(low))-\(PitchName.name(high))" }
+
+    /// `--keys N`: one of the usual sizes.
+    public static func keys(_ text: String) throws(PlanError) -> KeyboardRange {
+        let all = sizes.map { String($0.keys) }.joined(separator: ", ")
+        guard let n = Int(text.trimmingCharacters(in: .whitespaces)), let s = sizes.first(where: { $0.keys == n }) else {
+            throw PlanError(.keys, text, "give a keyboard size: \(all); or --range LOW-HIGH, e.g. --range C2-C7")
+        }
+        return KeyboardRange(low: s.range.lowerBound, high: s.range.upperBound, size: n)
+    }
+
+    /// `--range LOW-HIGH`: note names (`C2-C7`, `F#1-G7`, middle C = C4) or MIDI numbers (`36-96`).
+    public static func range(_ text: String) throws(PlanError) -> KeyboardRange {
+        let t = text.replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "–", with: "-")
+        // The separator is a dash after a digit ("C-1-G9" has a minus sign first).
+        let chars = Array(t)
+        var split: Int?
+        for i in chars.indices.dropFirst() where chars[i] == "-" && chars[i - 1].isNumber {
+            split = i
+            break
+        }
+        guard let split, let low = PitchName.parse(String(chars[..<split])), let high = PitchName.parse(String(chars[(split + 1)...])) else {
+            throw PlanError(.range, text, "give the lowest and highest key, e.g. C2-C7 or 36-96")
+        }
+        guard high - low + 1 >= minimumKeys else {
+            throw PlanError(.range, text, "a keyboard has at least \(minimumKeys) keys, lowest first", suggestion: "C3-C5")
+        }
+        return KeyboardRange(low: low, high: high)
+    }
+
+    /// Reads what was stored by `text` (nil for anything that no longer reads).
+    public init?(text: String) {
+        if let r = try? (Int(text) != nil ? KeyboardRange.keys(text) : KeyboardRange.range(text)) { self = r } else { return nil }
+    }
+}
+
+extension PracticePlan {
+    /// Whether the learner is to play this note: a note of a practised hand on their keys.
+    /// The one test the Coach, the wait gate, play and memory modes and `etude judge` share.
+    public func expects(_ note: LessonNote) -> Bool {
+        hands.practises(note.part) && (keyboard?.contains(Int(note.pitch)) ?? true)
+    }
+
+    /// A keyboard that leaves none of the practised notes of the bars to play is refused.
+    func checkKeyboard(for lesson: Lesson) throws(PlanError) {
+        guard let keyboard else { return }
+        let ticks = tickRange(in: lesson)
+        var practised = 0
+        for n in lesson.notes where n.startTick >= ticks.lowerBound && n.startTick < ticks.upperBound && hands.practises(n.part) {
+            if keyboard.contains(Int(n.pitch)) { return }
+            practised += 1
+        }
+        guard practised > 0 else { return }
+        let setting: PlanError.Setting = keyboard.size == nil ? .range : .keys
+        throw PlanError(setting, keyboard.text, "none of the \(practised) notes to play is on those keys (\(keyboard)); give your keyboard's real range, e.g. --keys 88")
+    }
+}
+
+/// How the practised hands sit on the learner's keyboard: the notes Etude plays for them, and
+/// for a hand that does not fit, the octaves that would make the whole hand fit.
+public struct KeyboardFit: Equatable, Sendable {
+    public struct HandFit: Equatable, Sendable {
+        public var hand: Hand
+        /// Notes of the hand (in the bars practised) off the keyboard: Etude plays them.
+        public var outside: Int
+        public var below: Int
+        /// Octaves (±1, ±2 …) moving every note of the hand in the bars onto the keys; nil when
+        /// the hand is wider than the keyboard.
+        public var octaves: Int?
+    }
+
+    public var keyboard: KeyboardRange
+    public var hands: [HandFit]
+
+    /// The fit of `plan`'s hands on `plan.keyboard` in its bars (nil without a keyboard).
+    public static func check(_ lesson: Lesson, plan: PracticePlan) -> KeyboardFit? {
+        guard let keyboard = plan.keyboard else { return nil }
+        let ticks = plan.tickRange(in: lesson)
+        var out: [HandFit] = []
+        for hand in [Hand.right, .left] where plan.hands.practises(.hand(hand)) {
+            let pitches = lesson.notes.lazy.filter { $0.part == .hand(hand) && $0.startTick >= ticks.lowerBound && $0.startTick < ticks.upperBound }.map { Int($0.pitch) }
+            guard let low = pitches.min(), let high = pitches.max() else { continue }
+            let outside = pitches.filter { !keyboard.contains($0) }.count
+            guard outside > 0 else { continue }
+            var octaves: Int?
+            for k in [1, -1, 2, -2, 3, -3, 4, -4] where keyboard.contains(low + 12 * k) && keyboard.contains(high + 12 * k) {
+                octaves = k
+                break
+            }
+            out.append(HandFit(hand: hand, outside: outside, below: pitches.filter { $0 < keyboard.low }.count, octaves: octaves))
+        }
+        return KeyboardFit(keyboard: keyboard, hands: out)
+    }
+
+    /// One line per hand off the keyboard, e.g. `your 61 keys (C2–C7): Etude plays the 3 right-hand
+    /// notes above C7; the whole right hand fits an octave down: add --fit octave`.
+    public func notices(fitOption: String) -> [String] {
+        hands.map { h in
+            let above = h.outside - h.below
+            var side: [String] = []
+            if above > 0 { side.append("\(above) above \(PitchName.name(keyboard.high))") }
+            if h.below > 0 { side.append("\(h.below) below \(PitchName.name(keyboard.low))") }
+            var line = "your \(keyboard): Etude plays the \(h.hand.rawValue)-hand notes off it (\(side.joined(separator: ", ")))"
+            if let k = h.octaves { line += "; the whole \(h.hand.rawValue) hand fits \(Self.octaves(k)): add \(fitOption)" }
+            return line
+        }
+    }
+
+    /// `an octave down`, `2 octaves up`.
+    public static func octaves(_ k: Int) -> String {
+        "\(abs(k) == 1 ? "an octave" : "\(abs(k)) octaves") \(k > 0 ? "up" : "down")"
+    }
+
+    /// The lesson with each hand that fits by octaves moved onto the keys (`--fit octave`), and
+    /// one line per hand moved.
+    public func fitted(_ lesson: Lesson) -> (lesson: Lesson, notices: [String]) {
+        var out = lesson
+        var lines: [String] = []
+        for h in hands {
+            guard let k = h.octaves else { continue }
+            out = out.transposed(Transposition(semitones: 12 * k, steps: 7 * k, from: nil), hand: h.hand)
+            lines.append("the \(h.hand.rawValue) hand moved \(Self.octaves(k)) to fit your \(keyboard)")
+        }
+        return (out, lines)
+    }
+}

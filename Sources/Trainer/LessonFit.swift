@@ -1,0 +1,140 @@
+import Foundation
+import Lesson
+import MIDIFile
+import Store
+
+/// Fitting a lesson to the player, for every command that opens one: the transposition
+/// (`--transpose`, remembered per lesson) and the learner's keyboard (`--keys`, `--range`,
+/// `--fit octave`, remembered per input device). The moves themselves are pure (`Transposition`,
+/// `KeyboardFit` in Lesson); this is where the options, the library and the messages meet.
+public enum LessonFit {
+    /// The lesson at `path` in the transposition asked for: `transpose` as typed, else (with
+    /// `library`) the one remembered for the lesson. With `library` a given one is remembered,
+    /// and `0` forgets it. Without `library` (export, render, score) only what is given counts,
+    /// so a file written never changes key unasked.
+    public static func open(_ path: String, split: Int? = nil, transpose: String?, library: Library? = nil) throws -> OpenedLesson {
+        let opened = try LessonOpener.open(path, split: split)
+        let (text, remember) = library.map { remembered(transpose, path: path, library: $0) } ?? (transpose, {})
+        guard let text else { return opened }
+        let out = try transposed(opened, text)  // a bad value is refused before it is remembered
+        remember()
+        if transpose == nil, out.lesson.title != opened.lesson.title {
+            Console.error("etude: \(safe(out.lesson.title)) as last time (--transpose \(safe(text))); --transpose 0 plays it as written")
+        }
+        return out
+    }
+
+    /// The lesson opened again in another transposition (a saved loop's own), and its lesson.
+    public static func reopened(_ opened: OpenedLesson, transpose: String, split: Int?) throws -> (OpenedLesson, Lesson) {
+        let out = try transposed(LessonOpener.open(opened.path, split: split), transpose)
+        return (out, out.lesson)
+    }
+
+    /// `opened` moved by `text` (`+2`, `D`, `C:D`); one line naming the fix when it cannot be.
+    public static func transposed(_ opened: OpenedLesson, _ text: String) throws -> OpenedLesson {
+        do {
+            let request = try Transposition.Request.parse(text)
+            let t = try Transposition.resolve(request, key: opened.lesson.keySignatures.first?.value)
+            var out = opened
+            out.lesson = opened.lesson.transposed(t)
+            if !t.isIdentity { out.lesson.title += " " + label(t, lesson: out.lesson) }
+            return out
+        } catch {
+            throw EtudeFailure(error.worded { "--\($0.rawValue) \($1)" })
+        }
+    }
+
+    /// The file at `path` moved by `text`, for what plays a file as it is (`render`).
+    public static func file(_ read: MIDIReadResult, path: String, transpose text: String?) throws -> MIDIFile {
+        guard let text else { return read.file }
+        let lesson = Lesson(file: read.file, fileName: path)
+        do {
+            let t = try Transposition.resolve(try Transposition.Request.parse(text), key: lesson.keySignatures.first?.value)
+            return read.file.transposed(t)
+        } catch {
+            throw EtudeFailure(error.worded { "--\($0.rawValue) \($1)" })
+        }
+    }
+
+    /// What the header shows after the title: `(in D major, +2)`, or `(+2)` for a lesson that
+    /// names no key.
+    public static func label(_ t: Transposition, lesson: Lesson) -> String {
+        guard let key = lesson.keySignatures.first?.value else { return "(\(t))" }
+        return "(in \(key.name.replacingOccurrences(of: "#", with: "♯").replacingOccurrences(of: "b ", with: "♭ ")), \(t))"
+    }
+
+    /// The transposition to use: the one given (then remembered; `0` forgets), else the one
+    /// remembered. A library that cannot be opened remembers nothing and stops nothing.
+    static func remembered(_ given: String?, path: String, library: Library) -> (text: String?, remember: () -> Void) {
+        guard let store = try? library.openStore() else { return (given, {}) }
+        for n in store.notices { Console.error("etude: \(n)") }
+        guard let id = try? store.catalogue(fileAt: path).id else { return (given, {}) }
+        guard let given else { return ((try? store.transpose(lessonID: id)) ?? nil, {}) }
+        let forget = (try? Transposition.Request.parse(given)) == .semitones(0)
+        return (given, { try? store.saveTranspose(lessonID: id, forget ? nil : given) })
+    }
+
+    /// The learner's keyboard on `input`: `--keys`/`--range` (and `--fit octave`) as given, then
+    /// remembered for the device; else the one remembered for it; else none (every key).
+    /// `remember` stores what was given for the device (called once the plan has been checked).
+    public static func keyboard(keys: String?, range: String?, fit: String?, input: String,
+                                library: Library?) throws -> (keyboard: KeyboardRange?, fitOctave: Bool, remember: () -> Void) {
+        if keys != nil && range != nil { throw EtudeFailure("--keys \(safe(keys ?? "")) and --range \(safe(range ?? "")) both given: use one of them") }
+        var fitOctave: Bool?
+        if let fit {
+            switch fit.lowercased() {
+            case "octave", "octaves": fitOctave = true
+            case "none", "off": fitOctave = false
+            default: throw EtudeFailure("--fit \(safe(fit)): use octave (move a hand that fits your keys by octaves) or none")
+            }
+        }
+        var given: KeyboardRange?
+        do {
+            if let keys { given = try KeyboardRange.keys(keys) }
+            if let range { given = try KeyboardRange.range(range) }
+        } catch {
+            throw EtudeFailure(error.worded { "--\($0.rawValue) \($1)" })
+        }
+        let device = InputDevice.name(input: input)
+        let store = library.flatMap { try? $0.openStore() }
+        let stored = device.flatMap { d in try? store?.keyboard(device: d) }
+        let keyboard = given ?? stored.flatMap { KeyboardRange(text: $0.keyRange) }
+        if fitOctave == true && keyboard == nil {
+            throw EtudeFailure("--fit octave: give your keyboard too, e.g. --keys 61 or --range C2-C7")
+        }
+        let fitting = fitOctave ?? stored?.fitOctave ?? false
+        let remember = {
+            guard let device, let store, given != nil || fitOctave != nil, let keyboard else { return }
+            let full = keyboard.size == 88 && !fitting
+            try? store.saveKeyboard(device: device, full ? nil : KeyboardSetting(device: device, keyRange: keyboard.text, fitOctave: fitting))
+        }
+        return (keyboard, fitting, remember)
+    }
+
+    /// The keyboard put on the plan, and with `fitOctave` each hand that fits by octaves moved
+    /// onto it; the lines to tell the learner (Etude plays notes off the keys; a hand that fits).
+    public static func apply(_ keyboard: KeyboardRange?, fitOctave: Bool, to opened: inout OpenedLesson, plan: inout PracticePlan) -> [String] {
+        guard let keyboard else { return [] }
+        plan.keyboard = keyboard
+        guard let fit = KeyboardFit.check(opened.lesson, plan: plan) else { return [] }
+        guard fitOctave else { return fit.notices(fitOption: "--fit octave") }
+        let (lesson, moved) = fit.fitted(opened.lesson)
+        opened.lesson = lesson
+        let left = KeyboardFit.check(lesson, plan: plan)?.notices(fitOption: "--fit octave") ?? []
+        return moved + left
+    }
+
+    /// `keyboard` then `apply`, the notices on stderr (before a screen opens): one call per command.
+    public static func fitKeyboard(_ opened: inout OpenedLesson, plan: inout PracticePlan, keys: String?, range: String?, fit: String?,
+                                   input: String, library: Library?) throws {
+        let (keyboard, octave, remember) = try self.keyboard(keys: keys, range: range, fit: fit, input: input, library: library)
+        let lines = apply(keyboard, fitOctave: octave, to: &opened, plan: &plan)
+        do {
+            try plan.validate(for: opened.lesson)  // a keyboard leaving nothing to play
+        } catch {
+            throw EtudeFailure(error.worded { "--\($0.rawValue) \($1)" })
+        }
+        remember()
+        for line in lines { Console.error("etude: \(line)") }
+    }
+}
