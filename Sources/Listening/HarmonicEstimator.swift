@@ -19,6 +19,9 @@ public struct HarmonicEstimator: Sendable {
     public static let otherRatio = 0.30
     /// Relative salience of an expected key that sits on a found note's partials (an octave).
     public static let octaveRatio = 0.2
+    /// The same against a note of Etude's own heard in the room, whose partials are only
+    /// roughly cancelled (its level at the microphone is unknown): half of it.
+    public static let knownOctaveRatio = 0.5
     /// Salience over the background (median of all keys) the first note must reach.
     public static let backgroundRatio = 3.0
 
@@ -99,8 +102,10 @@ public struct HarmonicEstimator: Sendable {
         return s
     }
 
-    /// The keys that sound, strongest first, at most `limit`.
-    public func notes(expected: Set<Int>, limit: Int) -> [Found] {
+    /// The keys that began at this onset, strongest first, at most `limit`. `known` are keys
+    /// sounding that are not the learner's (Etude's own notes heard in the room): they are
+    /// cancelled first and never reported, so their octaves are not taken for the learner's.
+    public func notes(expected: Set<Int>, known: Set<Int> = [], limit: Int) -> [Found] {
         // Knowing the score: a wrong key is looked for near the keys expected (a learner's
         // wrong notes are neighbours, a slipped hand an octave at most), never across the piano.
         let candidates: ClosedRange<Int>
@@ -110,35 +115,45 @@ public struct HarmonicEstimator: Sendable {
             candidates = Self.keys
         }
         var work = self
+        var present: [(pitch: Int, salience: Double)] = []
+        for k in known.sorted() where Self.keys.contains(k) {
+            let s = work.salience(k)
+            if s > background * Self.backgroundRatio {
+                present.append((k, s))
+                work.cancel(k)
+            }
+        }
         var found: [Found] = []
         var strongest = 0.0
         while found.count < limit {
+            let sounding = present.map(\.pitch) + found.map(\.pitch)
             var best: (pitch: Int, value: Double, score: Double)?
-            for p in candidates where !found.contains(where: { $0.pitch == p }) {
-                let s = expected.contains(p) ? work.salience(p) : work.salience(p, besides: found.map(\.pitch))
+            for p in candidates where !sounding.contains(p) {
+                let s = expected.contains(p) ? work.salience(p) : work.salience(p, besides: sounding)
                 // Expected keys are preferred among near-equals: the score says they are likely.
                 let score = expected.contains(p) ? s * 1.15 : s
                 if best == nil || score > best!.score { best = (p, s, score) }
             }
-            guard let pick = best else { break }
-            if ProcessInfo.processInfo.environment["LISTEN_SAL"] != nil {
-                let top = candidates.map { ($0, work.salience($0) / background) }.sorted { $0.1 > $1.1 }.prefix(6)
-                print("  sal round \(found.count): " + top.map { "\($0.0):\(String(format: "%.1f", $0.1))" }.joined(separator: " ") + " exp \(expected.sorted()) pick \(pick.pitch) \(String(format: "%.1f", pick.value / background))")
-            }
-            if found.isEmpty {
-                guard pick.value > background * Self.backgroundRatio else { break }
-                strongest = pick.value
+            guard let pick = best, pick.value > background * Self.backgroundRatio else { break }
+            // An expected key all of whose partials lie on a sounding note's (its octave above)
+            // gets energy from that note anyway: it must show more than leakage.
+            let borrowed = !sounding.isEmpty && work.salience(pick.pitch, besides: sounding) < pick.value * 0.2
+            // So does a key a semitone or a tone from a sounding one (their partials' main lobes
+            // touch in the bass): a wrong neighbour played must not also count as the right key.
+            let neighbour = (present.map { ($0.pitch, $0.salience / background) } + found.map { ($0.pitch, $0.salience) })
+                .filter { abs($0.0 - pick.pitch) <= 2 }.map(\.1).max()
+            // Measured against the strongest note the learner played here and, for a key no one
+            // expected or one on a sounding note's partials, against the other sound too.
+            let others = present.map(\.salience).max() ?? 0
+            if !expected.contains(pick.pitch) {
+                guard pick.value > max(strongest, others) * Self.otherRatio else { break }
+            } else if borrowed {
+                guard pick.value > max(strongest * Self.octaveRatio, others * Self.knownOctaveRatio) else { break }
             } else {
-                // An expected key all of whose partials lie on a found note's (its octave above)
-                // gets energy from that note anyway: it must show more than leakage.
-                let borrowed = work.salience(pick.pitch, besides: found.map(\.pitch)) < pick.value * 0.2
-                // So does a key a semitone or a tone from a found one (their partials' main lobes
-                // touch in the bass): a wrong neighbour played must not also count as the right key.
-                let neighbour = found.filter { abs($0.pitch - pick.pitch) <= 2 }.map(\.salience).max()
-                let ratio = !expected.contains(pick.pitch) ? Self.otherRatio : borrowed ? Self.octaveRatio : Self.expectedRatio
-                guard pick.value > strongest * ratio, pick.value > background * Self.backgroundRatio,
-                      pick.value / background > (neighbour ?? 0) * 0.5 else { break }
+                guard pick.value > strongest * Self.expectedRatio else { break }
             }
+            guard pick.value / background > (neighbour ?? 0) * 0.5 else { break }
+            if found.isEmpty { strongest = pick.value }
             found.append(Found(pitch: pick.pitch, salience: pick.value / background))
             work.cancel(pick.pitch)
         }

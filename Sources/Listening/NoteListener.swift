@@ -63,6 +63,9 @@ public final class NoteListener {
     /// The keys the lesson expects at a moment (seconds on the listener's timeline): the awaited
     /// chord in wait mode, the notes due around then in play mode; empty when nothing is known.
     public var expectedAt: (Double) -> Set<Int> = { _ in [] }
+    /// The keys something other than the learner began at a moment (Etude's own sound in the
+    /// room): cancelled before the learner's notes are looked for, never reported.
+    public var othersAt: (Double) -> Set<Int> = { _ in [] }
 
     /// Onset frames: short for timing.
     let onsetFFT = FFT(size: 2048)
@@ -184,7 +187,9 @@ public final class NoteListener {
         let past = odf[max(0, i - Self.history)..<i].sorted()
         let median = past.isEmpty ? 0 : past[past.count / 2]
         let floor = fluxFloor
-        guard value > median * 1.5 + floor, t - lastOnsetFrame >= 8 else { return }
+        // No onset before the window just before it holds sound (the stream's first moments).
+        guard value > median * 1.5 + floor, t - lastOnsetFrame >= 8,
+              t * hop + onsetFFT.size / 2 >= pitchFFT.size + sampleRate / 50 else { return }
         lastOnsetFrame = t
         pending.append((t, value / max(floor, 1e-9)))
     }
@@ -223,7 +228,7 @@ public final class NoteListener {
         let expected = expectedAt(time)
         let estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates)
         onOnset?(time, estimator)
-        let notes = estimator.notes(expected: expected, limit: maxNotesPerOnset).filter { found in
+        let notes = estimator.notes(expected: expected, known: othersAt(time), limit: maxNotesPerOnset).filter { found in
             // A key heard moments ago whose sound is still growing into the analysis window is
             // the same note, unless it came back clearly (a re-struck key has a new attack).
             guard let last = lastHeard[found.pitch], time - last.time < 0.2 else { return true }

@@ -23,7 +23,7 @@ public final class AudioInput: InputSource, @unchecked Sendable {
     private let profile: ListeningProfile
     private let lock = NSLock()
     private var expectationBody: @Sendable (Double) -> Set<Int> = { _ in [] }
-    private var ownSoundBody: @Sendable (Int, Double) -> Bool = { _, _ in false }
+    private var ownSoundBody: @Sendable (Double) -> Set<Int> = { _ in [] }
     private var reader: ReaderThread?
     private var signalState: SignalState = .ok
 
@@ -46,9 +46,9 @@ public final class AudioInput: InputSource, @unchecked Sendable {
         set { lock.withLock { expectationBody = newValue } }
     }
 
-    /// True when Etude itself began this key near that clock time (its own sound, heard by the
-    /// microphone): such a note is not taken for the learner's, expected or not.
-    public var ownSound: @Sendable (Int, Double) -> Bool {
+    /// The keys Etude itself began near a clock time (its own sound, heard by the microphone):
+    /// cancelled before the learner's notes are looked for, and never taken for the learner's.
+    public var ownSound: @Sendable (Double) -> Set<Int> {
         get { lock.withLock { ownSoundBody } }
         set { lock.withLock { ownSoundBody = newValue } }
     }
@@ -81,6 +81,7 @@ public final class AudioInput: InputSource, @unchecked Sendable {
             let serverDelay = max(0, Double(etude_capture_latency_us(box.stream))) / 1_000_000
             let origin = started - serverDelay
             listener.expectedAt = { [self] t in self.expectation(origin + t) }
+            listener.othersAt = { [self] t in self.ownSound(origin + t) }
             while !thread.stopRequested {
                 var err = [CChar](repeating: 0, count: 256)
                 let status = samples.withUnsafeMutableBufferPointer { buffer in
@@ -93,7 +94,6 @@ public final class AudioInput: InputSource, @unchecked Sendable {
                 read += fragment
                 for note in listener.push(samples) {
                     let at = origin + note.time
-                    if self.ownSound(note.pitch, at) { continue }
                     if let log = ProcessInfo.processInfo.environment["ETUDE_LISTEN_LOG"] {
                         let line = "\(note.time) \(note.pitch) \(note.strength) exp=\(self.expectation(at).sorted())\n"
                         if let h = FileHandle(forWritingAtPath: log) { h.seekToEndOfFile(); h.write(Data(line.utf8)); h.closeFile() }

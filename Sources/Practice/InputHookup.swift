@@ -41,6 +41,9 @@ public final class InputHookup: @unchecked Sendable {
     /// practice judges onsets and not how long a key was held.
     public var isOnsetOnly: Bool { usesComputerKeyboard || lock.withLock { source is AudioInput } }
 
+    /// True when the input is a microphone (the learner's piano sounds in the room).
+    public var isListening: Bool { lock.withLock { source is AudioInput } }
+
     /// Tells a listening input (a microphone) which keys the lesson wants at a clock time, so it
     /// listens for those first; other inputs need no telling.
     public func expect(_ body: @escaping @Sendable (Double) -> Set<Int>) {
@@ -49,7 +52,7 @@ public final class InputHookup: @unchecked Sendable {
 
     /// Lets a microphone ignore the keys Etude itself just began (see `OwnSoundTap`).
     public func ignore(_ own: OwnSoundTap) {
-        if let audio = lock.withLock({ source as? AudioInput }) { audio.ownSound = { [weak own] p, t in own?.began(p, near: t) ?? false } }
+        if let audio = lock.withLock({ source as? AudioInput }) { audio.ownSound = { [weak own] t in own?.began(near: t) ?? [] } }
     }
 
     /// The microphone's signal as last judged (nil for other inputs), for the header.
@@ -213,11 +216,10 @@ public final class OwnSoundTap: SoundOutput, @unchecked Sendable {
 
     public func allNotesOff() { inner.allNotesOff() }
 
-    /// True when Etude began `pitch` within the moment before clock time `time` that a
-    /// microphone would hear it as a new note (300 ms, the listener's window and the room).
-    public func began(_ pitch: Int, near time: Double) -> Bool {
-        guard (0..<128).contains(pitch) else { return false }
-        let at = lock.withLock { started[pitch] }
-        return at >= time - 0.3 && at <= time + 0.05
+    /// The keys Etude began within the moment before clock time `time` in which a microphone
+    /// would hear them as new notes (300 ms: the listener's window and the room).
+    public func began(near time: Double) -> Set<Int> {
+        let copy = lock.withLock { started }
+        return Set(copy.indices.filter { copy[$0] >= time - 0.3 && copy[$0] <= time + 0.05 })
     }
 }

@@ -151,6 +151,9 @@ public enum PracticeScreenRunner {
                                                 holdAfterPass: playing.holdAfterPass,
                                                 inputOffsetMs: timing.offsetMs, timingHint: timing.hint,
                                                 onsetOnlyInput: instrument?.hookup.isOnsetOnly)
+        var plan = plan
+        // A microphone listens to the learner's own piano: Etude does not sound their part.
+        if instrument?.hookup.isListening == true && playing.mode.judges { plan.soundsExpectedNotes = false }
         let session: PracticeSession
         do {
             session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: output, settings: settings)
