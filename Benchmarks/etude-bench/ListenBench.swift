@@ -8,7 +8,9 @@ import Synth
 /// every 7th note wrong, through a SoundFont other than Etude's, with room reverb and noise
 /// added by sox; runs the listener over it; prints what it found and its CPU per audio second.
 enum ListenBench {
-    static func run(_ args: [String]) -> Int32 {
+    static func run(_ arguments: [String]) -> Int32 {
+        let json = arguments.contains("--json")
+        let args = arguments.filter { $0 != "--json" }
         guard args.count >= 2 else { print("usage: etude-bench listen SOUNDFONT LESSON.mid..."); return 2 }
         let font = args[0]
         let dir = NSTemporaryDirectory() + "etude-bench-listen-\(getpid())"
@@ -25,7 +27,7 @@ enum ListenBench {
                let key = NoteListener.measureKey(pitch, samples: samples, sampleRate: 44_100) { keys.append(key) }
         }
         let templates = ProcessInfo.processInfo.environment["LISTEN_NO_TEMPLATES"] == nil ? PartialTemplates(keys: keys) : nil
-        print("calibrated \(keys.count) keys")
+        if !json { print("calibrated \(keys.count) keys") }
         for path in args.dropFirst() {
             guard let data = FileManager.default.contents(atPath: path),
                   let file = try? MIDIReader.read([UInt8](data)).file else { print("\(path): unreadable"); continue }
@@ -62,15 +64,21 @@ enum ListenBench {
                 let extra = heard.filter { h in !truth.contains { abs(h.time - s.offset - $0.time) < 0.08 && $0.pitch == h.pitch } }
                 print("extra:", extra.map { String(format: "%d@%.3f/%.1f", $0.pitch, $0.time, $0.strength) }.joined(separator: " "))
             }
-            print("\((path as NSString).lastPathComponent): \(s.line)")
+            if !json { print("\((path as NSString).lastPathComponent): \(s.line)") }
             total.played += s.played; total.found += s.found; total.falseWrongs += s.falseWrongs
             total.planted += s.planted; total.plantedFound += s.plantedFound
         }
         decisions.sort()
-        print("all: \(total.line)")
-        print(String(format: "detector CPU: %.1f ms per second of audio (%.1f %% of one core); decision latency median %.0f ms, max %.0f ms",
-                     cpu / max(audio, 1e-9) * 1000, cpu / max(audio, 1e-9) * 100,
-                     (decisions.isEmpty ? 0 : decisions[decisions.count / 2]) * 1000, (decisions.last ?? 0) * 1000))
+        let cpuMs = cpu / max(audio, 1e-9) * 1000
+        let latencyMs = (decisions.isEmpty ? 0 : decisions[decisions.count / 2]) * 1000
+        if json {
+            print("{\"played\":\(total.played),\"found\":\(total.found),\"falseWrongs\":\(total.falseWrongs),\"planted\":\(total.planted),"
+                  + "\"plantedFound\":\(total.plantedFound),\"cpuMsPerSecond\":\(String(format: "%.1f", cpuMs)),\"decisionLatencyMs\":\(String(format: "%.0f", latencyMs))}")
+        } else {
+            print("all: \(total.line)")
+            print(String(format: "detector CPU: %.1f ms per second of audio (%.1f %% of one core); decision latency median %.0f ms, max %.0f ms",
+                         cpuMs, cpuMs / 10, latencyMs, (decisions.last ?? 0) * 1000))
+        }
         return 0
     }
 }

@@ -22,12 +22,17 @@ public struct HarmonicEstimator: Sendable {
     /// The same against a note of Etude's own heard in the room, whose partials are only
     /// roughly cancelled (its level at the microphone is unknown): half of it.
     public static let knownOctaveRatio = 0.5
+    /// Part of what sounds now (new or ringing) a note must be to be new.
+    public static let levelRatio = 0.1
     /// Salience over the background (median of all keys) the first note must reach.
     public static let backgroundRatio = 3.0
 
     var spectrum: [Double]
     /// The level a key would sum from noise alone.
     let background: Double
+    /// The strongest key's salience in the whole spectrum after the onset: what sounds now,
+    /// new or still ringing. A note that began here is a fair part of it.
+    private(set) var level: Double
     let binHz: Double
     let nyquist: Double
 
@@ -45,6 +50,10 @@ public struct HarmonicEstimator: Sendable {
         let band = whole[lo...hi].sorted()
         // Twice the median, for taking the maximum of a few bins per partial.
         background = max(band[band.count / 2] * 2, 1e-9)
+        level = 0
+        var all = self
+        all.spectrum = whole
+        level = Self.keys.reduce(0) { max($0, all.salience($1)) }
     }
 
     static func frequency(_ pitch: Int) -> Double { 440 * pow(2, Double(pitch - 69) / 12) }
@@ -134,7 +143,9 @@ public struct HarmonicEstimator: Sendable {
                 let score = expected.contains(p) ? s * 1.15 : s
                 if best == nil || score > best!.score { best = (p, s, score) }
             }
-            guard let pick = best, pick.value > background * Self.backgroundRatio else { break }
+            // Above the room's noise, and a fair part of what sounds now: a moment where nothing
+            // began (the decay of earlier notes) hears nothing new.
+            guard let pick = best, pick.value > background * Self.backgroundRatio, pick.value > level * Self.levelRatio else { break }
             // An expected key all of whose partials lie on a sounding note's (its octave above)
             // gets energy from that note anyway: it must show more than leakage.
             let borrowed = !sounding.isEmpty && work.salience(pick.pitch, besides: sounding) < pick.value * 0.2

@@ -188,7 +188,7 @@ public final class NoteListener {
         let median = past.isEmpty ? 0 : past[past.count / 2]
         let floor = fluxFloor
         // No onset before the window just before it holds sound (the stream's first moments).
-        guard value > median * 1.5 + floor, t - lastOnsetFrame >= 8,
+        guard value > median * 1.5 + floor, t - lastOnsetFrame >= 10,
               t * hop + onsetFFT.size / 2 >= pitchFFT.size + sampleRate / 50 else { return }
         lastOnsetFrame = t
         pending.append((t, value / max(floor, 1e-9)))

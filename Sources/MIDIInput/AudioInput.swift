@@ -56,15 +56,26 @@ public final class AudioInput: InputSource, @unchecked Sendable {
     /// The signal as the listener last judged it (too quiet, clipped, noisy), for the header.
     public var signal: SignalState { lock.withLock { signalState } }
 
-    public func start(_ handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) {
-        stop()
-        let fragment = max(64, Int(Double(sampleRate) * Self.fragmentSeconds))
+    /// Opens the source and closes it again: one line naming the problem before anything else
+    /// opens (the synth, the screen).
+    public static func check(source: String?) throws(InputError) {
+        etude_capture_close(try open(source: source, rate: 48_000, fragment: 480))
+    }
+
+    private static func open(source: String?, rate: Int, fragment: Int) throws(InputError) -> UnsafeMutableRawPointer {
         var message = [CChar](repeating: 0, count: 256)
-        guard let stream = etude_capture_open(source, Int32(sampleRate), Int32(fragment), &message, 256) else {
-            let why = String(cString: message)
+        guard let stream = etude_capture_open(source, Int32(rate), Int32(fragment), &message, 256) else {
+            let why = TextDecoding.sanitize(String(cString: message))
             let shown = source.map { TextDecoding.sanitize($0) } ?? "the default source"
             throw InputError("cannot listen to \(shown): \(why); check `pactl list short sources` and pass --input audio:SOURCE (or start PulseAudio/PipeWire)")
         }
+        return stream
+    }
+
+    public func start(_ handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) {
+        stop()
+        let fragment = max(64, Int(Double(sampleRate) * Self.fragmentSeconds))
+        let stream = try Self.open(source: source, rate: sampleRate, fragment: fragment)
         let thread = try ReaderThread()
         reader = thread
         let box = StreamBox(stream)

@@ -35,7 +35,11 @@ public enum InputSpec: Equatable, Sendable {
     /// Refuses a byte-stream path that is no instrument (missing, a regular file, a folder)
     /// before anything opens; ports and the computer keyboard are checked when they open.
     public func check() throws(InputError) {
-        if case .byteStream(let path) = self { _ = try ByteStreamInput.check(path) }
+        switch self {
+        case .byteStream(let path): _ = try ByteStreamInput.check(path)
+        case .audio(let source): try AudioInput.check(source: source)
+        default: break
+        }
     }
 
     /// The running source for this spec, or nil for the computer keyboard (which the terminal
