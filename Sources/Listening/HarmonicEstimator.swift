@@ -22,6 +22,8 @@ public struct HarmonicEstimator: Sendable {
     /// The same against a note of Etude's own heard in the room, whose partials are only
     /// roughly cancelled (its level at the microphone is unknown): half of it.
     public static let knownOctaveRatio = 0.5
+    /// Seconds within which a note of Etude's and a heard onset are the same attack.
+    public static let sameAttack = 0.08
     /// Part of what sounds now (new or ringing) a note must be to be new.
     public static let levelRatio = 0.1
     /// Salience over the background (median of all keys) the first note must reach.
@@ -112,9 +114,12 @@ public struct HarmonicEstimator: Sendable {
     }
 
     /// The keys that began at this onset, strongest first, at most `limit`. `known` are keys
-    /// sounding that are not the learner's (Etude's own notes heard in the room): they are
-    /// cancelled first and never reported, so their octaves are not taken for the learner's.
-    public func notes(expected: Set<Int>, known: Set<Int> = [], limit: Int) -> [Found] {
+    /// sounding that are not the learner's (Etude's own notes heard in the room), each with the
+    /// seconds since it began: those really heard are cancelled first and never reported, so
+    /// their octaves are not taken for the learner's — and a key on the partials of one that
+    /// began in this very attack is taken for Etude's (with speakers, a learner's octave of
+    /// Etude's note struck at the same instant cannot be told apart; hence headphones).
+    public func notes(expected: Set<Int>, known: [Int: Double] = [:], limit: Int) -> [Found] {
         // Knowing the score: a wrong key is looked for near the keys expected (a learner's
         // wrong notes are neighbours, a slipped hand an octave at most), never across the piano.
         let candidates: ClosedRange<Int>
@@ -125,10 +130,12 @@ public struct HarmonicEstimator: Sendable {
         }
         var work = self
         var present: [(pitch: Int, salience: Double)] = []
-        for k in known.sorted() where Self.keys.contains(k) {
+        var sameAttack: [Int] = []
+        for k in known.keys.sorted() where Self.keys.contains(k) && work.soundsItself(k) {
             let s = work.salience(k)
             if s > background * Self.backgroundRatio {
                 present.append((k, s))
+                if abs(known[k] ?? 1) <= Self.sameAttack { sameAttack.append(k) }
                 work.cancel(k)
             }
         }
@@ -159,6 +166,7 @@ public struct HarmonicEstimator: Sendable {
             if !expected.contains(pick.pitch) {
                 guard pick.value > max(strongest, others) * Self.otherRatio else { break }
             } else if borrowed {
+                if !sameAttack.isEmpty && work.salience(pick.pitch, besides: sameAttack) < pick.value * 0.2 { break }
                 guard pick.value > max(strongest * Self.octaveRatio, others * Self.knownOctaveRatio) else { break }
             } else {
                 guard pick.value > strongest * Self.expectedRatio else { break }
@@ -169,6 +177,16 @@ public struct HarmonicEstimator: Sendable {
             work.cancel(pick.pitch)
         }
         return found
+    }
+
+    /// True when `pitch`'s own odd partials sound (not only the even ones an octave above
+    /// would give it): the test that a note of Etude's is really heard in the room.
+    func soundsItself(_ pitch: Int) -> Bool {
+        let p = peaks(harmonicBins(pitch))
+        guard p.count >= 4 else { return true }
+        var odd = 0.0, even = 0.0
+        for (i, a) in p.prefix(6).enumerated() { if i % 2 == 0 { odd += a } else { even += a } }
+        return odd >= 0.3 * even
     }
 
     /// The partial amplitudes of `pitch` as found at this onset (for calibration).

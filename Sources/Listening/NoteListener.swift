@@ -65,7 +65,8 @@ public final class NoteListener {
     public var expectedAt: (Double) -> Set<Int> = { _ in [] }
     /// The keys something other than the learner began at a moment (Etude's own sound in the
     /// room): cancelled before the learner's notes are looked for, never reported.
-    public var othersAt: (Double) -> Set<Int> = { _ in [] }
+    /// Each with the seconds between its start and that moment.
+    public var othersAt: (Double) -> [Int: Double] = { _ in [:] }
 
     /// Onset frames: short for timing.
     let onsetFFT = FFT(size: 2048)

@@ -23,7 +23,7 @@ public final class AudioInput: InputSource, @unchecked Sendable {
     private let profile: ListeningProfile
     private let lock = NSLock()
     private var expectationBody: @Sendable (Double) -> Set<Int> = { _ in [] }
-    private var ownSoundBody: @Sendable (Double) -> Set<Int> = { _ in [] }
+    private var ownSoundBody: @Sendable (Double) -> [Int: Double] = { _ in [:] }
     private var reader: ReaderThread?
     private var signalState: SignalState = .ok
 
@@ -46,9 +46,10 @@ public final class AudioInput: InputSource, @unchecked Sendable {
         set { lock.withLock { expectationBody = newValue } }
     }
 
-    /// The keys Etude itself began near a clock time (its own sound, heard by the microphone):
-    /// cancelled before the learner's notes are looked for, and never taken for the learner's.
-    public var ownSound: @Sendable (Double) -> Set<Int> {
+    /// The keys Etude itself began near a clock time, with the seconds since (its own sound,
+    /// heard by the microphone): cancelled before the learner's notes are looked for, and never
+    /// taken for the learner's.
+    public var ownSound: @Sendable (Double) -> [Int: Double] {
         get { lock.withLock { ownSoundBody } }
         set { lock.withLock { ownSoundBody = newValue } }
     }

@@ -52,7 +52,7 @@ public final class InputHookup: @unchecked Sendable {
 
     /// Lets a microphone ignore the keys Etude itself just began (see `OwnSoundTap`).
     public func ignore(_ own: OwnSoundTap) {
-        if let audio = lock.withLock({ source as? AudioInput }) { audio.ownSound = { [weak own] t in own?.began(near: t) ?? [] } }
+        if let audio = lock.withLock({ source as? AudioInput }) { audio.ownSound = { [weak own] t in own?.began(near: t) ?? [:] } }
     }
 
     /// The microphone's signal as last judged (nil for other inputs), for the header.
@@ -217,9 +217,12 @@ public final class OwnSoundTap: SoundOutput, @unchecked Sendable {
     public func allNotesOff() { inner.allNotesOff() }
 
     /// The keys Etude began within the moment before clock time `time` in which a microphone
-    /// would hear them as new notes (300 ms: the listener's window and the room).
-    public func began(near time: Double) -> Set<Int> {
+    /// would hear them as new notes (300 ms: the listener's window and the room), each with the
+    /// seconds from its start to `time`.
+    public func began(near time: Double) -> [Int: Double] {
         let copy = lock.withLock { started }
-        return Set(copy.indices.filter { copy[$0] >= time - 0.3 && copy[$0] <= time + 0.05 })
+        var out: [Int: Double] = [:]
+        for (k, at) in copy.enumerated() where at >= time - 0.3 && at <= time + 0.05 { out[k] = time - at }
+        return out
     }
 }

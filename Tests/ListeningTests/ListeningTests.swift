@@ -99,9 +99,19 @@ func listen(_ samples: [Float], expected: @escaping (Double) -> Set<Int> = { _ i
         pianoTone(64, at: 0.5, into: &s)  // the learner
         let listener = NoteListener(sampleRate: 44_100)
         listener.expectedAt = { _ in [64] }
-        listener.othersAt = { t in (t - 0.3...t + 0.05).contains(0.5) ? [48] : [] }  // as OwnSoundTap.began
+        listener.othersAt = { t in (t - 0.3...t + 0.05).contains(0.5) ? [48: t - 0.5] : [:] }  // as OwnSoundTap.began
         let heard = listener.push(s) + listener.flush()
         #expect(heard.map(\.pitch) == [64])
+    }
+
+    @Test func etudesOwnNoteNotInTheRoomTakesNothingFromTheLearner() {
+        // Headphones: Etude began C3, but the microphone hears only the learner's C4 (its octave).
+        var s = [Float](repeating: 0, count: 44_100 * 2)
+        pianoTone(60, at: 0.5, into: &s)
+        let listener = NoteListener(sampleRate: 44_100)
+        listener.expectedAt = { _ in [60] }
+        listener.othersAt = { t in (t - 0.3...t + 0.05).contains(0.5) ? [48: t - 0.5] : [:] }
+        #expect((listener.push(s) + listener.flush()).map(\.pitch) == [60])
     }
 
     @Test func silenceAndNoiseAreNotNotes() {
