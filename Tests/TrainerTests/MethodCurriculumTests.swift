@@ -17,7 +17,8 @@ struct MethodCurriculumTests {
         var warnings: [MIDIWarning]
         var relative: String { String(path.dropFirst(Repo.lessons.path.count + 1)) }
         var place: CurriculumPlace {
-            CurriculumPlace(level: lesson.tags.level ?? 0, key: lesson.keySignatures.first?.value, noteCount: lesson.notes.count, title: lesson.title)
+            CurriculumPlace(level: lesson.tags.level ?? 0, key: lesson.keySignatures.first?.value, noteCount: lesson.notes.count,
+                            seconds: lesson.durationSeconds, title: lesson.title)
         }
     }
 

@@ -26,6 +26,8 @@ public struct RoutinePlan: Equatable, Sendable {
         /// Planned playing time: the time limit, or repetitions × one pass (the entry's bars, or
         /// the whole lesson) at this tempo.
         public var plannedSeconds: Double
+        /// The speed trainer for a played step (`etude today`'s weakest section); nil: the tempo.
+        public var speedTrainer: PracticePlan.SpeedTrainer? = nil
     }
 
     public struct Skipped: Equatable, Sendable {

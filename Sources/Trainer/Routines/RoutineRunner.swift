@@ -249,6 +249,10 @@ private final class Run {
         var practice = RoutineRunner.practicePlan(hand: step.hand, tempoPercent: step.tempoPercent, bars: step.bars, length: step.length)
         // Real time from the first note: one bar of clicks to come in on (wait mode waits anyway).
         if mode != .wait { practice.countIn = true }
+        if let trainer = step.speedTrainer {
+            practice.tempo = .percent(100)
+            practice.speedTrainer = trainer
+        }
         var settings = runner.playing
         settings.mode = mode
         settings.holdAfterPass = false   // an entry's passes flow on; its length ends it
