@@ -92,13 +92,14 @@ struct MethodCurriculumTests {
         return count
     }
 
-    /// Clementi's movements have the printed score's bar count, and landmarks of the score fall
-    /// in the bars the score prints them in (right hand, first note of the bar).
-    @Test func clementiBarsAreTheScores() throws {
+    /// Clementi's movements and Schumann's Melody have the printed score's bar count, and
+    /// landmarks of the score fall in the bars it prints them in (right hand, lowest first note).
+    @Test func piecesKeepTheScoresBarsAndLandmarks() throws {
         let movements: [(file: String, bars: Int, landmarks: [(bar: Int, pitch: Int)])] = [
             ("level8/clementi-op36-no1-i.abc", 38, [(1, 72), (9, 69), (16, 71), (23, 71), (24, 60), (32, 62), (38, 60)]),
             ("level8/clementi-op36-no1-ii.abc", 26, [(1, 72), (9, 74), (19, 72), (26, 65)]),
             ("level8/clementi-op36-no1-iii.abc", 70, [(1, 76), (17, 67), (35, 76), (70, 76)]),
+            ("level5/schumann-melody-op68-no1.abc", 20, [(1, 76), (4, 71), (5, 74), (11, 81), (13, 74), (20, 74)]),
         ]
         for m in movements {
             let e = try #require(Self.all.first { $0.relative == m.file }, "\(m.file)")

@@ -346,6 +346,9 @@ checks each `.mid` equals a fresh compile of its `.abc`.
   edition no. 804; the repeats and the Andante's trills are left out, so the bars are numbered
   as printed. `Tests/TrainerTests/MethodCurriculumTests.swift` checks their bar counts and
   landmark notes, and that the lesson opening each level is fingered on every note.
+- **Schumann's Melody, Op. 68 No. 1** (level 5) follows the Peters edition as typeset in the
+  Mutopia edition no. 647, with its fingering; the repeat of bars 1-4 is left out, and the inner
+  voice of bars 8 and 16 is a second right-hand voice (`V:RH2`).
 - **Cross-check**: every lesson is also converted by `abc2midi`; the tests require the same
   pitches and onsets in every voice.
 - **Scores**: a lesson may also be a MusicXML score (`.musicxml`), opened as it is: a two-staff
