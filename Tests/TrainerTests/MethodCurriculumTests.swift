@@ -92,7 +92,7 @@ struct MethodCurriculumTests {
         return count
     }
 
-    /// Clementi's movements and Schumann's Melody have the printed score's bar count, and
+    /// Clementi's movements and Schumann's Melody and Soldiers' March have the printed score's bar count, and
     /// landmarks of the score fall in the bars it prints them in (right hand, lowest first note).
     @Test func piecesKeepTheScoresBarsAndLandmarks() throws {
         let movements: [(file: String, bars: Int, landmarks: [(bar: Int, pitch: Int)])] = [
@@ -100,6 +100,7 @@ struct MethodCurriculumTests {
             ("level8/clementi-op36-no1-ii.abc", 26, [(1, 72), (9, 74), (19, 72), (26, 65)]),
             ("level8/clementi-op36-no1-iii.abc", 70, [(1, 76), (17, 67), (35, 76), (70, 76)]),
             ("level5/schumann-melody-op68-no1.abc", 20, [(1, 76), (4, 71), (5, 74), (11, 81), (13, 74), (20, 74)]),
+            ("level5/schumann-soldiers-march-op68-no2.abc", 32, [(1, 67), (7, 76), (17, 62), (25, 67), (31, 62), (32, 71)]),
         ]
         for m in movements {
             let e = try #require(Self.all.first { $0.relative == m.file }, "\(m.file)")

@@ -349,6 +349,8 @@ checks each `.mid` equals a fresh compile of its `.abc`.
 - **Schumann's Melody, Op. 68 No. 1** (level 5) follows the Peters edition as typeset in the
   Mutopia edition no. 647, with its fingering; the repeat of bars 1-4 is left out, and the inner
   voice of bars 8 and 16 is a second right-hand voice (`V:RH2`).
+- **Schumann's Soldiers' March, Op. 68 No. 2** (level 5) follows the Peters edition as typeset
+  in the Mutopia edition no. 650; the repeat of bars 17-32 is left out.
 - **Cross-check**: every lesson is also converted by `abc2midi`; the tests require the same
   pitches and onsets in every voice.
 - **Scores**: a lesson may also be a MusicXML score (`.musicxml`), opened as it is: a two-staff
