@@ -220,10 +220,14 @@ public enum TodayPlanner {
         return TodayPlan(minutes: minutes, seconds: entries.reduce(0) { $0 + $1.seconds }, entries: entries.filter { $0.seconds > 0 })
     }
 
-    /// The warm-up for a piece: a lesson of levels 1–3 in its key, scales first.
+    /// The warm-up for a piece: a lesson of levels 1–3 in its key, scales first, and none of a
+    /// higher level than the piece's (a learner at five-finger positions has no scales yet).
     static func warmUp(for piece: PathLesson, path: [PathLesson]) -> PathLesson? {
         let key = piece.listing.lesson.keyName ?? "C major"
-        let candidates = path.filter { ($0.listing.lesson.level ?? 0) <= 3 && $0.listing.lesson.id != piece.listing.lesson.id }
+        let level = piece.listing.lesson.level ?? 3
+        let candidates = path.filter {
+            ($0.listing.lesson.level ?? 0) <= min(3, level) && $0.listing.lesson.id != piece.listing.lesson.id
+        }
         let rank: (PathLesson) -> Int = { [2: 0, 3: 1, 1: 2][$0.listing.lesson.level ?? 0] ?? 3 }
         let inKey = candidates.filter { $0.listing.lesson.keyName == key }.sorted { (rank($0), $0.place) < (rank($1), $1.place) }
         if let first = inKey.first { return first }
