@@ -14,9 +14,19 @@ public struct BrowserRow: Equatable, Sendable {
     public var lastPractised: String?
     /// The file to open; nil when the file went missing.
     public var path: String?
+    /// Where the lesson stands on the method's path (nil: not started, or not graded).
+    public var mark: Mark?
+
+    /// The status mark (drawn in the margin before the star): mastered, in progress, or the one
+    /// `etude next` names.
+    public enum Mark: String, Equatable, Sendable {
+        case mastered = "✓"
+        case inProgress = "…"
+        case next = "▸"
+    }
 
     public init(id: String, title: String, composer: String? = nil, level: Int? = nil, durationSeconds: Double, favourite: Bool = false,
-                bestScore: Double? = nil, lastPractised: String? = nil, path: String? = nil) {
+                bestScore: Double? = nil, lastPractised: String? = nil, path: String? = nil, mark: Mark? = nil) {
         self.id = id
         self.title = title
         self.composer = composer
@@ -26,6 +36,7 @@ public struct BrowserRow: Equatable, Sendable {
         self.bestScore = bestScore
         self.lastPractised = lastPractised
         self.path = path
+        self.mark = mark
     }
 }
 
@@ -103,6 +114,7 @@ public enum BrowserKeys {
         PracticeKeys.Entry(keys: "Ctrl-S  F5", action: "stats of the lesson"),
         PracticeKeys.Entry(keys: "Ctrl-R  F6", action: "routines (Enter runs one)"),
         PracticeKeys.Entry(keys: "?  F1", action: "this help (? while the search is empty)"),
+        PracticeKeys.Entry(keys: "✓ … ▸", action: "mastered / in progress / next (etude next)"),
         PracticeKeys.Entry(keys: "Esc", action: "clear the search, then quit"),
         PracticeKeys.Entry(keys: "Ctrl-Q  F10  Ctrl-C", action: "quit"),
     ]
@@ -386,6 +398,8 @@ public struct BrowserScreen: Sendable {
                             best: r.bestScore.flatMap { $0.isFinite && abs($0) < 1e9 ? String(Int($0.rounded())) : nil } ?? "–",
                             last: r.lastPractised ?? "never")
             buffer.text(text, x: 1, y: y, style: style, maxWidth: w - 2)
+            // The method's mark in the margin before the star: ✓ mastered, … in progress, ▸ next.
+            if let mark = r.mark?.rawValue.unicodeScalars.first { buffer.put(0, y, mark, style) }
         }
         // Footer
         Footer.draw(into: &buffer, y: h - 1, width: w, theme: theme, message: model.message, hints: BrowserKeys.hints,

@@ -266,6 +266,21 @@ public enum Schema {
                 );
                 """)
         }
+        // v10-method: the sight-reading exercises played (level, seed, the pass that scored it).
+        m.registerMigration("v10-method") { db in
+            try db.execute(sql: """
+                CREATE TABLE sightReading (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    level INTEGER NOT NULL,
+                    seed INTEGER NOT NULL,
+                    lessonID TEXT NOT NULL,
+                    passID INTEGER,
+                    score DOUBLE,
+                    playedAt DATETIME NOT NULL
+                );
+                CREATE INDEX sightReading_level_seed ON sightReading(level, seed);
+                """)
+        }
         return m
     }()
 }

@@ -61,14 +61,15 @@ public enum BrowserApp {
         return "\(count) entr\(count == 1 ? "y" : "ies"): " + names.joined(separator: ", ") + (count > 2 ? ", …" : "")
     }
 
-    static func rows(_ listings: [LessonListing]) -> [BrowserRow] {
+    static func rows(_ listings: [LessonListing], marks: [String: BrowserRow.Mark] = [:]) -> [BrowserRow] {
         let day = DateFormatter()
         day.locale = Locale(identifier: "en_US_POSIX")
         day.dateFormat = "yyyy-MM-dd"
         return listings.map { l in
             BrowserRow(id: l.lesson.id, title: l.lesson.title, composer: l.lesson.composer,
                        level: l.lesson.level, durationSeconds: l.lesson.durationSeconds, favourite: l.isFavourite,
-                       bestScore: l.bestScore, lastPractised: l.lastPractised.map { day.string(from: $0) }, path: l.path)
+                       bestScore: l.bestScore, lastPractised: l.lastPractised.map { day.string(from: $0) }, path: l.path,
+                       mark: marks[l.lesson.id])
         }
     }
 
@@ -106,8 +107,10 @@ public enum BrowserApp {
         defer { kept = model }
         let resume = try store.resume()
         let resumeText = resume.map { resumeLine($0.state, listing: $0.lesson) }
+        // The method's marks (mastered, in progress, next), from the history as it is now.
+        let marks = MethodGuide.marks(try store.methodPath())
         func refresh() throws {
-            model.rows = rows(try store.lessons(matching: model.query, level: model.level, favouritesOnly: model.favouritesOnly))
+            model.rows = rows(try store.lessons(matching: model.query, level: model.level, favouritesOnly: model.favouritesOnly), marks: marks)
             // The resume line stays under the level and favourites filters; a search hides it.
             model.resume = model.query.isEmpty ? resumeText : nil
             model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))

@@ -28,6 +28,8 @@ public struct RoutinePlan: Equatable, Sendable {
         public var plannedSeconds: Double
         /// The entry's `transpose=` (else the lesson's remembered transposition).
         public var transpose: String? = nil
+        /// The speed trainer for a played step (`etude today`'s weakest section); nil: the tempo.
+        public var speedTrainer: PracticePlan.SpeedTrainer? = nil
     }
 
     public struct Skipped: Equatable, Sendable {

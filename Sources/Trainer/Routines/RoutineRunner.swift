@@ -254,6 +254,10 @@ private final class Run {
         if let fit = try? LessonFit.keyboard(keys: nil, range: nil, fit: nil, input: runner.playing.input, library: runner.playing.library) {
             for l in LessonFit.apply(fit.keyboard, fitOctave: fit.fitOctave, to: &opened, plan: &practice) { line(l, final: true) }
         }
+        if let trainer = step.speedTrainer {
+            practice.tempo = .percent(100)
+            practice.speedTrainer = trainer
+        }
         var settings = runner.playing
         settings.mode = mode
         settings.holdAfterPass = false   // an entry's passes flow on; its length ends it
