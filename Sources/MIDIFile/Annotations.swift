@@ -11,6 +11,7 @@
 /// | `etude:clef=bass` | a track, at the tick it takes effect | the staff's clef (see `Clef`) |
 /// | `etude:bar=12` | the first track, at a bar's first tick | a bar starts here, printed as bar 12 |
 /// | `etude:value=60:320:3:3/2` | the note's track, at the head's tick | a head of key 60 written as `WrittenValue` says: lasting 320 ticks, an eighth (3) in a 3:2 tuplet; a dotted quarter is `2.`; a tied note has one per head |
+/// | `etude:marks=60:staccato,fermata` | the note's track, at its note-on tick | the score prints these `Articulation`s on key 60's note |
 /// | `etude:ottava=1` | a track, at the tick it takes effect | the staff is written under an 8va line (`2` 15ma, `-1` 8vb, `-2` 15mb) until `etude:ottava=0` |
 ///
 /// When a file has `etude:bar` events they are the bar lines: every bar starts at one, whatever
@@ -26,6 +27,8 @@ public enum Annotation: Equatable, Sendable {
     case ottava(Int)
     /// A head as the score writes it (its value, dots, tuplet and length).
     case value(pitch: Int, WrittenValue)
+    /// Articulations and a fermata the score prints on a note.
+    case marks(pitch: Int, [Articulation])
 
     /// The text event carrying this annotation at `tick`.
     public func event(tick: Int) -> MIDIEvent {
@@ -80,6 +83,7 @@ public enum Annotation: Equatable, Sendable {
         case .bar(let n): return "etude:bar=\(n)"
         case .ottava(let n): return "etude:ottava=\(n)"
         case .value(let p, let v): return "etude:value=\(p):\(v.text)"
+        case .marks(let p, let m): return "etude:marks=\(p):" + m.map(\.rawValue).joined(separator: ",")
         }
     }
 
@@ -123,6 +127,12 @@ public enum Annotation: Equatable, Sendable {
             let parts = value.split(separator: ":", maxSplits: 1)
             guard parts.count == 2, let pitch = Int(parts[0]), (0...127).contains(pitch), let v = WrittenValue(text: parts[1]) else { return nil }
             self = .value(pitch: pitch, v)
+        case "marks":
+            let parts = value.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let pitch = Int(String(parts[0])), (0...127).contains(pitch) else { return nil }
+            let marks = parts[1].split(separator: ",").compactMap { Articulation(rawValue: String($0)) }
+            guard !marks.isEmpty else { return nil }
+            self = .marks(pitch: pitch, marks)
         default:
             return nil
         }
@@ -217,6 +227,12 @@ public struct WrittenValue: Equatable, Hashable, Sendable {
         }
         self.init(value: value, dots: dots, actual: actual, normal: normal, ticks: ticks)
     }
+}
+
+/// A mark a score prints on a note that says how it is played: drawn on the staff and listed by
+/// `etude score --json` (staccato also shortens the sound: see `MusicXMLImport`).
+public enum Articulation: String, Equatable, Hashable, Sendable, CaseIterable {
+    case staccato, staccatissimo, accent, marcato, tenuto, fermata
 }
 
 /// Which hand reads a staff, as an annotation says it (the Lesson module's `Hand` maps 1:1).
@@ -324,6 +340,8 @@ public struct Annotations: Equatable, Sendable {
     public var ottavas: [Int: [(tick: Int, octaves: Int)]] = [:]
     /// Heads as a score writes them (`etude:value`), by track, tick and key.
     public var values: [Key: WrittenValue] = [:]
+    /// Articulations a score prints on a note (`etude:marks`), by track, note-on tick and key.
+    public var articulations: [Key: [Articulation]] = [:]
 
     public init() {}
 
@@ -350,6 +368,7 @@ public struct Annotations: Equatable, Sendable {
                 case .bar(let n): if t == 0 { bars.append((e.tick, n)) }
                 case .ottava(let n): ottavas[t, default: []].append((e.tick, n))
                 case .value(let p, let v): values[Key(track: t, tick: e.tick, pitch: p)] = v
+                case .marks(let p, let m): articulations[Key(track: t, tick: e.tick, pitch: p)] = m
                 }
             }
         }
@@ -357,6 +376,7 @@ public struct Annotations: Equatable, Sendable {
 
     public static func == (a: Annotations, b: Annotations) -> Bool {
         a.fingers == b.fingers && a.spellings == b.spellings && a.hands == b.hands && a.values == b.values
+            && a.articulations == b.articulations
             && a.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } } == b.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } }
             && a.bars.map { [$0.tick, $0.printed] } == b.bars.map { [$0.tick, $0.printed] }
             && a.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } } == b.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } }

@@ -13,6 +13,7 @@ enum MIDIBuilder {
         var tieStart: Bool
         var tieStop: Bool
         var written: WrittenValue?
+        var marks: [Articulation] = []
     }
 
     /// An event with its place among the events of its tick: releases, then controllers and
@@ -96,7 +97,7 @@ enum MIDIBuilder {
                 let start = bar.startTick + n.start
                 played[n.track].append(PlayedNote(start: start, end: start + n.duration, pitch: n.pitch, velocity: max(1, min(127, n.velocity)),
                                                   finger: n.finger, spelling: n.spelling, tieStart: n.tieStart, tieStop: n.tieStop,
-                                                  written: n.written))
+                                                  written: n.written, marks: n.marks))
             }
             count += notesByMeasure[bar.written].count
             if count > limits.maxPerformedNotes {
@@ -158,6 +159,7 @@ enum MIDIBuilder {
             // Each head as written, before ties join the heads into one sounding note.
             for n in played[t] {
                 if let v = n.written { add(&list, n.start, 2, Annotation.value(pitch: n.pitch, v).event(tick: n.start).kind) }
+                if !n.marks.isEmpty { add(&list, n.start, 2, Annotation.marks(pitch: n.pitch, n.marks).event(tick: n.start).kind) }
             }
             for n in merged(played[t]) {
                 if let s = n.spelling { add(&list, n.start, 2, .meta(type: MetaType.text, data: spellText(n.pitch, s))) }

@@ -29,6 +29,8 @@ struct WrittenNote {
     var explicitVelocity: UInt8?
     /// The head as written (`<type>`, dots, `<time-modification>`), nil without a `<type>`.
     var written: WrittenValue?
+    /// Articulations and fermata printed on it.
+    var marks: [Articulation] = []
 }
 
 /// Where a measure's content lives: in a partwise score the `<measure>` itself; in a timewise
@@ -483,6 +485,7 @@ struct ScoreReader {
         var tiedStart = false, tiedStop = false
         var finger: Int?
         var shorten = 1
+        var marks: [Articulation] = []
         for c in tree.children(n) {
             switch tree.tag(c) {
             case .chord?: isChord = true
@@ -527,13 +530,23 @@ struct ScoreReader {
                     case .articulations?:
                         for a in tree.children(k) {
                             switch tree.tag(a) {
-                            case .staccato?, .spiccato?: shorten = max(shorten, 2)
-                            case .staccatissimo?: shorten = max(shorten, 4)
-                            default: break
+                            case .staccato?, .spiccato?:
+                                shorten = max(shorten, 2)
+                                marks.append(.staccato)
+                            case .staccatissimo?:
+                                shorten = max(shorten, 4)
+                                marks.append(.staccatissimo)
+                            default:
+                                switch tree.name(a) {
+                                case "accent": marks.append(.accent)
+                                case "strong-accent": marks.append(.marcato)
+                                case "tenuto": marks.append(.tenuto)
+                                default: break
+                                }
                             }
                         }
                     default:
-                        break
+                        if tree.name(k) == "fermata" { marks.append(.fermata) }
                     }
                 }
             default:
@@ -589,6 +602,7 @@ struct ScoreReader {
                                spelling: spelling, part: p, staff: staff,
                                tieStart: hasTie ? tieStart : tiedStart, tieStop: hasTie ? tieStop : tiedStop,
                                finger: finger, explicitVelocity: explicit)
+        note.marks = marks
         if let type = typeText, let value = Self.typeValues[type] {
             note.written = WrittenValue(value: value, dots: min(3, dots), actual: max(1, min(64, timeMod?.0 ?? 1)),
                                         normal: max(1, min(64, timeMod?.1 ?? 1)), ticks: duration)

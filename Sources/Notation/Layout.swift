@@ -867,7 +867,8 @@ struct LayoutBuilder {
                     d.systems[si].heads.append(PlacedHead(
                         noteIndex: n.index, pitch: n.pitch, hand: n.hand, staff: staff, clef: clefHere, step: step,
                         ottava: draft.ottava, spelling: n.spelling, accidental: accidental, finger: e.tiedFrom ? nil : n.finger,
-                        tick: e.tick, duration: e.duration, tuplet: e.tuplet, column: c + (displaced ? 1 : 0), displaced: displaced,
+                        tick: e.tick, duration: e.duration, tuplet: e.tuplet, articulations: e.tiedFrom ? [] : articulations(of: n),
+                        column: c + (displaced ? 1 : 0), displaced: displaced,
                         tiedFromPrevious: e.tiedFrom, tiesToNext: e.tiesTo, barIndex: barIdx))
                 }
                 let lead = draft.heads[order[0]]
@@ -884,6 +885,14 @@ struct LayoutBuilder {
                 d.extents[staff] = min(e.lowerBound, bottom)...max(e.upperBound, top)
             }
         }
+    }
+
+    /// The articulations a score prints on a note (`etude:marks`).
+    func articulations(of n: NoteInfo) -> [Articulation] {
+        let marks = lesson.annotations.articulations
+        guard !marks.isEmpty else { return [] }
+        let note = lesson.notes[n.index]
+        return marks[Annotations.Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))] ?? []
     }
 
     /// Pass 8. Rests into their systems (a whole-bar rest in the middle of its bar).

@@ -180,6 +180,8 @@ public struct PlacedHead: Sendable, Equatable {
     public var duration: NoteDuration
     /// The tuplet the head is written in, nil for none.
     public var tuplet: Tuplet?
+    /// Articulations and fermata printed on the note (its first head only).
+    public var articulations: [Articulation] = []
     /// Column in its system; a head displaced by a second stands one column right of it.
     public var column: Int
     public var displaced: Bool

@@ -617,6 +617,38 @@ struct Painter {
         paintTuplets()
         for chord in chords { paintTies(chord) }
         for chord in chords { paintHeads(chord) }
+        for chord in chords { paintArticulations(chord) }
+    }
+
+    static func articulationGlyph(_ a: Articulation) -> Unicode.Scalar {
+        switch a {
+        case .staccato: return "∙"
+        case .staccatissimo: return "▾"
+        case .accent: return ">"
+        case .marcato: return "^"
+        case .tenuto: return "–"
+        case .fermata: return "⌒"
+        }
+    }
+
+    /// Articulations on the head's side away from the stem (a fermata always above), in the
+    /// rows next to the chord where there is room (a blank cell or a staff line), nearest first.
+    mutating func paintArticulations(_ chord: PlacedChord) {
+        let marks = system.heads[chord.heads].flatMap(\.articulations)
+        guard !marks.isEmpty else { return }
+        let rows = headRows(chord)
+        let stemmed = chord.duration.value.hasStem
+        var above = stemmed && chord.stemUp ? stemSpan(chord, tipRow: nil).to - 1 : rows.top - 1
+        var below = stemmed && !chord.stemUp ? stemSpan(chord, tipRow: nil).to + 1 : rows.bottom + 1
+        var seen = Set<Articulation>()
+        for m in marks where seen.insert(m).inserted {
+            let up = m == .fermata || (stemmed && !chord.stemUp)
+            var y = up ? above : below
+            while y > 0, y < height - 1, ![Ink.blank, .staffLine].contains(cell(chord.column, y).ink) { y += up ? -1 : 1 }
+            guard y > 0, y < height, [Ink.blank, .staffLine].contains(cell(chord.column, y).ink) else { continue }
+            put(chord.column, y, Painter.articulationGlyph(m), .dot)
+            if up { above = y - 1 } else { below = y + 1 }
+        }
     }
 
     /// Groups of chords in one tuplet, per staff: consecutive tuplet chords within the time

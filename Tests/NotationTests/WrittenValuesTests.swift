@@ -24,14 +24,16 @@ private func score(_ measures: [String], divisions: Int) -> Lesson? {
 
 /// `<note>` with a pitch, duration, type and what else the test needs.
 private func note(_ step: String, _ octave: Int, _ duration: Int, _ type: String, dots: Int = 0, triplet: Bool = false,
-                  tie: String? = nil, staccato: Bool = false) -> String {
+                  tie: String? = nil, staccato: Bool = false, articulations: [String] = [], fermata: Bool = false) -> String {
     var s = "<note><pitch><step>\(step)</step><octave>\(octave)</octave></pitch><duration>\(duration)</duration>"
     if let tie { s += "<tie type=\"\(tie)\"/>" }
     s += "<voice>1</voice><type>\(type)</type>" + String(repeating: "<dot/>", count: dots)
     if triplet { s += "<time-modification><actual-notes>3</actual-notes><normal-notes>2</normal-notes></time-modification>" }
     var notations = ""
     if let tie { notations += "<tied type=\"\(tie)\"/>" }
-    if staccato { notations += "<articulations><staccato/></articulations>" }
+    let marks = (staccato ? ["staccato"] : []) + articulations
+    if !marks.isEmpty { notations += "<articulations>" + marks.map { "<\($0)/>" }.joined() + "</articulations>" }
+    if fermata { notations += "<fermata type=\"upright\"/>" }
     if !notations.isEmpty { s += "<notations>\(notations)</notations>" }
     return s + "</note>"
 }
@@ -76,6 +78,29 @@ struct WrittenValuesTests {
         let doc = ScoreDocument(score: layout, lesson: lesson)
         #expect(doc.notes.prefix(3).map(\.tuplet) == ["3:2", "3:2", "3:2"])
         #expect(doc.notes.first { $0.spelling == "F" }?.ties == 1)
+    }
+
+    @Test func articulationsAndFermatasAreDrawnAndListed() throws {
+        // A staccato C, an accented D, a tenuto E, a marcato F | a whole G with a fermata.
+        let lesson = try #require(score([
+            note("C", 5, 1, "quarter", staccato: true) + note("D", 5, 1, "quarter", articulations: ["accent"])
+                + note("E", 5, 1, "quarter", articulations: ["tenuto"]) + note("F", 4, 1, "quarter", articulations: ["strong-accent"]),
+            note("G", 4, 4, "whole", fermata: true),
+        ], divisions: 1))
+        let layout = ScoreLayout.layout(lesson, options: NotationOptions(width: 120))
+        let doc = ScoreDocument(score: layout, lesson: lesson)
+        #expect(doc.notes.map(\.articulations) == [["staccato"], ["accent"], ["tenuto"], ["marcato"], ["fermata"]])
+        #expect(doc.notes.first?.value == "quarter", "a staccato quarter is still a quarter")
+        // Every mark where the full staff has room; the compact one draws those it has rows for
+        // (the tenuto over E5 would need a row above the system).
+        let drawn = { (density: StaffDensity) in
+            Set(StaffRaster(score: layout, lesson: lesson, density: density).systems[0].cells.filter { $0.ink == .dot }.map(\.character))
+        }
+        #expect(drawn(.full) == ["∙", ">", "–", "^", "⌒"])
+        #expect(drawn(.compact).isSuperset(of: ["∙", ">", "^", "⌒"]), "\(drawn(.compact))")
+        // A MIDI lesson has none.
+        #expect(ScoreDocument(score: ScoreLayout.layout(Music.lesson(right: Music.line([72]))), lesson: Music.lesson(right: Music.line([72])))
+                    .notes.allSatisfy { $0.articulations.isEmpty })
     }
 
     @Test func tripletsInAMIDIFileAreWrittenAsTriplets() {
