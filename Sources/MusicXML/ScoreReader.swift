@@ -27,6 +27,10 @@ struct WrittenNote {
     var finger: Int?
     var velocity: UInt8 = 0
     var explicitVelocity: UInt8?
+    /// The head as written (`<type>`, dots, `<time-modification>`), nil without a `<type>`.
+    var written: WrittenValue?
+    /// Articulations and fermata printed on it.
+    var marks: [Articulation] = []
 }
 
 /// Where a measure's content lives: in a partwise score the `<measure>` itself; in a timewise
@@ -100,6 +104,9 @@ struct Score {
     var keys: [Timed<KeySignature>] = []
     var clefs: [Timed<Clef>] = []
     var pedals: [Timed<UInt8>] = []
+    /// Ottava lines (`<octave-shift>`): octaves a staff sounds above (+) or below (−) its
+    /// writing, 0 where a line stops; owner as for clefs.
+    var ottavas: [Timed<Int>] = []
     var markers: [Timed<String>] = []
     var warnings: [MusicXMLWarning] = []
 }
@@ -164,6 +171,7 @@ struct ScoreReader {
         score.keys = stable(score.keys, byPlace)
         score.clefs = stable(score.clefs, byPlace)
         score.pedals = stable(score.pedals, byPlace)
+        score.ottavas = stable(score.ottavas, byPlace)
         score.markers = stable(score.markers, byPlace)
         // Measures nothing is written in last as long as their time signature says.
         let timeIndex = TimelineIndex(score.times, measures: count)
@@ -456,6 +464,7 @@ struct ScoreReader {
         let line = tree.childText(c, .line).flatMap { Int($0) }
         let shift = tree.childText(c, .clefOctaveChange).flatMap { Int($0) } ?? 0
         switch sign {
+        case "G" where line == 1 && shift == 0: return .french
         case "G": return shift < 0 ? .treble8vb : shift > 0 ? .treble8va : .treble
         case "F": return shift < 0 ? .bass8vb : shift > 0 ? .bass8va : .bass
         case "C": return (line ?? 3) >= 4 ? .tenor : .alto
@@ -476,6 +485,7 @@ struct ScoreReader {
         var tiedStart = false, tiedStop = false
         var finger: Int?
         var shorten = 1
+        var marks: [Articulation] = []
         for c in tree.children(n) {
             switch tree.tag(c) {
             case .chord?: isChord = true
@@ -520,13 +530,23 @@ struct ScoreReader {
                     case .articulations?:
                         for a in tree.children(k) {
                             switch tree.tag(a) {
-                            case .staccato?, .spiccato?: shorten = max(shorten, 2)
-                            case .staccatissimo?: shorten = max(shorten, 4)
-                            default: break
+                            case .staccato?, .spiccato?:
+                                shorten = max(shorten, 2)
+                                marks.append(.staccato)
+                            case .staccatissimo?:
+                                shorten = max(shorten, 4)
+                                marks.append(.staccatissimo)
+                            default:
+                                switch tree.name(a) {
+                                case "accent": marks.append(.accent)
+                                case "strong-accent": marks.append(.marcato)
+                                case "tenuto": marks.append(.tenuto)
+                                default: break
+                                }
                             }
                         }
                     default:
-                        break
+                        if tree.name(k) == "fermata" { marks.append(.fermata) }
                     }
                 }
             default:
@@ -578,14 +598,21 @@ struct ScoreReader {
         if let d = tree.attribute(n, "dynamics").flatMap({ Double($0) }), d.isFinite, d >= 0 {
             explicit = UInt8(max(1, min(127, Int((d * 90 / 100).rounded()))))
         }
-        let note = WrittenNote(measure: w, start: start, duration: max(1, duration / shorten), pitch: sounding,
+        var note = WrittenNote(measure: w, start: start, duration: max(1, duration / shorten), pitch: sounding,
                                spelling: spelling, part: p, staff: staff,
                                tieStart: hasTie ? tieStart : tiedStart, tieStop: hasTie ? tieStop : tiedStop,
                                finger: finger, explicitVelocity: explicit)
+        note.marks = marks
+        if let type = typeText, let value = Self.typeValues[type] {
+            note.written = WrittenValue(value: value, dots: min(3, dots), actual: max(1, min(64, timeMod?.0 ?? 1)),
+                                        normal: max(1, min(64, timeMod?.1 ?? 1)), ticks: duration)
+        }
         st.notes.append(note)
     }
 
     static let semitones = [0, 2, 4, 5, 7, 9, 11]
+    /// `<type>` names as `WrittenValue.value` (the values the staff draws).
+    static let typeValues: [String: Int] = ["whole": 0, "half": 1, "quarter": 2, "eighth": 3, "16th": 4, "32nd": 5, "64th": 6]
     static let letters: [String: Int] = ["C": 0, "D": 1, "E": 2, "F": 3, "G": 4, "A": 5, "B": 6]
     static let typeQuarters: [String: Double] = [
         "1024th": 1.0 / 256, "512th": 1.0 / 128, "256th": 1.0 / 64, "128th": 1.0 / 32, "64th": 1.0 / 16, "32nd": 1.0 / 8,
@@ -645,7 +672,9 @@ struct ScoreReader {
                     default: break
                     }
                 default:
-                    break
+                    if tree.name(c) == "octave-shift", let octaves = Self.ottava(type: tree.attribute(c, "type"), size: tree.attribute(c, "size")) {
+                        score.ottavas.append(Timed(measure: w, pos: at, value: octaves, owner: p * 16 + staff - 1))
+                    }
                 }
             }
         }
@@ -659,6 +688,19 @@ struct ScoreReader {
         if codaHere && !form.contains(.toCoda) { score.measures[w].codaSymbol = true }
         if let section = FormWords.sectionName(text) {
             score.markers.append(Timed(measure: w, pos: at, value: clean(section)))
+        }
+    }
+
+    /// An `<octave-shift>` as octaves the staff sounds above its writing: `down` (the notes are
+    /// written lower than they sound: 8va) is +1, `up` (8vb) −1, size 15 two octaves; `stop` 0;
+    /// nil for `continue` and anything else.
+    static func ottava(type: String?, size: String?) -> Int? {
+        let octaves = size == "15" ? 2 : (size == "22" ? 3 : 1)
+        switch type {
+        case "down"?: return min(2, octaves)
+        case "up"?: return -min(2, octaves)
+        case "stop"?: return 0
+        default: return nil
         }
     }
 
@@ -758,6 +800,7 @@ struct ScoreReader {
             return m
         }
         score.clefs = score.clefs.compactMap { c in trackOf[c.owner].map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) } }
+        score.ottavas = score.ottavas.compactMap { c in trackOf[c.owner].map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) } }
         score.pedals = score.pedals.compactMap { c in
             // A pedal mark under a staff the part lacks goes to its first staff.
             let track = trackOf[c.owner] ?? trackOf[(c.owner / 16) * 16]
