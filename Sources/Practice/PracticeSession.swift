@@ -504,9 +504,13 @@ public final class PracticeSession: @unchecked Sendable {
             case .passReport(let pass, let percent, let report):
                 let now = clock.now
                 let hint = coach.mode == .play || coach.mode == .memory ? settings.timingHint?(report) : nil
+                // Asked before taking this object's lock (the transport has its own).
+                let verdict = transport.plan.speedTrainer?.verdict(percent: percent, accuracy: report.figures.accuracy,
+                                                                   threshold: settings.cleanThreshold)
                 let sink = lock.withLock { () -> (@Sendable (PassReport) -> Void)? in
                     results = SessionState.Results(pass: pass, tempoPercent: percent, figures: report.figures, offsetMs: report.offsetMs,
                                                    timingHint: hint)
+                    results?.speedTrainer = verdict
                     resultsShownAt = now
                     figuresByPass[pass] = report.figures
                     return reportSink

@@ -70,7 +70,7 @@ public enum App {
                                   sound: LiveSound = LiveSound(), playing: Playing = Playing()) throws -> Int32 {
         try library.withStore { s in
             let routine = try s.existingRoutine(named: name)
-            var rng = SeededGenerator(seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000))
+            var rng = SeededGenerator(seed: seed ?? RoutinePlan.daySeed(name: routine.name, date: Date()))
             let schedule = RoutinePlan.make(routine, candidates: .init(lessons: try s.lessons()), using: &rng,
                                             passSeconds: RoutineRunner.passSeconds)
             Console.out(schedule.text())

@@ -154,6 +154,19 @@ public final class StatusLine: @unchecked Sendable {
         last = ""
     }
 
+    /// Rows of a line that stays (a summary, a quiz answer): on a terminal wrapped at spaces
+    /// to its width, so no word breaks across two rows; elsewhere the line as it is.
+    public static func rows(_ text: String, onTerminal: Bool = isatty(STDOUT_FILENO) != 0) -> [String] {
+        guard onTerminal else { return [text] }
+        let columns = TerminalSize.of(STDOUT_FILENO)?.columns ?? 80
+        return CellBuffer.wrap(text, width: columns - 1, indent: "  ")
+    }
+
+    /// Prints a line that stays, wrapped as `rows` says.
+    public static func keep(_ text: String) {
+        for row in rows(text) { Console.out(row + "\n") }
+    }
+
     /// `m:ss`.
     public static func clock(_ s: Double) -> String {
         let t = s.isFinite ? Int(max(0, min(s, 1e9))) : 0

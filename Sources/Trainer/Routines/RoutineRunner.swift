@@ -168,9 +168,17 @@ private final class Run {
         return false
     }
 
+    /// On a terminal a status is one row redrawn in place, cut to the width (a wrapped line
+    /// could not be redrawn); a final line stays, wrapped at spaces.
     func line(_ text: String, final: Bool = false) {
         if tty {
-            if text != lastStatus || final { Console.statusLine(text, final: final) }
+            if final {
+                let rows = StatusLine.rows(text, onTerminal: true)
+                Console.statusLine(rows.first ?? "", final: true)
+                for row in rows.dropFirst() { Console.out(row + "\n") }
+            } else if text != lastStatus {
+                Console.statusLine(CellBuffer.cut(text, width: (TerminalSize.of(STDOUT_FILENO)?.columns ?? 80) - 1))
+            }
             lastStatus = final ? "" : text
         } else if final || !text.isEmpty {
             Console.out(text + "\n")
