@@ -73,7 +73,7 @@ public enum App {
             var rng = SeededGenerator(seed: seed ?? RoutinePlan.daySeed(name: routine.name, date: Date()))
             let schedule = RoutinePlan.make(routine, candidates: .init(lessons: try s.lessons()), using: &rng,
                                             passSeconds: RoutineRunner.passSeconds)
-            Console.out(schedule.text())
+            StatusLine.keepAll(schedule.text())  // wrapped between words on a terminal
             if schedule.steps.isEmpty { throw EtudeFailure("nothing to play in \(safe(name)): every entry was skipped") }
             if planOnly { return 0 }
             var playing = playing

@@ -32,7 +32,7 @@ struct InfoCommand: ParsableCommand {
         if json {
             Console.out(JSONOutput.line(InfoRecord(summary, warnings: warnings, lesson: lesson)))
         } else {
-            Console.out(InfoReport.text(summary, warnings: warnings, path: file, lesson: lesson))
+            StatusLine.keepAll(InfoReport.text(summary, warnings: warnings, path: file, lesson: lesson))
         }
     }
 }

@@ -169,7 +169,7 @@ struct RoutineRunTests {
         #expect(pane.ttyRestored)
 
         let out = pane.joinedScreen()
-        let lines = out.split(separator: "\n").map(String.init)
+        let lines = ScreenText.unwrapped(out)  // summaries wrap between words at the pane's width
         #expect(lines.contains("  pass 1: score 100, accuracy 100%, hit 4 missed 0 wrong 0 extra 0"), "\(out)")
         #expect(lines.contains("  pass 2: score 100, accuracy 100%, hit 4 missed 0 wrong 0 extra 0"), "\(out)")
         let first = try #require(lines.first { $0.hasPrefix("Played 1/4 \(Self.lesson) (wait): ") }, "\(out)")
@@ -211,7 +211,7 @@ struct RoutineRunTests {
         kill(pid, SIGTERM)
         #expect(pane.exitStatus() == 143, "\(pane.stderr)")
         #expect(pane.ttyRestored)
-        let out = pane.joinedScreen()
+        let out = ScreenText.unwrapped(pane.joinedScreen()).joined(separator: "\n")  // summaries wrap between words
         #expect(out.contains("Played 1/2 \(Self.lesson) (wait): "), "\(out)")
         #expect(out.contains("1 judged pass, score 100 (best 100), cut short"), "\(out)")
         #expect(out.contains("Routine ended early."))

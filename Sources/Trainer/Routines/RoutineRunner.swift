@@ -191,7 +191,7 @@ private final class Run {
         guard step.pauseSeconds > 0 else { return }
         let start = MonotonicClock.seconds()
         while let left = RoutinePlan.countdown(pauseSeconds: step.pauseSeconds, elapsed: MonotonicClock.seconds() - start) {
-            line("Next: \(counter) \(title) in \(left) s  [→ skip, q quit]")
+            line(StatusLine.fitted("Next: \(counter) \(title)", " in \(left) s  [→ skip, q quit]"))
             if skipRequested(timeoutMs: 50) { break }
         }
         if tty { line("") }
@@ -218,11 +218,11 @@ private final class Run {
             status: { elapsed, passes, gain in
                 lastTick = Int(transport.tick(at: clock.now))
                 guard tty else { return }
-                var s = "\(counter) \(title)  \(StatusLine.clock(elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
+                var s = "  \(StatusLine.clock(elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
                 s += "  pass \(passes + 1)  \(step.tempoPercent)%"
                 if gain < 1 { s += "  fading" }
                 s += "  [→ skip, q quit]"
-                line(s)
+                line(StatusLine.fitted("\(counter) \(title)", s))
             })
         let summary = "Played \(counter) \(title): \(StatusLine.clock(result.seconds)), \(result.completedPasses) pass\(result.completedPasses == 1 ? "" : "es")"
             + (result.faded ? ", faded out" : "") + (result.interrupted ? ", cut short" : "")
@@ -379,11 +379,11 @@ private final class Run {
                 break
             }
             guard tty else { continue }
-            var s = "\(counter) \(title) (\(mode.rawValue))  \(StatusLine.clock(t.elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
+            var s = " (\(mode.rawValue))  \(StatusLine.clock(t.elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
             s += "  pass \(t.completedPasses + 1)  \(step.tempoPercent)%"
             if t.gain < 1 { s += "  fading" }
             s += "  [→ skip, q quit]"
-            line(s)
+            line(StatusLine.fitted("\(counter) \(title)", s))
         }
         let resumePoint = scored.session.resumePoint()
         let (result, rest) = scored.finish(interrupted: interrupted)
