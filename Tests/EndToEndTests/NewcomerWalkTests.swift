@@ -63,6 +63,51 @@ import TestSupport
         }
     }
 
+    /// `etude record` at 80×24: which letters are notes, then one status row counted in place,
+    /// and an ending that says what was written (no lesson to carry on).
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func recordSaysWhichLettersAreNotesAndCountsInPlace() throws {
+        let etude = try Etude()
+        let out = etude.home.file("mine.mid")
+        let pane = try TmuxPane(etude: etude, ["record", "-o", out], width: 80, height: 24)
+        var screen = pane.waitFor { $0.contains("● recording") }
+        #expect(screen.contains("white keys: a = C4"), "\(screen)")
+        try pane.keys("a", "s", "d")
+        screen = pane.waitFor { $0.contains("3 notes") }
+        usleep(1_200_000)
+        screen = pane.screen()
+        #expect(Self.rows(screen).filter { $0.hasPrefix("● recording") }.count == 1, "\(screen)")
+        try pane.keys("q")
+        #expect(pane.exitStatus() == 0 && pane.ttyRestored)
+        screen = pane.waitFor { $0.contains("EXIT=") }
+        #expect(screen.contains("recorded 3 notes"), "\(screen)")
+        #expect(!screen.contains("lesson"), "\(screen)")
+    }
+
+    /// `etude calibrate` on lines (its input a FIFO, stdin no terminal): the beat counts on one
+    /// row, in place.
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func calibrateOnLinesCountsTheBeatsInPlace() throws {
+        let etude = try Etude()
+        let fifo = etude.home.file("taps.fifo")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let fd = open(fifo, O_RDWR | O_CLOEXEC)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let pane = try TmuxPane(etude: etude, ["calibrate", "--input", fifo, "--beats", "8"], width: 80, height: 24, stdinFrom: "/dev/null")
+        var sawBeat = false
+        for _ in 0..<60 {
+            let screen = pane.screen()
+            let beats = Self.rows(screen).filter { $0.hasPrefix("beat ") }
+            #expect(beats.count <= 1, "the beat is redrawn in place: \(screen)")
+            if !beats.isEmpty { sawBeat = true }
+            if screen.contains("EXIT=") { break }
+            usleep(200_000)
+        }
+        #expect(sawBeat, "\(pane.screen())")
+        #expect(pane.exitStatus() != nil)
+    }
+
     /// Searching "minuet" at 80 columns: the G and its major or minor survive the fitting.
     @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
     func theBrowserKeepsTheKeyOfEachMinuet() throws {
