@@ -517,7 +517,8 @@ public final class PracticeSession: @unchecked Sendable {
                 }
                 sink?(report)
             case .weakestSection(_, let name, _):
-                show(message: "work on \(name): W loops it at 70 % with the speed trainer")
+                let start = transport.plan.speedTrainer?.start ?? 70  // the learner's own trainer when on
+                show(message: "work on \(name): W loops it at \(PracticePlan.format(start)) % with the speed trainer")
             case .learnerKeys, .flashWrong, .judged:
                 break
             }
