@@ -78,7 +78,7 @@ public enum BrowserApp {
         var hand = state.hand == "both" ? "both hands" : "\(state.hand) hand"
         if state.hand != "both", let other = state.otherHand, other != "play" { hand += " (other \(other))" }
         var line = "Resume: \(TextDecoding.sanitize(listing?.lesson.title ?? (state.path as NSString).lastPathComponent))\(bar) \(hand), \(state.tempoPercent)%"
-        if let a = state.loopFirstBar, let b = state.loopLastBar { line += ", loop \(a)-\(b)" }
+        if let a = state.loopFirstBar, let b = state.loopLastBar { line += ", loop \(ResumePlace.bars(a, b, path: listing?.path ?? state.path))" }
         if state.metronome == true { line += ", metronome" }
         return line
     }
@@ -216,5 +216,13 @@ public enum ResumePlace {
         guard tick.isFinite else { return nil }
         let bars = lesson.bars
         return bars.label(of: bars.bar(atTick: Int(min(max(0, tick), Double(lesson.endTick)))))
+    }
+
+    /// A saved loop's bars as the lesson names them: a score's printed bars ("9–12@2"), else
+    /// (or when the file cannot be read) the numbers ("9-12").
+    public static func bars(_ first: Int, _ last: Int, path: String?) -> String {
+        guard let path, let read = try? LessonOpener.read(path) else { return "\(first)-\(last)" }
+        let bars = Lesson(file: read.file).bars
+        return bars.isPrinted ? bars.label(ofRange: first...max(first, last)) : "\(first)-\(last)"
     }
 }

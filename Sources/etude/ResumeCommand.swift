@@ -47,7 +47,7 @@ struct ResumeCommand: ParsableCommand {
                 out += "Hand:     \(state.hand)\(state.hand == "both" ? "" : " (other hand: \(state.otherHand ?? "play"))")\n"
                 out += "Tempo:    \(state.tempoPercent)%\(state.metronome == true ? ", metronome on" : "")\nMode:     \(state.mode)\n"
                 if let a = state.loopFirstBar, let b = state.loopLastBar {
-                    out += "Loop:     bars \(a)-\(b)\(state.loopName.map { " (\($0))" } ?? "")\n"
+                    out += "Loop:     bars \(ResumePlace.bars(a, b, path: path))\(state.loopName.map { " (\($0))" } ?? "")\n"
                 }
                 out += "Saved:    \(Listing.date(state.updatedAt))\n"
                 Console.out(out)

@@ -31,7 +31,7 @@ struct ScoreCommand: ParsableCommand {
         let opened = try LessonOpener.open(try store.library.lessonPath(lesson))
         var range: ClosedRange<Int>?
         if let bars {
-            do { range = try PracticePlan.parseBars(bars) } catch { throw EtudeFailure(error.cliMessage) }
+            do { range = try PracticePlan.parseBars(bars, in: opened.lesson) } catch { throw EtudeFailure(error.cliMessage) }  // a score's printed bars
         }
         let columns = width ?? Self.terminalColumns() ?? 80
         if json {
