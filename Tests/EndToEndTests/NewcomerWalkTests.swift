@@ -184,6 +184,19 @@ import TestSupport
         #expect(pane.exitStatus() == 0 && pane.ttyRestored)
     }
 
+    /// A score with repeats is counted as printed, as the practice header counts it, with the
+    /// bars played beside; `etude score --bars` reads printed bars too.
+    @Test func aScoreIsCountedInPrintedBarsEverywhere() throws {
+        let etude = try Etude()
+        let score = Repo.lesson("level4/minuet-in-g-score.musicxml")
+        let info = try etude.run(["info", score])
+        #expect(info.stdout.contains("Bars:      16 as printed (32 played, with the repeats)"), "\(info.stdout)")
+        let printed = try etude.run(["score", score, "--bars", "9-9@2", "--width", "80"])
+        #expect(printed.status == 0, "\(printed.stderr)")
+        let refused = try etude.run(["score", score, "--bars", "20"])
+        #expect(refused.status != 0 && refused.stderr.contains("the score has no bar 20 (its bars are numbered 1–16)"), "\(refused.stderr)")
+    }
+
     /// `etude resume --show` says the bar, as the lesson numbers it.
     @Test func resumeShowSaysTheBar() throws {
         let etude = try Etude()
