@@ -121,6 +121,9 @@ struct ScoreReader {
     private var graceLine = 0
     private var partTimes: [[Timed<TimeSignature>]] = []
     private var partKeys: [[Timed<KeySignature>]] = []
+    /// Keys written without `<mode>`: major or minor is taken from the music (`resolveModes`).
+    private var keysWithoutMode: Set<KeyPlace> = []
+    private struct KeyPlace: Hashable { var part: Int, index: Int }
 
     init(tree: XMLTree, limits: MusicXMLLimits) {
         self.tree = tree
@@ -164,6 +167,7 @@ struct ScoreReader {
             throw MusicXMLError("no notes: the score has \(parts) part\(parts == 1 ? "" : "s") and \(bars) measure\(bars == 1 ? "" : "s") but no pitched notes to play")
         }
         score.times = partTimes.first { !$0.isEmpty } ?? []
+        resolveModes()
         score.keys = partKeys.first { !$0.isEmpty } ?? []
         let byPlace: (Int, Int, Int, Int) -> Bool = { am, ap, bm, bp in am != bm ? am < bm : ap < bp }
         score.tempos = stable(score.tempos, byPlace)
@@ -397,6 +401,30 @@ struct ScoreReader {
         return Int(min(t, Double(maxPosition)).rounded())
     }
 
+    /// A key without `<mode>` is in the mode of the key with the same signature before it in
+    /// its part; failing that, minor when the music's last bass note (else its first) is the
+    /// relative minor's tonic, major otherwise.
+    private mutating func resolveModes() {
+        guard !keysWithoutMode.isEmpty else { return }
+        let ordered = score.notes.sorted { ($0.measure, $0.start, $0.pitch) < ($1.measure, $1.start, $1.pitch) }
+        func bass(_ notes: ArraySlice<WrittenNote>) -> Int? { notes.map(\.pitch).min() }
+        let lastBass = ordered.last.flatMap { last in bass(ordered.filter { $0.measure == last.measure && $0.start == last.start }[...]) }
+        let firstBass = ordered.first.flatMap { first in bass(ordered.filter { $0.measure == first.measure && $0.start == first.start }[...]) }
+        for (p, keys) in partKeys.enumerated() {
+            for i in keys.indices where keysWithoutMode.contains(KeyPlace(part: p, index: i)) {
+                let sharps = keys[i].value.sharps
+                if let earlier = keys[..<i].indices.last(where: { j in keys[j].value.sharps == sharps && !keysWithoutMode.contains(KeyPlace(part: p, index: j)) }) {
+                    partKeys[p][i].value.minor = keys[earlier].value.minor
+                    continue
+                }
+                let minorTonic = ((sharps * 7 + 9) % 12 + 12) % 12
+                let majorTonic = ((sharps * 7) % 12 + 12) % 12
+                let tonic = [lastBass, firstBass].compactMap { $0 }.map { $0 % 12 }.first { $0 == minorTonic || $0 == majorTonic }
+                partKeys[p][i].value.minor = tonic == minorTonic
+            }
+        }
+    }
+
     private mutating func readAttributes(_ a: Int, p: Int, w: Int, pos: Int, st: inout PartState) {
         for c in tree.children(a) {
             switch tree.tag(c) {
@@ -405,8 +433,9 @@ struct ScoreReader {
             case .key?:
                 guard tree.attribute(c, "number") == nil || tree.attribute(c, "number") == "1",
                       let f = tree.childText(c, .fifths).flatMap({ Int($0) }), (-7...7).contains(f) else { continue }
-                let minor = tree.childText(c, .mode)?.lowercased() == "minor"
-                partKeys[p].append(Timed(measure: w, pos: pos, value: KeySignature(sharps: f, minor: minor)))
+                let mode = tree.childText(c, .mode).map { String($0.filter { !$0.isWhitespace }).lowercased() }
+                partKeys[p].append(Timed(measure: w, pos: pos, value: KeySignature(sharps: f, minor: mode == "minor")))
+                if mode != "minor" && mode != "major" { keysWithoutMode.insert(KeyPlace(part: p, index: partKeys[p].count - 1)) }
             case .time?:
                 if let sig = timeSignature(c) { partTimes[p].append(Timed(measure: w, pos: pos, value: sig)) }
             case .staves?:

@@ -229,7 +229,9 @@ public final class Coach: @unchecked Sendable {
         var p = plan
         p.bars = s.firstBar...s.lastBar
         p.tempo = .percent(100)  // the speed trainer sets the tempo, starting at 70 %
-        p.speedTrainer = PracticePlan.SpeedTrainer(start: 70, target: 100, step: 5)
+        // The learner's own speed trainer (`--speed-trainer`) when they gave one.
+        p.speedTrainer = plan.speedTrainer.map { PracticePlan.SpeedTrainer(start: $0.start, target: $0.target, step: $0.step) }
+            ?? PracticePlan.SpeedTrainer(start: 70, target: 100, step: 5)
         p.repeatMode = .forever
         // Play and memory count in before each pass; wait mode waits anyway.
         p.countIn = mode.countsIn

@@ -69,8 +69,9 @@ public final class PracticeController: @unchecked Sendable {
             s.update { $0.showHelp = false }
             return .continue
         }
-        // Results holding the transport: any key but quit plays on (with the count-in).
-        if command != .quit, s.releaseHold() { return .continue }
+        // Results holding the transport: any key but quit plays on (with the count-in); W,
+        // which the panel's weakest section invites, plays on into its loop.
+        if command != .quit, s.releaseHold(), command != .loopWeakestSection { return .continue }
         // Any key but quit puts the results away.
         if command != .quit { s.dismissResults() }
         let transport = s.transport
@@ -208,6 +209,8 @@ public final class PracticeController: @unchecked Sendable {
             loopWeakest()
         case .saveLastPass:
             s.show(message: saveLastPass(now: Date()))
+        case .goToBar:
+            break  // the screen asks for the number, then calls `goToBar(_:)`
         }
         return .continue
     }
@@ -227,7 +230,7 @@ public final class PracticeController: @unchecked Sendable {
         do {
             try s.replacePlan(plan)
             s.resume()
-            s.show(message: "looping \(name) from 70 % (speed trainer on)")
+            s.show(message: "looping \(name) from \(PracticePlan.format(plan.speedTrainer?.start ?? 70)) % (speed trainer on)")
         } catch {
             s.show(message: error.message)
         }
@@ -326,6 +329,29 @@ public final class PracticeController: @unchecked Sendable {
         } catch {
             s.show(message: error.message)
         }
+    }
+
+    /// `g` 40 Enter: to bar 40 as the learner names it (a score's printed number, `12@2` the
+    /// second time through), as `--bars` reads it; a bar outside the loop or the lesson is a
+    /// message saying what would work.
+    public func goToBar(_ text: String) {
+        let s = session
+        let bars = s.lesson.bars
+        let target: Int
+        do {
+            target = try bars.range(parsing: text, option: "bar").lowerBound
+        } catch {
+            s.show(message: error.message)
+            return
+        }
+        let range = s.transport.bars
+        guard range.contains(target) else {
+            s.show(message: "bar \(bars.label(number: target)) is outside the loop (bars \(bars.label(ofRange: range))): l turns the loop off")
+            return
+        }
+        s.dismissResults()
+        seekKeepingState(target)
+        s.show(message: "bar \(bars.label(number: target))")
     }
 
     /// Seeks; a stopped or finished transport stays paused there, a playing one plays on.

@@ -504,16 +504,21 @@ public final class PracticeSession: @unchecked Sendable {
             case .passReport(let pass, let percent, let report):
                 let now = clock.now
                 let hint = coach.mode == .play || coach.mode == .memory ? settings.timingHint?(report) : nil
+                // Asked before taking this object's lock (the transport has its own).
+                let verdict = transport.plan.speedTrainer?.verdict(percent: percent, accuracy: report.figures.accuracy,
+                                                                   threshold: settings.cleanThreshold)
                 let sink = lock.withLock { () -> (@Sendable (PassReport) -> Void)? in
                     results = SessionState.Results(pass: pass, tempoPercent: percent, figures: report.figures, offsetMs: report.offsetMs,
                                                    timingHint: hint)
+                    results?.speedTrainer = verdict
                     resultsShownAt = now
                     figuresByPass[pass] = report.figures
                     return reportSink
                 }
                 sink?(report)
             case .weakestSection(_, let name, _):
-                show(message: "work on \(name): W loops it at 70 % with the speed trainer")
+                let start = transport.plan.speedTrainer?.start ?? 70  // the learner's own trainer when on
+                show(message: "work on \(name): W loops it at \(PracticePlan.format(start)) % with the speed trainer")
             case .learnerKeys, .flashWrong, .judged:
                 break
             }

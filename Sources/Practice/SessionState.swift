@@ -61,6 +61,8 @@ public struct SessionState: Sendable {
         public var offsetMs: Double = 0
         /// A line about the learner's timing (the suggestion to calibrate), shown once.
         public var timingHint: String?
+        /// With the speed trainer on: the tempo of the next pass and why (`SpeedTrainer.verdict`).
+        public var speedTrainer: String?
 
         /// "Pass 2 at 80%".
         public var title: String { "Pass \(pass) at \(TempoPercent.text(tempoPercent))%" }

@@ -171,12 +171,16 @@ public struct ResultsInfo: Sendable, Equatable {
     public var offsetMs: Double
     /// A line about the learner's timing (the suggestion to calibrate).
     public var timingHint: String?
+    /// The speed trainer's word on the next pass ("next pass at 75 % (…)"), when it is on.
+    public var speedTrainer: String?
 
-    public init(title: String = "Results", figures: ScoreFigures, offsetMs: Double = 0, timingHint: String? = nil) {
+    public init(title: String = "Results", figures: ScoreFigures, offsetMs: Double = 0, timingHint: String? = nil,
+                speedTrainer: String? = nil) {
         self.title = title
         self.figures = figures
         self.offsetMs = offsetMs
         self.timingHint = timingHint
+        self.speedTrainer = speedTrainer
     }
 }
 

@@ -71,8 +71,9 @@ public struct StaffWidget: Sendable {
             let start = max(1, min(h - room, centre - room / 2))
             rows = [raster.topRow] + Array(start..<(start + room))
         }
-        // A page shorter than the area sits in its middle.
-        var row = y + max(0, (height - page.count * rows.count) / 2)
+        // A page shorter than the area starts at its top, right under the timeline (centred, a
+        // tall terminal showed a third of empty rows above the music).
+        var row = y
         for index in page {
             let overlay = raster.overlay(system: index, marks: marks)
             let system = raster.systems[index]

@@ -75,21 +75,13 @@ public enum BrowserApp {
 
     /// "Resume: Minuet in G bar 9, right hand, 80%".
     static func resumeLine(_ state: ResumeState, listing: LessonListing?) -> String {
-        var bar = ""
-        if let read = try? LessonOpener.read(listing?.path ?? state.path) {
-            let tick = TempoMap(file: read.file).tick(atSeconds: state.positionSeconds)
-            if tick.isFinite { bar = " bar \(barAt(tick: Int(tick), file: read.file))," }
-        }
+        let bar = ResumePlace.bar(seconds: state.positionSeconds, path: listing?.path ?? state.path).map { " bar \($0)," } ?? ""
         var hand = state.hand == "both" ? "both hands" : "\(state.hand) hand"
         if state.hand != "both", let other = state.otherHand, other != "play" { hand += " (other \(other))" }
         var line = "Resume: \(TextDecoding.sanitize(listing?.lesson.title ?? (state.path as NSString).lastPathComponent))\(bar) \(hand), \(state.tempoPercent)%"
-        if let a = state.loopFirstBar, let b = state.loopLastBar { line += ", loop \(a)-\(b)" }
+        if let a = state.loopFirstBar, let b = state.loopLastBar { line += ", loop \(ResumePlace.bars(a, b, path: listing?.path ?? state.path))" }
         if state.metronome == true { line += ", metronome" }
         return line
-    }
-
-    static func barAt(tick: Int, file: MIDIFile) -> Int {
-        Lesson(file: file).bars.bar(atTick: tick).number
     }
 
     /// The browser until it is left or a lesson is opened; `kept` is the model of the last time
@@ -213,5 +205,27 @@ public enum BrowserApp {
             }
             if !keys.isEmpty || !events.isEmpty { draw() }
         }
+    }
+}
+
+/// Where a saved position is, in bars as the lesson names them (`etude resume --show`,
+/// the browser's resume line).
+public enum ResumePlace {
+    /// "9" (a score's printed number, "9@2" the second time); nil when the file cannot be read.
+    public static func bar(seconds: Double, path: String) -> String? {
+        guard let read = try? LessonOpener.read(path), seconds.isFinite else { return nil }
+        let lesson = Lesson(file: read.file)
+        let tick = lesson.tempoMap.tick(atSeconds: max(0, seconds))
+        guard tick.isFinite else { return nil }
+        let bars = lesson.bars
+        return bars.label(of: bars.bar(atTick: Int(min(max(0, tick), Double(lesson.endTick)))))
+    }
+
+    /// A saved loop's bars as the lesson names them: a score's printed bars ("9–12@2"), else
+    /// (or when the file cannot be read) the numbers ("9-12").
+    public static func bars(_ first: Int, _ last: Int, path: String?) -> String {
+        guard let path, let read = try? LessonOpener.read(path) else { return "\(first)-\(last)" }
+        let bars = Lesson(file: read.file).bars
+        return bars.isPrinted ? bars.label(ofRange: first...max(first, last)) : "\(first)-\(last)"
     }
 }

@@ -312,8 +312,13 @@ private struct Attempt {
         defer { run.stop() }
         let name = InputDevice.description(device)
         Console.out("calibrating \(name): \(beats) clicks at \(Int(run.bpm)) BPM; play a key exactly with each click (the first \(Calibration.ignoredBeats) count you in)\n")
+        // On a terminal the beat counts in place on one line; otherwise a line per beat.
+        let status = StatusLine()
+        defer { status.finish() }
         while true {
-            for b in run.tick() { Console.out("beat \(b)/\(beats)\n") }
+            for b in run.tick() {
+                if isatty(STDOUT_FILENO) != 0 { status.show("beat \(b)/\(beats)  [q stops]") } else { Console.out("beat \(b)/\(beats)\n") }
+            }
             for m in messages.take() { Console.error("etude: \(safe(m))") }
             if run.isComplete || (run.allClicked && hookup.ended) { break }
             if hookup.ended && !hookup.usesComputerKeyboard { return .inputEnded(afterBeat: run.state().calibration.clicks.count) }

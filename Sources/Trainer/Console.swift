@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import MIDIFile
+import Terminal
 
 /// A failure the user can fix: printed by the command line as one `etude: …` line, with this
 /// exit status.
@@ -33,9 +34,14 @@ public enum Console {
         write(Array(clean(text, lineBreaks: true).utf8), to: STDOUT_FILENO)
     }
 
-    /// One line for stderr (the newline is added), cleaned as `out` cleans.
+    /// One line for stderr (the newline is added), cleaned as `out` cleans; on a terminal
+    /// wrapped between words to its width, so no word breaks at its edge.
     public static func error(_ line: String) {
-        write(Array((clean(line, lineBreaks: false) + "\n").utf8), to: STDERR_FILENO)
+        var text = clean(line, lineBreaks: false)
+        if isatty(STDERR_FILENO) != 0, let columns = TerminalSize.of(STDERR_FILENO)?.columns, CellBuffer.width(of: text) >= columns {
+            text = CellBuffer.wrap(text, width: columns - 1, indent: "  ").joined(separator: "\n")
+        }
+        write(Array((text + "\n").utf8), to: STDERR_FILENO)
     }
 
     /// A status line redrawn in place on stdout: `\r`, the cleaned text, erase to the end of

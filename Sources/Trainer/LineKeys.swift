@@ -154,6 +154,36 @@ public final class StatusLine: @unchecked Sendable {
         last = ""
     }
 
+    /// A status of a title and what follows it in the terminal's width: the title is what is
+    /// cut, so the clock and the keys stay in view.
+    public static func fitted(_ title: String, _ rest: String, onTerminal: Bool = isatty(STDOUT_FILENO) != 0) -> String {
+        guard onTerminal else { return title + rest }
+        let columns = (TerminalSize.of(STDOUT_FILENO)?.columns ?? 80) - 1
+        return CellBuffer.cut(title, width: max(8, columns - CellBuffer.width(of: rest))) + rest
+    }
+
+    /// Rows of a line that stays (a summary, a quiz answer): on a terminal wrapped at spaces
+    /// to its width, so no word breaks across two rows; elsewhere the line as it is.
+    public static func rows(_ text: String, onTerminal: Bool = isatty(STDOUT_FILENO) != 0) -> [String] {
+        guard onTerminal else { return [text] }
+        let columns = TerminalSize.of(STDOUT_FILENO)?.columns ?? 80
+        return CellBuffer.wrap(text, width: columns - 1, indent: "  ")
+    }
+
+    /// Prints a line that stays, wrapped as `rows` says.
+    public static func keep(_ text: String) {
+        for row in rows(text) { Console.out(row + "\n") }
+    }
+
+    /// Prints lines (each ending in a newline), each wrapped as `rows` says: a report such as
+    /// `etude info` whose long fields would otherwise break mid-word at the terminal's edge.
+    public static func keepAll(_ text: String) {
+        guard isatty(STDOUT_FILENO) != 0 else { return Console.out(text) }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        if text.hasSuffix("\n") { lines.removeLast() }
+        for line in lines { keep(String(line)) }
+    }
+
     /// `m:ss`.
     public static func clock(_ s: Double) -> String {
         let t = s.isFinite ? Int(max(0, min(s, 1e9))) : 0

@@ -230,8 +230,20 @@ public enum PracticeScreenRunner {
                 frame(loop)
                 frames.draw(into: &buffer, size: size, decorate: decorate)
             }, onKey: { k in
+                if var prompt = frames.barPrompt {
+                    // Typing a bar number (`g`): the keys are the number's until Enter or Esc.
+                    let step = prompt.key(k)
+                    frames.barPrompt = step == .typing ? prompt : nil
+                    if case .go(let text) = step { controller.goToBar(text) }
+                    return .continue
+                }
                 if let action = key(k) { return action }
                 let command = PracticeKeyMap.command(for: k, pianoKeys: session.wantsPianoKeys)
+                if command == .goToBar, !session.state().showHelp {
+                    _ = controller.handle(keyCommand: command)  // the results panel goes away
+                    frames.barPrompt = BarPrompt()
+                    return .continue
+                }
                 switch controller.handle(keyCommand: command) {
                 case .quit: return .quit
                 case .cycleView:
@@ -255,6 +267,8 @@ final class PracticeFrames {
     let display: PracticeView.Options
     let depth: ColorDepth
     var view: PracticeDisplay = .fallingNotes
+    /// The bar number being typed after `g`, shown in the status line.
+    var barPrompt: BarPrompt?
     private lazy var staff = StaffCache(lesson: session.lesson)
     private lazy var sounding = SoundingNotes(lesson: session.lesson)
     private var pausedForSize = false
@@ -277,6 +291,7 @@ final class PracticeFrames {
         let state = session.state()
         var model = PracticeView.model(state, lesson: session.lesson, options: display)
         decorate(&model)
+        if let barPrompt { model.message = barPrompt.message }
         switch view {
         case .fallingNotes:
             PracticeScreen(depth: depth).render(model, into: &buffer, size: size)

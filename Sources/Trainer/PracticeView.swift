@@ -123,7 +123,8 @@ public enum PracticeView {
         if state.showHelp {
             model.overlay = .help
         } else if let r = state.results {
-            model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures, offsetMs: r.offsetMs, timingHint: r.timingHint))
+            model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures, offsetMs: r.offsetMs, timingHint: r.timingHint,
+                                                   speedTrainer: r.speedTrainer))
         }
         return model
     }

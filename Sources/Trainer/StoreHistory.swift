@@ -42,12 +42,10 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
         defer { lock.unlock() }
         for p in passes {
             var f = p.complete ? figures(p) : nil
-            var complete = p.complete
-            // A judged pass in which nothing was played is practice time, not a score of 0.
-            if let played = f, !played.somethingPlayed {
-                f = nil
-                complete = false
-            }
+            let complete = p.complete
+            // A judged pass in which nothing was played counts as a pass (`etude stats`), but
+            // its 0 is no score: the progress line shows what was played.
+            if let played = f, !played.somethingPlayed { f = nil }
             let record = PassRecord(lessonID: lessonID, startedAt: p.startedAt, mode: mode.rawValue, hand: p.hands.rawValue,
                                     tempoPercent: Int(p.tempoPercent.rounded()), firstBar: p.bars.lowerBound, lastBar: p.bars.upperBound,
                                     durationSeconds: p.durationSeconds, figures: f, complete: complete)

@@ -33,7 +33,7 @@ struct LoopsCommand: ParsableCommand {
                 } else if loops.isEmpty {
                     Console.out("No saved loops for \(l.lesson.title).\n")
                 } else {
-                    Console.out(loops.map { "\(safe($0.name)): bars \($0.firstBar)-\($0.lastBar), \($0.hand == "both" ? "both hands" : "\($0.hand) hand"), \($0.tempoPercent)%, other hand \($0.otherHandMode)\($0.transpose.map { ", transposed \(safe($0))" } ?? "")" }
+                    Console.out(loops.map { "\(safe($0.name)): bars \(ResumePlace.bars($0.firstBar, $0.lastBar, path: l.path)), \($0.hand == "both" ? "both hands" : "\($0.hand) hand"), \($0.tempoPercent)%, other hand \($0.otherHandMode)\($0.transpose.map { ", transposed \(safe($0))" } ?? "")" }
                         .joined(separator: "\n") + "\n")
                 }
             }

@@ -13,9 +13,9 @@ struct PracticeScreenCommand: ParsableCommand {
         commandName: "practice",
         abstract: "Practise a lesson on the full-screen keyboard with falling notes.",
         discussion: """
-        Keys: space play/pause, ←/→ bar, Home restart, [ ] loop start/end, l loop on/off, s save the loop, L next saved loop, + - tempo ±5 %, h hand, o other hand, m metronome, n note names, v view (falling notes / staff / both), M mode, W loop the weakest section at 70 %, r save the last pass as .mid, ? help (any key closes it), q/Esc quit.
+        Keys: space play/pause, ←/→ bar, g N Enter go to bar N, Home restart, [ ] loop start/end, l loop on/off, s save the loop, L next saved loop, + - tempo ±5 %, h hand, o other hand, m metronome, n note names, v view (falling notes / staff / both), M mode, W loop the weakest section (from 70 % or your --speed-trainer start), r save the last pass as .mid, ? help (any key closes it), q/Esc quit.
 
-        Playing modes (--mode wait|play|memory): play on a MIDI keyboard (--input midi) or the computer keyboard (--input keys: a w s e d f t g y h u j k = C…C, z x octave down/up; these letters then play notes, and every command is also on Alt+its letter and F2–F9). Play and memory count in before each pass; after each pass its results hold the music until any key. Passes go to the history and the place you stop to `etude resume`. Watch mode plays the piece once unless a loop is on. Without an audio device Etude says so in the header and practice goes on silently.
+        Playing modes (--mode wait|play|memory): play on a MIDI keyboard (--input midi) or the computer keyboard (--input keys: a w s e d f t g y h u j k = C…C, z x octave down/up; these letters then play notes, and every command is also on Alt+its letter, and F1 help, F2 hand, F3 other hand, F4 save loop, F5 next saved loop, F6 mode, F7 metronome, F8 note names, F9 weakest section, F10 go to bar). Play and memory count in before each pass; after each pass its results hold the music until any key. Passes go to the history and the place you stop to `etude resume`. Watch mode plays the piece once unless a loop is on. Without an audio device Etude says so in the header and practice goes on silently.
 
         Examples:
           etude practice "Ode to Joy" --hand right --tempo 70%

@@ -20,7 +20,6 @@ func header(_ title: String, level: Int, description: String, meter: String, uni
     """
     X:1
     T:\(title)
-    C:Etude curriculum
     %%etude-level \(level)
     %%etude-description \(description)
     M:\(meter)

@@ -63,6 +63,17 @@ public struct RoutinePlan: Equatable, Sendable {
         q.lesson.durationSeconds * 100 / Double(max(1, q.tempoPercent))
     }
 
+    /// The seed of a run without `--seed`: the routine's name and the day, so the random picks
+    /// hold for the day and the run after `--plan` plays what the plan showed.
+    public static func daySeed(name: String, date: Date, calendar: Calendar = .current) -> UInt64 {
+        let day = calendar.dateComponents([.year, .month, .day], from: date)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+        for byte in "\(name)|\(day.year ?? 0)-\(day.month ?? 0)-\(day.day ?? 0)".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return hash
+    }
+
     /// Resolves every entry: a named lesson (skipped with a reason if it is not in the catalogue),
     /// a random favourite, a random lesson of a level. Random picks prefer lessons not yet in the
     /// plan. Entries are kept in order; the schedule adds each pause before its step.
