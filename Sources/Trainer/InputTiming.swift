@@ -105,14 +105,9 @@ public struct InputTiming: Sendable {
         "hits \(Int(abs(meanMs).rounded())) ms \(meanMs > 0 ? "late" : "early") on average, steadily: `etude calibrate` measures your offset once"
     }
 
-    /// `--offset MS` checked: one line naming the range when it is outside it.
+    /// `--offset MS` checked: one line naming the range when it is outside it (`InputOffsetMilliseconds`'s rule).
     public static func override(_ text: String?) throws -> Double? {
         guard let text else { return nil }
-        let number = text.lowercased().hasSuffix("ms") ? String(text.dropLast(2)) : text
-        let limit = Calibration.offsetLimitMs
-        guard let ms = Double(number.trimmingCharacters(in: .whitespaces)), ms.isFinite, abs(ms) <= limit else {
-            throw EtudeFailure("--offset \(safe(text)): give your input offset in milliseconds, −\(Int(limit)) to \(Int(limit)) (positive when your notes arrive late; `etude calibrate` measures it)")
-        }
-        return ms.rounded()
+        do { return try InputOffsetMilliseconds(parsing: text).milliseconds } catch { throw EtudeFailure(error.worded(option: "--offset")) }
     }
 }
