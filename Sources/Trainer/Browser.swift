@@ -19,9 +19,21 @@ public enum BrowserApp {
         // Said from the first screen, not first heard as silence in practice.
         let silent = LiveSound().check().driver == nil
         while true {
-            let chosen = try library.withStore { store in
-                try TerminalSession.run { session in try loop(session: session, store: store, silent: silent, kept: &kept) }
+            // Signals end the browser through its cleanup, as on every screen (the watch is
+            // the browser's only: practice and routines catch them with their own).
+            let signals = SignalWatch()
+            var ending = TerminalEnding.quit
+            let chosen: Intent?
+            do {
+                defer { signals.stop() }
+                chosen = try library.withStore { store in
+                    try TerminalSession.run(signals: signals) { session in
+                        try loop(session: session, store: store, silent: silent, kept: &kept, ending: &ending)
+                    }
+                }
             }
+            if let status = signals.exitStatus { return status }
+            if ending == .interrupted { return 130 }
             guard let intent = chosen else { return 0 }
             kept?.message = nil
             do {
@@ -86,11 +98,11 @@ public enum BrowserApp {
 
     /// The browser until it is left or a lesson is opened; `kept` is the model of the last time
     /// (nil the first time) and is left as it was when the browser closed.
-    static func loop(session: TerminalSession, store: Store, silent: Bool, kept: inout BrowserModel?) throws -> Intent? {
+    /// `ending` says how the terminal loop ended (Ctrl-C, a signal, the terminal gone, a key).
+    static func loop(session: TerminalSession, store: Store, silent: Bool, kept: inout BrowserModel?,
+                     ending: inout TerminalEnding) throws -> Intent? {
         let screen = BrowserScreen(depth: session.colorDepth)
-        var writer = FrameWriter(depth: session.colorDepth)
-        var decoder = KeyDecoder()
-        var buffer = CellBuffer(size: session.size())
+        let terminal = TerminalLoop(device: session, depth: session.colorDepth, fps: 1)
         var model = kept ?? BrowserModel()
         model.silent = silent
         let returning = kept?.selectedRow?.id
@@ -115,40 +127,14 @@ public enum BrowserApp {
             model.message = message
             model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
         }
-        func draw() {
-            let size = session.size()
-            screen.render(model, into: &buffer, size: size)
-            let bytes = writer.frame(buffer)
-            if !bytes.isEmpty { session.write(bytes) }
-        }
-        draw()
-        var lastInput = ContinuousClock.now
-        while true {
-            var waitMs: Int32 = 1000
-            if decoder.hasPending && !decoder.isInPaste { waitMs = Int32(KeyDecoder.escapeTimeoutMilliseconds) }
-            let bytes = session.readInput(timeoutMilliseconds: waitMs)
-            let events = session.takeEvents()
-            if events.contains(.inputClosed) { return nil }
-            if events.contains(.resized) || events.contains(.resumed) { writer.invalidate() }
-            var keys: [Key] = []
-            if !bytes.isEmpty {
-                lastInput = ContinuousClock.now
-                keys = decoder.feed(bytes)
-            } else if decoder.hasPending && !decoder.isInPaste,
-                      ContinuousClock.now - lastInput >= .milliseconds(KeyDecoder.escapeTimeoutMilliseconds) {
-                keys = decoder.flush()
-            }
-            for key in keys {
-                if key == Key.ctrl("c") { return nil }
-                if key == Key.ctrl("z") {
-                    session.suspend()
-                    writer.invalidate()
-                    continue
-                }
+        var chosen: Intent?
+        /// One key: `.quit` when the browser closes (with `chosen` set when a lesson or a
+        /// routine was chosen).
+        func handle(_ key: Key) throws -> TerminalAction {
                 switch model.handle(key, visibleRows: BrowserScreen.listHeight(rows: session.size().rows)) {
                 case .none: break
                 case .refresh: try refresh()
-                case .quit: return nil
+                case .quit: return .quit
                 case .open(let row):
                     guard row.path != nil else {
                         model.message = "\(safe(row.title)): the file is missing; `etude library rescan` finds moved files"
@@ -160,10 +146,14 @@ public enum BrowserApp {
                 case .practise(let row, let mode, let hand):
                     guard let path = row.path else { break }
                     try? store.saveLessonChoice(LessonChoice(lessonID: row.id, mode: mode, hand: hand))
-                    return .practise(path: path, mode: (try? PracticeMode(parsing: mode)) ?? .watch,
-                                     hand: (try? PracticePlan.parseHands(hand)) ?? .both)
+                    chosen = .practise(path: path, mode: (try? PracticeMode(parsing: mode)) ?? .watch,
+                                       hand: (try? PracticePlan.parseHands(hand)) ?? .both)
+                    return .quit
                 case .resume:
-                    if resume != nil { return .resume }
+                    if resume != nil {
+                        chosen = .resume
+                        return .quit
+                    }
                 case .toggleFavourite(let row):
                     if try store.isFavourite(row.id) {
                         _ = try store.removeFavourite(row.id)
@@ -200,11 +190,24 @@ public enum BrowserApp {
                                                   selected: 0)
                     }
                 case .runRoutine(let name):
-                    return .runRoutine(name: name)
+                    chosen = .runRoutine(name: name)
+                    return .quit
                 }
-            }
-            if !keys.isEmpty || !events.isEmpty { draw() }
+                return .continue
         }
+        var failure: Error?
+        ending = terminal.run(frame: { buffer, size in
+            screen.render(model, into: &buffer, size: size)
+        }, onKey: { key in
+            do {
+                return try handle(key)
+            } catch {
+                failure = error
+                return .quit
+            }
+        })
+        if let failure { throw failure }
+        return chosen
     }
 }
 

@@ -349,93 +349,72 @@ private struct Attempt {
         var ending: Calibrator.Ending = .stopped(afterBeat: 0)
         try TerminalSession.run(signals: signals) { session in
             let screen = CalibrationScreen(depth: session.colorDepth)
-            var writer = FrameWriter(depth: session.colorDepth)
-            var decoder = KeyDecoder()
-            var buffer = CellBuffer(size: session.size())
+            let terminal = TerminalLoop(device: session, depth: session.colorDepth, fps: 30)
             var run = start()
             defer { run.stop() }
             var outcome: (result: CalibrationResult, lines: [String])?
+            var failure: Error?
             let name = InputDevice.description(device)
-            func draw() {
+            // The clicks stood still while away (Ctrl-Z): an unfinished attempt starts again.
+            terminal.onSuspend = { suspending in
+                if !suspending && outcome == nil {
+                    run.stop()
+                    run = start()
+                }
+            }
+            let ended = terminal.run(frame: { buffer, size in
                 let model = CalibrationView.model(run.state(), device: name, computerKeyboard: hookup.usesComputerKeyboard,
                                                   result: outcome?.lines ?? [], refused: outcome.map { $0.result.verdict != .trusted } ?? false)
-                screen.render(model, into: &buffer, size: session.size())
-                let bytes = writer.frame(buffer)
-                if !bytes.isEmpty { session.write(bytes) }
-            }
-            var nextFrame = clock.now
-            var lastInput = clock.now
-            while true {
+                screen.render(model, into: &buffer, size: size)
+            }, onKey: { key in
+                let at = clock.now
+                switch LineCommand(key) {
+                case .quit?:
+                    if outcome == nil { ending = .stopped(afterBeat: run.state().calibration.clicks.count) }
+                    return .quit
+                case .character("r")? where outcome != nil, .character("R")? where outcome != nil:
+                    run.stop()
+                    run = start()
+                    outcome = nil
+                    ending = .stopped(afterBeat: 0)
+                default:
+                    if outcome != nil {
+                        if key == Key(.enter) { return .quit }
+                    } else if hookup.usesComputerKeyboard, !key.isPaste {
+                        run.tap(at: at)  // any key is a tap; a paste is text, not a key struck
+                    }
+                }
+                return .continue
+            }, onIdle: {
                 if signals.received != nil {
                     ending = .interrupted(signals.exitStatus ?? 130)
-                    return
+                    return .quit
                 }
                 run.tick()
                 if outcome == nil, run.isComplete || (run.allClicked && hookup.ended) {
                     let result = run.result()
-                    try Calibrator.store(result, device: device, library: library)
+                    do {
+                        try Calibrator.store(result, device: device, library: library)
+                    } catch {
+                        failure = error
+                        return .quit
+                    }
                     outcome = (result, Self.resultLines(result, device: device))
                     ending = .finished(result)
                 }
                 if outcome == nil, hookup.ended, !hookup.usesComputerKeyboard {
                     ending = .inputEnded(afterBeat: run.state().calibration.clicks.count)
-                    return
+                    return .quit
                 }
-                let now = clock.now
-                if now >= nextFrame {
-                    draw()
-                    nextFrame = now + 1.0 / 30
-                }
-                let due = min(nextFrame, run.nextDue ?? nextFrame)
-                var waitMs = Int32(max(0, (due - clock.now) * 1000).rounded(.up))
-                if decoder.hasPending && !decoder.isInPaste { waitMs = min(waitMs, Int32(KeyDecoder.escapeTimeoutMilliseconds)) }
-                let bytes = session.readInput(timeoutMilliseconds: waitMs)
-                let at = clock.now
-                let events = session.takeEvents()
-                if events.contains(.inputClosed) { return }
-                if events.contains(.signalled) { continue }
-                if events.contains(.resized) || events.contains(.resumed) { writer.invalidate() }
-                var keys: [Key] = []
-                if !bytes.isEmpty {
-                    lastInput = at
-                    keys = decoder.feed(bytes)
-                } else if decoder.hasPending && !decoder.isInPaste,
-                          at - lastInput >= Double(KeyDecoder.escapeTimeoutMilliseconds) / 1000 {
-                    keys = decoder.flush()
-                }
-                for key in keys {
-                    if key == Key.ctrl("c") {
-                        ending = .interrupted(130)
-                        return
-                    }
-                    if key == Key.ctrl("z") {
-                        session.suspend()
-                        writer.invalidate()
-                        // The clicks stood still while away: an unfinished attempt starts again.
-                        if outcome == nil {
-                            run.stop()
-                            run = start()
-                        }
-                        continue
-                    }
-                    switch LineCommand(key) {
-                    case .quit?:
-                        if outcome == nil { ending = .stopped(afterBeat: run.state().calibration.clicks.count) }
-                        return
-                    case .character("r")? where outcome != nil, .character("R")? where outcome != nil:
-                        run.stop()
-                        run = start()
-                        outcome = nil
-                        ending = .stopped(afterBeat: 0)
-                    default:
-                        if outcome != nil {
-                            if key == Key(.enter) { return }
-                        } else if hookup.usesComputerKeyboard {
-                            run.tap(at: at)
-                        }
-                    }
-                }
-                if !keys.isEmpty { nextFrame = clock.now }
+                return .continue
+            }, wake: {
+                run.nextDue.map { $0 - clock.now }
+            })
+            if let failure { throw failure }
+            switch ended {
+            case .interrupted: ending = .interrupted(130)
+            case .signalled: ending = .interrupted(signals.exitStatus ?? 130)
+            case .quit, .inputClosed, .stopped: break
             }
         }
         return ending

@@ -28,6 +28,7 @@ public enum FilePlayer {
         let dispatcher = EventDispatcher(source: ScheduleCursor(MessageSchedule(file: file)), output: live)
         let silent = LiveSound.silentNotice(live).map { $0 + " · " } ?? ""
         let status = StatusLine()
+        keys.onSuspend = { suspending in if suspending { dispatcher.pause() } }  // space resumes after `fg`
         dispatcher.start()
         let exitCode = keys.run(everyMs: 50) { commands in
             for command in commands {
@@ -77,6 +78,7 @@ public enum LoopPlayer {
         let status = StatusLine()
         let silent = LiveSound.silentNotice(live).map { $0 + " · " } ?? ""
         let onTerminal = isatty(STDOUT_FILENO) != 0
+        keys.onSuspend = { suspending in if suspending { session.pause() } }  // space resumes after `fg`
         session.start()
         let exitCode = keys.run(everyMs: 50) { commands in
             for command in commands {

@@ -182,7 +182,12 @@ public enum PracticeScreenRunner {
         let instrument = try Instrument(input: playing.input, output: live)
         defer { instrument.stop() }
         let (session, controller) = try makeSession(opened, plan: plan, output: live, playing: playing, instrument: instrument)
-        if let appender { session.onPassReport = { appender.append($0) } }
+        // The runner thread (the one that plays the music) only queues a finished pass's report:
+        // the line is written and synced here, on the screen thread, so a slow disk is never a
+        // late note.
+        let reports = PassReportQueue()
+        if appender != nil { session.onPassReport = { reports.add($0) } }
+        func writeReports() { for report in reports.take() { appender?.append(report) } }
         if let history {
             controller.onSaveLoop = { history.saveLoop($0) }
             controller.onRecallLoops = { history.savedLoops() }
@@ -193,8 +198,10 @@ public enum PracticeScreenRunner {
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             if endWhenFinished && session.isFinished { loop.stop() }
             history?.record(finishedBy: session)
+            writeReports()
         })
         history?.record(finishedBy: session)
+        writeReports()
         history?.saveResume(outcome.resumePoint, mode: session.mode, loopName: session.loopName)
         LiveSound.flushLog(verbose: sound.verbose)
         return outcome.exitStatus
@@ -300,6 +307,21 @@ final class PracticeFrames {
             let raster = staff.raster(width: area.width, height: area.height)
             let marks = PracticeView.staffMarks(state, sounding: sounding)
             StaffPracticeScreen(depth: depth).render(model, staff: raster, marks: marks, view: view, into: &buffer, size: size)
+        }
+    }
+}
+
+/// Finished passes' reports handed from the runner thread to the screen thread (`--report`).
+final class PassReportQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var queued: [PassReport] = []
+
+    func add(_ report: PassReport) { lock.withLock { queued.append(report) } }
+
+    func take() -> [PassReport] {
+        lock.withLock {
+            defer { queued.removeAll() }
+            return queued
         }
     }
 }

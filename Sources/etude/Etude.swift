@@ -67,6 +67,11 @@ enum Main {
             }
             // A command's own exit status.
             if error is ExitCode { exit(code.rawValue) }
+            // A value its option's type refused: said in that type's words, as every failure.
+            if let refused = OptionRefusals.message(forParserMessage: Etude.message(for: error)) {
+                Console.error("etude: \(refused)")
+                exit(1)
+            }
             Console.error("etude: " + oneLine(error, code: code))
             exit(code.rawValue)
         }

@@ -19,11 +19,11 @@ struct InfoCommand: ParsableCommand {
     @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var file: String
     @Flag(help: "Print one JSON object instead of text.") var json = false
     @Flag(help: "Refuse files that need any repair.") var strict = false
-    @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: String?
+    @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: NoteArgument?
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let splitPitch = try PracticeOptions.parseSplit(split)
+        let splitPitch = split?.pitch
         let file = try store.library.lessonPath(self.file)
         let result = try LessonOpener.readChecked(file, strict: strict)
         let summary = MIDIFileSummary(file: result.file)

@@ -33,13 +33,12 @@ struct PracticeScreenCommand: ParsableCommand {
           help: "A bar of clicks before each pass (default: on in play and memory modes, off in watch and wait).")
     var countIn: Bool?
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: String?
-    @Option(name: .customLong("note-names"), help: "Note naming: scientific (middle C = C4) or yamaha (C3).") var noteNames: String = "scientific"
+    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @Option(name: .customLong("note-names"), help: "Note naming: scientific (middle C = C4) or yamaha (C3).") var noteNames: NoteNaming = .scientific
     @Flag(help: "Show finger numbers on the falling notes (lessons with fingering).") var fingers = false
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
-    @Option(help: "watch (listen and look), wait (the lesson waits for each chord), play (real time, scored) or memory (play with the notes hidden).",
-            completion: .list(PracticeMode.allCases.map(\.rawValue)))
-    var mode: String = "watch"
+    @Option(help: "watch (listen and look), wait (the lesson waits for each chord), play (real time, scored) or memory (play with the notes hidden).")
+    var mode: PracticeMode = .watch
     @OptionGroup var playingOptions: PlayingOptions
     @OptionGroup var audioBuffer: AudioBufferOption
     @Option(help: "Append each finished pass as one JSON line to this file (hit, missed, wrong, extra, accuracy, timing, score, sections).")
@@ -49,12 +48,12 @@ struct PracticeScreenCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let display = try Self.display(noteNames: noteNames, fingers: fingers)
+        let display = Self.display(noteNames: noteNames, fingers: fingers)
         var playing = try playingOptions.playing(mode: mode, report: report, saveDir: saveDir)
         playing.countIn = countIn ?? true
         playing.watchStopsAtEnd = practice.repeat == nil
         playing.library = store.library
-        let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose))
+        let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose))
         let path = try store.library.lessonPath(lesson)
         if let report { try OutputFile.check(report, inputs: [path] + store.library.databaseFiles, option: "--report") }
         var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose, library: store.library)
@@ -74,13 +73,9 @@ struct PracticeScreenCommand: ParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    static func display(noteNames: String, fingers: Bool) throws -> PracticeView.Options {
+    static func display(noteNames: NoteNaming, fingers: Bool) -> PracticeView.Options {
         var display = PracticeView.Options()
-        switch noteNames.lowercased() {
-        case "scientific", "c4": display.noteNaming = .scientific
-        case "yamaha", "c3": display.noteNaming = .yamaha
-        default: throw EtudeFailure("--note-names \(noteNames): use scientific (middle C = C4) or yamaha (middle C = C3)")
-        }
+        display.noteNaming = noteNames
         display.showFingers = fingers
         return display
     }
