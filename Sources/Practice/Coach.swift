@@ -82,6 +82,8 @@ public final class Coach: @unchecked Sendable {
     private var fullRun = false
     private var judged: [Int: Verdict] = [:]
     private var fullRunWeakest: [Int: Double] = [:]
+    /// The ear (releases, loudness): every key event and pedal change of the pass in pass time.
+    private var ear = EarLog()
 
     /// - Parameters:
     ///   - plan: the plan the transport plays (hands practised, bars, count-in).
@@ -156,6 +158,12 @@ public final class Coach: @unchecked Sendable {
             if let p = pausedAt { anchor += max(0, time - p) }
             pausedAt = nil
         }
+    }
+
+    /// The sustain pedal went down or up (controller 64, at or above 64 is down) at this clock
+    /// time: the ear hears notes lifted under it sounding on.
+    public func handle(pedalDown down: Bool, at time: Double) {
+        locked { if mode.judges { ear.pedal.append((time - inputOffset - anchor, down)) } }
     }
 
     /// Tells the Coach the plan changed (hands, loop): the next pass uses it.
@@ -311,16 +319,14 @@ public final class Coach: @unchecked Sendable {
         let countIn = tick == nil && number == 1 && plan.countIn
         let schedule = PassSchedule(lesson: lesson, plan: plan, from: tick ?? range.lowerBound, to: range.upperBound, percent: percent,
                                     options: .init(pass: number, countIn: countIn))
-        expected = !mode.judges ? [] : schedule.notes.filter { $0.cue.practised }.map { n in
-            ExpectedNote(id: n.cue.index, pitch: Int(n.cue.pitch), time: n.start, duration: n.end - n.start,
-                         part: n.cue.part.key, section: lesson.sectionIndex(atTick: n.cue.startTick))
-        }
+        expected = !mode.judges ? [] : PassJudging.expected(schedule, lesson: lesson, dynamics: ear.dynamics(of: lesson))
         passNotes = schedule.notes
         retimes = []
         pausedAt = nil
         matcher = mode == .play || mode == .memory ? PlayMatcher(expected: expected, window: window) : nil
         gate = mode == .wait ? WaitGate(expected: expected, ignoresReleases: onsetOnlyInput) : nil
         waitJudgements = []
+        ear.start(at: time, continuing: continuing)
         if !continuing { judged = [:] }
         pausedForChord = nil
         finishedPasses[number] = nil
@@ -343,6 +349,7 @@ public final class Coach: @unchecked Sendable {
         // Pass time of this event.
         var local = meant
         local.time = meant.time - anchor
+        if mode.judges { ear.events.append(local) }
         var wrongNow = false
         switch mode {
         case .watch:
@@ -359,6 +366,7 @@ public final class Coach: @unchecked Sendable {
                     out.append(.flashWrong(pitch: p, until: event.time + Coach.flashSeconds))
                     flashes.append((p, event.time + Coach.flashSeconds))
                 case .advanced(let chord, _):
+                    ear.chordTimes.append(event.time)
                     for n in g.chords[chord].notes {
                         let j = Judgement(verdict: .onTime, expected: n, played: event, errorMs: 0, section: n.section)
                         waitJudgements.append(j)
@@ -423,8 +431,10 @@ public final class Coach: @unchecked Sendable {
     private func finishLocked(pass number: Int, endTime: Double) -> PassReport {
         if let done = finishedPasses[number] { return done }
         var report: PassReport
+        var judgements = waitJudgements
         if var m = matcher {
             report = m.finish()
+            judgements = m.judgements
             matcher = nil
         } else if var g = gate {
             // Chords never completed are missed.
@@ -435,11 +445,13 @@ public final class Coach: @unchecked Sendable {
                 g.reset(to: chord.time + 1e-6)
             }
             gate = nil
+            judgements = waitJudgements
             report = PassReport(judgements: waitJudgements, window: window, sections: Set(expected.map(\.section)))
         } else {
             report = PassReport(judgements: [], window: window, sections: Set(expected.map(\.section)))
         }
         report.offsetMs = (inputOffset * 1000).rounded()
+        if mode.judges { ear.hear(into: &report, expected: expected, judgements: judgements, mode: mode, onsetOnly: onsetOnlyInput, lesson: lesson, endTime: endTime - anchor) }
         finishedPasses[number] = report
         reports.append((number, passPercent, report))
         closeRecordingLocked(endTime: endTime)

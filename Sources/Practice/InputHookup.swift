@@ -77,6 +77,9 @@ public final class InputHookup: @unchecked Sendable {
         for n in due { receive(.note(n)) }
     }
 
+    /// What to type on the computer keyboard for `pitch` now ("d", "z g"): wait mode names it.
+    public func computerKeys(for pitch: Int) -> String { lock.withLock { piano.layout.keys(for: pitch) } }
+
     /// The computer-keyboard layout's help lines (for the help overlay / status).
     public var keyboardHelp: [String] { lock.withLock { piano.layout.helpLines } }
 

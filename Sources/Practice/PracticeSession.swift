@@ -96,6 +96,7 @@ public final class PracticeSession: @unchecked Sendable {
     private var reportSink: (@Sendable (PassReport) -> Void)?
     private var tickHook: (@Sendable (Double) -> Void)?
     private var currentLoopName: String?
+    private var keysHook: (@Sendable (Int) -> String?)?
 
     /// Validates the plan (its one-line error) and prepares to play; nothing sounds before `start()`.
     public init(lesson: Lesson, plan: PracticePlan, clock: any TimeSource, output: any SoundOutput,
@@ -150,6 +151,13 @@ public final class PracticeSession: @unchecked Sendable {
     public var onTick: (@Sendable (Double) -> Void)? {
         get { lock.withLock { tickHook } }
         set { lock.withLock { tickHook = newValue } }
+    }
+
+    /// What to type on the computer keyboard for a pitch (wait mode names the awaited keys);
+    /// nil for a MIDI instrument.
+    public var computerKeys: (@Sendable (Int) -> String?)? {
+        get { lock.withLock { keysHook } }
+        set { lock.withLock { keysHook = newValue } }
     }
 
     /// The saved loop playing now: recalled with `L`, saved with `s`, or set by the caller (a
@@ -367,6 +375,10 @@ public final class PracticeSession: @unchecked Sendable {
         let local = lock.withLock {
             (showHelp, showNames, messageText, loopOn, loopPasses, loopMarkStart, loopMarkEnd, currentLoopName, results)
         }
+        var feedback = coach.feedback(now: now)
+        if let keys = computerKeys {
+            for w in feedback.waitingFor { feedback.waitingKeys[w.pitch] = keys(w.pitch) }
+        }
         return SessionState(
             now: now, title: title, transport: transportState, plan: plan, pass: transport.pass, tempoPercent: transport.tempoPercent,
             bpm: transportState == .playing ? transport.bpm(at: now) : transport.effectiveBPM,
@@ -374,7 +386,7 @@ public final class PracticeSession: @unchecked Sendable {
             notes: upcoming, barLines: lines,
             loop: SessionState.Loop(start: local.5, end: local.6, enabled: local.3, passes: local.4, name: local.7),
             mode: coach.mode, pianoKeys: settings.computerKeyboard && coach.mode.judges,
-            feedback: coach.feedback(now: now), judged: coach.judgedNotes, results: local.8,
+            feedback: feedback, judged: coach.judgedNotes, results: local.8,
             showHelp: local.0, showNoteNames: local.1, message: local.2)
     }
 
@@ -506,7 +518,7 @@ public final class PracticeSession: @unchecked Sendable {
                 let hint = coach.mode == .play || coach.mode == .memory ? settings.timingHint?(report) : nil
                 let sink = lock.withLock { () -> (@Sendable (PassReport) -> Void)? in
                     results = SessionState.Results(pass: pass, tempoPercent: percent, figures: report.figures, offsetMs: report.offsetMs,
-                                                   timingHint: hint)
+                                                   timingHint: hint, secondsPerChord: report.secondsPerChord, earLine: report.earLine)
                     resultsShownAt = now
                     figuresByPass[pass] = report.figures
                     return reportSink

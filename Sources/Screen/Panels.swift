@@ -135,10 +135,22 @@ public struct ResultsPanel: Sendable {
 
     public static func lines(_ r: ResultsInfo) -> [String] {
         let f = r.figures
+        if let perChord = r.secondsPerChord {
+            // Wait mode: the music waited for every chord, so timing means nothing here.
+            var lines = [
+                "hit \(f.hit)   missed \(f.missed)   wrong \(f.wrong)   extra \(f.extra)",
+                "accuracy \(formatted(f.accuracy, decimals: 1)) %",
+                "time per chord \(formatted(perChord, decimals: 1)) s",
+            ]
+            if let ear = r.earLine { lines.append(ear) }
+            lines.append("score \(formatted(f.score, decimals: 0))")
+            return lines
+        }
         var lines = [
             "hit \(f.hit)   missed \(f.missed)   wrong \(f.wrong)   extra \(f.extra)",
             "accuracy \(formatted(f.accuracy, decimals: 1)) %",
         ]
+        if let ear = r.earLine { lines.append(ear) }
         if let (mean, sd) = f.timing {
             var t = "timing \(mean >= 0 ? "+" : "−")\(formatted(abs(mean), decimals: 0)) ms"
             t += " ± \(formatted(sd, decimals: 0)) ms"

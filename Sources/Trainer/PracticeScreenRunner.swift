@@ -88,6 +88,9 @@ public final class Instrument: @unchecked Sendable {
     public func attach(_ controller: PracticeController) {
         let hookup = self.hookup
         controller.onPianoKey = { key, time in hookup.press(key, at: time) }
+        if hookup.usesComputerKeyboard {
+            controller.session.computerKeys = { pitch in hookup.computerKeys(for: pitch) }
+        }
         session = controller.session
     }
 

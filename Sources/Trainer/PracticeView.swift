@@ -49,6 +49,7 @@ public enum PracticeView {
         }
         for w in state.feedback.waitingFor {
             keyboard.light(w.pitch, w.hand == .left ? .leftHand : .rightHand)
+            if let keys = state.feedback.waitingKeys[w.pitch], let last = keys.last { keyboard.letters[w.pitch] = last }
         }
         for p in state.feedback.held { keyboard.light(p, state.feedback.wrong.contains(p) ? .wrong : .learner) }
         for p in state.feedback.flashes { keyboard.light(p, .wrong) }
@@ -94,6 +95,7 @@ public enum PracticeView {
         status.mode = state.mode.rawValue
         status.pass = state.pass
         status.silent = options.silent
+        status.waiting = waitingText(state, naming: options.noteNaming)
         model.status = status
         model.hints = state.pianoKeys ? Footer.pianoKeys : Footer.controls
 
@@ -118,7 +120,8 @@ public enum PracticeView {
         if state.showHelp {
             model.overlay = .help
         } else if let r = state.results {
-            model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures, offsetMs: r.offsetMs, timingHint: r.timingHint))
+            model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures, offsetMs: r.offsetMs, timingHint: r.timingHint,
+                                                 secondsPerChord: r.secondsPerChord, earLine: r.earLine))
         }
         return model
     }
@@ -139,6 +142,18 @@ public enum PracticeView {
         return StaffMarks(cursorTick: tick, sounding: state.transport == .playing ? sounding.at(tick: tick, hands: hands) : [],
                           judgements: judgements, hideNotesAfterTick: state.mode.hidesFallingNotes ? tick : nil,
                           loopBars: state.plan.bars)
+    }
+
+    /// Wait mode, while the music stands still for a chord: its keys not yet held, named, with
+    /// the computer keys that play them ("E4 [d]  G3 [z g]"); nil otherwise.
+    static func waitingText(_ state: SessionState, naming: NoteNaming) -> String? {
+        guard state.mode == .wait, state.transport != .playing || !state.feedback.waitingFor.isEmpty,
+              !state.feedback.waitingFor.isEmpty else { return nil }
+        let names = state.feedback.waitingFor.sorted { $0.pitch < $1.pitch }.map { w -> String in
+            let name = PitchName.name(w.pitch, octaveOfMiddleC: naming.octaveOfMiddleC)
+            return state.feedback.waitingKeys[w.pitch].map { "\(name) [\($0)]" } ?? name
+        }
+        return names.joined(separator: "  ")
     }
 
     static func role(_ note: SessionState.Note) -> NoteRole {

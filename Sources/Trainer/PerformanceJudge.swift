@@ -1,0 +1,138 @@
+import Foundation
+import Judge
+import Lesson
+import MIDIFile
+import Practice
+import Store
+
+/// `etude judge LESSON PERFORMANCE.mid`: a recorded performance (from `etude record`, a DAW, a
+/// digital piano's recorder) judged with the same code as play mode — `PlayMatcher` for the
+/// onsets, `Ear` for releases and loudness — its first note aligned to the first note expected.
+public enum PerformanceJudge {
+    /// A recording's key events and sustain pedal, in seconds from its start.
+    public struct Performance: Equatable, Sendable {
+        public var events: [PlayedEvent]
+        public var pedal: [PedalChange]
+
+        public struct PedalChange: Equatable, Sendable {
+            public var time: Double
+            public var down: Bool
+        }
+
+        /// The key presses' count.
+        public var presses: Int { events.filter { $0.isOn }.count }
+    }
+
+    /// Reads a performance from .mid bytes: every note-on/off (any channel, any track) and the
+    /// sustain pedal (controller 64, down from 64), timed by the file's own tempo map. `name`
+    /// words the one-line errors (not MIDI, no notes).
+    public static func performance(bytes: [UInt8], name: String) throws -> Performance {
+        let file: MIDIFile
+        do {
+            file = try MIDIReader.read(bytes).file
+        } catch {
+            throw EtudeFailure("\(name) is not a MIDI file (\(error.kind == .emptyFile ? "it is empty" : "no MThd header")); give the .mid a recorder wrote, e.g. by etude record")
+        }
+        let tempo = TempoMap(file: file)
+        var events: [PlayedEvent] = []
+        var pedal: [Performance.PedalChange] = []
+        for track in file.tracks {
+            for e in track.events {
+                let t = tempo.seconds(atTick: e.tick)
+                switch e.kind {
+                case .noteOn(let c, let k, let v):
+                    events.append(PlayedEvent(pitch: Int(k), velocity: Int(v), time: t, isOn: v > 0, channel: Int(c)))
+                case .noteOff(let c, let k, _):
+                    events.append(PlayedEvent(pitch: Int(k), velocity: 0, time: t, isOn: false, channel: Int(c)))
+                case .controlChange(_, 64, let v):
+                    pedal.append(.init(time: t, down: v >= 64))
+                default:
+                    break
+                }
+            }
+        }
+        // Releases before presses at the same instant: a re-struck key ends first.
+        events.sort { $0.time != $1.time ? $0.time < $1.time : (!$0.isOn && $1.isOn) }
+        pedal.sort { $0.time < $1.time }
+        guard events.contains(where: { $0.isOn }) else {
+            throw EtudeFailure("\(name) has no notes to judge; record a performance with etude record and give that file")
+        }
+        return Performance(events: events, pedal: pedal)
+    }
+
+    /// Judges `performance` against the pass `plan` describes (hands, bars, tempo) of `lesson`.
+    /// The first key pressed is moved onto the first note expected; the report carries the
+    /// ear's notes list. Throws one line when the hand practised has no notes there.
+    public static func judge(_ performance: Performance, lesson: Lesson, plan: PracticePlan,
+                             window: TimingWindow = TimingWindow()) throws -> (report: PassReport, percent: Double) {
+        let factor: Double
+        do {
+            try plan.validate(for: lesson)
+            factor = try plan.tempoFactor(for: lesson)
+        } catch {
+            throw EtudeFailure(error.worded { setting, value in "--\(setting.rawValue) \(value)" })
+        }
+        let percent = factor * 100
+        let range = plan.tickRange(in: lesson)
+        let schedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                    options: .init(pass: 1, countIn: false))
+        let expected = PassJudging.expected(schedule, lesson: lesson, dynamics: PassJudging.hasDynamics(lesson))
+        guard let firstExpected = expected.map(\.time).min() else {
+            let hand = plan.hands == .both ? "the lesson" : "the \(plan.hands.rawValue) hand"
+            throw EtudeFailure("\(hand) has no notes to judge in these bars; choose another --hand or --bars")
+        }
+        let firstPlayed = performance.events.first(where: { $0.isOn })?.time ?? 0
+        let shift = firstExpected - firstPlayed
+        let events = performance.events.map { e -> PlayedEvent in
+            var m = e
+            m.time += shift
+            return m
+        }
+        var matcher = PlayMatcher(expected: expected, window: window)
+        for e in events where e.isOn {
+            _ = matcher.expire(upTo: e.time)
+            _ = matcher.play(e)
+        }
+        var report = matcher.finish()
+        let end = (events.last?.time ?? firstExpected)
+        var hearing = Ear().hear(expected: expected, judgements: matcher.judgements, events: events,
+                                 pedal: performance.pedal.map { ($0.time + shift, $0.down) }, endTime: end)
+        PassJudging.place(&hearing.notes, lesson: lesson)
+        report.add(hearing) { PassJudging.section(of: $0, lesson: lesson) }
+        return (report, percent)
+    }
+
+    /// The panel printed for a judged recording: the summary lines, then each note that went
+    /// wrong ("bar 9 beat 2  D4 right  short (held 40%)").
+    public static func text(_ report: PassReport, title: String, percent: Double, lesson: Lesson) -> String {
+        var lines = ["\(title) at \(TempoPercent.text(percent))%, judged"]
+        lines += report.summaryLines { index in
+            lesson.sections.indices.contains(index) ? lesson.sections[index].name : "section \(index + 1)"
+        }
+        let faults = report.notes.filter(\.isFault)
+        if !faults.isEmpty {
+            lines.append("Where it went wrong:")
+            for n in faults.prefix(40) { lines.append("  " + line(n)) }
+            if faults.count > 40 { lines.append("  … and \(faults.count - 40) more (--json lists every note)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One note as the text panel lists it.
+    public static func line(_ n: NoteVerdict) -> String {
+        var words = ["bar \(n.bar) beat \(NumberText.short(n.beat))", PitchName.name(n.pitch), n.hand]
+        if n.onset != "hit" { words.append(n.onset + (n.timingMs.map { " \(Int($0.rounded())) ms" } ?? "")) }
+        if let r = n.release, r != .ok { words.append("\(r.rawValue) (held \(Int(((n.heldRatio ?? 0) * 100).rounded()))%)") }
+        if let l = n.loudness, l != .ok { words.append("\(l.rawValue) (velocity \(n.velocity ?? 0))") }
+        return words.joined(separator: "  ")
+    }
+
+    /// Stores the judged pass in the history (mode `judge`), with its figures.
+    public static func store(_ report: PassReport, lessonID: String, plan: PracticePlan, lesson: Lesson, percent: Double,
+                             seconds: Double, in store: Store) throws {
+        let bars = plan.barRange(in: lesson)
+        _ = try store.recordPass(PassRecord(lessonID: lessonID, startedAt: Date(), mode: "judge", hand: plan.hands.rawValue,
+                                            tempoPercent: Int(percent.rounded()), firstBar: bars.lowerBound, lastBar: bars.upperBound,
+                                            durationSeconds: max(0, seconds), figures: report.figures))
+    }
+}

@@ -1,0 +1,71 @@
+import Clocks
+import Foundation
+import Judge
+import Lesson
+import MIDIInput
+import Practice
+import Screen
+import Synth
+import Terminal
+import Testing
+import TestSupport
+@testable import Trainer
+
+/// Wait mode on the computer keyboard as a new learner plays it: slowly (1.1 s a note), typing
+/// the keys the header names, each key sounding its fixed length (so a repeated note's first
+/// copy ends while its second is awaited).
+@Suite("Wait mode speaks")
+struct WaitModeSpeaksTests {
+    /// One full pass of `lesson` for `hands`, each awaited note typed `seconds` after the last.
+    static func slowPass(_ path: String, hands: PracticePlan.Hands, seconds: Double = 1.1) throws
+        -> (figures: ScoreFigures?, headers: [String], report: PassReport?, expected: Int) {
+        let opened = try LessonOpener.open(path)
+        let clock = VirtualClock()
+        let output = RecordingOutput(clock: { clock.now })
+        let s = try SessionHarness(lesson: opened.lesson, plan: PracticePlan(hands: hands, repeatMode: .times(1)), clock: clock,
+                                   output: output, settings: .init(mode: .wait, computerKeyboard: true))
+        let box = LockedBox<PracticeSession?>(s.session)
+        let hookup = try InputHookup(spec: InputSpec("keys"), output: output, clock: clock, onNote: { e in
+            box.value?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
+        })
+        s.controller.onPianoKey = { key, time in hookup.press(key, at: time) }
+        s.session.onTick = { now in hookup.releaseDue(now: now) }
+        s.session.computerKeys = { hookup.computerKeys(for: $0) }
+        let reports = LockedBox<[PassReport]>([])
+        s.onPassReport = { r in reports.value.append(r) }
+        s.start()
+        var headers: [String] = []
+        var rounds = 0
+        while !s.isFinished && reports.value.isEmpty && rounds < 400 {
+            rounds += 1
+            let until = clock.now + seconds
+            while clock.now < until - 1e-9 {
+                clock.advance(by: min(0.02, until - clock.now))
+                s.advance()
+            }
+            let model = s.snapshot()
+            guard let waiting = model.status.waiting else { continue }
+            headers.append(waiting)
+            // "E4 [d]  G3 [z g]": type the first note's keys (the next is named from the octave then).
+            guard let keys = waiting.split(separator: "[").dropFirst().first?.prefix(while: { $0 != "]" }) else { continue }
+            for k in keys.split(separator: " ") { _ = s.handle(key: Key(.character(Character(String(k))))) }
+            s.advance()
+        }
+        let pass = s.takeFinishedPasses().first
+        let practised = opened.lesson.notes.filter { hands == .both ? $0.part.hand != nil : $0.part.hand?.rawValue == hands.rawValue }
+        return (pass.flatMap { s.score(for: $0) }, headers, reports.value.first, practised.count)
+    }
+
+    @Test func aCorrectSlowPassOfOdeToJoyIsAllHitsWithNothingWrong() throws {
+        for hands in [PracticePlan.Hands.right, .both] {
+            let (figures, headers, report, expected) = try Self.slowPass(Repo.lesson("level4/ode-to-joy.mid"), hands: hands)
+            let f = try #require(figures, "the pass finished (\(hands))")
+            #expect(f.wrong == 0 && f.missed == 0 && f.extra == 0, "\(hands): \(f.summary)")
+            #expect(f.hit == expected, "\(hands): \(f.summary)")
+            #expect(headers.first == (hands == .right ? "E4 [d]" : "C3 [z a]  E4 [d]"), "\(headers.prefix(3))")
+            let r = try #require(report)
+            #expect(r.secondsPerChord != nil, "wait mode reports time per chord")
+            #expect(r.notes.allSatisfy { $0.release == nil && $0.loudness == nil }, "the computer keyboard has no lengths or velocities")
+        }
+    }
+}
