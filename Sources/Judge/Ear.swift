@@ -71,19 +71,23 @@ public struct ReleaseTolerance: Equatable, Sendable, Codable {
 
 /// When a note counts as too loud or too soft.
 ///
-/// Keyboards' velocity curves differ, so loudness is judged against the learner's own pass: the
-/// velocity expected of a note is the learner's mean velocity over the pass, moved by
-/// `contrast` × (the velocity marked for the note − the mean marked over the notes played). A
-/// note more than `tolerance` velocity steps above that is loud, below it soft. With the
-/// defaults (0.6, ±12) a p passage (49) must be played about 16 steps softer than an f one (96)
-/// — clearly softer, on any keyboard — and a note sticking out of an even scale by more than
-/// 12 steps is named. Without dynamics in the lesson there are no loudness verdicts.
+/// Keyboards' velocity curves differ, so loudness is judged against the learner's own pass.
+/// The learner's contrast is measured first: the slope of their velocities against the
+/// velocities marked (least squares over the notes hit), held between `minimumContrast` and
+/// `maximumContrast`. The velocity expected of a note is then the learner's mean velocity moved
+/// by that slope × (the velocity marked − the mean marked); a note more than `tolerance` steps
+/// above it is loud, below it soft. So a learner whose p is clearly softer than their f, on any
+/// keyboard, is right everywhere; p and f played alike (slope 0, held up to 0.6) or reversed
+/// make the p notes loud and the f notes soft; a note sticking out of an even scale by more
+/// than 12 steps is named. Without dynamics in the lesson there are no loudness verdicts.
 public struct LoudnessTolerance: Equatable, Sendable, Codable {
-    public var contrast: Double
+    public var minimumContrast: Double
+    public var maximumContrast: Double
     public var tolerance: Double
 
-    public init(contrast: Double = 0.6, tolerance: Double = 12) {
-        self.contrast = max(0, contrast)
+    public init(minimumContrast: Double = 0.6, maximumContrast: Double = 2.5, tolerance: Double = 12) {
+        self.minimumContrast = max(0, minimumContrast)
+        self.maximumContrast = max(self.minimumContrast, maximumContrast)
         self.tolerance = max(0, tolerance)
     }
 }
@@ -233,17 +237,26 @@ public struct Ear: Sendable {
         let hasDynamics = !marked.isEmpty
         var spread: Double?
         if !velocities.isEmpty {
-            let playedMean = velocities.reduce(0) { $0 + $1.played } / Double(velocities.count)
+            let count = Double(velocities.count)
+            let playedMean = velocities.reduce(0) { $0 + $1.played } / count
             let markedMean = marked.isEmpty ? 0 : marked.reduce(0, +) / Double(marked.count)
+            // The learner's own contrast: their velocities' slope against the marked ones.
+            var covariance = 0.0, variance = 0.0
+            for v in velocities {
+                guard let m = v.marked else { continue }
+                covariance += (m - markedMean) * (v.played - playedMean)
+                variance += (m - markedMean) * (m - markedMean)
+            }
+            let slope = variance > 0 ? min(max(covariance / variance, loudness.minimumContrast), loudness.maximumContrast) : 0
             var squares = 0.0
             for (i, played, m) in velocities {
-                let want = playedMean + loudness.contrast * ((m ?? markedMean) - markedMean)
+                let want = playedMean + slope * ((m ?? markedMean) - markedMean)
                 let off = played - want
                 squares += off * off
                 guard m != nil else { continue }
                 notes[i].loudness = off > loudness.tolerance ? .loud : off < -loudness.tolerance ? .soft : .ok
             }
-            if velocities.count >= 2 { spread = ((squares / Double(velocities.count)).squareRoot() * 10).rounded() / 10 }
+            if velocities.count >= 2 { spread = ((squares / count).squareRoot() * 10).rounded() / 10 }
         }
         return Hearing(notes: notes, evennessSpread: spread, hasDynamics: hasDynamics)
     }

@@ -250,6 +250,11 @@ public final class PracticeSession: @unchecked Sendable {
         apply(coach.handle(played: event), coach: coach)
     }
 
+    /// The learner's sustain pedal went down or up (clock time): the coach's ear hears it.
+    public func learnerPedal(down: Bool, at time: Double) {
+        coach.handle(pedalDown: down, at: time)
+    }
+
     /// True while the transport waits after a judged pass for the learner to read the results.
     public var isHeldForResults: Bool { lock.withLock { heldForResults } }
 

@@ -80,6 +80,7 @@ public final class Instrument: @unchecked Sendable {
             throw EtudeFailure(error.message)
         }
         box.instrument = self
+        hookup.onPedal = { down, time in box.instrument?.session?.learnerPedal(down: down, at: time) }
         if let early = box.takeEarlyStatus() { status(early) }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
     }

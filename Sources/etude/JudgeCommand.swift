@@ -43,12 +43,16 @@ struct JudgeCommand: ParsableCommand {
         }
         let played = try PerformanceJudge.performance(bytes: [UInt8](data), name: safe(performance))
         let (report, percent) = try PerformanceJudge.judge(played, lesson: opened.lesson, plan: plan)
-        try? store.library.withStore(scan: false) { s in
-            let id = try s.catalogue(fileAt: path).id
-            try PerformanceJudge.store(report, lessonID: id, plan: plan, lesson: opened.lesson, percent: percent,
-                                       seconds: (played.events.last?.time ?? 0) - (played.events.first?.time ?? 0), in: s)
+        do {
+            try store.library.withStore(scan: false) { s in
+                let id = try s.catalogue(fileAt: path).id
+                try PerformanceJudge.store(report, lessonID: id, plan: plan, lesson: opened.lesson, percent: percent,
+                                           seconds: (played.events.last?.time ?? 0) - (played.events.first?.time ?? 0), in: s)
+            }
+        } catch {
+            Console.error("etude: the judged pass is not in the history: \((error as? EtudeFailure)?.message ?? "\(error)")")
         }
-        Console.out(json ? JSONOutput.line(report) : PerformanceJudge.text(report, title: safe(opened.lesson.title), percent: percent,
-                                                                          lesson: opened.lesson))
+        Console.out((json ? JSONOutput.text(report) : PerformanceJudge.text(report, title: safe(opened.lesson.title), percent: percent,
+                                                                           lesson: opened.lesson)) + "\n")
     }
 }
