@@ -96,6 +96,8 @@ public struct LoudnessTolerance: Equatable, Sendable, Codable {
 public struct NoteVerdict: Equatable, Sendable, Codable {
     /// The bar as printed (e.g. "9", "12@2"); set by whoever knows the lesson's bars.
     public var bar: String
+    /// The bar's place in the performance (what loops count), with `bar`.
+    public var barNumber: Int?
     /// Beat within the bar, from 1 (1.5 = halfway through the first beat).
     public var beat: Double
     public var pitch: Int

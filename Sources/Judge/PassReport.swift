@@ -305,6 +305,26 @@ public struct PassReport: Equatable, Sendable, Codable {
         return text.prefix(1).uppercased() + text.dropFirst()
     }
 
+    /// Where it went wrong, bar by bar: the `limit` bars with the most faults, in bar order,
+    /// e.g. "bar 9: D4 short, E4 loud, F4 wrong" (at most four notes a bar, then "+2").
+    public func reviewLines(limit: Int = 3) -> [String] {
+        var bars: [(key: Int, label: String, faults: [NoteVerdict])] = []
+        var index: [String: Int] = [:]
+        for n in notes where n.isFault && !n.bar.isEmpty {
+            if let i = index[n.bar] { bars[i].faults.append(n) } else {
+                index[n.bar] = bars.count
+                bars.append((n.barNumber ?? bars.count, n.bar, [n]))
+            }
+        }
+        let worst = bars.sorted { $0.faults.count != $1.faults.count ? $0.faults.count > $1.faults.count : $0.key < $1.key }
+            .prefix(max(0, limit)).sorted { $0.key < $1.key }
+        return worst.map { b in
+            var words = b.faults.prefix(4).map { "\(PitchName.name($0.pitch)) \($0.worst)" }
+            if b.faults.count > 4 { words.append("+\(b.faults.count - 4)") }
+            return "bar \(b.label): " + words.joined(separator: ", ")
+        }
+    }
+
     /// One JSON object (sorted keys) for `--report FILE`.
     public func json() -> String {
         let encoder = JSONEncoder()

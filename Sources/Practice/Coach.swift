@@ -199,6 +199,9 @@ public final class Coach: @unchecked Sendable {
     /// The weakest section named after the last full run (nil before, or when all was right).
     public var weakestSection: (section: SectionReport, name: String)? { locked { weakest } }
 
+    /// The report of finished pass `number` (the history stores its bars), nil when not judged.
+    public func report(forPass number: Int) -> PassReport? { locked { finishedPasses[number] } }
+
     /// Reports of every finished pass so far, in order.
     public var passReports: [PassReport] { locked { reports.map(\.report) } }
     public var lastReport: PassReport? { locked { reports.last?.report } }

@@ -42,11 +42,44 @@ public enum PassJudging {
             guard bars.indices.contains(index) else { continue }
             let bar = bars[index]
             notes[i].bar = lesson.bars.label(of: bar)
+            notes[i].barNumber = bar.number
             if bar.beatTicks > 0 {
                 let beat = 1 + Double(tick - bar.downbeatTick) / Double(bar.beatTicks)
                 notes[i].beat = (beat * 100).rounded() / 100
             }
         }
+    }
+
+    /// Each bar of a judged pass: (performed number, printed label, notes, faults), in bar order.
+    public static func bars(of notes: [NoteVerdict]) -> [(bar: Int, label: String, notes: Int, faults: Int)] {
+        var out: [Int: (label: String, notes: Int, faults: Int)] = [:]
+        for n in notes {
+            guard let b = n.barNumber else { continue }
+            var e = out[b] ?? (n.bar, 0, 0)
+            e.notes += 1
+            if n.isFault { e.faults += 1 }
+            out[b] = e
+        }
+        return out.keys.sorted().map { (bar: $0, label: out[$0]!.label, notes: out[$0]!.notes, faults: out[$0]!.faults) }
+    }
+
+    /// The section to loop from a per-bar picture across passes (performed bar → notes and
+    /// faults): the one whose notes went wrong most often, nil when none did.
+    public static func weakestSection(picture: [Int: (notes: Int, faults: Int)], lesson: Lesson) -> Int? {
+        var best: (index: Int, rate: Double)?
+        for (i, s) in lesson.sections.enumerated() {
+            var notes = 0, faults = 0
+            for b in s.firstBar...max(s.firstBar, s.lastBar) {
+                if let p = picture[b] {
+                    notes += p.notes
+                    faults += p.faults
+                }
+            }
+            guard notes > 0, faults > 0 else { continue }
+            let rate = Double(faults) / Double(notes)
+            if best.map({ rate > $0.rate }) ?? true { best = (i, rate) }
+        }
+        return best?.index
     }
 
     /// Section index of a judged note (its expected note's), for per-section counts.

@@ -523,7 +523,8 @@ public final class PracticeSession: @unchecked Sendable {
                 let hint = coach.mode == .play || coach.mode == .memory ? settings.timingHint?(report) : nil
                 let sink = lock.withLock { () -> (@Sendable (PassReport) -> Void)? in
                     results = SessionState.Results(pass: pass, tempoPercent: percent, figures: report.figures, offsetMs: report.offsetMs,
-                                                   timingHint: hint, secondsPerChord: report.secondsPerChord, earLine: report.earLine)
+                                                   timingHint: hint, secondsPerChord: report.secondsPerChord, earLine: report.earLine,
+                                                   review: report.reviewLines())
                     resultsShownAt = now
                     figuresByPass[pass] = report.figures
                     return reportSink

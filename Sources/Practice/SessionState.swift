@@ -67,6 +67,8 @@ public struct SessionState: Sendable {
         public var secondsPerChord: Double?
         /// The ear's line ("Releases: short 2, long 0 · …"), nil when it judged nothing.
         public var earLine: String?
+        /// Where it went wrong, a line per bar ("bar 9: D4 short, E4 loud").
+        public var review: [String] = []
 
         /// "Pass 2 at 80%".
         public var title: String { "Pass \(pass) at \(TempoPercent.text(tempoPercent))%" }

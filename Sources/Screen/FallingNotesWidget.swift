@@ -118,10 +118,6 @@ public struct StatusBarWidget: Sendable {
         let rightWidth = CellBuffer.width(of: right)
         let icon: String = s.playing ? "▶ " : s.waiting != nil ? "▷ " : "■ "
         var x = 1 + buffer.text(icon, x: 1, y: y, style: theme.statusAccent, maxWidth: 2)
-        if let waiting = s.waiting {
-            // Wait mode names what it waits for where the learner looks.
-            x += buffer.text("play \(waiting)  ", x: x, y: y, style: theme.messageStyle, maxWidth: max(0, width - rightWidth - 4 - x))
-        }
         if s.silent {
             // Said where the learner looks, not only once on stderr.
             x += buffer.text(StatusBarWidget.silentMarker, x: x, y: y, style: theme.messageStyle, maxWidth: max(0, width - rightWidth - 4 - x))

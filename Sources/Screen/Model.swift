@@ -127,7 +127,8 @@ public struct StatusInfo: Sendable, Equatable {
     public var pass: Int = 1
     /// No audio device opened: the lesson is silent (the header says so).
     public var silent = false
-    /// Wait mode, while the music waits: the keys awaited, e.g. "E4 [d]  G3 [z g]".
+    /// Wait mode: the keys awaited, e.g. "E4 [d]  G3 [z g]" (the header's icon is ▷ then; the
+    /// hint line names them).
     public var waiting: String?
 
     public init(title: String = "", playing: Bool = false, bar: Int = 1, beat: Int = 1, bars: Int = 1,
@@ -179,9 +180,12 @@ public struct ResultsInfo: Sendable, Equatable {
     public var secondsPerChord: Double?
     /// The ear's line (releases, loudness, evenness), nil when it judged nothing.
     public var earLine: String?
+    /// Where it went wrong, a line per bar ("bar 9: D4 short, E4 loud").
+    public var review: [String]
 
     public init(title: String = "Results", figures: ScoreFigures, offsetMs: Double = 0, timingHint: String? = nil,
-                secondsPerChord: Double? = nil, earLine: String? = nil) {
+                secondsPerChord: Double? = nil, earLine: String? = nil, review: [String] = []) {
+        self.review = review
         self.title = title
         self.figures = figures
         self.offsetMs = offsetMs

@@ -143,6 +143,7 @@ public struct ResultsPanel: Sendable {
                 "time per chord \(formatted(perChord, decimals: 1)) s",
             ]
             if let ear = r.earLine { lines.append(ear) }
+            lines += r.review
             lines.append("score \(formatted(f.score, decimals: 0))")
             return lines
         }
@@ -161,6 +162,7 @@ public struct ResultsPanel: Sendable {
             lines.append("input offset \(formatted(r.offsetMs, decimals: 0)) ms applied")
         }
         if let hint = r.timingHint { lines.append(hint) }
+        lines += r.review
         lines.append("score \(formatted(f.score, decimals: 0))")
         return lines
     }

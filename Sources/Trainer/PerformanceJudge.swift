@@ -131,8 +131,33 @@ public enum PerformanceJudge {
     public static func store(_ report: PassReport, lessonID: String, plan: PracticePlan, lesson: Lesson, percent: Double,
                              seconds: Double, in store: Store) throws {
         let bars = plan.barRange(in: lesson)
-        _ = try store.recordPass(PassRecord(lessonID: lessonID, startedAt: Date(), mode: "judge", hand: plan.hands.rawValue,
-                                            tempoPercent: Int(percent.rounded()), firstBar: bars.lowerBound, lastBar: bars.upperBound,
-                                            durationSeconds: max(0, seconds), figures: report.figures))
+        let id = try store.recordPass(PassRecord(lessonID: lessonID, startedAt: Date(), mode: "judge", hand: plan.hands.rawValue,
+                                                 tempoPercent: Int(percent.rounded()), firstBar: bars.lowerBound, lastBar: bars.upperBound,
+                                                 durationSeconds: max(0, seconds), figures: report.figures))
+        try store.recordBars(passID: id, Self.bars(of: report))
+    }
+
+    /// A judged pass's bars as the history keeps them.
+    public static func bars(of report: PassReport) -> [BarFaults] {
+        PassJudging.bars(of: report.notes).map { BarFaults(bar: $0.bar, label: $0.label, notes: $0.notes, faults: $0.faults) }
+    }
+
+    /// The per-bar picture as `etude stats LESSON` prints it: one cell per bar (the share of
+    /// its notes that went wrong, ` ▁▂▃▄▅▆▇█`), then the bars that fail most.
+    public static func barPictureText(_ bars: [BarFaults]) -> String? {
+        guard !bars.isEmpty else { return nil }
+        let cells: [Character] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
+        let strip = String(bars.map { b -> Character in
+            b.faults == 0 ? "·" : cells[max(1, min(8, Int((b.faultRate * 8).rounded(.up))))]
+        })
+        let passes = bars.map(\.passes).max() ?? 0
+        var lines = ["Bars (last \(passes) judged pass\(passes == 1 ? "" : "es"), · = no faults): \(bars.first?.label ?? "")–\(bars.last?.label ?? "") \(strip)"]
+        let worst = bars.filter { $0.faults > 0 }.sorted { $0.faultRate != $1.faultRate ? $0.faultRate > $1.faultRate : $0.bar < $1.bar }
+        if worst.isEmpty {
+            lines.append("No bar went wrong.")
+        } else {
+            lines.append("Fail most: " + worst.prefix(3).map { "bar \($0.label) (\($0.faults) of \($0.notes) notes)" }.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n")
     }
 }

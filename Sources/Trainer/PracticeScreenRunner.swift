@@ -190,6 +190,7 @@ public enum PracticeScreenRunner {
         if let history {
             controller.onSaveLoop = { history.saveLoop($0) }
             controller.onRecallLoops = { history.savedLoops() }
+            controller.onBarPicture = { history.barPicture() }
         }
         session.loopName = loopName
         var shown = display

@@ -96,6 +96,7 @@ public enum PracticeView {
         status.pass = state.pass
         status.silent = options.silent
         status.waiting = waitingText(state, naming: options.noteNaming)
+        if state.message == nil, let waiting = status.waiting { model.message = "play \(waiting)" }
         model.status = status
         model.hints = state.pianoKeys ? Footer.pianoKeys : Footer.controls
 
@@ -121,7 +122,7 @@ public enum PracticeView {
             model.overlay = .help
         } else if let r = state.results {
             model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures, offsetMs: r.offsetMs, timingHint: r.timingHint,
-                                                 secondsPerChord: r.secondsPerChord, earLine: r.earLine))
+                                                 secondsPerChord: r.secondsPerChord, earLine: r.earLine, review: r.review))
         }
         return model
     }

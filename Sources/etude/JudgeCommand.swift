@@ -12,10 +12,11 @@ struct JudgeCommand: ParsableCommand {
         discussion: """
         The recording's first note is taken as the lesson's first note expected (from --bars); then every note is judged as play mode judges it: hit, early, late, missed or wrong, held short or long for its written length (pedal-aware), loud or soft against the dynamics marked (relative to your own playing). The pass is stored in the history as a judged pass.
 
+        Record with `etude record -o mine.mid`, then judge it; a lesson's own .mid is a perfect performance.
+
         Examples:
-          etude record -o mine.mid --input midi
-          etude judge "Ode to Joy" mine.mid --hand right
-          etude judge minuet.musicxml take2.mid --bars 1-8 --tempo 80% --json
+          etude judge song.abc song.mid
+          etude judge "Ode to Joy" Lessons/level4/ode-to-joy.mid --hand right --bars 1-8 --tempo 100% --json
         """
     )
 

@@ -152,3 +152,20 @@ enum EarPerformance: String, CaseIterable {
         }
     }
 }
+
+/// Wait mode on the computer keyboard at 80×24 names the key it waits for, and moves on as it is played.
+@Suite(.serialized) struct WaitModeNamesTests {
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func theHintLineAndKeyboardNameTheAwaitedKeys() throws {
+        let pane = try TmuxPane(etude: try Etude(), ["practice", PracticeScreenTests.ode, "--hand", "right", "--mode", "wait", "--input", "keys"],
+                                width: 80, height: 24)
+        var screen = pane.waitFor { $0.contains("play E4 [d]") }
+        #expect(screen.contains("play E4 [d]") && screen.contains("▷"), "\(screen)")
+        try pane.keys("d")
+        try pane.keys("d")
+        screen = pane.waitFor { $0.contains("play F4 [f]") }
+        #expect(screen.contains("play F4 [f]"), "\(screen)")
+        try pane.keys("q")
+        #expect(pane.exitStatus() == 0 && pane.ttyRestored)
+    }
+}

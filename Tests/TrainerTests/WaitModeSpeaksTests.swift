@@ -46,6 +46,11 @@ struct WaitModeSpeaksTests {
             let model = s.snapshot()
             guard let waiting = model.status.waiting else { continue }
             headers.append(waiting)
+            // The hint line names the keys; the awaited keys carry their letter on the keyboard.
+            #expect(model.message == "play \(waiting)" || model.message != nil)
+            for w in s.session.state().feedback.waitingFor {
+                #expect(model.keyboard.letters[w.pitch] != nil, "\(w.pitch) lettered")
+            }
             // "E4 [d]  G3 [z g]": type the first note's keys (the next is named from the octave then).
             guard let keys = waiting.split(separator: "[").dropFirst().first?.prefix(while: { $0 != "]" }) else { continue }
             for k in keys.split(separator: " ") { _ = s.handle(key: Key(.character(Character(String(k))))) }
