@@ -1,5 +1,6 @@
 import Foundation
 import MIDIFile
+import Store
 import Testing
 import TestSupport
 
@@ -93,8 +94,15 @@ enum EarPerformance: String, CaseIterable {
         let text = try etude.run(["judge", lesson, etude.home.file("short.mid")])
         #expect(text.status == 0 && text.stdout.contains("Releases: short 8, long 0"), "\(text.stdout)")
         #expect(text.stdout.contains("bar 2 beat 1  G4  right  short (held 40%)"), "\(text.stdout)")
-        let stats = try etude.run(["stats", lesson, "--json"])
-        #expect(stats.stdout.contains("\"passes\":6") || stats.stdout.contains("\"passes\" : 6"), "\(stats.stdout.prefix(300))")
+        // The history: six judged passes with the ear's counts, and the per-bar picture in stats.
+        let passes = try Store.open(path: etude.database).passes()
+        #expect(passes.map(\.mode) == Array(repeating: "judge", count: 6))
+        #expect(passes.compactMap(\.figures).map(\.short) == [0, 8, 0, 0, 0, 8])
+        #expect(passes.compactMap(\.figures).map(\.loud) == [0, 0, 0, 4, 0, 0])
+        let stats = try etude.run(["stats", lesson])
+        #expect(stats.status == 0 && stats.stdout.contains("Bars (last 6 judged passes, · = no faults): 1–2 "), "\(stats.stdout)")
+        // Bar 1: 8 + 4 + 1 faults of 24 notes; bar 2: 8 + 4 of 24.
+        #expect(stats.stdout.contains("Fail most: bar 1 (13 of 24 notes), bar 2 (12 of 24 notes)"), "\(stats.stdout)")
     }
 
     @Test func badInputsAreOneLineEach() throws {
@@ -149,6 +157,10 @@ enum EarPerformance: String, CaseIterable {
             }
             try pane.keys("q")
             #expect(pane.exitStatus() == 0, "\(pane.stderr)")
+            // The history keeps the ear's counts with the pass.
+            let figures = try Store.open(path: etude.database).passes().compactMap(\.figures)
+            #expect(figures.map(\.short) == [performance.counts["short"] ?? -1] && figures.map(\.soft) == [performance.counts["soft"] ?? -1],
+                    "\(performance): \(figures)")
         }
     }
 }
