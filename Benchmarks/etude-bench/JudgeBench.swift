@@ -27,7 +27,7 @@ enum JudgeBench {
             if i % 4 == 0 { pedal += [(t + 0.02, false), (t + 0.05, true)] }
         }
         events.sort { $0.time < $1.time }
-        var best = Double.infinity
+        var best = Double.infinity, bestMatcher = Double.infinity, bestEar = Double.infinity
         var counts = ScoreFigures()
         for _ in 0..<5 {
             let start = Date()
@@ -37,13 +37,18 @@ enum JudgeBench {
                 _ = matcher.play(e)
             }
             var report = matcher.finish()
+            let matched = Date()
             let hearing = Ear().hear(expected: expected, judgements: matcher.judgements, events: events, pedal: pedal,
                                      endTime: events.last?.time)
             report.add(hearing) { $0.id / 16 }
-            best = min(best, Date().timeIntervalSince(start))
+            let end = Date()
+            best = min(best, end.timeIntervalSince(start))
+            bestMatcher = min(bestMatcher, matched.timeIntervalSince(start))
+            bestEar = min(bestEar, end.timeIntervalSince(matched))
             counts = report.figures
         }
-        return "{\"bench\":\"judge\",\"notes\":\(count),\"seconds\":\(best),\"hit\":\(counts.hit),\"wrong\":\(counts.wrong),"
+        return "{\"bench\":\"judge\",\"notes\":\(count),\"seconds\":\(best),\"matcherSeconds\":\(bestMatcher),\"earSeconds\":\(bestEar),"
+            + "\"hit\":\(counts.hit),\"wrong\":\(counts.wrong),"
             + "\"short\":\(counts.short),\"long\":\(counts.long),\"loud\":\(counts.loud),\"soft\":\(counts.soft)}"
     }
 }

@@ -192,20 +192,26 @@ public struct Ear: Sendable {
                      pedal: [(time: Double, down: Bool)] = [], endTime: Double? = nil) -> Hearing {
         let keys = KeyTimeline(events: events)
         let pedalLine = PedalTimeline(pedal)
-        var byID: [Int: Judgement] = [:]
-        byID.reserveCapacity(expected.count)
+        // Indices, not copies: a judgement carries its expected note (strings and all).
+        var hitAt: [Int: Int] = [:]
+        hitAt.reserveCapacity(expected.count)
         var wrongAt: Set<Int> = []
-        for j in judgements {
-            guard let e = j.expected else { continue }
-            if j.verdict.isHit { byID[e.id] = j } else if j.verdict == .wrongPitch { wrongAt.insert(e.id) }
+        for (i, j) in judgements.enumerated() {
+            guard let id = j.expected?.id else { continue }
+            if j.verdict.isHit { hitAt[id] = i } else if j.verdict == .wrongPitch { wrongAt.insert(id) }
         }
-        let ordered = expected.sorted { $0.time != $1.time ? $0.time < $1.time : $0.pitch < $1.pitch }
+        let ordered = expected.indices.sorted { a, b in
+            expected[a].time != expected[b].time ? expected[a].time < expected[b].time : expected[a].pitch < expected[b].pitch
+        }
         var notes: [NoteVerdict] = []
         notes.reserveCapacity(ordered.count)
         var velocities: [(index: Int, played: Double, marked: Double?)] = []
-        for n in ordered {
+        velocities.reserveCapacity(ordered.count)
+        for k in ordered {
+            let n = expected[k]
             var v = NoteVerdict(id: n.id, pitch: n.pitch, hand: n.part, onset: "missed", dynamic: n.dynamic)
-            if let j = byID[n.id], let played = j.played {
+            if let ji = hitAt[n.id], let played = judgements[ji].played {
+                let j = judgements[ji]
                 v.onset = switch j.verdict {
                 case .early: "early"
                 case .late: "late"

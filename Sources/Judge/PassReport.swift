@@ -60,17 +60,20 @@ public struct ScoreFigures: Equatable, Sendable, Codable {
     /// Counts the ear's verdicts (short, long, loud, soft) of `notes` into these figures.
     public mutating func count(_ notes: [NoteVerdict]) {
         short = 0; long = 0; loud = 0; soft = 0
-        for n in notes {
-            switch n.release {
-            case .short?: short += 1
-            case .long?: long += 1
-            default: break
-            }
-            switch n.loudness {
-            case .loud?: loud += 1
-            case .soft?: soft += 1
-            default: break
-            }
+        for n in notes { tally(n) }
+    }
+
+    /// Adds one note's release and loudness verdicts to the counts.
+    mutating func tally(_ n: NoteVerdict) {
+        switch n.release {
+        case .short?: short += 1
+        case .long?: long += 1
+        default: break
+        }
+        switch n.loudness {
+        case .loud?: loud += 1
+        case .soft?: soft += 1
+        default: break
         }
     }
 
@@ -208,9 +211,12 @@ public struct PassReport: Equatable, Sendable, Codable {
         figures = ScoreFigures(judgements, window: window)
         windowMs = ScoreFigures.round(window.window * 1000)
         onTimeMs = ScoreFigures.round(window.onTime * 1000)
-        let indices = sections.union(judgements.map(\.section)).sorted()
+        // One pass over the judgements (not one per section: a long piece has hundreds of sections).
+        var bySection: [Int: [Judgement]] = [:]
+        for j in judgements { bySection[j.section, default: []].append(j) }
+        let indices = sections.union(bySection.keys).sorted()
         self.sections = indices.map { s in
-            SectionReport(section: s, ScoreFigures(judgements.filter { $0.section == s }, window: window))
+            SectionReport(section: s, ScoreFigures(bySection[s] ?? [], window: window))
         }
     }
 
@@ -251,9 +257,18 @@ public struct PassReport: Equatable, Sendable, Codable {
         evennessSpread = hearing.evennessSpread
         dynamics = hearing.hasDynamics
         figures.count(notes)
-        var bySection: [Int: [NoteVerdict]] = [:]
-        for n in notes { bySection[section(n), default: []].append(n) }
-        for i in sections.indices { sections[i].figures.count(bySection[sections[i].section] ?? []) }
+        // Each section's counts in one pass over the notes.
+        var bySection: [Int: ScoreFigures] = [:]
+        for n in notes where n.release.map({ $0 != .ok }) ?? false || n.loudness.map({ $0 != .ok }) ?? false {
+            bySection[section(n), default: ScoreFigures()].tally(n)
+        }
+        for i in sections.indices {
+            let f = bySection[sections[i].section] ?? ScoreFigures()
+            sections[i].figures.short = f.short
+            sections[i].figures.long = f.long
+            sections[i].figures.loud = f.loud
+            sections[i].figures.soft = f.soft
+        }
     }
 
     /// The section to work on: lowest figures.accuracy among sections with notes to play (ties: lower
