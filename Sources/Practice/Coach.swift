@@ -81,6 +81,8 @@ public final class Coach: @unchecked Sendable {
     private var lastRecordingEnd: Double?
     private var fullRun = false
     private var judged: [Int: Verdict] = [:]
+    /// Notes of the last finished pass struck right but held or played off (the ear's faults).
+    private var heardOff: Set<Int> = []
     private var fullRunWeakest: [Int: Double] = [:]
     /// The ear (releases, loudness): every key event and pedal change of the pass in pass time.
     private var ear = EarLog()
@@ -127,6 +129,10 @@ public final class Coach: @unchecked Sendable {
     /// How each note of the pass under way was judged so far, by index into `Lesson.notes`
     /// (the staff colours them): hits, wrong pitches (on the note that was due), misses.
     public var judgedNotes: [Int: Verdict] { locked { judged } }
+
+    /// Notes of the last finished pass struck right but released short, held long, or played
+    /// loud or soft: the staff marks them until the next pass starts.
+    public var notesHeardOff: Set<Int> { locked { heardOff } }
 
     private func noted(_ actions: [CoachAction]) -> [CoachAction] {
         for case .judged(let j) in actions where j.verdict != .extra {
@@ -330,7 +336,10 @@ public final class Coach: @unchecked Sendable {
         gate = mode == .wait ? WaitGate(expected: expected, ignoresReleases: onsetOnlyInput) : nil
         waitJudgements = []
         ear.start(at: time, continuing: continuing)
-        if !continuing { judged = [:] }
+        if !continuing {
+            judged = [:]
+            heardOff = []
+        }
         pausedForChord = nil
         finishedPasses[number] = nil
         if continuing { return [] }
@@ -454,7 +463,11 @@ public final class Coach: @unchecked Sendable {
             report = PassReport(judgements: [], window: window, sections: Set(expected.map(\.section)))
         }
         report.offsetMs = (inputOffset * 1000).rounded()
-        if mode.judges { ear.hear(into: &report, expected: expected, judgements: judgements, mode: mode, onsetOnly: onsetOnlyInput, lesson: lesson, endTime: endTime - anchor) }
+        if mode.judges {
+            ear.hear(into: &report, expected: expected, judgements: judgements, mode: mode, onsetOnly: onsetOnlyInput, lesson: lesson,
+                     endTime: endTime - anchor)
+            heardOff = Set(report.notes.filter { $0.onset == "hit" || $0.onset == "early" || $0.onset == "late" }.filter(\.isFault).map(\.id))
+        }
         finishedPasses[number] = report
         reports.append((number, passPercent, report))
         closeRecordingLocked(endTime: endTime)

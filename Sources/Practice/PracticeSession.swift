@@ -391,7 +391,7 @@ public final class PracticeSession: @unchecked Sendable {
             notes: upcoming, barLines: lines,
             loop: SessionState.Loop(start: local.5, end: local.6, enabled: local.3, passes: local.4, name: local.7),
             mode: coach.mode, pianoKeys: settings.computerKeyboard && coach.mode.judges,
-            feedback: feedback, judged: coach.judgedNotes, results: local.8,
+            feedback: feedback, judged: coach.judgedNotes, heardOff: coach.notesHeardOff, results: local.8,
             showHelp: local.0, showNoteNames: local.1, message: local.2)
     }
 

@@ -100,6 +100,8 @@ public struct SessionState: Sendable {
     public var feedback: Feedback
     /// How the notes of the pass under way were judged so far, by index into `Lesson.notes`.
     public var judged: [Int: Verdict]
+    /// After a pass: its notes struck right but held or played off (short, long, loud, soft).
+    public var heardOff: Set<Int> = []
     /// The last judged pass, while its panel is up.
     public var results: Results?
     public var showHelp: Bool

@@ -140,6 +140,8 @@ public enum PracticeView {
         for (index, verdict) in state.judged {
             if let j = StaffJudgement(verdict: verdict.rawValue) { judgements[index] = j }
         }
+        // After a pass, the ear's faults on notes struck right: held or played off.
+        for index in state.heardOff where judgements[index] == .hit { judgements[index] = .off }
         return StaffMarks(cursorTick: tick, sounding: state.transport == .playing ? sounding.at(tick: tick, hands: hands) : [],
                           judgements: judgements, hideNotesAfterTick: state.mode.hidesFallingNotes ? tick : nil,
                           loopBars: state.plan.bars)

@@ -74,3 +74,32 @@ struct WaitModeSpeaksTests {
         }
     }
 }
+
+/// After a play-mode pass the staff marks the notes the ear found off.
+@Suite("The ear's marks after a pass")
+struct EarStaffMarksTests {
+    @Test func notesReleasedShortAreMarkedOffAndReviewedAfterThePass() throws {
+        let lesson = PlayingModesTests.lesson()
+        let clock = VirtualClock()
+        let output = RecordingOutput(clock: { clock.now })
+        let s = try SessionHarness(lesson: lesson, plan: PlayingModesTests.firstBarRight, clock: clock, output: output,
+                                   settings: .init(mode: .play, computerKeyboard: false, countIn: false))
+        s.start()
+        s.advance()
+        // C5 C#5 D5 D#5 at 0, 0.5, 1, 1.5 s; each released after 0.1 s (a fifth of its value).
+        for (i, p) in [72, 73, 74, 75].enumerated() {
+            let t = Double(i) * 0.5
+            while clock.now < t - 1e-9 { clock.advance(by: min(0.02, t - clock.now)); s.advance() }
+            s.learnerPlayed(LearnerNote(pitch: p, velocity: 80, isOn: true, time: clock.now))
+            clock.advance(by: 0.1)
+            s.advance()
+            s.learnerPlayed(LearnerNote(pitch: p, velocity: 0, isOn: false, time: clock.now))
+        }
+        while clock.now < 3 { clock.advance(by: 0.02); s.advance() }
+        let report = try #require(s.coach.lastReport)
+        #expect(report.figures.hit == 4 && report.figures.short == 4, "\(report.figures.summary)")
+        let state = s.session.state()
+        #expect(state.heardOff.count == 4)
+        #expect(s.snapshot().overlay.map { if case .results(let r) = $0 { return r.review } else { return [] } } == ["bar 1: C5 short, C#5 short, D5 short, D#5 short"])
+    }
+}
