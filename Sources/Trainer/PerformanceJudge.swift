@@ -61,8 +61,9 @@ public enum PerformanceJudge {
     }
 
     /// Judges `performance` against the pass `plan` describes (hands, bars, tempo) of `lesson`.
-    /// The first key pressed is moved onto the first note expected; the report carries the
-    /// ear's notes list. Throws one line when the hand practised has no notes there.
+    /// The first key pressed is moved onto the first note expected, and keys pressed after the
+    /// last note expected (a longer recording) are not judged; the report carries the ear's
+    /// notes list. Throws one line when the hand practised has no notes there.
     public static func judge(_ performance: Performance, lesson: Lesson, plan: PracticePlan,
                              window: TimingWindow = TimingWindow()) throws -> (report: PassReport, percent: Double) {
         let factor: Double
@@ -88,8 +89,11 @@ public enum PerformanceJudge {
             m.time += shift
             return m
         }
+        // The judged bars end with their last note's window: keys pressed after it (a longer
+        // recording: the bars that follow) are not judged.
+        let passEnd = (expected.map(\.time).max() ?? firstExpected) + window.window
         var matcher = PlayMatcher(expected: expected, window: window)
-        for e in events where e.isOn {
+        for e in events where e.isOn && e.time <= passEnd {
             _ = matcher.expire(upTo: e.time)
             _ = matcher.play(e)
         }

@@ -15,8 +15,8 @@ struct JudgeCommand: ParsableCommand {
         Record with `etude record -o mine.mid`, then judge it; a lesson's own .mid is a perfect performance.
 
         Examples:
-          etude judge song.abc song.mid
-          etude judge "Ode to Joy" Lessons/level4/ode-to-joy.mid --hand right --bars 1-8 --tempo 100% --json
+          etude judge song.abc song.mid --bars 1-8
+          etude judge "Ode to Joy" Lessons/level4/ode-to-joy.mid --json
         """
     )
 
