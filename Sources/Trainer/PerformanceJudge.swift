@@ -23,6 +23,38 @@ public enum PerformanceJudge {
         public var presses: Int { events.filter { $0.isOn }.count }
     }
 
+    /// `etude judge`: reads the lesson (a path) and the performance, judges, stores the pass in
+    /// the library's history (a failure there is one line, the judgement is still printed) and
+    /// prints the panel or, with `json`, the report object.
+    public static func run(lesson path: String, performance: String, hand: String, bars: String?, tempo: String?, json: Bool,
+                           library: Library) throws {
+        let opened = try LessonOpener.open(path)
+        var plan = PracticePlan()
+        do {
+            plan.hands = try PracticePlan.parseHands(hand)
+            if let bars { plan.bars = try PracticePlan.parseBars(bars, in: opened.lesson) }
+            if let tempo { plan.tempo = try PracticePlan.parseTempo(tempo) }
+        } catch {
+            throw EtudeFailure(error.worded { setting, value in "--\(setting.rawValue) \(value)" })
+        }
+        guard let data = FileManager.default.contents(atPath: performance) else {
+            throw EtudeFailure("\(safe(performance)): no such file; give the .mid you recorded")
+        }
+        let played = try Self.performance(bytes: [UInt8](data), name: safe(performance))
+        let (report, percent) = try judge(played, lesson: opened.lesson, plan: plan)
+        do {
+            try library.withStore(scan: false) { s in
+                let id = try s.catalogue(fileAt: path).id
+                try store(report, lessonID: id, plan: plan, lesson: opened.lesson, percent: percent,
+                          seconds: (played.events.last?.time ?? 0) - (played.events.first?.time ?? 0), in: s)
+            }
+        } catch {
+            Console.error("etude: the judged pass is not in the history: \((error as? EtudeFailure)?.message ?? "\(error)")")
+        }
+        Console.out((json ? JSONOutput.text(report) : text(report, title: safe(opened.lesson.title), percent: percent,
+                                                           lesson: opened.lesson)) + "\n")
+    }
+
     /// Reads a performance from .mid bytes: every note-on/off (any channel, any track) and the
     /// sustain pedal (controller 64, down from 64), timed by the file's own tempo map. `name`
     /// words the one-line errors (not MIDI, no notes).
@@ -150,6 +182,7 @@ public enum PerformanceJudge {
     /// its notes that went wrong, ` ▁▂▃▄▅▆▇█`), then the bars that fail most.
     public static func barPictureText(_ bars: [BarFaults]) -> String? {
         guard !bars.isEmpty else { return nil }
+        // Printed after the stats: one line each, ending with a newline.
         let cells: [Character] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
         let strip = String(bars.map { b -> Character in
             b.faults == 0 ? "·" : cells[max(1, min(8, Int((b.faultRate * 8).rounded(.up))))]
@@ -162,6 +195,6 @@ public enum PerformanceJudge {
         } else {
             lines.append("Fail most: " + worst.prefix(3).map { "bar \($0.label) (\($0.faults) of \($0.notes) notes)" }.joined(separator: ", "))
         }
-        return lines.joined(separator: "\n")
+        return lines.joined(separator: "\n") + "\n"
     }
 }

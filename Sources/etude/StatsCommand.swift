@@ -29,11 +29,8 @@ struct StatsCommand: ParsableCommand {
                 id = l.lesson.id
             }
             let stats = PracticeStats.compute(try s.passes(lessonID: id), now: Date())
-            var text = StatsReport.text(stats, title: title)
-            if let id, let picture = PerformanceJudge.barPictureText(try s.barPicture(lessonID: id)) {
-                text += (text.hasSuffix("\n") ? "" : "\n") + picture + "\n"
-            }
-            Console.out(json ? JSONOutput.line(StatsRecord(stats, title: title)) : text)
+            Console.out(json ? JSONOutput.line(StatsRecord(stats, title: title))
+                : StatsReport.text(stats, title: title) + (try id.flatMap { PerformanceJudge.barPictureText(try s.barPicture(lessonID: $0)) } ?? ""))
         }
     }
 }
