@@ -49,7 +49,8 @@ public enum PracticeView {
         }
         for w in state.feedback.waitingFor {
             keyboard.light(w.pitch, w.hand == .left ? .leftHand : .rightHand)
-            if let keys = state.feedback.waitingKeys[w.pitch], let last = keys.last { keyboard.letters[w.pitch] = last }
+            // The first key to type: `z`/`x` while the octave must move, then the note's letter.
+            if let keys = state.feedback.waitingKeys[w.pitch], let first = keys.first { keyboard.letters[w.pitch] = first }
         }
         for p in state.feedback.held { keyboard.light(p, state.feedback.wrong.contains(p) ? .wrong : .learner) }
         for p in state.feedback.flashes { keyboard.light(p, .wrong) }

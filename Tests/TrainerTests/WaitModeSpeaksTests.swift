@@ -17,7 +17,7 @@ import TestSupport
 @Suite("Wait mode speaks")
 struct WaitModeSpeaksTests {
     /// One full pass of `lesson` for `hands`, each awaited note typed `seconds` after the last.
-    static func slowPass(_ path: String, hands: PracticePlan.Hands, seconds: Double = 1.1) throws
+    static func slowPass(_ path: String, hands: PracticePlan.Hands, seconds: Double = 1.1, byKeyboardLetters: Bool = false) throws
         -> (figures: ScoreFigures?, headers: [String], report: PassReport?, expected: Int) {
         let opened = try LessonOpener.open(path)
         let clock = VirtualClock()
@@ -51,6 +51,14 @@ struct WaitModeSpeaksTests {
             for w in s.session.state().feedback.waitingFor {
                 #expect(model.keyboard.letters[w.pitch] != nil, "\(w.pitch) lettered")
             }
+            if byKeyboardLetters {
+                // The letter on the lowest awaited key: `z`/`x` first when the octave must move.
+                guard let pitch = s.session.state().feedback.waitingFor.map(\.pitch).min(),
+                      let letter = model.keyboard.letters[pitch] else { continue }
+                _ = s.handle(key: Key(.character(letter)))
+                s.advance()
+                continue
+            }
             // "E4 [d]  G3 [z g]": type the first note's keys (the next is named from the octave then).
             guard let keys = waiting.split(separator: "[").dropFirst().first?.prefix(while: { $0 != "]" }) else { continue }
             for k in keys.split(separator: " ") { _ = s.handle(key: Key(.character(Character(String(k))))) }
@@ -59,6 +67,17 @@ struct WaitModeSpeaksTests {
         let pass = s.takeFinishedPasses().first
         let practised = opened.lesson.notes.filter { hands == .both ? $0.part.hand != nil : $0.part.hand?.rawValue == hands.rawValue }
         return (pass.flatMap { s.score(for: $0) }, headers, reports.value.first, practised.count)
+    }
+
+    /// The `wrong 1` in bars 9–12 of a slow right-hand pass: bar 12's G3 lies below the computer
+    /// keyboard's octave, and a learner who types `g` for the lit G key plays G4. The keyboard
+    /// now letters G3's key `z` (then `g`), and E4's after it `x`: following the letters on the
+    /// keys, one a round, the pass has nothing wrong.
+    @Test func followingTheLettersOnTheKeysPlaysBar12sG3WithoutAWrongKey() throws {
+        let (figures, headers, _, expected) = try Self.slowPass(Repo.lesson("level4/ode-to-joy.mid"), hands: .right, byKeyboardLetters: true)
+        let f = try #require(figures)
+        #expect(f.wrong == 0 && f.missed == 0 && f.hit == expected, "\(f.summary)")
+        #expect(headers.contains("G3 [z g]") && headers.contains("E4 [x d]"), "\(headers)")
     }
 
     @Test func aCorrectSlowPassOfOdeToJoyIsAllHitsWithNothingWrong() throws {
