@@ -122,3 +122,19 @@ struct EarStaffMarksTests {
         #expect(s.snapshot().overlay.map { if case .results(let r) = $0 { return r.review } else { return [] } } == ["bar 1: C5 short, C#5 short, D5 short, D#5 short"])
     }
 }
+
+/// `W` loops the section that fails most across the passes the history keeps.
+@Suite("W from the per-bar picture")
+struct WeakestFromHistoryTests {
+    @Test func wLoopsTheSectionWhoseBarsFailMostAcrossPasses() throws {
+        let opened = try LessonOpener.open(Repo.lesson("level4/ode-to-joy.mid"))
+        let clock = VirtualClock()
+        let s = try SessionHarness(lesson: opened.lesson, plan: PracticePlan(hands: .right), clock: clock,
+                                   output: RecordingOutput(clock: { clock.now }), settings: .init(mode: .play))
+        s.controller.onBarPicture = { [2: (notes: 16, faults: 1), 10: (notes: 20, faults: 9), 14: (notes: 16, faults: 2)] }
+        s.start()
+        s.handle(.loopWeakestSection)
+        #expect(s.transport.plan.bars == 9...12, "\(String(describing: s.transport.plan.bars))")
+        #expect(s.session.state().message?.contains("looping") == true)
+    }
+}
