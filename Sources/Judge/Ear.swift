@@ -117,6 +117,9 @@ public struct NoteVerdict: Equatable, Sendable, Codable {
     public var velocity: Int?
     /// The dynamic marked where the note is ("p", "f"…), when the lesson names it.
     public var dynamic: String?
+    /// True when a wrong key was struck where this note was due before it was hit (wait mode's
+    /// wrong keys, a play-mode slip corrected in time).
+    public var wrongKeyFirst: Bool?
     /// Index of the expected note (`ExpectedNote.id`).
     public var id: Int
 
@@ -139,12 +142,20 @@ public struct NoteVerdict: Equatable, Sendable, Codable {
 
     /// True when anything about the note was wrong (onset, release or loudness).
     public var isFault: Bool {
-        onset != "hit" || (release.map { $0 != .ok } ?? false) || (loudness.map { $0 != .ok } ?? false)
+        onset != "hit" || wrongKeyFirst == true || (release.map { $0 != .ok } ?? false) || (loudness.map { $0 != .ok } ?? false)
+    }
+
+    /// Struck right (on time, early or late) but after a wrong key, or held or played off: what
+    /// the staff marks `◇` after a pass.
+    public var isHeardOff: Bool {
+        guard onset == "hit" || onset == "early" || onset == "late" else { return false }
+        return wrongKeyFirst == true || (release.map { $0 != .ok } ?? false) || (loudness.map { $0 != .ok } ?? false)
     }
 
     /// The one word a mark shows for the note: its worst verdict, onset first.
     public var worst: String {
         if onset != "hit" { return onset }
+        if wrongKeyFirst == true { return "wrong key first" }
         if let r = release, r != .ok { return r.rawValue }
         if let l = loudness, l != .ok { return l.rawValue }
         return "ok"
@@ -218,6 +229,7 @@ public struct Ear: Sendable {
                 default: "hit"
                 }
                 v.timingMs = j.errorMs.map { ($0 * 10).rounded() / 10 }
+                if wrongAt.contains(n.id) { v.wrongKeyFirst = true }
                 if judgesLoudness, played.velocity > 0 {
                     v.velocity = played.velocity
                     velocities.append((notes.count, Double(played.velocity), n.marked.map(Double.init)))

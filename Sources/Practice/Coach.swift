@@ -466,7 +466,7 @@ public final class Coach: @unchecked Sendable {
         if mode.judges {
             ear.hear(into: &report, expected: expected, judgements: judgements, mode: mode, onsetOnly: onsetOnlyInput, lesson: lesson,
                      endTime: endTime - anchor)
-            heardOff = Set(report.notes.filter { $0.onset == "hit" || $0.onset == "early" || $0.onset == "late" }.filter(\.isFault).map(\.id))
+            heardOff = Set(report.notes.filter(\.isHeardOff).map(\.id))
         }
         finishedPasses[number] = report
         reports.append((number, passPercent, report))

@@ -138,3 +138,28 @@ struct WeakestFromHistoryTests {
         #expect(s.session.state().message?.contains("looping") == true)
     }
 }
+
+/// The wrong key of the G3 habit is pointed at: bar 12, in the results panel's review.
+@Suite("Wait mode's wrong keys reviewed")
+struct WaitWrongKeyReviewTests {
+    @Test func aWrongKeyBeforeTheRightOneIsReviewedInItsBar() throws {
+        let opened = try LessonOpener.open(Repo.lesson("level4/ode-to-joy.mid"))
+        let clock = VirtualClock()
+        let output = RecordingOutput(clock: { clock.now })
+        let s = try SessionHarness(lesson: opened.lesson, plan: PracticePlan(hands: .right, bars: 12...12, repeatMode: .times(1)),
+                                   clock: clock, output: output, settings: .init(mode: .wait, computerKeyboard: false))
+        s.start()
+        // Bar 12 is C4 D4 G3: G4 (the habit) before G3.
+        for p in [60, 62, 67, 55] {
+            clock.advance(by: 0.5)
+            s.advance()
+            s.learnerPlayed(LearnerNote(pitch: p, velocity: 80, isOn: true, time: clock.now))
+            s.learnerPlayed(LearnerNote(pitch: p, velocity: 0, isOn: false, time: clock.now + 0.1))
+        }
+        for _ in 0..<200 where s.coach.lastReport == nil { clock.advance(by: 0.05); s.advance() }
+        let report = try #require(s.coach.lastReport)
+        #expect(report.figures.hit == 3 && report.figures.wrong == 1)
+        #expect(report.reviewLines() == ["bar 12: G3 wrong key first"], "\(report.reviewLines())")
+        #expect(s.session.state().heardOff.count == 1)
+    }
+}
