@@ -75,6 +75,8 @@ public struct Tuplet: Equatable, Hashable, Sendable {
 /// the practice screen as plain values; nothing here is fetched.
 public enum StaffJudgement: String, Codable, Sendable, Hashable {
     case hit, wrong, missed
+    /// Struck right, but released short or held long, or played loud or soft (the ear, after a pass).
+    case off
 
     /// From the name of a Judge `Verdict` (`early`, `onTime`, `late` → hit; `wrongPitch` →
     /// wrong; `missed`), nil for `extra` (a played note no lesson note stands for). By name so
@@ -120,6 +122,7 @@ public struct StaffMarks: Sendable, Equatable {
             case .hit: return .hit
             case .wrong: return .wrong
             case .missed: return .missed
+            case .off: return .off
             }
         }
         return sounding.contains(noteIndex) ? .lit : .plain
@@ -129,6 +132,8 @@ public struct StaffMarks: Sendable, Equatable {
 /// The state a note is drawn in.
 public enum NoteMark: UInt8, Sendable, Hashable {
     case plain, lit, hit, wrong, missed, hidden
+    /// Struck right but held or played off (short, long, loud, soft): its head becomes `◇`.
+    case off
 }
 
 /// Choices for a layout. The width is the one that decides where systems break.

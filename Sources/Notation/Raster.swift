@@ -123,6 +123,8 @@ public struct StaffRaster: Sendable {
             return (cell.part == .lowerHalf ? cell.scalar : 0xD7, cell.ink, mark)  // ×
         case .missed where cell.ink == .head:
             return (cell.part == .lowerHalf ? cell.scalar : 0x25CC, cell.ink, mark)  // ◌
+        case .off where cell.ink == .head:
+            return (cell.part == .lowerHalf ? cell.scalar : 0x25C7, cell.ink, mark)  // ◇
         default:
             return (cell.scalar, cell.ink, mark)
         }

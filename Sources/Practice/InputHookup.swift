@@ -31,6 +31,14 @@ public final class InputHookup: @unchecked Sendable {
     private var endedFlag = false
     private var failureText: String?
     private var sounding: Set<UInt8> = []
+    private var pedalHook: (@Sendable (Bool, Double) -> Void)?
+
+    /// The sustain pedal (controller 64) went down (true) or up at a clock time: the ear judges
+    /// a key lifted under it as still sounding.
+    public var onPedal: (@Sendable (Bool, Double) -> Void)? {
+        get { lock.withLock { pedalHook } }
+        set { lock.withLock { pedalHook = newValue } }
+    }
 
     /// True when notes come from the terminal's keys (onset-only, fixed length).
     public var usesComputerKeyboard: Bool { sourceName == nil }
@@ -77,6 +85,9 @@ public final class InputHookup: @unchecked Sendable {
         for n in due { receive(.note(n)) }
     }
 
+    /// What to type on the computer keyboard for `pitch` now ("d", "z g"): wait mode names it.
+    public func computerKeys(for pitch: Int) -> String { lock.withLock { piano.layout.keys(for: pitch) } }
+
     /// The computer-keyboard layout's help lines (for the help overlay / status).
     public var keyboardHelp: [String] { lock.withLock { piano.layout.helpLines } }
 
@@ -109,7 +120,8 @@ public final class InputHookup: @unchecked Sendable {
                 lock.withLock { _ = sounding.remove(n.pitch) }
             }
             onNote(PlayedEvent(pitch: Int(n.pitch), velocity: Int(n.velocity), time: n.time, isOn: n.isOn, channel: Int(n.channel)))
-        case .control(let kind, _):
+        case .control(let kind, let time):
+            if case .controlChange(_, 64, let v) = kind { lock.withLock { pedalHook }?(v >= 64, time) }
             switch kind {
             case .controlChange(_, let c, let v): output?.send(.controlChange(channel: channel, controller: c, value: v))
             case .pitchBend(_, let v): output?.send(.pitchBend(channel: channel, value: v))

@@ -19,6 +19,7 @@ public final class PracticeController: @unchecked Sendable {
     private var saveHook: (@Sendable (LoopSnapshot) -> String)?
     private var recallHook: (@Sendable () -> [NamedLoop])?
     private var pianoHook: (@Sendable (Character, Double) -> Void)?
+    private var pictureHook: (@Sendable () -> [Int: (notes: Int, faults: Int)])?
     private var recallIndex = 0
     /// Where `r` saves passes.
     public var saveDirectory: String
@@ -41,6 +42,13 @@ public final class PracticeController: @unchecked Sendable {
     public var onRecallLoops: (@Sendable () -> [NamedLoop])? {
         get { lock.withLock { recallHook } }
         set { lock.withLock { recallHook = newValue } }
+    }
+
+    /// The lesson's per-bar picture across judged passes (performed bar → notes, faults), from
+    /// the history: `W` loops the section that fails most in it.
+    public var onBarPicture: (@Sendable () -> [Int: (notes: Int, faults: Int)])? {
+        get { lock.withLock { pictureHook } }
+        set { lock.withLock { pictureHook = newValue } }
     }
 
     /// Where computer-keyboard piano keys go (`InputHookup.press`), with the clock time.
@@ -221,7 +229,10 @@ public final class PracticeController: @unchecked Sendable {
     public func loopWeakest() {
         let s = session
         let coach = s.coach
-        let weakest = coach.weakestSection.map { ($0.section.section, $0.name) }
+        // Across passes first (the bars that fail most), else the last full run, else the last pass.
+        let acrossPasses = onBarPicture.flatMap { PassJudging.weakestSection(picture: $0(), lesson: s.lesson) }
+        let weakest = acrossPasses.map { ($0, coach.sectionName($0)) }
+            ?? coach.weakestSection.map { ($0.section.section, $0.name) }
             ?? coach.lastReport?.weakestSection.map { ($0.section, coach.sectionName($0.section)) }
         guard let (index, name) = weakest, let plan = coach.weakSectionPlan(section: index) else {
             s.show(message: "no weakest section yet: play a full pass in wait, play or memory mode first")

@@ -121,7 +121,7 @@ public struct StatusBarWidget: Sendable {
         buffer.fill(x: 0, y: y, width: width, height: 2, Cell(" ", theme.statusStyle))
         let right = StatusBarWidget.firstLineRight(s)
         let rightWidth = CellBuffer.width(of: right)
-        let icon: String = s.playing ? "▶ " : "■ "
+        let icon: String = s.playing ? "▶ " : s.waiting != nil ? "▷ " : "■ "
         var x = 1 + buffer.text(icon, x: 1, y: y, style: theme.statusAccent, maxWidth: 2)
         if s.silent {
             // Said where the learner looks, not only once on stderr.

@@ -136,10 +136,23 @@ public struct ResultsPanel: Sendable {
 
     public static func lines(_ r: ResultsInfo) -> [String] {
         let f = r.figures
+        if let perChord = r.secondsPerChord {
+            // Wait mode: the music waited for every chord, so timing means nothing here.
+            var lines = [
+                "hit \(f.hit)   missed \(f.missed)   wrong \(f.wrong)   extra \(f.extra)",
+                "accuracy \(formatted(f.accuracy, decimals: 1)) %",
+                "time per chord \(formatted(perChord, decimals: 1)) s",
+            ]
+            if let ear = r.earLine { lines.append(ear) }
+            lines += r.review
+            lines.append("score \(formatted(f.score, decimals: 0))")
+            return lines
+        }
         var lines = [
             "hit \(f.hit)   missed \(f.missed)   wrong \(f.wrong)   extra \(f.extra)",
             "accuracy \(formatted(f.accuracy, decimals: 1)) %",
         ]
+        if let ear = r.earLine { lines.append(ear) }
         if let (mean, sd) = f.timing {
             var t = "timing \(mean >= 0 ? "+" : "−")\(formatted(abs(mean), decimals: 0)) ms"
             t += " ± \(formatted(sd, decimals: 0)) ms"
@@ -150,6 +163,7 @@ public struct ResultsPanel: Sendable {
             lines.append("input offset \(formatted(r.offsetMs, decimals: 0)) ms applied")
         }
         if let hint = r.timingHint { lines.append(hint) }
+        lines += r.review
         lines.append("score \(formatted(f.score, decimals: 0))")
         if let next = r.speedTrainer { lines.append(next) }
         return lines

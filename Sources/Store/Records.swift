@@ -140,6 +140,11 @@ public struct PassRecord: Codable, Equatable, Sendable, FetchableRecord, Mutable
     public private(set) var timingSdMs: Double?
     /// 0…100: the column the best score and the stats read.
     public private(set) var score: Double?
+    /// The ear's counts (v10), nil for passes stored before it or not scored.
+    public private(set) var short: Int?
+    public private(set) var long: Int?
+    public private(set) var loud: Int?
+    public private(set) var soft: Int?
     /// False for a pass left before its end (practice quit mid-way): its time counts as practice,
     /// but it is not counted, scored or drawn as a pass.
     public var complete: Bool
@@ -173,9 +178,14 @@ public struct PassRecord: Codable, Equatable, Sendable, FetchableRecord, Mutable
     public var figures: ScoreFigures? {
         get {
             guard let hit, let missed, let wrong, let extra, let accuracy, let score else { return nil }
-            return ScoreFigures(hit: hit, missed: missed, wrong: wrong, extra: extra, early: early ?? 0, onTime: onTime ?? 0,
-                                late: late ?? 0, accuracy: accuracy, timingMeanMs: timingMeanMs ?? 0,
-                                timingSdMs: timingSdMs ?? 0, score: score)
+            var f = ScoreFigures(hit: hit, missed: missed, wrong: wrong, extra: extra, early: early ?? 0, onTime: onTime ?? 0,
+                                 late: late ?? 0, accuracy: accuracy, timingMeanMs: timingMeanMs ?? 0,
+                                 timingSdMs: timingSdMs ?? 0, score: score)
+            f.short = short ?? 0
+            f.long = long ?? 0
+            f.loud = loud ?? 0
+            f.soft = soft ?? 0
+            return f
         }
         set {
             hit = newValue?.hit
@@ -189,6 +199,10 @@ public struct PassRecord: Codable, Equatable, Sendable, FetchableRecord, Mutable
             timingMeanMs = newValue?.timing?.meanMs
             timingSdMs = newValue?.timing?.sdMs
             score = newValue?.score
+            short = newValue?.short
+            long = newValue?.long
+            loud = newValue?.loud
+            soft = newValue?.soft
         }
     }
 

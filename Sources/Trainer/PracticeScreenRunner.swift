@@ -80,6 +80,7 @@ public final class Instrument: @unchecked Sendable {
             throw EtudeFailure(error.message)
         }
         box.instrument = self
+        hookup.onPedal = { down, time in box.instrument?.session?.learnerPedal(down: down, at: time) }
         if let early = box.takeEarlyStatus() { status(early) }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
     }
@@ -88,6 +89,9 @@ public final class Instrument: @unchecked Sendable {
     public func attach(_ controller: PracticeController) {
         let hookup = self.hookup
         controller.onPianoKey = { key, time in hookup.press(key, at: time) }
+        if hookup.usesComputerKeyboard {
+            controller.session.computerKeys = { pitch in hookup.computerKeys(for: pitch) }
+        }
         session = controller.session
     }
 
@@ -191,6 +195,7 @@ public enum PracticeScreenRunner {
         if let history {
             controller.onSaveLoop = { history.saveLoop($0) }
             controller.onRecallLoops = { history.savedLoops() }
+            controller.onBarPicture = { history.barPicture() }
         }
         session.loopName = loopName
         var shown = display

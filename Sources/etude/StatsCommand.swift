@@ -30,7 +30,8 @@ struct StatsCommand: ParsableCommand {
             }
             let stats = PracticeStats.compute(try s.passes(lessonID: id), now: Date())
             let sightReading = id == nil ? SightReader.statsText(try s.sightReadings()) : ""
-            Console.out(json ? JSONOutput.line(StatsRecord(stats, title: title)) : StatsReport.text(stats, title: title) + sightReading)
+            Console.out(json ? JSONOutput.line(StatsRecord(stats, title: title))
+                : StatsReport.text(stats, title: title) + (try id.flatMap { PerformanceJudge.barPictureText(try s.barPicture(lessonID: $0)) } ?? "") + sightReading)
         }
     }
 }
