@@ -22,6 +22,11 @@ enum MXLContainer {
         guard bytes.count <= limits.maxArchiveBytes else {
             throw MusicXMLError("the .mxl archive is \(bytes.count >> 20) MB; Etude reads archives up to \(limits.maxArchiveBytes >> 20) MB")
         }
+        // ZIPFoundation traps on an offset past the end of an in-memory archive: every offset
+        // it will follow is checked first.
+        if let problem = ZipDirectory.problem(bytes) {
+            throw MusicXMLError("not a readable .mxl (zip) archive: \(problem)")
+        }
         let archive: Archive
         do {
             archive = try Archive(data: Data(bytes), accessMode: .read)
@@ -79,4 +84,51 @@ enum MXLContainer {
         return out
     }
     #endif
+}
+
+/// The zip structure an .mxl must have before ZIPFoundation reads it: the end-of-central-
+/// directory record it finds (the last one in the file), the central directory, every entry's
+/// local header and data, all inside the bytes; ZIP64 and multi-disk archives (no score needs
+/// them) refused. ZIPFoundation seeks to each of these offsets in memory and traps past the end.
+enum ZipDirectory {
+    /// Why the archive cannot be read, nil when every offset lies within the bytes.
+    static func problem(_ b: [UInt8]) -> String? {
+        let n = b.count
+        func u16(_ k: Int) -> Int { Int(b[k]) | Int(b[k + 1]) << 8 }
+        func u32(_ k: Int) -> Int { u16(k) | u16(k + 2) << 16 }
+        func signature(_ k: Int, _ third: UInt8, _ fourth: UInt8) -> Bool {
+            k >= 0 && k + 4 <= n && b[k] == 0x50 && b[k + 1] == 0x4B && b[k + 2] == third && b[k + 3] == fourth
+        }
+        guard n >= 22 else { return "too short to be a zip archive" }
+        // As ZIPFoundation looks for it: backwards from the end, over the whole file.
+        var end = n - 22
+        while end >= 0, !signature(end, 5, 6) { end -= 1 }
+        guard end >= 0 else { return "no end of its central directory (the file is cut short or not a zip)" }
+        let entries = u16(end + 10), size = u32(end + 12), start = u32(end + 16), comment = u16(end + 20)
+        guard end + 22 + comment <= n else { return "its end record's comment runs past the end of the file" }
+        guard u16(end + 4) == 0, u16(end + 6) == 0, u16(end + 8) == entries else { return "it spans several disks" }
+        guard entries != 0xFFFF, size != 0xFFFF_FFFF, start != 0xFFFF_FFFF else { return "it is a ZIP64 archive, which Etude does not read" }
+        guard entries > 0 else { return "it holds no files" }
+        // Room for a ZIP64 locator before the end record, which ZIPFoundation may look for.
+        guard end >= 20, start + size <= end else { return "its central directory points past the end of the file" }
+        var p = start
+        for _ in 0..<entries {
+            guard p + 46 <= start + size, signature(p, 1, 2) else { return "its central directory is damaged" }
+            let flags = u16(p + 8), method = u16(p + 10)
+            let compressed = u32(p + 20), uncompressed = u32(p + 24)
+            let nameLength = u16(p + 28), extraLength = u16(p + 30), commentLength = u16(p + 32)
+            let local = u32(p + 42)
+            guard compressed != 0xFFFF_FFFF, uncompressed != 0xFFFF_FFFF, local != 0xFFFF_FFFF else {
+                return "it is a ZIP64 archive, which Etude does not read"
+            }
+            p += 46 + nameLength + extraLength + commentLength
+            guard p <= start + size else { return "its central directory is damaged" }
+            guard local + 30 <= start, signature(local, 3, 4) else { return "an entry points past its data (a damaged local header)" }
+            let data = local + 30 + u16(local + 26) + u16(local + 28)
+            let stored = method == 0 ? uncompressed : compressed
+            guard data + compressed <= start, data + stored <= start else { return "an entry's data runs past the end of the file" }
+            if flags & 0x08 != 0, data + stored + 16 > n { return "an entry's data descriptor is past the end of the file" }
+        }
+        return nil
+    }
 }

@@ -77,7 +77,7 @@ public struct InputTiming: Sendable {
     public static func lookUp(input: String, hookup: InputHookup?, override: Double?, library: Library?) -> InputTiming {
         let device = InputDevice.name(spec: InputSpec(input), sourceName: hookup?.sourceName)
         if let override { return InputTiming(device: device, offsetMs: override, source: .override) }
-        guard let library, let store = try? Store.open(path: library.databasePath, formats: LessonFormats.all) else {
+        guard let library, let store = try? library.openStore() else {
             return InputTiming(device: device, offsetMs: 0, source: .none)
         }
         if let stored = try? store.inputOffset(device: device) {
