@@ -338,6 +338,36 @@ struct HostileInputRoundTwoTests {
         }
         Self.clean(try etude.run(["help", "library", "add"]), status: 0, "help library add")
     }
+
+    @Test func absurdScoreNumbersAndRepeatsAreSaidNotClampedSilently() throws {
+        func score(_ attributes: String, _ duration: String, barline: String = "") -> String {
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <score-partwise version="4.0"><part-list><score-part id="P1"><part-name>Piano</part-name></score-part></part-list><part id="P1">
+            <measure number="1"><attributes>\(attributes)</attributes>
+            <note><pitch><step>C</step><octave>4</octave></pitch><duration>\(duration)</duration></note>
+            <note><pitch><step>D</step><octave>4</octave></pitch><duration>1</duration></note>\(barline)</measure>
+            </part></score-partwise>
+            """
+        }
+        let cases: [(text: String, warning: String)] = [
+            (score("<divisions>0</divisions>", "1"), "is not a positive number"),
+            (score("<divisions>-3</divisions>", "1"), "is not a positive number"),
+            (score("<divisions>NaN</divisions>", "1"), "is not a positive number"),
+            (score("<divisions>1</divisions>", "9.2e18"), "longer than a bar can be"),
+            (score("<divisions>1</divisions>", "1", barline: "<barline location=\"right\"><repeat direction=\"backward\" times=\"2000000000\"/></barline>"),
+             "played 64 times"),
+        ]
+        for (k, c) in cases.enumerated() {
+            let path = try dir.write("n\(k).musicxml", c.text)
+            let r = try etude.run(["info", path], timeout: 120)
+            Self.clean(r, status: 0, c.warning)
+            #expect(r.stdout.contains(c.warning), "\(c.warning): \(r.stdout)")
+        }
+        Self.clean(try etude.run(["export", lesson, "-o", dir.file("r.mid"), "--repeat", "9000000000000000000"]), status: 1,
+                   message: "up to 10000 passes", "--repeat 9e18")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("r.mid")))
+    }
 }
 
 /// CRC-32 (zip's), for archives built by hand in tests.
