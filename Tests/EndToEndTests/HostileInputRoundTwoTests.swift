@@ -339,6 +339,20 @@ struct HostileInputRoundTwoTests {
         Self.clean(try etude.run(["help", "library", "add"]), status: 0, "help library add")
     }
 
+    /// SIGUSR1 (and the other signals whose default action ends a process) restores the
+    /// terminal before Etude dies of it: not left raw in the alternate screen.
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func userSignalsRestoreTheTerminal() throws {
+        for sig in [SIGUSR1, SIGALRM] {
+            let pane = try TmuxPane(etude: etude, ["practice", lesson, "--mode", "watch"])
+            _ = pane.waitFor { $0.contains("Ode to Joy") }
+            let pid = try #require(HostileInputTests.etudeProcess(under: pane.pid))
+            kill(pid, sig)
+            #expect(pane.exitStatus() == 128 + sig, "signal \(sig)")
+            #expect(pane.ttyRestored, "signal \(sig): the terminal is left raw")
+        }
+    }
+
     @Test func absurdScoreNumbersAndRepeatsAreSaidNotClampedSilently() throws {
         func score(_ attributes: String, _ duration: String, barline: String = "") -> String {
             """
