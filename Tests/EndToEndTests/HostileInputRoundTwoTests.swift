@@ -91,6 +91,13 @@ struct HostileInputRoundTwoTests {
             Self.clean(try etude.run(args, timeout: 120), status: 0, args.joined(separator: " "))
         }
         #expect(bytes(dir.file("library/bad3.mxl")) == damaged)
+        if Tools.tmux.available {
+            let pane = try TmuxPane(etude: etude, ["practice", "Ode to Joy", "--mode", "watch"])
+            let screen = pane.waitFor { $0.contains("Ode to Joy") }
+            #expect(screen.contains("Ode to Joy"), "\(screen)")
+            try pane.keys("q")
+            #expect(pane.exitStatus() == 0)
+        }
     }
 
     // MARK: 3, 4, 10. MusicXML: attributes, huge documents, words for libxml2's errors, PIs
