@@ -63,21 +63,40 @@ struct HostileInputRoundTwoTests {
 
     // MARK: 2. A damaged .mxl in a library folder
 
-    /// An .mxl whose end-of-central-directory record points past the end of the file.
-    static func mxlPointingPastItsEnd() -> [UInt8] {
-        // A stored (uncompressed) zip of one file, built by hand.
-        let name = Array("META-INF/container.xml".utf8)
-        let data = Array("<container/>".utf8)
+    /// A zip built by hand: each entry's name, compression method (0 stored, 8 deflate), the
+    /// bytes as stored, and what they unpack to; `pastTheEnd` moves the directory's offset
+    /// that far beyond the file.
+    static func zip(_ entries: [(name: String, method: Int, stored: [UInt8], unpacked: [UInt8])], pastTheEnd: Int = 0) -> [UInt8] {
         func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
         func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16 & 0xFFFF) }
-        let crc = CRC32.of(data)
-        let local = [0x50, 0x4B, 3, 4] + le16(20) + le16(0) + le16(0) + le16(0) + le16(0) + le32(crc)
-            + le32(data.count) + le32(data.count) + le16(name.count) + le16(0) + name + data
-        let central = [0x50, 0x4B, 1, 2] + le16(20) + le16(20) + le16(0) + le16(0) + le16(0) + le16(0) + le32(crc)
-            + le32(data.count) + le32(data.count) + le16(name.count) + le16(0) + le16(0) + le16(0) + le16(0) + le32(0) + le32(0) + name
-        let end = [0x50, 0x4B, 5, 6] + le16(0) + le16(0) + le16(1) + le16(1) + le32(central.count)
-            + le32(local.count + central.count + 5000) + le16(0)
-        return local + central + end
+        var locals: [UInt8] = [], central: [UInt8] = []
+        for e in entries {
+            let name = Array(e.name.utf8), crc = CRC32.of(e.unpacked)
+            let offset = locals.count
+            locals += [0x50, 0x4B, 3, 4] + le16(20) + le16(0) + le16(e.method) + le16(0) + le16(0) + le32(crc)
+                + le32(e.stored.count) + le32(e.unpacked.count) + le16(name.count) + le16(0) + name + e.stored
+            central += [0x50, 0x4B, 1, 2] + le16(20) + le16(20) + le16(0) + le16(e.method) + le16(0) + le16(0) + le32(crc)
+                + le32(e.stored.count) + le32(e.unpacked.count) + le16(name.count) + le16(0) + le16(0) + le16(0) + le16(0)
+                + le32(0) + le32(offset) + name
+        }
+        let end = [0x50, 0x4B, 5, 6] + le16(0) + le16(0) + le16(entries.count) + le16(entries.count) + le32(central.count)
+            + le32(locals.count + pastTheEnd) + le16(0)
+        return locals + central + end
+    }
+
+    /// An .mxl whose end-of-central-directory record points past the end of the file.
+    static func mxlPointingPastItsEnd() -> [UInt8] {
+        let container = Array("<container/>".utf8)
+        return zip([("META-INF/container.xml", 0, container, container)], pastTheEnd: 5000)
+    }
+
+    /// An .mxl whose score is a deflate stream that never ends: one stored block not marked
+    /// final (ZIPFoundation's inflater waited for the next block for ever).
+    static func mxlWithAnEndlessStream() -> [UInt8] {
+        let container = Array("<container><rootfiles><rootfile full-path=\"s.musicxml\"/></rootfiles></container>".utf8)
+        let score = Array("<score-partwise/>".utf8)
+        let block: [UInt8] = [0x00, UInt8(score.count), 0, ~UInt8(score.count), 0xFF] + score
+        return zip([("META-INF/container.xml", 0, container, container), ("s.musicxml", 8, block, score)])
     }
 
     @Test func aDamagedMXLNeverStopsTheCommandsThatDoNotNeedIt() throws {
@@ -86,6 +105,8 @@ struct HostileInputRoundTwoTests {
         let damaged = Self.mxlPointingPastItsEnd()
         for k in 0..<20 { _ = try dir.write("library/bad\(k).mxl", damaged) }
         Self.clean(try etude.run(["info", dir.file("library/bad0.mxl")]), status: 1, message: "central directory", "info bad.mxl")
+        let endless = try dir.write("library/endless.mxl", Self.mxlWithAnEndlessStream())
+        Self.clean(try etude.run(["info", endless], timeout: 60), status: 1, message: "ends too soon", "info endless.mxl")
         Self.clean(try etude.run(["library", "add", folder], timeout: 120), status: 0, "library add")
         for args in [["list"], ["info", "Ode to Joy"], ["stats"], ["library", "list"], ["export", "Ode to Joy", "-o", dir.file("ode.mid")]] {
             Self.clean(try etude.run(args, timeout: 120), status: 0, args.joined(separator: " "))
