@@ -237,6 +237,10 @@ struct HostileInputRoundTwoTests {
             try d.execute(sql: "UPDATE pass SET startedAt = 'garbage-date' WHERE id = (SELECT MIN(id) FROM pass)")
             try d.execute(sql: "UPDATE pass SET tempoPercent = 1e300 WHERE id = (SELECT MAX(id) FROM pass)")
             try d.execute(sql: "UPDATE savedLoop SET createdAt = 'garbage-date'")
+            try d.execute(sql: """
+                INSERT INTO resumeState (id, lessonID, path, positionSeconds, hand, tempoPercent, mode, updatedAt)
+                SELECT 1, lessonID, ?, 1e300, 'both', 1e300, 'watch', 'garbage-date' FROM pass LIMIT 1
+                """, arguments: [lesson])
             for (device, value) in [("keys-a", "1e300"), ("keys-b", "9e999"), ("keys-c", "-9e999")] {
                 try d.execute(sql: "INSERT INTO inputOffset (device, offsetMs, spreadMs, taps, calibratedAt) VALUES (?, \(value), 1, 3, '2026-01-01 00:00:00.000')",
                               arguments: [device])
