@@ -429,7 +429,9 @@ struct ScoreReader {
         for c in tree.children(a) {
             switch tree.tag(c) {
             case .divisions?:
-                if let d = Double(tree.text(c)), d.isFinite, d > 0 { st.divisions = d }
+                if let d = Double(tree.text(c)), d.isFinite, d > 0 { st.divisions = d } else {
+                    score.warnings.append(MusicXMLWarning(line: tree.line(c), "<divisions> \(tree.text(c).prefix(40)) is not a positive number: \(String(format: "%g", st.divisions)) kept"))
+                }
             case .key?:
                 guard tree.attribute(c, "number") == nil || tree.attribute(c, "number") == "1",
                       let f = tree.childText(c, .fifths).flatMap({ Int($0) }), (-7...7).contains(f) else { continue }
@@ -583,6 +585,10 @@ struct ScoreReader {
             }
         }
         var duration = ticks(durationText, st.divisions)
+        if let text = durationText, let d = Double(text), d.isFinite, d * Double(score.ticksPerQuarter) / st.divisions > Double(maxPosition) {
+            // Said, not clamped silently (issue 31): 9.2e18 divisions is no note length.
+            score.warnings.append(MusicXMLWarning(line: tree.line(n), "a <duration> of \(text) is longer than a bar can be: cut to \(Self.maxMeasureQuarters) quarters"))
+        }
         if durationText == nil, !isGrace, let type = typeText, let q = Self.typeQuarters[type] {
             var quarters = q * (2 - 1 / Double(1 << min(dots, 8)))
             if let (a, b) = timeMod { quarters = quarters * Double(b) / Double(a) }
@@ -779,6 +785,7 @@ struct ScoreReader {
                     score.measures[w].backwardRepeat = true
                     if let t = tree.attribute(c, "times").flatMap({ Int($0) }), t >= 1 {
                         score.measures[w].repeatTimes = min(t, 64)
+                        if t > 64 { score.warnings.append(MusicXMLWarning(line: tree.line(c), "times=\"\(t)\" on a repeat: played 64 times, the most Etude plays")) }
                     }
                 }
             case .ending?:

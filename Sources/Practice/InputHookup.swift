@@ -25,6 +25,7 @@ public final class InputHookup: @unchecked Sendable {
     private let output: (any SoundOutput)?
     private let onNote: @Sendable (PlayedEvent) -> Void
     private let onStatus: @Sendable (String) -> Void
+    private let onControl: @Sendable (MIDIEvent.Kind) -> Void
     private var source: (any InputSource)?
     private let lock = NSLock()
     private var piano: ComputerKeyboardPiano
@@ -54,12 +55,14 @@ public final class InputHookup: @unchecked Sendable {
     /// (unknown port name, unreadable device). `program` is the GM program the learner hears.
     public init(spec: InputSpec, output: (any SoundOutput)?, channel: UInt8 = InputHookup.defaultChannel, program: UInt8 = 0,
                 clock: any TimeSource = MonotonicClock(), noteLength: Double = 0.4,
-                onNote: @escaping @Sendable (PlayedEvent) -> Void, onStatus: @escaping @Sendable (String) -> Void = { _ in })
+                onNote: @escaping @Sendable (PlayedEvent) -> Void, onStatus: @escaping @Sendable (String) -> Void = { _ in },
+                onControl: @escaping @Sendable (MIDIEvent.Kind) -> Void = { _ in })
         throws(InputError) {
         self.output = output
         self.channel = channel & 0x0F
         self.onNote = onNote
         self.onStatus = onStatus
+        self.onControl = onControl
         piano = ComputerKeyboardPiano(noteLength: noteLength, channel: 0)
         output?.send(.programChange(channel: self.channel, program: program & 0x7F))
         let box = HookupBox()
@@ -127,6 +130,7 @@ public final class InputHookup: @unchecked Sendable {
             case .pitchBend(_, let v): output?.send(.pitchBend(channel: channel, value: v))
             default: break
             }
+            onControl(kind)
         case .status(let text):
             onStatus(text)
         case .ended(let text):

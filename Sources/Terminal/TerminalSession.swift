@@ -53,8 +53,11 @@ nonisolated(unsafe) let enterBytes: UnsafeMutableBufferPointer<UInt8> = {
 }()
 nonisolated(unsafe) var atexitRegistered = false
 
-/// Signals that end the process: restore the terminal, then die of the same signal.
-let terminatingSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP]
+/// Signals that end the process: restore the terminal, then die of the same signal (every
+/// signal whose default action ends it, SIGUSR1 and SIGALRM included, but SIGKILL and SIGPIPE
+/// and SIGXFSZ, which Etude ignores and handles as write errors).
+let terminatingSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP,
+                                   SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGSYS]
 
 private func writeAll(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int) {
     guard let base else { return }

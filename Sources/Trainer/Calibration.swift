@@ -90,6 +90,17 @@ public final class CalibrationRun: @unchecked Sendable {
         lock.withLock { calibration.tapped(at: time) }
     }
 
+    /// The input sent a message that is not a key (aftertouch is not counted: see
+    /// `Calibration.maxOtherMessagesPerClick`).
+    public func other(_ kind: MIDIEvent.Kind) {
+        let counted: Bool
+        switch kind {
+        case .polyPressure, .channelPressure: counted = false
+        default: counted = true
+        }
+        lock.withLock { calibration.otherMessage(isCounted: counted) }
+    }
+
     /// Every click sounded and half a beat passed for the last tap.
     public var isComplete: Bool {
         let now = clock.now
@@ -180,7 +191,7 @@ public struct Calibrator: Sendable {
         do {
             hookup = try InputHookup(spec: InputSpec(input), output: live, clock: clock,
                                      onNote: { e in if e.isOn && e.velocity > 0 { current.run?.tap(at: e.time) } },
-                                     onStatus: { messages.post($0) })
+                                     onStatus: { messages.post($0) }, onControl: { current.run?.other($0) })
         } catch {
             throw EtudeFailure(error.message)
         }
@@ -251,7 +262,7 @@ public struct Calibrator: Sendable {
         for o in offsets {
             let name = InputDevice.description(o.device)
             let pad = String(repeating: " ", count: max(0, width - CellBuffer.width(of: name)))
-            out += "\(name)\(pad)  offset \(Int(o.offsetMs.rounded())) ms, spread \(Int(o.spreadMs.rounded())) ms  (\(Listing.date(o.calibratedAt)))\n"
+            out += "\(name)\(pad)  offset \(Int(saturating: o.offsetMs.rounded())) ms, spread \(Int(saturating: o.spreadMs.rounded())) ms  (\(Listing.date(o.calibratedAt)))\n"
         }
         return out
     }
@@ -271,7 +282,7 @@ public struct Calibrator: Sendable {
                 throw EtudeFailure("--reset \(safe(reference)): no offset is stored for it (stored: \(names.joined(separator: ", ")))")
             }
             try s.deleteInputOffset(device: device)
-            return "cleared the offset of \(InputDevice.description(device)) (was \(Int(old.offsetMs.rounded())) ms)\n"
+            return "cleared the offset of \(InputDevice.description(device)) (was \(Int(saturating: old.offsetMs.rounded())) ms)\n"
         }
     }
 }

@@ -78,7 +78,7 @@ public struct InputTiming: Sendable {
         noticeWriter.sync {}  // a notice the last session marked is in the library before it is read
         let device = InputDevice.name(spec: InputSpec(input), sourceName: hookup?.sourceName)
         if let override { return InputTiming(device: device, offsetMs: override, source: .override) }
-        guard let library, let store = try? Store.open(path: library.databasePath, formats: LessonFormats.all) else {
+        guard let library, let store = try? library.openStore() else {
             return InputTiming(device: device, offsetMs: 0, source: .none)
         }
         if let stored = try? store.inputOffset(device: device) {

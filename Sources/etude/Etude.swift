@@ -49,6 +49,9 @@ enum Main {
         signal(SIGXFSZ, SIG_IGN)
         // A terminal left raw by an Etude killed with SIGKILL is put right before anything prints.
         TerminalSession.repairLeftoverRawMode()
+        if let topic = unknownHelpTopic(Array(CommandLine.arguments.dropFirst())) {
+            Console.error("etude: help \(topic): no such command; see `etude --help`"); exit(ExitCode.validationFailure.rawValue)
+        }
         do {
             var command = try Etude.parseAsRoot(negativeValuesJoined(Array(CommandLine.arguments.dropFirst())))
             try command.run()
@@ -77,6 +80,16 @@ enum Main {
         }
     }
 
+    /// The word after `etude help` naming no command (the parser would print the general help, status 0).
+    static func unknownHelpTopic(_ arguments: [String]) -> String? {
+        guard arguments.first == "help" else { return nil }
+        var command: any ParsableCommand.Type = Etude.self
+        for word in arguments.dropFirst() where !word.hasPrefix("-") {
+            guard let sub = command.configuration.subcommands.first(where: { $0._commandName == word || $0.configuration.aliases.contains(word) }) else { return word }
+            command = sub
+        }
+        return nil
+    }
     /// `--offset -12` as `--offset=-12`: the parser would take `-12` for short options, yet an
     /// input offset can be negative and a mistyped `--tempo -5%` deserves the tempo's own
     /// message. No Etude option takes a negative number as a separate argument otherwise.

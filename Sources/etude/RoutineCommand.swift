@@ -221,7 +221,7 @@ struct RoutineCommand: ParsableCommand {
         @Option(help: "Store it under this name.") var name: String?
         @OptionGroup var store: StoreOptions
         func run() throws {
-            let bytes = try LessonOpener.readBytes(file)
+            let bytes = try LessonOpener.readBytes(file, limit: (RoutineFile.maxBytes, "routine files"))
             try store.library.withStore { s in
                 let routine: Routine
                 do {
