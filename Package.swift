@@ -79,7 +79,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML", "Listening"],
+            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML", "Judge", "Listening"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
@@ -113,7 +113,7 @@ let package = Package(
         // signatures, spelled heads, accidentals, durations, rests, ties, fingering), systems for a
         // width, a text render for `etude score` and its JSON. Pure logic; Screen draws it.
         .target(name: "Notation", dependencies: ["Lesson", "MIDIFile"]),
-        .testTarget(name: "NotationTests", dependencies: ["Notation", "Lesson", "MIDIFile", "TestSupport"]),
+        .testTarget(name: "NotationTests", dependencies: ["Notation", "Lesson", "MIDIFile", "MusicXML", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", "Judge", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile", "TestSupport"]),
         // A practice session at run time: the session (transport, runner thread, coach), the

@@ -74,6 +74,15 @@ print(f"  {d['bytes'] / 1048576:.2f} MB tune, {d['notesPlayed']} notes played, i
       f"(target < 1 s: {'PASS' if d['seconds'] < 1 else 'FAIL'})")
 PY
 
+echo "== judging a recording (issue 25): 10,000 notes through the matcher and the ear, best of 5 (no peer judges releases or loudness) =="
+judge_json=$($bench judge --notes 10000)
+echo "etude: $judge_json"
+python3 - "$judge_json" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+print(f"  {d['notes']} notes judged in {d['seconds'] * 1000:.1f} ms (target < 50 ms: {'PASS' if d['seconds'] < 0.05 else 'FAIL'})")
+PY
+
 for sub in render jitter input screen store; do
   echo "== $sub =="
   if [ $sub = screen ]; then

@@ -46,7 +46,12 @@ plan() {
 made_dirs=()
 make_dir() {
   local d="$1" missing=()
-  while [ ! -d "$DESTDIR$d" ]; do missing=("$d" "${missing[@]}"); d="$(dirname "$d")"; done
+  # DESTDIR itself may not exist yet (packagers pass a new folder): made like any other, not
+  # listed (the manifest holds paths without DESTDIR). The loop stops at / in any case.
+  if [ -n "$DESTDIR" ] && [ ! -d "$DESTDIR" ]; then
+    mkdir -p -m 0755 "$DESTDIR" || { echo "etude: cannot create DESTDIR $DESTDIR" >&2; exit 1; }
+  fi
+  while [ "$d" != / ] && [ ! -d "$DESTDIR$d" ]; do missing=("$d" "${missing[@]}"); d="$(dirname "$d")"; done
   local m
   for m in "${missing[@]}"; do mkdir -m 0755 "$DESTDIR$m"; made_dirs+=("$m"); done
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MIDIFile
 
 /// The learner's timing offset, measured once: what they hear arrives after the audio buffer,
 /// the sound server and the speakers, and what they play arrives after the keyboard's own delay.
@@ -24,6 +25,12 @@ public struct Calibration: Equatable, Sendable {
     public static let hintMinimumHits = 4
     /// The largest offset (ms) a calibration or `--offset` may set: beyond it no click was followed.
     public static let offsetLimitMs = 500.0
+    /// Most keys a click may have on average (a chord at most): more is no learner tapping the
+    /// beat but a sequence playing or bytes that are not MIDI, and is refused.
+    public static let maxKeysPerClick = 4
+    /// Most messages other than keys (pedals, wheels, program changes…; aftertouch not
+    /// counted) a click may have on average: a stream of them is not a keyboard played by hand.
+    public static let maxOtherMessagesPerClick = 8
 
     public let beats: Int
     public let beatSeconds: Double
@@ -31,6 +38,8 @@ public struct Calibration: Equatable, Sendable {
     public private(set) var clicks: [Double] = []
     /// When each key went down (clock seconds), in order of arrival.
     public private(set) var taps: [Double] = []
+    /// Messages other than keys the input sent (see `maxOtherMessagesPerClick`).
+    public private(set) var otherMessages = 0
 
     /// - Parameters:
     ///   - beats: clicks in all, the count-in included (clamped to at least one more than it).
@@ -52,6 +61,12 @@ public struct Calibration: Equatable, Sendable {
     /// A key went down at `time`.
     public mutating func tapped(at time: Double) {
         taps.append(time)
+    }
+
+    /// The input sent a message that is not a key (`isCounted` false for aftertouch, which
+    /// a held key on some keyboards streams).
+    public mutating func otherMessage(isCounted: Bool = true) {
+        if isCounted { otherMessages += 1 }
     }
 
     /// True once every click sounded and half a beat passed for the last tap (at `now`).
@@ -84,7 +99,8 @@ public struct Calibration: Equatable, Sendable {
 
     /// What the taps say: the median offset, its spread, and whether it can be trusted.
     public func result() -> CalibrationResult {
-        CalibrationResult(errorsMs: countedErrorsMs, countedBeats: countedBeats)
+        CalibrationResult(errorsMs: countedErrorsMs, countedBeats: countedBeats, keys: taps.count, otherMessages: otherMessages,
+                          clicks: clicks.count)
     }
 
     /// The practice hint's rule: a pass whose hits are consistently early or late by more than
@@ -104,6 +120,9 @@ public struct CalibrationResult: Equatable, Sendable {
         case tooSpread
         /// Too few counted beats had a tap near them.
         case tooFewTaps
+        /// More keys or other messages than a hand plays on a click (`Calibration.maxKeysPerClick`):
+        /// a sequence or a stream that is not MIDI, whatever its figures.
+        case notAHand
     }
 
     /// Median of (tap − click) in whole milliseconds (positive = the learner's key arrives late);
@@ -116,9 +135,16 @@ public struct CalibrationResult: Equatable, Sendable {
     public var taps: Int
     /// Beats counted (after the count-in).
     public var countedBeats: Int
+    /// Every key played, every other message, and the clicks they came with (0 clicks: not known).
+    public var keys = 0
+    public var otherMessages = 0
+    public var clicks = 0
 
-    public init(errorsMs: [Double], countedBeats: Int) {
+    public init(errorsMs: [Double], countedBeats: Int, keys: Int = 0, otherMessages: Int = 0, clicks: Int = 0) {
         self.countedBeats = countedBeats
+        self.keys = keys
+        self.otherMessages = otherMessages
+        self.clicks = clicks
         taps = errorsMs.count
         guard let median = Self.median(errorsMs) else {
             offsetMs = nil
@@ -133,13 +159,16 @@ public struct CalibrationResult: Equatable, Sendable {
     public var minimumTaps: Int { max(3, (countedBeats + 1) / 2) }
 
     public var verdict: Verdict {
+        if clicks > 0, keys > Calibration.maxKeysPerClick * clicks || otherMessages > Calibration.maxOtherMessagesPerClick * clicks {
+            return .notAHand
+        }
         guard offsetMs != nil, taps >= minimumTaps else { return .tooFewTaps }
         return spreadMs > Calibration.trustedSpreadMs ? .tooSpread : .trusted
     }
 
     /// `offset 31 ms, spread 4 ms` (nil without a counted tap).
     public var line: String? {
-        offsetMs.map { "offset \(Int($0)) ms, spread \(Int(spreadMs)) ms" }
+        offsetMs.map { "offset \(Int(saturating: $0)) ms, spread \(Int(saturating: spreadMs)) ms" }
     }
 
     /// Why a result that is not trusted was refused (nil when it is trusted).
@@ -148,9 +177,12 @@ public struct CalibrationResult: Equatable, Sendable {
         case .trusted:
             return nil
         case .tooSpread:
-            return "the taps spread \(Int(spreadMs)) ms around the beat (more than \(Int(Calibration.trustedSpreadMs)) ms): too uneven to trust"
+            return "the taps spread \(Int(saturating: spreadMs)) ms around the beat (more than \(Int(Calibration.trustedSpreadMs)) ms): too uneven to trust"
         case .tooFewTaps:
             return "only \(taps) of the \(countedBeats) counted beats had a key played near them"
+        case .notAHand:
+            let what = keys > Calibration.maxKeysPerClick * clicks ? "\(keys) keys" : "\(otherMessages) messages that are not keys"
+            return "the input sent \(what) for \(clicks) clicks: no hand plays so much (a sequence playing, or not MIDI at all)"
         }
     }
 

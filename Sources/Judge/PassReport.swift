@@ -11,6 +11,9 @@ import MIDIFile
 /// - score (0–100) = 100 × Σ hit points / (hit + missed + wrong + extra), where an on-time hit
 ///   is worth 1 point and an early or late hit falls linearly from 1 at the on-time edge
 ///   (±50 ms) to 0.5 at the window edge (±150 ms). A perfect pass scores 100.
+/// - short / long / loud / soft: notes released too early or held too long, played too loud or
+///   too soft (`Ear`). They stand beside the score and never enter it, so a score stays
+///   comparable with every pass judged before the ear existed (those read as 0).
 public struct ScoreFigures: Equatable, Sendable, Codable {
     public var hit = 0
     public var missed = 0
@@ -23,8 +26,56 @@ public struct ScoreFigures: Equatable, Sendable, Codable {
     public var timingMeanMs: Double = 0
     public var timingSdMs: Double = 0
     public var score: Double = 100
+    public var short = 0
+    public var long = 0
+    public var loud = 0
+    public var soft = 0
 
     public init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case hit, missed, wrong, extra, early, onTime, late, accuracy, timingMeanMs, timingSdMs, score, short, long, loud, soft
+    }
+
+    /// Reads older report lines too (before the ear's counts, which then read as 0).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        hit = try c.decode(Int.self, forKey: .hit)
+        missed = try c.decode(Int.self, forKey: .missed)
+        wrong = try c.decode(Int.self, forKey: .wrong)
+        extra = try c.decode(Int.self, forKey: .extra)
+        early = try c.decode(Int.self, forKey: .early)
+        onTime = try c.decode(Int.self, forKey: .onTime)
+        late = try c.decode(Int.self, forKey: .late)
+        accuracy = try c.decode(Double.self, forKey: .accuracy)
+        timingMeanMs = try c.decode(Double.self, forKey: .timingMeanMs)
+        timingSdMs = try c.decode(Double.self, forKey: .timingSdMs)
+        score = try c.decode(Double.self, forKey: .score)
+        short = try c.decodeIfPresent(Int.self, forKey: .short) ?? 0
+        long = try c.decodeIfPresent(Int.self, forKey: .long) ?? 0
+        loud = try c.decodeIfPresent(Int.self, forKey: .loud) ?? 0
+        soft = try c.decodeIfPresent(Int.self, forKey: .soft) ?? 0
+    }
+
+    /// Counts the ear's verdicts (short, long, loud, soft) of `notes` into these figures.
+    public mutating func count(_ notes: [NoteVerdict]) {
+        short = 0; long = 0; loud = 0; soft = 0
+        for n in notes { tally(n) }
+    }
+
+    /// Adds one note's release and loudness verdicts to the counts.
+    mutating func tally(_ n: NoteVerdict) {
+        switch n.release {
+        case .short?: short += 1
+        case .long?: long += 1
+        default: break
+        }
+        switch n.loudness {
+        case .loud?: loud += 1
+        case .soft?: soft += 1
+        default: break
+        }
+    }
 
     /// Figures as stored or shown elsewhere (the history's columns, a test's expectation).
     public init(hit: Int, missed: Int, wrong: Int, extra: Int, early: Int = 0, onTime: Int = 0, late: Int = 0,
@@ -141,6 +192,16 @@ public struct PassReport: Equatable, Sendable, Codable {
     public var offsetMs: Double = 0
     /// Per-section figures, by section index.
     public var sections: [SectionReport]
+    /// Every expected note as the ear heard it (bar, beat, pitch, hand, onset, release,
+    /// loudness): empty for reports written before it.
+    public var notes: [NoteVerdict] = []
+    /// Spread of the played velocities about what the dynamics ask (0 = even), nil without
+    /// real velocities (the computer keyboard).
+    public var evennessSpread: Double?
+    /// True when the lesson marks dynamics, so loudness was judged.
+    public var dynamics = false
+    /// Wait mode: mean seconds from one chord to the next held (timing means nothing there).
+    public var secondsPerChord: Double?
 
     public subscript<T>(dynamicMember path: KeyPath<ScoreFigures, T>) -> T { figures[keyPath: path] }
 
@@ -150,15 +211,19 @@ public struct PassReport: Equatable, Sendable, Codable {
         figures = ScoreFigures(judgements, window: window)
         windowMs = ScoreFigures.round(window.window * 1000)
         onTimeMs = ScoreFigures.round(window.onTime * 1000)
-        let indices = sections.union(judgements.map(\.section)).sorted()
+        // One pass over the judgements (not one per section: a long piece has hundreds of sections).
+        var bySection: [Int: [Judgement]] = [:]
+        for j in judgements { bySection[j.section, default: []].append(j) }
+        let indices = sections.union(bySection.keys).sorted()
         self.sections = indices.map { s in
-            SectionReport(section: s, ScoreFigures(judgements.filter { $0.section == s }, window: window))
+            SectionReport(section: s, ScoreFigures(bySection[s] ?? [], window: window))
         }
     }
 
-    private enum Keys: String, CodingKey { case windowMs, onTimeMs, offsetMs, sections }
+    private enum Keys: String, CodingKey { case windowMs, onTimeMs, offsetMs, sections, notes, evennessSpread, dynamics, secondsPerChord }
 
-    /// Reads older report lines too (before `offsetMs`, which then reads as 0).
+    /// Reads older report lines too (before `offsetMs`, which then reads as 0, and before the
+    /// ear's `notes`, which read as none).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         figures = try ScoreFigures(from: decoder)
@@ -166,6 +231,10 @@ public struct PassReport: Equatable, Sendable, Codable {
         onTimeMs = try c.decode(Double.self, forKey: .onTimeMs)
         offsetMs = try c.decodeIfPresent(Double.self, forKey: .offsetMs) ?? 0
         sections = try c.decode([SectionReport].self, forKey: .sections)
+        notes = try c.decodeIfPresent([NoteVerdict].self, forKey: .notes) ?? []
+        evennessSpread = try c.decodeIfPresent(Double.self, forKey: .evennessSpread)
+        dynamics = try c.decodeIfPresent(Bool.self, forKey: .dynamics) ?? false
+        secondsPerChord = try c.decodeIfPresent(Double.self, forKey: .secondsPerChord)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -175,6 +244,31 @@ public struct PassReport: Equatable, Sendable, Codable {
         try c.encode(onTimeMs, forKey: .onTimeMs)
         try c.encode(offsetMs, forKey: .offsetMs)
         try c.encode(sections, forKey: .sections)
+        try c.encode(notes, forKey: .notes)
+        try c.encodeIfPresent(evennessSpread, forKey: .evennessSpread)
+        try c.encode(dynamics, forKey: .dynamics)
+        try c.encodeIfPresent(secondsPerChord, forKey: .secondsPerChord)
+    }
+
+    /// Adds what the ear heard: the notes list, the counts (in the pass's and each section's
+    /// figures; the score is unchanged) and the evenness figure. `section` gives a note's section.
+    public mutating func add(_ hearing: Ear.Hearing, section: (NoteVerdict) -> Int) {
+        notes = hearing.notes
+        evennessSpread = hearing.evennessSpread
+        dynamics = hearing.hasDynamics
+        figures.count(notes)
+        // Each section's counts in one pass over the notes.
+        var bySection: [Int: ScoreFigures] = [:]
+        for n in notes where n.release.map({ $0 != .ok }) ?? false || n.loudness.map({ $0 != .ok }) ?? false {
+            bySection[section(n), default: ScoreFigures()].tally(n)
+        }
+        for i in sections.indices {
+            let f = bySection[sections[i].section] ?? ScoreFigures()
+            sections[i].figures.short = f.short
+            sections[i].figures.long = f.long
+            sections[i].figures.loud = f.loud
+            sections[i].figures.soft = f.soft
+        }
     }
 
     /// The section to work on: lowest figures.accuracy among sections with notes to play (ties: lower
@@ -201,12 +295,49 @@ public struct PassReport: Equatable, Sendable, Codable {
         var lines = [
             "Accuracy \(pct(figures.accuracy))% · score \(pct(figures.score))/100",
             "Hit \(figures.hit) (early \(figures.early), on time \(figures.onTime), late \(figures.late)) · missed \(figures.missed) · wrong \(figures.wrong) · extra \(figures.extra)",
-            figures.hit > 0 ? "Timing \(ms(figures.timingMeanMs)) ms on average, spread ±\(Int(saturating: figures.timingSdMs.rounded())) ms" : "Timing: no notes hit",
         ]
+        if let perChord = secondsPerChord {
+            lines.append("Wait mode: \(figures.hit) notes held, \(figures.wrong) wrong keys, \(String(format: "%.1f", perChord)) s per chord")
+        } else {
+            lines.append(figures.hit > 0 ? "Timing \(ms(figures.timingMeanMs)) ms on average, spread ±\(Int(saturating: figures.timingSdMs.rounded())) ms" : "Timing: no notes hit")
+        }
+        if let ear = earLine { lines.append(ear) }
         if let weakest = weakestSection {
             lines.append("Work on \(sectionName(weakest.section)): \(pct(weakest.accuracy))% accuracy")
         }
         return lines
+    }
+
+    /// "Releases: short 2, long 0 · loudness: loud 1, soft 0 · evenness ±6": nil when the ear
+    /// judged nothing (onset-only input).
+    public var earLine: String? {
+        var parts: [String] = []
+        if notes.contains(where: { $0.release != nil }) { parts.append("releases: short \(figures.short), long \(figures.long)") }
+        if dynamics { parts.append("loudness: loud \(figures.loud), soft \(figures.soft)") }
+        if let e = evennessSpread { parts.append("evenness ±\(Int(saturating: e.rounded()))") }
+        guard !parts.isEmpty else { return nil }
+        let text = parts.joined(separator: " · ")
+        return text.prefix(1).uppercased() + text.dropFirst()
+    }
+
+    /// Where it went wrong, bar by bar: the `limit` bars with the most faults, in bar order,
+    /// e.g. "bar 9: D4 short, E4 loud, F4 wrong" (at most four notes a bar, then "+2").
+    public func reviewLines(limit: Int = 3) -> [String] {
+        var bars: [(key: Int, label: String, faults: [NoteVerdict])] = []
+        var index: [String: Int] = [:]
+        for n in notes where n.isFault && !n.bar.isEmpty {
+            if let i = index[n.bar] { bars[i].faults.append(n) } else {
+                index[n.bar] = bars.count
+                bars.append((n.barNumber ?? bars.count, n.bar, [n]))
+            }
+        }
+        let worst = bars.sorted { $0.faults.count != $1.faults.count ? $0.faults.count > $1.faults.count : $0.key < $1.key }
+            .prefix(max(0, limit)).sorted { $0.key < $1.key }
+        return worst.map { b in
+            var words = b.faults.prefix(4).map { "\(PitchName.name($0.pitch)) \($0.worst)" }
+            if b.faults.count > 4 { words.append("+\(b.faults.count - 4)") }
+            return "bar \(b.label): " + words.joined(separator: ", ")
+        }
     }
 
     /// One JSON object (sorted keys) for `--report FILE`.

@@ -13,14 +13,25 @@ public struct ExpectedNote: Equatable, Hashable, Sendable, Codable {
     public var part: String
     /// Index of the section (phrase, group of bars) the note lies in, for per-section scores.
     public var section: Int
+    /// The velocity the score asks for (its dynamics), nil when the lesson marks none: the ear
+    /// then gives no loudness verdict.
+    public var marked: Int?
+    /// The dynamic marked where the note is ("p", "mf"…), when the lesson names it.
+    public var dynamic: String?
+    /// Staccato or tenuto, which change how long the note should be held.
+    public var articulation: Articulation?
 
-    public init(id: Int, pitch: Int, time: Double, duration: Double = 0.5, part: String = "right", section: Int = 0) {
+    public init(id: Int, pitch: Int, time: Double, duration: Double = 0.5, part: String = "right", section: Int = 0,
+                marked: Int? = nil, dynamic: String? = nil, articulation: Articulation? = nil) {
         self.id = id
         self.pitch = pitch
         self.time = time
         self.duration = duration
         self.part = part
         self.section = section
+        self.marked = marked
+        self.dynamic = dynamic
+        self.articulation = articulation
     }
 }
 

@@ -79,6 +79,9 @@ public struct BarMap: Equatable, Sendable {
     /// True when the bars come from the file's printed bar numbers (`etude:bar` annotations,
     /// as MusicXML scores have): the learner then names bars by `Bar.printed` and `Bar.pass`.
     public private(set) var isPrinted = false
+    /// For printed bars: the indices into `bars` of each printed number, rising (see
+    /// `firstIndex(printed:from:)`).
+    private(set) var printedPlaces: [Int: [Int]] = [:]
 
     /// `onsets` (note start ticks, drums excluded) let a pickup be found in files that give
     /// no sign of it: see `pickupFromOnsets`.
@@ -187,8 +190,11 @@ public struct BarMap: Equatable, Sendable {
                             beatTicks: BarMap.beatTicks(sig, tpq: tpq), downbeatTick: short ? end - full : b.tick,
                             isPickup: k == 0 && pickup, printed: b.printed, pass: pass))
         }
+        var places: [Int: [Int]] = [:]
+        for (i, b) in bars.enumerated() { places[b.printed, default: []].append(i) }
         self.bars = bars
         self.isPrinted = true
+        self.printedPlaces = places
     }
 
     /// The length of an unmarked pickup, or nil. Note starts are counted by their place in

@@ -13,6 +13,8 @@ public enum LessonExport {
     public static let rightTrackName = "Right Hand"
     public static let leftTrackName = "Left Hand"
     public static let metronomeTrackName = "Metronome"
+    /// The most passes one exported file holds.
+    public static let maxPasses = 10_000
 
     private struct Item {
         var tick: Int
@@ -25,11 +27,15 @@ public enum LessonExport {
         if plan.repeatMode == .forever {
             throw PlanError(.repeat, "forever", "an export needs a number of passes", suggestion: "4", style: .example)
         }
+        // Refused, not cut short without a word (`--repeat 9e18`).
+        if case .times(let n) = plan.repeatMode, n > maxPasses {
+            throw PlanError(.repeat, "\(n)", "an export writes up to \(maxPasses) passes", suggestion: "\(maxPasses)", style: .example)
+        }
         var planner = try PassPlanner(plan: plan, lesson: lesson)
         var out = [planner.firstPass()]
         while let next = planner.next(afterCleanPass: true) {
             out.append(next)
-            if out.count > 10_000 { break }
+            if out.count >= maxPasses { break }
         }
         return out
     }

@@ -58,6 +58,24 @@ public struct PracticePlan: Equatable, Sendable {
 
         public var text: String { "\(PracticePlan.format(start)):\(PracticePlan.format(target)):\(PracticePlan.format(step))" }
 
+        /// The tempo after a pass at `percent`: one step towards the target when the pass was
+        /// clean, the same otherwise (the one rule `PassPlanner` and the results panel use).
+        public func stepped(from percent: Double, clean: Bool) -> Double {
+            guard clean, percent != target else { return percent }
+            return target > percent ? min(target, percent + step) : max(target, percent - step)
+        }
+
+        /// The results panel's line about the next pass, e.g. "next pass at 75 % (accuracy
+        /// 93 %, needed 90 %)", or that the tempo stays (and why).
+        public func verdict(percent: Double, accuracy: Double, threshold: Double) -> String {
+            let clean = accuracy >= threshold
+            let next = stepped(from: percent, clean: clean)
+            let why = "(accuracy \(PracticePlan.format(accuracy.rounded(.down))) %, needed \(PracticePlan.format(threshold)) %)"
+            if next != percent { return "speed trainer: next pass at \(PracticePlan.format(next)) % \(why)" }
+            if percent == target { return "speed trainer: at its target \(PracticePlan.format(target)) %" }
+            return "speed trainer: stays at \(PracticePlan.format(percent)) % \(why)"
+        }
+
         /// The speed trainer's own rules: both tempos in `TempoPercent.range`, a positive step.
         static func check(start: Double, target: Double, step: Double, as text: String) throws(PlanError) {
             for v in [start, target] where !(v.isFinite && TempoPercent.range.contains(v)) {
@@ -305,9 +323,7 @@ public struct PassPlanner: Equatable, Sendable {
         var percent = currentPercent
         if let st = speedTrainer {
             let wasAtTarget = percent == st.target
-            if clean, !wasAtTarget {
-                percent = st.target > percent ? min(st.target, percent + st.step) : max(st.target, percent - st.step)
-            }
+            percent = st.stepped(from: percent, clean: clean)
             switch repeatMode {
             case .times(let n):
                 if passesStarted >= n { finished = true; return nil }

@@ -38,12 +38,28 @@ extension BarMap {
             return range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound)–\(range.upperBound)"
         }
         if range.lowerBound == range.upperBound { return label(of: a) }
-        let firstAfter = bars.first { $0.number >= a.number && $0.printed == b.printed }?.number == b.number
+        let firstAfter = firstIndex(printed: b.printed, from: a.number - firstNumber) == b.number - firstNumber
         if firstAfter {
             if b.printed >= a.printed { return "\(a.printed)–\(b.printed)" + (a.pass > 1 ? "@\(a.pass)" : "") }
             return "\(a.printed)@\(a.pass)–\(b.printed)"
         }
         return "\(a.printed)@\(a.pass)–\(b.printed)@\(b.pass)"
+    }
+
+    /// Index into `bars` of the first bar at or after index `start` printed `printed`, by
+    /// bisection in `printedPlaces` (a scan per label made sections quadratic in bars).
+    func firstIndex(printed: Int, from start: Int) -> Int? {
+        guard isPrinted else {  // printed = number, one bar each, in order
+            let i = printed - firstNumber
+            return bars.indices.contains(i) && i >= start ? i : nil
+        }
+        guard let places = printedPlaces[printed] else { return nil }
+        var lo = 0, hi = places.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if places[mid] < start { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < places.count ? places[lo] : nil
     }
 
     /// The lowest and highest printed numbers.

@@ -10,6 +10,9 @@
 /// | `etude:hand=right` | a track, tick 0 | the track is a staff read by this hand (`right`/`left`) |
 /// | `etude:clef=bass` | a track, at the tick it takes effect | the staff's clef (see `Clef`) |
 /// | `etude:bar=12` | the first track, at a bar's first tick | a bar starts here, printed as bar 12 |
+/// | `etude:value=60:320:3:3/2` | the note's track, at the head's tick | a head of key 60 written as `WrittenValue` says: lasting 320 ticks, an eighth (3) in a 3:2 tuplet; a dotted quarter is `2.`; a tied note has one per head |
+/// | `etude:marks=60:staccato,fermata` | the note's track, at its note-on tick | the score prints these `Articulation`s on key 60's note |
+/// | `etude:ottava=1` | a track, at the tick it takes effect | the staff is written under an 8va line (`2` 15ma, `-1` 8vb, `-2` 15mb) until `etude:ottava=0` |
 ///
 /// When a file has `etude:bar` events they are the bar lines: every bar starts at one, whatever
 /// the time signature says (a score's pickups, split bars at repeats and cadenzas stay as
@@ -20,6 +23,12 @@ public enum Annotation: Equatable, Sendable {
     case hand(HandTag)
     case clef(Clef)
     case bar(Int)
+    /// A score's ottava line: octaves the staff sounds above (+) or below (−) what is written.
+    case ottava(Int)
+    /// A head as the score writes it (its value, dots, tuplet and length).
+    case value(pitch: Int, WrittenValue)
+    /// Articulations and a fermata the score prints on a note.
+    case marks(pitch: Int, [Articulation])
 
     /// The text event carrying this annotation at `tick`.
     public func event(tick: Int) -> MIDIEvent {
@@ -72,6 +81,9 @@ public enum Annotation: Equatable, Sendable {
         case .hand(let h): return "etude:hand=\(h.rawValue)"
         case .clef(let c): return "etude:clef=\(c.rawValue)"
         case .bar(let n): return "etude:bar=\(n)"
+        case .ottava(let n): return "etude:ottava=\(n)"
+        case .value(let p, let v): return "etude:value=\(p):\(v.text)"
+        case .marks(let p, let m): return "etude:marks=\(p):" + m.map(\.rawValue).joined(separator: ",")
         }
     }
 
@@ -108,6 +120,19 @@ public enum Annotation: Equatable, Sendable {
         case "bar":
             guard let n = Int(value), (0...99_999).contains(n) else { return nil }
             self = .bar(n)
+        case "ottava":
+            guard let n = Int(value), (-2...2).contains(n) else { return nil }
+            self = .ottava(n)
+        case "value":
+            let parts = value.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let pitch = Int(parts[0]), (0...127).contains(pitch), let v = WrittenValue(text: parts[1]) else { return nil }
+            self = .value(pitch: pitch, v)
+        case "marks":
+            let parts = value.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let pitch = Int(String(parts[0])), (0...127).contains(pitch) else { return nil }
+            let marks = parts[1].split(separator: ",").compactMap { Articulation(rawValue: String($0)) }
+            guard !marks.isEmpty else { return nil }
+            self = .marks(pitch: pitch, marks)
         default:
             return nil
         }
@@ -162,14 +187,63 @@ extension Annotation {
     }
 }
 
+/// A written head's value as a score prints it, which a performance's ticks cannot say: a
+/// triplet eighth and a staccato quarter sound alike to MIDI.
+public struct WrittenValue: Equatable, Hashable, Sendable {
+    /// 0 = whole, 1 = half, 2 = quarter, 3 = eighth … 6 = 64th.
+    public var value: Int
+    public var dots: Int
+    /// A tuplet: `actual` notes in the time of `normal` (3 and 2 for a triplet); 1 and 1 otherwise.
+    public var actual: Int
+    public var normal: Int
+    /// Ticks the head lasts as written (a tied note's next head starts after them).
+    public var ticks: Int
+
+    public init(value: Int, dots: Int = 0, actual: Int = 1, normal: Int = 1, ticks: Int) {
+        self.value = value
+        self.dots = dots
+        self.actual = actual
+        self.normal = normal
+        self.ticks = ticks
+    }
+
+    /// `320:3:3/2`: ticks, value with a `.` per dot, then the tuplet when there is one.
+    public var text: String {
+        "\(ticks):\(value)\(String(repeating: ".", count: dots))" + (actual != normal ? ":\(actual)/\(normal)" : "")
+    }
+
+    public init?<S: StringProtocol>(text: S) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3, let ticks = Int(String(parts[0])), ticks > 0, ticks <= 1 << 24 else { return nil }
+        let head = parts[1]
+        let dots = head.filter { $0 == "." }.count
+        guard let value = Int(String(head.filter { $0 != "." })), (0...6).contains(value), dots <= 3 else { return nil }
+        var actual = 1, normal = 1
+        if parts.count == 3 {
+            let t = parts[2].split(separator: "/")
+            guard t.count == 2, let a = Int(String(t[0])), let n = Int(String(t[1])), (1...64).contains(a), (1...64).contains(n) else { return nil }
+            actual = a
+            normal = n
+        }
+        self.init(value: value, dots: dots, actual: actual, normal: normal, ticks: ticks)
+    }
+}
+
+/// A mark a score prints on a note that says how it is played: drawn on the staff and listed by
+/// `etude score --json` (staccato also shortens the sound: see `MusicXMLImport`).
+public enum Articulation: String, Equatable, Hashable, Sendable, CaseIterable {
+    case staccato, staccatissimo, accent, marcato, tenuto, fermata
+}
+
 /// Which hand reads a staff, as an annotation says it (the Lesson module's `Hand` maps 1:1).
 public enum HandTag: String, Equatable, Hashable, Sendable, CaseIterable {
     case right, left
 }
 
-/// A staff's clef. `treble8vb` is the tenor-voice treble clef (sounds an octave lower).
+/// A staff's clef. `treble8vb` is the tenor-voice treble clef (sounds an octave lower);
+/// `french` the French violin clef (a G clef on the bottom line).
 public enum Clef: String, Equatable, Hashable, Sendable, CaseIterable {
-    case treble, bass, alto, tenor, treble8vb, treble8va, bass8vb, bass8va, percussion
+    case treble, bass, alto, tenor, treble8vb, treble8va, bass8vb, bass8va, percussion, french
 
     /// The pitch on the staff's bottom line as written (treble E4, bass G2, alto F3, tenor D3):
     /// its letter index from C0 (7 per octave), so a step up is one line or space.
@@ -183,6 +257,7 @@ public enum Clef: String, Equatable, Hashable, Sendable, CaseIterable {
         case .bass8va: return 3 * 7 + 4                   // G3
         case .alto: return 3 * 7 + 3                      // F3
         case .tenor: return 3 * 7 + 1                     // D3
+        case .french: return 4 * 7 + 4                    // G4
         }
     }
 }
@@ -261,6 +336,12 @@ public struct Annotations: Equatable, Sendable {
     /// Bar lines of a score: (start tick, printed number), in file order; empty for files that
     /// do not carry them.
     public var bars: [(tick: Int, printed: Int)] = []
+    /// Track index → a score's ottava lines (tick, octaves; 0 ends a line), in file order.
+    public var ottavas: [Int: [(tick: Int, octaves: Int)]] = [:]
+    /// Heads as a score writes them (`etude:value`), by track, tick and key.
+    public var values: [Key: WrittenValue] = [:]
+    /// Articulations a score prints on a note (`etude:marks`), by track, note-on tick and key.
+    public var articulations: [Key: [Articulation]] = [:]
 
     public init() {}
 
@@ -285,15 +366,20 @@ public struct Annotations: Equatable, Sendable {
                 case .hand(let h): hands[t] = h
                 case .clef(let c): clefs[t, default: []].append((e.tick, c))
                 case .bar(let n): if t == 0 { bars.append((e.tick, n)) }
+                case .ottava(let n): ottavas[t, default: []].append((e.tick, n))
+                case .value(let p, let v): values[Key(track: t, tick: e.tick, pitch: p)] = v
+                case .marks(let p, let m): articulations[Key(track: t, tick: e.tick, pitch: p)] = m
                 }
             }
         }
     }
 
     public static func == (a: Annotations, b: Annotations) -> Bool {
-        a.fingers == b.fingers && a.spellings == b.spellings && a.hands == b.hands
+        a.fingers == b.fingers && a.spellings == b.spellings && a.hands == b.hands && a.values == b.values
+            && a.articulations == b.articulations
             && a.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } } == b.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } }
             && a.bars.map { [$0.tick, $0.printed] } == b.bars.map { [$0.tick, $0.printed] }
+            && a.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } } == b.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } }
     }
 }
 

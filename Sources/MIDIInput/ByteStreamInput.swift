@@ -143,7 +143,7 @@ public final class ByteStreamInput: InputSource, @unchecked Sendable {
                 }
             } else if n == 0 {
                 switch kind {
-                case .fifo: handler(.ended("MIDI input \(shown): the writer closed the FIFO; input ended, the lesson carries on"))
+                case .fifo: handler(.ended("MIDI input \(shown): the writer closed the FIFO; input ended"))
                 case .device: handler(.ended("MIDI input \(shown): the device closed; input ended (plug it back and restart input)"))
                 }
                 return

@@ -39,6 +39,17 @@ public struct ComputerKeyboardLayout: Equatable, Sendable {
         return (0...127).contains(pitch) ? UInt8(pitch) : nil
     }
 
+    /// What to type for `pitch` at the current octave, among the letters `a`…`k` (C to the C
+    /// above): "d", or "z d" / "x x d" when the octave must move first (each `z` down, `x` up).
+    public func keys(for pitch: Int) -> String {
+        let offset = pitch - (baseOctave + 1) * 12
+        let octaves = offset == 12 ? 0 : Int((Double(offset) / 12).rounded(.down))
+        let semitone = offset - octaves * 12
+        let letter = Self.noteKeys.first { $0.semitone == semitone }.map { String($0.key) } ?? "?"
+        let moves = String(repeating: octaves < 0 ? "\(Self.octaveDownKey) " : "\(Self.octaveUpKey) ", count: abs(octaves))
+        return moves + letter
+    }
+
     /// Applies a key: a note, an octave shift, or nil when the key is not part of the layout.
     public mutating func press(_ key: Character) -> Action? {
         let lower = Character(key.lowercased())

@@ -139,6 +139,46 @@ enum XMLBytes {
         return true
     }
 
+    /// The first start tag with more than `limit` attributes (counted by their `=` outside
+    /// quotes): its offset and count, nil when none has. One pass, before libxml2 sees the
+    /// bytes (it checks an element's attributes for duplicates pairwise).
+    static func crowdedTag(_ bytes: [UInt8], limit: Int) -> (offset: Int, count: Int)? {
+        bytes.withUnsafeBufferPointer { b -> (offset: Int, count: Int)? in
+            let n = b.count
+            var i = 0
+            while i < n {
+                guard b[i] == 0x3C, i + 1 < n else { i += 1; continue }
+                if has("<!--", at: i, in: b) { i = skip(to: "-->", from: i + 4, in: b); continue }
+                if has("<![CDATA[", at: i, in: b) { i = skip(to: "]]>", from: i + 9, in: b); continue }
+                if b[i + 1] == 0x3F { i = skip(to: "?>", from: i + 2, in: b); continue }
+                guard Blanks.isNameStart(b[i + 1]) else { i += 1; continue }
+                // A start tag: to its '>' outside quotes (or the next '<', where libxml2 stops too).
+                var k = i + 1, count = 0
+                var quote: UInt8 = 0
+                while k < n {
+                    let c = b[k]
+                    if quote != 0 { if c == quote { quote = 0 } }
+                    else if c == 0x22 || c == 0x27 { quote = c }
+                    else if c == 0x3D { count += 1; if count > limit { return (i, count) } }
+                    else if c == 0x3E || c == 0x3C { break }
+                    k += 1
+                }
+                i = k
+            }
+            return nil
+        }
+    }
+
+    /// Line and column (from 1) of byte `offset`, as libxml2 counts them (lines at LF).
+    static func place(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+        var line = 1, lineStart = 0
+        for k in 0..<min(offset, bytes.count) where bytes[k] == 0x0A {
+            line += 1
+            lineStart = k + 1
+        }
+        return (line, offset - lineStart + 1)
+    }
+
     /// The byte after the first `end` from `k` (the end of the bytes when there is none).
     static func skip(to end: StaticString, from k: Int, in b: UnsafeBufferPointer<UInt8>) -> Int {
         var x = k

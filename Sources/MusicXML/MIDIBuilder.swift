@@ -12,6 +12,8 @@ enum MIDIBuilder {
         var spelling: SpelledPitch?
         var tieStart: Bool
         var tieStop: Bool
+        var written: WrittenValue?
+        var marks: [Articulation] = []
     }
 
     /// An event with its place among the events of its tick: releases, then controllers and
@@ -94,7 +96,8 @@ enum MIDIBuilder {
             for n in notesByMeasure[bar.written] {
                 let start = bar.startTick + n.start
                 played[n.track].append(PlayedNote(start: start, end: start + n.duration, pitch: n.pitch, velocity: max(1, min(127, n.velocity)),
-                                                  finger: n.finger, spelling: n.spelling, tieStart: n.tieStart, tieStop: n.tieStop))
+                                                  finger: n.finger, spelling: n.spelling, tieStart: n.tieStart, tieStop: n.tieStop,
+                                                  written: n.written, marks: n.marks))
             }
             count += notesByMeasure[bar.written].count
             if count > limits.maxPerformedNotes {
@@ -105,6 +108,8 @@ enum MIDIBuilder {
         var tracks = [Track(events: finish(conductor, end: total))]
         var clefsByTrack = Array(repeating: [Timed<Clef>](), count: score.tracks.count)
         for c in score.clefs { clefsByTrack[c.owner].append(c) }
+        var ottavasByTrack = Array(repeating: [Timed<Int>](), count: score.tracks.count)
+        for o in score.ottavas { ottavasByTrack[o.owner].append(o) }
         var pedalsByTrack = Array(repeating: [Timed<UInt8>](), count: score.tracks.count)
         for p in score.pedals { pedalsByTrack[p.owner].append(p) }
         for (t, staff) in score.tracks.enumerated() {
@@ -115,6 +120,8 @@ enum MIDIBuilder {
             add(&list, 0, 1, .programChange(channel: staff.channel, program: staff.program))
             let clefs = TimelineIndex(clefsByTrack[t], measures: measureCount)
             let pedals = TimelineIndex(pedalsByTrack[t], measures: measureCount)
+            let ottavas = TimelineIndex(ottavasByTrack[t], measures: measureCount)
+            var ottava = 0
             var clef: Clef?
             var pedal: UInt8 = 0
             for (k, bar) in bars.enumerated() where bar.extra == 0 {
@@ -123,6 +130,11 @@ enum MIDIBuilder {
                     if let c = clefs.atStart(w), c != clef {
                         clef = c
                         add(&list, t0, 1, Annotation.clef(c).event(tick: t0).kind)
+                    }
+                    let o = w > 0 ? ottavas.at(w - 1, Int.max) ?? 0 : 0
+                    if o != ottava {
+                        ottava = o
+                        add(&list, t0, 1, Annotation.ottava(o).event(tick: t0).kind)
                     }
                     let p = w > 0 ? pedals.at(w - 1, Int.max) ?? 0 : 0
                     if p != pedal {
@@ -134,12 +146,21 @@ enum MIDIBuilder {
                     clef = c.value
                     add(&list, t0 + c.pos, 1, Annotation.clef(c.value).event(tick: t0 + c.pos).kind)
                 }
+                for o in ottavas.all(w) where o.value != ottava {
+                    ottava = o.value
+                    add(&list, t0 + o.pos, 1, Annotation.ottava(o.value).event(tick: t0 + o.pos).kind)
+                }
                 for p in pedals.all(w) {
                     pedal = p.value
                     add(&list, t0 + p.pos, 1, .controlChange(channel: staff.channel, controller: 64, value: p.value))
                 }
             }
             if pedal != 0 { add(&list, total, 1, .controlChange(channel: staff.channel, controller: 64, value: 0)) }
+            // Each head as written, before ties join the heads into one sounding note.
+            for n in played[t] {
+                if let v = n.written { add(&list, n.start, 2, Annotation.value(pitch: n.pitch, v).event(tick: n.start).kind) }
+                if !n.marks.isEmpty { add(&list, n.start, 2, Annotation.marks(pitch: n.pitch, n.marks).event(tick: n.start).kind) }
+            }
             for n in merged(played[t]) {
                 if let s = n.spelling { add(&list, n.start, 2, .meta(type: MetaType.text, data: spellText(n.pitch, s))) }
                 if let f = n.finger { add(&list, n.start, 2, .meta(type: MetaType.text, data: fingerText(n.pitch, f))) }

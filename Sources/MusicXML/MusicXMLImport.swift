@@ -55,8 +55,10 @@ public struct MusicXMLWarning: Equatable, Hashable, Sendable, CustomStringConver
 /// - then one track per staff of each pitched part (a two-staff part gives two tracks, staff 1
 ///   tagged `etude:hand=right`, staff 2 `etude:hand=left`), named after `<part-name>`, with the
 ///   part's program (`<midi-instrument>`, else piano) on a channel of its own, `etude:clef=` at
-///   every clef change, `etude:spell=` and `etude:finger=` for its notes, sustain (CC64) from
-///   pedal marks. A note printed on staff 2 is on the staff-2 track whichever voice it is in.
+///   every clef change, `etude:ottava=` where an `<octave-shift>` starts or stops,
+///   `etude:spell=` and `etude:finger=` for its notes, `etude:value=` for each head as written
+///   (`<type>`, dots, tuplet; a tied note has one per head), `etude:marks=` for its
+///   articulations and fermata, sustain (CC64) from pedal marks. A note printed on staff 2 is on the staff-2 track whichever voice it is in.
 ///
 /// Grace notes are left out (with a warning): they are ornaments of the beat, not notes a
 /// learner is scored on, and leaving them out keeps every other note on its written beat.

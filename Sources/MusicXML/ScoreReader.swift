@@ -27,6 +27,10 @@ struct WrittenNote {
     var finger: Int?
     var velocity: UInt8 = 0
     var explicitVelocity: UInt8?
+    /// The head as written (`<type>`, dots, `<time-modification>`), nil without a `<type>`.
+    var written: WrittenValue?
+    /// Articulations and fermata printed on it.
+    var marks: [Articulation] = []
 }
 
 /// Where a measure's content lives: in a partwise score the `<measure>` itself; in a timewise
@@ -100,6 +104,9 @@ struct Score {
     var keys: [Timed<KeySignature>] = []
     var clefs: [Timed<Clef>] = []
     var pedals: [Timed<UInt8>] = []
+    /// Ottava lines (`<octave-shift>`): octaves a staff sounds above (+) or below (−) its
+    /// writing, 0 where a line stops; owner as for clefs.
+    var ottavas: [Timed<Int>] = []
     var markers: [Timed<String>] = []
     var warnings: [MusicXMLWarning] = []
 }
@@ -114,6 +121,9 @@ struct ScoreReader {
     private var graceLine = 0
     private var partTimes: [[Timed<TimeSignature>]] = []
     private var partKeys: [[Timed<KeySignature>]] = []
+    /// Keys written without `<mode>`: major or minor is taken from the music (`resolveModes`).
+    private var keysWithoutMode: Set<KeyPlace> = []
+    private struct KeyPlace: Hashable { var part: Int, index: Int }
 
     init(tree: XMLTree, limits: MusicXMLLimits) {
         self.tree = tree
@@ -157,6 +167,7 @@ struct ScoreReader {
             throw MusicXMLError("no notes: the score has \(parts) part\(parts == 1 ? "" : "s") and \(bars) measure\(bars == 1 ? "" : "s") but no pitched notes to play")
         }
         score.times = partTimes.first { !$0.isEmpty } ?? []
+        resolveModes()
         score.keys = partKeys.first { !$0.isEmpty } ?? []
         let byPlace: (Int, Int, Int, Int) -> Bool = { am, ap, bm, bp in am != bm ? am < bm : ap < bp }
         score.tempos = stable(score.tempos, byPlace)
@@ -164,6 +175,7 @@ struct ScoreReader {
         score.keys = stable(score.keys, byPlace)
         score.clefs = stable(score.clefs, byPlace)
         score.pedals = stable(score.pedals, byPlace)
+        score.ottavas = stable(score.ottavas, byPlace)
         score.markers = stable(score.markers, byPlace)
         // Measures nothing is written in last as long as their time signature says.
         let timeIndex = TimelineIndex(score.times, measures: count)
@@ -389,16 +401,43 @@ struct ScoreReader {
         return Int(min(t, Double(maxPosition)).rounded())
     }
 
+    /// A key without `<mode>` is in the mode of the key with the same signature before it in
+    /// its part; failing that, minor when the music's last bass note (else its first) is the
+    /// relative minor's tonic, major otherwise.
+    private mutating func resolveModes() {
+        guard !keysWithoutMode.isEmpty else { return }
+        let ordered = score.notes.sorted { ($0.measure, $0.start, $0.pitch) < ($1.measure, $1.start, $1.pitch) }
+        func bass(_ notes: ArraySlice<WrittenNote>) -> Int? { notes.map(\.pitch).min() }
+        let lastBass = ordered.last.flatMap { last in bass(ordered.filter { $0.measure == last.measure && $0.start == last.start }[...]) }
+        let firstBass = ordered.first.flatMap { first in bass(ordered.filter { $0.measure == first.measure && $0.start == first.start }[...]) }
+        for (p, keys) in partKeys.enumerated() {
+            for i in keys.indices where keysWithoutMode.contains(KeyPlace(part: p, index: i)) {
+                let sharps = keys[i].value.sharps
+                if let earlier = keys[..<i].indices.last(where: { j in keys[j].value.sharps == sharps && !keysWithoutMode.contains(KeyPlace(part: p, index: j)) }) {
+                    partKeys[p][i].value.minor = keys[earlier].value.minor
+                    continue
+                }
+                let minorTonic = ((sharps * 7 + 9) % 12 + 12) % 12
+                let majorTonic = ((sharps * 7) % 12 + 12) % 12
+                let tonic = [lastBass, firstBass].compactMap { $0 }.map { $0 % 12 }.first { $0 == minorTonic || $0 == majorTonic }
+                partKeys[p][i].value.minor = tonic == minorTonic
+            }
+        }
+    }
+
     private mutating func readAttributes(_ a: Int, p: Int, w: Int, pos: Int, st: inout PartState) {
         for c in tree.children(a) {
             switch tree.tag(c) {
             case .divisions?:
-                if let d = Double(tree.text(c)), d.isFinite, d > 0 { st.divisions = d }
+                if let d = Double(tree.text(c)), d.isFinite, d > 0 { st.divisions = d } else {
+                    score.warnings.append(MusicXMLWarning(line: tree.line(c), "<divisions> \(tree.text(c).prefix(40)) is not a positive number: \(String(format: "%g", st.divisions)) kept"))
+                }
             case .key?:
                 guard tree.attribute(c, "number") == nil || tree.attribute(c, "number") == "1",
                       let f = tree.childText(c, .fifths).flatMap({ Int($0) }), (-7...7).contains(f) else { continue }
-                let minor = tree.childText(c, .mode)?.lowercased() == "minor"
-                partKeys[p].append(Timed(measure: w, pos: pos, value: KeySignature(sharps: f, minor: minor)))
+                let mode = tree.childText(c, .mode).map { String($0.filter { !$0.isWhitespace }).lowercased() }
+                partKeys[p].append(Timed(measure: w, pos: pos, value: KeySignature(sharps: f, minor: mode == "minor")))
+                if mode != "minor" && mode != "major" { keysWithoutMode.insert(KeyPlace(part: p, index: partKeys[p].count - 1)) }
             case .time?:
                 if let sig = timeSignature(c) { partTimes[p].append(Timed(measure: w, pos: pos, value: sig)) }
             case .staves?:
@@ -456,6 +495,7 @@ struct ScoreReader {
         let line = tree.childText(c, .line).flatMap { Int($0) }
         let shift = tree.childText(c, .clefOctaveChange).flatMap { Int($0) } ?? 0
         switch sign {
+        case "G" where line == 1 && shift == 0: return .french
         case "G": return shift < 0 ? .treble8vb : shift > 0 ? .treble8va : .treble
         case "F": return shift < 0 ? .bass8vb : shift > 0 ? .bass8va : .bass
         case "C": return (line ?? 3) >= 4 ? .tenor : .alto
@@ -476,6 +516,7 @@ struct ScoreReader {
         var tiedStart = false, tiedStop = false
         var finger: Int?
         var shorten = 1
+        var marks: [Articulation] = []
         for c in tree.children(n) {
             switch tree.tag(c) {
             case .chord?: isChord = true
@@ -520,13 +561,23 @@ struct ScoreReader {
                     case .articulations?:
                         for a in tree.children(k) {
                             switch tree.tag(a) {
-                            case .staccato?, .spiccato?: shorten = max(shorten, 2)
-                            case .staccatissimo?: shorten = max(shorten, 4)
-                            default: break
+                            case .staccato?, .spiccato?:
+                                shorten = max(shorten, 2)
+                                marks.append(.staccato)
+                            case .staccatissimo?:
+                                shorten = max(shorten, 4)
+                                marks.append(.staccatissimo)
+                            default:
+                                switch tree.name(a) {
+                                case "accent": marks.append(.accent)
+                                case "strong-accent": marks.append(.marcato)
+                                case "tenuto": marks.append(.tenuto)
+                                default: break
+                                }
                             }
                         }
                     default:
-                        break
+                        if tree.name(k) == "fermata" { marks.append(.fermata) }
                     }
                 }
             default:
@@ -534,6 +585,10 @@ struct ScoreReader {
             }
         }
         var duration = ticks(durationText, st.divisions)
+        if let text = durationText, let d = Double(text), d.isFinite, d * Double(score.ticksPerQuarter) / st.divisions > Double(maxPosition) {
+            // Said, not clamped silently (issue 31): 9.2e18 divisions is no note length.
+            score.warnings.append(MusicXMLWarning(line: tree.line(n), "a <duration> of \(text) is longer than a bar can be: cut to \(Self.maxMeasureQuarters) quarters"))
+        }
         if durationText == nil, !isGrace, let type = typeText, let q = Self.typeQuarters[type] {
             var quarters = q * (2 - 1 / Double(1 << min(dots, 8)))
             if let (a, b) = timeMod { quarters = quarters * Double(b) / Double(a) }
@@ -578,14 +633,21 @@ struct ScoreReader {
         if let d = tree.attribute(n, "dynamics").flatMap({ Double($0) }), d.isFinite, d >= 0 {
             explicit = UInt8(max(1, min(127, Int((d * 90 / 100).rounded()))))
         }
-        let note = WrittenNote(measure: w, start: start, duration: max(1, duration / shorten), pitch: sounding,
+        var note = WrittenNote(measure: w, start: start, duration: max(1, duration / shorten), pitch: sounding,
                                spelling: spelling, part: p, staff: staff,
                                tieStart: hasTie ? tieStart : tiedStart, tieStop: hasTie ? tieStop : tiedStop,
                                finger: finger, explicitVelocity: explicit)
+        note.marks = marks
+        if let type = typeText, let value = Self.typeValues[type] {
+            note.written = WrittenValue(value: value, dots: min(3, dots), actual: max(1, min(64, timeMod?.0 ?? 1)),
+                                        normal: max(1, min(64, timeMod?.1 ?? 1)), ticks: duration)
+        }
         st.notes.append(note)
     }
 
     static let semitones = [0, 2, 4, 5, 7, 9, 11]
+    /// `<type>` names as `WrittenValue.value` (the values the staff draws).
+    static let typeValues: [String: Int] = ["whole": 0, "half": 1, "quarter": 2, "eighth": 3, "16th": 4, "32nd": 5, "64th": 6]
     static let letters: [String: Int] = ["C": 0, "D": 1, "E": 2, "F": 3, "G": 4, "A": 5, "B": 6]
     static let typeQuarters: [String: Double] = [
         "1024th": 1.0 / 256, "512th": 1.0 / 128, "256th": 1.0 / 64, "128th": 1.0 / 32, "64th": 1.0 / 16, "32nd": 1.0 / 8,
@@ -645,7 +707,9 @@ struct ScoreReader {
                     default: break
                     }
                 default:
-                    break
+                    if tree.name(c) == "octave-shift", let octaves = Self.ottava(type: tree.attribute(c, "type"), size: tree.attribute(c, "size")) {
+                        score.ottavas.append(Timed(measure: w, pos: at, value: octaves, owner: p * 16 + staff - 1))
+                    }
                 }
             }
         }
@@ -659,6 +723,19 @@ struct ScoreReader {
         if codaHere && !form.contains(.toCoda) { score.measures[w].codaSymbol = true }
         if let section = FormWords.sectionName(text) {
             score.markers.append(Timed(measure: w, pos: at, value: clean(section)))
+        }
+    }
+
+    /// An `<octave-shift>` as octaves the staff sounds above its writing: `down` (the notes are
+    /// written lower than they sound: 8va) is +1, `up` (8vb) −1, size 15 two octaves; `stop` 0;
+    /// nil for `continue` and anything else.
+    static func ottava(type: String?, size: String?) -> Int? {
+        let octaves = size == "15" ? 2 : (size == "22" ? 3 : 1)
+        switch type {
+        case "down"?: return min(2, octaves)
+        case "up"?: return -min(2, octaves)
+        case "stop"?: return 0
+        default: return nil
         }
     }
 
@@ -708,6 +785,7 @@ struct ScoreReader {
                     score.measures[w].backwardRepeat = true
                     if let t = tree.attribute(c, "times").flatMap({ Int($0) }), t >= 1 {
                         score.measures[w].repeatTimes = min(t, 64)
+                        if t > 64 { score.warnings.append(MusicXMLWarning(line: tree.line(c), "times=\"\(t)\" on a repeat: played 64 times, the most Etude plays")) }
                     }
                 }
             case .ending?:
@@ -758,6 +836,7 @@ struct ScoreReader {
             return m
         }
         score.clefs = score.clefs.compactMap { c in trackOf[c.owner].map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) } }
+        score.ottavas = score.ottavas.compactMap { c in trackOf[c.owner].map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) } }
         score.pedals = score.pedals.compactMap { c in
             // A pedal mark under a staff the part lacks goes to its first staff.
             let track = trackOf[c.owner] ?? trackOf[(c.owner / 16) * 16]

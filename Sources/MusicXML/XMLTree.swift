@@ -14,6 +14,9 @@ public struct MusicXMLLimits: Equatable, Sendable {
     public var maxElements = 5_000_000
     /// Characters of text inside one element.
     public var maxTextBytes = 1 << 20
+    /// Attributes on one element (MusicXML's take fewer than 20; libxml2 checks them for
+    /// duplicates pairwise, so millions would spin it for minutes): counted before parsing.
+    public var maxAttributes = 256
     /// Bytes an .mxl archive may hold (the archive file itself).
     public var maxArchiveBytes = 64 << 20
     /// Bars of the performance once repeats and jumps are expanded.
@@ -128,6 +131,11 @@ enum XMLTreeReader {
         }
         if prolog.declaresMarkup {
             throw MusicXMLError("the document's DOCTYPE declares markup of its own (<!ELEMENT …>, <!ATTLIST …>, <!NOTATION …>); MusicXML needs none — export the score again without it")
+        }
+        if let (offset, count) = XMLBytes.crowdedTag(bytes, limit: limits.maxAttributes) {
+            let (line, column) = XMLBytes.place(of: offset, in: bytes)
+            throw MusicXMLError(line: line, column: column,
+                                "an element with \(count > limits.maxAttributes ? "more than \(limits.maxAttributes)" : "\(count)") attributes; MusicXML needs a few, Etude reads up to \(limits.maxAttributes)")
         }
         // UTF-8 text (declared, or by default) must be UTF-8: XMLParser traps on an element name
         // that is not (swift-corelibs-foundation), so such a file is refused here, at its place.
@@ -325,6 +333,13 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     var tree: XMLTree { state.tree }
     var stack: [Int32] { state.stack }
 
+    /// libxml2 refuses documents over 10 MB ("XML error 1") unless its context is told they
+    /// may be huge; the size is bounded before parsing (`maxXMLBytes`), so the one it is given
+    /// may be. The context exists from the first callback on.
+    func parserDidStartDocument(_ parser: XMLParser) {
+        HugeDocuments.allow(parser)
+    }
+
     private func fail(_ parser: XMLParser, _ message: String) {
         if failure == nil { failure = MusicXMLError(line: parser.lineNumber, column: parser.columnNumber, message) }
         parser.abortParsing()
@@ -508,6 +523,8 @@ enum XMLErrorText {
 
     static func describe(_ code: Int) -> String {
         switch code {
+        case 1: return "the XML reader gave up on a part beyond its limits (a name, a text or a nesting too large); export the score again"
+        case 2: return "the XML reader ran out of memory; export a smaller score"
         case 3, 4: return "no root element (the file is empty or not XML)"
         case 5, 86: return "extra content after the end of the document"
         case 9: return "a character that XML does not allow"
@@ -532,8 +549,66 @@ enum XMLErrorText {
         case 77: return "a tag that is not finished"
         case 85: return "elements that are not balanced"
         case 89: return "entities that refer to themselves"
+        case 10...21: return "a character or entity reference in a place XML does not allow it"
+        case 24, 25: return "a malformed parameter entity reference (%name;)"
+        case 28, 29, 30: return "an entity Etude does not read (unparsed, external or a parameter entity)"
+        case 35: return "a malformed namespace declaration"
+        case 36, 37, 87, 88, 90: return "a malformed entity"
+        case 48...55: return "a malformed declaration in the DOCTYPE"
+        case 56: return "an XML declaration in the wrong place (<?xml …?> must come first)"
+        case 58, 59, 83, 95: return "a conditional section (<![ … ]]>), which a document may not hold"
+        case 60, 94, 103: return "a DOCTYPE Etude cannot use"
+        case 62: return "a ']]>' outside a CDATA section"
+        case 67, 69, 70, 71, 84: return "a value is missing or malformed in a declaration"
+        case 72: return "a '<' is missing"
+        case 74: return "a '</' is missing"
+        case 75: return "an '=' is missing after an attribute name"
+        case 78: return "a malformed standalone declaration (write standalone=\"yes\" or \"no\")"
+        case 79: return "a malformed encoding name in the XML declaration"
+        case 80: return "'--' inside a comment"
+        case 82: return "an external entity in a standalone document"
+        case 91, 92: return "a malformed URI"
+        case 96: return "the XML declaration has no version (write <?xml version=\"1.0\"?>)"
+        case 101: return "the XML declaration names no encoding where one is needed"
+        case 104, 105: return "entities or notations Etude does not read"
+        case 108, 109: return "an XML version Etude cannot read (write version=\"1.0\")"
+        case 110: return "a name longer than the XML reader takes"
         case 111, 512: return "parsing stopped"
-        default: return "XML error \(code)"
+        default: return "a construct the XML reader cannot read here (libxml2 error \(code)); export the score again"
         }
+    }
+}
+
+/// libxml2's XML_PARSE_HUGE for the parser XMLParser made (swift-corelibs-foundation keeps its
+/// context private and sets only RECOVER and NOENT): the context is read from the parser's
+/// stored `_parserContext` and given the same options plus HUGE. Without a context found
+/// (another Foundation) nothing changes and documents over 10 MB fail as before, in words
+/// (`XMLErrorText`, code 1).
+enum HugeDocuments {
+    static let recover: Int32 = 1 << 0, noEntities: Int32 = 1 << 1, huge: Int32 = 1 << 19
+
+    static func allow(_ parser: XMLParser) {
+        guard let use = useOptions, let context = context(of: parser) else { return }
+        _ = use(context, recover | noEntities | huge)
+    }
+
+    /// libxml2's `int xmlCtxtUseOptions(xmlParserCtxtPtr, int)`, found where FoundationXML
+    /// loaded it (nil when it cannot be).
+    static let useOptions: (@convention(c) (OpaquePointer, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "xmlCtxtUseOptions") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (OpaquePointer, Int32) -> Int32).self)
+    }()
+
+    static func context(of parser: XMLParser) -> OpaquePointer? {
+        var mirror: Mirror? = Mirror(reflecting: parser)
+        while let m = mirror {
+            for child in m.children where child.label == "_parserContext" {
+                if let p = child.value as? OpaquePointer { return p }
+                if case let p?? = child.value as? OpaquePointer? { return p }
+                if let p = child.value as? UnsafeMutableRawPointer { return OpaquePointer(p) }
+            }
+            mirror = m.superclassMirror
+        }
+        return nil
     }
 }

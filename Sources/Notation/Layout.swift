@@ -60,6 +60,65 @@ struct HeadEvent {
     var ticks: Int
     var tiedFrom: Bool
     var tiesTo: Bool
+    var tuplet: Tuplet? = nil
+}
+
+/// The heads of one staff that start together, before they are placed in a system.
+struct ChordDraft {
+    var staff: Staff
+    var tick: Int
+    var heads: [HeadEvent]
+    /// Steps in the clef in force, one per head (under the ottava once `settleChords` ran).
+    var steps: [Int]
+    var ottava: Int
+    var duration: NoteDuration
+    var stemUp: Bool
+    var beamGroup: Int?
+    /// Ticks the chord lasts (its shortest head; a tuplet's are shorter than its written value).
+    var ticks: Int = 0
+    var tuplet: Tuplet? = nil
+}
+
+/// A rest one staff needs where it is silent.
+struct RestDraft: Equatable {
+    var tick: Int
+    var duration: NoteDuration
+    var wholeBar: Bool
+}
+
+/// What the placing passes build up, pass by pass (see `LayoutBuilder.place`).
+struct LayoutDraft {
+    var notes: [NoteInfo]
+    var events: [Staff: [HeadEvent]]
+    var cpq: Double
+    /// Clef changes per staff, in tick order.
+    var clefs: [Staff: [(tick: Int, clef: Clef)]]
+    var chords: [Staff: [ChordDraft]] = [:]
+    var rests: [Staff: [RestDraft]] = [:]
+    var systems: [PlacedSystem] = []
+    var extents: [Staff: ClosedRange<Int>] = [.treble: 0...8, .bass: 0...8]
+
+    init(notes: [NoteInfo], events: [Staff: [HeadEvent]], cpq: Double, clefs: [Staff: [(tick: Int, clef: Clef)]]) {
+        self.notes = notes
+        self.events = events
+        self.cpq = cpq
+        self.clefs = clefs
+    }
+
+    /// The clef in force on a staff at a tick.
+    func clef(_ staff: Staff, _ tick: Int) -> Clef {
+        LayoutBuilder.clef(at: tick, in: clefs[staff] ?? [], default: staff.defaultClef)
+    }
+
+    /// The system holding a tick (the first when before every system).
+    func systemIndex(ofTick tick: Int) -> Int {
+        var lo = 0, hi = systems.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if systems[mid].startTick <= tick { lo = mid } else { hi = mid - 1 }
+        }
+        return lo
+    }
 }
 
 struct LayoutBuilder {
@@ -106,6 +165,14 @@ struct LayoutBuilder {
     // MARK: - Build
 
     mutating func build() -> Score {
+        var draft = startDraft()
+        place(&draft)
+        return score(draft)
+    }
+
+    /// The draft the placing passes start from: the notes collected and spelled, split into
+    /// heads, and the horizontal scale (the key is estimated first when the file has none).
+    mutating func startDraft() -> LayoutDraft {
         if lesson.keySignatures.isEmpty {
             let weighted = lesson.notes.filter { $0.channel != 9 }.map { (pitch: Int($0.pitch), weight: Double(max(1, $0.endTick - $0.startTick))) }
             let hasSpelling = !lesson.annotations.spellings.isEmpty
@@ -118,7 +185,98 @@ struct LayoutBuilder {
             events[staff] = headEvents(notes.indices.filter { notes[$0].staff == staff }, notes: notes)
         }
         let cpq = columnsPerQuarter(notes: notes)
-        return place(notes: notes, events: events, cpq: cpq)
+        // A score's clefs are its own; a lesson with none (MIDI, ABC) gets the ones an engraver
+        // would write.
+        let clefs = Dictionary(uniqueKeysWithValues: Staff.allCases.map { staff in
+            (staff, isEngraved ? clefChanges(for: staff) : plannedClefs(for: staff, notes: notes))
+        })
+        return LayoutDraft(notes: notes, events: events, cpq: cpq, clefs: clefs)
+    }
+
+    /// The lesson is a score with an engraving of its own (it says its clefs): its clefs and
+    /// ottava lines are drawn as written, and no other is made up.
+    var isEngraved: Bool {
+        let a = lesson.annotations
+        return !a.clefs.isEmpty || !a.ottavas.isEmpty || !a.values.isEmpty
+    }
+
+    /// A note's heads as its score writes them (`etude:value`, one per tied head), from its
+    /// start for as long as it sounds; empty when the score does not say.
+    func writtenHeads(of note: LessonNote) -> [(tick: Int, value: WrittenValue)] {
+        let values = lesson.annotations.values
+        guard !values.isEmpty else { return [] }
+        var out: [(tick: Int, value: WrittenValue)] = []
+        var t = note.startTick
+        while let v = values[Annotations.Key(track: note.track, tick: t, pitch: Int(note.pitch))], out.count < 64 {
+            out.append((t, v))
+            t += v.ticks
+            if t >= note.endTick { break }
+        }
+        return out
+    }
+
+    /// Ledger lines a chord spanning `lo...hi` (steps from the bottom line) needs.
+    static func ledgerLines(lo: Int, hi: Int) -> Int {
+        (hi >= 10 ? (hi - 8) / 2 : 0) + (lo <= -2 ? -lo / 2 : 0)
+    }
+
+    /// Clefs for a staff of a lesson with no engraving, as engravers write them: ledger lines up
+    /// to `maxLedgerLines`, then a change to the other clef of the grand staff (bass on the
+    /// upper staff, treble on the lower), at a bar line rather than mid-bar, and back to the
+    /// staff's own clef when it reads as well; an ottava (`markOttavas`) only for what neither
+    /// clef can hold. Chosen over the whole staff at once, so a two-octave scale in the left hand
+    /// goes to the treble clef for its top bars and comes back, not note by note.
+    func plannedClefs(for staff: Staff, notes: [NoteInfo]) -> [(tick: Int, clef: Clef)] {
+        guard !barRange.isEmpty else { return [] }
+        var onsets: [(tick: Int, lo: Int, hi: Int)] = []
+        for n in notes where n.staff == staff {
+            if let last = onsets.last, last.tick == n.start {
+                onsets[onsets.count - 1].lo = min(last.lo, n.diatonic)
+                onsets[onsets.count - 1].hi = max(last.hi, n.diatonic)
+            } else {
+                onsets.append((n.start, n.diatonic, n.diatonic))
+            }
+        }
+        guard !onsets.isEmpty else { return [] }
+        let clefs = [staff.defaultClef, staff == .treble ? Clef.bass : Clef.treble]
+        let limit = max(0, options.maxLedgerLines)
+        // Costs: beyond the limit, out of the question; a fourth ledger line, 4 (up to three are
+        // read at a glance); a chord in the other clef, 2 (a staff keeps to its own clef when it
+        // can); a change, 6 at a bar line and 30 inside a bar (only where a bar cannot do without).
+        func cost(_ o: (tick: Int, lo: Int, hi: Int), _ s: Int) -> Int {
+            let clef = clefs[s]
+            let lo = o.lo - clef.bottomLineDiatonic, hi = o.hi - clef.bottomLineDiatonic
+            let beyond = hi > 8 + 2 * limit + 1 || lo < -(2 * limit + 1)
+            return 4 * max(0, LayoutBuilder.ledgerLines(lo: lo, hi: hi) - 3) + (beyond ? 10_000 : 0) + 2 * s
+        }
+        let atBar = onsets.indices.map { k in k == 0 || barIndex(atTick: onsets[k].tick) != barIndex(atTick: onsets[k - 1].tick) }
+        var total = [cost(onsets[0], 0), cost(onsets[0], 1) + 6]  // opening in the other clef is a change too
+        var from: [[Int]] = [[0, 1]]
+        for k in 1..<onsets.count {
+            let change = atBar[k] ? 6 : 30
+            var next = [0, 0], back = [0, 0]
+            for s in 0..<2 {
+                let stay = total[s], moved = total[1 - s] + change
+                back[s] = stay <= moved ? s : 1 - s
+                next[s] = min(stay, moved) + cost(onsets[k], s)
+            }
+            total = next
+            from.append(back)
+        }
+        var state = total[0] <= total[1] ? 0 : 1
+        var states = Array(repeating: 0, count: onsets.count)
+        for k in stride(from: onsets.count - 1, through: 0, by: -1) {
+            states[k] = state
+            state = from[k][state]
+        }
+        var out: [(tick: Int, clef: Clef)] = []
+        var current = 0
+        for k in onsets.indices where states[k] != current || (k == 0 && states[0] != 0) {
+            current = states[k]
+            let tick = atBar[k] ? bars[barIndex(atTick: onsets[k].tick)].startTick : onsets[k].tick
+            out.append((max(rangeStart, tick), clefs[current]))
+        }
+        return out
     }
 
     /// The notes laid out, quantized, with their staff; sorted by start then pitch.
@@ -130,7 +288,8 @@ struct LayoutBuilder {
             if n.part.hand == nil && !options.includeAccompaniment { return false }
             return n.startTick < rangeEnd && n.endTick > rangeStart && n.startTick >= rangeStart
         }
-        let grid = LayoutBuilder.grid(onsets: wanted.map { lesson.notes[$0].startTick }, tpq: tpq)
+        // A score's ticks are exact: nothing to snap.
+        let grid = isEngraved ? 1 : LayoutBuilder.grid(onsets: wanted.map { lesson.notes[$0].startTick }, tpq: tpq)
         func snap(_ t: Int) -> Int { ((t + grid / 2) / grid) * grid }
         var out: [NoteInfo] = []
         out.reserveCapacity(wanted.count)
@@ -143,7 +302,9 @@ struct LayoutBuilder {
             case .accompaniment: staff = n.pitch >= 60 ? .treble : .bass
             }
             let start = max(rangeStart, min(snap(n.startTick), rangeEnd - 1))
-            let end = min(rangeEnd, max(start + grid, snap(n.endTick)))
+            // A score's note lasts as written (a staccato quarter sounds shorter, but is a quarter).
+            let written = writtenHeads(of: n).last.map { $0.tick + $0.value.ticks } ?? n.endTick
+            let end = min(rangeEnd, max(start + grid, snap(max(n.endTick, written))))
             let finger = options.showFingering ? lesson.finger(of: n) : nil
             out.append(NoteInfo(index: i, staff: staff, start: start, end: end, pitch: Int(n.pitch), startTick: n.startTick,
                                 spelling: SpelledPitch(letter: 0, alter: 0), diatonic: 0, finger: finger, hand: n.part.hand))
@@ -237,24 +398,47 @@ struct LayoutBuilder {
         for i in members {
             let n = notes[i]
             var t = n.start
-            var pieces: [(Int, NoteDuration, Int)] = []
+            var pieces: [(Int, NoteDuration, Int, Tuplet?)] = []
+            // The score's own heads first (values, dots, tuplets, ties as printed).
+            for h in writtenHeads(of: lesson.notes[n.index]) where h.tick == t && t < n.end {
+                let v = h.value
+                pieces.append((t, NoteDuration(NoteValue(rawValue: v.value) ?? .quarter, dots: v.dots), v.ticks,
+                               v.actual != v.normal ? Tuplet(actual: v.actual, normal: v.normal) : nil))
+                t += max(1, v.ticks)
+            }
             while t < n.end {
                 let bar = bars[barIndex(atTick: t)]
                 let segmentEnd = min(n.end, max(bar.endTick, t + 1))
+                if let d = tripletValue(forTicks: segmentEnd - t) {
+                    pieces.append((t, d, segmentEnd - t, .triplet))
+                    t = segmentEnd
+                    continue
+                }
                 for d in ScoreLayout.values(forTicks: segmentEnd - t, tpq: tpq) {
                     let ticks = d.ticks(tpq: tpq)
-                    pieces.append((t, d, ticks))
+                    pieces.append((t, d, ticks, nil))
                     t += max(1, ticks)
                     if t >= segmentEnd { break }
                 }
                 t = max(t, segmentEnd)
             }
             for (k, p) in pieces.enumerated() {
-                out.append(HeadEvent(note: i, tick: p.0, duration: p.1, ticks: p.2, tiedFrom: k > 0, tiesTo: k < pieces.count - 1))
+                out.append(HeadEvent(note: i, tick: p.0, duration: p.1, ticks: p.2, tiedFrom: k > 0, tiesTo: k < pieces.count - 1, tuplet: p.3))
             }
         }
         out.sort { a, b in a.tick != b.tick ? a.tick < b.tick : (notes[a.note].pitch != notes[b.note].pitch ? notes[a.note].pitch < notes[b.note].pitch : a.note < b.note) }
         return out
+    }
+
+    /// The value a length is written as in a triplet, when no plain or dotted values add up to
+    /// it but one value does in 3:2 (a triplet eighth lasts two thirds of an eighth); nil otherwise.
+    func tripletValue(forTicks ticks: Int) -> NoteDuration? {
+        guard ticks > 0 else { return nil }
+        let plain = ScoreLayout.values(forTicks: ticks, tpq: tpq)
+        if plain.reduce(0, { $0 + $1.ticks(tpq: tpq) }) == ticks { return nil }
+        guard (ticks * 3) % 2 == 0 else { return nil }
+        let written = ticks * 3 / 2
+        return LayoutBuilder.candidates.first { $0.dots == 0 && $0.ticks(tpq: tpq) == written }
     }
 
     /// Columns per quarter: room for an accidental, a head and a finger at the closest onsets
@@ -291,6 +475,11 @@ struct LayoutBuilder {
         return max(0.5, cpq)
     }
 
+    /// Columns a clef change at a bar line takes: the clef's letter (and its octave mark), a space.
+    static func clefChangeWidth<C: Sequence>(_ clefs: C) -> Int where C.Element == Clef {
+        clefs.contains { [.treble8va, .treble8vb, .bass8va, .bass8vb].contains($0) } ? 3 : 2
+    }
+
     /// Columns a system's opening takes: brace, line, clef, key signature, time signature.
     static func prefixWidth(keyAccidentals: Int, time: TimeSignature) -> Int {
         let keyWidth = keyAccidentals > 0 ? keyAccidentals + 1 : 0
@@ -323,6 +512,21 @@ struct LayoutBuilder {
         return out
     }
 
+    /// A score's ottava lines on a staff (the tracks its hand reads, as for clefs), in tick order.
+    func ottavaLines(for staff: Staff) -> [(tick: Int, octaves: Int)] {
+        let ann = lesson.annotations
+        guard !ann.ottavas.isEmpty else { return [] }
+        let hand: HandTag = staff == .treble ? .right : .left
+        var tracks = Set(ann.hands.filter { $0.value == hand }.map(\.key))
+        if tracks.isEmpty {
+            let own: Hand = staff == .treble ? .right : .left
+            tracks = Set(lesson.notes.filter { $0.part.hand == own }.map(\.track))
+        }
+        var out: [(tick: Int, octaves: Int)] = []
+        for t in tracks.sorted() { out += ann.ottavas[t] ?? [] }
+        return out.sorted { $0.tick < $1.tick }
+    }
+
     static func clef(at tick: Int, in changes: [(tick: Int, clef: Clef)], default d: Clef) -> Clef {
         var c = d
         for change in changes {
@@ -331,46 +535,79 @@ struct LayoutBuilder {
         return c
     }
 
-    func place(notes: [NoteInfo], events: [Staff: [HeadEvent]], cpq: Double) -> Score {
-        let clefLists = Dictionary(uniqueKeysWithValues: Staff.allCases.map { ($0, clefChanges(for: $0)) })
-        func clef(_ staff: Staff, _ tick: Int) -> Clef {
-            LayoutBuilder.clef(at: tick, in: clefLists[staff] ?? [], default: staff.defaultClef)
-        }
+    /// The placing passes in order, over one draft. Each pass reads what the ones before it
+    /// wrote and adds one thing; each is tested on its own (`LayoutPassTests`).
+    func place(_ draft: inout LayoutDraft) {
+        groupChords(&draft)
+        markOttavas(&draft)
+        settleChords(&draft)
+        beam(&draft)
+        findRests(&draft)
+        breakSystems(&draft)
+        guard !draft.systems.isEmpty else { return }
+        placeChords(&draft)
+        placeRests(&draft)
+        placeClefChanges(&draft)
+        spanOttavas(&draft)
+    }
 
-        // Chords per staff: heads grouped by tick, with drawn steps, ottava and stems.
-        struct ChordDraft {
-            var staff: Staff
-            var tick: Int
-            var heads: [HeadEvent]
-            var steps: [Int]
-            var ottava: Int
-            var duration: NoteDuration
-            var stemUp: Bool
-            var beamGroup: Int?
-        }
-        var drafts: [Staff: [ChordDraft]] = [:]
-        let limitAbove = 8 + 2 * max(0, options.maxLedgerLines) + 1
-        let limitBelow = -(2 * max(0, options.maxLedgerLines) + 1)
+    /// The score a finished draft makes.
+    func score(_ draft: LayoutDraft) -> Score {
+        Score(title: lesson.title, options: options, ticksPerQuarter: tpq, columnsPerQuarter: draft.cpq, systems: draft.systems,
+              estimatedKey: estimatedKey, extents: draft.extents, endsPiece: !barRange.isEmpty && barRange.upperBound == bars.count)
+    }
+
+    /// Pass 1. Chords per staff: heads grouped by tick, each with its step in the clef in force.
+    func groupChords(_ d: inout LayoutDraft) {
         for staff in Staff.allCases {
             var list: [ChordDraft] = []
-            for e in events[staff] ?? [] {
-                let c = clef(staff, e.tick)
-                let step = notes[e.note].diatonic - c.bottomLineDiatonic
+            for e in d.events[staff] ?? [] {
+                let c = d.clef(staff, e.tick)
+                let step = d.notes[e.note].diatonic - c.bottomLineDiatonic
                 if let last = list.last, last.tick == e.tick {
                     list[list.count - 1].heads.append(e)
                     list[list.count - 1].steps.append(step)
                 } else {
                     list.append(ChordDraft(staff: staff, tick: e.tick, heads: [e], steps: [step], ottava: 0,
-                                           duration: e.duration, stemUp: true, beamGroup: nil))
+                                           duration: e.duration, stemUp: true, beamGroup: nil, ticks: e.ticks, tuplet: e.tuplet))
                 }
             }
-            // 8va / 8vb: a chord beyond the ledger limit moves an octave (two if need be); its
-            // neighbours (within a whole note) still high or low join the run, so the mark does
-            // not flicker on and off.
+            d.chords[staff] = list
+        }
+    }
+
+    /// Pass 2. 8va / 8vb. A score's are its own (`etude:ottava`), and only those. Otherwise a
+    /// chord beyond the ledger limit in the clef planned for it moves an octave (two if need
+    /// be); its neighbours (within a whole note) still high or low join the run, so the mark
+    /// does not flicker on and off. Steps are not shifted yet (`settleChords` does).
+    func markOttavas(_ d: inout LayoutDraft) {
+        if isEngraved {
+            for staff in Staff.allCases {
+                let lines = ottavaLines(for: staff)
+                guard !lines.isEmpty, var list = d.chords[staff] else { continue }
+                for k in list.indices { list[k].ottava = lines.last { $0.tick <= list[k].tick }?.octaves ?? 0 }
+                d.chords[staff] = list
+            }
+            return
+        }
+        let limitAbove = 8 + 2 * max(0, options.maxLedgerLines) + 1
+        let limitBelow = -(2 * max(0, options.maxLedgerLines) + 1)
+        for staff in Staff.allCases {
+            guard var list = d.chords[staff] else { continue }
             for k in list.indices {
                 let hi = list[k].steps.max() ?? 0, lo = list[k].steps.min() ?? 0
                 if hi > limitAbove { list[k].ottava = hi - 7 > limitAbove ? 2 : 1 }
                 else if lo < limitBelow { list[k].ottava = lo + 7 < limitBelow ? -2 : -1 }
+            }
+            // A lone peak one ledger line past the limit (a scale's top note) is written out:
+            // an ottava is for a passage, not for one note with no other past the limit within
+            // two whole notes.
+            let marked = list.indices.filter { list[$0].ottava != 0 }
+            for k in marked {
+                let hi = list[k].steps.max() ?? 0, lo = list[k].steps.min() ?? 0
+                let justPast = list[k].ottava > 0 ? hi <= limitAbove + 2 : lo >= limitBelow - 2
+                let alone = !marked.contains { $0 != k && abs(list[$0].tick - list[k].tick) <= 8 * tpq }
+                if justPast && alone { list[k].ottava = 0 }
             }
             var changed = true
             while changed {
@@ -384,20 +621,35 @@ struct LayoutBuilder {
                     }
                 }
             }
+            d.chords[staff] = list
+        }
+    }
+
+    /// Pass 3. Steps as drawn (under the ottava), the chord's value (its shortest head) and its
+    /// stem direction (away from the middle line).
+    func settleChords(_ d: inout LayoutDraft) {
+        for staff in Staff.allCases {
+            guard var list = d.chords[staff] else { continue }
             for k in list.indices {
                 let shift = 7 * list[k].ottava
                 list[k].steps = list[k].steps.map { $0 - shift }
-                list[k].duration = list[k].heads.map(\.duration).min { a, b in a.ticks(tpq: tpq) < b.ticks(tpq: tpq) } ?? list[k].duration
+                if let shortest = list[k].heads.min(by: { $0.ticks < $1.ticks }) {
+                    list[k].duration = shortest.duration
+                    list[k].ticks = shortest.ticks
+                    list[k].tuplet = shortest.tuplet
+                }
                 let hi = list[k].steps.max() ?? 0, lo = list[k].steps.min() ?? 0
                 list[k].stemUp = hi + lo < 8
             }
-            drafts[staff] = list
+            d.chords[staff] = list
         }
+    }
 
-        // Beams: neighbouring flagged chords of one beat, with no rest between them.
+    /// Pass 4. Beams: neighbouring flagged chords of one beat, with no rest between them.
+    func beam(_ d: inout LayoutDraft) {
         var nextGroup = 0
         for staff in Staff.allCases {
-            guard var list = drafts[staff] else { continue }
+            guard var list = d.chords[staff] else { continue }
             var k = 0
             while k < list.count {
                 guard list[k].duration.value.flags > 0 else { k += 1; continue }
@@ -407,7 +659,7 @@ struct LayoutBuilder {
                 var end = k
                 while end + 1 < list.count {
                     let a = list[end], b = list[end + 1]
-                    guard b.duration.value.flags > 0, a.tick + a.duration.ticks(tpq: tpq) == b.tick,
+                    guard b.duration.value.flags > 0, a.tick + a.ticks == b.tick,
                           barIndex(atTick: b.tick) == barIndex(atTick: list[k].tick),
                           (b.tick - bar.downbeatTick) / beat == beatIndex else { break }
                     end += 1
@@ -424,19 +676,21 @@ struct LayoutBuilder {
                 }
                 k = end + 1
             }
-            drafts[staff] = list
+            d.chords[staff] = list
         }
+    }
 
-        // Rests where a staff is silent, per bar.
-        var rests: [Staff: [(tick: Int, duration: NoteDuration, wholeBar: Bool)]] = [:]
+    /// Pass 5. Rests where a staff is silent, per bar: a whole-bar rest for an empty bar, else
+    /// up to the next beat, then the longest values that fit.
+    func findRests(_ d: inout LayoutDraft) {
         for staff in Staff.allCases {
-            var sounding: [(Int, Int)] = notes.filter { $0.staff == staff }.map { ($0.start, $0.end) }
+            var sounding: [(Int, Int)] = d.notes.filter { $0.staff == staff }.map { ($0.start, $0.end) }
             sounding.sort { $0.0 < $1.0 }
             var merged: [(Int, Int)] = []
             for s in sounding {
                 if let last = merged.last, s.0 <= last.1 { merged[merged.count - 1].1 = max(last.1, s.1) } else { merged.append(s) }
             }
-            var out: [(tick: Int, duration: NoteDuration, wholeBar: Bool)] = []
+            var out: [RestDraft] = []
             var m = 0
             for bi in barRange {
                 let bar = bars[bi]
@@ -451,7 +705,7 @@ struct LayoutBuilder {
                 }
                 if t < bar.endTick { gaps.append((t, bar.endTick)) }
                 if gaps.count == 1, gaps[0].0 == bar.startTick, gaps[0].1 == bar.endTick {
-                    out.append((bar.startTick, NoteDuration(.whole), true))
+                    out.append(RestDraft(tick: bar.startTick, duration: NoteDuration(.whole), wholeBar: true))
                     continue
                 }
                 for (a, b) in gaps {
@@ -461,35 +715,59 @@ struct LayoutBuilder {
                     let intoBeat = ((s - bar.downbeatTick) % beat + beat) % beat
                     if intoBeat != 0 {
                         let toBeat = min(b, s + beat - intoBeat)
-                        for d in ScoreLayout.values(forTicks: toBeat - s, tpq: tpq) {
-                            out.append((s, d, false))
-                            s += max(1, d.ticks(tpq: tpq))
+                        for v in ScoreLayout.values(forTicks: toBeat - s, tpq: tpq) {
+                            out.append(RestDraft(tick: s, duration: v, wholeBar: false))
+                            s += max(1, v.ticks(tpq: tpq))
                         }
                         s = toBeat
                     }
-                    if s < b {
-                        for d in ScoreLayout.values(forTicks: b - s, tpq: tpq) {
-                            out.append((s, d, false))
-                            s += max(1, d.ticks(tpq: tpq))
-                            if s >= b { break }
-                        }
+                    while s < b {
+                        let v = restValue(at: s - bar.downbeatTick, upTo: b - s, bar: bar)
+                        out.append(RestDraft(tick: s, duration: v, wholeBar: false))
+                        s += max(1, v.ticks(tpq: tpq))
                     }
                 }
             }
-            rests[staff] = out
+            d.rests[staff] = out
         }
+    }
 
-        // Systems: whole bars, as many as the width takes.
+    /// The rest to write at a beat (`offset` ticks after the downbeat) for at most `room` ticks:
+    /// the longest value that starts where such a value may, as engravers write rests (a half
+    /// rest on beat 1 or 3 of 4/4, never one from beat 2; a dotted rest only for a beat of
+    /// compound time), so a quarter and a half rest are not drawn as one dotted half.
+    func restValue(at offset: Int, upTo room: Int, bar: Bar) -> NoteDuration {
+        let compound = BarMap.isCompound(bar.signature)
+        let beat = max(1, bar.beatTicks)
+        for d in LayoutBuilder.candidates {
+            let t = d.ticks(tpq: tpq)
+            guard t > 0, t <= room else { continue }
+            if compound {
+                // Within a beat from the beat's start; a whole beat or more only as dotted values.
+                if d.dots == 0, t < beat, (offset % beat) % t == 0 { return d }
+                if d.dots > 0, t % beat == 0, offset % beat == 0 { return d }
+            } else if d.dots == 0, offset % t == 0 {
+                return d
+            }
+        }
+        return ScoreLayout.values(forTicks: room, tpq: tpq).first ?? NoteDuration(.sixtyFourth)
+    }
+
+    /// Columns a span of ticks takes at the draft's scale.
+    func columns(_ ticks: Int, cpq: Double) -> Int { Int((Double(ticks) * cpq / Double(tpq)).rounded()) }
+
+    /// Pass 6. Systems: whole bars, as many as the width takes, with their columns and the
+    /// clef, key and time changes drawn at a bar's start.
+    func breakSystems(_ d: inout LayoutDraft) {
         var systems: [PlacedSystem] = []
         var bi = barRange.lowerBound
         let width = max(NotationOptions.minimumWidth, options.width)
-        func cols(_ ticks: Int) -> Int { Int((Double(ticks) * cpq / Double(tpq)).rounded()) }
         while bi < barRange.upperBound {
             let startBar = bars[bi]
             let key = self.key(atTick: startBar.startTick)
             let time = startBar.signature
             var clefs: [Staff: Clef] = [:]
-            for s in Staff.allCases { clefs[s] = clef(s, startBar.startTick) }
+            for s in Staff.allCases { clefs[s] = d.clef(s, startBar.startTick) }
             let keyWidth = key.sharps != 0 ? abs(key.sharps) + 1 : 0
             let clefColumn = 2
             let keyColumn = 4
@@ -518,14 +796,14 @@ struct LayoutBuilder {
                         changeWidth += LayoutBuilder.timeWidth(bar.signature) + 1
                     }
                     for s in Staff.allCases {
-                        let c = clef(s, bar.startTick)
+                        let c = d.clef(s, bar.startTick)
                         if c != barClefs[s] { clefChange[s] = c }
                     }
-                    if !clefChange.isEmpty { changeWidth += 3 }
+                    if !clefChange.isEmpty { changeWidth += LayoutBuilder.clefChangeWidth(clefChange.values) }
                 }
                 let lineColumn = first ? 1 : x
                 let contentColumn = (first ? x : x + 1 + changeWidth) + 1
-                let endColumn = contentColumn + max(2, cols(bar.lengthTicks))
+                let endColumn = contentColumn + max(2, columns(bar.lengthTicks, cpq: d.cpq))
                 if !first, endColumn + 1 > width { break }
                 system.bars.append(PlacedBar(index: bi, number: bar.number, displayNumber: BarNumbering.displayNumber(of: bar, in: lesson),
                                              startTick: bar.startTick, endTick: bar.endTick, lineColumn: lineColumn,
@@ -540,32 +818,25 @@ struct LayoutBuilder {
             system.width = x + 1
             systems.append(system)
         }
+        d.systems = systems
+    }
 
-        // Heads, chords, rests and clef changes into their systems.
-        let noteStart = Dictionary(notes.map { ($0.index, $0.startTick) }, uniquingKeysWith: { a, _ in a })
-        var extents: [Staff: ClosedRange<Int>] = [.treble: 0...8, .bass: 0...8]
-        func systemIndex(ofTick tick: Int) -> Int {
-            var lo = 0, hi = systems.count - 1
-            while lo < hi {
-                let mid = (lo + hi + 1) / 2
-                if systems[mid].startTick <= tick { lo = mid } else { hi = mid - 1 }
-            }
-            return lo
-        }
-        func column(_ tick: Int, in system: PlacedSystem) -> Int {
-            let bar = system.bars.last { $0.startTick <= tick } ?? system.bars[0]
-            return bar.contentColumn + cols(tick - bar.startTick)
-        }
+    /// The column of a tick in a system (of the bar holding it).
+    func column(_ tick: Int, in system: PlacedSystem, cpq: Double) -> Int {
+        let bar = system.bars.last { $0.startTick <= tick } ?? system.bars[0]
+        return bar.contentColumn + columns(tick - bar.startTick, cpq: cpq)
+    }
+
+    /// Pass 7. Heads and chords into their systems: accidentals as the bar needs them (a tied
+    /// continuation has none), seconds side by side, and each staff's extent.
+    func placeChords(_ d: inout LayoutDraft) {
+        let noteStart = Dictionary(d.notes.map { ($0.index, $0.startTick) }, uniquingKeysWith: { a, _ in a })
         var accidentals: [Staff: AccidentalState] = [:]
         var accidentalBar: [Staff: Int] = [:]
-        guard !systems.isEmpty else {
-            return Score(title: lesson.title, options: options, ticksPerQuarter: tpq, columnsPerQuarter: cpq, systems: [],
-                         estimatedKey: estimatedKey, extents: extents)
-        }
         for staff in Staff.allCases {
-            for draft in drafts[staff] ?? [] {
-                let si = systemIndex(ofTick: draft.tick)
-                let c = column(draft.tick, in: systems[si])
+            for draft in d.chords[staff] ?? [] {
+                let si = d.systemIndex(ofTick: draft.tick)
+                let c = column(draft.tick, in: d.systems[si], cpq: d.cpq)
                 let barIdx = barIndex(atTick: draft.tick)
                 let bar = bars[barIdx]
                 if accidentalBar[staff] != barIdx {
@@ -576,13 +847,13 @@ struct LayoutBuilder {
                 }
                 // Lowest step first; a head a second above an undisplaced one goes right.
                 let order = draft.heads.indices.sorted { draft.steps[$0] != draft.steps[$1] ? draft.steps[$0] < draft.steps[$1] : draft.heads[$0].note < draft.heads[$1].note }
-                let first = systems[si].heads.count
+                let first = d.systems[si].heads.count
                 var previousStep: Int?
                 var previousDisplaced = false
-                let clefHere = clef(staff, draft.tick)
+                let clefHere = d.clef(staff, draft.tick)
                 for o in order {
                     let e = draft.heads[o]
-                    let n = notes[e.note]
+                    let n = d.notes[e.note]
                     let step = draft.steps[o]
                     var displaced = false
                     if let p = previousStep, step - p == 1, !previousDisplaced { displaced = true }
@@ -593,60 +864,81 @@ struct LayoutBuilder {
                     if !e.tiedFrom {
                         accidental = accidentals[staff]?.draw(diatonic: n.diatonic, alter: n.spelling.alter)
                     }
-                    systems[si].heads.append(PlacedHead(
+                    d.systems[si].heads.append(PlacedHead(
                         noteIndex: n.index, pitch: n.pitch, hand: n.hand, staff: staff, clef: clefHere, step: step,
                         ottava: draft.ottava, spelling: n.spelling, accidental: accidental, finger: e.tiedFrom ? nil : n.finger,
-                        tick: e.tick, duration: e.duration, column: c + (displaced ? 1 : 0), displaced: displaced,
+                        tick: e.tick, duration: e.duration, tuplet: e.tuplet, articulations: e.tiedFrom ? [] : articulations(of: n),
+                        column: c + (displaced ? 1 : 0), displaced: displaced,
                         tiedFromPrevious: e.tiedFrom, tiesToNext: e.tiesTo, barIndex: barIdx))
                 }
                 let lead = draft.heads[order[0]]
-                systems[si].chords.append(PlacedChord(staff: staff, tick: draft.tick, column: c, heads: first..<systems[si].heads.count,
-                                                      duration: draft.duration, stemUp: draft.stemUp, beamGroup: draft.beamGroup,
-                                                      leadNote: notes[lead.note].index, startTickOfNote: noteStart[notes[lead.note].index] ?? draft.tick))
+                d.systems[si].chords.append(PlacedChord(staff: staff, tick: draft.tick, column: c, heads: first..<d.systems[si].heads.count,
+                                                        duration: draft.duration, tuplet: draft.tuplet, stemUp: draft.stemUp, beamGroup: draft.beamGroup,
+                                                        leadNote: d.notes[lead.note].index, startTickOfNote: noteStart[d.notes[lead.note].index] ?? draft.tick))
                 // Extents: heads, ledger lines, stems.
                 let hi = draft.steps.max() ?? 4, lo = draft.steps.min() ?? 4
                 var top = hi, bottom = lo
                 if draft.duration.value.hasStem {
                     if draft.stemUp { top = max(top, hi + 7) } else { bottom = min(bottom, lo - 7) }
                 }
-                let e = extents[staff] ?? 0...8
-                extents[staff] = min(e.lowerBound, bottom)...max(e.upperBound, top)
-            }
-            for r in rests[staff] ?? [] {
-                let si = systemIndex(ofTick: r.tick)
-                var c = column(r.tick, in: systems[si])
-                if r.wholeBar, let bar = systems[si].bars.last(where: { $0.startTick <= r.tick }) {
-                    c = (bar.contentColumn + bar.endColumn - 1) / 2
-                }
-                systems[si].rests.append(PlacedRest(staff: staff, tick: r.tick, column: c, duration: r.duration, wholeBar: r.wholeBar))
-            }
-            // Clef changes inside a bar (those at a bar's start are drawn with the bar).
-            for change in clefLists[staff] ?? [] where change.tick > rangeStart && change.tick < rangeEnd {
-                let si = systemIndex(ofTick: change.tick)
-                if systems[si].bars.contains(where: { $0.startTick == change.tick }) { continue }
-                let c = column(change.tick, in: systems[si]) - 2
-                systems[si].clefChanges.append(PlacedClef(staff: staff, tick: change.tick, column: c, clef: change.clef))
+                let e = d.extents[staff] ?? 0...8
+                d.extents[staff] = min(e.lowerBound, bottom)...max(e.upperBound, top)
             }
         }
-        // Ottava spans: runs of heads under the same mark within a system.
-        for si in systems.indices {
+    }
+
+    /// The articulations a score prints on a note (`etude:marks`).
+    func articulations(of n: NoteInfo) -> [Articulation] {
+        let marks = lesson.annotations.articulations
+        guard !marks.isEmpty else { return [] }
+        let note = lesson.notes[n.index]
+        return marks[Annotations.Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))] ?? []
+    }
+
+    /// Pass 8. Rests into their systems (a whole-bar rest in the middle of its bar).
+    func placeRests(_ d: inout LayoutDraft) {
+        for staff in Staff.allCases {
+            for r in d.rests[staff] ?? [] {
+                let si = d.systemIndex(ofTick: r.tick)
+                var c = column(r.tick, in: d.systems[si], cpq: d.cpq)
+                if r.wholeBar, let bar = d.systems[si].bars.last(where: { $0.startTick <= r.tick }) {
+                    c = (bar.contentColumn + bar.endColumn - 1) / 2
+                }
+                d.systems[si].rests.append(PlacedRest(staff: staff, tick: r.tick, column: c, duration: r.duration, wholeBar: r.wholeBar))
+            }
+        }
+    }
+
+    /// Pass 9. Clef changes inside a bar (those at a bar's start are drawn with the bar).
+    func placeClefChanges(_ d: inout LayoutDraft) {
+        for staff in Staff.allCases {
+            for change in d.clefs[staff] ?? [] where change.tick > rangeStart && change.tick < rangeEnd {
+                let si = d.systemIndex(ofTick: change.tick)
+                if d.systems[si].bars.contains(where: { $0.startTick == change.tick }) { continue }
+                let c = column(change.tick, in: d.systems[si], cpq: d.cpq) - 2
+                d.systems[si].clefChanges.append(PlacedClef(staff: staff, tick: change.tick, column: c, clef: change.clef))
+            }
+        }
+    }
+
+    /// Pass 10. Ottava spans: runs of heads under the same mark within a system.
+    func spanOttavas(_ d: inout LayoutDraft) {
+        for si in d.systems.indices {
             for staff in Staff.allCases {
                 var current: OttavaSpan?
-                for chord in systems[si].chords where chord.staff == staff {
-                    let oct = systems[si].heads[chord.heads.lowerBound].ottava
+                for chord in d.systems[si].chords where chord.staff == staff {
+                    let oct = d.systems[si].heads[chord.heads.lowerBound].ottava
                     if var span = current, span.octaves == oct, oct != 0 {
                         span.toColumn = chord.column + 1
                         current = span
                     } else {
-                        if let span = current { systems[si].ottavas.append(span) }
+                        if let span = current { d.systems[si].ottavas.append(span) }
                         current = oct != 0 ? OttavaSpan(staff: staff, octaves: oct, fromColumn: chord.column, toColumn: chord.column + 1) : nil
                     }
                 }
-                if let span = current { systems[si].ottavas.append(span) }
+                if let span = current { d.systems[si].ottavas.append(span) }
             }
         }
-        return Score(title: lesson.title, options: options, ticksPerQuarter: tpq, columnsPerQuarter: cpq, systems: systems,
-                     estimatedKey: estimatedKey, extents: extents)
     }
 
     /// Ticks one beam may span: a beat (a dotted quarter in compound time), a whole bar of

@@ -57,10 +57,26 @@ public struct NoteDuration: Equatable, Hashable, Sendable {
     }
 }
 
+/// A tuplet a head belongs to: `actual` notes in the time of `normal` (a triplet: 3 in the time
+/// of 2); the number drawn over the group is `actual`.
+public struct Tuplet: Equatable, Hashable, Sendable {
+    public var actual: Int
+    public var normal: Int
+
+    public init(actual: Int, normal: Int) {
+        self.actual = actual
+        self.normal = normal
+    }
+
+    public static let triplet = Tuplet(actual: 3, normal: 2)
+}
+
 /// How the learner's cursor, sounding notes and judgements show on the staff. Set per frame by
 /// the practice screen as plain values; nothing here is fetched.
 public enum StaffJudgement: String, Codable, Sendable, Hashable {
     case hit, wrong, missed
+    /// Struck right, but released short or held long, or played loud or soft (the ear, after a pass).
+    case off
 
     /// From the name of a Judge `Verdict` (`early`, `onTime`, `late` → hit; `wrongPitch` →
     /// wrong; `missed`), nil for `extra` (a played note no lesson note stands for). By name so
@@ -106,6 +122,7 @@ public struct StaffMarks: Sendable, Equatable {
             case .hit: return .hit
             case .wrong: return .wrong
             case .missed: return .missed
+            case .off: return .off
             }
         }
         return sounding.contains(noteIndex) ? .lit : .plain
@@ -115,6 +132,8 @@ public struct StaffMarks: Sendable, Equatable {
 /// The state a note is drawn in.
 public enum NoteMark: UInt8, Sendable, Hashable {
     case plain, lit, hit, wrong, missed, hidden
+    /// Struck right but held or played off (short, long, loud, soft): its head becomes `◇`.
+    case off
 }
 
 /// Choices for a layout. The width is the one that decides where systems break.
@@ -164,6 +183,10 @@ public struct PlacedHead: Sendable, Equatable {
     /// Where the head stands in lesson ticks (a continuation: where it is tied on).
     public var tick: Int
     public var duration: NoteDuration
+    /// The tuplet the head is written in, nil for none.
+    public var tuplet: Tuplet?
+    /// Articulations and fermata printed on the note (its first head only).
+    public var articulations: [Articulation] = []
     /// Column in its system; a head displaced by a second stands one column right of it.
     public var column: Int
     public var displaced: Bool
@@ -182,6 +205,8 @@ public struct PlacedChord: Sendable, Equatable {
     /// Range into the system's `heads`, lowest step first.
     public var heads: Range<Int>
     public var duration: NoteDuration
+    /// The tuplet of its lead head (its number is drawn over the group), nil for none.
+    public var tuplet: Tuplet?
     public var stemUp: Bool
     /// Chords sharing a beam have the same group id (unique in the score); nil: flags.
     public var beamGroup: Int?
@@ -279,6 +304,9 @@ public struct Score: Sendable, Equatable {
     /// Highest and lowest step anything of a staff reaches (heads, stems, ledger lines), over the
     /// whole score: every system is drawn with the same height.
     public var extents: [Staff: ClosedRange<Int>]
+    /// The last bar laid out is the lesson's last: it ends with a final double bar (an
+    /// excerpt ends with a plain one).
+    public var endsPiece: Bool
 
     /// The system and column of a tick (between two columns for ticks between heads), nil
     /// outside the laid-out bars.

@@ -123,6 +123,8 @@ public struct StaffRaster: Sendable {
             return (cell.part == .lowerHalf ? cell.scalar : 0xD7, cell.ink, mark)  // ×
         case .missed where cell.ink == .head:
             return (cell.part == .lowerHalf ? cell.scalar : 0x25CC, cell.ink, mark)  // ◌
+        case .off where cell.ink == .head:
+            return (cell.part == .lowerHalf ? cell.scalar : 0x25C7, cell.ink, mark)  // ◇
         default:
             return (cell.scalar, cell.ink, mark)
         }
@@ -447,7 +449,8 @@ struct Painter {
         verticalLine(x: 1, kind: .opening)
         for (k, bar) in system.bars.enumerated() where k > 0 { verticalLine(x: bar.lineColumn, kind: .bar) }
         if let last = system.bars.last {
-            let isEnd = score.systems.last?.index == system.index && last.endTick >= (score.systems.last?.endTick ?? 0)
+            // The final double bar only where the piece ends: an excerpt (`--bars`) ends with a plain one.
+            let isEnd = score.endsPiece && score.systems.last?.index == system.index && last.endTick >= (score.systems.last?.endTick ?? 0)
             verticalLine(x: last.endColumn, kind: isEnd ? .final : .bar)
         }
         // The brace: from the treble's top line to the bass's bottom line.
@@ -470,6 +473,7 @@ struct Painter {
         case .bass8va: return ("F", 6, "⁸")
         case .alto: return ("C", 4, nil)
         case .tenor: return ("C", 6, nil)
+        case .french: return ("G", 0, nil)
         }
     }
 
@@ -488,6 +492,8 @@ struct Painter {
         case .bass, .bass8va, .bass8vb: return sharps ? 1 : -1
         case .alto: return sharps ? 2 : 0
         case .tenor: return sharps ? 2 : 1
+        // The treble clef's window a third lower: the same pitches.
+        case .french: return sharps ? 1 : -1
         }
     }
 
@@ -500,6 +506,7 @@ struct Painter {
     }
 
     mutating func paintKey(_ key: MusicKey, clef: Clef, staff: Staff, x: Int, cancelling old: MusicKey? = nil) -> Int {
+        if density == .compact { return paintKeyNamed(key, staff: staff, x: x, cancelling: old) }
         var col = x
         if let old {
             for letter in LayoutBuilder.cancellations(from: old, to: key) {
@@ -514,6 +521,27 @@ struct Painter {
             col += 1
         }
         return col
+    }
+
+    /// A key signature where the rows cannot place it: the compact staff has no row for a
+    /// space, so a flat on E5 would stand on the F line. It names the letters it alters instead,
+    /// on the middle line (`♭BEAD`: B♭ E♭ A♭ D♭), in the columns the glyphs would take. A change
+    /// to C major names the letters it cancels (`♮BE`); a change to another key names the new
+    /// key's letters alone (the old ones it leaves out are natural again).
+    static func keyText(_ key: MusicKey, cancelling old: MusicKey?) -> String {
+        let letters = Array("CDEFGAB")
+        if key.sharps == 0 {
+            guard let old else { return "" }
+            let cancelled = LayoutBuilder.cancellations(from: old, to: key)
+            return cancelled.isEmpty ? "" : "♮" + String(cancelled.map { letters[$0] })
+        }
+        return String(Accidental(alter: key.sharps > 0 ? 1 : -1).glyph) + String(key.signature.map { letters[$0.letter] })
+    }
+
+    mutating func paintKeyNamed(_ key: MusicKey, staff: Staff, x: Int, cancelling old: MusicKey?) -> Int {
+        let label = Painter.keyText(key, cancelling: old)
+        text(label, x: x, y: geometry.lineRow(staff, step: 4), .keySignature)
+        return x + label.unicodeScalars.count
     }
 
     mutating func paintTime(_ time: TimeSignature, x: Int) {
@@ -539,7 +567,7 @@ struct Painter {
             if !bar.clefChanges.isEmpty {
                 for (staff, clef) in bar.clefChanges { paintClef(clef, staff: staff, x: x) }
                 for (staff, clef) in bar.clefChanges { clefs[staff] = clef }
-                x += 3
+                x += LayoutBuilder.clefChangeWidth(bar.clefChanges.values)
             }
             if let key = bar.keyChange {
                 var end = x
@@ -557,9 +585,10 @@ struct Painter {
         switch d.value {
         case .whole: return ("▀", density == .full ? 5 : 6)
         case .half: return (density == .full ? "▄" : "▀", density == .full ? 5 : 4)
+        // Letters, not digits: a rest beside yellow finger numbers must not read as one.
         case .quarter: return ("ζ", 4)
-        case .eighth: return ("7", 4)
-        default: return ("ȝ", 4)
+        case .eighth: return ("γ", 4)
+        default: return ("ɤ", 4)
         }
     }
 
@@ -587,8 +616,81 @@ struct Painter {
                 k += 1
             }
         }
+        paintTuplets()
         for chord in chords { paintTies(chord) }
         for chord in chords { paintHeads(chord) }
+        for chord in chords { paintArticulations(chord) }
+    }
+
+    static func articulationGlyph(_ a: Articulation) -> Unicode.Scalar {
+        switch a {
+        case .staccato: return "∙"
+        case .staccatissimo: return "▾"
+        case .accent: return ">"
+        case .marcato: return "^"
+        case .tenuto: return "–"
+        case .fermata: return "⌒"
+        }
+    }
+
+    /// Articulations on the head's side away from the stem (a fermata always above), in the
+    /// rows next to the chord where there is room (a blank cell or a staff line), nearest first.
+    mutating func paintArticulations(_ chord: PlacedChord) {
+        let marks = system.heads[chord.heads].flatMap(\.articulations)
+        guard !marks.isEmpty else { return }
+        let rows = headRows(chord)
+        let stemmed = chord.duration.value.hasStem
+        var above = stemmed && chord.stemUp ? stemSpan(chord, tipRow: nil).to - 1 : rows.top - 1
+        var below = stemmed && !chord.stemUp ? stemSpan(chord, tipRow: nil).to + 1 : rows.bottom + 1
+        var seen = Set<Articulation>()
+        for m in marks where seen.insert(m).inserted {
+            let up = m == .fermata || (stemmed && !chord.stemUp)
+            var y = up ? above : below
+            while y > 0, y < height - 1, ![Ink.blank, .staffLine].contains(cell(chord.column, y).ink) { y += up ? -1 : 1 }
+            guard y > 0, y < height, [Ink.blank, .staffLine].contains(cell(chord.column, y).ink) else { continue }
+            put(chord.column, y, Painter.articulationGlyph(m), .dot)
+            if up { above = y - 1 } else { below = y + 1 }
+        }
+    }
+
+    /// Groups of chords in one tuplet, per staff: consecutive tuplet chords within the time
+    /// the tuplet takes (`normal` of the first chord's value: a quarter for triplet eighths).
+    func tupletGroups() -> [[PlacedChord]] {
+        var out: [[PlacedChord]] = []
+        var current: [PlacedChord] = []
+        let tpq = max(1, score.ticksPerQuarter)
+        for chord in system.chords {
+            if let first = current.first, let t = first.tuplet, chord.staff == first.staff, chord.tuplet == t,
+               chord.tick < first.tick + t.normal * NoteDuration(first.duration.value).ticks(tpq: tpq) {
+                current.append(chord)
+                continue
+            }
+            if !current.isEmpty { out.append(current) }
+            current = chord.tuplet == nil ? [] : [chord]
+        }
+        if !current.isEmpty { out.append(current) }
+        return out
+    }
+
+    /// The tuplet's number over (or under) its group, at the stems' tips: on the beam of a
+    /// beamed group (`┌─3─┐`), beside the tips of unbeamed ones.
+    mutating func paintTuplets() {
+        for group in tupletGroups() {
+            guard let first = group.first, let last = group.last, let t = first.tuplet,
+                  let digits = Optional(String(t.actual)), !digits.isEmpty else { continue }
+            let up = first.stemUp
+            var tip = up ? Int.max : Int.min
+            let beamed = first.beamGroup != nil && group.allSatisfy { $0.beamGroup == first.beamGroup }
+            // A beamed group's tips are the whole beam's (the beam is drawn at one row).
+            let tipping = beamed ? system.chords.filter { $0.beamGroup == first.beamGroup } : group
+            for c in tipping {
+                let span = c.duration.value.hasStem ? stemSpan(c, tipRow: nil).to : (up ? headRows(c).top - 1 : headRows(c).bottom + 1)
+                tip = up ? min(tip, span) : max(tip, span)
+            }
+            let y = beamed ? tip : tip + (up ? -1 : 1)
+            let x = (first.column + last.column) / 2 + (first.column == last.column ? 1 : 0)
+            text(digits, x: x, y: max(0, min(height - 1, y)), .beam)
+        }
     }
 
     func headRows(_ chord: PlacedChord) -> (top: Int, bottom: Int) {

@@ -54,6 +54,11 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
         /// "whole", "half", "quarter", "eighth", "16th"… of the first head, with its dots.
         public var value: String
         public var dots: Int
+        /// The tuplet the first head is written in, e.g. "3:2" (a triplet), null for none.
+        public var tuplet: String?
+        /// Articulations and fermata printed on the note: "staccato", "staccatissimo", "accent",
+        /// "marcato", "tenuto", "fermata" (empty for none).
+        public var articulations: [String]
         /// Tied continuation heads after the first (at bar lines, or for lengths no single value writes).
         public var ties: Int
         /// Index into the lesson's notes, and its tick.
@@ -61,7 +66,7 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
         public var tick: Int
 
         enum CodingKeys: String, CodingKey {
-            case bar, beat, staff, clef, step, ottava, accidental, spelling, pitch, hand, finger, column, system, value, dots, ties, note, tick
+            case bar, beat, staff, clef, step, ottava, accidental, spelling, pitch, hand, finger, column, system, value, dots, tuplet, articulations, ties, note, tick
         }
 
         // Absent values are written as null, so every record has every key.
@@ -82,6 +87,8 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
             try c.encode(system, forKey: .system)
             try c.encode(value, forKey: .value)
             try c.encode(dots, forKey: .dots)
+            try c.encode(tuplet, forKey: .tuplet)
+            try c.encode(articulations, forKey: .articulations)
             try c.encode(ties, forKey: .ties)
             try c.encode(note, forKey: .note)
             try c.encode(tick, forKey: .tick)
@@ -116,7 +123,8 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
                     bar: bar?.displayNumber ?? 0, beat: (beat * 1000).rounded() / 1000, staff: h.staff.rawValue, clef: h.clef.rawValue,
                     step: h.step, ottava: h.ottava, accidental: h.accidental?.rawValue, spelling: h.spelling.name, pitch: h.pitch,
                     hand: h.hand?.rawValue, finger: h.finger, column: h.column, system: s.index, value: h.duration.value.name,
-                    dots: h.duration.dots, ties: ties[h.noteIndex] ?? 0, note: h.noteIndex, tick: h.tick))
+                    dots: h.duration.dots, tuplet: h.tuplet.map { "\($0.actual):\($0.normal)" },
+                    articulations: h.articulations.map(\.rawValue), ties: ties[h.noteIndex] ?? 0, note: h.noteIndex, tick: h.tick))
             }
         }
         records.sort { a, b in a.tick != b.tick ? a.tick < b.tick : (a.staff != b.staff ? a.staff == "treble" : a.pitch < b.pitch) }

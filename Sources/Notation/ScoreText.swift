@@ -104,6 +104,7 @@ public enum ScoreText {
         case .hit: codes = ["1", "92"]
         case .wrong: codes = ["1", "91"]
         case .missed: codes = ["90"]
+        case .off: codes = ["1", "93"]
         case .lit:
             codes = ["1", "7", cell.hand == .left ? "32" : (cell.hand == .right ? "34" : "35")]
         case .plain, .hidden:

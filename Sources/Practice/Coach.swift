@@ -81,7 +81,11 @@ public final class Coach: @unchecked Sendable {
     private var lastRecordingEnd: Double?
     private var fullRun = false
     private var judged: [Int: Verdict] = [:]
+    /// Notes of the last finished pass struck right but held or played off (the ear's faults).
+    private var heardOff: Set<Int> = []
     private var fullRunWeakest: [Int: Double] = [:]
+    /// The ear (releases, loudness): every key event and pedal change of the pass in pass time.
+    private var ear = EarLog()
 
     /// - Parameters:
     ///   - plan: the plan the transport plays (hands practised, bars, count-in).
@@ -126,6 +130,10 @@ public final class Coach: @unchecked Sendable {
     /// (the staff colours them): hits, wrong pitches (on the note that was due), misses.
     public var judgedNotes: [Int: Verdict] { locked { judged } }
 
+    /// Notes of the last finished pass struck right but released short, held long, or played
+    /// loud or soft: the staff marks them until the next pass starts.
+    public var notesHeardOff: Set<Int> { locked { heardOff } }
+
     private func noted(_ actions: [CoachAction]) -> [CoachAction] {
         for case .judged(let j) in actions where j.verdict != .extra {
             if let id = j.expected?.id { judged[id] = j.verdict }
@@ -156,6 +164,12 @@ public final class Coach: @unchecked Sendable {
             if let p = pausedAt { anchor += max(0, time - p) }
             pausedAt = nil
         }
+    }
+
+    /// The sustain pedal went down or up (controller 64, at or above 64 is down) at this clock
+    /// time: the ear hears notes lifted under it sounding on.
+    public func handle(pedalDown down: Bool, at time: Double) {
+        locked { if mode.judges { ear.pedal.append((time - inputOffset - anchor, down)) } }
     }
 
     /// Tells the Coach the plan changed (hands, loop): the next pass uses it.
@@ -190,6 +204,9 @@ public final class Coach: @unchecked Sendable {
 
     /// The weakest section named after the last full run (nil before, or when all was right).
     public var weakestSection: (section: SectionReport, name: String)? { locked { weakest } }
+
+    /// The report of finished pass `number` (the history stores its bars), nil when not judged.
+    public func report(forPass number: Int) -> PassReport? { locked { finishedPasses[number] } }
 
     /// Reports of every finished pass so far, in order.
     public var passReports: [PassReport] { locked { reports.map(\.report) } }
@@ -255,7 +272,9 @@ public final class Coach: @unchecked Sendable {
         var p = plan
         p.bars = s.firstBar...s.lastBar
         p.tempo = .percent(100)  // the speed trainer sets the tempo, starting at 70 %
-        p.speedTrainer = PracticePlan.SpeedTrainer(start: 70, target: 100, step: 5)
+        // The learner's own speed trainer (`--speed-trainer`) when they gave one.
+        p.speedTrainer = plan.speedTrainer.map { PracticePlan.SpeedTrainer(start: $0.start, target: $0.target, step: $0.step) }
+            ?? PracticePlan.SpeedTrainer(start: 70, target: 100, step: 5)
         p.repeatMode = .forever
         // Play and memory count in before each pass; wait mode waits anyway.
         p.countIn = mode.countsIn
@@ -337,17 +356,18 @@ public final class Coach: @unchecked Sendable {
         let countIn = tick == nil && number == 1 && plan.countIn
         let schedule = PassSchedule(lesson: lesson, plan: plan, from: tick ?? range.lowerBound, to: range.upperBound, percent: percent,
                                     options: .init(pass: number, countIn: countIn))
-        expected = !mode.judges ? [] : schedule.notes.filter { $0.cue.practised }.map { n in
-            ExpectedNote(id: n.cue.index, pitch: Int(n.cue.pitch), time: n.start, duration: n.end - n.start,
-                         part: n.cue.part.key, section: lesson.sectionIndex(atTick: n.cue.startTick))
-        }
+        expected = !mode.judges ? [] : PassJudging.expected(schedule, lesson: lesson, dynamics: ear.dynamics(of: lesson))
         passNotes = schedule.notes
         retimes = []
         pausedAt = nil
         matcher = mode == .play || mode == .memory ? PlayMatcher(expected: expected, window: window) : nil
         gate = mode == .wait ? WaitGate(expected: expected, ignoresReleases: onsetOnlyInput) : nil
         waitJudgements = []
-        if !continuing { judged = [:] }
+        ear.start(at: time, continuing: continuing)
+        if !continuing {
+            judged = [:]
+            heardOff = []
+        }
         pausedForChord = nil
         finishedPasses[number] = nil
         if continuing { return [] }
@@ -369,6 +389,7 @@ public final class Coach: @unchecked Sendable {
         // Pass time of this event.
         var local = meant
         local.time = meant.time - anchor
+        if mode.judges { ear.events.append(local) }
         var wrongNow = false
         switch mode {
         case .watch:
@@ -385,6 +406,7 @@ public final class Coach: @unchecked Sendable {
                     out.append(.flashWrong(pitch: p, until: event.time + Coach.flashSeconds))
                     flashes.append((p, event.time + Coach.flashSeconds))
                 case .advanced(let chord, _):
+                    ear.chordTimes.append(event.time)
                     for n in g.chords[chord].notes {
                         let j = Judgement(verdict: .onTime, expected: n, played: event, errorMs: 0, section: n.section)
                         waitJudgements.append(j)
@@ -449,8 +471,10 @@ public final class Coach: @unchecked Sendable {
     private func finishLocked(pass number: Int, endTime: Double) -> PassReport {
         if let done = finishedPasses[number] { return done }
         var report: PassReport
+        var judgements = waitJudgements
         if var m = matcher {
             report = m.finish()
+            judgements = m.judgements
             matcher = nil
         } else if var g = gate {
             // Chords never completed are missed.
@@ -461,11 +485,17 @@ public final class Coach: @unchecked Sendable {
                 g.reset(to: chord.time + 1e-6)
             }
             gate = nil
+            judgements = waitJudgements
             report = PassReport(judgements: waitJudgements, window: window, sections: Set(expected.map(\.section)))
         } else {
             report = PassReport(judgements: [], window: window, sections: Set(expected.map(\.section)))
         }
         report.offsetMs = (inputOffset * 1000).rounded()
+        if mode.judges {
+            ear.hear(into: &report, expected: expected, judgements: judgements, mode: mode, onsetOnly: onsetOnlyInput, lesson: lesson,
+                     endTime: endTime - anchor)
+            heardOff = Set(report.notes.filter(\.isHeardOff).map(\.id))
+        }
         finishedPasses[number] = report
         reports.append((number, passPercent, report))
         closeRecordingLocked(endTime: endTime)

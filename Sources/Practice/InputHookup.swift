@@ -26,6 +26,7 @@ public final class InputHookup: @unchecked Sendable {
     private let output: (any SoundOutput)?
     private let onNote: @Sendable (PlayedEvent) -> Void
     private let onStatus: @Sendable (String) -> Void
+    private let onControl: @Sendable (MIDIEvent.Kind) -> Void
     private var source: (any InputSource)?
     private let lock = NSLock()
     private var piano: ComputerKeyboardPiano
@@ -33,6 +34,14 @@ public final class InputHookup: @unchecked Sendable {
     private var failureText: String?
     private var sounding: Set<UInt8> = []
     private var soundsPlayedNotes = true
+    private var pedalHook: (@Sendable (Bool, Double) -> Void)?
+
+    /// The sustain pedal (controller 64) went down (true) or up at a clock time: the ear judges
+    /// a key lifted under it as still sounding.
+    public var onPedal: (@Sendable (Bool, Double) -> Void)? {
+        get { lock.withLock { pedalHook } }
+        set { lock.withLock { pedalHook = newValue } }
+    }
 
     /// True when notes come from the terminal's keys (onset-only, fixed length).
     public var usesComputerKeyboard: Bool { sourceName == nil }
@@ -69,12 +78,14 @@ public final class InputHookup: @unchecked Sendable {
     /// (unknown port name, unreadable device). `program` is the GM program the learner hears.
     public init(spec: InputSpec, output: (any SoundOutput)?, channel: UInt8 = InputHookup.defaultChannel, program: UInt8 = 0,
                 clock: any TimeSource = MonotonicClock(), noteLength: Double = 0.4, listening: ListeningProfile = ListeningProfile(),
-                onNote: @escaping @Sendable (PlayedEvent) -> Void, onStatus: @escaping @Sendable (String) -> Void = { _ in })
+                onNote: @escaping @Sendable (PlayedEvent) -> Void, onStatus: @escaping @Sendable (String) -> Void = { _ in },
+                onControl: @escaping @Sendable (MIDIEvent.Kind) -> Void = { _ in })
         throws(InputError) {
         self.output = output
         self.channel = channel & 0x0F
         self.onNote = onNote
         self.onStatus = onStatus
+        self.onControl = onControl
         piano = ComputerKeyboardPiano(noteLength: noteLength, channel: 0)
         output?.send(.programChange(channel: self.channel, program: program & 0x7F))
         let box = HookupBox()
@@ -102,6 +113,9 @@ public final class InputHookup: @unchecked Sendable {
         let due = lock.withLock { piano.releases(dueBy: now) }
         for n in due { receive(.note(n)) }
     }
+
+    /// What to type on the computer keyboard for `pitch` now ("d", "z g"): wait mode names it.
+    public func computerKeys(for pitch: Int) -> String { lock.withLock { piano.layout.keys(for: pitch) } }
 
     /// The computer-keyboard layout's help lines (for the help overlay / status).
     public var keyboardHelp: [String] { lock.withLock { piano.layout.helpLines } }
@@ -137,12 +151,14 @@ public final class InputHookup: @unchecked Sendable {
                 lock.withLock { _ = sounding.remove(n.pitch) }
             }
             onNote(PlayedEvent(pitch: Int(n.pitch), velocity: Int(n.velocity), time: n.time, isOn: n.isOn, channel: Int(n.channel)))
-        case .control(let kind, _):
+        case .control(let kind, let time):
+            if case .controlChange(_, 64, let v) = kind { lock.withLock { pedalHook }?(v >= 64, time) }
             switch kind {
             case .controlChange(_, let c, let v): output?.send(.controlChange(channel: channel, controller: c, value: v))
             case .pitchBend(_, let v): output?.send(.pitchBend(channel: channel, value: v))
             default: break
             }
+            onControl(kind)
         case .status(let text):
             onStatus(text)
         case .ended(let text):

@@ -33,6 +33,8 @@ public enum PracticeCommand: Equatable, Sendable {
     case loopWeakestSection
     /// `r`: save the last pass as played to a .mid file.
     case saveLastPass
+    /// `g`: go to a bar; the screen asks for its number (`PracticeController.goToBar`).
+    case goToBar
     /// Computer-keyboard piano: semitones above the current octave's C (0…12).
     case pianoKey(semitone: Int)
     case octaveDown

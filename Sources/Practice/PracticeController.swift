@@ -19,6 +19,7 @@ public final class PracticeController: @unchecked Sendable {
     private var saveHook: (@Sendable (LoopSnapshot) -> String)?
     private var recallHook: (@Sendable () -> [NamedLoop])?
     private var pianoHook: (@Sendable (Character, Double) -> Void)?
+    private var pictureHook: (@Sendable () -> [Int: (notes: Int, faults: Int)])?
     private var recallIndex = 0
     /// Where `r` saves passes.
     public var saveDirectory: String
@@ -41,6 +42,13 @@ public final class PracticeController: @unchecked Sendable {
     public var onRecallLoops: (@Sendable () -> [NamedLoop])? {
         get { lock.withLock { recallHook } }
         set { lock.withLock { recallHook = newValue } }
+    }
+
+    /// The lesson's per-bar picture across judged passes (performed bar → notes, faults), from
+    /// the history: `W` loops the section that fails most in it.
+    public var onBarPicture: (@Sendable () -> [Int: (notes: Int, faults: Int)])? {
+        get { lock.withLock { pictureHook } }
+        set { lock.withLock { pictureHook = newValue } }
     }
 
     /// Where computer-keyboard piano keys go (`InputHookup.press`), with the clock time.
@@ -69,8 +77,9 @@ public final class PracticeController: @unchecked Sendable {
             s.update { $0.showHelp = false }
             return .continue
         }
-        // Results holding the transport: any key but quit plays on (with the count-in).
-        if command != .quit, s.releaseHold() { return .continue }
+        // Results holding the transport: any key but quit plays on (with the count-in); W,
+        // which the panel's weakest section invites, plays on into its loop.
+        if command != .quit, s.releaseHold(), command != .loopWeakestSection { return .continue }
         // Any key but quit puts the results away.
         if command != .quit { s.dismissResults() }
         let transport = s.transport
@@ -208,6 +217,8 @@ public final class PracticeController: @unchecked Sendable {
             loopWeakest()
         case .saveLastPass:
             s.show(message: saveLastPass(now: Date()))
+        case .goToBar:
+            break  // the screen asks for the number, then calls `goToBar(_:)`
         }
         return .continue
     }
@@ -218,7 +229,10 @@ public final class PracticeController: @unchecked Sendable {
     public func loopWeakest() {
         let s = session
         let coach = s.coach
-        let weakest = coach.weakestSection.map { ($0.section.section, $0.name) }
+        // Across passes first (the bars that fail most), else the last full run, else the last pass.
+        let acrossPasses = onBarPicture.flatMap { PassJudging.weakestSection(picture: $0(), lesson: s.lesson) }
+        let weakest = acrossPasses.map { ($0, coach.sectionName($0)) }
+            ?? coach.weakestSection.map { ($0.section.section, $0.name) }
             ?? coach.lastReport?.weakestSection.map { ($0.section, coach.sectionName($0.section)) }
         guard let (index, name) = weakest, let plan = coach.weakSectionPlan(section: index) else {
             s.show(message: "no weakest section yet: play a full pass in wait, play or memory mode first")
@@ -227,7 +241,7 @@ public final class PracticeController: @unchecked Sendable {
         do {
             try s.replacePlan(plan)
             s.resume()
-            s.show(message: "looping \(name) from 70 % (speed trainer on)")
+            s.show(message: "looping \(name) from \(PracticePlan.format(plan.speedTrainer?.start ?? 70)) % (speed trainer on)")
         } catch {
             s.show(message: error.message)
         }
@@ -326,6 +340,29 @@ public final class PracticeController: @unchecked Sendable {
         } catch {
             s.show(message: error.message)
         }
+    }
+
+    /// `g` 40 Enter: to bar 40 as the learner names it (a score's printed number, `12@2` the
+    /// second time through), as `--bars` reads it; a bar outside the loop or the lesson is a
+    /// message saying what would work.
+    public func goToBar(_ text: String) {
+        let s = session
+        let bars = s.lesson.bars
+        let target: Int
+        do {
+            target = try bars.range(parsing: text, option: "bar").lowerBound
+        } catch {
+            s.show(message: error.message)
+            return
+        }
+        let range = s.transport.bars
+        guard range.contains(target) else {
+            s.show(message: "bar \(bars.label(number: target)) is outside the loop (bars \(bars.label(ofRange: range))): l turns the loop off")
+            return
+        }
+        s.dismissResults()
+        seekKeepingState(target)
+        s.show(message: "bar \(bars.label(number: target))")
     }
 
     /// Seeks; a stopped or finished transport stays paused there, a playing one plays on.

@@ -8,6 +8,10 @@ public protocol PracticeHistory: AnyObject, Sendable {
     /// Stores finished passes; `figures` gives a complete pass's figures (nil when it was only
     /// watched). A pass left before its end is stored for its time only.
     func record(_ passes: [FinishedPassInfo], mode: PracticeMode, figures: (FinishedPassInfo) -> ScoreFigures?)
+    /// As `record(_:mode:figures:)`, with each judged pass's report (its notes, for the per-bar
+    /// picture); a history that keeps no bars stores the figures only.
+    func record(_ passes: [FinishedPassInfo], mode: PracticeMode, figures: (FinishedPassInfo) -> ScoreFigures?,
+                reports: (FinishedPassInfo) -> PassReport?)
     /// Saves where the learner stopped, for `etude resume`.
     func saveResume(_ point: ResumePoint, mode: PracticeMode, loopName: String?)
     /// Saves a loop under its automatic name; returns the message for the screen.
@@ -17,10 +21,16 @@ public protocol PracticeHistory: AnyObject, Sendable {
 }
 
 extension PracticeHistory {
+    public func record(_ passes: [FinishedPassInfo], mode: PracticeMode, figures: (FinishedPassInfo) -> ScoreFigures?,
+                       reports: (FinishedPassInfo) -> PassReport?) {
+        record(passes, mode: mode, figures: figures)
+    }
+
     /// Stores what the session finished since the last call, with the coach's figures.
     public func record(finishedBy session: PracticeSession) {
         let passes = session.takeFinishedPasses()
         guard !passes.isEmpty else { return }
-        record(passes, mode: session.mode) { session.score(for: $0) }
+        let coach = session.coach
+        record(passes, mode: session.mode, figures: { session.score(for: $0) }, reports: { coach.report(forPass: $0.pass) })
     }
 }

@@ -100,6 +100,7 @@ public final class PracticeSession: @unchecked Sendable {
     private var reportSink: (@Sendable (PassReport) -> Void)?
     private var tickHook: (@Sendable (Double) -> Void)?
     private var currentLoopName: String?
+    private var keysHook: (@Sendable (Int) -> String?)?
 
     /// Validates the plan (its one-line error) and prepares to play; nothing sounds before `start()`.
     public init(lesson: Lesson, plan: PracticePlan, clock: any TimeSource, output: any SoundOutput,
@@ -154,6 +155,13 @@ public final class PracticeSession: @unchecked Sendable {
     public var onTick: (@Sendable (Double) -> Void)? {
         get { lock.withLock { tickHook } }
         set { lock.withLock { tickHook = newValue } }
+    }
+
+    /// What to type on the computer keyboard for a pitch (wait mode names the awaited keys);
+    /// nil for a MIDI instrument.
+    public var computerKeys: (@Sendable (Int) -> String?)? {
+        get { lock.withLock { keysHook } }
+        set { lock.withLock { keysHook = newValue } }
     }
 
     /// The saved loop playing now: recalled with `L`, saved with `s`, or set by the caller (a
@@ -244,6 +252,11 @@ public final class PracticeSession: @unchecked Sendable {
             lock.withLock { results = nil }  // playing on puts the results away
         }
         apply(coach.handle(played: event), coach: coach)
+    }
+
+    /// The learner's sustain pedal went down or up (clock time): the coach's ear hears it.
+    public func learnerPedal(down: Bool, at time: Double) {
+        coach.handle(pedalDown: down, at: time)
     }
 
     /// True while the transport waits after a judged pass for the learner to read the results.
@@ -371,6 +384,10 @@ public final class PracticeSession: @unchecked Sendable {
         let local = lock.withLock {
             (showHelp, showNames, messageText, loopOn, loopPasses, loopMarkStart, loopMarkEnd, currentLoopName, results)
         }
+        var feedback = coach.feedback(now: now)
+        if let keys = computerKeys {
+            for w in feedback.waitingFor { feedback.waitingKeys[w.pitch] = keys(w.pitch) }
+        }
         return SessionState(
             now: now, title: title, transport: transportState, plan: plan, pass: transport.pass, tempoPercent: transport.tempoPercent,
             bpm: transportState == .playing ? transport.bpm(at: now) : transport.effectiveBPM,
@@ -378,7 +395,7 @@ public final class PracticeSession: @unchecked Sendable {
             notes: upcoming, barLines: lines,
             loop: SessionState.Loop(start: local.5, end: local.6, enabled: local.3, passes: local.4, name: local.7),
             mode: coach.mode, pianoKeys: settings.computerKeyboard && coach.mode.judges,
-            feedback: coach.feedback(now: now), judged: coach.judgedNotes, results: local.8,
+            feedback: feedback, judged: coach.judgedNotes, heardOff: coach.notesHeardOff, results: local.8,
             showHelp: local.0, showNoteNames: local.1, message: local.2)
     }
 
@@ -508,16 +525,22 @@ public final class PracticeSession: @unchecked Sendable {
             case .passReport(let pass, let percent, let report):
                 let now = clock.now
                 let hint = coach.mode == .play || coach.mode == .memory ? settings.timingHint?(report) : nil
+                // Asked before taking this object's lock (the transport has its own).
+                let verdict = transport.plan.speedTrainer?.verdict(percent: percent, accuracy: report.figures.accuracy,
+                                                                   threshold: settings.cleanThreshold)
                 let sink = lock.withLock { () -> (@Sendable (PassReport) -> Void)? in
                     results = SessionState.Results(pass: pass, tempoPercent: percent, figures: report.figures, offsetMs: report.offsetMs,
-                                                   timingHint: hint)
+                                                   timingHint: hint, secondsPerChord: report.secondsPerChord, earLine: report.earLine,
+                                                   review: report.reviewLines())
+                    results?.speedTrainer = verdict
                     resultsShownAt = now
                     figuresByPass[pass] = report.figures
                     return reportSink
                 }
                 sink?(report)
             case .weakestSection(_, let name, _):
-                show(message: "work on \(name): W loops it at 70 % with the speed trainer")
+                let start = transport.plan.speedTrainer?.start ?? 70  // the learner's own trainer when on
+                show(message: "work on \(name): W loops it at \(PracticePlan.format(start)) % with the speed trainer")
             case .learnerKeys, .flashWrong, .judged:
                 break
             }

@@ -43,11 +43,13 @@ public struct SessionState: Sendable {
         public var waitingFor: [(pitch: Int, hand: Hand?)] = []
         /// After a full run with mistakes: the section to work on, e.g. "Work on Bars 5–8: 75% accuracy".
         public var advice: String?
+        /// Wait mode on the computer keyboard: what to type for each awaited pitch ("d", "z g").
+        public var waitingKeys: [Int: String] = [:]
 
         public init() {}
 
         public static func == (a: Feedback, b: Feedback) -> Bool {
-            a.held == b.held && a.wrong == b.wrong && a.flashes == b.flashes && a.advice == b.advice
+            a.held == b.held && a.wrong == b.wrong && a.flashes == b.flashes && a.advice == b.advice && a.waitingKeys == b.waitingKeys
                 && a.waitingFor.map(\.pitch) == b.waitingFor.map(\.pitch) && a.waitingFor.map(\.hand) == b.waitingFor.map(\.hand)
         }
     }
@@ -61,6 +63,14 @@ public struct SessionState: Sendable {
         public var offsetMs: Double = 0
         /// A line about the learner's timing (the suggestion to calibrate), shown once.
         public var timingHint: String?
+        /// With the speed trainer on: the tempo of the next pass and why (`SpeedTrainer.verdict`).
+        public var speedTrainer: String?
+        /// Wait mode: mean seconds per chord (shown instead of timing, which means nothing there).
+        public var secondsPerChord: Double?
+        /// The ear's line ("Releases: short 2, long 0 · …"), nil when it judged nothing.
+        public var earLine: String?
+        /// Where it went wrong, a line per bar ("bar 9: D4 short, E4 loud").
+        public var review: [String] = []
 
         /// "Pass 2 at 80%".
         public var title: String { "Pass \(pass) at \(TempoPercent.text(tempoPercent))%" }
@@ -92,6 +102,8 @@ public struct SessionState: Sendable {
     public var feedback: Feedback
     /// How the notes of the pass under way were judged so far, by index into `Lesson.notes`.
     public var judged: [Int: Verdict]
+    /// After a pass: its notes struck right but held or played off (short, long, loud, soft).
+    public var heardOff: Set<Int> = []
     /// The last judged pass, while its panel is up.
     public var results: Results?
     public var showHelp: Bool

@@ -14,9 +14,19 @@ public struct BrowserRow: Equatable, Sendable {
     public var lastPractised: String?
     /// The file to open; nil when the file went missing.
     public var path: String?
+    /// Where the lesson stands on the method's path (nil: not started, or not graded).
+    public var mark: Mark?
+
+    /// The status mark (drawn in the margin before the star): mastered, in progress, or the one
+    /// `etude next` names.
+    public enum Mark: String, Equatable, Sendable {
+        case mastered = "✓"
+        case inProgress = "…"
+        case next = "▸"
+    }
 
     public init(id: String, title: String, composer: String? = nil, level: Int? = nil, durationSeconds: Double, favourite: Bool = false,
-                bestScore: Double? = nil, lastPractised: String? = nil, path: String? = nil) {
+                bestScore: Double? = nil, lastPractised: String? = nil, path: String? = nil, mark: Mark? = nil) {
         self.id = id
         self.title = title
         self.composer = composer
@@ -26,6 +36,7 @@ public struct BrowserRow: Equatable, Sendable {
         self.bestScore = bestScore
         self.lastPractised = lastPractised
         self.path = path
+        self.mark = mark
     }
 }
 
@@ -103,6 +114,7 @@ public enum BrowserKeys {
         PracticeKeys.Entry(keys: "Ctrl-S  F5", action: "stats of the lesson"),
         PracticeKeys.Entry(keys: "Ctrl-R  F6", action: "routines (Enter runs one)"),
         PracticeKeys.Entry(keys: "?  F1", action: "this help (? while the search is empty)"),
+        PracticeKeys.Entry(keys: "✓ … ▸", action: "mastered / in progress / next (etude next)"),
         PracticeKeys.Entry(keys: "Esc", action: "clear the search, then quit"),
         PracticeKeys.Entry(keys: "Ctrl-Q  F10  Ctrl-C", action: "quit"),
     ]
@@ -386,6 +398,8 @@ public struct BrowserScreen: Sendable {
                             best: r.bestScore.flatMap { $0.isFinite && abs($0) < 1e9 ? String(Int($0.rounded())) : nil } ?? "–",
                             last: r.lastPractised ?? "never")
             buffer.text(text, x: 1, y: y, style: style, maxWidth: w - 2)
+            // The method's mark in the margin before the star: ✓ mastered, … in progress, ▸ next.
+            if let mark = r.mark?.rawValue.unicodeScalars.first { buffer.put(0, y, mark, style) }
         }
         // Footer
         Footer.draw(into: &buffer, y: h - 1, width: w, theme: theme, message: model.message, hints: BrowserKeys.hints,
@@ -492,7 +506,75 @@ public enum BrowserTitle {
         if !composer.isEmpty, titleWidth + 3 + 6 <= width {
             return title + CellBuffer.cut(composer, width: width - titleWidth) + missing
         }
-        return elided(title, room: width - CellBuffer.width(of: missing), beside: neighbours.map { safe($0.title) }) + missing
+        let room = width - CellBuffer.width(of: missing)
+        let others = neighbours.map { safe($0.title) }
+        let cut = elided(title, room: room, beside: others)
+        // The key ("in G major") is what a pianist looks for: when the cut loses it, words the
+        // neighbours share go instead.
+        if let key = keyWords(title), !cut.contains(key), let kept = keepingKey(title, room: room, beside: others) {
+            return kept + missing
+        }
+        return cut + missing
+    }
+
+    /// The key a title names ("G major" in "Minuet in G major,", "A minor" in "A minor scale");
+    /// nil when it names none.
+    static func keyWords(_ title: String) -> String? {
+        let words = title.split(separator: " ").map(String.init)
+        guard let i = keyIndex(words) else { return nil }
+        return words[i] + " " + String(words[i + 1].filter(\.isLetter))
+    }
+
+    /// Index of the note letter of a key in `words` ("G" of "G major,"), nil when none.
+    static func keyIndex(_ words: [String]) -> Int? {
+        func bare(_ w: String) -> String { String(w.filter { $0.isLetter || $0 == "♯" || $0 == "♭" || $0 == "#" }) }
+        for i in words.indices.dropLast() {
+            let letter = bare(words[i]), mode = bare(words[i + 1]).lowercased()
+            guard mode == "major" || mode == "minor", let first = letter.first, "ABCDEFG".contains(first),
+                  letter.count == 1 || ["♯", "♭", "#", "b"].contains(String(letter.dropFirst())) else { continue }
+            return i
+        }
+        return nil
+    }
+
+    /// `title` in `room` columns keeping its first word, its key and the words that tell it
+    /// from `others`; the words the neighbours share go from the end first, each run of them
+    /// shown as `…`. Nil when even that does not fit.
+    static func keepingKey(_ title: String, room: Int, beside others: [String]) -> String? {
+        let words = title.split(separator: " ").map(String.init)
+        guard let k = keyIndex(words) else { return nil }
+        // 2: never dropped (the first word, the key); 1: tells it apart; 0: shared, dropped first.
+        let theirs = others.map { Set($0.split(separator: " ").map(String.init)) }
+        let rank = words.indices.map { i -> Int in
+            if i == 0 || i == k || i == k + 1 || (i == k - 1 && words[i] == "in") { return 2 }
+            return theirs.contains { !$0.contains(words[i]) } ? 1 : 0
+        }
+        let keyTells = [k, k + 1].contains { i in theirs.contains { !$0.contains(words[i]) } }
+        var dropped = [Bool](repeating: false, count: words.count)
+        func render() -> String {
+            var out = ""
+            var i = 0
+            while i < words.count {
+                if dropped[i] {
+                    while i < words.count, dropped[i] { i += 1 }
+                    out += i == words.count ? "…" : (out.isEmpty ? "… " : " … ")
+                    continue
+                }
+                if !out.isEmpty, !out.hasSuffix(" ") { out += " " }
+                out += words[i]
+                i += 1
+            }
+            return out
+        }
+        var text = render()
+        while CellBuffer.width(of: text) > room {
+            // Words that tell it apart go too only when the key itself does (G major beside G minor).
+            guard let i = words.indices.last(where: { rank[$0] == 0 && !dropped[$0] })
+                    ?? (keyTells ? words.indices.last(where: { rank[$0] == 1 && !dropped[$0] }) : nil) else { return nil }
+            dropped[i] = true
+            text = render()
+        }
+        return text
     }
 
     /// `title` in `room` columns, keeping the part after the start it shares with `others`.

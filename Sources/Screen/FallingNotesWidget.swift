@@ -40,10 +40,10 @@ public struct FallingNotesWidget: Sendable {
             for c in (x + 1)..<(x + width - 1) { buffer.put(c, r, glyph, theme.barLineStyle) }
             buffer.text(line.label, x: x + 1, y: r, style: theme.barNumberStyle, maxWidth: 4)
         }
-        for (t, label) in [(model.loopStartSeconds, "loop ▼"), (model.loopEndSeconds, "loop ▲")] {
+        let loopMarks = [(model.loopStartSeconds, "loop ▼"), (model.loopEndSeconds, "loop ▲")]
+        for (t, _) in loopMarks {
             guard let t, let r = row(t) else { continue }
             for c in (x + 1)..<(x + width - 1) { buffer.put(c, r, "═", theme.loopLineStyle) }
-            buffer.text(label, x: x + width - 8, y: r, style: theme.loopLineStyle, maxWidth: 7)
         }
         let mono = theme.monochrome
         for note in model.notes {
@@ -76,6 +76,11 @@ public struct FallingNotesWidget: Sendable {
                 let fstyle = mono ? Style(attributes: [.reverse, .bold]) : Style(fg: .rgb(0, 0, 0), bg: theme.color(note.role), attributes: .bold)
                 buffer.put(cols.lowerBound, sy, digit, fstyle)
             }
+        }
+        // The loop's labels last, so no note falling through them cuts a letter out.
+        for (t, label) in loopMarks {
+            guard let t, let r = row(t) else { continue }
+            buffer.text(label, x: x + width - 8, y: r, style: theme.loopLineStyle, maxWidth: 7)
         }
     }
 }
@@ -116,7 +121,7 @@ public struct StatusBarWidget: Sendable {
         buffer.fill(x: 0, y: y, width: width, height: 2, Cell(" ", theme.statusStyle))
         let right = StatusBarWidget.firstLineRight(s)
         let rightWidth = CellBuffer.width(of: right)
-        let icon: String = s.playing ? "▶ " : "■ "
+        let icon: String = s.playing ? "▶ " : s.waiting != nil ? "▷ " : "■ "
         var x = 1 + buffer.text(icon, x: 1, y: y, style: theme.statusAccent, maxWidth: 2)
         if s.silent {
             // Said where the learner looks, not only once on stderr.

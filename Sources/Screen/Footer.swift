@@ -12,7 +12,7 @@ public enum Footer {
 
     /// The hints when the computer keyboard plays notes: which letters are notes, and how the
     /// commands those letters shadow are still reached.
-    public static let pianoKeys = ["notes: a w s e d f t g y h u j k", "z x octave", "Alt+key or F2–F9: commands", "space play/pause"]
+    public static let pianoKeys = ["notes: a w s e d f t g y h u j k", "z x octave", "Alt+key or F2–F10: commands", "space play/pause"]
 
     /// The text of the left part and of the right part for `width` columns.
     public static func parts(width: Int, message: String?, hints: [String], essentials: [String] = essentials) -> (left: String, right: String) {

@@ -177,6 +177,11 @@ public struct KeyboardWidget: Sendable {
                 for x in cols { buffer.put(x, y + row, glyph, style) }
             }
         }
+        // Wait mode: the computer key that plays each awaited note, on the key itself.
+        for (p, letter) in state.letters where layout.contains(p) {
+            guard let cols = layout.noteColumns(p), let scalar = letter.unicodeScalars.first else { continue }
+            buffer.put(cols.lowerBound, y + (KeyboardLayout.isBlack(p) ? 1 : 2), scalar, Style(attributes: [.reverse, .bold]))
+        }
         // Octave labels under every C (and A0 at the bottom end), middle C in bold.
         let labelRow = y + 3
         let middleC = 60

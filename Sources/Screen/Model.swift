@@ -20,6 +20,8 @@ public enum NoteRole: Int, Sendable, Hashable, CaseIterable, Comparable {
 /// important wins (wrong > learner > right hand > left hand > accompaniment).
 public struct KeyboardState: Sendable, Equatable {
     private var roles: [UInt8] = Array(repeating: 0, count: 128)
+    /// Letters written on keys (wait mode: the computer key that plays an awaited note).
+    public var letters: [Int: Character] = [:]
 
     public init() {}
 
@@ -125,6 +127,9 @@ public struct StatusInfo: Sendable, Equatable {
     public var pass: Int = 1
     /// No audio device opened: the lesson is silent (the header says so).
     public var silent = false
+    /// Wait mode: the keys awaited, e.g. "E4 [d]  G3 [z g]" (the header's icon is ▷ then; the
+    /// hint line names them).
+    public var waiting: String?
 
     public init(title: String = "", playing: Bool = false, bar: Int = 1, beat: Int = 1, bars: Int = 1,
                 bpm: Double = 120, tempoPercent: Int = 100, hand: String = "both", otherHand: String = "play",
@@ -171,12 +176,25 @@ public struct ResultsInfo: Sendable, Equatable {
     public var offsetMs: Double
     /// A line about the learner's timing (the suggestion to calibrate).
     public var timingHint: String?
+    /// The speed trainer's word on the next pass ("next pass at 75 % (…)"), when it is on.
+    public var speedTrainer: String?
+    /// Wait mode: mean seconds per chord; the panel shows hits, wrong keys and this, not timing.
+    public var secondsPerChord: Double?
+    /// The ear's line (releases, loudness, evenness), nil when it judged nothing.
+    public var earLine: String?
+    /// Where it went wrong, a line per bar ("bar 9: D4 short, E4 loud").
+    public var review: [String]
 
-    public init(title: String = "Results", figures: ScoreFigures, offsetMs: Double = 0, timingHint: String? = nil) {
+    public init(title: String = "Results", figures: ScoreFigures, offsetMs: Double = 0, timingHint: String? = nil,
+                speedTrainer: String? = nil, secondsPerChord: Double? = nil, earLine: String? = nil, review: [String] = []) {
+        self.review = review
         self.title = title
         self.figures = figures
         self.offsetMs = offsetMs
         self.timingHint = timingHint
+        self.speedTrainer = speedTrainer
+        self.secondsPerChord = secondsPerChord
+        self.earLine = earLine
     }
 }
 

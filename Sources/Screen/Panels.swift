@@ -11,31 +11,32 @@ public enum PracticeKeys {
     public static let controls: [Entry] = [
         Entry(keys: "space", action: "play / pause"),
         Entry(keys: "← →", action: "previous / next bar"),
+        Entry(keys: "g N Enter", action: "go to bar N (F10)"),
         Entry(keys: "Home", action: "restart"),
         Entry(keys: "[  ]", action: "loop start / end here"),
         Entry(keys: "l", action: "loop on / off"),
-        Entry(keys: "s", action: "save this loop"),
-        Entry(keys: "L", action: "next saved loop"),
+        Entry(keys: "s", action: "save this loop (F4)"),
+        Entry(keys: "L", action: "next saved loop (F5)"),
         Entry(keys: "+  -", action: "tempo +5 % / −5 %"),
-        Entry(keys: "h", action: "hand: both / right / left"),
-        Entry(keys: "o", action: "other hand: play / quiet / mute"),
-        Entry(keys: "m", action: "metronome on / off"),
-        Entry(keys: "n", action: "note names on / off"),
+        Entry(keys: "h", action: "hand: both / right / left (F2)"),
+        Entry(keys: "o", action: "other hand: play / quiet / mute (F3)"),
+        Entry(keys: "m", action: "metronome on / off (F7)"),
+        Entry(keys: "n", action: "note names on / off (F8)"),
         Entry(keys: "v", action: "view: falling notes / staff / both"),
-        Entry(keys: "?", action: "this help"),
+        Entry(keys: "?", action: "this help (F1)"),
         Entry(keys: "q  Esc", action: "quit"),
     ]
 
     public static let piano: [Entry] = [
         Entry(keys: "a w s e d f t g y h u j k", action: "piano C … C (play modes)"),
         Entry(keys: "z  x", action: "piano octave down / up"),
-        Entry(keys: "Alt+key  F2–F9", action: "commands while letters are notes"),
+        Entry(keys: "Alt+key  F-key", action: "a command while letters are notes"),
     ]
 
     /// The playing modes' keys (listed last: a short terminal shows the controls first).
     public static let modes: [Entry] = [
-        Entry(keys: "M", action: "mode: watch / wait / play / memory"),
-        Entry(keys: "W", action: "loop the weakest section at 70 %"),
+        Entry(keys: "M", action: "mode: watch / wait / play / memory (F6)"),
+        Entry(keys: "W", action: "loop the weakest section (F9)"),
         Entry(keys: "r", action: "save the last pass as .mid"),
     ]
 
@@ -135,10 +136,23 @@ public struct ResultsPanel: Sendable {
 
     public static func lines(_ r: ResultsInfo) -> [String] {
         let f = r.figures
+        if let perChord = r.secondsPerChord {
+            // Wait mode: the music waited for every chord, so timing means nothing here.
+            var lines = [
+                "hit \(f.hit)   missed \(f.missed)   wrong \(f.wrong)   extra \(f.extra)",
+                "accuracy \(formatted(f.accuracy, decimals: 1)) %",
+                "time per chord \(formatted(perChord, decimals: 1)) s",
+            ]
+            if let ear = r.earLine { lines.append(ear) }
+            lines += r.review
+            lines.append("score \(formatted(f.score, decimals: 0))")
+            return lines
+        }
         var lines = [
             "hit \(f.hit)   missed \(f.missed)   wrong \(f.wrong)   extra \(f.extra)",
             "accuracy \(formatted(f.accuracy, decimals: 1)) %",
         ]
+        if let ear = r.earLine { lines.append(ear) }
         if let (mean, sd) = f.timing {
             var t = "timing \(mean >= 0 ? "+" : "−")\(formatted(abs(mean), decimals: 0)) ms"
             t += " ± \(formatted(sd, decimals: 0)) ms"
@@ -149,7 +163,9 @@ public struct ResultsPanel: Sendable {
             lines.append("input offset \(formatted(r.offsetMs, decimals: 0)) ms applied")
         }
         if let hint = r.timingHint { lines.append(hint) }
+        lines += r.review
         lines.append("score \(formatted(f.score, decimals: 0))")
+        if let next = r.speedTrainer { lines.append(next) }
         return lines
     }
 
@@ -170,7 +186,8 @@ public struct ResultsPanel: Sendable {
         let w = (lines.map { CellBuffer.width(of: $0) }.max() ?? 20) + 6
         let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: results.title, width: max(w, 30), height: lines.count + 2)
         for (i, l) in lines.enumerated() {
-            buffer.text(l, x: bx + 3, y: by + 1 + i, style: i == lines.count - 3 ? theme.panelTitle : theme.panelStyle, maxWidth: max(w, 30) - 4)
+            let scoreRow = lines.count - 3 - (results.speedTrainer == nil ? 0 : 1)
+            buffer.text(l, x: bx + 3, y: by + 1 + i, style: i == scoreRow ? theme.panelTitle : theme.panelStyle, maxWidth: max(w, 30) - 4)
         }
     }
 }

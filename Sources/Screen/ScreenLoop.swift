@@ -19,27 +19,11 @@ import Terminal
 ///
 /// Nothing else may write to stdout while the session is open (it would corrupt the frame).
 public final class ScreenLoop: @unchecked Sendable {
-    public enum Action: Sendable { case `continue`, quit }
+    public typealias Action = TerminalAction
+    public typealias Ending = TerminalEnding
 
-    public enum Ending: Sendable, Equatable {
-        /// The key handler returned `.quit`.
-        case quit
-        /// Ctrl-C.
-        case interrupted
-        /// The terminal went away (EOF on input).
-        case inputClosed
-        /// `stop()` was called.
-        case stopped
-        /// The terminal session's `SignalWatch` caught SIGINT, SIGTERM or SIGHUP.
-        case signalled
-    }
-
-    private let device: TerminalDevice
     private let screen: PracticeScreen
-    private var writer: FrameWriter
-    private let frameInterval: Double
-    private let lock = NSLock()
-    private var stopRequested = false
+    private let loop: TerminalLoop
     private var thread: Thread?
     private var ending: Ending?
     private let finished = NSCondition()
@@ -49,27 +33,20 @@ public final class ScreenLoop: @unchecked Sendable {
     ///   - depth: colour depth, e.g. `session.colorDepth`.
     ///   - fps: target frames per second (30 is smooth over SSH).
     public init(device: TerminalDevice, depth: ColorDepth, fps: Double = 30, synchronizedOutput: Bool = true) {
-        self.device = device
         self.screen = PracticeScreen(depth: depth)
-        self.writer = FrameWriter(depth: depth, synchronizedOutput: synchronizedOutput)
-        self.frameInterval = 1.0 / max(1, min(240, fps))
+        self.loop = TerminalLoop(device: device, depth: depth, fps: fps, synchronizedOutput: synchronizedOutput)
     }
 
     /// Called with true just before Ctrl-Z suspends the process and with false after `fg`:
     /// a practice session pauses its transport so nothing plays while the learner is away.
-    public var onSuspend: ((Bool) -> Void)?
+    public var onSuspend: ((Bool) -> Void)? {
+        get { loop.onSuspend }
+        set { loop.onSuspend = newValue }
+    }
 
     /// Asks the loop to end after the current frame (from any thread).
     public func stop() {
-        lock.lock()
-        stopRequested = true
-        lock.unlock()
-    }
-
-    private var shouldStop: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopRequested
+        loop.stop()
     }
 
     /// Runs the loop on a new thread; `wait()` returns how it ended.
@@ -101,56 +78,9 @@ public final class ScreenLoop: @unchecked Sendable {
         return run(frame: { buffer, size in screen.render(model(), into: &buffer, size: size) }, onKey: onKey)
     }
 
-    /// Runs the loop drawing each frame with `frame` (another screen: the staff views).
+    /// Runs the loop drawing each frame with `frame` (another screen: the staff views): the
+    /// terminal's one key/frame loop, `TerminalLoop`.
     public func run(frame render: (inout CellBuffer, TerminalSize) -> Void, onKey: (Key) -> Action) -> Ending {
-        var decoder = KeyDecoder()
-        var buffer = CellBuffer(size: device.size())
-        let clock = ContinuousClock()
-        var nextFrame = clock.now
-        var lastInput = clock.now
-        writer.invalidate()
-        func draw() {
-            render(&buffer, device.size())
-            let bytes = writer.frame(buffer)
-            if !bytes.isEmpty { device.write(bytes) }
-        }
-        draw()
-        nextFrame = clock.now.advanced(by: .seconds(frameInterval))
-        while true {
-            if shouldStop { return .stopped }
-            let now = clock.now
-            var waitMs = max(0, Int32(((nextFrame - now) / .milliseconds(1)).rounded(.up)))
-            if decoder.hasPending && !decoder.isInPaste { waitMs = min(waitMs, Int32(KeyDecoder.escapeTimeoutMilliseconds)) }
-            let bytes = device.readInput(timeoutMilliseconds: waitMs)
-            let events = device.takeEvents()
-            if events.contains(.inputClosed) { return .inputClosed }
-            if events.contains(.signalled) { return .signalled }
-            if events.contains(.resized) || events.contains(.resumed) { writer.invalidate() }
-            var keys: [Key] = []
-            if !bytes.isEmpty {
-                lastInput = clock.now
-                keys = decoder.feed(bytes)
-            } else if decoder.hasPending && !decoder.isInPaste,
-                      clock.now - lastInput >= .milliseconds(KeyDecoder.escapeTimeoutMilliseconds) {
-                keys = decoder.flush()
-            }
-            var redrawNow = !keys.isEmpty || !events.isEmpty
-            for key in keys {
-                if key == Key.ctrl("c") { return .interrupted }
-                if key == Key.ctrl("z"), let session = device as? TerminalSession {
-                    onSuspend?(true)
-                    session.suspend()
-                    onSuspend?(false)
-                    writer.invalidate()
-                    redrawNow = true
-                    continue
-                }
-                if onKey(key) == .quit { return .quit }
-            }
-            if redrawNow || clock.now >= nextFrame {
-                draw()
-                nextFrame = clock.now.advanced(by: .seconds(frameInterval))
-            }
-        }
+        loop.run(frame: render, onKey: onKey)
     }
 }

@@ -71,8 +71,9 @@ public struct StaffWidget: Sendable {
             let start = max(1, min(h - room, centre - room / 2))
             rows = [raster.topRow] + Array(start..<(start + room))
         }
-        // A page shorter than the area sits in its middle.
-        var row = y + max(0, (height - page.count * rows.count) / 2)
+        // A page shorter than the area starts at its top, right under the timeline (centred, a
+        // tall terminal showed a third of empty rows above the music).
+        var row = y
         for index in page {
             let overlay = raster.overlay(system: index, marks: marks)
             let system = raster.systems[index]
@@ -99,6 +100,8 @@ public struct StaffWidget: Sendable {
             style = mono ? Style(attributes: .bold) : Style(fg: theme.color(.wrong), attributes: .bold)
         case .missed:
             style = mono ? Style(attributes: .dim) : Style(fg: StaffWidget.missed)
+        case .off:
+            style = mono ? Style(attributes: [.bold, .underline]) : Style(fg: StaffWidget.off, attributes: .bold)
         case .lit:
             let role: NoteRole = cell.hand == .left ? .leftHand : (cell.hand == .right ? .rightHand : .accompaniment)
             style = mono ? Style(attributes: [.bold, .reverse]) : Style(fg: theme.color(role), attributes: .bold)
@@ -143,6 +146,8 @@ public struct StaffWidget: Sendable {
     static let finger = Color.rgb(255, 210, 90)
     static let hit = Color.rgb(70, 210, 90)
     static let missed = Color.rgb(120, 120, 120)
+    /// A note struck right but held or played off (the ear's verdicts after a pass).
+    static let off = Color.rgb(235, 180, 40)
     static let cursorBackground = Color.rgb(52, 58, 84)
 }
 

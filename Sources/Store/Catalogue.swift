@@ -17,22 +17,29 @@ public struct LessonFormat: Sendable {
     /// is). A file it does not claim (an `.xml` that is not MusicXML) is no lesson: the
     /// catalogue passes over it instead of listing it as unreadable.
     public var claims: (@Sendable (String) -> Bool)?
+    /// The largest file of this format Etude reads (checked by stat before reading: README,
+    /// "Hostile input"), and how a refusal names the format ("MIDI files").
+    public var maxBytes: Int
+    public var plural: String
 
     public init(name: String, extensions: Set<String>, claims: (@Sendable (String) -> Bool)? = nil,
+                maxBytes: Int = 64 << 20, plural: String? = nil,
                 parse: @escaping @Sendable ([UInt8]) throws -> MIDIFile) {
         self.name = name
         self.extensions = extensions
         self.claims = claims
+        self.maxBytes = maxBytes
+        self.plural = plural ?? "\(name) files"
         self.parse = parse
     }
 
     /// Standard MIDI Files (.mid, .midi, .kar), read leniently.
-    public static let midi = LessonFormat(name: "midi", extensions: ["mid", "midi", "kar"]) { bytes in
+    public static let midi = LessonFormat(name: "midi", extensions: ["mid", "midi", "kar"], maxBytes: 64 << 20, plural: "MIDI files") { bytes in
         try MIDIReader.read(bytes, strict: false).file
     }
 
     /// The format for a path by its extension, if any.
-    static func find(_ path: String, in formats: [LessonFormat]) -> LessonFormat? {
+    public static func find(_ path: String, in formats: [LessonFormat]) -> LessonFormat? {
         guard let dot = path.lastIndex(of: ".") else { return nil }
         let ext = path[path.index(after: dot)...].lowercased()
         return formats.first { $0.extensions.contains(ext) }
@@ -326,10 +333,14 @@ extension Store {
             let known = formats.flatMap(\.extensions).sorted().map { "." + $0 }.joined(separator: ", ")
             return .failure(.init(path: path, message: "not a lesson file (Etude reads \(known))"))
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let bytes: [UInt8]
+        switch BoundedRead.bytes(path, limit: format.maxBytes) {
+        case .success(let b): bytes = b
+        case .failure(.tooLarge(let size)):
+            return .failure(.init(path: path, message: BoundedRead.tooLargeMessage(size: size, limit: format.maxBytes, what: format.plural)))
+        case .failure(.unreadable):
             return .failure(.init(path: path, message: "cannot be read (check its permissions)"))
         }
-        let bytes = [UInt8](data)
         let id = SHA256.hex(bytes)
         do {
             let file = try format.parse(bytes)
@@ -388,9 +399,9 @@ extension Store {
         // lesson, as a folder scan lists it: the file of the earliest format stands for both.
         abs = Store.preferredSibling(of: abs, formats: formats)
         guard let stamp = FileStamp.of(abs) else { throw StoreError("\(path): no such file") }
-        if let known = try writer.read({ db in try LessonFileRecord.fetchOne(db, key: abs) }),
+        if let known = try writer.read({ db in try LessonFileRecord.fetchOneDecodable(db, key: abs) }),
            known.size == stamp.size, known.mtime == stamp.mtime,
-           let info = try writer.read({ db in try LessonInfo.fetchOne(db, key: known.lessonID) }) {
+           let info = try writer.read({ db in try LessonInfo.fetchOneDecodable(db, key: known.lessonID) }) {
             return info
         }
         let info: LessonInfo
@@ -400,7 +411,7 @@ extension Store {
         }
         try writer.write { db in
             try Store.upsert(info, db)
-            let old = try LessonFileRecord.fetchOne(db, key: abs)
+            let old = try LessonFileRecord.fetchOneDecodable(db, key: abs)
             try Store.upsert(LessonFileRecord(path: abs, lessonID: info.id, size: stamp.size, mtime: stamp.mtime,
                                               source: old?.source ?? .opened, root: old?.root), db)
         }
@@ -416,7 +427,7 @@ extension Store {
         let root = Store.absolute(root)
         var report = ScanReport()
         let known = try writer.read { db in
-            try LessonFileRecord.filter(Column("root") == root).fetchAll(db)
+            try LessonFileRecord.fetchDecodable(db, LessonFileRecord.filter(Column("root") == root))
         }
         var knownByPath: [String: LessonFileRecord] = [:]
         knownByPath.reserveCapacity(known.count)
@@ -425,7 +436,14 @@ extension Store {
             try Row.fetchAll(db, sql: "SELECT path, size, mtime, message FROM unreadableFile WHERE root = ?", arguments: [root])
         }
         var unreadableByPath: [String: (FileStamp, String)] = [:]
-        for r in unreadable { unreadableByPath[r[0]] = (FileStamp(size: r[1], mtime: r[2]), r[3]) }
+        for r in unreadable {
+            guard let path = try? r.decode(String.self, atIndex: 0), let size = try? r.decode(Int64.self, atIndex: 1),
+                  let mtime = try? r.decode(Double.self, atIndex: 2), let message = try? r.decode(String.self, atIndex: 3) else {
+                DamagedRows.note(table: "unreadableFile", row: r)
+                continue
+            }
+            unreadableByPath[path] = (FileStamp(size: size, mtime: mtime), message)
+        }
 
         var seen = Set<String>()
         var changed: [(String, FileStamp, Bool)] = []
@@ -530,7 +548,7 @@ extension Store {
             report = report + (try scan(root: folder.path, source: .folder, now: now, limits: limits))
         }
         let opened = try writer.read { db in
-            try LessonFileRecord.filter(Column("source") == LessonFileRecord.Source.opened.rawValue).fetchAll(db)
+            try LessonFileRecord.fetchDecodable(db, LessonFileRecord.filter(Column("source") == LessonFileRecord.Source.opened.rawValue))
         }
         for file in opened {
             if let stamp = FileStamp.of(file.path) {
@@ -552,7 +570,7 @@ extension Store {
     // MARK: Library folders
 
     public func libraryFolders() throws -> [LibraryFolder] {
-        try writer.read { db in try LibraryFolder.order(Column("path")).fetchAll(db) }
+        try writer.read { db in try LibraryFolder.fetchDecodable(db, LibraryFolder.order(Column("path"))) }
     }
 
     /// Adds a folder to the library and scans it.
@@ -625,21 +643,22 @@ extension Store {
             + " ORDER BY l.level IS NULL, l.level, l.title COLLATE NOCASE, l.id"
         if let limit { sql += " LIMIT \(max(0, limit))" }
         let arguments = StatementArguments(args)
-        return try writer.read { db in try LessonListing.fetchAll(db, sql: sql, arguments: arguments) }
+        return try writer.read { db in try LessonListing.fetchDecodable(db, sql: sql, arguments: arguments, table: "lesson") }
     }
 
     /// The levels the listed lessons have, ascending: the browser's level filter cycles through
     /// them without fetching the whole catalogue.
     public func levels() throws -> [Int] {
         try writer.read { db in
-            try Int.fetchAll(db, sql: "SELECT DISTINCT level FROM lesson WHERE level IS NOT NULL AND path IS NOT NULL ORDER BY level")
+            try Row.fetchAll(db, sql: "SELECT DISTINCT level FROM lesson WHERE level IS NOT NULL AND path IS NOT NULL ORDER BY level")
+                .compactMap { try? $0.decode(Int.self, atIndex: 0) }
         }
     }
 
     /// One lesson by id, whether or not its file is currently present.
     public func listing(id: String) throws -> LessonListing? {
         try writer.read { db in
-            try LessonListing.fetchOne(db, sql: Store.listingSelect + " WHERE l.id = ?", arguments: [id])
+            try LessonListing.fetchDecodable(db, sql: Store.listingSelect + " WHERE l.id = ?", arguments: [id], table: "lesson").first
         }
     }
 
@@ -656,7 +675,7 @@ extension Store {
         let lower = ref.lowercased()
         if lower.count >= 4, lower.allSatisfy({ $0.isHexDigit }) {
             let hits = try writer.read { db in
-                try LessonListing.fetchAll(db, sql: Store.listingSelect + " WHERE l.id LIKE ? LIMIT 5", arguments: [lower + "%"])
+                try LessonListing.fetchDecodable(db, sql: Store.listingSelect + " WHERE l.id LIKE ? LIMIT 5", arguments: [lower + "%"], table: "lesson")
             }
             if hits.count == 1 { return hits[0] }
             if hits.count > 1 { throw StoreError("\(ref): several lessons have ids starting so; give more digits") }

@@ -21,18 +21,34 @@ public struct InputOffset: Codable, Equatable, Sendable, FetchableRecord, Persis
         self.taps = taps
         self.calibratedAt = calibratedAt
     }
+
+    /// Decoded with `try`, refusing figures no calibration stores (an offset of 1e300 or ∞ in
+    /// a damaged file): such a row is skipped (`DamagedRows`), never judged with.
+    public init(row: Row) throws {
+        device = try row.decode(forColumn: "device")
+        offsetMs = try row.decode(forColumn: "offsetMs")
+        spreadMs = try row.decode(forColumn: "spreadMs")
+        taps = try row.decode(forColumn: "taps")
+        calibratedAt = try row.decode(forColumn: "calibratedAt")
+        guard offsetMs.isFinite, spreadMs.isFinite, abs(offsetMs) <= InputOffset.largestMs, abs(spreadMs) <= InputOffset.largestMs else {
+            throw StoreError("\(device): offset \(offsetMs) ms, spread \(spreadMs) ms are out of range")
+        }
+    }
+
+    /// The largest offset or spread a stored calibration may hold (ms).
+    public static let largestMs = 10_000.0
 }
 
 /// Calibrated offsets per input device, and notices shown only once.
 extension Store {
     /// The offset stored for a device (nil when it was never calibrated).
     public func inputOffset(device: String) throws -> InputOffset? {
-        try writer.read { db in try InputOffset.fetchOne(db, key: device) }
+        try writer.read { db in try InputOffset.fetchOneDecodable(db, key: device) }
     }
 
     /// Every stored offset, by device name.
     public func inputOffsets() throws -> [InputOffset] {
-        try writer.read { db in try InputOffset.order(Column("device")).fetchAll(db) }
+        try writer.read { db in try InputOffset.fetchDecodable(db, InputOffset.order(Column("device"))) }
     }
 
     /// Stores (or replaces) a device's offset.

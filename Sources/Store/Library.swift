@@ -31,8 +31,8 @@ extension Store {
     /// Starred lessons, present or not (a favourite whose file is gone still shows, without a path).
     public func favourites() throws -> [LessonListing] {
         try writer.read { db in
-            try LessonListing.fetchAll(db, sql: Store.listingSelect
-                + " WHERE f.lessonID IS NOT NULL ORDER BY l.level IS NULL, l.level, l.title COLLATE NOCASE")
+            try LessonListing.fetchDecodable(db, sql: Store.listingSelect
+                + " WHERE f.lessonID IS NOT NULL ORDER BY l.level IS NULL, l.level, l.title COLLATE NOCASE", table: "lesson")
         }
     }
 
@@ -65,13 +65,13 @@ extension Store {
 
     public func loops(for lessonID: String) throws -> [SavedLoop] {
         try writer.read { db in
-            try SavedLoop.filter(Column("lessonID") == lessonID).order(Column("firstBar"), Column("name")).fetchAll(db)
+            try SavedLoop.fetchDecodable(db, SavedLoop.filter(Column("lessonID") == lessonID).order(Column("firstBar"), Column("name")))
         }
     }
 
     public func loop(named name: String, for lessonID: String) throws -> SavedLoop? {
         try writer.read { db in
-            try SavedLoop.filter(Column("lessonID") == lessonID && Column("name") == name).fetchOne(db)
+            try SavedLoop.fetchDecodable(db, SavedLoop.filter(Column("lessonID") == lessonID && Column("name") == name)).first
         }
     }
 
@@ -132,7 +132,7 @@ extension Store {
             var q = PassRecord.all()
             if let lessonID { q = q.filter(Column("lessonID") == lessonID) }
             if let since { q = q.filter(Column("startedAt") >= since) }
-            return try q.order(Column("startedAt"), Column("id")).fetchAll(db)
+            return try PassRecord.fetchDecodable(db, q.order(Column("startedAt"), Column("id")))
         }
     }
 
@@ -149,7 +149,7 @@ extension Store {
 
     /// The last lesson with its position, hand, tempo and loop, or nil if nothing was practised.
     public func resume() throws -> (state: ResumeState, lesson: LessonListing?)? {
-        guard let state = try writer.read({ db in try ResumeState.fetchOne(db, key: 1) }) else { return nil }
+        guard let state = try writer.read({ db in try ResumeState.fetchOneDecodable(db, key: 1) }) else { return nil }
         return (state, try listing(id: state.lessonID))
     }
 }
@@ -176,7 +176,7 @@ public struct LessonChoice: Codable, Equatable, Sendable, FetchableRecord, Persi
 extension Store {
     /// The choice made for a lesson last time, if any.
     public func lessonChoice(for lessonID: String) throws -> LessonChoice? {
-        try writer.read { db in try LessonChoice.fetchOne(db, key: lessonID) }
+        try writer.read { db in try LessonChoice.fetchOneDecodable(db, key: lessonID) }
     }
 
     /// Remembers how the learner chose to practise a lesson.

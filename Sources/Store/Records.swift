@@ -61,20 +61,22 @@ public struct LessonInfo: Codable, Equatable, Sendable, FetchableRecord, Persist
 
     /// Decoded by hand: the Codable path costs too much per row for a 10,000-lesson search.
     public init(row: Row) throws {
-        id = row["id"]
-        title = row["title"]
-        composer = row["composer"]
-        level = row["level"]
-        description = row["description"]
-        durationSeconds = LessonInfo.sane(row["durationSeconds"], LessonInfo.secondsRange) ?? 0
-        hands = row["hands"]
-        keyName = row["keyName"]
-        timeSignature = row["timeSignature"]
-        tempoBPM = LessonInfo.sane(row["tempoBPM"], LessonInfo.bpmRange)
-        noteCount = row["noteCount"]
-        format = row["format"]
-        searchText = row["searchText"]
-        firstSeen = row["firstSeen"]
+        // With `try`: a value that does not convert (a damaged or hand-edited file) throws
+        // for this row (skipped, see `DamagedRows`) instead of trapping in a subscript.
+        id = try row.decode(forColumn: "id")
+        title = try row.decode(forColumn: "title")
+        composer = try row.decode(forColumn: "composer")
+        level = try row.decode(forColumn: "level")
+        description = try row.decode(forColumn: "description")
+        durationSeconds = LessonInfo.sane(try? row.decode(Double?.self, forColumn: "durationSeconds"), LessonInfo.secondsRange) ?? 0
+        hands = try row.decode(forColumn: "hands")
+        keyName = try row.decode(forColumn: "keyName")
+        timeSignature = try row.decode(forColumn: "timeSignature")
+        tempoBPM = LessonInfo.sane(try? row.decode(Double?.self, forColumn: "tempoBPM"), LessonInfo.bpmRange)
+        noteCount = try row.decode(forColumn: "noteCount")
+        format = try row.decode(forColumn: "format")
+        searchText = try row.decode(forColumn: "searchText")
+        firstSeen = try row.decode(forColumn: "firstSeen")
     }
 }
 
@@ -140,6 +142,11 @@ public struct PassRecord: Codable, Equatable, Sendable, FetchableRecord, Mutable
     public private(set) var timingSdMs: Double?
     /// 0…100: the column the best score and the stats read.
     public private(set) var score: Double?
+    /// The ear's counts (v10), nil for passes stored before it or not scored.
+    public private(set) var short: Int?
+    public private(set) var long: Int?
+    public private(set) var loud: Int?
+    public private(set) var soft: Int?
     /// False for a pass left before its end (practice quit mid-way): its time counts as practice,
     /// but it is not counted, scored or drawn as a pass.
     public var complete: Bool
@@ -173,9 +180,14 @@ public struct PassRecord: Codable, Equatable, Sendable, FetchableRecord, Mutable
     public var figures: ScoreFigures? {
         get {
             guard let hit, let missed, let wrong, let extra, let accuracy, let score else { return nil }
-            return ScoreFigures(hit: hit, missed: missed, wrong: wrong, extra: extra, early: early ?? 0, onTime: onTime ?? 0,
-                                late: late ?? 0, accuracy: accuracy, timingMeanMs: timingMeanMs ?? 0,
-                                timingSdMs: timingSdMs ?? 0, score: score)
+            var f = ScoreFigures(hit: hit, missed: missed, wrong: wrong, extra: extra, early: early ?? 0, onTime: onTime ?? 0,
+                                 late: late ?? 0, accuracy: accuracy, timingMeanMs: timingMeanMs ?? 0,
+                                 timingSdMs: timingSdMs ?? 0, score: score)
+            f.short = short ?? 0
+            f.long = long ?? 0
+            f.loud = loud ?? 0
+            f.soft = soft ?? 0
+            return f
         }
         set {
             hit = newValue?.hit
@@ -189,6 +201,10 @@ public struct PassRecord: Codable, Equatable, Sendable, FetchableRecord, Mutable
             timingMeanMs = newValue?.timing?.meanMs
             timingSdMs = newValue?.timing?.sdMs
             score = newValue?.score
+            short = newValue?.short
+            long = newValue?.long
+            loud = newValue?.loud
+            soft = newValue?.soft
         }
     }
 
@@ -291,14 +307,20 @@ public struct LessonListing: Equatable, Sendable, FetchableRecord {
 
     /// Reads the columns of `Store.listingSelect` by position (the search hot path).
     public init(row: Row) throws {
-        lesson = LessonInfo(id: row[0], title: row[1], composer: row[2], level: row[3], description: row[4],
-                            durationSeconds: LessonInfo.sane(row[5], LessonInfo.secondsRange) ?? 0, hands: row[6], keyName: row[7],
-                            timeSignature: row[8], tempoBPM: LessonInfo.sane(row[9], LessonInfo.bpmRange), noteCount: row[10],
-                            format: row[11], searchText: row[12], firstSeen: row[13])
-        path = row[14]
-        isFavourite = row[15] ?? false
-        bestScore = LessonInfo.sane(row[16], LessonInfo.scoreRange)
-        lastPractised = row[17]
-        passes = row[18] ?? 0
+        // With `try` (see `LessonInfo.init(row:)`). The figures drawn from the history (best
+        // score, last practised, passes) are nil or 0 when a pass row holds garbage: the
+        // lesson itself still lists.
+        lesson = LessonInfo(id: try row.decode(atIndex: 0), title: try row.decode(atIndex: 1), composer: try row.decode(atIndex: 2),
+                            level: try row.decode(atIndex: 3), description: try row.decode(atIndex: 4),
+                            durationSeconds: LessonInfo.sane(try? row.decode(Double?.self, atIndex: 5), LessonInfo.secondsRange) ?? 0,
+                            hands: try row.decode(atIndex: 6), keyName: try row.decode(atIndex: 7), timeSignature: try row.decode(atIndex: 8),
+                            tempoBPM: LessonInfo.sane(try? row.decode(Double?.self, atIndex: 9), LessonInfo.bpmRange),
+                            noteCount: try row.decode(atIndex: 10), format: try row.decode(atIndex: 11), searchText: try row.decode(atIndex: 12),
+                            firstSeen: try row.decode(atIndex: 13))
+        path = try row.decode(atIndex: 14)
+        isFavourite = (try? row.decode(Bool?.self, atIndex: 15)) ?? false
+        bestScore = LessonInfo.sane(try? row.decode(Double?.self, atIndex: 16), LessonInfo.scoreRange)
+        lastPractised = try? row.decode(Date?.self, atIndex: 17)
+        passes = (try? row.decode(Int?.self, atIndex: 18)) ?? 0
     }
 }

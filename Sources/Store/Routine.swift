@@ -46,13 +46,13 @@ extension Store {
 
     public func storedRoutine(named name: String) throws -> StoredRoutine? {
         try writer.read { db in
-            try RoutineRecord.filter(Column("name") == name).fetchOne(db).map { StoredRoutine(name: $0.name, entries: $0.entries) }
+            try RoutineRecord.fetchDecodable(db, RoutineRecord.filter(Column("name") == name)).first.map { StoredRoutine(name: $0.name, entries: $0.entries) }
         }
     }
 
     public func storedRoutines() throws -> [StoredRoutine] {
         try writer.read { db in
-            try RoutineRecord.order(Column("name").collating(.nocase)).fetchAll(db).map { StoredRoutine(name: $0.name, entries: $0.entries) }
+            try RoutineRecord.fetchDecodable(db, RoutineRecord.order(Column("name").collating(.nocase))).map { StoredRoutine(name: $0.name, entries: $0.entries) }
         }
     }
 

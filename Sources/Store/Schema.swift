@@ -266,6 +266,39 @@ public enum Schema {
                 );
                 """)
         }
+        // v10-method: the sight-reading exercises played (level, seed, the pass that scored it).
+        m.registerMigration("v10-method") { db in
+            try db.execute(sql: """
+                CREATE TABLE sightReading (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    level INTEGER NOT NULL,
+                    seed INTEGER NOT NULL,
+                    lessonID TEXT NOT NULL,
+                    passID INTEGER,
+                    score DOUBLE,
+                    playedAt DATETIME NOT NULL
+                );
+                CREATE INDEX sightReading_level_seed ON sightReading(level, seed);
+                """)
+        }
+        // v10: the ear's counts beside each pass's figures (NULL before: none were judged), and
+        // each judged pass's notes and faults per bar, for the lesson's per-bar picture.
+        m.registerMigration("v10-note-verdicts") { db in
+            try db.execute(sql: """
+                ALTER TABLE pass ADD COLUMN short INTEGER;
+                ALTER TABLE pass ADD COLUMN long INTEGER;
+                ALTER TABLE pass ADD COLUMN loud INTEGER;
+                ALTER TABLE pass ADD COLUMN soft INTEGER;
+                CREATE TABLE passBar (
+                    passID INTEGER NOT NULL REFERENCES pass(id) ON DELETE CASCADE,
+                    bar INTEGER NOT NULL,
+                    label TEXT NOT NULL,
+                    notes INTEGER NOT NULL,
+                    faults INTEGER NOT NULL,
+                    PRIMARY KEY (passID, bar)
+                );
+                """)
+        }
         return m
     }()
 }

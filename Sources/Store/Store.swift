@@ -66,8 +66,12 @@ public final class Store: Sendable {
     /// never opens anything but a regular file (`/dev/null` is no database), and creates the
     /// folder only when `createFolder` (the default location's own folder; a path the user
     /// gave must be in a folder that exists).
+    ///
+    /// `chosen`: the user named this path (`--db`, `$ETUDE_DB`). A file there that is not a
+    /// SQLite database (a lesson, a text file, `/etc/passwd`) is then refused, never moved
+    /// aside: only a file at the default place can be a database Etude wrote and lost.
     public static func open(path: String, formats: [LessonFormat] = [.midi], now: Date = Date(),
-                            createFolder: Bool = true) throws -> Store {
+                            createFolder: Bool = true, chosen: Bool = false) throws -> Store {
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
         var st = stat()
@@ -82,6 +86,13 @@ public final class Store: Sendable {
         try ensureWritableDirectory(dir, dbPath: path, create: createFolder)
         if FileManager.default.fileExists(atPath: path), access(path, W_OK) != 0 {
             throw StoreError("\(path): the database file is read-only; make it writable or choose another with --db PATH or ETUDE_DB")
+        }
+        // A file that is not ours is refused before anything is created beside it.
+        if chosen, let problem = corruptionProblem(atPath: path) {
+            throw StoreError("\(path) is not an Etude database (\(problem)); Etude leaves it alone: give a new file name or the database's path with --db PATH or ETUDE_DB")
+        }
+        if try isForeignDatabase(atPath: path) {
+            throw StoreError("\(path) is a SQLite database of another program (it has tables but no Etude history); Etude leaves it alone: choose another file with --db PATH or ETUDE_DB")
         }
         // Migrations and moving a corrupt file aside must not race with another Etude process.
         let lock = try FileLock(path: path + ".lock")
@@ -135,6 +146,22 @@ public final class Store: Sendable {
             throw error
         }
         return pool
+    }
+
+    /// A SQLite file with tables but no migration record: another program's database, not one
+    /// to migrate into (nor to turn to WAL mode). Read without writing; false when it cannot
+    /// be read (a damaged file is handled as such by `open`).
+    static func isForeignDatabase(atPath path: String) throws -> Bool {
+        guard corruptionProblem(atPath: path) == nil, let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int,
+              size > 0 else { return false }
+        var config = Configuration()
+        config.readonly = true
+        guard let queue = try? DatabaseQueue(path: path, configuration: config) else { return false }
+        defer { try? queue.close() }
+        guard let tables = try? queue.read({ db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        }) else { return false }
+        return !tables.isEmpty && !tables.contains("grdb_migrations")
     }
 
     static func isCorruption(_ error: DatabaseError) -> Bool {
@@ -243,6 +270,9 @@ extension Store {
     /// A one-line message for a Store or database failure, for the command line.
     public static func message(for error: Error) -> String? {
         if let e = error as? StoreError { return e.message }
+        if error is RowDecodingError {
+            return "the database holds a value Etude cannot read (a damaged or hand-edited file); use another with --db PATH, or let Etude start anew by moving the file aside"
+        }
         if let e = error as? DatabaseError {
             if e.resultCode == .SQLITE_READONLY { return "the database is read-only (\(e.message ?? "")); choose a writable one with --db PATH or ETUDE_DB" }
             if e.resultCode == .SQLITE_FULL { return "the disk is full; nothing was saved" }

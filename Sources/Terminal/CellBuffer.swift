@@ -161,6 +161,29 @@ public struct CellBuffer: Equatable, Sendable {
         return out + "…"
     }
 
+    /// `text` in lines of at most `width` columns, broken at spaces (a word longer than a
+    /// line is cut with `…`), so a closing summary never breaks mid-word. Continuation lines
+    /// start with `indent`.
+    public static func wrap(_ text: String, width: Int, indent: String = "") -> [String] {
+        guard width > 0 else { return [] }
+        var lines: [String] = []
+        var line = ""
+        let leading = String(text.prefix { $0 == " " })  // an indented line keeps its indent
+        for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
+            let lead = lines.isEmpty ? leading : indent
+            let candidate = line.isEmpty ? lead + word : line + " " + word
+            if self.width(of: candidate) <= width || line.isEmpty {
+                line = self.width(of: candidate) <= width ? candidate : cut(candidate, width: width)
+            } else {
+                lines.append(line)
+                let next = indent + word
+                line = self.width(of: next) <= width ? next : cut(next, width: width)
+            }
+        }
+        if !line.isEmpty || lines.isEmpty { lines.append(line) }
+        return lines
+    }
+
     /// Columns a string takes when written with `write`.
     public static func width(of text: String) -> Int {
         var n = 0

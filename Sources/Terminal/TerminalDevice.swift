@@ -35,4 +35,8 @@ public enum TerminalSequences {
     /// CAN (aborts any sequence a signal interrupted mid-write), synchronized output off,
     /// attributes reset, bracketed paste off, cursor shown, main screen back.
     public static let leave: [UInt8] = Array("\u{18}\u{1B}[?2026l\u{1B}[0m\u{1B}[?2004l\u{1B}[?25h\u{1B}[?1049l".utf8)
+    /// Bracketed paste on and off alone: the one-line commands (line mode) take a paste as
+    /// text too, as the full screens do, so a pasted `q` does not quit.
+    public static let pasteOn: [UInt8] = Array("\u{1B}[?2004h".utf8)
+    public static let pasteOff: [UInt8] = Array("\u{1B}[?2004l".utf8)
 }

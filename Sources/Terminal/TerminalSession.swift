@@ -21,6 +21,8 @@ struct SignalShared {
     var suspended: Int32 = 0
     /// 1 in line mode: no alternate screen to enter or leave.
     var lineMode: Int32 = 0
+    /// 1 in line mode on a terminal: bracketed paste is on (a paste is text, never keys).
+    var linePaste: Int32 = 0
     var ttyFD: Int32 = -1
     var outFD: Int32 = -1
     var wakeWriteFD: Int32 = -1
@@ -34,6 +36,16 @@ nonisolated(unsafe) let leaveBytes: UnsafeMutableBufferPointer<UInt8> = {
     _ = b.initialize(from: TerminalSequences.leave)
     return b
 }()
+nonisolated(unsafe) let linePasteOn: UnsafeMutableBufferPointer<UInt8> = {
+    let b = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: TerminalSequences.pasteOn.count)
+    _ = b.initialize(from: TerminalSequences.pasteOn)
+    return b
+}()
+nonisolated(unsafe) let linePasteOff: UnsafeMutableBufferPointer<UInt8> = {
+    let b = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: TerminalSequences.pasteOff.count)
+    _ = b.initialize(from: TerminalSequences.pasteOff)
+    return b
+}()
 nonisolated(unsafe) let enterBytes: UnsafeMutableBufferPointer<UInt8> = {
     let b = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: TerminalSequences.enter.count)
     _ = b.initialize(from: TerminalSequences.enter)
@@ -41,8 +53,11 @@ nonisolated(unsafe) let enterBytes: UnsafeMutableBufferPointer<UInt8> = {
 }()
 nonisolated(unsafe) var atexitRegistered = false
 
-/// Signals that end the process: restore the terminal, then die of the same signal.
-let terminatingSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP]
+/// Signals that end the process: restore the terminal, then die of the same signal (every
+/// signal whose default action ends it, SIGUSR1 and SIGALRM included, but SIGKILL and SIGPIPE
+/// and SIGXFSZ, which Etude ignores and handles as write errors).
+let terminatingSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP,
+                                   SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGSYS]
 
 private func writeAll(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int) {
     guard let base else { return }
@@ -70,6 +85,8 @@ func restoreTerminalFromAnyContext() {
     guard signalShared.active != 0, signalShared.suspended == 0 else { return }
     if signalShared.lineMode == 0 {
         writeAll(signalShared.outFD, UnsafeRawPointer(leaveBytes.baseAddress), leaveBytes.count)
+    } else if signalShared.linePaste != 0 {
+        writeAll(signalShared.outFD, UnsafeRawPointer(linePasteOff.baseAddress), linePasteOff.count)
     }
     _ = tcsetattr(signalShared.ttyFD, TCSANOW, &signalShared.original)
 }
@@ -92,6 +109,8 @@ private let onContinue: @convention(c) (Int32) -> Void = { _ in
         _ = tcsetattr(signalShared.ttyFD, TCSANOW, &signalShared.raw)
         if signalShared.lineMode == 0 {
             writeAll(signalShared.outFD, UnsafeRawPointer(enterBytes.baseAddress), enterBytes.count)
+        } else if signalShared.linePaste != 0 {
+            writeAll(signalShared.outFD, UnsafeRawPointer(linePasteOn.baseAddress), linePasteOn.count)
         }
         signalShared.suspended = 0
     }
@@ -193,6 +212,8 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
         // Touch the lazily initialised globals before any handler may need them.
         _ = leaveBytes.count
         _ = enterBytes.count
+        _ = linePasteOn.count
+        _ = linePasteOff.count
         signalShared.ttyFD = inputFD
         signalShared.outFD = outputFD
         signalShared.wakeWriteFD = fds[1]
@@ -200,6 +221,7 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
         signalShared.raw = raw
         signalShared.suspended = 0
         signalShared.lineMode = mode == .line ? 1 : 0
+        signalShared.linePaste = mode == .line && isatty(outputFD) == 1 ? 1 : 0
         signalShared.active = 1
         if !atexitRegistered {
             atexitRegistered = true
@@ -229,6 +251,7 @@ public final class TerminalSession: TerminalDevice, @unchecked Sendable {
             throw TerminalError("cannot switch the terminal to raw mode (tcsetattr failed); use --no-screen")
         }
         if mode == .fullScreen { write(TerminalSequences.enter) }
+        if signalShared.linePaste != 0 { write(TerminalSequences.pasteOn) }
     }
 
     /// At start, for commands that never open a session (`etude list`): a terminal on stdin

@@ -73,10 +73,10 @@ public enum App {
                                   sound: LiveSound = LiveSound(), playing: Playing = Playing()) throws -> Int32 {
         try library.withStore { s in
             let routine = try s.existingRoutine(named: name)
-            var rng = SeededGenerator(seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000))
+            var rng = SeededGenerator(seed: seed ?? RoutinePlan.daySeed(name: routine.name, date: Date()))
             let schedule = RoutinePlan.make(routine, candidates: .init(lessons: try s.lessons()), using: &rng,
                                             passSeconds: RoutineRunner.passSeconds)
-            Console.out(schedule.text())
+            StatusLine.keepAll(schedule.text())  // wrapped between words on a terminal
             if schedule.steps.isEmpty { throw EtudeFailure("nothing to play in \(safe(name)): every entry was skipped") }
             if planOnly { return 0 }
             var playing = playing

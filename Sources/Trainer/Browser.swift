@@ -19,9 +19,21 @@ public enum BrowserApp {
         // Said from the first screen, not first heard as silence in practice.
         let silent = LiveSound().check().driver == nil
         while true {
-            let chosen = try library.withStore { store in
-                try TerminalSession.run { session in try loop(session: session, store: store, silent: silent, kept: &kept) }
+            // Signals end the browser through its cleanup, as on every screen (the watch is
+            // the browser's only: practice and routines catch them with their own).
+            let signals = SignalWatch()
+            var ending = TerminalEnding.quit
+            let chosen: Intent?
+            do {
+                defer { signals.stop() }
+                chosen = try library.withStore { store in
+                    try TerminalSession.run(signals: signals) { session in
+                        try loop(session: session, store: store, silent: silent, kept: &kept, ending: &ending)
+                    }
+                }
             }
+            if let status = signals.exitStatus { return status }
+            if ending == .interrupted { return 130 }
             guard let intent = chosen else { return 0 }
             kept?.message = nil
             do {
@@ -61,43 +73,36 @@ public enum BrowserApp {
         return "\(count) entr\(count == 1 ? "y" : "ies"): " + names.joined(separator: ", ") + (count > 2 ? ", …" : "")
     }
 
-    static func rows(_ listings: [LessonListing]) -> [BrowserRow] {
+    static func rows(_ listings: [LessonListing], marks: [String: BrowserRow.Mark] = [:]) -> [BrowserRow] {
         let day = DateFormatter()
         day.locale = Locale(identifier: "en_US_POSIX")
         day.dateFormat = "yyyy-MM-dd"
         return listings.map { l in
             BrowserRow(id: l.lesson.id, title: l.lesson.title, composer: l.lesson.composer,
                        level: l.lesson.level, durationSeconds: l.lesson.durationSeconds, favourite: l.isFavourite,
-                       bestScore: l.bestScore, lastPractised: l.lastPractised.map { day.string(from: $0) }, path: l.path)
+                       bestScore: l.bestScore, lastPractised: l.lastPractised.map { day.string(from: $0) }, path: l.path,
+                       mark: marks[l.lesson.id])
         }
     }
 
     /// "Resume: Minuet in G bar 9, right hand, 80%".
     static func resumeLine(_ state: ResumeState, listing: LessonListing?) -> String {
-        var bar = ""
-        if let read = try? LessonOpener.read(listing?.path ?? state.path) {
-            let tick = TempoMap(file: read.file).tick(atSeconds: state.positionSeconds)
-            if tick.isFinite { bar = " bar \(barAt(tick: Int(tick), file: read.file))," }
-        }
+        let bar = ResumePlace.bar(seconds: state.positionSeconds, path: listing?.path ?? state.path).map { " bar \($0)," } ?? ""
         var hand = state.hand == "both" ? "both hands" : "\(state.hand) hand"
         if state.hand != "both", let other = state.otherHand, other != "play" { hand += " (other \(other))" }
         var line = "Resume: \(TextDecoding.sanitize(listing?.lesson.title ?? (state.path as NSString).lastPathComponent))\(bar) \(hand), \(state.tempoPercent)%"
-        if let a = state.loopFirstBar, let b = state.loopLastBar { line += ", loop \(a)-\(b)" }
+        if let a = state.loopFirstBar, let b = state.loopLastBar { line += ", loop \(ResumePlace.bars(a, b, path: listing?.path ?? state.path))" }
         if state.metronome == true { line += ", metronome" }
         return line
     }
 
-    static func barAt(tick: Int, file: MIDIFile) -> Int {
-        Lesson(file: file).bars.bar(atTick: tick).number
-    }
-
     /// The browser until it is left or a lesson is opened; `kept` is the model of the last time
     /// (nil the first time) and is left as it was when the browser closed.
-    static func loop(session: TerminalSession, store: Store, silent: Bool, kept: inout BrowserModel?) throws -> Intent? {
+    /// `ending` says how the terminal loop ended (Ctrl-C, a signal, the terminal gone, a key).
+    static func loop(session: TerminalSession, store: Store, silent: Bool, kept: inout BrowserModel?,
+                     ending: inout TerminalEnding) throws -> Intent? {
         let screen = BrowserScreen(depth: session.colorDepth)
-        var writer = FrameWriter(depth: session.colorDepth)
-        var decoder = KeyDecoder()
-        var buffer = CellBuffer(size: session.size())
+        let terminal = TerminalLoop(device: session, depth: session.colorDepth, fps: 1)
         var model = kept ?? BrowserModel()
         model.silent = silent
         let returning = kept?.selectedRow?.id
@@ -106,8 +111,10 @@ public enum BrowserApp {
         defer { kept = model }
         let resume = try store.resume()
         let resumeText = resume.map { resumeLine($0.state, listing: $0.lesson) }
+        // The method's marks (mastered, in progress, next), from the history as it is now.
+        let marks = MethodGuide.marks(try store.methodPath())
         func refresh() throws {
-            model.rows = rows(try store.lessons(matching: model.query, level: model.level, favouritesOnly: model.favouritesOnly))
+            model.rows = rows(try store.lessons(matching: model.query, level: model.level, favouritesOnly: model.favouritesOnly), marks: marks)
             // The resume line stays under the level and favourites filters; a search hides it.
             model.resume = model.query.isEmpty ? resumeText : nil
             model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
@@ -120,40 +127,14 @@ public enum BrowserApp {
             model.message = message
             model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
         }
-        func draw() {
-            let size = session.size()
-            screen.render(model, into: &buffer, size: size)
-            let bytes = writer.frame(buffer)
-            if !bytes.isEmpty { session.write(bytes) }
-        }
-        draw()
-        var lastInput = ContinuousClock.now
-        while true {
-            var waitMs: Int32 = 1000
-            if decoder.hasPending && !decoder.isInPaste { waitMs = Int32(KeyDecoder.escapeTimeoutMilliseconds) }
-            let bytes = session.readInput(timeoutMilliseconds: waitMs)
-            let events = session.takeEvents()
-            if events.contains(.inputClosed) { return nil }
-            if events.contains(.resized) || events.contains(.resumed) { writer.invalidate() }
-            var keys: [Key] = []
-            if !bytes.isEmpty {
-                lastInput = ContinuousClock.now
-                keys = decoder.feed(bytes)
-            } else if decoder.hasPending && !decoder.isInPaste,
-                      ContinuousClock.now - lastInput >= .milliseconds(KeyDecoder.escapeTimeoutMilliseconds) {
-                keys = decoder.flush()
-            }
-            for key in keys {
-                if key == Key.ctrl("c") { return nil }
-                if key == Key.ctrl("z") {
-                    session.suspend()
-                    writer.invalidate()
-                    continue
-                }
+        var chosen: Intent?
+        /// One key: `.quit` when the browser closes (with `chosen` set when a lesson or a
+        /// routine was chosen).
+        func handle(_ key: Key) throws -> TerminalAction {
                 switch model.handle(key, visibleRows: BrowserScreen.listHeight(rows: session.size().rows)) {
                 case .none: break
                 case .refresh: try refresh()
-                case .quit: return nil
+                case .quit: return .quit
                 case .open(let row):
                     guard row.path != nil else {
                         model.message = "\(safe(row.title)): the file is missing; `etude library rescan` finds moved files"
@@ -165,10 +146,14 @@ public enum BrowserApp {
                 case .practise(let row, let mode, let hand):
                     guard let path = row.path else { break }
                     try? store.saveLessonChoice(LessonChoice(lessonID: row.id, mode: mode, hand: hand))
-                    return .practise(path: path, mode: (try? PracticeMode(parsing: mode)) ?? .watch,
-                                     hand: (try? PracticePlan.parseHands(hand)) ?? .both)
+                    chosen = .practise(path: path, mode: (try? PracticeMode(parsing: mode)) ?? .watch,
+                                       hand: (try? PracticePlan.parseHands(hand)) ?? .both)
+                    return .quit
                 case .resume:
-                    if resume != nil { return .resume }
+                    if resume != nil {
+                        chosen = .resume
+                        return .quit
+                    }
                 case .toggleFavourite(let row):
                     if try store.isFavourite(row.id) {
                         _ = try store.removeFavourite(row.id)
@@ -205,10 +190,45 @@ public enum BrowserApp {
                                                   selected: 0)
                     }
                 case .runRoutine(let name):
-                    return .runRoutine(name: name)
+                    chosen = .runRoutine(name: name)
+                    return .quit
                 }
-            }
-            if !keys.isEmpty || !events.isEmpty { draw() }
+                return .continue
         }
+        var failure: Error?
+        ending = terminal.run(frame: { buffer, size in
+            screen.render(model, into: &buffer, size: size)
+        }, onKey: { key in
+            do {
+                return try handle(key)
+            } catch {
+                failure = error
+                return .quit
+            }
+        })
+        if let failure { throw failure }
+        return chosen
+    }
+}
+
+/// Where a saved position is, in bars as the lesson names them (`etude resume --show`,
+/// the browser's resume line).
+public enum ResumePlace {
+    /// "9" (a score's printed number, "9@2" the second time); nil when the file cannot be read.
+    public static func bar(seconds: Double, path: String) -> String? {
+        guard let read = try? LessonOpener.read(path), seconds.isFinite else { return nil }
+        let lesson = Lesson(file: read.file)
+        let tick = lesson.tempoMap.tick(atSeconds: max(0, seconds))
+        guard tick.isFinite else { return nil }
+        let bars = lesson.bars
+        return bars.label(of: bars.bar(atTick: Int(min(max(0, tick), Double(lesson.endTick)))))
+    }
+
+    /// A saved loop's bars as the lesson names them: a score's printed bars ("9–12@2"), else
+    /// (or when the file cannot be read) the numbers ("9-12").
+    public static func bars(_ first: Int, _ last: Int, path: String?) -> String {
+        guard let path, let read = try? LessonOpener.read(path) else { return "\(first)-\(last)" }
+        let bars = Lesson(file: read.file).bars
+        return bars.isPrinted ? bars.label(ofRange: first...max(first, last)) : "\(first)-\(last)"
     }
 }

@@ -90,6 +90,17 @@ public final class CalibrationRun: @unchecked Sendable {
         lock.withLock { calibration.tapped(at: time) }
     }
 
+    /// The input sent a message that is not a key (aftertouch is not counted: see
+    /// `Calibration.maxOtherMessagesPerClick`).
+    public func other(_ kind: MIDIEvent.Kind) {
+        let counted: Bool
+        switch kind {
+        case .polyPressure, .channelPressure: counted = false
+        default: counted = true
+        }
+        lock.withLock { calibration.otherMessage(isCounted: counted) }
+    }
+
     /// Every click sounded and half a beat passed for the last tap.
     public var isComplete: Bool {
         let now = clock.now
@@ -180,7 +191,7 @@ public struct Calibrator: Sendable {
         do {
             hookup = try InputHookup(spec: InputSpec(input), output: live, clock: clock,
                                      onNote: { e in if e.isOn && e.velocity > 0 { current.run?.tap(at: e.time) } },
-                                     onStatus: { messages.post($0) })
+                                     onStatus: { messages.post($0) }, onControl: { current.run?.other($0) })
         } catch {
             throw EtudeFailure(error.message)
         }
@@ -251,7 +262,7 @@ public struct Calibrator: Sendable {
         for o in offsets {
             let name = InputDevice.description(o.device)
             let pad = String(repeating: " ", count: max(0, width - CellBuffer.width(of: name)))
-            out += "\(name)\(pad)  offset \(Int(o.offsetMs.rounded())) ms, spread \(Int(o.spreadMs.rounded())) ms  (\(Listing.date(o.calibratedAt)))\n"
+            out += "\(name)\(pad)  offset \(Int(saturating: o.offsetMs.rounded())) ms, spread \(Int(saturating: o.spreadMs.rounded())) ms  (\(Listing.date(o.calibratedAt)))\n"
         }
         return out
     }
@@ -271,7 +282,7 @@ public struct Calibrator: Sendable {
                 throw EtudeFailure("--reset \(safe(reference)): no offset is stored for it (stored: \(names.joined(separator: ", ")))")
             }
             try s.deleteInputOffset(device: device)
-            return "cleared the offset of \(InputDevice.description(device)) (was \(Int(old.offsetMs.rounded())) ms)\n"
+            return "cleared the offset of \(InputDevice.description(device)) (was \(Int(saturating: old.offsetMs.rounded())) ms)\n"
         }
     }
 }
@@ -312,8 +323,13 @@ private struct Attempt {
         defer { run.stop() }
         let name = InputDevice.description(device)
         Console.out("calibrating \(name): \(beats) clicks at \(Int(run.bpm)) BPM; play a key exactly with each click (the first \(Calibration.ignoredBeats) count you in)\n")
+        // On a terminal the beat counts in place on one line; otherwise a line per beat.
+        let status = StatusLine()
+        defer { status.finish() }
         while true {
-            for b in run.tick() { Console.out("beat \(b)/\(beats)\n") }
+            for b in run.tick() {
+                if isatty(STDOUT_FILENO) != 0 { status.show("beat \(b)/\(beats)  [q stops]") } else { Console.out("beat \(b)/\(beats)\n") }
+            }
             for m in messages.take() { Console.error("etude: \(safe(m))") }
             if run.isComplete || (run.allClicked && hookup.ended) { break }
             if hookup.ended && !hookup.usesComputerKeyboard { return .inputEnded(afterBeat: run.state().calibration.clicks.count) }
@@ -344,93 +360,72 @@ private struct Attempt {
         var ending: Calibrator.Ending = .stopped(afterBeat: 0)
         try TerminalSession.run(signals: signals) { session in
             let screen = CalibrationScreen(depth: session.colorDepth)
-            var writer = FrameWriter(depth: session.colorDepth)
-            var decoder = KeyDecoder()
-            var buffer = CellBuffer(size: session.size())
+            let terminal = TerminalLoop(device: session, depth: session.colorDepth, fps: 30)
             var run = start()
             defer { run.stop() }
             var outcome: (result: CalibrationResult, lines: [String])?
+            var failure: Error?
             let name = InputDevice.description(device)
-            func draw() {
+            // The clicks stood still while away (Ctrl-Z): an unfinished attempt starts again.
+            terminal.onSuspend = { suspending in
+                if !suspending && outcome == nil {
+                    run.stop()
+                    run = start()
+                }
+            }
+            let ended = terminal.run(frame: { buffer, size in
                 let model = CalibrationView.model(run.state(), device: name, computerKeyboard: hookup.usesComputerKeyboard,
                                                   result: outcome?.lines ?? [], refused: outcome.map { $0.result.verdict != .trusted } ?? false)
-                screen.render(model, into: &buffer, size: session.size())
-                let bytes = writer.frame(buffer)
-                if !bytes.isEmpty { session.write(bytes) }
-            }
-            var nextFrame = clock.now
-            var lastInput = clock.now
-            while true {
+                screen.render(model, into: &buffer, size: size)
+            }, onKey: { key in
+                let at = clock.now
+                switch LineCommand(key) {
+                case .quit?:
+                    if outcome == nil { ending = .stopped(afterBeat: run.state().calibration.clicks.count) }
+                    return .quit
+                case .character("r")? where outcome != nil, .character("R")? where outcome != nil:
+                    run.stop()
+                    run = start()
+                    outcome = nil
+                    ending = .stopped(afterBeat: 0)
+                default:
+                    if outcome != nil {
+                        if key == Key(.enter) { return .quit }
+                    } else if hookup.usesComputerKeyboard, !key.isPaste {
+                        run.tap(at: at)  // any key is a tap; a paste is text, not a key struck
+                    }
+                }
+                return .continue
+            }, onIdle: {
                 if signals.received != nil {
                     ending = .interrupted(signals.exitStatus ?? 130)
-                    return
+                    return .quit
                 }
                 run.tick()
                 if outcome == nil, run.isComplete || (run.allClicked && hookup.ended) {
                     let result = run.result()
-                    try Calibrator.store(result, device: device, library: library)
+                    do {
+                        try Calibrator.store(result, device: device, library: library)
+                    } catch {
+                        failure = error
+                        return .quit
+                    }
                     outcome = (result, Self.resultLines(result, device: device))
                     ending = .finished(result)
                 }
                 if outcome == nil, hookup.ended, !hookup.usesComputerKeyboard {
                     ending = .inputEnded(afterBeat: run.state().calibration.clicks.count)
-                    return
+                    return .quit
                 }
-                let now = clock.now
-                if now >= nextFrame {
-                    draw()
-                    nextFrame = now + 1.0 / 30
-                }
-                let due = min(nextFrame, run.nextDue ?? nextFrame)
-                var waitMs = Int32(max(0, (due - clock.now) * 1000).rounded(.up))
-                if decoder.hasPending && !decoder.isInPaste { waitMs = min(waitMs, Int32(KeyDecoder.escapeTimeoutMilliseconds)) }
-                let bytes = session.readInput(timeoutMilliseconds: waitMs)
-                let at = clock.now
-                let events = session.takeEvents()
-                if events.contains(.inputClosed) { return }
-                if events.contains(.signalled) { continue }
-                if events.contains(.resized) || events.contains(.resumed) { writer.invalidate() }
-                var keys: [Key] = []
-                if !bytes.isEmpty {
-                    lastInput = at
-                    keys = decoder.feed(bytes)
-                } else if decoder.hasPending && !decoder.isInPaste,
-                          at - lastInput >= Double(KeyDecoder.escapeTimeoutMilliseconds) / 1000 {
-                    keys = decoder.flush()
-                }
-                for key in keys {
-                    if key == Key.ctrl("c") {
-                        ending = .interrupted(130)
-                        return
-                    }
-                    if key == Key.ctrl("z") {
-                        session.suspend()
-                        writer.invalidate()
-                        // The clicks stood still while away: an unfinished attempt starts again.
-                        if outcome == nil {
-                            run.stop()
-                            run = start()
-                        }
-                        continue
-                    }
-                    switch LineCommand(key) {
-                    case .quit?:
-                        if outcome == nil { ending = .stopped(afterBeat: run.state().calibration.clicks.count) }
-                        return
-                    case .character("r")? where outcome != nil, .character("R")? where outcome != nil:
-                        run.stop()
-                        run = start()
-                        outcome = nil
-                        ending = .stopped(afterBeat: 0)
-                    default:
-                        if outcome != nil {
-                            if key == Key(.enter) { return }
-                        } else if hookup.usesComputerKeyboard {
-                            run.tap(at: at)
-                        }
-                    }
-                }
-                if !keys.isEmpty { nextFrame = clock.now }
+                return .continue
+            }, wake: {
+                run.nextDue.map { $0 - clock.now }
+            })
+            if let failure { throw failure }
+            switch ended {
+            case .interrupted: ending = .interrupted(130)
+            case .signalled: ending = .interrupted(signals.exitStatus ?? 130)
+            case .quit, .inputClosed, .stopped: break
             }
         }
         return ending

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import MIDIFile
+import Terminal
 
 /// A failure the user can fix: printed by the command line as one `etude: …` line, with this
 /// exit status.
@@ -33,9 +34,29 @@ public enum Console {
         write(Array(clean(text, lineBreaks: true).utf8), to: STDOUT_FILENO)
     }
 
-    /// One line for stderr (the newline is added), cleaned as `out` cleans.
+    /// One line for stderr (the newline is added), cleaned as `out` cleans, no word in it longer
+    /// than `longestWord` (`shortened`: a 5,000-digit argument is not echoed whole), and on a
+    /// terminal wrapped between words to its width, so no word breaks at its edge.
     public static func error(_ line: String) {
-        write(Array((clean(line, lineBreaks: false) + "\n").utf8), to: STDERR_FILENO)
+        var text = shortened(clean(line, lineBreaks: false))
+        if isatty(STDERR_FILENO) != 0, let columns = TerminalSize.of(STDERR_FILENO)?.columns, CellBuffer.width(of: text) >= columns {
+            text = CellBuffer.wrap(text, width: columns - 1, indent: "  ").joined(separator: "\n")
+        }
+        write(Array((text + "\n").utf8), to: STDERR_FILENO)
+    }
+
+    /// Characters of one word (a run without spaces) an error line shows whole.
+    public static let longestWord = 120
+
+    /// `line` with every word longer than `longestWord` cut in its middle: its start and end
+    /// stay (a path's folder and file name), "…(5,000 characters)…" between them.
+    public static func shortened(_ line: String) -> String {
+        guard line.count > longestWord else { return line }
+        return line.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            guard word.count > longestWord else { return String(word) }
+            let keep = (longestWord - 24) / 2
+            return "\(word.prefix(keep))…(\(word.count) characters)…\(word.suffix(keep))"
+        }.joined(separator: " ")
     }
 
     /// A status line redrawn in place on stdout: `\r`, the cleaned text, erase to the end of

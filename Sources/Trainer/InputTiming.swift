@@ -82,9 +82,10 @@ public struct InputTiming: Sendable {
     /// The timing for an opened input. A library that cannot be opened means no stored offset
     /// and no hint (practice goes on; the history says why it is off).
     public static func lookUp(input: String, hookup: InputHookup?, override: Double?, library: Library?) -> InputTiming {
+        noticeWriter.sync {}  // a notice the last session marked is in the library before it is read
         let device = InputDevice.name(spec: InputSpec(input), sourceName: hookup?.sourceName)
         if let override { return InputTiming(device: device, offsetMs: override, source: .override) }
-        guard let library, let store = try? Store.open(path: library.databasePath, formats: LessonFormats.all) else {
+        guard let library, let store = try? library.openStore() else {
             return InputTiming(device: device, offsetMs: 0, source: .none)
         }
         if let stored = try? store.inputOffset(device: device) {
@@ -97,12 +98,17 @@ public struct InputTiming: Sendable {
         return timing
     }
 
-    /// The suggestion after a pass whose hits were steadily off, the first time only.
+    /// Where the hint is remembered as shown: never on the runner thread that asks for it (it
+    /// plays the music; a slow disk would be a late note). `lookUp` waits for what is pending.
+    static let noticeWriter = DispatchQueue(label: "etude.notices")
+
+    /// The suggestion after a pass whose hits were steadily off, the first time only: decided
+    /// in memory (the library said at `lookUp` it was never shown), remembered by `noticeWriter`.
     static func hint(store: Store) -> @Sendable (PassReport) -> String? {
-        { report in
-            guard Calibration.suggestsCalibrating(report.figures),
-                  ((try? store.inputOffsets()) ?? []).isEmpty,
-                  (try? store.markShown(notice: hintNotice)) == true else { return nil }
+        let told = OnceFlag()
+        return { report in
+            guard Calibration.suggestsCalibrating(report.figures), told.take() else { return nil }
+            noticeWriter.async { _ = try? store.markShown(notice: hintNotice) }
             return hintLine(meanMs: report.figures.timingMeanMs)
         }
     }
@@ -112,14 +118,22 @@ public struct InputTiming: Sendable {
         "hits \(Int(abs(meanMs).rounded())) ms \(meanMs > 0 ? "late" : "early") on average, steadily: `etude calibrate` measures your offset once"
     }
 
-    /// `--offset MS` checked: one line naming the range when it is outside it.
+    /// `--offset MS` checked: one line naming the range when it is outside it (`InputOffsetMilliseconds`'s rule).
     public static func override(_ text: String?) throws -> Double? {
         guard let text else { return nil }
-        let number = text.lowercased().hasSuffix("ms") ? String(text.dropLast(2)) : text
-        let limit = Calibration.offsetLimitMs
-        guard let ms = Double(number.trimmingCharacters(in: .whitespaces)), ms.isFinite, abs(ms) <= limit else {
-            throw EtudeFailure("--offset \(safe(text)): give your input offset in milliseconds, −\(Int(limit)) to \(Int(limit)) (positive when your notes arrive late; `etude calibrate` measures it)")
+        do { return try InputOffsetMilliseconds(parsing: text).milliseconds } catch { throw EtudeFailure(error.worded(option: "--offset")) }
+    }
+}
+
+/// True the first time `take()` is called, false after (from any thread).
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var taken = false
+
+    func take() -> Bool {
+        lock.withLock {
+            defer { taken = true }
+            return !taken
         }
-        return ms.rounded()
     }
 }

@@ -45,7 +45,7 @@ public enum LessonCompletion {
         guard !prefix.contains("/") else { return [] }
         let path = Store.defaultPath(override: database)
         guard FileManager.default.fileExists(atPath: path),
-              let store = try? Store.open(path: path, formats: LessonFormats.all),
+              let store = try? Store.open(path: path, formats: LessonFormats.all, chosen: true),
               let lessons = try? store.lessons() else { return [] }
         let lower = prefix.lowercased()
         return lessons.map { safe($0.lesson.title) }.filter { $0.lowercased().hasPrefix(lower) }.sorted()

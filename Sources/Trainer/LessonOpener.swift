@@ -9,7 +9,7 @@ import Store
 /// opens files through it. MIDI first, so a folder holding song.abc and its compiled song.mid
 /// lists it once. A new format is a reader module plus one entry here.
 public enum LessonFormats {
-    public static let abc = LessonFormat(name: "abc", extensions: ["abc"]) { bytes in
+    public static let abc = LessonFormat(name: "abc", extensions: ["abc"], maxBytes: 8 << 20, plural: "ABC files") { bytes in
         let text = String(decoding: bytes, as: UTF8.self)
         do {
             return try ABCImport.midiFile(fromABCText: text).file
@@ -25,7 +25,7 @@ public enum LessonFormats {
         guard let handle = FileHandle(forReadingAtPath: path) else { return true }
         defer { try? handle.close() }
         return MusicXMLImport.isMusicXML([UInt8](handle.readData(ofLength: 65_536)))
-    }) { bytes in
+    }, maxBytes: MusicXMLLimits().maxXMLBytes, plural: "MusicXML files") { bytes in
         do {
             return try MusicXMLImport.midiFile(fromBytes: bytes).file
         } catch let error as MusicXMLError {
@@ -70,7 +70,10 @@ public struct OpenedLesson: Sendable {
 public enum LessonOpener {
     /// The file's bytes: regular files only (a device or pipe is no lesson, and /dev/zero
     /// would never end), never empty.
-    public static func readBytes(_ path: String) throws -> [UInt8] {
+    ///
+    /// At most `limit` bytes (else the limit of the format its extension names, MIDI's for
+    /// any other), checked by stat before a byte is read.
+    public static func readBytes(_ path: String, limit: (bytes: Int, what: String)? = nil) throws -> [UInt8] {
         let shown = safe(path)
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -88,10 +91,13 @@ public enum LessonOpener {
         guard info.st_size > 0 else {
             throw EtudeFailure("\(shown): empty file (0 bytes)")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw EtudeFailure("\(shown): cannot be read (check its permissions)")
+        let format = LessonFormat.find(path, in: LessonFormats.all) ?? .midi
+        let (max, what) = limit ?? (format.maxBytes, format.plural)
+        switch BoundedRead.bytes(path, limit: max) {
+        case .success(let bytes): return bytes
+        case .failure(.tooLarge(let size)): throw EtudeFailure("\(shown): \(BoundedRead.tooLargeMessage(size: size, limit: max, what: what))")
+        case .failure(.unreadable): throw EtudeFailure("\(shown): cannot be read (check its permissions)")
         }
-        return [UInt8](data)
     }
 
     /// Reads and parses a MIDI file; a fatal parse error becomes `FILE: message`.

@@ -24,6 +24,8 @@ public struct Library: Sendable {
     /// Opens the store, rescans the built-in lessons and added folders when `scan` (cheap when
     /// nothing changed: a stat per file), and runs `body`.
     public func withStore<T>(scan: Bool = true, _ body: (Store) throws -> T) throws -> T {
+        // Rows skipped as unreadable (`Store.damagedRowsNotice`): one line, after the output.
+        defer { if let n = Store.damagedRowsNotice() { Console.error("etude: \(n)") } }
         do {
             let store = try openStore()
             for n in store.notices { Console.error("etude: \(n)") }
@@ -51,7 +53,7 @@ public struct Library: Sendable {
 
     /// Opens the database as every command does (see `databaseIsExplicit`).
     public func openStore() throws -> Store {
-        try Store.open(path: databasePath, formats: LessonFormats.all, createFolder: !databaseIsExplicit)
+        try Store.open(path: databasePath, formats: LessonFormats.all, createFolder: !databaseIsExplicit, chosen: databaseIsExplicit)
     }
 
     /// The file a LESSON argument names: a file that is there (or anything shaped like a path,

@@ -2,15 +2,20 @@ import Foundation
 import Terminal
 
 /// Keys and signals for the one-line commands (`play --no-screen`, `loop`, `record`, `quiz`,
-/// `routine run`): the terminal in line mode (raw keys, no echo, output as usual) through the
-/// same `TerminalSession` and `KeyDecoder` as the screens, and SIGINT/SIGTERM/SIGHUP caught so
-/// the command ends through its cleanup. Without a terminal on stdin it reads no keys and
-/// still catches the signals.
+/// `routine run`): the terminal in line mode (raw keys, no echo, output as usual) read through
+/// the same `KeyInput` as the screens (Esc timeout, paste, Ctrl-C, Ctrl-Z, resize alike), and
+/// SIGINT/SIGTERM/SIGHUP caught so the command ends through its cleanup. Without a terminal on
+/// stdin it reads no keys and still catches the signals.
 public final class LineKeys: @unchecked Sendable {
     public let signals: SignalWatch
     private var session: TerminalSession?
-    private var decoder = KeyDecoder()
-    private var lastInput = ContinuousClock.now
+    private var input: KeyInput?
+
+    /// Called with true just before Ctrl-Z stops the process and with false after `fg`: a
+    /// player pauses so nothing plays while the learner is away (space resumes).
+    public var onSuspend: ((Bool) -> Void)? {
+        didSet { input?.onSuspend = onSuspend }
+    }
 
     /// - Parameter signals: a watch already running (a routine keeps one across its entries).
     public init(signals: SignalWatch? = nil) {
@@ -23,13 +28,15 @@ public final class LineKeys: @unchecked Sendable {
 
     private func openTerminal() {
         session = isatty(STDIN_FILENO) == 1 ? try? TerminalSession(mode: .line, signals: signals) : nil
-        decoder = KeyDecoder()
+        input = session.map { KeyInput(device: $0) }
+        input?.onSuspend = onSuspend
     }
 
     /// Gives the terminal back (a full screen is about to take it); the signals stay caught.
     public func pauseTerminal() {
         session?.close()
         session = nil
+        input = nil
     }
 
     /// Takes the terminal again after `pauseTerminal`.
@@ -45,28 +52,20 @@ public final class LineKeys: @unchecked Sendable {
     /// The exit status a caught signal calls for (nil while none).
     public var signalStatus: Int32? { signals.exitStatus }
 
-    /// Keys that arrive within `timeoutMs` (a lone Esc after its timeout); nil when the terminal
-    /// hung up or a signal arrived (the caller ends).
+    /// Keys that arrive within `timeoutMs` (a lone Esc after its timeout; Ctrl-C last when
+    /// typed); nil when the terminal hung up or a signal arrived (the caller ends).
     public func read(timeoutMs: Int32) -> [Key]? {
         guard signals.received == nil else { return nil }
-        guard let session else {
+        guard let input else {
             if timeoutMs > 0 { usleep(UInt32(timeoutMs) * 1000) }
             return signals.received == nil ? [] : nil
         }
-        var wait = timeoutMs
-        if decoder.hasPending && !decoder.isInPaste { wait = min(wait, Int32(KeyDecoder.escapeTimeoutMilliseconds)) }
-        let bytes = session.readInput(timeoutMilliseconds: wait)
-        let events = session.takeEvents()
-        if events.contains(.inputClosed) || events.contains(.signalled) { return nil }
-        if !bytes.isEmpty {
-            lastInput = ContinuousClock.now
-            return decoder.feed(bytes)
+        let got = input.poll(timeoutMs: timeoutMs)
+        switch got.ending {
+        case .inputClosed?, .signalled?: return nil
+        case .interrupted?: return got.keys + [Key.ctrl("c")]
+        case .quit?, .stopped?, nil: return got.keys
         }
-        if decoder.hasPending && !decoder.isInPaste,
-           ContinuousClock.now - lastInput >= .milliseconds(KeyDecoder.escapeTimeoutMilliseconds) {
-            return decoder.flush()
-        }
-        return []
     }
 
     /// Puts the terminal back as it was and (when this owns the watch) the signals to their
@@ -74,6 +73,7 @@ public final class LineKeys: @unchecked Sendable {
     public func close() {
         session?.close()
         session = nil
+        input = nil
         if ownsWatch { signals.stop() }
     }
 }
@@ -152,6 +152,36 @@ public final class StatusLine: @unchecked Sendable {
     public func clear() {
         if onTerminal && !last.isEmpty { Console.clearStatusLine() }
         last = ""
+    }
+
+    /// A status of a title and what follows it in the terminal's width: the title is what is
+    /// cut, so the clock and the keys stay in view.
+    public static func fitted(_ title: String, _ rest: String, onTerminal: Bool = isatty(STDOUT_FILENO) != 0) -> String {
+        guard onTerminal else { return title + rest }
+        let columns = (TerminalSize.of(STDOUT_FILENO)?.columns ?? 80) - 1
+        return CellBuffer.cut(title, width: max(8, columns - CellBuffer.width(of: rest))) + rest
+    }
+
+    /// Rows of a line that stays (a summary, a quiz answer): on a terminal wrapped at spaces
+    /// to its width, so no word breaks across two rows; elsewhere the line as it is.
+    public static func rows(_ text: String, onTerminal: Bool = isatty(STDOUT_FILENO) != 0) -> [String] {
+        guard onTerminal else { return [text] }
+        let columns = TerminalSize.of(STDOUT_FILENO)?.columns ?? 80
+        return CellBuffer.wrap(text, width: columns - 1, indent: "  ")
+    }
+
+    /// Prints a line that stays, wrapped as `rows` says.
+    public static func keep(_ text: String) {
+        for row in rows(text) { Console.out(row + "\n") }
+    }
+
+    /// Prints lines (each ending in a newline), each wrapped as `rows` says: a report such as
+    /// `etude info` whose long fields would otherwise break mid-word at the terminal's edge.
+    public static func keepAll(_ text: String) {
+        guard isatty(STDOUT_FILENO) != 0 else { return Console.out(text) }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        if text.hasSuffix("\n") { lines.removeLast() }
+        for line in lines { keep(String(line)) }
     }
 
     /// `m:ss`.

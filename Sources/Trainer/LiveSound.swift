@@ -28,16 +28,15 @@ public struct LiveSound: Sendable {
         self.bufferMilliseconds = bufferMilliseconds
     }
 
-    /// `--audio-buffer MS` checked: one line naming the range when it is outside it.
+    /// `--audio-buffer MS` checked: one line naming the range when it is outside it
+    /// (`AudioBufferMilliseconds`' rule).
     public static func bufferMilliseconds(_ text: String?) throws -> Double? {
         guard let text else { return nil }
-        let number = text.lowercased().hasSuffix("ms") ? String(text.dropLast(2)) : text
-        guard let ms = Double(number.trimmingCharacters(in: .whitespaces)), ms.isFinite,
-              FluidSynthLive.Options.bufferRange.contains(ms) else {
-            let r = FluidSynthLive.Options.bufferRange
-            throw EtudeFailure("--audio-buffer \(safe(text)): give the audio buffer in milliseconds, \(Int(r.lowerBound))–\(Int(r.upperBound)) (e.g. 20; longer is safer from crackles, shorter answers sooner)")
+        do {
+            return try AudioBufferMilliseconds(parsing: text).milliseconds
+        } catch {
+            throw EtudeFailure(error.worded(option: "--audio-buffer"))
         }
-        return ms
     }
 
     /// The synth's options as this command asks for them.

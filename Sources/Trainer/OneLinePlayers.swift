@@ -28,6 +28,7 @@ public enum FilePlayer {
         let dispatcher = EventDispatcher(source: ScheduleCursor(MessageSchedule(file: file)), output: live)
         let silent = LiveSound.silentNotice(live).map { $0 + " · " } ?? ""
         let status = StatusLine()
+        keys.onSuspend = { suspending in if suspending { dispatcher.pause() } }  // space resumes after `fg`
         dispatcher.start()
         let exitCode = keys.run(everyMs: 50) { commands in
             for command in commands {
@@ -77,6 +78,7 @@ public enum LoopPlayer {
         let status = StatusLine()
         let silent = LiveSound.silentNotice(live).map { $0 + " · " } ?? ""
         let onTerminal = isatty(STDOUT_FILENO) != 0
+        keys.onSuspend = { suspending in if suspending { session.pause() } }  // space resumes after `fg`
         session.start()
         let exitCode = keys.run(everyMs: 50) { commands in
             for command in commands {
@@ -97,8 +99,10 @@ public enum LoopPlayer {
                 }
             }
             let state = session.state()
-            let loopText = state.plan.bars.map { "bars \(opened.lesson.bars.label(ofRange: $0)) · pass \(session.transport.pass)" } ?? ""
-            status.show("\(silent)bar \(opened.lesson.bars.label(number: state.position.bar))/\(opened.lesson.bars.label(number: opened.lesson.bars.lastNumber)) · \(loopText) · \(opened.lesson.tempoMark(quarterBPM: state.bpm, atBar: state.position.bar)) (\(Int(state.tempoPercent.rounded()))%) · \(state.transport == .playing ? "playing" : "paused")  [space pause, ←/→ bar, q quit]")
+            let loopText = state.plan.bars.map { "loop \(opened.lesson.bars.label(ofRange: $0)) ×\(session.transport.pass) · " } ?? ""
+            // What matters first, as the practice screen's header has it; the keys before the
+            // silent notice (stderr said it), so at 80 columns the cut takes only that.
+            status.show("\(state.transport == .playing ? "▶" : "■") bar \(opened.lesson.bars.label(number: state.position.bar))/\(opened.lesson.bars.label(number: opened.lesson.bars.lastNumber)) · \(loopText)\(opened.lesson.tempoMark(quarterBPM: state.bpm, atBar: state.position.bar)) (\(Int(state.tempoPercent.rounded()))%)  [space pause, ←/→ bar, q quit]\(silent.isEmpty ? "" : " · " + silent.dropLast(3))")
             return !session.isFinished
         }
         let resumePoint = session.resumePoint()

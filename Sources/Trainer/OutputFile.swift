@@ -11,6 +11,7 @@ public enum OutputFile {
     public static func check(_ path: String, inputs: [String], option: String = "-o") throws {
         guard !path.isEmpty else { throw EtudeFailure("\(option) needs a file name") }
         let shown = safe(path)
+        if let problem = nameProblem(path) { throw EtudeFailure("\(option) \(shown): \(problem)") }
         if let out = identity(path) {
             for input in inputs {
                 if let inp = identity(input), inp == out {
@@ -25,7 +26,7 @@ public enum OutputFile {
                 throw EtudeFailure("\(option) \(shown): not a regular file; give a file name to write")
             }
         }
-        let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let folder = split(path).folder
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), isDir.boolValue else {
             throw EtudeFailure("\(option) \(shown): the folder \(safe(folder)) does not exist; create it first")
@@ -45,8 +46,9 @@ public enum OutputFile {
     /// Writes through a temporary file (the caller streams into `body`); renamed into place only
     /// when `body` returns, removed when it throws.
     public static func write(to path: String, option: String = "-o", _ body: (FileHandle) throws -> Void) throws {
-        let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        let temp = (folder as NSString).appendingPathComponent(".\((path as NSString).lastPathComponent).etude-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp")
+        if let problem = nameProblem(path) { throw EtudeFailure("\(option) \(safe(path)): \(problem)") }
+        let (folder, name) = split(path)
+        let temp = (folder.hasSuffix("/") ? folder : folder + "/") + ".\(name).etude-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
         guard FileManager.default.createFile(atPath: temp, contents: nil, attributes: [.posixPermissions: 0o644]),
               let handle = FileHandle(forWritingAtPath: temp) else {
             throw EtudeFailure("\(option) \(safe(path)): cannot write in \(safe(folder)) (check its permissions)")
@@ -69,6 +71,26 @@ public enum OutputFile {
             unlink(temp)
             throw EtudeFailure("\(option) \(safe(path)): cannot write it: \(reason)")
         }
+    }
+
+    /// Why a name cannot be a file to write, or nil: `-` (standard output is not written to),
+    /// a name of blanks, `~` the shell left unexpanded, or a name ending in `/` (a folder).
+    static func nameProblem(_ path: String) -> String? {
+        if path == "-" { return "writing to standard output is not supported; give a file name, e.g. out.mid" }
+        if path.allSatisfy({ $0.isWhitespace }) { return "a name of blanks; give a file name, e.g. out.mid" }
+        if path == "~" { return "that is your home folder, not a file; give a file name, e.g. ~/out.mid (unquoted)" }
+        if path.hasSuffix("/") || split(path).name == "." || split(path).name == ".." {
+            return "names a folder; give a file name in it, e.g. \(safe(path.hasSuffix("/") ? path : path + "/"))NAME"
+        }
+        return nil
+    }
+
+    /// The folder (`.` for a bare name) and the last part of a path, by its last `/`, without
+    /// Foundation's path functions (which trap on short names such as `-` and `a`).
+    static func split(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let folder = String(path[..<slash])
+        return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
     }
 
     /// (device, inode) of an existing file, following symlinks; nil when there is none.

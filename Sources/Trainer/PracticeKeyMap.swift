@@ -7,12 +7,13 @@ import Terminal
 /// While the computer keyboard plays notes, its piano letters (`a w s e d f t g y h u j k`, `z`
 /// `x`) are notes, so every command also has a key that is never a note: Alt with the command's
 /// letter (Alt-h for the hand), or a function key — F2 hand, F3 other hand, F4 save loop,
-/// F5 next saved loop, F6 mode, F7 metronome, F8 note names, F9 weakest section (F1 is help).
+/// F5 next saved loop, F6 mode, F7 metronome, F8 note names, F9 weakest section, F10 go to
+/// bar (F1 is help).
 public enum PracticeKeyMap {
     /// The function keys and the commands they give, in every mode.
     public static let functionKeys: [Int: PracticeCommand] = [
         1: .toggleHelp, 2: .cycleHand, 3: .cycleOtherHand, 4: .saveLoop, 5: .recallLoop,
-        6: .cycleMode, 7: .toggleMetronome, 8: .toggleNoteNames, 9: .loopWeakestSection,
+        6: .cycleMode, 7: .toggleMetronome, 8: .toggleNoteNames, 9: .loopWeakestSection, 10: .goToBar,
     ]
 
     /// The command for a key, or nil. With `pianoKeys` on (the playing modes on the computer
@@ -49,6 +50,7 @@ public enum PracticeKeyMap {
             case "M": return .cycleMode
             case "W": return .loopWeakestSection
             case "r": return .saveLastPass
+            case "g": return .goToBar
             default: return nil
             }
         }
@@ -61,4 +63,41 @@ public enum PracticeKeyMap {
         default: return nil
         }
     }
+}
+
+/// `g`, a bar number, Enter: the practice screen's way to a bar (40 of a 144-bar rag without
+/// 39 presses of →). While it is open, digits (and `@` for a repeat's second time) type the
+/// number, Backspace takes one back, Enter goes, Esc or an empty Enter cancels; no other key
+/// acts, so a piano letter cannot slip through as a command.
+public struct BarPrompt: Equatable, Sendable {
+    public private(set) var typed = ""
+
+    public init() {}
+
+    public enum Step: Equatable, Sendable {
+        case typing
+        case cancel
+        case go(String)
+    }
+
+    public mutating func key(_ key: Key) -> Step {
+        switch key.code {
+        case .character(let c) where (c.isASCII && c.isNumber) || c == "@" || c == "-":
+            if typed.count < 12 { typed.append(c) }
+            return .typing
+        case .backspace:
+            if !typed.isEmpty { typed.removeLast() }
+            return .typing
+        case .enter:
+            return typed.isEmpty ? .cancel : .go(typed)
+        case .escape:
+            return .cancel
+        default:
+            if key == Key.ctrl("c") { return .cancel }
+            return .typing
+        }
+    }
+
+    /// The status line while typing.
+    public var message: String { "go to bar: \(typed)_   (Enter goes, Esc cancels)" }
 }

@@ -81,6 +81,7 @@ public final class Instrument: @unchecked Sendable {
             throw EtudeFailure(error.message)
         }
         box.instrument = self
+        hookup.onPedal = { down, time in box.instrument?.session?.learnerPedal(down: down, at: time) }
         if let early = box.takeEarlyStatus() { status(early) }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
     }
@@ -89,6 +90,9 @@ public final class Instrument: @unchecked Sendable {
     public func attach(_ controller: PracticeController) {
         let hookup = self.hookup
         controller.onPianoKey = { key, time in hookup.press(key, at: time) }
+        if hookup.usesComputerKeyboard {
+            controller.session.computerKeys = { pitch in hookup.computerKeys(for: pitch) }
+        }
         session = controller.session
     }
 
@@ -190,10 +194,16 @@ public enum PracticeScreenRunner {
         defer { instrument.stop() }
         instrument.hookup.ignore(live)
         let (session, controller) = try makeSession(opened, plan: plan, output: live, playing: playing, instrument: instrument)
-        if let appender { session.onPassReport = { appender.append($0) } }
+        // The runner thread (the one that plays the music) only queues a finished pass's report:
+        // the line is written and synced here, on the screen thread, so a slow disk is never a
+        // late note.
+        let reports = PassReportQueue()
+        if appender != nil { session.onPassReport = { reports.add($0) } }
+        func writeReports() { for report in reports.take() { appender?.append(report) } }
         if let history {
             controller.onSaveLoop = { history.saveLoop($0) }
             controller.onRecallLoops = { history.savedLoops() }
+            controller.onBarPicture = { history.barPicture() }
         }
         session.loopName = loopName
         var shown = display
@@ -201,8 +211,10 @@ public enum PracticeScreenRunner {
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             if endWhenFinished && session.isFinished { loop.stop() }
             history?.record(finishedBy: session)
+            writeReports()
         })
         history?.record(finishedBy: session)
+        writeReports()
         history?.saveResume(outcome.resumePoint, mode: session.mode, loopName: session.loopName)
         LiveSound.flushLog(verbose: sound.verbose)
         return outcome.exitStatus
@@ -238,8 +250,20 @@ public enum PracticeScreenRunner {
                 frame(loop)
                 frames.draw(into: &buffer, size: size, decorate: decorate)
             }, onKey: { k in
+                if var prompt = frames.barPrompt {
+                    // Typing a bar number (`g`): the keys are the number's until Enter or Esc.
+                    let step = prompt.key(k)
+                    frames.barPrompt = step == .typing ? prompt : nil
+                    if case .go(let text) = step { controller.goToBar(text) }
+                    return .continue
+                }
                 if let action = key(k) { return action }
                 let command = PracticeKeyMap.command(for: k, pianoKeys: session.wantsPianoKeys)
+                if command == .goToBar, !session.state().showHelp {
+                    _ = controller.handle(keyCommand: command)  // the results panel goes away
+                    frames.barPrompt = BarPrompt()
+                    return .continue
+                }
                 switch controller.handle(keyCommand: command) {
                 case .quit: return .quit
                 case .cycleView:
@@ -263,6 +287,8 @@ final class PracticeFrames {
     let display: PracticeView.Options
     let depth: ColorDepth
     var view: PracticeDisplay = .fallingNotes
+    /// The bar number being typed after `g`, shown in the status line.
+    var barPrompt: BarPrompt?
     private lazy var staff = StaffCache(lesson: session.lesson)
     private lazy var sounding = SoundingNotes(lesson: session.lesson)
     private var pausedForSize = false
@@ -285,6 +311,7 @@ final class PracticeFrames {
         let state = session.state()
         var model = PracticeView.model(state, lesson: session.lesson, options: display)
         decorate(&model)
+        if let barPrompt { model.message = barPrompt.message }
         switch view {
         case .fallingNotes:
             PracticeScreen(depth: depth).render(model, into: &buffer, size: size)
@@ -293,6 +320,21 @@ final class PracticeFrames {
             let raster = staff.raster(width: area.width, height: area.height)
             let marks = PracticeView.staffMarks(state, sounding: sounding)
             StaffPracticeScreen(depth: depth).render(model, staff: raster, marks: marks, view: view, into: &buffer, size: size)
+        }
+    }
+}
+
+/// Finished passes' reports handed from the runner thread to the screen thread (`--report`).
+final class PassReportQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var queued: [PassReport] = []
+
+    func add(_ report: PassReport) { lock.withLock { queued.append(report) } }
+
+    func take() -> [PassReport] {
+        lock.withLock {
+            defer { queued.removeAll() }
+            return queued
         }
     }
 }

@@ -49,6 +49,8 @@ public enum PracticeView {
         }
         for w in state.feedback.waitingFor {
             keyboard.light(w.pitch, w.hand == .left ? .leftHand : .rightHand)
+            // The first key to type: `z`/`x` while the octave must move, then the note's letter.
+            if let keys = state.feedback.waitingKeys[w.pitch], let first = keys.first { keyboard.letters[w.pitch] = first }
         }
         for p in state.feedback.held { keyboard.light(p, state.feedback.wrong.contains(p) ? .wrong : .learner) }
         for p in state.feedback.flashes { keyboard.light(p, .wrong) }
@@ -94,6 +96,8 @@ public enum PracticeView {
         status.mode = state.mode.rawValue
         status.pass = state.pass
         status.silent = options.silent
+        status.waiting = waitingText(state, naming: options.noteNaming)
+        if state.message == nil, let waiting = status.waiting { model.message = "play \(waiting)" }
         model.status = status
         model.hints = state.pianoKeys ? Footer.pianoKeys : Footer.controls
 
@@ -123,7 +127,8 @@ public enum PracticeView {
         if state.showHelp {
             model.overlay = .help
         } else if let r = state.results {
-            model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures, offsetMs: r.offsetMs, timingHint: r.timingHint))
+            model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures, offsetMs: r.offsetMs, timingHint: r.timingHint,
+                                                   speedTrainer: r.speedTrainer, secondsPerChord: r.secondsPerChord, earLine: r.earLine, review: r.review))
         }
         return model
     }
@@ -141,9 +146,23 @@ public enum PracticeView {
         for (index, verdict) in state.judged {
             if let j = StaffJudgement(verdict: verdict.rawValue) { judgements[index] = j }
         }
+        // After a pass, the ear's faults on notes struck right: held or played off.
+        for index in state.heardOff where judgements[index] == .hit { judgements[index] = .off }
         return StaffMarks(cursorTick: tick, sounding: state.transport == .playing ? sounding.at(tick: tick, hands: hands) : [],
                           judgements: judgements, hideNotesAfterTick: state.mode.hidesFallingNotes ? tick : nil,
                           loopBars: state.plan.bars)
+    }
+
+    /// Wait mode, while the music stands still for a chord: its keys not yet held, named, with
+    /// the computer keys that play them ("E4 [d]  G3 [z g]"); nil otherwise.
+    static func waitingText(_ state: SessionState, naming: NoteNaming) -> String? {
+        guard state.mode == .wait, state.transport != .playing || !state.feedback.waitingFor.isEmpty,
+              !state.feedback.waitingFor.isEmpty else { return nil }
+        let names = state.feedback.waitingFor.sorted { $0.pitch < $1.pitch }.map { w -> String in
+            let name = PitchName.name(w.pitch, octaveOfMiddleC: naming.octaveOfMiddleC)
+            return state.feedback.waitingKeys[w.pitch].map { "\(name) [\($0)]" } ?? name
+        }
+        return names.joined(separator: "  ")
     }
 
     static func role(_ note: SessionState.Note) -> NoteRole {

@@ -55,7 +55,7 @@ public struct QuizRunner: Sendable {
         var stopped = false
 
         questionLoop: while let q = quiz.current {
-            Console.out("\(quiz.results.count + 1)/\(quiz.questions.count)  \(q.prompt)\n")
+            StatusLine.keep("\(quiz.results.count + 1)/\(quiz.questions.count)  \(q.prompt)")
             if quiz.kind != .notes { Self.sound(q, live: live, keys: keys) }
             var collector = QuizAnswerCollector(size: q.answerSize)
             while true {
@@ -70,9 +70,9 @@ public struct QuizRunner: Sendable {
                 if let answer, let result = quiz.answer(answer) {
                     let playedText = result.played.map { PitchName.name($0) }.joined(separator: " ")
                     if result.correct {
-                        Console.out("   ✓ right (\(playedText))\n")
+                        StatusLine.keep("   ✓ right (\(playedText))")
                     } else {
-                        Console.out("   ✗ you played \(playedText); the answer is \(q.answerText)\n")
+                        StatusLine.keep("   ✗ you played \(playedText); the answer is \(q.answerText)")
                     }
                     break
                 }

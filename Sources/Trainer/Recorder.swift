@@ -59,6 +59,8 @@ public struct Recorder: Sendable {
             hookup.stop()
             throw EtudeFailure("nothing to record from: no MIDI input and stdin is not a terminal; pass --input with a MIDI device or FIFO")
         }
+        // Which letters are notes, as `etude quiz` says it: a new user has no other way to know.
+        if hookup.usesComputerKeyboard { for line in hookup.keyboardHelp { StatusLine.keep(line) } }
         let status = StatusLine()
         let beat = 60 / bpm
         let end = bars.map { start + Double($0) * 4 * beat }

@@ -26,6 +26,9 @@ public enum ScoreOutput {
         }
     }
 
+    /// The most bars one `etude score` lays out (a long symphony movement has 600).
+    public static let maxBars = 20_000
+
     static func layout(_ opened: OpenedLesson, width: Int, bars: ClosedRange<Int>?) throws -> Score {
         guard width >= NotationOptions.minimumWidth else {
             throw EtudeFailure("--width \(width): a staff needs at least \(NotationOptions.minimumWidth) columns")
@@ -38,6 +41,12 @@ public enum ScoreOutput {
             } catch {
                 throw EtudeFailure(error.worded { "--\($0.rawValue) \($1)" })
             }
+        }
+        // A million bars (a note at tick 268,435,455 with division 1) is hundreds of MB of
+        // staves: refused in one line, a stretch of it drawn on request.
+        let drawn = bars.map { $0.count } ?? lesson.bars.bars.count
+        guard drawn <= maxBars else {
+            throw EtudeFailure("\(safe(opened.path)): \(drawn) bars to draw; `etude score` draws up to \(maxBars) at once: give --bars A-B")
         }
         let score = ScoreLayout.layout(lesson, options: NotationOptions(width: width, bars: bars))
         guard !score.systems.isEmpty else {

@@ -38,21 +38,33 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
     }
 
     public func record(_ passes: [FinishedPassInfo], mode: PracticeMode, figures: (FinishedPassInfo) -> ScoreFigures?) {
+        record(passes, mode: mode, figures: figures, reports: { _ in nil })
+    }
+
+    /// Stores the passes with their figures and, for a judged pass, its bars (notes and faults).
+    public func record(_ passes: [FinishedPassInfo], mode: PracticeMode, figures: (FinishedPassInfo) -> ScoreFigures?,
+                       reports: (FinishedPassInfo) -> PassReport?) {
         lock.lock()
         defer { lock.unlock() }
         for p in passes {
             var f = p.complete ? figures(p) : nil
-            var complete = p.complete
-            // A judged pass in which nothing was played is practice time, not a score of 0.
-            if let played = f, !played.somethingPlayed {
-                f = nil
-                complete = false
-            }
+            let complete = p.complete
+            // A judged pass in which nothing was played counts as a pass (`etude stats`), but
+            // its 0 is no score: the progress line shows what was played.
+            if let played = f, !played.somethingPlayed { f = nil }
             let record = PassRecord(lessonID: lessonID, startedAt: p.startedAt, mode: mode.rawValue, hand: p.hands.rawValue,
                                     tempoPercent: Int(p.tempoPercent.rounded()), firstBar: p.bars.lowerBound, lastBar: p.bars.upperBound,
                                     durationSeconds: p.durationSeconds, figures: f, complete: complete)
-            _ = try? store.recordPass(record)
+            guard let id = try? store.recordPass(record) else { continue }
+            if f != nil, let report = reports(p) { try? store.recordBars(passID: id, PerformanceJudge.bars(of: report)) }
         }
+    }
+
+    /// The lesson's per-bar picture over its recent judged passes (performed bar → notes and
+    /// faults), for `W`; empty when none stored bars or the library cannot be read.
+    public func barPicture() -> [Int: (notes: Int, faults: Int)] {
+        let bars = (try? store.barPicture(lessonID: lessonID)) ?? []
+        return Dictionary(bars.map { ($0.bar, (notes: $0.notes, faults: $0.faults)) }, uniquingKeysWith: { a, _ in a })
     }
 
     public func saveResume(_ point: ResumePoint, mode: PracticeMode, loopName: String?) {

@@ -84,7 +84,7 @@ public struct WAVRender: Sendable {
 
     /// Refuses before rendering when the output's disk cannot hold the longest WAV it may be.
     func checkSpace(bytes: UInt64) throws {
-        let folder = (output as NSString).deletingLastPathComponent.isEmpty ? "." : (output as NSString).deletingLastPathComponent
+        let folder = OutputFile.split(output).folder
         var fs = statvfs()
         guard statvfs(folder, &fs) == 0 else { return }
         let free = UInt64(fs.f_bavail) &* UInt64(fs.f_frsize)

@@ -24,7 +24,8 @@ struct Etude: ParsableCommand {
             SoundFontsCommand.self, ExportCommand.self, LoopCommand.self,
             DevicesCommand.self, ListCommand.self, LibraryCommand.self, FavCommand.self, LoopsCommand.self,
             StatsCommand.self, ResumeCommand.self, RoutineCommand.self, DebugWriteHistoryCommand.self,
-            PracticeScreenCommand.self, BrowseCommand.self, RecordCommand.self, QuizCommand.self, ScoreCommand.self, CalibrateCommand.self,
+            PracticeScreenCommand.self, BrowseCommand.self, RecordCommand.self, QuizCommand.self, ScoreCommand.self, CalibrateCommand.self, JudgeCommand.self,
+            NextCommand.self, TodayCommand.self, SightReadCommand.self,
         ]
     )
 
@@ -48,6 +49,9 @@ enum Main {
         signal(SIGXFSZ, SIG_IGN)
         // A terminal left raw by an Etude killed with SIGKILL is put right before anything prints.
         TerminalSession.repairLeftoverRawMode()
+        if let topic = unknownHelpTopic(Array(CommandLine.arguments.dropFirst())) {
+            Console.error("etude: help \(topic): no such command; see `etude --help`"); exit(ExitCode.validationFailure.rawValue)
+        }
         do {
             var command = try Etude.parseAsRoot(negativeValuesJoined(Array(CommandLine.arguments.dropFirst())))
             try command.run()
@@ -66,11 +70,26 @@ enum Main {
             }
             // A command's own exit status.
             if error is ExitCode { exit(code.rawValue) }
+            // A value its option's type refused: said in that type's words, as every failure.
+            if let refused = OptionRefusals.message(forParserMessage: Etude.message(for: error)) {
+                Console.error("etude: \(refused)")
+                exit(1)
+            }
             Console.error("etude: " + oneLine(error, code: code))
             exit(code.rawValue)
         }
     }
 
+    /// The word after `etude help` naming no command (the parser would print the general help, status 0).
+    static func unknownHelpTopic(_ arguments: [String]) -> String? {
+        guard arguments.first == "help" else { return nil }
+        var command: any ParsableCommand.Type = Etude.self
+        for word in arguments.dropFirst() where !word.hasPrefix("-") {
+            guard let sub = command.configuration.subcommands.first(where: { $0._commandName == word || $0.configuration.aliases.contains(word) }) else { return word }
+            command = sub
+        }
+        return nil
+    }
     /// `--offset -12` as `--offset=-12`: the parser would take `-12` for short options, yet an
     /// input offset can be negative and a mistyped `--tempo -5%` deserves the tempo's own
     /// message. No Etude option takes a negative number as a separate argument otherwise.

@@ -19,11 +19,11 @@ struct InfoCommand: ParsableCommand {
     @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var file: String
     @Flag(help: "Print one JSON object instead of text.") var json = false
     @Flag(help: "Refuse files that need any repair.") var strict = false
-    @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: String?
+    @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: NoteArgument?
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let splitPitch = try PracticeOptions.parseSplit(split)
+        let splitPitch = split?.pitch
         let file = try store.library.lessonPath(self.file)
         let result = try LessonOpener.readChecked(file, strict: strict)
         let summary = MIDIFileSummary(file: result.file)
@@ -32,7 +32,7 @@ struct InfoCommand: ParsableCommand {
         if json {
             Console.out(JSONOutput.line(InfoRecord(summary, warnings: warnings, lesson: lesson)))
         } else {
-            Console.out(InfoReport.text(summary, warnings: warnings, path: file, lesson: lesson))
+            StatusLine.keepAll(InfoReport.text(summary, warnings: warnings, path: file, lesson: lesson))
         }
     }
 }
@@ -61,12 +61,14 @@ enum InfoReport {
     }
 
     static func barsText(_ lesson: Lesson) -> String {
-        var s = "\(lesson.bars.count)"
-        if lesson.bars.hasPickup { s += " and a pickup bar 0" }
+        // A score is counted as printed (as its header shows it), the bars played beside it.
+        let b = lesson.bars, printed = b.printedRange.upperBound
+        var s = b.isPrinted && printed != b.count ? "\(printed) as printed (\(b.count) played, with the repeats)" : "\(b.count)"
+        if b.hasPickup { s += " and a pickup bar 0" }
         if lesson.markers.isEmpty {
             s += "; sections of 4 bars (\(lesson.sections.count))"
         } else {
-            s += "; sections: " + lesson.sections.map { "\(safe($0.name)) (\($0.firstBar)–\($0.lastBar))" }.joined(separator: ", ")
+            s += "; sections: " + lesson.sections.map { "\(safe($0.name)) (\(b.label(ofRange: $0.firstBar...max($0.firstBar, $0.lastBar))))" }.joined(separator: ", ")
         }
         return s
     }

@@ -41,6 +41,7 @@ struct LibraryCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a folder (history, favourites and loops are kept).")
         @Argument(help: "The folder.") var folder: String
         @OptionGroup var store: StoreOptions
+        func validate() throws { if folder.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("name the folder to remove (see `etude library list`)") } }
         func run() throws {
             try store.library.withStore(scan: false) { s in
                 guard try s.removeFolder(folder) else {

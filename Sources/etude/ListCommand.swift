@@ -22,6 +22,7 @@ struct ListCommand: ParsableCommand {
     @Flag(help: "Print a JSON array instead of text.") var json = false
     @OptionGroup var store: StoreOptions
 
+    func validate() throws { if let level, level < 1 { throw ValidationError("--level \(level): levels start at 1") } }
     func run() throws {
         try store.library.withStore { s in
             let rows = try s.lessons(matching: query.joined(separator: " "), level: level, favouritesOnly: favourites)

@@ -27,7 +27,7 @@ struct LoopCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print the passes (tempo, BPM, length) instead of playing.") var dryRun = false
     @Option(help: "Recall a loop saved on the practice screen (`s`) or listed by `etude loops LESSON`.") var saved: String?
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: String?
+    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
     @OptionGroup var audioBuffer: AudioBufferOption
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @OptionGroup var store: StoreOptions
@@ -46,7 +46,7 @@ struct LoopCommand: ParsableCommand {
                 let loop = try history.savedLoop(named: saved)
                 if bars != nil { throw EtudeFailure("--saved \(saved) and bars \(bars ?? "") both given: use one of them") }
                 plan = try practice.plan(bars: "\(loop.firstBar)-\(loop.lastBar)", defaultOther: .play, defaultRepeat: .forever)
-                if practice.hand == "both" { plan.hands = try PracticePlan.parseHands(loop.hand) }
+                if practice.hand == .both { plan.hands = try PracticePlan.parseHands(loop.hand) }
                 if practice.other == nil { plan.otherHand = try PracticePlan.parseOtherHand(SavedLoopModes.otherHand(loop.otherHandMode)) }
                 if practice.tempo == nil && practice.bpm == nil && practice.speedTrainer == nil { plan.tempo = .percent(Double(loop.tempoPercent)) }
                 loopName = loop.name
@@ -71,7 +71,7 @@ struct LoopCommand: ParsableCommand {
             }
             return
         }
-        let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose))
+        let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose))
         let status = try LoopPlayer.play(opened, plan: plan, sound: sound,
                                          history: history, loopName: loopName)
         if status != 0 { throw ExitCode(status) }

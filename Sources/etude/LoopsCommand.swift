@@ -33,7 +33,7 @@ struct LoopsCommand: ParsableCommand {
                 } else if loops.isEmpty {
                     Console.out("No saved loops for \(l.lesson.title).\n")
                 } else {
-                    Console.out(loops.map { "\(safe($0.name)): bars \($0.firstBar)-\($0.lastBar), \($0.hand == "both" ? "both hands" : "\($0.hand) hand"), \($0.tempoPercent)%, other hand \($0.otherHandMode)\($0.transpose.map { ", transposed \(safe($0))" } ?? "")" }
+                    Console.out(loops.map { "\(safe($0.name)): bars \(ResumePlace.bars($0.firstBar, $0.lastBar, path: l.path)), \($0.hand == "both" ? "both hands" : "\($0.hand) hand"), \($0.tempoPercent)%, other hand \($0.otherHandMode)\($0.transpose.map { ", transposed \(safe($0))" } ?? "")" }
                         .joined(separator: "\n") + "\n")
                 }
             }
@@ -45,10 +45,10 @@ struct LoopsCommand: ParsableCommand {
         @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
         @Argument(help: "The loop's name.") var name: String
         @Option(help: "Bars FIRST-LAST, e.g. 9-12.") var bars: String
-        @Option(help: "right, left or both.", completion: .list(["right", "left", "both"])) var hand = "both"
-        @Option(help: "Tempo as a percent of the lesson's own, 10–400% (e.g. 70%).") var tempo = "100"
-        @Option(name: .customLong("other-hand"), help: "What the other hand does: play, quiet or mute (as practice --other).",
-                completion: .list(["play", "quiet", "mute"])) var otherHand = "play"
+        @Option(help: "right, left or both.") var hand: PracticePlan.Hands = .both
+        @Option(help: "Tempo as a percent of the lesson's own, 10–400% (e.g. 70%).") var tempo = TempoPercent.full
+        @Option(name: .customLong("other-hand"), help: "What the other hand does: play, quiet or mute (as practice --other).")
+        var otherHand: PracticePlan.OtherHand = .play
         @OptionGroup var store: StoreOptions
         func run() throws {
             // The same words and checks as `etude practice`, so a saved loop always plays; a
@@ -58,14 +58,13 @@ struct LoopsCommand: ParsableCommand {
                 let opened = try l.path.map { path in Lesson(file: try LessonOpener.read(path).file, fileName: path) }
                 var plan = PracticePlan()
                 let range: ClosedRange<Int>
-                let percent: Double
+                let percent = tempo.value
                 do throws(PlanError) {
                     if let opened { range = try PracticePlan.parseBars(bars, in: opened) } else { range = try PracticePlan.parseBars(bars) }
                     plan.bars = range
-                    plan.hands = try PracticePlan.parseHands(hand)
-                    plan.tempo = try PracticePlan.parseTempo(tempo)   // its 10–400 % check
-                    percent = try TempoPercent(parsing: tempo).value
-                    plan.otherHand = try PracticePlan.parseOtherHand(otherHand)
+                    plan.hands = hand
+                    plan.tempo = .percent(percent)
+                    plan.otherHand = otherHand
                     if let opened { try plan.validate(for: opened) }
                 } catch {
                     // This command calls the other hand's option --other-hand.

@@ -11,18 +11,18 @@ import Practice
 /// `PracticePlan` by the Lesson module's parsers (so every command words errors alike).
 /// Bars are not here: `loop` takes them as an argument, `export` as `--bars`.
 struct PracticeOptions: ParsableArguments {
-    @Option(help: "Hand(s) to practise: left, right or both.", completion: .list(["right", "left", "both"])) var hand: String = "both"
-    @Option(help: "The other hand: play, quiet or mute (export: mute unless given).", completion: .list(["play", "quiet", "mute"])) var other: String?
-    @Option(help: "Tempo as a percent of the lesson's own, 10–400% (e.g. 75%).") var tempo: String?
+    @Option(help: "Hand(s) to practise: left, right or both.") var hand: PracticePlan.Hands = .both
+    @Option(help: "The other hand: play, quiet or mute (export: mute unless given).") var other: PracticePlan.OtherHand?
+    @Option(help: "Tempo as a percent of the lesson's own, 10–400% (e.g. 75%).") var tempo: TempoPercent?
     @Option(help: "Tempo as the BPM the lesson's first tempo becomes (quarter notes).") var bpm: Double?
-    @Option(help: "Passes to play: a number, or forever.") var `repeat`: String?
+    @Option(help: "Passes to play: a number, or forever.") var `repeat`: PracticePlan.Repeat?
     @Option(name: .customLong("speed-trainer"), help: "START:TARGET:STEP percent: the tempo rises by STEP after each clean pass.")
-    var speedTrainer: String?
+    var speedTrainer: PracticePlan.SpeedTrainer?
     @Flag(name: .customLong("final-slow-pass"), help: "With --speed-trainer: end with one pass at the start tempo.")
     var finalSlowPass = false
     @Flag(help: "Click the beats (channel 10, accented downbeats).") var metronome = false
-    @Option(name: .customLong("metronome-volume"), help: "Metronome volume, 0–100% (default 80%).") var metronomeVolume: String?
-    @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: String?
+    @Option(name: .customLong("metronome-volume"), help: "Metronome volume, 0–100% (default 80%).") var metronomeVolume: MetronomeVolume?
+    @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: NoteArgument?
     @Option(help: "Transpose: semitones (−24…+24, e.g. +2) or a key (D, Bb, F#m; C:D for a lesson naming no key); 0 as written.") var transpose: String?
 
     /// The plan these options describe; `defaultOther` and `defaultRepeat` are the command's.
@@ -30,54 +30,39 @@ struct PracticeOptions: ParsableArguments {
     /// `12-16@2` the second time through); without, as counted bars.
     func plan(bars: String?, lesson: Lesson? = nil, defaultOther: PracticePlan.OtherHand, defaultRepeat: PracticePlan.Repeat) throws(PlanError) -> PracticePlan {
         var plan = PracticePlan()
-        plan.hands = try PracticePlan.parseHands(hand)
-        plan.otherHand = try other.map { text throws(PlanError) in try PracticePlan.parseOtherHand(text) } ?? defaultOther
+        plan.hands = hand
+        plan.otherHand = other ?? defaultOther
         if let bars {
             if let lesson { plan.bars = try PracticePlan.parseBars(bars, in: lesson) } else { plan.bars = try PracticePlan.parseBars(bars) }
         }
         if tempo != nil && bpm != nil {
             throw PlanError("--tempo and --bpm both given: use one of them")
         }
-        if let tempo { plan.tempo = try PracticePlan.parseTempo(tempo) }
+        if let tempo { plan.tempo = .percent(tempo.value) }
         if let bpm {
             guard bpm > 0, bpm.isFinite else { throw PlanError("--bpm \(NumberText.short(bpm)): give a positive number of beats per minute, e.g. 60") }
             plan.tempo = .bpm(bpm)
         }
-        plan.repeatMode = try `repeat`.map { text throws(PlanError) in try PracticePlan.parseRepeat(text) } ?? defaultRepeat
-        if let speedTrainer {
+        plan.repeatMode = `repeat` ?? defaultRepeat
+        if var speedTrainer {
             if tempo != nil || bpm != nil {
-                throw PlanError("--speed-trainer \(speedTrainer): the speed trainer sets the tempo itself; drop --tempo/--bpm")
+                throw PlanError("--speed-trainer \(speedTrainer.text): the speed trainer sets the tempo itself; drop --tempo/--bpm")
             }
-            plan.speedTrainer = try PracticePlan.parseSpeedTrainer(speedTrainer, finalSlowPass: finalSlowPass)
+            speedTrainer.finalSlowPass = finalSlowPass
+            plan.speedTrainer = speedTrainer
         } else if finalSlowPass {
             throw PlanError("--final-slow-pass: only works with --speed-trainer START:TARGET:STEP")
         }
-        var volume = 0.8
-        if let metronomeVolume {
-            let v = try PracticePlan.parsePercent(metronomeVolume, setting: .metronomeVolume)
-            guard (0...100).contains(v) else { throw PlanError("--metronome-volume \(metronomeVolume): use 0–100%") }
-            volume = v / 100
-        }
-        plan.metronome = PracticePlan.Metronome(enabled: metronome, volume: volume)
+        plan.metronome = PracticePlan.Metronome(enabled: metronome, volume: metronomeVolume?.fraction ?? 0.8)
         return plan
     }
 
     /// The split pitch, if given.
-    func splitPitch() throws -> Int? {
-        try Self.parseSplit(split)
-    }
-
-    static func parseSplit(_ text: String?) throws -> Int? {
-        guard let text else { return nil }
-        guard let p = PitchName.parse(text) else {
-            throw EtudeFailure("--split \(text): give a note such as C4 or F#3, or a MIDI number 0–127")
-        }
-        return p
-    }
+    func splitPitch() -> Int? { split?.pitch }
 
     /// Reads the lesson file with the hand split applied; every failure is one line.
     func lesson(_ path: String) throws -> Lesson {
-        try LessonFit.open(path, split: try splitPitch(), transpose: transpose).lesson
+        try LessonFit.open(path, split: splitPitch(), transpose: transpose).lesson
     }
 }
 
@@ -88,33 +73,25 @@ struct PlayingOptions: ParsableArguments {
     @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, or a MIDI device or FIFO path.")
     var input: String = "keys"
     @Option(help: "Timing window in ms for play/memory mode: a note this close to its time counts.")
-    var window: String = "150"
+    var window = TimingWindowMilliseconds(150)
     @Option(help: "Accuracy % for a clean pass: the speed trainer steps up only then.")
-    var threshold: String = "90"
+    var threshold = AccuracyThreshold(90)
     @Option(help: ArgumentHelp("Your input offset in ms for this session instead of the one `etude calibrate` stored (positive = your notes arrive late).", valueName: "ms"))
-    var offset: String?
+    var offset: InputOffsetMilliseconds?
     @Option(help: "Your keyboard's keys: 88, 76, 73, 61, 49, 37 or 25 (remembered for the input); notes off it are played for you.") var keys: String?
     @Option(help: "Your keyboard's range LOW-HIGH instead of --keys (e.g. C2-C7 or 36-96).") var range: String?
     @Option(help: "octave: move a hand that fits your keys by octaves onto them; none: don't (remembered with the keys).") var fit: String?
 
     /// The playing settings, checked before anything opens: one line per mistake.
-    func playing(mode: String, report: String? = nil, saveDir: String? = nil) throws -> Playing {
+    func playing(mode: PracticeMode, report: String? = nil, saveDir: String? = nil) throws -> Playing {
         var p = Playing()
-        p.mode = try Self.mode(mode)
+        p.mode = mode
         do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
         p.input = input
-        let ms = window.lowercased().hasSuffix("ms") ? String(window.dropLast(2)) : window
-        guard let w = Double(ms.trimmingCharacters(in: .whitespaces)), w.isFinite, w >= 10, w <= 2000 else {
-            throw EtudeFailure("--window \(window): give the timing window in milliseconds, 10–2000 (e.g. 150)")
-        }
-        p.window = TimingWindow(window: w / 1000, onTime: min(0.05, w / 1000))
-        let pct = threshold.hasSuffix("%") ? String(threshold.dropLast()) : threshold
-        guard let t = Double(pct.trimmingCharacters(in: .whitespaces)), t.isFinite, (0...100).contains(t) else {
-            throw EtudeFailure("--threshold \(threshold): give an accuracy percent 0–100 (e.g. 90)")
-        }
-        p.threshold = t
+        p.window = window.window
+        p.threshold = threshold.percent
         p.reportPath = report
-        p.offsetMs = try InputTiming.override(offset)
+        p.offsetMs = offset?.milliseconds
         if let saveDir {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: saveDir, isDirectory: &isDir), isDir.boolValue else {
@@ -124,25 +101,17 @@ struct PlayingOptions: ParsableArguments {
         }
         return p
     }
-
-    static func mode(_ text: String) throws -> PracticeMode {
-        do {
-            return try PracticeMode(parsing: text)
-        } catch {
-            throw EtudeFailure(error.cliMessage)
-        }
-    }
 }
 
 /// `--audio-buffer MS` for every command that plays through the live synth.
 struct AudioBufferOption: ParsableArguments {
     @Option(name: .customLong("audio-buffer"), help: ArgumentHelp("The synth's audio buffer in ms, 2–500 (default 40): longer is safer from crackles on a busy machine, shorter answers sooner.", valueName: "ms"))
-    var audioBuffer: String?
+    var audioBuffer: AudioBufferMilliseconds?
 
-    /// `sound` with the buffer asked for (one line when it is out of range).
+    /// `sound` with the buffer asked for.
     func applied(to sound: LiveSound) throws -> LiveSound {
         var s = sound
-        s.bufferMilliseconds = try LiveSound.bufferMilliseconds(audioBuffer)
+        s.bufferMilliseconds = audioBuffer?.milliseconds
         return s
     }
 }

@@ -13,9 +13,9 @@ struct PracticeScreenCommand: ParsableCommand {
         commandName: "practice",
         abstract: "Practise a lesson on the full-screen keyboard with falling notes.",
         discussion: """
-        Keys: space play/pause, ←/→ bar, Home restart, [ ] loop start/end, l loop on/off, s save the loop, L next saved loop, + - tempo ±5 %, h hand, o other hand, m metronome, n note names, v view (falling notes / staff / both), M mode, W loop the weakest section at 70 %, r save the last pass as .mid, ? help (any key closes it), q/Esc quit.
+        Keys: space play/pause, ←/→ bar, g N Enter go to bar N, Home restart, [ ] loop start/end, l loop on/off, s save the loop, L next saved loop, + - tempo ±5 %, h hand, o other hand, m metronome, n note names, v view (falling notes / staff / both), M mode, W loop the weakest section (from 70 % or your --speed-trainer start), r save the last pass as .mid, ? help (any key closes it), q/Esc quit.
 
-        Playing modes (--mode wait|play|memory): play on a MIDI keyboard (--input midi) or the computer keyboard (--input keys: a w s e d f t g y h u j k = C…C, z x octave down/up; these letters then play notes, and every command is also on Alt+its letter and F2–F9). Play and memory count in before each pass; after each pass its results hold the music until any key. Passes go to the history and the place you stop to `etude resume`. Watch mode plays the piece once unless a loop is on. Without an audio device Etude says so in the header and practice goes on silently.
+        Playing modes (--mode wait|play|memory): play on a MIDI keyboard (--input midi) or the computer keyboard (--input keys: a w s e d f t g y h u j k = C…C, z x octave down/up; these letters then play notes, and every command is also on Alt+its letter, and F1 help, F2 hand, F3 other hand, F4 save loop, F5 next saved loop, F6 mode, F7 metronome, F8 note names, F9 weakest section, F10 go to bar). Play and memory count in before each pass; after each pass its results hold the music until any key. Passes go to the history and the place you stop to `etude resume`. Watch mode plays the piece once unless a loop is on. Without an audio device Etude says so in the header and practice goes on silently.
 
         Examples:
           etude practice "Ode to Joy" --hand right --tempo 70%
@@ -33,13 +33,12 @@ struct PracticeScreenCommand: ParsableCommand {
           help: "A bar of clicks before each pass (default: on in play and memory modes, off in watch and wait).")
     var countIn: Bool?
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: String?
-    @Option(name: .customLong("note-names"), help: "Note naming: scientific (middle C = C4) or yamaha (C3).") var noteNames: String = "scientific"
+    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @Option(name: .customLong("note-names"), help: "Note naming: scientific (middle C = C4) or yamaha (C3).") var noteNames: NoteNaming = .scientific
     @Flag(help: "Show finger numbers on the falling notes (lessons with fingering).") var fingers = false
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
-    @Option(help: "watch (listen and look), wait (the lesson waits for each chord), play (real time, scored) or memory (play with the notes hidden).",
-            completion: .list(PracticeMode.allCases.map(\.rawValue)))
-    var mode: String = "watch"
+    @Option(help: "watch (listen and look), wait (the lesson waits for each chord), play (real time, scored) or memory (play with the notes hidden).")
+    var mode: PracticeMode = .watch
     @OptionGroup var playingOptions: PlayingOptions
     @OptionGroup var audioBuffer: AudioBufferOption
     @Option(help: "Append each finished pass as one JSON line to this file (hit, missed, wrong, extra, accuracy, timing, score, sections).")
@@ -49,12 +48,12 @@ struct PracticeScreenCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let display = try Self.display(noteNames: noteNames, fingers: fingers)
+        let display = Self.display(noteNames: noteNames, fingers: fingers)
         var playing = try playingOptions.playing(mode: mode, report: report, saveDir: saveDir)
         playing.countIn = countIn ?? true
         playing.watchStopsAtEnd = practice.repeat == nil
         playing.library = store.library
-        let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose))
+        let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose))
         let path = try store.library.lessonPath(lesson)
         if let report { try OutputFile.check(report, inputs: [path] + store.library.databaseFiles, option: "--report") }
         var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose, library: store.library)
@@ -74,13 +73,9 @@ struct PracticeScreenCommand: ParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    static func display(noteNames: String, fingers: Bool) throws -> PracticeView.Options {
+    static func display(noteNames: NoteNaming, fingers: Bool) -> PracticeView.Options {
         var display = PracticeView.Options()
-        switch noteNames.lowercased() {
-        case "scientific", "c4": display.noteNaming = .scientific
-        case "yamaha", "c3": display.noteNaming = .yamaha
-        default: throw EtudeFailure("--note-names \(noteNames): use scientific (middle C = C4) or yamaha (middle C = C3)")
-        }
+        display.noteNaming = noteNames
         display.showFingers = fingers
         return display
     }

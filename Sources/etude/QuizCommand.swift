@@ -26,11 +26,11 @@ struct QuizCommand: ParsableCommand {
 
     @Argument(help: "notes, intervals or chords.") var kind: QuizKind
     @Option(help: "How many questions.") var questions: Int = 10
-    @Option(help: "Pitch range of the questions, e.g. C3-C6.") var range: String = "C3-C6"
+    @Option(help: "Pitch range of the questions, e.g. C3-C6.") var range = PitchRange(lower: 48, upper: 84)
     @Option(help: "Where notes come from: keys, midi, midi:NAME, midi:CLIENT:PORT, or a MIDI device or FIFO path.") var input: String = "midi"
     @Option(help: "Seed for the questions (the same seed asks the same questions).") var seed: UInt64?
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: String?
+    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
     @Flag(help: "Show FluidSynth's own log.") var verbose = false
     @OptionGroup var store: StoreOptions
 
@@ -41,13 +41,12 @@ struct QuizCommand: ParsableCommand {
     func run() throws {
         let quiz: Quiz
         do {
-            let pitchRange = try PitchRange.parse(range)
-            quiz = try Quiz(kind: kind, count: questions, range: pitchRange, seed: seed ?? UInt64.random(in: 0...UInt64.max))
+            quiz = try Quiz(kind: kind, count: questions, range: range, seed: seed ?? UInt64.random(in: 0...UInt64.max))
         } catch {
             throw EtudeFailure(error.message)
         }
         var runner = QuizRunner(quiz: quiz, input: input, library: store.library)
-        runner.sound = LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose)
+        runner.sound = LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)
         let status = try runner.run()
         if status != 0 { throw ExitCode(status) }
     }

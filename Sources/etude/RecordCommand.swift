@@ -27,11 +27,11 @@ struct RecordCommand: ParsableCommand {
     @Option(help: "Tempo of the metronome and of the file written.") var bpm: Double = 120
     @Option(help: "Stop after this many 4/4 bars at --bpm.") var bars: Int?
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: String?
+    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
     @Option(help: "General MIDI program you hear while playing (0 = piano).") var program: Int = 0
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @Option(help: ArgumentHelp("Your input offset in ms instead of the one `etude calibrate` stored: the notes are written where you meant them.", valueName: "ms"))
-    var offset: String?
+    var offset: InputOffsetMilliseconds?
     @OptionGroup var store: StoreOptions
 
     func validate() throws {
@@ -47,8 +47,8 @@ struct RecordCommand: ParsableCommand {
         recorder.bpm = bpm
         recorder.bars = bars
         recorder.program = program
-        recorder.sound = LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose)
-        recorder.offsetMs = try InputTiming.override(offset)
+        recorder.sound = LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)
+        recorder.offsetMs = offset?.milliseconds
         recorder.library = store.library
         let status = try recorder.run()
         if status != 0 { throw ExitCode(status) }

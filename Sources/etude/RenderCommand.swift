@@ -23,7 +23,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The WAV file to write.") var output: String
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Sample rate: 44100 or 48000.") var rate: Int = 44_100
-    @Option(help: "Sample format: s16 or float.") var format: String = "s16"
+    @Option(help: "Sample format: s16 or float.") var format: WAVSampleFormat = .s16
     @Option(help: "Transpose: semitones (e.g. +2) or a key (D, Bb, F#m).") var transpose: String?
     @Option(help: "Seconds rendered after the end of the file (default: until the sound has decayed).") var tail: Double?
     @Option(name: .customLong("max-minutes"), help: "Refuse lessons longer than this many minutes (at most 1440).")
@@ -37,9 +37,6 @@ struct RenderCommand: ParsableCommand {
         guard rate == 44_100 || rate == 48_000 else {
             throw ValidationError("--rate must be 44100 or 48000 (got \(rate))")
         }
-        guard WAVSampleFormat(rawValue: format) != nil else {
-            throw ValidationError("--format must be s16 or float (got \(format))")
-        }
         if let tail, !(tail >= 0 && tail <= 600) {
             throw ValidationError("--tail must be between 0 and 600 seconds")
         }
@@ -49,7 +46,7 @@ struct RenderCommand: ParsableCommand {
         var job = WAVRender(input: try store.library.lessonPath(file), output: output)
         job.soundfont = soundfont
         job.options.sampleRate = rate
-        job.options.format = WAVSampleFormat(rawValue: format) ?? .s16
+        job.options.format = format
         job.options.tail = tail
         job.options.reverb = !noReverb
         job.options.chorus = !noChorus

@@ -43,11 +43,11 @@ struct ResumeCommand: ParsableCommand {
             } else {
                 var out = "Lesson:   \(TextDecoding.sanitize(listing?.lesson.title ?? "?"))\n"
                 out += "File:     \(TextDecoding.sanitize(path))\n"
-                out += "Position: \(Listing.duration(state.positionSeconds))\n"
+                out += "Position: \(ResumePlace.bar(seconds: state.positionSeconds, path: path).map { "bar \($0) (\(Listing.duration(state.positionSeconds)))" } ?? Listing.duration(state.positionSeconds))\n"
                 out += "Hand:     \(state.hand)\(state.hand == "both" ? "" : " (other hand: \(state.otherHand ?? "play"))")\n"
                 out += "Tempo:    \(state.tempoPercent)%\(state.metronome == true ? ", metronome on" : "")\nMode:     \(state.mode)\n"
                 if let a = state.loopFirstBar, let b = state.loopLastBar {
-                    out += "Loop:     bars \(a)-\(b)\(state.loopName.map { " (\($0))" } ?? "")\n"
+                    out += "Loop:     bars \(ResumePlace.bars(a, b, path: path))\(state.loopName.map { " (\($0))" } ?? "")\n"
                 }
                 out += "Saved:    \(Listing.date(state.updatedAt))\n"
                 Console.out(out)

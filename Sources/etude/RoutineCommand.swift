@@ -178,16 +178,16 @@ struct RoutineCommand: ParsableCommand {
         @Option(help: "Seed for the random picks (same seed, same lessons).") var seed: UInt64?
         @Flag(help: "Only print the schedule; play nothing.") var plan = false
         @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-        @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, …).") var audioDriver: String?
+        @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, …).") var audioDriver: AudioDriver?
         @OptionGroup var playingOptions: PlayingOptions
         @OptionGroup var audioBuffer: AudioBufferOption
         @OptionGroup var store: StoreOptions
         func run() throws {
             // Checked before the library or the synth opens: one line per mistake.
-            let playing = try playingOptions.playing(mode: "watch")
+            let playing = try playingOptions.playing(mode: .watch)
             // --keys/--range/--fit: remembered for the input, where each entry you play finds them.
             try LessonFit.keyboard(keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit, input: playingOptions.input, library: store.library).remember()
-            let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver))
+            let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name))
             let status = try App.runRoutine(name: name, library: store.library, seed: seed, planOnly: plan, sound: sound, playing: playing)
             if status != 0 { throw ExitCode(status) }
         }
@@ -221,7 +221,7 @@ struct RoutineCommand: ParsableCommand {
         @Option(help: "Store it under this name.") var name: String?
         @OptionGroup var store: StoreOptions
         func run() throws {
-            let bytes = try LessonOpener.readBytes(file)
+            let bytes = try LessonOpener.readBytes(file, limit: (RoutineFile.maxBytes, "routine files"))
             try store.library.withStore { s in
                 let routine: Routine
                 do {

@@ -32,7 +32,7 @@ struct ScoreCommand: ParsableCommand {
         let opened = try LessonFit.open(try store.library.lessonPath(lesson), transpose: transpose)
         var range: ClosedRange<Int>?
         if let bars {
-            do { range = try PracticePlan.parseBars(bars) } catch { throw EtudeFailure(error.cliMessage) }
+            do { range = try PracticePlan.parseBars(bars, in: opened.lesson) } catch { throw EtudeFailure(error.cliMessage) }  // a score's printed bars
         }
         let columns = width ?? Self.terminalColumns() ?? 80
         if json {

@@ -29,7 +29,9 @@ struct StatsCommand: ParsableCommand {
                 id = l.lesson.id
             }
             let stats = PracticeStats.compute(try s.passes(lessonID: id), now: Date())
-            Console.out(json ? JSONOutput.line(StatsRecord(stats, title: title)) : StatsReport.text(stats, title: title))
+            let sightReading = id == nil ? SightReader.statsText(try s.sightReadings()) : ""
+            Console.out(json ? JSONOutput.line(StatsRecord(stats, title: title))
+                : StatsReport.text(stats, title: title) + (try id.flatMap { PerformanceJudge.barPictureText(try s.barPicture(lessonID: $0)) } ?? "") + sightReading)
         }
     }
 }

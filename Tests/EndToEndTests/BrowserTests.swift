@@ -27,14 +27,15 @@ struct BrowserTests {
         #expect(screen.contains("C major five-finger position"), "the built-in lessons are listed")
 
         try pane.type("minuet in g maj")
-        // Two match: the minuet as a lesson and as a score ("Menuet", its description says Minuet).
+        // Two match: the minuet as a lesson and as a score.
         screen = pane.waitFor { $0.contains("Search: minuet in g maj") && Self.header($0).hasSuffix(" 2 lessons") }
         #expect(screen.contains("Search: minuet in g maj"))
-        #expect(screen.contains("Minuet in G major, BWV Anh. 114") && screen.contains("Menuet in G major"), "the matches are listed: \(screen)")
+        #expect(screen.contains("Minuet in G major, BWV Anh. 114 (first half)") && screen.contains("Score: Minuet in G major, BWV Anh. 114"),
+                "the matches are listed: \(screen)")
         #expect(!screen.contains("Minuet in G minor") && !screen.contains("C major five-finger"), "the list is filtered: \(screen)")
         #expect(Self.header(screen).hasSuffix(" 2 lessons"), "the header counts two lessons")
 
-        try pane.keys("Down", "Enter")
+        try pane.keys("Enter")  // the lesson (the score, "Score: Minuet…", sorts after it)
         // Enter asks how to practise it: watch, with both hands, the first time.
         screen = pane.waitFor { $0.contains("Practise Minuet in G major") }
         #expect(screen.contains("mode  [watch]") && screen.contains("hand  [both]"), "the choice opened: \(screen)")

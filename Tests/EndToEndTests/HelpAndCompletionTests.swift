@@ -37,6 +37,24 @@ import TestSupport
         }
     }
 
+    /// README's command table has a row for every command `etude --help` lists (issue 27:
+    /// `etude score` was missing), and its practice row every key the `?` help names.
+    @Test func theReadmeNamesEveryCommandAndEveryPracticeKey() throws {
+        let readme = try String(contentsOf: Repo.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let helps = try Self.allHelp(try Etude())
+        let commands = helps.keys.filter { !$0.isEmpty && !$0.contains(" ") }
+        #expect(commands.count > 15)
+        for command in commands where command != "debug-write-history" {
+            #expect(readme.contains("| `etude \(command)") || readme.contains("`etude` / `etude \(command)`"), "README's table has no row for etude \(command)")
+        }
+        let practice = try #require(readme.split(separator: "\n").first { $0.hasPrefix("| `etude practice LESSON") }).description
+        for key in ["space", "←/→", "Home", "`[` `]` `l`", "`s`", "`L`", "`+`/`-`", "`h`", "`o`", "`m`", "`n`", "`v`", "`g`", "`M`", "`W`", "`r`", "`?`", "`q`",
+                    "F1 help", "F2 hand", "F3 other hand", "F4 save the loop", "F5 next saved loop", "F6 mode", "F7 metronome",
+                    "F8 note names", "F9 weakest section", "F10 go to bar"] {
+            #expect(practice.contains(key), "README's practice keys lack \(key)")
+        }
+    }
+
     @Test func lessonArgumentsCompleteTitlesAndFilesAndOptionsTheirValues() throws {
         let etude = try Etude()
         _ = try etude.run(["list"])   // catalogues the built-in lessons

@@ -273,7 +273,9 @@ import TestSupport
 
     @Test func corruptDatabaseIsReportedInOneLineByTheCLI() throws {
         let db = dir.file("etude.sqlite")
-        try Data(repeating: 0x42, count: 5000).write(to: URL(fileURLWithPath: db))
+        // A damaged database (SQLite's header, then garbage): moved aside. A file that is not
+        // SQLite at all, named by --db, is refused instead (HostileInputRoundTwoTests).
+        try (Data("SQLite format 3\0".utf8) + Data(repeating: 0x42, count: 5000)).write(to: URL(fileURLWithPath: db))
         let r = try etude.run(["library", "list", "--db", db])
         #expect(r.status == 0)
         #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("moved it to") && r.stderr.contains(".corrupt-"))

@@ -65,11 +65,11 @@ import TestSupport
         #expect(r.stdout.contains("Printed:   printed bar → bar played: 1–16 → 1–16, 1–16@2 → 17–32"), "\(r.stdout)")
         #expect(r.stdout.contains("Warnings:  none"))
         let listed = try etude.run("list", "--level", "4")
-        #expect(listed.stdout.contains("Menuet in G major, BWV Anh. 114 (the score: first half with its repeat)"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("Score: Minuet in G major, BWV Anh. 114 (first half with its repeat)"), "\(listed.stdout)")
         // A loop of printed bars, the second time through: the bars said back as printed.
         let loop = try etude.run("loop", Self.minuet, "9-12@2", "--dry-run", "--repeat", "1")
         #expect(loop.status == 0, "\(loop.stderr)")
-        #expect(loop.stdout.hasPrefix("Menuet in G major, BWV Anh. 114 (the score: first half with its repeat): bars 9–12@2, both hands\n"), "\(loop.stdout)")
+        #expect(loop.stdout.hasPrefix("Score: Minuet in G major, BWV Anh. 114 (first half with its repeat): bars 9–12@2, both hands\n"), "\(loop.stdout)")
     }
 
     /// On the practice screen the header counts printed bars, the loop is named as printed,

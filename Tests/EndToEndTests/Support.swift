@@ -17,6 +17,21 @@ enum ScreenText {
         return out
     }
 
+    /// The lines of a one-line player's output with the summaries it wrapped between words on
+    /// a terminal joined again (a continuation row is indented by two spaces; the indented
+    /// `  pass N:` lines are lines of their own).
+    static func unwrapped(_ screen: String) -> [String] {
+        var out: [String] = []
+        for row in screen.split(separator: "\n").map(String.init) {
+            if row.hasPrefix("  "), !row.hasPrefix("  pass "), let last = out.last, !last.hasPrefix("  pass ") {
+                out[out.count - 1] = last + " " + row.drop { $0 == " " }
+            } else {
+                out.append(row)
+            }
+        }
+        return out
+    }
+
     /// The bar shown in the status line (`bar 3:2/16`).
     static func bar(in screen: String) -> Int? {
         guard let r = screen.range(of: #"bar (\d+):"#, options: .regularExpression) else { return nil }

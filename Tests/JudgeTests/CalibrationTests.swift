@@ -22,6 +22,28 @@ import Testing
         #expect(r.refusal == nil)
     }
 
+    /// Issue 31: a sequence or a stream of garbage has taps near every click, tightly: its
+    /// figures look trusted, yet no hand plays 20 keys a click or streams other messages.
+    @Test func moreKeysOrMessagesThanAHandPlaysAreRefused() {
+        var c = Self.clicked()
+        for click in c.clicks { for k in 0..<20 { c.tapped(at: click + 0.030 + Double(k) * 0.02) } }
+        #expect(c.result().verdict == .notAHand)
+        #expect(c.result().refusal?.contains("no hand plays so much") == true)
+        var m = Self.clicked()
+        for click in m.clicks {
+            m.tapped(at: click + 0.030)
+            for _ in 0..<20 { m.otherMessage() }
+        }
+        #expect(m.result().verdict == .notAHand)
+        // Aftertouch (not counted) and a chord of four a click are a hand.
+        var a = Self.clicked()
+        for click in a.clicks {
+            for k in 0..<4 { a.tapped(at: click + 0.030 + Double(k) * 0.001) }
+            for _ in 0..<50 { a.otherMessage(isCounted: false) }
+        }
+        #expect(a.result().verdict == .trusted)
+    }
+
     @Test func earlyTapsGiveANegativeOffset() {
         var c = Self.clicked()
         for click in c.clicks { c.tapped(at: click - 0.045) }

@@ -89,6 +89,25 @@ import Lesson
         #expect(lesson.bars.bars[1].beatTicks == 720)
     }
 
+    /// Chopin's Op. 10 No. 4 writes four sharps and `<mode>minor</mode>`: C♯ minor, not E major.
+    /// A key without `<mode>` keeps an earlier one's, else the music's bass note decides.
+    @Test func aKeysModeComesFromTheScoreOrElseFromTheMusic() throws {
+        func key(_ fifths: Int, mode: String?, _ measures: [String]) throws -> [String] {
+            let attributes = "<attributes><key><fifths>\(fifths)</fifths>\(mode.map { "<mode>\($0)</mode>" } ?? "")</key></attributes>"
+            let xml = Score.partwise([attributes + measures[0]] + measures.dropFirst())
+            return try Read.lesson(xml).keySignatures.map(\.value.name)
+        }
+        #expect(try key(4, mode: "minor", [Score.bar("C#4", "E4", "G#4", "E4")]).last == "C# minor")
+        #expect(try key(4, mode: " minor ", [Score.bar("E4", "G#4", "B4", "E4")]).last == "C# minor")
+        #expect(try key(4, mode: nil, [Score.bar("C#3", "E4", "G#4", "E4"), Score.bar("G#3", "B3", "D#4", "C#3")]).last == "C# minor")
+        #expect(try key(4, mode: nil, [Score.bar("E3", "G#4", "B4", "E4"), Score.bar("B3", "D#4", "F#4", "E3")]).last == "E major")
+        #expect(try key(4, mode: "major", [Score.bar("C#3", "E4", "G#4", "C#3")]).last == "E major")
+        // Restated without a mode, a key keeps the mode it had.
+        let again = "<attributes><key><fifths>4</fifths></key></attributes>"
+        let restated = try key(4, mode: "minor", [Score.bar("E3", "G#4", "B4", "E4"), again + Score.bar("E3", "G#4", "B4", "E3")])
+        #expect(restated.last == "C# minor" && !restated.contains("E major"), "\(restated)")
+    }
+
     @Test func clefChangesAreAnnotatedWhereTheyHappen() throws {
         let xml = Score.partwise([
             Score.bar("C4", "D4", "E4", "F4"),

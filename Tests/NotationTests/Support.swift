@@ -28,7 +28,7 @@ enum Music {
     /// annotations (clef changes per hand as (quarter, clef)).
     static func lesson(right: [N] = [], left: [N] = [], time: (Int, Int) = (4, 4), keys: [(at: Double, sharps: Int, minor: Bool)] = [(0, 0, false)],
                        timeChanges: [(at: Double, n: Int, d: Int)] = [], clefs: [(hand: String, at: Double, clef: Clef)] = [],
-                       printedBars: [(at: Double, number: Int)] = []) -> Lesson {
+                       printedBars: [(at: Double, number: Int)] = [], ottavas: [(hand: String, at: Double, octaves: Int)] = []) -> Lesson {
         func ticks(_ q: Double) -> Int { Int((q * Double(tpq)).rounded()) }
         var conductor: [MIDIEvent] = []
         func sig(_ n: Int, _ d: Int, _ tick: Int) -> MIDIEvent {
@@ -45,6 +45,7 @@ enum Music {
         func track(_ name: String, hand: String, channel: UInt8, _ notes: [N]) -> Track {
             var events: [(Int, Int, MIDIEvent)] = [(0, 0, MIDIEvent(tick: 0, .meta(type: MetaType.trackName, data: Array(name.utf8))))]
             for c in clefs where c.hand == hand { events.append((ticks(c.at), 1, Annotation.clef(c.clef).event(tick: ticks(c.at)))) }
+            for o in ottavas where o.hand == hand { events.append((ticks(o.at), 1, Annotation.ottava(o.octaves).event(tick: ticks(o.at)))) }
             for n in notes {
                 let s = ticks(n.at), e = ticks(n.at + n.length)
                 if let f = n.finger { events.append((s, 2, Fingering.event(tick: s, pitch: n.pitch, finger: f))) }

@@ -74,6 +74,17 @@ struct BrowserTests {
         let minuet = row("Minuet in G major", "Christian Petzold")
         #expect(BrowserTitle.fit(minuet, beside: [other], width: 30) == "Minuet in G major — Christian…")
         #expect(BrowserTitle.fit(minuet, beside: [other], width: 60) == "Minuet in G major — Christian Petzold")
+        // The key is what a pianist looks for: the words the neighbours share go before it does.
+        let major = row("Minuet in G major, BWV Anh. 114 (first half)", "Christian Petzold")
+        let minor = row("Minuet in G minor, BWV Anh. 115 (first half)", "Christian Petzold")
+        for width in [26, 30, 36] {
+            let a = BrowserTitle.fit(major, beside: [minor], width: width), b = BrowserTitle.fit(minor, beside: [major], width: width)
+            #expect(a.hasPrefix("Minuet in G major") && a.contains("114") && CellBuffer.width(of: a) <= width, "\(width): \(a)")
+            #expect(b.hasPrefix("Minuet in G minor") && b.contains("115") && CellBuffer.width(of: b) <= width, "\(width): \(b)")
+        }
+        // Narrower still, the key outlasts the catalogue number.
+        #expect(BrowserTitle.fit(major, beside: [minor], width: 20) == "Minuet in G major,…")
+        #expect(BrowserTitle.fit(major, beside: [minor], width: 33) == "Minuet in G major, BWV Anh. 114…")
         // A missing file says so however narrow.
         let lost = row("A minor five-finger position: parallel motion", path: nil)
         #expect(BrowserTitle.fit(lost, beside: [family[1]], width: 40).hasSuffix("…: parallel motion (missing)"))

@@ -97,6 +97,18 @@ struct PracticeScreenTests {
         #expect(rows61.last == keyboardY - 1 - height / 2)
     }
 
+    /// Notes falling through the loop's end do not cut letters out of its label ("loo ▲").
+    @Test func theLoopLabelIsDrawnOverTheNotes() {
+        var model = ScreenModel()
+        model.lookaheadSeconds = 3
+        model.loopEndSeconds = 1.5
+        model.notes = (21...108).map { FallingNote(pitch: $0, start: 1, end: 2, role: .rightHand) }
+        for depth in [ColorDepth.none, .palette256] {
+            let text = PracticeScreen(depth: depth).render(model, size: size(80, 24)).plainText()
+            #expect(text.contains("loop ▲"), "\(text)")
+        }
+    }
+
     @Test func steadyPlaybackWritesLittle() {
         let screen = PracticeScreen(depth: .truecolor)
         var writer = FrameWriter(depth: .truecolor)

@@ -28,6 +28,8 @@ public struct RoutinePlan: Equatable, Sendable {
         public var plannedSeconds: Double
         /// The entry's `transpose=` (else the lesson's remembered transposition).
         public var transpose: String? = nil
+        /// The speed trainer for a played step (`etude today`'s weakest section); nil: the tempo.
+        public var speedTrainer: PracticePlan.SpeedTrainer? = nil
     }
 
     public struct Skipped: Equatable, Sendable {
@@ -59,6 +61,17 @@ public struct RoutinePlan: Equatable, Sendable {
     /// The catalogue's estimate of one pass: the whole lesson at the step's tempo.
     public static func catalogueSeconds(_ q: PassQuery) -> Double {
         q.lesson.durationSeconds * 100 / Double(max(1, q.tempoPercent))
+    }
+
+    /// The seed of a run without `--seed`: the routine's name and the day, so the random picks
+    /// hold for the day and the run after `--plan` plays what the plan showed.
+    public static func daySeed(name: String, date: Date, calendar: Calendar = .current) -> UInt64 {
+        let day = calendar.dateComponents([.year, .month, .day], from: date)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+        for byte in "\(name)|\(day.year ?? 0)-\(day.month ?? 0)-\(day.day ?? 0)".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return hash
     }
 
     /// Resolves every entry: a named lesson (skipped with a reason if it is not in the catalogue),

@@ -169,9 +169,17 @@ private final class Run {
         return false
     }
 
+    /// On a terminal a status is one row redrawn in place, cut to the width (a wrapped line
+    /// could not be redrawn); a final line stays, wrapped at spaces.
     func line(_ text: String, final: Bool = false) {
         if tty {
-            if text != lastStatus || final { Console.statusLine(text, final: final) }
+            if final {
+                let rows = StatusLine.rows(text, onTerminal: true)
+                Console.statusLine(rows.first ?? "", final: true)
+                for row in rows.dropFirst() { Console.out(row + "\n") }
+            } else if text != lastStatus {
+                Console.statusLine(CellBuffer.cut(text, width: (TerminalSize.of(STDOUT_FILENO)?.columns ?? 80) - 1))
+            }
             lastStatus = final ? "" : text
         } else if final || !text.isEmpty {
             Console.out(text + "\n")
@@ -184,7 +192,7 @@ private final class Run {
         guard step.pauseSeconds > 0 else { return }
         let start = MonotonicClock.seconds()
         while let left = RoutinePlan.countdown(pauseSeconds: step.pauseSeconds, elapsed: MonotonicClock.seconds() - start) {
-            line("Next: \(counter) \(title) in \(left) s  [→ skip, q quit]")
+            line(StatusLine.fitted("Next: \(counter) \(title)", " in \(left) s  [→ skip, q quit]"))
             if skipRequested(timeoutMs: 50) { break }
         }
         if tty { line("") }
@@ -211,11 +219,11 @@ private final class Run {
             status: { elapsed, passes, gain in
                 lastTick = Int(transport.tick(at: clock.now))
                 guard tty else { return }
-                var s = "\(counter) \(title)  \(StatusLine.clock(elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
+                var s = "  \(StatusLine.clock(elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
                 s += "  pass \(passes + 1)  \(step.tempoPercent)%"
                 if gain < 1 { s += "  fading" }
                 s += "  [→ skip, q quit]"
-                line(s)
+                line(StatusLine.fitted("\(counter) \(title)", s))
             })
         let summary = "Played \(counter) \(title): \(StatusLine.clock(result.seconds)), \(result.completedPasses) pass\(result.completedPasses == 1 ? "" : "es")"
             + (result.faded ? ", faded out" : "") + (result.interrupted ? ", cut short" : "")
@@ -253,6 +261,10 @@ private final class Run {
         var opened = opened  // the learner's keyboard on this input (notes off it are played for them)
         if let fit = try? LessonFit.keyboard(keys: nil, range: nil, fit: nil, input: runner.playing.input, library: runner.playing.library) {
             for l in LessonFit.apply(fit.keyboard, fitOctave: fit.fitOctave, to: &opened, plan: &practice) { line(l, final: true) }
+        }
+        if let trainer = step.speedTrainer {
+            practice.tempo = .percent(100)
+            practice.speedTrainer = trainer
         }
         var settings = runner.playing
         settings.mode = mode
@@ -376,11 +388,11 @@ private final class Run {
                 break
             }
             guard tty else { continue }
-            var s = "\(counter) \(title) (\(mode.rawValue))  \(StatusLine.clock(t.elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
+            var s = " (\(mode.rawValue))  \(StatusLine.clock(t.elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
             s += "  pass \(t.completedPasses + 1)  \(step.tempoPercent)%"
             if t.gain < 1 { s += "  fading" }
             s += "  [→ skip, q quit]"
-            line(s)
+            line(StatusLine.fitted("\(counter) \(title)", s))
         }
         let resumePoint = scored.session.resumePoint()
         let (result, rest) = scored.finish(interrupted: interrupted)

@@ -1,0 +1,130 @@
+import Judge
+import Lesson
+
+/// What play mode and `etude judge` share to judge a pass: the expected notes of a pass laid
+/// out by a `PassSchedule` (with the dynamics the lesson marks), and the ear's notes placed in
+/// the lesson's printed bars.
+public enum PassJudging {
+    /// A lesson marks dynamics when the velocities of its notes differ by at least this many
+    /// steps: the readers turn MusicXML `<dynamics>` and ABC `!p!`/`!f!` into velocities (one
+    /// dynamic step is 12–16), and a MIDI lesson's own contrasts count the same way. A lesson
+    /// played at one velocity throughout has no dynamics, so no loudness verdicts.
+    public static let dynamicContrast = 12
+
+    /// True when `lesson` marks dynamics (see `dynamicContrast`).
+    public static func hasDynamics(_ lesson: Lesson) -> Bool {
+        var low = 127, high = 0
+        for n in lesson.notes {
+            let v = Int(n.velocity)
+            if v < low { low = v }
+            if v > high { high = v }
+            if high - low >= dynamicContrast { return true }
+        }
+        return false
+    }
+
+    /// The practised notes of `schedule` as Judge expects them, times in pass seconds.
+    public static func expected(_ schedule: PassSchedule, lesson: Lesson, dynamics: Bool) -> [ExpectedNote] {
+        schedule.notes.filter { $0.cue.practised }.map { n in
+            let marked = dynamics && lesson.notes.indices.contains(n.cue.index) ? Int(lesson.notes[n.cue.index].velocity) : nil
+            return ExpectedNote(id: n.cue.index, pitch: Int(n.cue.pitch), time: n.start, duration: n.end - n.start,
+                                part: n.cue.part.key, section: lesson.sectionIndex(atTick: n.cue.startTick), marked: marked)
+        }
+    }
+
+    /// Places each note in its printed bar and beat (1 = the bar's first beat, 1.5 halfway to
+    /// the second).
+    public static func place(_ notes: inout [NoteVerdict], lesson: Lesson) {
+        for i in notes.indices where lesson.notes.indices.contains(notes[i].id) {
+            let tick = lesson.notes[notes[i].id].startTick
+            let bars = lesson.bars.bars
+            let index = lesson.bars.index(atTick: tick)
+            guard bars.indices.contains(index) else { continue }
+            let bar = bars[index]
+            notes[i].bar = lesson.bars.label(of: bar)
+            notes[i].barNumber = bar.number
+            if bar.beatTicks > 0 {
+                let beat = 1 + Double(tick - bar.downbeatTick) / Double(bar.beatTicks)
+                notes[i].beat = (beat * 100).rounded() / 100
+            }
+        }
+    }
+
+    /// Each bar of a judged pass: (performed number, printed label, notes, faults), in bar order.
+    public static func bars(of notes: [NoteVerdict]) -> [(bar: Int, label: String, notes: Int, faults: Int)] {
+        var out: [Int: (label: String, notes: Int, faults: Int)] = [:]
+        for n in notes {
+            guard let b = n.barNumber else { continue }
+            var e = out[b] ?? (n.bar, 0, 0)
+            e.notes += 1
+            if n.isFault { e.faults += 1 }
+            out[b] = e
+        }
+        return out.keys.sorted().map { (bar: $0, label: out[$0]!.label, notes: out[$0]!.notes, faults: out[$0]!.faults) }
+    }
+
+    /// The section to loop from a per-bar picture across passes (performed bar → notes and
+    /// faults): the one whose notes went wrong most often, nil when none did.
+    public static func weakestSection(picture: [Int: (notes: Int, faults: Int)], lesson: Lesson) -> Int? {
+        var best: (index: Int, rate: Double)?
+        for (i, s) in lesson.sections.enumerated() {
+            var notes = 0, faults = 0
+            for b in s.firstBar...max(s.firstBar, s.lastBar) {
+                if let p = picture[b] {
+                    notes += p.notes
+                    faults += p.faults
+                }
+            }
+            guard notes > 0, faults > 0 else { continue }
+            let rate = Double(faults) / Double(notes)
+            if best.map({ rate > $0.rate }) ?? true { best = (i, rate) }
+        }
+        return best?.index
+    }
+
+    /// Section index of a judged note (its expected note's), for per-section counts.
+    public static func section(of note: NoteVerdict, lesson: Lesson) -> Int {
+        lesson.notes.indices.contains(note.id) ? lesson.sectionIndex(atTick: lesson.notes[note.id].startTick) : 0
+    }
+}
+
+/// The Coach's record of a pass for the ear: every key event and pedal change in pass time,
+/// and in wait mode when each chord was held.
+struct EarLog {
+    var events: [PlayedEvent] = []
+    var pedal: [(time: Double, down: Bool)] = []
+    /// Wait mode: clock times at which each chord was completed.
+    var chordTimes: [Double] = []
+    var startClock = 0.0
+    private var lessonDynamics: Bool?
+
+    /// Whether the lesson marks dynamics, worked out once.
+    mutating func dynamics(of lesson: Lesson) -> Bool {
+        if let d = lessonDynamics { return d }
+        let d = PassJudging.hasDynamics(lesson)
+        lessonDynamics = d
+        return d
+    }
+
+    /// A pass starts (or, after a jump, its scoring starts afresh from a bar).
+    mutating func start(at time: Double, continuing: Bool) {
+        events.removeAll(keepingCapacity: true)
+        pedal.removeAll(keepingCapacity: true)
+        chordTimes = []
+        startClock = time
+    }
+
+    /// Adds what the ear heard to `report`. Wait mode judges loudness only (the music stops
+    /// for every chord, so lengths mean nothing) and reports the time per chord; onset-only
+    /// input (the computer keyboard) has neither lengths nor velocities to judge.
+    func hear(into report: inout PassReport, expected: [ExpectedNote], judgements: [Judgement], mode: PracticeMode,
+              onsetOnly: Bool, lesson: Lesson, endTime: Double) {
+        let ear = Ear(judgesReleases: !onsetOnly && mode != .wait, judgesLoudness: !onsetOnly)
+        var hearing = ear.hear(expected: expected, judgements: judgements, events: events, pedal: pedal, endTime: endTime)
+        PassJudging.place(&hearing.notes, lesson: lesson)
+        report.add(hearing) { PassJudging.section(of: $0, lesson: lesson) }
+        if mode == .wait, let last = chordTimes.last, !chordTimes.isEmpty {
+            report.secondsPerChord = ((last - startClock) / Double(chordTimes.count) * 10).rounded() / 10
+        }
+    }
+}

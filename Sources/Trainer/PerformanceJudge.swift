@@ -1,0 +1,200 @@
+import Foundation
+import Judge
+import Lesson
+import MIDIFile
+import Practice
+import Store
+
+/// `etude judge LESSON PERFORMANCE.mid`: a recorded performance (from `etude record`, a DAW, a
+/// digital piano's recorder) judged with the same code as play mode — `PlayMatcher` for the
+/// onsets, `Ear` for releases and loudness — its first note aligned to the first note expected.
+public enum PerformanceJudge {
+    /// A recording's key events and sustain pedal, in seconds from its start.
+    public struct Performance: Equatable, Sendable {
+        public var events: [PlayedEvent]
+        public var pedal: [PedalChange]
+
+        public struct PedalChange: Equatable, Sendable {
+            public var time: Double
+            public var down: Bool
+        }
+
+        /// The key presses' count.
+        public var presses: Int { events.filter { $0.isOn }.count }
+    }
+
+    /// `etude judge`: reads the lesson (a path) and the performance, judges, stores the pass in
+    /// the library's history (a failure there is one line, the judgement is still printed) and
+    /// prints the panel or, with `json`, the report object.
+    public static func run(lesson path: String, performance: String, hand: String, bars: String?, tempo: String?, json: Bool,
+                           library: Library) throws {
+        let opened = try LessonOpener.open(path)
+        var plan = PracticePlan()
+        do {
+            plan.hands = try PracticePlan.parseHands(hand)
+            if let bars { plan.bars = try PracticePlan.parseBars(bars, in: opened.lesson) }
+            if let tempo { plan.tempo = try PracticePlan.parseTempo(tempo) }
+        } catch {
+            throw EtudeFailure(error.worded { setting, value in "--\(setting.rawValue) \(value)" })
+        }
+        guard let data = FileManager.default.contents(atPath: performance) else {
+            throw EtudeFailure("\(safe(performance)): no such file; give the .mid you recorded")
+        }
+        let played = try Self.performance(bytes: [UInt8](data), name: safe(performance))
+        let (report, percent) = try judge(played, lesson: opened.lesson, plan: plan)
+        do {
+            try library.withStore(scan: false) { s in
+                let id = try s.catalogue(fileAt: path).id
+                try store(report, lessonID: id, plan: plan, lesson: opened.lesson, percent: percent,
+                          seconds: (played.events.last?.time ?? 0) - (played.events.first?.time ?? 0), in: s)
+            }
+        } catch {
+            Console.error("etude: the judged pass is not in the history: \((error as? EtudeFailure)?.message ?? "\(error)")")
+        }
+        Console.out((json ? JSONOutput.text(report) : text(report, title: safe(opened.lesson.title), percent: percent,
+                                                           lesson: opened.lesson)) + "\n")
+    }
+
+    /// Reads a performance from .mid bytes: every note-on/off (any channel, any track) and the
+    /// sustain pedal (controller 64, down from 64), timed by the file's own tempo map. `name`
+    /// words the one-line errors (not MIDI, no notes).
+    public static func performance(bytes: [UInt8], name: String) throws -> Performance {
+        let file: MIDIFile
+        do {
+            file = try MIDIReader.read(bytes).file
+        } catch {
+            throw EtudeFailure("\(name) is not a MIDI file (\(error.kind == .emptyFile ? "it is empty" : "no MThd header")); give the .mid a recorder wrote, e.g. by etude record")
+        }
+        let tempo = TempoMap(file: file)
+        var events: [PlayedEvent] = []
+        var pedal: [Performance.PedalChange] = []
+        for track in file.tracks {
+            for e in track.events {
+                let t = tempo.seconds(atTick: e.tick)
+                switch e.kind {
+                case .noteOn(let c, let k, let v):
+                    events.append(PlayedEvent(pitch: Int(k), velocity: Int(v), time: t, isOn: v > 0, channel: Int(c)))
+                case .noteOff(let c, let k, _):
+                    events.append(PlayedEvent(pitch: Int(k), velocity: 0, time: t, isOn: false, channel: Int(c)))
+                case .controlChange(_, 64, let v):
+                    pedal.append(.init(time: t, down: v >= 64))
+                default:
+                    break
+                }
+            }
+        }
+        // Releases before presses at the same instant: a re-struck key ends first.
+        events.sort { $0.time != $1.time ? $0.time < $1.time : (!$0.isOn && $1.isOn) }
+        pedal.sort { $0.time < $1.time }
+        guard events.contains(where: { $0.isOn }) else {
+            throw EtudeFailure("\(name) has no notes to judge; record a performance with etude record and give that file")
+        }
+        return Performance(events: events, pedal: pedal)
+    }
+
+    /// Judges `performance` against the pass `plan` describes (hands, bars, tempo) of `lesson`.
+    /// The first key pressed is moved onto the first note expected, and keys pressed after the
+    /// last note expected (a longer recording) are not judged; the report carries the ear's
+    /// notes list. Throws one line when the hand practised has no notes there.
+    public static func judge(_ performance: Performance, lesson: Lesson, plan: PracticePlan,
+                             window: TimingWindow = TimingWindow()) throws -> (report: PassReport, percent: Double) {
+        let factor: Double
+        do {
+            try plan.validate(for: lesson)
+            factor = try plan.tempoFactor(for: lesson)
+        } catch {
+            throw EtudeFailure(error.worded { setting, value in "--\(setting.rawValue) \(value)" })
+        }
+        let percent = factor * 100
+        let range = plan.tickRange(in: lesson)
+        let schedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                    options: .init(pass: 1, countIn: false))
+        let expected = PassJudging.expected(schedule, lesson: lesson, dynamics: PassJudging.hasDynamics(lesson))
+        guard let firstExpected = expected.map(\.time).min() else {
+            let hand = plan.hands == .both ? "the lesson" : "the \(plan.hands.rawValue) hand"
+            throw EtudeFailure("\(hand) has no notes to judge in these bars; choose another --hand or --bars")
+        }
+        let firstPlayed = performance.events.first(where: { $0.isOn })?.time ?? 0
+        let shift = firstExpected - firstPlayed
+        let events = performance.events.map { e -> PlayedEvent in
+            var m = e
+            m.time += shift
+            return m
+        }
+        // The judged bars end with their last note's window: keys pressed after it (a longer
+        // recording: the bars that follow) are not judged.
+        let passEnd = (expected.map(\.time).max() ?? firstExpected) + window.window
+        var matcher = PlayMatcher(expected: expected, window: window)
+        for e in events where e.isOn && e.time <= passEnd {
+            _ = matcher.expire(upTo: e.time)
+            _ = matcher.play(e)
+        }
+        var report = matcher.finish()
+        let end = (events.last?.time ?? firstExpected)
+        var hearing = Ear().hear(expected: expected, judgements: matcher.judgements, events: events,
+                                 pedal: performance.pedal.map { ($0.time + shift, $0.down) }, endTime: end)
+        PassJudging.place(&hearing.notes, lesson: lesson)
+        report.add(hearing) { PassJudging.section(of: $0, lesson: lesson) }
+        return (report, percent)
+    }
+
+    /// The panel printed for a judged recording: the summary lines, then each note that went
+    /// wrong ("bar 9 beat 2  D4 right  short (held 40%)").
+    public static func text(_ report: PassReport, title: String, percent: Double, lesson: Lesson) -> String {
+        var lines = ["\(title) at \(TempoPercent.text(percent))%, judged"]
+        lines += report.summaryLines { index in
+            lesson.sections.indices.contains(index) ? lesson.sections[index].name : "section \(index + 1)"
+        }
+        let faults = report.notes.filter(\.isFault)
+        if !faults.isEmpty {
+            lines.append("Where it went wrong:")
+            for n in faults.prefix(40) { lines.append("  " + line(n)) }
+            if faults.count > 40 { lines.append("  … and \(faults.count - 40) more (--json lists every note)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One note as the text panel lists it.
+    public static func line(_ n: NoteVerdict) -> String {
+        var words = ["bar \(n.bar) beat \(NumberText.short(n.beat))", PitchName.name(n.pitch), n.hand]
+        if n.onset != "hit" { words.append(n.onset + (n.timingMs.map { " \(Int($0.rounded())) ms" } ?? "")) }
+        if let r = n.release, r != .ok { words.append("\(r.rawValue) (held \(Int(((n.heldRatio ?? 0) * 100).rounded()))%)") }
+        if let l = n.loudness, l != .ok { words.append("\(l.rawValue) (velocity \(n.velocity ?? 0))") }
+        return words.joined(separator: "  ")
+    }
+
+    /// Stores the judged pass in the history (mode `judge`), with its figures.
+    public static func store(_ report: PassReport, lessonID: String, plan: PracticePlan, lesson: Lesson, percent: Double,
+                             seconds: Double, in store: Store) throws {
+        let bars = plan.barRange(in: lesson)
+        let id = try store.recordPass(PassRecord(lessonID: lessonID, startedAt: Date(), mode: "judge", hand: plan.hands.rawValue,
+                                                 tempoPercent: Int(percent.rounded()), firstBar: bars.lowerBound, lastBar: bars.upperBound,
+                                                 durationSeconds: max(0, seconds), figures: report.figures))
+        try store.recordBars(passID: id, Self.bars(of: report))
+    }
+
+    /// A judged pass's bars as the history keeps them.
+    public static func bars(of report: PassReport) -> [BarFaults] {
+        PassJudging.bars(of: report.notes).map { BarFaults(bar: $0.bar, label: $0.label, notes: $0.notes, faults: $0.faults) }
+    }
+
+    /// The per-bar picture as `etude stats LESSON` prints it: one cell per bar (the share of
+    /// its notes that went wrong, ` ▁▂▃▄▅▆▇█`), then the bars that fail most.
+    public static func barPictureText(_ bars: [BarFaults]) -> String? {
+        guard !bars.isEmpty else { return nil }
+        // Printed after the stats: one line each, ending with a newline.
+        let cells: [Character] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
+        let strip = String(bars.map { b -> Character in
+            b.faults == 0 ? "·" : cells[max(1, min(8, Int((b.faultRate * 8).rounded(.up))))]
+        })
+        let passes = bars.map(\.passes).max() ?? 0
+        var lines = ["Bars (last \(passes) judged pass\(passes == 1 ? "" : "es"), · = no faults): \(bars.first?.label ?? "")–\(bars.last?.label ?? "") \(strip)"]
+        let worst = bars.filter { $0.faults > 0 }.sorted { $0.faultRate != $1.faultRate ? $0.faultRate > $1.faultRate : $0.bar < $1.bar }
+        if worst.isEmpty {
+            lines.append("No bar went wrong.")
+        } else {
+            lines.append("Fail most: " + worst.prefix(3).map { "bar \($0.label) (\($0.faults) of \($0.notes) notes)" }.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import Trainer
+
+/// `etude judge LESSON PERFORMANCE.mid`: a recording judged as play mode judges a pass (`PerformanceJudge`).
+struct JudgeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "judge",
+        abstract: "Judge a recorded performance (.mid) against a lesson: onsets, releases, loudness, bar by bar.",
+        discussion: """
+        Its first note is taken as the first note expected; every note is then judged as play mode judges it (hit, early, late, missed, wrong; held short or long, pedal-aware; loud or soft against the dynamics, relative to your own playing), and the pass is stored in the history. Record with `etude record -o mine.mid`; a lesson's own .mid is a perfect performance.
+
+        Examples:
+          etude judge song.abc song.mid --bars 1-8
+          etude judge "Ode to Joy" Lessons/level4/ode-to-joy.mid --json
+        """
+    )
+
+    @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
+    @Argument(help: "The recorded performance, a .mid file.", completion: .file(extensions: ["mid", "midi"])) var performance: String
+    @Option(help: "Hand(s) played: left, right or both.", completion: .list(["right", "left", "both"])) var hand: String = "both"
+    @Option(help: "Only these bars, e.g. 5-8 (a score's printed bars, 12-16@2 the second time).") var bars: String?
+    @Option(help: "The tempo it was played at, as a percent of the lesson's own (e.g. 80%).") var tempo: String?
+    @Flag(help: "Print the pass report as one JSON object (every note with its verdicts).") var json = false
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        try PerformanceJudge.run(lesson: try store.library.lessonPath(lesson), performance: performance, hand: hand, bars: bars,
+                                 tempo: tempo, json: json, library: store.library)
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Trainer
+
+/// `etude next`, `today` and `sight-read`: the method (logic and help text in Trainer's Method.swift).
+struct NextCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "next", abstract: MethodHelp.nextAbstract, discussion: MethodHelp.nextDiscussion)
+    @Flag(help: "Print one JSON object (null when every lesson is mastered).") var json = false
+    @OptionGroup var store: StoreOptions
+    func run() throws { Console.out(try MethodGuide.command(json: json, library: store.library)) }
+}
+
+struct TodayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "today", abstract: MethodHelp.todayAbstract, discussion: MethodHelp.todayDiscussion)
+    @Option(help: "Minutes to plan, 5–180.") var minutes = 20
+    @Flag(help: "Print the plan as one JSON object.") var json = false
+    @Flag(name: .customLong("run"), help: "Play the plan now, as a routine.") var runNow = false
+    @OptionGroup var play: MethodPlayOptions
+    func run() throws {
+        let status = try TodayPlanner.command(minutes: minutes, json: json, library: play.store.library, play: runNow ? (try play.sound(), try play.playing()) : nil)
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+struct SightReadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "sight-read", abstract: MethodHelp.sightReadAbstract, discussion: MethodHelp.sightReadDiscussion)
+    @Option(help: "Level 1–8 (default: from your last exercises).") var level: Int?
+    @Option(help: "Seed: the same level and seed give the same exercise (default: one you have not read).") var seed: UInt64?
+    @Option(help: ArgumentHelp("Write the exercise to this MIDI file instead of playing it.", valueName: "file.mid")) var export: String?
+    @OptionGroup var play: MethodPlayOptions
+    func run() throws {
+        let status = try SightReader.command(level: level, seed: seed, export: export, library: play.store.library, sound: try play.sound(), playing: try play.playing())
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// The synth, the instrument and the database of the method's played commands.
+struct MethodPlayOptions: ParsableArguments {
+    @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
+    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @OptionGroup var playingOptions: PlayingOptions
+    @OptionGroup var audioBuffer: AudioBufferOption
+    @OptionGroup var store: StoreOptions
+    func playing() throws -> Playing { try playingOptions.playing(mode: .play) }
+    func sound() throws -> LiveSound { try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name)) }
+}

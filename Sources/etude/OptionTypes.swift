@@ -1,0 +1,48 @@
+import ArgumentParser
+import Judge
+import Lesson
+import Screen
+import Synth
+import Trainer
+
+/// An option value with a range or a fixed set, parsed and checked once by its own type (the
+/// rule lives in the module that owns it): help lists the values, completions offer them, and
+/// a refused value is said in the type's words (`OptionRefusals`, printed by `Main`).
+public protocol CheckedOption: ExpressibleByArgument {
+    init(parsing text: String) throws
+}
+
+extension CheckedOption {
+    public init?(checking text: String) {
+        guard let value = OptionRefusals.parse(text, Self.init(parsing:)) else { return nil }
+        self = value
+    }
+
+    public init?(argument: String) { self.init(checking: argument) }
+}
+
+extension TempoPercent: CheckedOption {}
+extension PracticePlan.Repeat: CheckedOption {}
+extension PracticePlan.SpeedTrainer: CheckedOption {}
+extension MetronomeVolume: CheckedOption {}
+extension TimingWindowMilliseconds: CheckedOption {}
+extension AccuracyThreshold: CheckedOption {}
+extension InputOffsetMilliseconds: CheckedOption {}
+extension AudioBufferMilliseconds: CheckedOption {}
+extension NoteArgument: CheckedOption {}
+extension PitchRange: CheckedOption {}
+extension PracticeMode: CheckedOption { public init?(argument: String) { self.init(checking: argument) } }
+extension PracticePlan.Hands: CheckedOption { public init?(argument: String) { self.init(checking: argument) } }
+extension WAVSampleFormat: CheckedOption { public init?(argument: String) { self.init(checking: argument) } }
+extension PracticePlan.OtherHand: CheckedOption {
+    public static var allValueStrings: [String] { names }
+    public static var defaultCompletionKind: CompletionKind { .list(names) }
+}
+extension NoteNaming: CheckedOption {
+    public static var allValueStrings: [String] { names }
+    public static var defaultCompletionKind: CompletionKind { .list(names) }
+}
+extension AudioDriver: CheckedOption {
+    public static var allValueStrings: [String] { known }
+    public static var defaultCompletionKind: CompletionKind { .list(known) }
+}
