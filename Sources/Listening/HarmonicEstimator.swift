@@ -22,8 +22,10 @@ public struct HarmonicEstimator: Sendable {
     /// The same against a note of Etude's own heard in the room, whose partials are only
     /// roughly cancelled (its level at the microphone is unknown): half of it.
     public static let knownOctaveRatio = 0.5
-    /// Seconds within which a note of Etude's and a heard onset are the same attack.
-    public static let sameAttack = 0.08
+    /// Seconds after Etude sent a note within which an onset heard is that note's attack: the
+    /// sound's way out (the synth's buffer, the speakers, the room) and back in (the microphone's
+    /// buffer) takes 50–200 ms.
+    public static let sameAttack = 0.25
     /// Part of what sounds now (new or ringing) a note must be to be new.
     public static let levelRatio = 0.1
     /// Salience over the background (median of all keys) the first note must reach.
@@ -135,7 +137,7 @@ public struct HarmonicEstimator: Sendable {
             let s = work.salience(k)
             if s > background * Self.backgroundRatio {
                 present.append((k, s))
-                if abs(known[k] ?? 1) <= Self.sameAttack { sameAttack.append(k) }
+                if (-0.05...Self.sameAttack).contains(known[k] ?? 1) { sameAttack.append(k) }
                 work.cancel(k)
             }
         }
