@@ -31,6 +31,8 @@ public final class InputHookup: @unchecked Sendable {
     private var endedFlag = false
     private var failureText: String?
     private var sounding: Set<UInt8> = []
+    /// A JACK input whose callback sounds the notes itself (then they are not sent again).
+    private var jack: JackInput?
 
     /// True when notes come from the terminal's keys (onset-only, fixed length).
     public var usesComputerKeyboard: Bool { sourceName == nil }
@@ -59,6 +61,8 @@ public final class InputHookup: @unchecked Sendable {
         source = opened.source
         sourceName = opened.source?.name
         notice = opened.notice
+        jack = opened.source as? JackInput
+        jack?.echo(channel: Int(self.channel))
         box.attach(self)
     }
 
@@ -98,7 +102,12 @@ public final class InputHookup: @unchecked Sendable {
     }
 
     fileprivate func receive(_ event: InputEvent) {
+        let soundedAlready = jack?.soundsItself ?? false
         switch event {
+        case .note(let n) where soundedAlready:
+            onNote(PlayedEvent(pitch: Int(n.pitch), velocity: Int(n.velocity), time: n.time, isOn: n.isOn, channel: Int(n.channel)))
+        case .control where soundedAlready:
+            break
         case .note(let n):
             // Sound first: the learner must hear the key at once.
             if n.isOn {

@@ -1,4 +1,5 @@
 import Foundation
+import Jack
 import Screen
 import Synth
 
@@ -40,6 +41,16 @@ public struct LiveSound: Sendable {
         return ms
     }
 
+    /// `--jack-name`: names Etude's one JACK client, before anything opens it. One line for a bad name.
+    public static func name(jackClient jackName: String?) throws {
+        guard let jackName else { return }
+        guard !jackName.isEmpty, jackName.count <= 60, !jackName.contains(":"),
+              jackName.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+            throw EtudeFailure("--jack-name \(safe(jackName)): give a client name of 1–60 characters without ':' (e.g. etude2)")
+        }
+        JackClient.configure(name: jackName)
+    }
+
     /// The synth's options as this command asks for them.
     var options: FluidSynthLive.Options {
         var options = FluidSynthLive.Options()
@@ -73,6 +84,8 @@ public struct LiveSound: Sendable {
             Self.flushLog(verbose: verbose)
             throw EtudeFailure("\(error.message); \(SoundFontLocator.installHint)")
         }
+        // The JACK server stopping mid-lesson: one line (the practice screen shows it instead).
+        live.onNotice = { Console.error("etude: \($0)") }
         if let warning = live.warning {
             Self.warnOnce(warning)
         } else if verbose, let driver = live.driver {

@@ -181,6 +181,7 @@ public enum PracticeScreenRunner {
         // The learner's instrument, before the screen opens (an unknown port is one line).
         let instrument = try Instrument(input: playing.input, output: live)
         defer { instrument.stop() }
+        live.onNotice = { instrument.status($0) }
         let (session, controller) = try makeSession(opened, plan: plan, output: live, playing: playing, instrument: instrument)
         if let appender { session.onPassReport = { appender.append($0) } }
         if let history {

@@ -29,6 +29,7 @@ struct CalibrateCommand: ParsableCommand {
     @Argument(help: "With --reset: the input whose offset to forget, as --show prints it or as --input names it.") var target: String?
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: String?
+    @OptionGroup var instrument: InstrumentOptions
     @OptionGroup var audioBuffer: AudioBufferOption
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @OptionGroup var store: StoreOptions
@@ -39,7 +40,7 @@ struct CalibrateCommand: ParsableCommand {
         if reset { return Console.out(try Calibrator.reset(target ?? input, library: store.library)) }
         var calibrator = Calibrator(input: input, library: store.library)
         calibrator.beats = beats
-        calibrator.sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose))
+        calibrator.sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose)))
         let status = try calibrator.run()
         if status != 0 { throw ExitCode(status) }
     }

@@ -142,3 +142,15 @@ struct AudioBufferOption: ParsableArguments {
         return s
     }
 }
+
+/// Etude's JACK client and the learner's instrument, for every command that plays or listens.
+struct InstrumentOptions: ParsableArguments {
+    @Option(name: .customLong("jack-name"), help: "Name of Etude's JACK client and its ports (default etude: etude:midi_in, etude:left, …).")
+    var jackName: String?
+
+    /// The client's name is set while parsing: `--input jack` is checked (and the client opened) early.
+    func validate() throws { try LiveSound.name(jackClient: jackName) }
+
+    /// `sound` with these settings (one line for a bad value).
+    func applied(to sound: LiveSound) throws -> LiveSound { sound }
+}

@@ -31,6 +31,7 @@ struct QuizCommand: ParsableCommand {
     @Option(help: "Seed for the questions (the same seed asks the same questions).") var seed: UInt64?
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: String?
+    @OptionGroup var instrument: InstrumentOptions
     @Flag(help: "Show FluidSynth's own log.") var verbose = false
     @OptionGroup var store: StoreOptions
 
@@ -47,7 +48,7 @@ struct QuizCommand: ParsableCommand {
             throw EtudeFailure(error.message)
         }
         var runner = QuizRunner(quiz: quiz, input: input, library: store.library)
-        runner.sound = LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose)
+        runner.sound = try instrument.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose))
         let status = try runner.run()
         if status != 0 { throw ExitCode(status) }
     }

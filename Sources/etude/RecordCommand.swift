@@ -28,6 +28,7 @@ struct RecordCommand: ParsableCommand {
     @Option(help: "Stop after this many 4/4 bars at --bpm.") var bars: Int?
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: String?
+    @OptionGroup var instrument: InstrumentOptions
     @Option(help: "General MIDI program you hear while playing (0 = piano).") var program: Int = 0
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @Option(help: ArgumentHelp("Your input offset in ms instead of the one `etude calibrate` stored: the notes are written where you meant them.", valueName: "ms"))
@@ -47,7 +48,7 @@ struct RecordCommand: ParsableCommand {
         recorder.bpm = bpm
         recorder.bars = bars
         recorder.program = program
-        recorder.sound = LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose)
+        recorder.sound = try instrument.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver, verbose: verbose))
         recorder.offsetMs = try InputTiming.override(offset)
         recorder.library = store.library
         let status = try recorder.run()

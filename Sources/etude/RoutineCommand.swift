@@ -179,13 +179,14 @@ struct RoutineCommand: ParsableCommand {
         @Flag(help: "Only print the schedule; play nothing.") var plan = false
         @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
         @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, …).") var audioDriver: String?
+        @OptionGroup var instrument: InstrumentOptions
         @OptionGroup var playingOptions: PlayingOptions
         @OptionGroup var audioBuffer: AudioBufferOption
         @OptionGroup var store: StoreOptions
         func run() throws {
             // Checked before the library or the synth opens: one line per mistake.
             let playing = try playingOptions.playing(mode: "watch")
-            let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver))
+            let sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver)))
             let status = try App.runRoutine(name: name, library: store.library, seed: seed, planOnly: plan, sound: sound, playing: playing)
             if status != 0 { throw ExitCode(status) }
         }
