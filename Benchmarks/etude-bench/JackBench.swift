@@ -63,7 +63,11 @@ enum JackBench {
             guard Date() < deadline, p.isRunning else { return nil }
             usleep(100_000)
         }
-        usleep(300_000)
+        // Ready once a probe note (C3) sounds: the program has loaded its SoundFont.
+        let ready = Date(timeIntervalSinceNow: 20)
+        while meter.measure(count: 1, key: 48, timeout: 0.3).first.flatMap({ $0 }) == nil {
+            guard Date() < ready, p.isRunning else { return nil }
+        }
         let measured = meter.measure(count: notes, seed: 7)
         let frames = measured.compactMap { $0 }
         return Result(frames: frames, missed: measured.count - frames.count, rate: meter.sampleRate, period: meter.period)

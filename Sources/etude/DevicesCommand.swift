@@ -39,7 +39,7 @@ struct DevicesCommand: ParsableCommand {
             Console.out(JSONOutput.line(DevicesRecord(ports: ports, reason: reason, audio: audio, jack: jack)))
             return
         }
-        defer { Console.out("Audio output: \(audio.line)\n" + jack.lines.map { $0 + "\n" }.joined()) }
+        defer { Console.out(jack.lines.map { $0 + "\n" }.joined() + "Audio output: \(audio.line)\n") }
         if let reason {
             Console.out("No MIDI input ports. \(reason)\nPractise with --input keys (computer keyboard) or --input /dev/midiN.\n")
             return
