@@ -21,7 +21,7 @@ struct CalibrateCommand: ParsableCommand {
         """
     )
 
-    @Option(help: "The input to calibrate: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, or a device/FIFO/file path.")
+    @Option(help: "The input to calibrate: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack, jack:PORT, or a device/FIFO/file path.")
     var input: String = "keys"
     @Option(help: "Beats to click, the 4 count-in beats included (8–64).") var beats: Int = 16
     @Flag(help: "Print the stored offsets and stop.") var show = false
