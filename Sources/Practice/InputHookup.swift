@@ -33,6 +33,17 @@ public final class InputHookup: @unchecked Sendable {
     private var sounding: Set<UInt8> = []
     /// A JACK input whose callback sounds the notes itself (then they are not sent again).
     private var jack: JackInput?
+    private var echoOn = true
+
+    /// Whether Etude sounds what the learner plays (`--echo`): off when the instrument sounds
+    /// itself, so nothing is heard twice. The lesson and the metronome sound either way.
+    public var echo: Bool {
+        get { lock.withLock { echoOn } }
+        set {
+            lock.withLock { echoOn = newValue }
+            jack?.echo(channel: newValue ? Int(channel) : nil)
+        }
+    }
 
     /// True when notes come from the terminal's keys (onset-only, fixed length).
     public var usesComputerKeyboard: Bool { sourceName == nil }
@@ -102,7 +113,7 @@ public final class InputHookup: @unchecked Sendable {
     }
 
     fileprivate func receive(_ event: InputEvent) {
-        let soundedAlready = jack?.soundsItself ?? false
+        let soundedAlready = (jack?.soundsItself ?? false) || !echo
         switch event {
         case .note(let n) where soundedAlready:
             onNote(PlayedEvent(pitch: Int(n.pitch), velocity: Int(n.velocity), time: n.time, isOn: n.isOn, channel: Int(n.channel)))

@@ -109,6 +109,7 @@ public struct StatusBarWidget: Sendable {
         }
         parts.append("metronome \(s.metronome ? "on" : "off")")
         parts.append("mode: \(s.mode)")
+        if let echo = s.echo { parts.append(echo) }
         return parts.joined(separator: "  ·  ")
     }
 

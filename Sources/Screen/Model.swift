@@ -125,6 +125,8 @@ public struct StatusInfo: Sendable, Equatable {
     public var pass: Int = 1
     /// No audio device opened: the lesson is silent (the header says so).
     public var silent = false
+    /// `echo on` / `echo off` when the learner plays a MIDI instrument (nil: not shown).
+    public var echo: String?
 
     public init(title: String = "", playing: Bool = false, bar: Int = 1, beat: Int = 1, bars: Int = 1,
                 bpm: Double = 120, tempoPercent: Int = 100, hand: String = "both", otherHand: String = "play",

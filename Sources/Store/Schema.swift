@@ -244,6 +244,17 @@ public enum Schema {
                 ALTER TABLE resumeState ADD COLUMN metronome BOOLEAN;
                 """)
         }
+        // v10: whether Etude sounds what the learner plays, per input device (`--echo`, asked
+        // once the first time a MIDI instrument is used).
+        m.registerMigration("v10-echo") { db in
+            try db.execute(sql: """
+                CREATE TABLE inputEcho (
+                    device TEXT PRIMARY KEY NOT NULL,
+                    echo BOOLEAN NOT NULL,
+                    chosenAt DATETIME NOT NULL
+                );
+                """)
+        }
         return m
     }()
 }

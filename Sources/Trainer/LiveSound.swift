@@ -17,6 +17,8 @@ public struct LiveSound: Sendable {
     /// `--audio-buffer MS`: the synth's buffer length to aim for (nil = the default, 40 ms,
     /// unless `periodSize` is given).
     public var bufferMilliseconds: Double?
+    /// `--echo on|off` (nil: the choice remembered for the input device, see `EchoChoice`).
+    public var echo: Bool?
 
     public init(soundfont: String? = nil, audioDriver: String? = nil, verbose: Bool = false, periodSize: Int? = nil,
                 periods: Int? = nil, rate: Int? = nil, bufferMilliseconds: Double? = nil) {

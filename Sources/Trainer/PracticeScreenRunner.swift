@@ -182,6 +182,7 @@ public enum PracticeScreenRunner {
         let instrument = try Instrument(input: playing.input, output: live)
         defer { instrument.stop() }
         live.onNotice = { instrument.status($0) }
+        let echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
         let (session, controller) = try makeSession(opened, plan: plan, output: live, playing: playing, instrument: instrument)
         if let appender { session.onPassReport = { appender.append($0) } }
         if let history {
@@ -191,6 +192,7 @@ public enum PracticeScreenRunner {
         session.loopName = loopName
         var shown = display
         shown.silent = LiveSound.silentNotice(live) != nil
+        shown.echo = echo
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             if endWhenFinished && session.isFinished { loop.stop() }
             history?.record(finishedBy: session)

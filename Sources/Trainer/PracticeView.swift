@@ -16,6 +16,8 @@ public enum PracticeView {
         public var showFingers = false
         /// No audio device opened: the header says the lesson is silent.
         public var silent = false
+        /// `echo on` / `echo off` for a MIDI instrument (nil: the computer keyboard).
+        public var echo: String?
         public init(noteNaming: NoteNaming = .scientific, showFingers: Bool = false, silent: Bool = false) {
             self.noteNaming = noteNaming
             self.showFingers = showFingers
@@ -94,6 +96,7 @@ public enum PracticeView {
         status.mode = state.mode.rawValue
         status.pass = state.pass
         status.silent = options.silent
+        status.echo = options.echo
         model.status = status
         model.hints = state.pianoKeys ? Footer.pianoKeys : Footer.controls
 

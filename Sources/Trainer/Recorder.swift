@@ -53,6 +53,7 @@ public struct Recorder: Sendable {
             throw EtudeFailure(error.message)
         }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
+        EchoChoice.apply(to: hookup, input: input, explicit: sound.echo, library: library)
         // The notes land on the beats the learner meant: their input's offset comes off.
         take.offsetSeconds = InputTiming.lookUp(input: input, hookup: hookup, override: offsetMs, library: library).offsetMs / 1000
         if hookup.usesComputerKeyboard && !keys.isTerminal {

@@ -151,6 +151,13 @@ struct InstrumentOptions: ParsableArguments {
     /// The client's name is set while parsing: `--input jack` is checked (and the client opened) early.
     func validate() throws { try LiveSound.name(jackClient: jackName) }
 
+    @Option(help: ArgumentHelp("on: Etude sounds what you play; off: your instrument does (remembered per input).", valueName: "on|off"))
+    var echo: String?
+
     /// `sound` with these settings (one line for a bad value).
-    func applied(to sound: LiveSound) throws -> LiveSound { sound }
+    func applied(to sound: LiveSound) throws -> LiveSound {
+        var s = sound
+        s.echo = try EchoChoice.parse(echo)
+        return s
+    }
 }

@@ -153,13 +153,56 @@ struct JackInstrumentTests {
             let on = i % 2 == 0
             #expect(eventually(2, poll: 500) { meter.send([on ? 0x90 : 0x80, UInt8(36 + i % 48), on ? 100 : 0], repeat: 1000) })
         }
-        #expect(eventually(2, poll: 500) { meter.send([0xB0, 123, 0]) })
-        usleep(300_000)
+        // All sound off, and no reverb on the measured channel: silence comes back at once.
+        for message: [UInt8] in [[0xB0, 120, 0], [0xB0, 91, 0], [0xB0, 93, 0]] {
+            #expect(eventually(2, poll: 500) { meter.send(message) })
+        }
+        #expect(Self.ready(meter), "answers again after the flood")
         let after = meter.measure(count: 5, seed: 5)
         #expect(after.count == 5 && after.allSatisfy { $0 != nil }, "still playing after the flood: \(after)")
         #expect(recorder.isRunning, "\(recorder.stderr)")
         recorder.signal(SIGTERM)
         let status = recorder.wait(timeout: 30)
         #expect(status != 128 + SIGKILL && status != 128 + SIGSEGV && status != 128 + SIGABRT, "\(status): \(recorder.stderr)")
+    }
+
+    /// `--echo`: asked once for a new MIDI instrument, on a terminal; "it makes its own sound"
+    /// keeps Etude silent for its notes (they are still recorded), remembered for the next run;
+    /// `--echo on` sounds them again (and is remembered in turn).
+    @Test func echoIsAskedOnceRememberedPerDeviceAndOffIsSilent() throws {
+        let server = try JackServer(tag: "echo")
+        let etude = try Etude()
+        let meter = try #require(JackMeter(name: "echo", server: server.name))
+        var font: [String] = []
+        if let f = Self.font { font = ["--soundfont", f] }
+        for run in 1...2 {
+            let tty = try PseudoTerminal(columns: 100, rows: 24)
+            let out = etude.home.file("take\(run).mid")
+            let p = try etude.start(["record", "-o", out, "--input", "jack", "--jack-name", "etude-echo"] + font,
+                                    extra: server.environment, terminal: tty)
+            if run == 1 {
+                #expect(tty.waitFor("Does it make its own sound?"), "asked the first time: \(tty.text)")
+                tty.send("y")
+            }
+            #expect(tty.waitFor("● recording"), "\(tty.text)")
+            #expect(run == 1 || !tty.text.contains("Does it make its own sound?"), "asked only once: \(tty.text)")
+            #expect(eventually(20) { meter.connect(midi: "etude-echo:midi_in", audio: "etude-echo:left") })
+            _ = meter.takePeak()
+            let heard = meter.measure(count: 3, timeout: 0.5)
+            #expect(heard.count == 3 && heard.allSatisfy { $0 == nil }, "echo off: nothing heard (\(heard))")
+            #expect(meter.takePeak() < 1e-5, "silent")
+            #expect(tty.waitFor("3 notes"), "the notes still reach Etude: \(tty.text)")
+            tty.send("q")
+            #expect(p.wait(timeout: 30) == 0, "\(tty.text)")
+        }
+        let dir = try TempDir()
+        let on = try Self.record(etude, server: server, name: "etude-echo", dir: dir, extra: ["--echo", "on"])
+        #expect(eventually(20) { meter.connect(midi: "etude-echo:midi_in", audio: "etude-echo:left") })
+        #expect(Self.ready(meter), "--echo on sounds the notes: \(on.stderr)")
+        on.signal(SIGTERM)
+        _ = on.wait(timeout: 20)
+        let bad = try etude.run(["record", "-o", etude.home.file("x.mid"), "--input", "jack", "--echo", "loud"], extra: server.environment)
+        #expect(bad.status != 0)
+        #expect(bad.stderr == "etude: --echo loud: use on (Etude sounds your notes) or off (your instrument does)\n", "\(bad.stderr)")
     }
 }

@@ -82,6 +82,9 @@ public struct RoutineRunner {
         }
         let run = Run(plan: plan, store: store, output: output, instrument: instrument, runner: self)
         run.display.silent = LiveSound.silentNotice(live) != nil
+        if let instrument {
+            run.display.echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
+        }
         defer {
             output.allNotesOff()
             instrument?.stop()
