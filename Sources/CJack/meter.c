@@ -17,9 +17,18 @@ enum { IDLE = 0, WAIT_QUIET = 1, SENT = 2 };
 #define NO_ONSET INT64_MIN
 #define QUIET_CYCLES 4
 
+#define HEARD_SIZE 8192u /* a power of two */
+
 struct etude_jack_meter {
     jack_client_t *key, *ear;
-    jack_port_t *out, *in;
+    jack_port_t *out, *in, *midi;
+    /* MIDI the ear received (a listener on etude:midi_out): a single-producer ring. */
+    _Atomic uint32_t heard_head, heard_tail;
+    uint8_t heard[HEARD_SIZE][4];
+    /* The robot: notes lit on `robot_channel` of the ear's MIDI are played by the key. */
+    _Atomic int robot_channel;
+    _Atomic uint32_t robot_head, robot_tail;
+    uint8_t robot[HEARD_SIZE][3];
     char key_port[320], ear_port[320];
     _Atomic int phase;
     _Atomic int quiet;
@@ -56,6 +65,11 @@ static int key_process(jack_nframes_t n, void *arg) {
     etude_jack_meter *m = arg;
     void *out = jack_port_get_buffer(m->out, n);
     jack_midi_clear_buffer(out);
+    /* The robot plays what lit up (a cycle later: the ear heard it after the key ran). */
+    uint32_t rt = atomic_load_explicit(&m->robot_tail, memory_order_relaxed);
+    uint32_t rh = atomic_load_explicit(&m->robot_head, memory_order_acquire);
+    for (; rt != rh; rt++) jack_midi_event_write(out, 0, m->robot[rt & (HEARD_SIZE - 1)], 3);
+    atomic_store_explicit(&m->robot_tail, rt, memory_order_release);
     int repeat = atomic_exchange(&m->raw_repeat, 0);
     for (int i = 0; i < repeat; i++) {
         if (jack_midi_event_write(out, 0, m->raw, (size_t)m->raw_len) != 0) break;
@@ -87,6 +101,33 @@ static int key_process(jack_nframes_t n, void *arg) {
 
 static int ear_process(jack_nframes_t n, void *arg) {
     etude_jack_meter *m = arg;
+    void *midi = jack_port_get_buffer(m->midi, n);
+    uint32_t count = jack_midi_get_event_count(midi);
+    int robot = atomic_load(&m->robot_channel);
+    for (uint32_t i = 0; i < count; i++) {
+        jack_midi_event_t e;
+        if (jack_midi_event_get(&e, midi, i) != 0 || e.size == 0 || e.size > 3) continue;
+        uint32_t h = atomic_load_explicit(&m->heard_head, memory_order_relaxed);
+        if (h - atomic_load_explicit(&m->heard_tail, memory_order_acquire) < HEARD_SIZE) {
+            uint8_t *slot = m->heard[h & (HEARD_SIZE - 1)];
+            memset(slot, 0, 4);
+            slot[0] = (uint8_t)e.size;
+            memcpy(slot + 1, e.buffer, e.size);
+            atomic_store_explicit(&m->heard_head, h + 1, memory_order_release);
+        }
+        uint8_t status = e.buffer[0];
+        if (robot >= 0 && e.size == 3 && (status & 0x0F) == robot && ((status & 0xF0) == 0x90 || (status & 0xF0) == 0x80)) {
+            uint32_t rh = atomic_load_explicit(&m->robot_head, memory_order_relaxed);
+            if (rh - atomic_load_explicit(&m->robot_tail, memory_order_acquire) < HEARD_SIZE) {
+                uint8_t *slot = m->robot[rh & (HEARD_SIZE - 1)];
+                int on = (status & 0xF0) == 0x90 && e.buffer[2] > 0;
+                slot[0] = on ? 0x90 : 0x80;
+                slot[1] = e.buffer[1];
+                slot[2] = on ? 80 : 0;
+                atomic_store_explicit(&m->robot_head, rh + 1, memory_order_release);
+            }
+        }
+    }
     const float *in = jack_port_get_buffer(m->in, n);
     float loudest = 0;
     int64_t first = NO_ONSET;
@@ -121,7 +162,9 @@ etude_jack_meter *etude_jack_meter_open(const char *name, const char *server) {
     if (!m->key || !m->ear) { etude_jack_meter_close(m); return NULL; }
     m->out = jack_port_register(m->key, "out", JACK_DEFAULT_MIDI_TYPE, JackPortIsOutput, 0);
     m->in = jack_port_register(m->ear, "in", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
-    if (!m->out || !m->in) { etude_jack_meter_close(m); return NULL; }
+    m->midi = jack_port_register(m->ear, "midi", JACK_DEFAULT_MIDI_TYPE, JackPortIsInput, 0);
+    if (!m->out || !m->in || !m->midi) { etude_jack_meter_close(m); return NULL; }
+    atomic_store(&m->robot_channel, -1);
     snprintf(m->key_port, sizeof m->key_port, "%s", jack_port_name(m->out));
     snprintf(m->ear_port, sizeof m->ear_port, "%s", jack_port_name(m->in));
     m->note = 60;
@@ -172,6 +215,20 @@ int etude_jack_meter_send(etude_jack_meter *m, const unsigned char *bytes, int l
     m->raw_len = len;
     atomic_store(&m->raw_repeat, repeat > 0 ? repeat : 1);
     return 1;
+}
+
+int etude_jack_meter_take_midi(etude_jack_meter *m, unsigned char *bytes) {
+    uint32_t t = atomic_load_explicit(&m->heard_tail, memory_order_relaxed);
+    if (t == atomic_load_explicit(&m->heard_head, memory_order_acquire)) return 0;
+    uint8_t *slot = m->heard[t & (HEARD_SIZE - 1)];
+    int len = slot[0];
+    memcpy(bytes, slot + 1, 3);
+    atomic_store_explicit(&m->heard_tail, t + 1, memory_order_release);
+    return len;
+}
+
+void etude_jack_meter_robot(etude_jack_meter *m, int channel) {
+    atomic_store(&m->robot_channel, channel >= 0 && channel < 16 ? channel : -1);
 }
 
 unsigned etude_jack_meter_rate(etude_jack_meter *m) { return jack_get_sample_rate(m->key); }

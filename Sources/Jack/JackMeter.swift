@@ -25,6 +25,23 @@ public final class JackMeter: @unchecked Sendable {
 
     public var keyPort: String { "\(name)-key:out" }
     public var earPort: String { "\(name)-ear:in" }
+    /// A MIDI input that keeps what it receives (`takeMIDI`), e.g. from `etude:midi_out`.
+    public var listenPort: String { "\(name)-ear:midi" }
+
+    /// The MIDI messages `listenPort` received since the last call, oldest first.
+    public func takeMIDI() -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        var bytes: [UInt8] = [0, 0, 0]
+        while true {
+            let len = Int(etude_jack_meter_take_midi(handle, &bytes))
+            guard len > 0 else { return out }
+            out.append(Array(bytes.prefix(len)))
+        }
+    }
+
+    /// The robot pianist: plays (on `keyPort`) every note lit on `channel` (0–15) of
+    /// `listenPort`, releasing it when its light goes off; nil stops it.
+    public func robot(channel: Int?) { etude_jack_meter_robot(handle, Int32(channel ?? -1)) }
 
     /// Connects the key to a MIDI input port and an audio output port to the ear.
     public func connect(midi: String, audio: String) -> Bool {

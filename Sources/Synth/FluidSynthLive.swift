@@ -244,11 +244,19 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
         engine.allNotesOff()
     }
 
-    /// All notes off, then the driver is stopped (joins its thread; never hangs on exit). A JACK
-    /// client lets go of the synth (the client stays for the process's other users).
+    /// Remembers the client whose `midi_out` the lesson goes to: `close` silences it too.
+    func routeMIDIOut(_ client: JackClient) { route.withLock { route.midiOut = client } }
+
+    /// All notes off (on `etude:midi_out` too, when the lesson went there), then the driver is
+    /// stopped (joins its thread; never hangs on exit). A JACK client lets go of the synth (the
+    /// client stays for the process's other users).
     public func close() {
         let jack = route.jack
         route.set(driver: route.driver, jack: nil)
+        if let out = route.withLock({ route.midiOut }) {
+            out.allNotesOff(to: .midiOut)
+            out.waitCycles(2, timeout: 0.2)
+        }
         if let jack {
             jack.allNotesOff(to: .synth)
             jack.waitCycles(2, timeout: 0.2)
@@ -264,6 +272,7 @@ private final class Route: @unchecked Sendable {
     private let lock = NSLock()
     var driver: String?
     var jack: JackClient?
+    var midiOut: JackClient?
     var notice: (@Sendable (String) -> Void)?
 
     func withLock<T>(_ body: () -> T) -> T { lock.withLock(body) }

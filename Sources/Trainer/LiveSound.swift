@@ -19,6 +19,30 @@ public struct LiveSound: Sendable {
     public var bufferMilliseconds: Double?
     /// `--echo on|off` (nil: the choice remembered for the input device, see `EchoChoice`).
     public var echo: Bool?
+    /// `--sound`: where the lesson is heard (nil: the synth, or both with `--midi-out`).
+    public var lessonSound: LessonSound?
+    /// `--midi-out PORT`: connected to `etude:midi_out` before the first note.
+    public var midiOut: String?
+
+    /// `--sound` checked: one line naming the choices.
+    public static func lessonSound(_ text: String?) throws -> LessonSound? {
+        guard let text else { return nil }
+        guard let s = LessonSound(rawValue: text.lowercased()) else {
+            throw EtudeFailure("--sound \(safe(text)): use synth (Etude's sound), instrument (your instrument, through etude:midi_out) or both")
+        }
+        return s
+    }
+
+    /// The lesson's output for `live`, routed as `--sound` and `--midi-out` say (one line when
+    /// etude:midi_out has no JACK server or the port does not exist).
+    public func lesson(_ live: FluidSynthLive) throws -> LessonOutput {
+        do {
+            return try live.routeLesson(lessonSound ?? (midiOut == nil ? .synth : .both), midiOut: midiOut)
+        } catch {
+            live.close()
+            throw EtudeFailure(error.message)
+        }
+    }
 
     public init(soundfont: String? = nil, audioDriver: String? = nil, verbose: Bool = false, periodSize: Int? = nil,
                 periods: Int? = nil, rate: Int? = nil, bufferMilliseconds: Double? = nil) {

@@ -183,7 +183,7 @@ public enum PracticeScreenRunner {
         defer { instrument.stop() }
         live.onNotice = { instrument.status($0) }
         let echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
-        let (session, controller) = try makeSession(opened, plan: plan, output: live, playing: playing, instrument: instrument)
+        let (session, controller) = try makeSession(opened, plan: plan, output: try sound.lesson(live), playing: playing, instrument: instrument)
         if let appender { session.onPassReport = { appender.append($0) } }
         if let history {
             controller.onSaveLoop = { history.saveLoop($0) }

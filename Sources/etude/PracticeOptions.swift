@@ -154,10 +154,17 @@ struct InstrumentOptions: ParsableArguments {
     @Option(help: ArgumentHelp("on: Etude sounds what you play; off: your instrument does (remembered per input).", valueName: "on|off"))
     var echo: String?
 
+    @Option(help: ArgumentHelp("Where the lesson sounds: synth, instrument (through etude:midi_out) or both.", valueName: "synth|instrument|both"))
+    var sound: String?
+    @Option(name: .customLong("midi-out"), help: ArgumentHelp("Connect etude:midi_out to this JACK MIDI port first (the lesson then sounds on both unless --sound).", valueName: "PORT"))
+    var midiOut: String?
+
     /// `sound` with these settings (one line for a bad value).
     func applied(to sound: LiveSound) throws -> LiveSound {
         var s = sound
         s.echo = try EchoChoice.parse(echo)
+        s.lessonSound = try LiveSound.lessonSound(self.sound)
+        s.midiOut = midiOut
         return s
     }
 }

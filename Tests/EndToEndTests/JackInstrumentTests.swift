@@ -95,7 +95,7 @@ struct JackInstrumentTests {
         #expect(none.stderr.hasPrefix("etude: --input jack: no JACK server answers (etude-no-such-server-"), "\(none.stderr)")
         #expect(none.stderr.split(separator: "\n").count == 1, "\(none.stderr)")
         let server = try JackServer(tag: "noport")
-        let missing = try etude.run(["practice", Repo.lesson("level1/01-c-position-right.mid"), "--input", "jack:nosuch"], extra: server.environment)
+        let missing = try etude.run(["practice", Repo.lesson("level1/c-major-five-finger-parallel.mid"), "--input", "jack:nosuch"], extra: server.environment)
         #expect(missing.status == 1)
         #expect(missing.stderr == "etude: --input jack:nosuch: no JACK MIDI port by that name (MIDI sources: none); `etude devices` lists them\n")
         #expect(!FileManager.default.fileExists(atPath: dir.file("a.mid")))
@@ -204,5 +204,57 @@ struct JackInstrumentTests {
         let bad = try etude.run(["record", "-o", etude.home.file("x.mid"), "--input", "jack", "--echo", "loud"], extra: server.environment)
         #expect(bad.status != 0)
         #expect(bad.stderr == "etude: --echo loud: use on (Etude sounds your notes) or off (your instrument does)\n", "\(bad.stderr)")
+    }
+
+    /// The notes still sounding after `messages`: note-ons not yet ended by a note-off, a
+    /// velocity-0 note-on, or all notes off (CC 123) on their channel.
+    static func sounding(after messages: [[UInt8]]) -> Set<[UInt8]> {
+        var on = Set<[UInt8]>()
+        for m in messages where m.count == 3 {
+            let channel = m[0] & 0x0F
+            switch m[0] & 0xF0 {
+            case 0x90 where m[2] > 0: on.insert([channel, m[1]])
+            case 0x90, 0x80: on.remove([channel, m[1]])
+            case 0xB0 where m[1] == 123: on = on.filter { $0[0] != channel }
+            default: break
+            }
+        }
+        return on
+    }
+
+    /// `--sound instrument --midi-out PORT`: the lesson goes out on etude:midi_out (programs
+    /// included), nothing sounds on etude:left, and SIGTERM, Ctrl-C and q each leave no note on.
+    @Test func theLessonGoesToTheInstrumentAndEveryExitLeavesNoNoteOn() throws {
+        let server = try JackServer(tag: "midiout")
+        let etude = try Etude()
+        let listener = try #require(JackMeter(name: "piano", server: server.name))
+        let lesson = Repo.lesson("level1/c-major-five-finger-parallel.mid")
+        for exit in ["SIGTERM", "SIGINT", "q"] {
+            let tty = exit == "q" ? try PseudoTerminal(columns: 80, rows: 24) : nil
+            let p = try etude.start(["play", lesson, "--no-screen", "--sound", "instrument", "--midi-out", listener.listenPort,
+                                     "--jack-name", "etude-out"], extra: server.environment, terminal: tty)
+            #expect(eventually(20) { listener.connect(midi: "etude-out:midi_in", audio: "etude-out:left") }, "\(p.stderr)")
+            _ = listener.takePeak()
+            var heard: [[UInt8]] = []
+            #expect(eventually(20) {
+                heard += listener.takeMIDI()
+                return heard.filter { $0[0] & 0xF0 == 0x90 && $0[2] > 0 }.count >= 3
+            }, "lesson notes on midi_out (\(exit)): \(heard)")
+            switch exit {
+            case "SIGTERM": p.signal(SIGTERM)
+            case "SIGINT": p.signal(SIGINT)
+            default: tty?.send("q")
+            }
+            let status = p.wait(timeout: 30)
+            #expect(status != 128 + SIGKILL, "\(exit): \(p.stderr)")
+            usleep(100_000)
+            heard += listener.takeMIDI()
+            #expect(heard.contains { $0[0] & 0xF0 == 0xC0 }, "the program change went out too (\(exit))")
+            #expect(Self.sounding(after: heard).isEmpty, "no note left on after \(exit): \(heard.suffix(40))")
+            #expect(listener.takePeak() < 1e-5, "--sound instrument: Etude's own synth stays silent (\(exit))")
+        }
+        let missing = try etude.run(["play", lesson, "--no-screen", "--midi-out", "nosuch"], extra: server.environment)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("etude: --midi-out nosuch: no JACK MIDI input by that name"), "\(missing.stderr)")
     }
 }

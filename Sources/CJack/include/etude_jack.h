@@ -93,6 +93,12 @@ int etude_jack_meter_run(etude_jack_meter *m, int count, int key, float threshol
 float etude_jack_meter_peak(etude_jack_meter *m);
 /// Sends raw MIDI bytes from the key at the next cycle (e.g. a flood or a lone note); 0 if busy.
 int etude_jack_meter_send(etude_jack_meter *m, const unsigned char *bytes, int len, int repeat);
+/// The next MIDI message the ear's `midi` port received (bytes[0..<3]); returns its length, 0
+/// when there is none.
+int etude_jack_meter_take_midi(etude_jack_meter *m, unsigned char *bytes);
+/// The robot pianist: every note-on/off on `channel` (0–15) the ear's `midi` port receives is
+/// played by the key (channel 1, velocity 80) in its next cycle; -1 stops it.
+void etude_jack_meter_robot(etude_jack_meter *m, int channel);
 unsigned etude_jack_meter_rate(etude_jack_meter *m);
 unsigned etude_jack_meter_period(etude_jack_meter *m);
 void etude_jack_meter_close(etude_jack_meter *m);
