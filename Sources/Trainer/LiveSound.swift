@@ -23,6 +23,8 @@ public struct LiveSound: Sendable {
     public var lessonSound: LessonSound?
     /// `--midi-out PORT`: connected to `etude:midi_out` before the first note.
     public var midiOut: String?
+    /// `--lights CHANNEL` (0–15 here): the keys to play next, lit through `etude:midi_out`.
+    public var lights: Int?
 
     /// `--sound` checked: one line naming the choices.
     public static func lessonSound(_ text: String?) throws -> LessonSound? {

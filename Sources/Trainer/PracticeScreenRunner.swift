@@ -184,6 +184,8 @@ public enum PracticeScreenRunner {
         live.onNotice = { instrument.status($0) }
         let echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
         let (session, controller) = try makeSession(opened, plan: plan, output: try sound.lesson(live), playing: playing, instrument: instrument)
+        let lights = try sound.keyLights()
+        defer { lights?.clear() }
         if let appender { session.onPassReport = { appender.append($0) } }
         if let history {
             controller.onSaveLoop = { history.saveLoop($0) }
@@ -194,6 +196,7 @@ public enum PracticeScreenRunner {
         shown.silent = LiveSound.silentNotice(live) != nil
         shown.echo = echo
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
+            lights?.update(session.state())
             if endWhenFinished && session.isFinished { loop.stop() }
             history?.record(finishedBy: session)
         })

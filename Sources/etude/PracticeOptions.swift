@@ -158,6 +158,8 @@ struct InstrumentOptions: ParsableArguments {
     var sound: String?
     @Option(name: .customLong("midi-out"), help: ArgumentHelp("Connect etude:midi_out to this JACK MIDI port first (the lesson then sounds on both unless --sound).", valueName: "PORT"))
     var midiOut: String?
+    @Option(help: ArgumentHelp("Light the keys to play next on this MIDI channel of etude:midi_out (Synthesia's key lights).", valueName: "1-16"))
+    var lights: String?
 
     /// `sound` with these settings (one line for a bad value).
     func applied(to sound: LiveSound) throws -> LiveSound {
@@ -165,6 +167,7 @@ struct InstrumentOptions: ParsableArguments {
         s.echo = try EchoChoice.parse(echo)
         s.lessonSound = try LiveSound.lessonSound(self.sound)
         s.midiOut = midiOut
+        s.lights = try KeyLights.channel(lights)
         return s
     }
 }

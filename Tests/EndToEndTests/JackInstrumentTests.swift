@@ -257,4 +257,37 @@ struct JackInstrumentTests {
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("etude: --midi-out nosuch: no JACK MIDI input by that name"), "\(missing.stderr)")
     }
+
+    /// `--lights 16`: a robot pianist that plays whatever lights up on channel 16 of
+    /// etude:midi_out completes a wait-mode pass with every note hit, none missed, none wrong.
+    @Test func aRobotPlayingWhatLightsUpCompletesAWaitModePass() throws {
+        let server = try JackServer(tag: "lights")
+        let etude = try Etude()
+        let robot = try #require(JackMeter(name: "robot", server: server.name))
+        robot.robot(channel: 15)
+        let report = etude.home.file("passes.jsonl")
+        let tty = try PseudoTerminal(columns: 80, rows: 24)
+        var args = ["practice", Repo.lesson("level1/c-major-five-finger-parallel.mid"), "--mode", "wait", "--hand", "right",
+                    "--repeat", "1", "--tempo", "300%", "--input", "jack", "--echo", "on", "--lights", "16", "--midi-out", robot.listenPort,
+                    "--jack-name", "etude-robot", "--report", report]
+        if let font = Self.font { args += ["--soundfont", font] }
+        let p = try etude.start(args, extra: server.environment, terminal: tty)
+        #expect(eventually(20) { robot.connect(midi: "etude-robot:midi_in", audio: "etude-robot:left") }, "\(tty.text)")
+        #expect(tty.waitFor("mode: wait"), "\(tty.text)")
+        tty.send(" ")  // start
+        let ended = eventually(240) {
+            tty.drain()
+            return FileManager.default.fileExists(atPath: report) && !etude.home.read("passes.jsonl").isEmpty
+        }
+        #expect(ended, "the pass ends: \(tty.text)")
+        tty.send("q")
+        #expect(p.wait(timeout: 30) == 0, "\(tty.text)")
+        let line = try #require(etude.home.read("passes.jsonl").split(separator: "\n").first)
+        let pass = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(pass["missed"] as? Int == 0, "\(pass)")
+        #expect(pass["wrong"] as? Int == 0, "\(pass)")
+        #expect((pass["hit"] as? Int ?? 0) > 0, "\(pass)")
+        let lights = robot.takeMIDI().filter { $0[0] & 0x0F == 15 }
+        #expect(Self.sounding(after: lights).isEmpty, "every light put out at the end")
+    }
 }
