@@ -109,7 +109,6 @@ public struct StatusBarWidget: Sendable {
         }
         parts.append("metronome \(s.metronome ? "on" : "off")")
         parts.append("mode: \(s.mode)")
-        if let echo = s.echo { parts.append(echo) }
         return parts.joined(separator: "  ·  ")
     }
 
@@ -122,6 +121,10 @@ public struct StatusBarWidget: Sendable {
         if s.silent {
             // Said where the learner looks, not only once on stderr.
             x += buffer.text(StatusBarWidget.silentMarker, x: x, y: y, style: theme.messageStyle, maxWidth: max(0, width - rightWidth - 4 - x))
+        }
+        if let echo = s.echo {
+            // Whether Etude sounds the learner's notes (issue 24), before the title so 80 columns keep it.
+            x += buffer.text(echo + " · ", x: x, y: y, style: theme.statusStyle, maxWidth: max(0, width - rightWidth - 4 - x))
         }
         let titleRoom = max(0, width - rightWidth - 3 - x)
         buffer.text(s.title.isEmpty ? "Etude" : s.title, x: x, y: y, style: theme.statusAccent, maxWidth: titleRoom)

@@ -14,7 +14,9 @@ public final class KeyLights: @unchecked Sendable {
 
     /// The keys lit for a state (pure).
     public static func lit(_ state: SessionState, lead: Double = KeyLights.lead) -> Set<Int> {
-        if state.mode == .wait { return Set(state.feedback.waitingFor.map(\.pitch)) }
+        // A key still held from the chord before is put out until released, so a repeated
+        // note is struck again (a wait gate counts fresh strikes).
+        if state.mode == .wait { return Set(state.feedback.waitingFor.map(\.pitch)).subtracting(state.feedback.held) }
         guard state.transport == .playing else { return [] }
         return Set(state.notes.filter { $0.practised && $0.start - lead <= 0 && $0.end > 0 }.map(\.pitch))
     }
