@@ -34,6 +34,17 @@ public final class InputHookup: @unchecked Sendable {
     /// A JACK input whose callback sounds the notes itself (then they are not sent again).
     private var jack: JackInput?
     private var echoOn = true
+    private var gestureKeys: Set<Int> = []
+    private var onGesture: (@Sendable (Int) -> Void)?
+
+    /// Keys that give commands instead of notes (`--gestures`): their notes are never judged,
+    /// recorded or sounded by Etude; a key going down calls `handler` with its pitch.
+    public func gestures(_ keys: Set<Int>, _ handler: @escaping @Sendable (Int) -> Void) {
+        lock.withLock {
+            gestureKeys = keys
+            onGesture = handler
+        }
+    }
 
     /// Whether Etude sounds what the learner plays (`--echo`): off when the instrument sounds
     /// itself, so nothing is heard twice. The lesson and the metronome sound either way.
@@ -113,6 +124,10 @@ public final class InputHookup: @unchecked Sendable {
     }
 
     fileprivate func receive(_ event: InputEvent) {
+        if case .note(let n) = event, let gesture = lock.withLock({ gestureKeys.contains(Int(n.pitch)) ? onGesture : nil }) {
+            if n.isOn && n.velocity > 0 { gesture(Int(n.pitch)) }
+            return
+        }
         let soundedAlready = (jack?.soundsItself ?? false) || !echo
         switch event {
         case .note(let n) where soundedAlready:

@@ -25,6 +25,8 @@ public struct LiveSound: Sendable {
     public var midiOut: String?
     /// `--lights CHANNEL` (0–15 here): the keys to play next, lit through `etude:midi_out`.
     public var lights: Int?
+    /// `--gestures`: hands-free commands from keys outside the lesson (nil: off).
+    public var gestures: Gestures?
 
     /// `--sound` checked: one line naming the choices.
     public static func lessonSound(_ text: String?) throws -> LessonSound? {

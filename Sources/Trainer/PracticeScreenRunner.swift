@@ -186,6 +186,13 @@ public enum PracticeScreenRunner {
         let (session, controller) = try makeSession(opened, plan: plan, output: try sound.lesson(live), playing: playing, instrument: instrument)
         let lights = try sound.keyLights()
         defer { lights?.clear() }
+        if let gestures = sound.gestures {
+            try gestures.check(lessonRange: opened.lesson.pitchRange)
+            let commands = GestureCommands(controller)
+            instrument.hookup.gestures(Set(gestures.keys.keys)) { pitch in
+                if let command = gestures.keys[pitch] { commands.give(command) }
+            }
+        }
         if let appender { session.onPassReport = { appender.append($0) } }
         if let history {
             controller.onSaveLoop = { history.saveLoop($0) }

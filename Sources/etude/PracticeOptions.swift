@@ -160,6 +160,8 @@ struct InstrumentOptions: ParsableArguments {
     var midiOut: String?
     @Option(help: ArgumentHelp("Light the keys to play next on this MIDI channel of etude:midi_out (Synthesia's key lights).", valueName: "1-16"))
     var lights: String?
+    @Option(help: ArgumentHelp("Commands from the instrument: off (default), on (A0 restart, B0 pause, C1 slower, D1 faster, E1 next loop) or NAME=KEY,…", valueName: "on|off|LIST"))
+    var gestures: String?
 
     /// `sound` with these settings (one line for a bad value).
     func applied(to sound: LiveSound) throws -> LiveSound {
@@ -168,6 +170,7 @@ struct InstrumentOptions: ParsableArguments {
         s.lessonSound = try LiveSound.lessonSound(self.sound)
         s.midiOut = midiOut
         s.lights = try KeyLights.channel(lights)
+        s.gestures = try Gestures.parse(gestures)
         return s
     }
 }

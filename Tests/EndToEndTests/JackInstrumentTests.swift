@@ -291,4 +291,35 @@ struct JackInstrumentTests {
         let lights = (seen + robot.takeMIDI()).filter { $0[0] & 0x0F == 15 }
         #expect(Self.sounding(after: lights).isEmpty, "every light put out at the end")
     }
+
+    /// `--gestures on`: C1 slows down by 5 %, D1 speeds up, played on the instrument; a gesture
+    /// key inside the lesson is refused in one line, as is a list that names no command.
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func gestureKeysChangeTheTempoAndAreRefusedInsideTheLesson() throws {
+        let server = try JackServer(tag: "gestures")
+        var etude = try Etude()
+        etude.environment.merge(server.environment) { $1 }
+        let key = try #require(JackMeter(name: "hands", server: server.name))
+        let lesson = Repo.lesson("level1/c-major-five-finger-parallel.mid")
+        let pane = try TmuxPane(etude: etude, ["practice", lesson, "--input", "jack", "--echo", "on", "--gestures", "on", "--jack-name", "etude-g"],
+                                width: 80, height: 24)
+        #expect(pane.waitFor { $0.contains("(100%)") }.contains("(100%)"), "\(pane.screen())")
+        #expect(eventually(20) { key.connect(midi: "etude-g:midi_in", audio: "etude-g:left") })
+        #expect(eventually(2, poll: 500) { key.send([0x90, 24, 100]) })  // C1: slower
+        #expect(pane.waitFor { $0.contains("(95%)") }.contains("(95%)"), "\(pane.screen())")
+        for _ in 0..<2 {
+            #expect(eventually(2, poll: 500) { key.send([0x90, 26, 100]) })  // D1: faster
+            usleep(200_000)
+        }
+        #expect(pane.waitFor { $0.contains("(105%)") }.contains("(105%)"), "\(pane.screen())")
+        try pane.keys("q")
+        #expect(pane.exitStatus(within: 30) == 0)
+        let inside = try TmuxPane(etude: etude, ["practice", lesson, "--input", "jack", "--echo", "on", "--gestures", "restart=C4",
+                                                 "--jack-name", "etude-g2"], width: 80, height: 24)
+        #expect(inside.exitStatus(within: 30) == 1)
+        #expect(inside.stderr.hasPrefix("etude: --gestures: C4 is inside the lesson's range"), "\(inside.stderr)")
+        let bad = try etude.run(["practice", lesson, "--gestures", "jump=C1"], extra: server.environment)
+        #expect(bad.status != 0)
+        #expect(bad.stderr.hasPrefix("etude: --gestures jump=C1: use on, off, or NAME=KEY pairs"), "\(bad.stderr)")
+    }
 }
