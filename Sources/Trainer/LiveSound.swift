@@ -28,6 +28,18 @@ public struct LiveSound: Sendable {
     /// `--gestures`: hands-free commands from keys outside the lesson (nil: off).
     public var gestures: Gestures?
 
+    /// These settings with the instrument options a command was given, each checked (one line
+    /// for a bad value): `--echo`, `--sound`, `--midi-out`, `--lights`, `--gestures`.
+    public func instrument(echo: String?, sound: String?, midiOut: String?, lights: String?, gestures: String?) throws -> LiveSound {
+        var s = self
+        s.echo = try EchoChoice.parse(echo)
+        s.lessonSound = try Self.lessonSound(sound)
+        s.midiOut = midiOut
+        s.lights = try KeyLights.channel(lights)
+        s.gestures = try Gestures.parse(gestures)
+        return s
+    }
+
     /// `--sound` checked: one line naming the choices.
     public static func lessonSound(_ text: String?) throws -> LessonSound? {
         guard let text else { return nil }

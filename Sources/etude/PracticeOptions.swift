@@ -145,32 +145,18 @@ struct AudioBufferOption: ParsableArguments {
 
 /// Etude's JACK client and the learner's instrument, for every command that plays or listens.
 struct InstrumentOptions: ParsableArguments {
-    @Option(name: .customLong("jack-name"), help: "Name of Etude's JACK client and its ports (default etude: etude:midi_in, etude:left, …).")
-    var jackName: String?
+    @Option(name: .customLong("jack-name"), help: "Name of Etude's JACK client and its ports (default etude: etude:midi_in, etude:left, …).") var jackName: String?
+    @Option(help: ArgumentHelp("on: Etude sounds what you play; off: your instrument does (remembered per input).", valueName: "on|off")) var echo: String?
+    @Option(help: ArgumentHelp("Where the lesson sounds: synth, instrument (through etude:midi_out) or both.", valueName: "synth|instrument|both")) var sound: String?
+    @Option(name: .customLong("midi-out"), help: ArgumentHelp("Connect etude:midi_out to this JACK MIDI port first (the lesson then sounds on both unless --sound).", valueName: "PORT")) var midiOut: String?
+    @Option(help: ArgumentHelp("Practice: light the keys to play next on this MIDI channel of etude:midi_out (Synthesia's key lights).", valueName: "1-16")) var lights: String?
+    @Option(help: ArgumentHelp("Practice: commands from the instrument: off (default), on (A0 restart, B0 pause, C1 slower, D1 faster, E1 next loop) or NAME=KEY,…", valueName: "on|off|LIST")) var gestures: String?
 
     /// The client's name is set while parsing: `--input jack` is checked (and the client opened) early.
     func validate() throws { try LiveSound.name(jackClient: jackName) }
 
-    @Option(help: ArgumentHelp("on: Etude sounds what you play; off: your instrument does (remembered per input).", valueName: "on|off"))
-    var echo: String?
-
-    @Option(help: ArgumentHelp("Where the lesson sounds: synth, instrument (through etude:midi_out) or both.", valueName: "synth|instrument|both"))
-    var sound: String?
-    @Option(name: .customLong("midi-out"), help: ArgumentHelp("Connect etude:midi_out to this JACK MIDI port first (the lesson then sounds on both unless --sound).", valueName: "PORT"))
-    var midiOut: String?
-    @Option(help: ArgumentHelp("Light the keys to play next on this MIDI channel of etude:midi_out (Synthesia's key lights).", valueName: "1-16"))
-    var lights: String?
-    @Option(help: ArgumentHelp("Commands from the instrument: off (default), on (A0 restart, B0 pause, C1 slower, D1 faster, E1 next loop) or NAME=KEY,…", valueName: "on|off|LIST"))
-    var gestures: String?
-
     /// `sound` with these settings (one line for a bad value).
     func applied(to sound: LiveSound) throws -> LiveSound {
-        var s = sound
-        s.echo = try EchoChoice.parse(echo)
-        s.lessonSound = try LiveSound.lessonSound(self.sound)
-        s.midiOut = midiOut
-        s.lights = try KeyLights.channel(lights)
-        s.gestures = try Gestures.parse(gestures)
-        return s
+        try sound.instrument(echo: echo, sound: self.sound, midiOut: midiOut, lights: lights, gestures: gestures)
     }
 }

@@ -45,9 +45,10 @@ public final class JackServer: @unchecked Sendable {
     /// Sets `JACK_DEFAULT_SERVER` in this process so in-process clients reach this server.
     public func use() { setenv("JACK_DEFAULT_SERVER", name, 1) }
 
-    /// Kills the server (as a crash would: SIGKILL) and reaps it.
+    /// Stops the server under its clients' feet (SIGTERM: they get the server's shutdown, as when
+    /// it crashes, and no stale shared memory is left behind on the machine) and reaps it.
     public func kill() {
-        Foundation.kill(process.pid, SIGKILL)
+        Foundation.kill(process.pid, SIGTERM)
         process.wait(timeout: 5)
     }
 
