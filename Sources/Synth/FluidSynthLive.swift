@@ -244,6 +244,14 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
         engine.allNotesOff()
     }
 
+    /// Seconds from `send` until the sound leaves the speakers: JACK's period and reported
+    /// playback latency, or FluidSynth's own buffer; 0 when silent.
+    public var outputLatency: Double {
+        let (driver, jack) = route.current
+        if let jack { return jack.outputLatencySeconds }
+        return driver == nil ? 0 : options.bufferMilliseconds(at: engine.sampleRate) / 1000
+    }
+
     /// Remembers the client whose `midi_out` the lesson goes to: `close` silences it too.
     func routeMIDIOut(_ client: JackClient) { route.withLock { route.midiOut = client } }
 

@@ -202,6 +202,7 @@ public enum PracticeScreenRunner {
         var shown = display
         shown.silent = LiveSound.silentNotice(live) != nil
         shown.echo = echo
+        shown.outputLatency = live.outputLatency
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             lights?.update(session.state())
             if endWhenFinished && session.isFinished { loop.stop() }
