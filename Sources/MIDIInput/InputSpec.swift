@@ -1,10 +1,13 @@
 import Clocks
+import Jack
 /// What `--input` asked for.
 public enum InputSpec: Equatable, Sendable {
     /// `--input keys`: the computer keyboard only.
     case computerKeyboard
     /// `--input midi`, `midi:NAME`, `midi:CLIENT:PORT`: a keyboard on the ALSA sequencer.
     case alsa(PortTarget)
+    /// `--input jack` (Etude's own `midi_in` port) or `jack:PORT` (PORT connected to it).
+    case jack(port: String?)
     /// Anything else: a raw MIDI byte stream (`/dev/midi1`, a FIFO, a file).
     case byteStream(path: String)
 
@@ -18,15 +21,22 @@ public enum InputSpec: Equatable, Sendable {
             self = .alsa(.firstKeyboard)
         } else if lower.hasPrefix("midi:") {
             self = .alsa(PortTarget(String(text.dropFirst(5))))
+        } else if lower == "jack" {
+            self = .jack(port: nil)
+        } else if lower.hasPrefix("jack:") {
+            let port = String(text.dropFirst(5))
+            self = .jack(port: port.isEmpty ? nil : port)
         } else {
             self = .byteStream(path: text)
         }
     }
 
-    /// Refuses a byte-stream path that is no instrument (missing, a regular file, a folder)
-    /// before anything opens; ports and the computer keyboard are checked when they open.
+    /// Refuses a byte-stream path that is no instrument (missing, a regular file, a folder), and
+    /// `jack[:PORT]` without a server or port, before anything opens; ALSA ports and the computer
+    /// keyboard are checked when they open.
     public func check() throws(InputError) {
         if case .byteStream(let path) = self { _ = try ByteStreamInput.check(path) }
+        if case .jack(let port) = self { _ = try JackInput.check(port: port) }
     }
 
     /// The running source for this spec, or nil for the computer keyboard (which the terminal
@@ -37,6 +47,7 @@ public enum InputSpec: Equatable, Sendable {
         case .computerKeyboard: return nil
         case .alsa(let target): return ALSAInput(target: target, clock: clock)
         case .byteStream(let path): return ByteStreamInput(path: path, clock: clock)
+        case .jack(let port): return JackInput(port: port)
         }
     }
 }
@@ -59,8 +70,26 @@ extension InputSpec {
         do {
             try source.start(handler)
             return OpenedInput(source: source, notice: nil)
-        } catch where error.fallBackToComputerKeyboard {
+        } catch {
+            // `--input midi[:NAME]` finds JACK MIDI ports too (PipeWire shows every USB
+            // keyboard as one) when the ALSA sequencer has none that fits.
+            if case .alsa(let target) = self, let jack = Self.jackPort(for: target) {
+                let source = JackInput(port: jack)
+                if (try? source.start(handler)) != nil { return OpenedInput(source: source, notice: nil) }
+            }
+            guard error.fallBackToComputerKeyboard else { throw error }
             return OpenedInput(source: nil, notice: error.message)
+        }
+    }
+
+    /// The JACK MIDI source `--input midi[:NAME]` means when a JACK server answers: the first
+    /// hardware source, or the one NAME names; nil when there is none.
+    static func jackPort(for target: PortTarget) -> String? {
+        let sources = JackInput.sourcePorts()
+        switch target {
+        case .firstKeyboard: return sources.first
+        case .named(let name): return JackClient.pick(name, from: sources)
+        case .address: return nil
         }
     }
 }

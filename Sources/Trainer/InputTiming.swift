@@ -1,4 +1,5 @@
 import Foundation
+import Jack
 import Judge
 import MIDIInput
 import Practice
@@ -15,8 +16,9 @@ public enum InputDevice {
         guard let sourceName else { return computerKeyboard }
         switch spec {
         case .computerKeyboard: return computerKeyboard
-        case .alsa: return "midi:" + withoutAddress(sourceName)
+        case .alsa: return (sourceName.contains(":") && !sourceName.hasSuffix(")") ? "jack:" : "midi:") + withoutAddress(sourceName)
         case .byteStream(let path): return absolute(path)
+        case .jack: return "jack:" + sourceName
         }
     }
 
@@ -27,6 +29,7 @@ public enum InputDevice {
         switch spec {
         case .computerKeyboard: return computerKeyboard
         case .byteStream(let path): return absolute(path)
+        case .jack(let port): return "jack:" + (port ?? "\(JackClient.requestedName):midi_in")
         case .alsa(let target):
             guard let port = target.pick(from: (try? ALSASequencer.inputPorts()) ?? []) else { return nil }
             return "midi:" + withoutAddress(port.displayName)
@@ -37,6 +40,7 @@ public enum InputDevice {
     public static func description(_ device: String) -> String {
         if device == computerKeyboard { return "the computer keyboard" }
         if device.hasPrefix("midi:") { return "MIDI port " + safe(String(device.dropFirst(5))) }
+        if device.hasPrefix("jack:") { return "JACK port " + safe(String(device.dropFirst(5))) }
         return safe(device)
     }
 
