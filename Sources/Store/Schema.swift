@@ -296,6 +296,9 @@ public enum Schema {
                     notes INTEGER NOT NULL,
                     faults INTEGER NOT NULL,
                     PRIMARY KEY (passID, bar)
+                );
+                """)
+        }
         // v10: whether Etude sounds what the learner plays, per input device (`--echo`, asked
         // once the first time a MIDI instrument is used).
         m.registerMigration("v10-echo") { db in
