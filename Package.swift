@@ -29,8 +29,13 @@ let package = Package(
         .target(name: "Clocks"),
         // C shim over the ALSA sequencer (libasound, pkg-config `alsa`): plain functions only.
         .target(name: "CALSA", linkerSettings: [.linkedLibrary("asound")]),
-        // Played-note input: ALSA keyboards, raw MIDI byte streams (device, FIFO), computer keys.
-        .target(name: "MIDIInput", dependencies: ["CALSA", "CPulseCapture", "Listening", "MIDIFile", "Clocks"]),
+        // C shim over libjack (pkg-config `jack`): the one JACK client's real-time callback (FluidSynth
+        // rendered in it, midi_in played at its block, midi_out written), lock-free rings, the meter.
+        .target(name: "CJack", linkerSettings: [.linkedLibrary("jack"), .linkedLibrary("fluidsynth")]),
+        // Etude's one JACK client (never starts a server), its ports, and the key → sound meter.
+        .target(name: "Jack", dependencies: ["CJack", "Clocks"]),
+        // Played-note input: ALSA keyboards, JACK MIDI, a microphone, raw MIDI byte streams (device, FIFO), computer keys.
+        .target(name: "MIDIInput", dependencies: ["CALSA", "Jack", "CPulseCapture", "Listening", "MIDIFile", "Clocks"]),
         // C shim over PulseAudio's simple API (PipeWire serves it too): a mono recording stream.
         .target(name: "CPulseCapture", linkerSettings: [.linkedLibrary("pulse-simple"), .linkedLibrary("pulse")]),
         // Hearing an acoustic piano: onsets and score-informed pitch detection from audio samples. Pure Swift.
@@ -58,7 +63,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("fluidsynth"), .linkedLibrary("asound"), .linkedLibrary("pulse")]
         ),
         // SoundOutput protocol, live FluidSynth, offline WAV render, SoundFont discovery, scheduling.
-        .target(name: "Synth", dependencies: ["CFluidSynth", "MIDIFile", "Clocks"]),
+        .target(name: "Synth", dependencies: ["CFluidSynth", "Jack", "MIDIFile", "Clocks"]),
         .executableTarget(
             name: "etude",
             dependencies: [
@@ -79,7 +84,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML", "Judge", "Listening"],
+            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML", "Judge", "Jack", "Listening"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
@@ -116,6 +121,9 @@ let package = Package(
         .testTarget(name: "NotationTests", dependencies: ["Notation", "Lesson", "MIDIFile", "MusicXML", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", "Judge", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile", "TestSupport"]),
+        // Etude's JACK client on a `jackd -d dummy` the tests start: key → sound in frames beside
+        // fluidsynth, echo, midi_out, lights, a server that dies, a flood on midi_in.
+        .testTarget(name: "JackTests", dependencies: ["Jack", "Synth", "MIDIInput", "MIDIFile", "TestSupport"]),
         // A practice session at run time: the session (transport, runner thread, coach), the
         // controller (commands → transport and coach), the state a view reads. No drawing here.
         .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Listening", "Clocks"]),
@@ -123,7 +131,7 @@ let package = Package(
         // lesson by path, title or id in any format; running a practice session on the screen
         // (key map, pure view, history through a protocol Store implements); the routine runner;
         // the browser's intents; the one terminal input path for one-line commands.
-        .target(name: "Trainer", dependencies: ["Practice", "Screen", "Notation", "Terminal", "Store", "Synth", "MIDIInput", "Lesson",
+        .target(name: "Trainer", dependencies: ["Practice", "Screen", "Notation", "Terminal", "Store", "Synth", "MIDIInput", "Lesson", "Jack",
                                                 "Judge", "MIDIFile", "ABC", "MusicXML", "Clocks"]),
         // One process runner, one tmux harness, the built binary's path and the skip conditions,
         // shared by every test target; with the music fixtures several targets build.
@@ -133,7 +141,7 @@ let package = Package(
         // etude wrote (a .mid, a .wav, the database), never stand in for the binary.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "MIDIFile", "Lesson", "Judge", "Synth", "Store", "Trainer", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["TestSupport", "MIDIFile", "Lesson", "Judge", "Synth", "Store", "Trainer", "Jack", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks", "TestSupport"]),
         .testTarget(name: "TrainerTests", dependencies: ["Trainer", "Terminal", "Practice", "Lesson", "Synth", "MIDIFile", "MIDIInput", "Judge", "Screen", "Store", "Clocks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

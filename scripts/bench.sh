@@ -166,3 +166,33 @@ if "error" not in small:
     print(f"  an 83-note lesson (Ode to Joy) in the same run: first frame {small['firstFrameSeconds']:.2f} s, peak RSS {small['peakRSSMB']:.0f} MB "
           f"-> 1M-note/83-note = {d['firstFrameSeconds'] / small['firstFrameSeconds']:.1f}x time, {d['peakRSSMB'] / small['peakRSSMB']:.1f}x memory")
 PY
+echo "== key → sound on JACK (issue 24): etude:midi_in → etude:left beside fluidsynth -a jack -m jack, dummy backend, 48 kHz, 64-frame periods =="
+# A JACK server of the bench's own (never the user's); each note goes in at a random frame of
+# its cycle; frames until its first sound (negative: the note sounds from the start of the
+# synth block it falls in, before its own frame, as fluidsynth's does).
+if command -v jackd >/dev/null && command -v fluidsynth >/dev/null; then
+  jack_server="etude-bench-$$"
+  JACK_NO_AUDIO_RESERVATION=1 jackd -n "$jack_server" -d dummy -r 48000 -p 64 >/dev/null 2>&1 &
+  jackd_pid=$!
+  sleep 1
+  font=$(ls /usr/share/sounds/sf2/TimGM6mb.sf2 /usr/share/sounds/sf2/FluidR3_GM.sf2 2>/dev/null | head -n 1)
+  jack_json=$(JACK_DEFAULT_SERVER="$jack_server" $bench jack-latency --etude .build/release/etude --soundfont "$font" --notes 200)
+  kill "$jackd_pid" 2>/dev/null; wait "$jackd_pid" 2>/dev/null
+  echo "$jack_json"
+  python3 - "$jack_json" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+if "error" in d:
+    print(f"  FAIL: {d['error']}"); sys.exit(0)
+e, f = d["etude"], d["fluidsynth"]
+ok = lambda c: "PASS" if c else "FAIL"
+med_bar, max_bar = max(0.5, f["medianMs"] + 0.3), max(2.7, f["maxMs"] + 0.3)
+print(f"  etude: median {e['medianFrames']} frames ({e['medianMs']:.2f} ms), max {e['maxFrames']} frames ({e['maxMs']:.2f} ms), "
+      f"{e['missed']} of {e['notes'] + e['missed']} notes unanswered")
+print(f"  fluidsynth -a jack -m jack: median {f['medianFrames']} frames ({f['medianMs']:.2f} ms), max {f['maxFrames']} frames ({f['maxMs']:.2f} ms)")
+print(f"  median ≤ {med_bar:.2f} ms: {ok(e['medianMs'] <= med_bar)}; max ≤ {max_bar:.2f} ms: {ok(e['maxMs'] <= max_bar)}; "
+      f"every note answered: {ok(e['missed'] == 0)}")
+PY
+else
+  echo "  skipped: jackd (jackd2) or fluidsynth is not installed"
+fi

@@ -159,6 +159,8 @@ void etude_fs_free(etude_fs *fs) {
     free(fs);
 }
 
+void *etude_fs_synth_pointer(etude_fs *fs) { return fs ? fs->synth : NULL; }
+
 int etude_fs_load_soundfont(etude_fs *fs, const char *path) {
     if (!fs->synth) return -1;
     int id = fluid_synth_sfload(fs->synth, path, 1);

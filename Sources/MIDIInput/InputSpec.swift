@@ -1,5 +1,6 @@
 import Clocks
 import Listening
+import Jack
 /// What `--input` asked for.
 public enum InputSpec: Equatable, Sendable {
     /// `--input keys`: the computer keyboard only.
@@ -9,6 +10,8 @@ public enum InputSpec: Equatable, Sendable {
     /// `--input audio`, `audio:SOURCE`: an acoustic piano through a microphone (PulseAudio or
     /// PipeWire source; nil = the default source).
     case audio(source: String?)
+    /// `--input jack` (Etude's own `midi_in` port) or `jack:PORT` (PORT connected to it).
+    case jack(port: String?)
     /// Anything else: a raw MIDI byte stream (`/dev/midi1`, a FIFO, a file).
     case byteStream(path: String)
 
@@ -27,16 +30,23 @@ public enum InputSpec: Equatable, Sendable {
         } else if lower.hasPrefix("audio:") {
             let name = String(text.dropFirst(6))
             self = .audio(source: name.isEmpty ? nil : name)
+        } else if lower == "jack" {
+            self = .jack(port: nil)
+        } else if lower.hasPrefix("jack:") {
+            let port = String(text.dropFirst(5))
+            self = .jack(port: port.isEmpty ? nil : port)
         } else {
             self = .byteStream(path: text)
         }
     }
 
-    /// Refuses a byte-stream path that is no instrument (missing, a regular file, a folder)
-    /// before anything opens; ports and the computer keyboard are checked when they open.
+    /// Refuses a byte-stream path that is no instrument (missing, a regular file, a folder), and
+    /// `jack[:PORT]` without a server or port, before anything opens; ALSA ports and the computer
+    /// keyboard are checked when they open.
     public func check() throws(InputError) {
         switch self {
         case .byteStream(let path): _ = try ByteStreamInput.check(path)
+        case .jack(let port): _ = try JackInput.check(port: port)
         case .audio(let source): try AudioInput.check(source: source)
         default: break
         }
@@ -51,6 +61,7 @@ public enum InputSpec: Equatable, Sendable {
         case .alsa(let target): return ALSAInput(target: target, clock: clock)
         case .audio(let source): return AudioInput(source: source, profile: listening, clock: clock)
         case .byteStream(let path): return ByteStreamInput(path: path, clock: clock)
+        case .jack(let port): return JackInput(port: port)
         }
     }
 }
@@ -73,8 +84,26 @@ extension InputSpec {
         do {
             try source.start(handler)
             return OpenedInput(source: source, notice: nil)
-        } catch where error.fallBackToComputerKeyboard {
+        } catch {
+            // `--input midi[:NAME]` finds JACK MIDI ports too (PipeWire shows every USB
+            // keyboard as one) when the ALSA sequencer has none that fits.
+            if case .alsa(let target) = self, let jack = Self.jackPort(for: target) {
+                let source = JackInput(port: jack)
+                if (try? source.start(handler)) != nil { return OpenedInput(source: source, notice: nil) }
+            }
+            guard error.fallBackToComputerKeyboard else { throw error }
             return OpenedInput(source: nil, notice: error.message)
+        }
+    }
+
+    /// The JACK MIDI source `--input midi[:NAME]` means when a JACK server answers: the first
+    /// hardware source, or the one NAME names; nil when there is none.
+    static func jackPort(for target: PortTarget) -> String? {
+        let sources = JackInput.sourcePorts()
+        switch target {
+        case .firstKeyboard: return sources.first
+        case .named(let name): return JackClient.pick(name, from: sources)
+        case .address: return nil
         }
     }
 }

@@ -76,6 +76,12 @@ public protocol InputSource: AnyObject, Sendable {
     func stop()
 }
 
+extension InputSource {
+    /// True when the source sounds its notes itself (Etude's JACK client plays `midi_in` in its
+    /// callback), so the hookup must not sound them again. False for every other source.
+    public var soundsItself: Bool { (self as? JackInput)?.soundsItself ?? false }
+}
+
 /// An input that could not be opened: the message is one line naming the problem and the fix.
 public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String

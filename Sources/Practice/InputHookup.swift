@@ -43,6 +43,31 @@ public final class InputHookup: @unchecked Sendable {
         set { lock.withLock { pedalHook = newValue } }
     }
 
+    /// A JACK input whose callback sounds the notes itself (then they are not sent again).
+    private var jack: JackInput?
+    private var echoOn = true
+    private var gestureKeys: Set<Int> = []
+    private var onGesture: (@Sendable (Int) -> Void)?
+
+    /// Keys that give commands instead of notes (`--gestures`): their notes are never judged,
+    /// recorded or sounded by Etude; a key going down calls `handler` with its pitch.
+    public func gestures(_ keys: Set<Int>, _ handler: @escaping @Sendable (Int) -> Void) {
+        lock.withLock {
+            gestureKeys = keys
+            onGesture = handler
+        }
+    }
+
+    /// Whether Etude sounds what the learner plays (`--echo`): off when the instrument sounds
+    /// itself, so nothing is heard twice. The lesson and the metronome sound either way.
+    public var echo: Bool {
+        get { lock.withLock { echoOn } }
+        set {
+            lock.withLock { echoOn = newValue }
+            jack?.echo(channel: newValue ? Int(channel) : nil)
+        }
+    }
+
     /// True when notes come from the terminal's keys (onset-only, fixed length).
     public var usesComputerKeyboard: Bool { sourceName == nil }
 
@@ -96,6 +121,8 @@ public final class InputHookup: @unchecked Sendable {
         // would hear its own echo again).
         soundsPlayedNotes = !(opened.source is AudioInput)
         notice = opened.notice
+        jack = opened.source as? JackInput
+        jack?.echo(channel: Int(self.channel))
         box.attach(self)
     }
 
@@ -138,7 +165,16 @@ public final class InputHookup: @unchecked Sendable {
     }
 
     fileprivate func receive(_ event: InputEvent) {
+        if case .note(let n) = event, let gesture = lock.withLock({ gestureKeys.contains(Int(n.pitch)) ? onGesture : nil }) {
+            if n.isOn && n.velocity > 0 { gesture(Int(n.pitch)) }
+            return
+        }
+        let soundedAlready = (jack?.soundsItself ?? false) || !echo
         switch event {
+        case .note(let n) where soundedAlready:
+            onNote(PlayedEvent(pitch: Int(n.pitch), velocity: Int(n.velocity), time: n.time, isOn: n.isOn, channel: Int(n.channel)))
+        case .control where soundedAlready:
+            break
         case .note(let n):
             // Sound first: the learner must hear the key at once.
             if !soundsPlayedNotes {

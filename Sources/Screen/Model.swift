@@ -130,6 +130,8 @@ public struct StatusInfo: Sendable, Equatable {
     /// Wait mode: the keys awaited, e.g. "E4 [d]  G3 [z g]" (the header's icon is ▷ then; the
     /// hint line names them).
     public var waiting: String?
+    /// `echo on` / `echo off` when the learner plays a MIDI instrument (nil: not shown).
+    public var echo: String?
 
     public init(title: String = "", playing: Bool = false, bar: Int = 1, beat: Int = 1, bars: Int = 1,
                 bpm: Double = 120, tempoPercent: Int = 100, hand: String = "both", otherHand: String = "play",

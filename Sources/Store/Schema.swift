@@ -299,6 +299,17 @@ public enum Schema {
                 );
                 """)
         }
+        // v10: whether Etude sounds what the learner plays, per input device (`--echo`, asked
+        // once the first time a MIDI instrument is used).
+        m.registerMigration("v10-echo") { db in
+            try db.execute(sql: """
+                CREATE TABLE inputEcho (
+                    device TEXT PRIMARY KEY NOT NULL,
+                    echo BOOLEAN NOT NULL,
+                    chosenAt DATETIME NOT NULL
+                );
+                """)
+        }
         return m
     }()
 }

@@ -133,6 +133,9 @@ public final class FluidSynthEngine: @unchecked Sendable {
         return index >= 0 && Int(index) < drivers.count ? drivers[Int(index)] : nil
     }
 
+    /// FluidSynth's `fluid_synth_t`, for Etude's JACK client to render in its callback.
+    public var synthPointer: UnsafeMutableRawPointer? { etude_fs_synth_pointer(handle) }
+
     /// Frames rendered so far; it advances once a live driver really pulls audio.
     public var renderedFrames: UInt32 { UInt32(etude_fs_ticks(handle)) }
 

@@ -1,14 +1,18 @@
 import Clocks
 import CFluidSynth
 import Foundation
+import Jack
 import MIDIFile
 
-/// Live sound through FluidSynth's own audio driver, or silence when no device opens.
+/// Live sound through Etude's own JACK client (driver `jack`, when a JACK server already
+/// answers) or FluidSynth's own audio driver, or silence when no device opens.
 ///
 /// Silence is a normal outcome (SSH, containers, CI): visual practice must keep working, so
-/// construction only fails for SoundFont problems, never for audio ones.
+/// construction only fails for SoundFont problems, never for audio ones. When the JACK server
+/// stops mid-lesson the synth moves to the next driver in the list and says so once (`onNotice`).
 public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
-    public static let defaultDrivers = ["pipewire", "pulseaudio", "alsa"]
+    /// JACK first (only when a server answers: Etude never starts one), then the desktop servers.
+    public static let defaultDrivers = ["jack", "pipewire", "pulseaudio", "alsa"]
 
     public struct Options: Sendable {
         /// Tried in order; `--audio-driver NAME` makes this a single name.
@@ -68,22 +72,88 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
         /// `pulseaudio, 128 × 3 frames at 48000 Hz = 8.0 ms buffer`, or why there is no sound.
         public var line: String {
             guard let driver else { return "no audio device (tried \(tried.joined(separator: ", "))): Etude plays silently" }
+            if driver == "jack" {
+                return "jack (server \(JackClient.serverName)), \(periodSize)-frame periods at \(Int(sampleRate)) Hz = \(String(format: "%.1f", Double(periodSize) / sampleRate * 1000)) ms per period"
+            }
             return "\(driver), \(periodSize) × \(periods) frames at \(Int(sampleRate)) Hz = \(String(format: "%.1f", bufferMilliseconds)) ms buffer"
         }
     }
 
     public let engine: FluidSynthEngine
-    /// The driver that opened, or nil when playing silently.
-    public let driver: String?
     public let options: Options
+    private let route = Route()
+
+    /// The driver playing now (`jack` when Etude's JACK client renders the synth), or nil when
+    /// playing silently.
+    public var driver: String? { route.driver }
+    /// Etude's JACK client while it renders this synth; nil otherwise (or once its server went).
+    public var jack: JackClient? { route.jack }
+    /// Called once with one line when the sound moves to another driver (the JACK server stopped).
+    public var onNotice: (@Sendable (String) -> Void)? {
+        get { route.withLock { route.notice } }
+        set { route.withLock { route.notice = newValue } }
+    }
 
     public init(soundFont: String, options: Options = Options(), onSlowLoad: (@Sendable (Double) -> Void)? = nil) throws(SynthError) {
         let (rate, options) = Self.resolve(options)
         self.options = options
         engine = try Self.engine(rate: rate, options: options)
         try engine.loadSoundFont(soundFont, onSlow: onSlowLoad)
-        driver = engine.startAudio(drivers: options.drivers)
-        if driver != nil { waitForAudioToFlow() }
+        let (driver, jack) = Self.start(engine, drivers: options.drivers)
+        route.set(driver: driver, jack: jack)
+        if let jack {
+            watchServer(jack)
+        } else if driver != nil {
+            waitForAudioToFlow()
+        }
+    }
+
+    deinit {
+        // The JACK callback must let go of the synth before the engine frees it.
+        route.jack?.attach(synth: nil)
+    }
+
+    /// Opens the first driver of `drivers` that works: `jack` is Etude's own client (when a server
+    /// answers at the synth's rate), any other name FluidSynth's driver of that name.
+    static func start(_ engine: FluidSynthEngine, drivers: [String]) -> (String?, JackClient?) {
+        for name in drivers {
+            if name == "jack" {
+                guard let client = try? JackClient.shared(), client.sampleRate == Int(engine.sampleRate) else { continue }
+                client.attach(synth: engine.synthPointer)
+                return (name, client)
+            }
+            if let opened = engine.startAudio(drivers: [name]) { return (opened, nil) }
+        }
+        return (nil, nil)
+    }
+
+    /// Watches the JACK server; when it stops, the synth moves on to the drivers after `jack`
+    /// (or silence) and `onNotice` says so once.
+    private func watchServer(_ client: JackClient) {
+        let route = self.route
+        let engine = self.engine
+        let rest = Array(options.drivers.drop { $0 != "jack" }.dropFirst())
+        let thread = Thread {
+            while route.jack === client {
+                if !client.alive {
+                    client.attach(synth: nil)
+                    engine.allNotesOff()
+                    let next = rest.isEmpty ? nil : engine.startAudio(drivers: rest)
+                    let notice = route.withLock { () -> (@Sendable (String) -> Void)? in
+                        route.driver = next
+                        route.jack = nil
+                        return route.notice
+                    }
+                    let line = next.map { "sound continues through \($0)" } ?? "no other audio device answers, continuing silently"
+                    // An input on the same client says it for both, in one line.
+                    if client.listening { client.stopNotice = line } else { notice?("the JACK server stopped: " + line) }
+                    return
+                }
+                usleep(20_000)
+            }
+        }
+        thread.name = "etude-jack-watch"
+        thread.start()
     }
 
     /// Opens the audio driver as the live synth would (no SoundFont, no sound) and closes it:
@@ -93,14 +163,26 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
         var result = AudioCheck(driver: nil, sampleRate: rate, periodSize: options.periodSize, periods: max(2, options.periods),
                                 tried: options.drivers)
         guard let engine = try? engine(rate: rate, options: options) else { return result }
-        result.driver = engine.startAudio(drivers: options.drivers)
+        let (driver, jack) = start(engine, drivers: options.drivers)
+        result.driver = driver
+        if let jack {
+            jack.attach(synth: nil)
+            result.periodSize = jack.period
+            result.periods = 1
+        }
         engine.stopAudio()
         return result
     }
 
+    /// The JACK server's rate when `jack` comes first among the drivers and a server answers.
+    static func jackRate(drivers: [String]) -> Double? {
+        guard drivers.first == "jack", let client = try? JackClient.shared() else { return nil }
+        return Double(client.sampleRate)
+    }
+
     /// The rate the synth runs at, and the options with a buffer target turned into periods.
     static func resolve(_ options: Options) -> (Double, Options) {
-        let rate = options.sampleRate ?? deviceSampleRate(drivers: options.drivers) ?? 48_000
+        let rate = options.sampleRate ?? jackRate(drivers: options.drivers) ?? deviceSampleRate(drivers: options.drivers) ?? 48_000
         guard let target = options.bufferTargetMilliseconds else { return (rate, options) }
         return (rate, options.fitting(bufferMilliseconds: target, rate: rate))
     }
@@ -150,15 +232,75 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
     }
 
     public func send(_ message: MIDIEvent.Kind) {
+        let (driver, jack) = route.current
         guard driver != nil else { return }
+        // Through JACK, channel messages reach the synth in the callback, by the ring.
+        if let jack, let bytes = message.channelBytes, jack.send(bytes, to: .synth) { return }
         engine.send(message)
     }
 
-    public func allNotesOff() { engine.allNotesOff() }
+    public func allNotesOff() {
+        if let jack = route.jack, jack.allNotesOff(to: .synth) { return }
+        engine.allNotesOff()
+    }
 
-    /// All notes off, then the driver is stopped (joins its thread; never hangs on exit).
+    /// Seconds from `send` until the sound leaves the speakers: JACK's period and reported
+    /// playback latency, or FluidSynth's own buffer; 0 when silent.
+    public var outputLatency: Double {
+        let (driver, jack) = route.current
+        if let jack { return jack.outputLatencySeconds }
+        return driver == nil ? 0 : options.bufferMilliseconds(at: engine.sampleRate) / 1000
+    }
+
+    /// Remembers the client whose `midi_out` the lesson goes to: `close` silences it too.
+    func routeMIDIOut(_ client: JackClient) { route.withLock { route.midiOut = client } }
+
+    /// All notes off (on `etude:midi_out` too, when the lesson went there), then the driver is
+    /// stopped (joins its thread; never hangs on exit). A JACK client lets go of the synth (the
+    /// client stays for the process's other users).
     public func close() {
+        let jack = route.jack
+        route.set(driver: route.driver, jack: nil)
+        if let out = route.withLock({ route.midiOut }) {
+            out.allNotesOff(to: .midiOut)
+            out.waitCycles(2, timeout: 0.2)
+        }
+        if let jack {
+            jack.allNotesOff(to: .synth)
+            jack.waitCycles(2, timeout: 0.2)
+            jack.attach(synth: nil)
+        }
         engine.allNotesOff()
         engine.stopAudio()
+    }
+}
+
+/// Which driver plays the synth now, changed by the JACK watcher when the server stops.
+private final class Route: @unchecked Sendable {
+    private let lock = NSLock()
+    var driver: String?
+    var jack: JackClient?
+    var midiOut: JackClient?
+    var notice: (@Sendable (String) -> Void)?
+
+    func withLock<T>(_ body: () -> T) -> T { lock.withLock(body) }
+    var current: (String?, JackClient?) { lock.withLock { (driver, jack) } }
+    func set(driver: String?, jack: JackClient?) { lock.withLock { self.driver = driver; self.jack = jack } }
+}
+
+extension MIDIEvent.Kind {
+    /// The message's bytes when it is a channel message (note, controller, program, pressure,
+    /// bend); nil for sysex and meta events.
+    public var channelBytes: [UInt8]? {
+        switch self {
+        case .noteOn(let c, let k, let v): return [0x90 | (c & 0x0F), k & 0x7F, v & 0x7F]
+        case .noteOff(let c, let k, let v): return [0x80 | (c & 0x0F), k & 0x7F, v & 0x7F]
+        case .polyPressure(let c, let k, let v): return [0xA0 | (c & 0x0F), k & 0x7F, v & 0x7F]
+        case .controlChange(let c, let n, let v): return [0xB0 | (c & 0x0F), n & 0x7F, v & 0x7F]
+        case .programChange(let c, let p): return [0xC0 | (c & 0x0F), p & 0x7F]
+        case .channelPressure(let c, let v): return [0xD0 | (c & 0x0F), v & 0x7F]
+        case .pitchBend(let c, let v): return [0xE0 | (c & 0x0F), UInt8(v & 0x7F), UInt8((v >> 7) & 0x7F)]
+        default: return nil
+        }
     }
 }

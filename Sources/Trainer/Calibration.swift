@@ -197,6 +197,7 @@ public struct Calibrator: Sendable {
         }
         defer { hookup.stop() }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
+        EchoChoice.apply(to: hookup, input: input, explicit: sound.echo, library: library)
         let device = InputDevice.name(spec: InputSpec(input), sourceName: hookup.sourceName)
         let attempt = Attempt(beats: beats, clock: clock, output: live, hookup: hookup, device: device, current: current,
                               messages: messages, library: library)

@@ -1,4 +1,5 @@
 import Foundation
+import Jack
 import Judge
 import MIDIInput
 import Practice
@@ -15,9 +16,10 @@ public enum InputDevice {
         guard let sourceName else { return computerKeyboard }
         switch spec {
         case .computerKeyboard: return computerKeyboard
-        case .alsa: return "midi:" + withoutAddress(sourceName)
+        case .alsa: return (sourceName.contains(":") && !sourceName.hasSuffix(")") ? "jack:" : "midi:") + withoutAddress(sourceName)
         case .audio(let source): return audioName(source)
         case .byteStream(let path): return absolute(path)
+        case .jack: return "jack:" + sourceName
         }
     }
 
@@ -28,6 +30,7 @@ public enum InputDevice {
         switch spec {
         case .computerKeyboard: return computerKeyboard
         case .byteStream(let path): return absolute(path)
+        case .jack(let port): return "jack:" + (port ?? "\(JackClient.requestedName):midi_in")
         case .audio(let source): return audioName(source)
         case .alsa(let target):
             guard let port = target.pick(from: (try? ALSASequencer.inputPorts()) ?? []) else { return nil }
@@ -41,6 +44,7 @@ public enum InputDevice {
         if device.hasPrefix("midi:") { return "MIDI port " + safe(String(device.dropFirst(5))) }
         if device == "audio" { return "the default microphone" }
         if device.hasPrefix("audio:") { return "microphone " + safe(String(device.dropFirst(6))) }
+        if device.hasPrefix("jack:") { return "JACK port " + safe(String(device.dropFirst(5))) }
         return safe(device)
     }
 

@@ -230,8 +230,11 @@ public struct DevicesRecord: Encodable, Sendable {
     public var ports: [Port]
     @Nullable public var reason: String?
     @Nullable public var audio: Audio?
+    /// The JACK server, its rate and period, and its MIDI ports (`running: false` with a reason).
+    @Nullable public var jack: JackDevices?
 
-    public init(ports: [ALSAPort], reason: String?, audio: FluidSynthLive.AudioCheck? = nil) {
+    public init(ports: [ALSAPort], reason: String?, audio: FluidSynthLive.AudioCheck? = nil, jack: JackDevices? = nil) {
+        self.jack = jack
         self.ports = ports.map { Port(client: $0.client, port: $0.port, address: $0.address, clientName: $0.clientName,
                                       portName: $0.portName, hardware: $0.isHardware) }
         self.reason = reason

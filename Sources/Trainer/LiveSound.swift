@@ -1,4 +1,5 @@
 import Foundation
+import Jack
 import Screen
 import Synth
 
@@ -16,6 +17,48 @@ public struct LiveSound: Sendable {
     /// `--audio-buffer MS`: the synth's buffer length to aim for (nil = the default, 40 ms,
     /// unless `periodSize` is given).
     public var bufferMilliseconds: Double?
+    /// `--echo on|off` (nil: the choice remembered for the input device, see `EchoChoice`).
+    public var echo: Bool?
+    /// `--sound`: where the lesson is heard (nil: the synth, or both with `--midi-out`).
+    public var lessonSound: LessonSound?
+    /// `--midi-out PORT`: connected to `etude:midi_out` before the first note.
+    public var midiOut: String?
+    /// `--lights CHANNEL` (0–15 here): the keys to play next, lit through `etude:midi_out`.
+    public var lights: Int?
+    /// `--gestures`: hands-free commands from keys outside the lesson (nil: off).
+    public var gestures: Gestures?
+
+    /// These settings with the instrument options a command was given, each checked (one line
+    /// for a bad value): `--echo`, `--sound`, `--midi-out`, `--lights`, `--gestures`.
+    public func instrument(echo: String?, sound: String?, midiOut: String?, lights: String?, gestures: String?) throws -> LiveSound {
+        var s = self
+        s.echo = try EchoChoice.parse(echo)
+        s.lessonSound = try Self.lessonSound(sound)
+        s.midiOut = midiOut
+        s.lights = try KeyLights.channel(lights)
+        s.gestures = try Gestures.parse(gestures)
+        return s
+    }
+
+    /// `--sound` checked: one line naming the choices.
+    public static func lessonSound(_ text: String?) throws -> LessonSound? {
+        guard let text else { return nil }
+        guard let s = LessonSound(rawValue: text.lowercased()) else {
+            throw EtudeFailure("--sound \(safe(text)): use synth (Etude's sound), instrument (your instrument, through etude:midi_out) or both")
+        }
+        return s
+    }
+
+    /// The lesson's output for `live`, routed as `--sound` and `--midi-out` say (one line when
+    /// etude:midi_out has no JACK server or the port does not exist).
+    public func lesson(_ live: FluidSynthLive) throws -> LessonOutput {
+        do {
+            return try live.routeLesson(lessonSound ?? (midiOut == nil ? .synth : .both), midiOut: midiOut)
+        } catch {
+            live.close()
+            throw EtudeFailure(error.message)
+        }
+    }
 
     public init(soundfont: String? = nil, audioDriver: String? = nil, verbose: Bool = false, periodSize: Int? = nil,
                 periods: Int? = nil, rate: Int? = nil, bufferMilliseconds: Double? = nil) {
@@ -37,6 +80,16 @@ public struct LiveSound: Sendable {
         } catch {
             throw EtudeFailure(error.worded(option: "--audio-buffer"))
         }
+    }
+
+    /// `--jack-name`: names Etude's one JACK client, before anything opens it. One line for a bad name.
+    public static func name(jackClient jackName: String?) throws {
+        guard let jackName else { return }
+        guard !jackName.isEmpty, jackName.count <= 60, !jackName.contains(":"),
+              jackName.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+            throw EtudeFailure("--jack-name \(safe(jackName)): give a client name of 1–60 characters without ':' (e.g. etude2)")
+        }
+        JackClient.configure(name: jackName)
     }
 
     /// The synth's options as this command asks for them.
@@ -72,6 +125,8 @@ public struct LiveSound: Sendable {
             Self.flushLog(verbose: verbose)
             throw EtudeFailure("\(error.message); \(SoundFontLocator.installHint)")
         }
+        // The JACK server stopping mid-lesson: one line (the practice screen shows it instead).
+        live.onNotice = { Console.error("etude: \($0)") }
         if let warning = live.warning {
             Self.warnOnce(warning)
         } else if verbose, let driver = live.driver {

@@ -25,7 +25,7 @@ public enum FilePlayer {
         let keys = LineKeys()
         defer { keys.close() }
         let live = try sound.open()
-        let dispatcher = EventDispatcher(source: ScheduleCursor(MessageSchedule(file: file)), output: live)
+        let dispatcher = EventDispatcher(source: ScheduleCursor(MessageSchedule(file: file)), output: try sound.lesson(live))
         let silent = LiveSound.silentNotice(live).map { $0 + " · " } ?? ""
         let status = StatusLine()
         keys.onSuspend = { suspending in if suspending { dispatcher.pause() } }  // space resumes after `fg`
@@ -68,8 +68,9 @@ public enum LoopPlayer {
         let live = try sound.open()
         defer { live.close() }
         let session: PracticeSession
+        let output = try sound.lesson(live)
         do {
-            session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: live)
+            session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: output)
         } catch {
             throw EtudeFailure(error.message)
         }

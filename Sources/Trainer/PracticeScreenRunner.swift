@@ -185,15 +185,26 @@ public enum PracticeScreenRunner {
         defer { appender?.close() }
         // Validate before the synth loads, so a bad plan is one quick line.
         do { try plan.validate(for: opened.lesson) } catch { throw EtudeFailure(error.message) }
-        let synth = try sound.open()
-        defer { synth.close() }
-        // What Etude sounds, remembered so a microphone can tell it from the learner's notes.
-        let live = OwnSoundTap(synth)
+        let live = try sound.open()
+        defer { live.close() }
         // The learner's instrument, before the screen opens (an unknown port is one line).
         let instrument = try Instrument(input: playing.input, output: live)
         defer { instrument.stop() }
-        instrument.hookup.ignore(live)
-        let (session, controller) = try makeSession(opened, plan: plan, output: live, playing: playing, instrument: instrument)
+        live.onNotice = { instrument.status($0) }
+        let echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
+        // What Etude sounds, remembered so a microphone can tell it from the learner's notes.
+        let own = OwnSoundTap(try sound.lesson(live))
+        instrument.hookup.ignore(own)
+        let (session, controller) = try makeSession(opened, plan: plan, output: own, playing: playing, instrument: instrument)
+        let lights = try sound.keyLights()
+        defer { lights?.clear() }
+        if let gestures = sound.gestures {
+            try gestures.check(lessonRange: opened.lesson.pitchRange)
+            let commands = GestureCommands(controller)
+            instrument.hookup.gestures(Set(gestures.keys.keys)) { pitch in
+                if let command = gestures.keys[pitch] { commands.give(command) }
+            }
+        }
         // The runner thread (the one that plays the music) only queues a finished pass's report:
         // the line is written and synced here, on the screen thread, so a slow disk is never a
         // late note.
@@ -207,8 +218,11 @@ public enum PracticeScreenRunner {
         }
         session.loopName = loopName
         var shown = display
-        shown.silent = LiveSound.silentNotice(synth) != nil
+        shown.silent = LiveSound.silentNotice(live) != nil
+        shown.echo = echo
+        shown.outputLatency = live.outputLatency
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
+            lights?.update(session.state())
             if endWhenFinished && session.isFinished { loop.stop() }
             history?.record(finishedBy: session)
             writeReports()

@@ -16,6 +16,11 @@ public enum PracticeView {
         public var showFingers = false
         /// No audio device opened: the header says the lesson is silent.
         public var silent = false
+        /// `echo on` / `echo off` for a MIDI instrument (nil: the computer keyboard).
+        public var echo: String?
+        /// Seconds from a note's dispatch until its sound leaves the speakers (the output's
+        /// latency): the falling notes reach the keyboard line then, not before.
+        public var outputLatency: Double = 0
         public init(noteNaming: NoteNaming = .scientific, showFingers: Bool = false, silent: Bool = false) {
             self.noteNaming = noteNaming
             self.showFingers = showFingers
@@ -42,8 +47,9 @@ public enum PracticeView {
             let practisedRole = role == .rightHand || role == .leftHand
             if hidden && practisedRole { continue }
             let finger = model.showFingers && lesson.notes.indices.contains(n.index) ? lesson.finger(of: lesson.notes[n.index]) : nil
-            notes.append(FallingNote(pitch: n.pitch, start: n.start, end: n.end, role: role, finger: finger))
-            if n.start <= 0 && n.end > 0 && state.transport == .playing && !(hintsHidden && practisedRole) {
+            let start = n.start + options.outputLatency, end = n.end + options.outputLatency
+            notes.append(FallingNote(pitch: n.pitch, start: start, end: end, role: role, finger: finger))
+            if start <= 0 && end > 0 && state.transport == .playing && !(hintsHidden && practisedRole) {
                 keyboard.light(n.pitch, role)
             }
         }
@@ -98,6 +104,7 @@ public enum PracticeView {
         status.silent = options.silent
         status.waiting = waitingText(state, naming: options.noteNaming)
         if state.message == nil, let waiting = status.waiting { model.message = "play \(waiting)" }
+        status.echo = options.echo
         model.status = status
         model.hints = state.pianoKeys ? Footer.pianoKeys : Footer.controls
 

@@ -42,6 +42,7 @@ public struct QuizRunner: Sendable {
             throw EtudeFailure(error.message)
         }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
+        EchoChoice.apply(to: hookup, input: input, explicit: sound.echo, library: library)
         if hookup.usesComputerKeyboard && !keys.isTerminal {
             hookup.stop()
             throw EtudeFailure("no way to answer: no MIDI input and stdin is not a terminal; pass --input with a MIDI device or FIFO")

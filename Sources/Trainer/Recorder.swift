@@ -38,6 +38,7 @@ public struct Recorder: Sendable {
         defer { keys.close() }
         let live = try sound.open()
         defer { live.close() }
+        let lessonOutput = try sound.lesson(live)
         let clock = MonotonicClock()
         let take = RecordingTake()
         let messages = MessageQueue()
@@ -53,6 +54,7 @@ public struct Recorder: Sendable {
             throw EtudeFailure(error.message)
         }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
+        EchoChoice.apply(to: hookup, input: input, explicit: sound.echo, library: library)
         // The notes land on the beats the learner meant: their input's offset comes off.
         take.offsetSeconds = InputTiming.lookUp(input: input, hookup: hookup, override: offsetMs, library: library).offsetMs / 1000
         if hookup.usesComputerKeyboard && !keys.isTerminal {
@@ -75,12 +77,12 @@ public struct Recorder: Sendable {
             let inputEnded = hookup.ended
             if metronome, now >= nextBeat {
                 let key = beatIndex % 4 == 0 ? Metronome.accentKey : Metronome.beatKey
-                live.send(.noteOn(channel: Metronome.channel, key: key, velocity: beatIndex % 4 == 0 ? 120 : 90))
+                lessonOutput.send(.noteOn(channel: Metronome.channel, key: key, velocity: beatIndex % 4 == 0 ? 120 : 90))
                 clicksOff.append((now + 0.05, key))
                 beatIndex += 1
                 nextBeat = start + Double(beatIndex) * beat
             }
-            for c in clicksOff where c.time <= now { live.send(.noteOff(channel: Metronome.channel, key: c.key, velocity: 0)) }
+            for c in clicksOff where c.time <= now { lessonOutput.send(.noteOff(channel: Metronome.channel, key: c.key, velocity: 0)) }
             clicksOff.removeAll { $0.time <= now }
             hookup.releaseDue(now: now)
             for m in messages.take() where m != hookup.failure {
@@ -109,7 +111,7 @@ public struct Recorder: Sendable {
         }
         let stopTime = clock.now
         hookup.stop()
-        for c in clicksOff { live.send(.noteOff(channel: Metronome.channel, key: c.key, velocity: 0)) }
+        for c in clicksOff { lessonOutput.send(.noteOff(channel: Metronome.channel, key: c.key, velocity: 0)) }
         live.allNotesOff()
         keys.close()
         status.clear()

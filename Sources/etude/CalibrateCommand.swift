@@ -21,7 +21,7 @@ struct CalibrateCommand: ParsableCommand {
         """
     )
 
-    @Option(help: "The input to calibrate: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, or a device/FIFO/file path.")
+    @Option(help: "The input to calibrate: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack, jack:PORT, or a device/FIFO/file path.")
     var input: String = "keys"
     @Option(help: "Beats to click, the 4 count-in beats included (8–64).") var beats: Int = 16
     @Flag(help: "Print the stored offsets and stop.") var show = false
@@ -29,6 +29,7 @@ struct CalibrateCommand: ParsableCommand {
     @Argument(help: "With --reset: the input whose offset to forget, as --show prints it or as --input names it.") var target: String?
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @OptionGroup var instrument: InstrumentOptions
     @OptionGroup var audioBuffer: AudioBufferOption
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @OptionGroup var store: StoreOptions
@@ -39,7 +40,7 @@ struct CalibrateCommand: ParsableCommand {
         if reset { return Console.out(try Calibrator.reset(target ?? input, library: store.library)) }
         var calibrator = Calibrator(input: input, library: store.library)
         calibrator.beats = beats
-        calibrator.sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose))
+        calibrator.sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
         let status = try calibrator.run()
         if status != 0 { throw ExitCode(status) }
     }

@@ -8,7 +8,7 @@ import Synth
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List MIDI input ports (ALSA sequencer) to use with --input midi:NAME or midi:CLIENT:PORT.",
+        abstract: "List MIDI input ports (ALSA sequencer, JACK) to use with --input midi:NAME, jack:PORT, and the audio output.",
         discussion: """
         Without a MIDI keyboard, practise with --input keys (the computer keyboard) or feed raw MIDI bytes from a MIDI device or a FIFO with --input PATH.
 
@@ -34,11 +34,12 @@ struct DevicesCommand: ParsableCommand {
         }
         // The live synth's driver and its own buffer: its share of what `etude calibrate` measures.
         let audio = LiveSound().check()
+        let jack = JackDevices.scan()
         if json {
-            Console.out(JSONOutput.line(DevicesRecord(ports: ports, reason: reason, audio: audio)))
+            Console.out(JSONOutput.line(DevicesRecord(ports: ports, reason: reason, audio: audio, jack: jack)))
             return
         }
-        defer { Console.out("Audio output: \(audio.line)\n") }
+        defer { Console.out(jack.lines.map { $0 + "\n" }.joined() + "Audio output: \(audio.line)\n") }
         if let reason {
             Console.out("No MIDI input ports. \(reason)\nPractise with --input keys (computer keyboard) or --input /dev/midiN.\n")
             return

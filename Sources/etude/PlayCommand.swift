@@ -22,7 +22,8 @@ struct PlayCommand: ParsableCommand {
 
     @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var file: String
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss) instead of trying pipewire, pulseaudio, alsa.") var audioDriver: AudioDriver?
+    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss) instead of trying jack (when a server runs), pipewire, pulseaudio, alsa.") var audioDriver: AudioDriver?
+    @OptionGroup var instrument: InstrumentOptions
     @Option(help: "Frames per audio period (default: as many as --audio-buffer asks for).") var periodSize: Int?
     @Option(help: "Number of audio periods (default 3).") var periods: Int?
     @Option(help: "Output sample rate in Hz (default: the sound server's own rate, else 48000).") var rate: Int?
@@ -39,8 +40,8 @@ struct PlayCommand: ParsableCommand {
     }
 
     func run() throws {
-        let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose,
-                                                          periodSize: periodSize, periods: periods, rate: rate))
+        let sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose,
+                                                          periodSize: periodSize, periods: periods, rate: rate)))
         if !noScreen && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
             let opened = try LessonFit.open(try store.library.lessonPath(file), transpose: transpose, library: store.library)
             let status = try PracticeScreenRunner.run(opened, plan: PracticePlan(), sound: sound, display: PracticeView.Options(),

@@ -70,7 +70,7 @@ struct PracticeOptions: ParsableArguments {
 /// mode): the instrument and how strictly it is judged. Shared by `practice` and `routine run`
 /// so both accept the same `--input` and word their errors alike.
 struct PlayingOptions: ParsableArguments {
-    @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, or a MIDI device or FIFO path.")
+    @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, or a MIDI device or FIFO path.")
     var input: String = "keys"
     @Option(help: "Timing window in ms for play/memory mode: a note this close to its time counts.")
     var window = TimingWindowMilliseconds(150)
@@ -113,5 +113,23 @@ struct AudioBufferOption: ParsableArguments {
         var s = sound
         s.bufferMilliseconds = audioBuffer?.milliseconds
         return s
+    }
+}
+
+/// Etude's JACK client and the learner's instrument, for every command that plays or listens.
+struct InstrumentOptions: ParsableArguments {
+    @Option(name: .customLong("jack-name"), help: "Name of Etude's JACK client and its ports (default etude: etude:midi_in, etude:left, …).") var jackName: String?
+    @Option(help: ArgumentHelp("on: Etude sounds what you play; off: your instrument does (remembered per input).", valueName: "on|off")) var echo: String?
+    @Option(help: ArgumentHelp("Where the lesson sounds: synth, instrument (through etude:midi_out) or both.", valueName: "synth|instrument|both")) var sound: String?
+    @Option(name: .customLong("midi-out"), help: ArgumentHelp("Connect etude:midi_out to this JACK MIDI port first (the lesson then sounds on both unless --sound).", valueName: "PORT")) var midiOut: String?
+    @Option(help: ArgumentHelp("Practice: light the keys to play next on this MIDI channel of etude:midi_out (Synthesia's key lights).", valueName: "1-16")) var lights: String?
+    @Option(help: ArgumentHelp("Practice: commands from the instrument: off (default), on (A0 restart, B0 pause, C1 slower, D1 faster, E1 next loop) or NAME=KEY,…", valueName: "on|off|LIST")) var gestures: String?
+
+    /// The client's name is set while parsing: `--input jack` is checked (and the client opened) early.
+    func validate() throws { try LiveSound.name(jackClient: jackName) }
+
+    /// `sound` with these settings (one line for a bad value).
+    func applied(to sound: LiveSound) throws -> LiveSound {
+        try sound.instrument(echo: echo, sound: self.sound, midiOut: midiOut, lights: lights, gestures: gestures)
     }
 }

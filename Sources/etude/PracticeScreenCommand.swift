@@ -34,6 +34,7 @@ struct PracticeScreenCommand: ParsableCommand {
     var countIn: Bool?
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @OptionGroup var instrument: InstrumentOptions
     @Option(name: .customLong("note-names"), help: "Note naming: scientific (middle C = C4) or yamaha (C3).") var noteNames: NoteNaming = .scientific
     @Flag(help: "Show finger numbers on the falling notes (lessons with fingering).") var fingers = false
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
@@ -53,7 +54,7 @@ struct PracticeScreenCommand: ParsableCommand {
         playing.countIn = countIn ?? true
         playing.watchStopsAtEnd = practice.repeat == nil
         playing.library = store.library
-        let sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose))
+        let sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
         let path = try store.library.lessonPath(lesson)
         if let report { try OutputFile.check(report, inputs: [path] + store.library.databaseFiles, option: "--report") }
         var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose, library: store.library)

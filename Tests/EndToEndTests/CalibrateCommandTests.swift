@@ -196,7 +196,7 @@ import TestSupport
         let etude = try Etude()
         let text = try etude.run(["devices"])
         #expect(text.status == 0)
-        #expect(text.stdout.hasSuffix("Audio output: no audio device (tried pipewire, pulseaudio, alsa): Etude plays silently\n"), "\(text.stdout)")
+        #expect(text.stdout.hasSuffix("Audio output: no audio device (tried jack, pipewire, pulseaudio, alsa): Etude plays silently\n"), "\(text.stdout)")
         let json = try etude.run(["devices", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let audio = try #require(object["audio"] as? [String: Any])
@@ -206,6 +206,6 @@ import TestSupport
         #expect(audio["sampleRate"] as? Int == 48_000)
         #expect(audio["bufferMs"] as? Double == 40)
         let fonts = try etude.run(["soundfonts"])
-        #expect(fonts.stdout.contains("audio output: no audio device (tried pipewire, pulseaudio, alsa): Etude plays silently\n"), "\(fonts.stdout)")
+        #expect(fonts.stdout.contains("audio output: no audio device (tried jack, pipewire, pulseaudio, alsa): Etude plays silently\n"), "\(fonts.stdout)")
     }
 }

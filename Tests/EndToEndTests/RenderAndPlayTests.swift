@@ -30,7 +30,7 @@ func soundFont() throws -> String {
         let r = try etude.run(["play", song])
         let took = ProcessInfo.processInfo.systemUptime - started
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr == "etude: no audio device (tried pipewire, pulseaudio, alsa): continuing silently; use 'etude render' to hear it as a WAV\n")
+        #expect(r.stderr == "etude: no audio device (tried jack, pipewire, pulseaudio, alsa): continuing silently; use 'etude render' to hear it as a WAV\n")
         #expect(took >= 2.0, "returned before the file's 2 s were over")
         let forced = try etude.run(["play", song, "--audio-driver", "alsa"])
         #expect(forced.status == 0)

@@ -30,6 +30,10 @@ int etude_fs_start_synth(etude_fs *fs);
 /// Stops the audio driver (if any), deletes synth and settings.
 void etude_fs_free(etude_fs *fs);
 
+/// The fluid_synth_t itself (NULL before etude_fs_start_synth), for the JACK client's callback
+/// to render: Etude's own JACK client plays this synth instead of FluidSynth's audio driver.
+void *etude_fs_synth_pointer(etude_fs *fs);
+
 /// Loads a SoundFont; returns its id (>= 0) or -1 when the file is missing or corrupt.
 int etude_fs_load_soundfont(etude_fs *fs, const char *path);
 

@@ -69,7 +69,7 @@ public struct RoutineRunner {
     /// Plays the routine; returns the exit status (128 + a signal that ended it).
     public func run(_ plan: RoutinePlan, store: Store) throws -> Int32 {
         let live = try sound.open()
-        let output = GainOutput(live)
+        let output = GainOutput(try sound.lesson(live))
         // The learner's instrument, once for the whole routine (an unknown port is one line).
         let needsInstrument = plan.steps.contains { ($0.mode ?? .watch).judges }
         let instrument: Instrument?
@@ -82,6 +82,9 @@ public struct RoutineRunner {
         }
         let run = Run(plan: plan, store: store, output: output, instrument: instrument, runner: self)
         run.display.silent = LiveSound.silentNotice(live) != nil
+        if let instrument {
+            run.display.echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
+        }
         defer {
             output.allNotesOff()
             instrument?.stop()

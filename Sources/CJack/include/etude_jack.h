@@ -1,0 +1,109 @@
+// Plain C functions over libjack (a JACK server, or PipeWire's JACK) for Swift. One client owns
+// the ports midi_in, midi_out, left and right; its process callback is C: it plays what arrives
+// on midi_in through the attached FluidSynth at the block it arrived in, renders into left and
+// right, writes queued lesson events to midi_out, and hands played events to Swift through a
+// lock-free single-producer/single-consumer ring. The callback never allocates, locks or calls
+// the system (FluidSynth's own API mutex aside, which nothing else holds while JACK plays).
+#ifndef ETUDE_JACK_SHIM_H
+#define ETUDE_JACK_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One MIDI event crossing a ring: up to three bytes, its frame and (played events) the JACK
+/// time in microseconds. `dest` (app → callback): 1 the synth, 2 midi_out, 3 both.
+typedef struct {
+    uint64_t usecs;
+    uint32_t frame;
+    uint8_t len;
+    uint8_t dest;
+    uint8_t bytes[3];
+} etude_jack_event;
+
+/// Internal status byte for "all notes off, sustain up, on every channel" (never sent as is).
+#define ETUDE_JACK_ALL_OFF 0xFF
+
+typedef struct etude_jack etude_jack;
+
+/// Why a client did not open: 1 no server answers (never started here), 2 the server refused
+/// the client, 3 a port could not be registered, 4 the client could not be activated.
+etude_jack *etude_jack_open(const char *name, int *status);
+/// Deactivates and closes the client (the synth is detached first).
+void etude_jack_close(etude_jack *j);
+
+/// The client's name as the server knows it (may differ from the one asked for).
+const char *etude_jack_name(etude_jack *j);
+unsigned etude_jack_rate(etude_jack *j);
+unsigned etude_jack_period(etude_jack *j);
+/// 0 once the server shut the client down (server stopped or died), else 1.
+int etude_jack_alive(etude_jack *j);
+/// Process cycles run so far, xruns reported by the server, played events dropped on a full ring.
+uint32_t etude_jack_cycles(etude_jack *j);
+uint32_t etude_jack_xruns(etude_jack *j);
+uint32_t etude_jack_dropped(etude_jack *j);
+/// Frames between etude:left and the speakers (the largest playback latency reported).
+uint32_t etude_jack_output_latency(etude_jack *j);
+/// The JACK clock in microseconds (the one played events carry).
+uint64_t etude_jack_now_usecs(void);
+
+/// Attaches a fluid_synth_t (or NULL to detach). Detaching waits until the callback no longer
+/// uses the old synth (two cycles, at most 200 ms), so it can be freed afterwards.
+void etude_jack_attach_synth(etude_jack *j, void *fluid_synth);
+/// 1 while a synth is attached.
+int etude_jack_has_synth(etude_jack *j);
+/// Echo: channel messages from midi_in are played on `channel` (0–15) of the synth; -1 = off.
+void etude_jack_set_echo(etude_jack *j, int channel);
+/// Played events are copied to the ring for Swift only while reporting is on.
+void etude_jack_set_reporting(etude_jack *j, int on);
+
+/// Queues an event for the callback; 0 when the ring is full.
+int etude_jack_send(etude_jack *j, const etude_jack_event *event);
+/// Takes the next played event; 0 when there is none.
+int etude_jack_take(etude_jack *j, etude_jack_event *event);
+
+/// Connects two ports by full name. 0 on success (or already connected), 1 when `source` does
+/// not exist, 2 when `destination` does not exist, 3 when the server refused.
+int etude_jack_connect(etude_jack *j, const char *source, const char *destination);
+/// Port names, one a line, into `buf`: MIDI (midi = 1) or audio ports that are outputs
+/// (output = 1) or inputs, hardware only when physical = 1. Returns the number of ports.
+int etude_jack_ports(etude_jack *j, int midi, int output, int physical, char *buf, size_t cap);
+
+/// The JACK library's own messages are kept (last line) instead of printed.
+size_t etude_jack_last_error(char *buf, size_t cap);
+
+// ---- the meter: a key (MIDI out) and an ear (audio in), two clients, for tests and benches ----
+
+typedef struct etude_jack_meter etude_jack_meter;
+
+/// Opens `NAME-key` (port out) and `NAME-ear` (port in) on `server` (NULL: the default one, as
+/// JACK_DEFAULT_SERVER names it); NULL when no server answers.
+etude_jack_meter *etude_jack_meter_open(const char *name, const char *server);
+/// Connects the key to `midi_port` and `audio_port` to the ear. 0 on success.
+int etude_jack_meter_connect(etude_jack_meter *m, const char *midi_port, const char *audio_port);
+/// Plays `count` notes at random frame offsets (a fresh note only after silence) and stores,
+/// per note, frames from the note-on's frame to the first sound above `threshold`
+/// (INT32_MIN when none came within `timeout_ms` of it). Returns the notes measured.
+int etude_jack_meter_run(etude_jack_meter *m, int count, int key, float threshold, uint32_t seed, int timeout_ms,
+                         int32_t *frames);
+/// The largest sample the ear heard since the last call (for "silent" checks).
+float etude_jack_meter_peak(etude_jack_meter *m);
+/// Sends raw MIDI bytes from the key at the next cycle (e.g. a flood or a lone note); 0 if busy.
+int etude_jack_meter_send(etude_jack_meter *m, const unsigned char *bytes, int len, int repeat);
+/// The next MIDI message the ear's `midi` port received (bytes[0..<3]); returns its length, 0
+/// when there is none.
+int etude_jack_meter_take_midi(etude_jack_meter *m, unsigned char *bytes);
+/// The robot pianist: every note-on/off on `channel` (0–15) the ear's `midi` port receives is
+/// played by the key (channel 1, velocity 80) in its next cycle; -1 stops it.
+void etude_jack_meter_robot(etude_jack_meter *m, int channel);
+unsigned etude_jack_meter_rate(etude_jack_meter *m);
+unsigned etude_jack_meter_period(etude_jack_meter *m);
+void etude_jack_meter_close(etude_jack_meter *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

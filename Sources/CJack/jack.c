@@ -1,0 +1,296 @@
+#include "etude_jack.h"
+#include <jack/jack.h>
+#include <jack/midiport.h>
+#include <fluidsynth.h>
+#include <pthread.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- lock-free single-producer / single-consumer ring ---- */
+
+#define RING_SIZE 4096u /* a power of two */
+
+typedef struct {
+    _Atomic uint32_t head; /* written by the producer */
+    _Atomic uint32_t tail; /* written by the consumer */
+    etude_jack_event slots[RING_SIZE];
+} ring;
+
+static int ring_push(ring *r, const etude_jack_event *e) {
+    uint32_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint32_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
+    if (h - t >= RING_SIZE) return 0;
+    r->slots[h & (RING_SIZE - 1)] = *e;
+    atomic_store_explicit(&r->head, h + 1, memory_order_release);
+    return 1;
+}
+
+static int ring_pop(ring *r, etude_jack_event *e) {
+    uint32_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint32_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+    if (t == h) return 0;
+    *e = r->slots[t & (RING_SIZE - 1)];
+    atomic_store_explicit(&r->tail, t + 1, memory_order_release);
+    return 1;
+}
+
+/* ---- the library's messages, kept instead of printed ---- */
+
+static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
+static char last_error[256];
+
+static void keep_error(const char *message) {
+    pthread_mutex_lock(&error_lock);
+    snprintf(last_error, sizeof last_error, "%s", message ? message : "");
+    pthread_mutex_unlock(&error_lock);
+}
+static void drop_info(const char *message) { (void)message; }
+
+size_t etude_jack_last_error(char *buf, size_t cap) {
+    if (!buf || cap == 0) return 0;
+    pthread_mutex_lock(&error_lock);
+    snprintf(buf, cap, "%s", last_error);
+    pthread_mutex_unlock(&error_lock);
+    return strlen(buf);
+}
+
+static void quiet_once(void) {
+    jack_set_error_function(keep_error);
+    jack_set_info_function(drop_info);
+}
+static void quiet_library(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, quiet_once);
+}
+
+/* ---- the client ---- */
+
+struct etude_jack {
+    jack_client_t *client;
+    jack_port_t *midi_in, *midi_out, *left, *right;
+    _Atomic(fluid_synth_t *) synth;
+    fluid_synth_t *last_synth;   /* callback only */
+    uint64_t rendered;           /* callback only: frames rendered by the attached synth */
+    _Atomic int alive;
+    _Atomic int echo_channel;
+    _Atomic int reporting;
+    _Atomic uint32_t cycles, xruns, dropped, output_latency;
+    ring to_rt;
+    ring from_rt;
+};
+
+/* FluidSynth renders in blocks of this many frames: an event takes effect at a block start. */
+#define SYNTH_BLOCK 64u
+
+static void apply(fluid_synth_t *s, const uint8_t *b, int len, int channel) {
+    if (len < 1) return;
+    uint8_t status = b[0];
+    if (status == ETUDE_JACK_ALL_OFF) {
+        int channels = fluid_synth_count_midi_channels(s);
+        for (int c = 0; c < channels; c++) {
+            fluid_synth_cc(s, c, 64, 0);
+            fluid_synth_cc(s, c, 123, 0);
+        }
+        fluid_synth_all_notes_off(s, -1);
+        return;
+    }
+    if (status < 0x80 || status >= 0xF0) return;
+    int ch = channel >= 0 ? channel : (status & 0x0F);
+    int d1 = len > 1 ? (b[1] & 0x7F) : 0, d2 = len > 2 ? (b[2] & 0x7F) : 0;
+    switch (status & 0xF0) {
+    case 0x80: fluid_synth_noteoff(s, ch, d1); break;
+    case 0x90: if (d2) fluid_synth_noteon(s, ch, d1, d2); else fluid_synth_noteoff(s, ch, d1); break;
+    case 0xA0: fluid_synth_key_pressure(s, ch, d1, d2); break;
+    case 0xB0: fluid_synth_cc(s, ch, d1, d2); break;
+    case 0xC0: fluid_synth_program_change(s, ch, d1); break;
+    case 0xD0: fluid_synth_channel_pressure(s, ch, d1); break;
+    case 0xE0: fluid_synth_pitch_bend(s, ch, d1 | (d2 << 7)); break;
+    }
+}
+
+static void render(etude_jack *j, fluid_synth_t *s, float *l, float *r, uint32_t from, uint32_t to) {
+    if (to <= from) return;
+    if (s) {
+        fluid_synth_write_float(s, (int)(to - from), l, (int)from, 1, r, (int)from, 1);
+        j->rendered += to - from;
+    } else {
+        memset(l + from, 0, sizeof(float) * (to - from));
+        memset(r + from, 0, sizeof(float) * (to - from));
+    }
+}
+
+static void write_out(void *out, uint32_t frame, const uint8_t *b, int len) {
+    if (b[0] == ETUDE_JACK_ALL_OFF) {
+        for (uint8_t c = 0; c < 16; c++) {
+            uint8_t sustain[3] = {(uint8_t)(0xB0 | c), 64, 0}, off[3] = {(uint8_t)(0xB0 | c), 123, 0};
+            jack_midi_event_write(out, frame, sustain, 3);
+            jack_midi_event_write(out, frame, off, 3);
+        }
+        return;
+    }
+    jack_midi_event_write(out, frame, b, (size_t)len);
+}
+
+static int process(jack_nframes_t n, void *arg) {
+    etude_jack *j = arg;
+    float *l = jack_port_get_buffer(j->left, n), *r = jack_port_get_buffer(j->right, n);
+    void *in = jack_port_get_buffer(j->midi_in, n);
+    void *out = jack_port_get_buffer(j->midi_out, n);
+    jack_midi_clear_buffer(out);
+    fluid_synth_t *s = atomic_load_explicit(&j->synth, memory_order_acquire);
+    if (s != j->last_synth) { j->last_synth = s; j->rendered = 0; }
+    /* The lesson first, at the cycle's start. */
+    etude_jack_event e;
+    while (ring_pop(&j->to_rt, &e)) {
+        if ((e.dest & 1) && s) apply(s, e.bytes, e.len, -1);
+        if (e.dest & 2) write_out(out, 0, e.bytes, e.len);
+    }
+    /* The learner's keys, each at the start of the synth block its frame falls in. */
+    int echo = atomic_load_explicit(&j->echo_channel, memory_order_relaxed);
+    int reporting = atomic_load_explicit(&j->reporting, memory_order_relaxed);
+    jack_nframes_t start = jack_last_frame_time(j->client);
+    uint32_t pos = 0;
+    uint32_t count = jack_midi_get_event_count(in);
+    for (uint32_t i = 0; i < count; i++) {
+        jack_midi_event_t m;
+        if (jack_midi_event_get(&m, in, i) != 0 || m.size == 0 || m.size > 3) continue;
+        uint32_t at = m.time < n ? m.time : n - 1;
+        if (reporting) {
+            etude_jack_event p = {0};
+            p.frame = start + at;
+            p.usecs = (uint64_t)jack_frames_to_time(j->client, start + at);
+            p.len = (uint8_t)m.size;
+            memcpy(p.bytes, m.buffer, m.size);
+            if (!ring_push(&j->from_rt, &p)) atomic_fetch_add_explicit(&j->dropped, 1, memory_order_relaxed);
+        }
+        if (echo >= 0 && s && m.buffer[0] >= 0x80 && m.buffer[0] < 0xF0 && (m.buffer[0] & 0xF0) != 0xC0) {
+            uint32_t into_block = (uint32_t)((j->rendered + at) % SYNTH_BLOCK);
+            uint32_t block_start = at >= into_block ? at - into_block : 0;
+            if (block_start > pos) { render(j, s, l, r, pos, block_start); pos = block_start; }
+            apply(s, m.buffer, (int)m.size, echo);
+        }
+    }
+    render(j, s, l, r, pos, n);
+    atomic_fetch_add_explicit(&j->cycles, 1, memory_order_release);
+    return 0;
+}
+
+static int on_xrun(void *arg) {
+    etude_jack *j = arg;
+    atomic_fetch_add_explicit(&j->xruns, 1, memory_order_relaxed);
+    return 0;
+}
+
+static void on_latency(jack_latency_callback_mode_t mode, void *arg) {
+    etude_jack *j = arg;
+    if (mode != JackPlaybackLatency) return;
+    jack_latency_range_t range;
+    jack_port_get_latency_range(j->left, JackPlaybackLatency, &range);
+    atomic_store_explicit(&j->output_latency, range.max, memory_order_relaxed);
+}
+
+static void on_shutdown(jack_status_t code, const char *reason, void *arg) {
+    (void)code; (void)reason;
+    etude_jack *j = arg;
+    atomic_store_explicit(&j->alive, 0, memory_order_release);
+}
+
+etude_jack *etude_jack_open(const char *name, int *status) {
+    quiet_library();
+    int dummy;
+    if (!status) status = &dummy;
+    jack_status_t st = 0;
+    jack_client_t *c = jack_client_open(name && *name ? name : "etude", JackNoStartServer, &st);
+    if (!c) { *status = (st & JackServerFailed) || (st & JackServerError) ? 1 : 2; return NULL; }
+    etude_jack *j = calloc(1, sizeof(etude_jack));
+    if (!j) { jack_client_close(c); *status = 2; return NULL; }
+    j->client = c;
+    atomic_store(&j->alive, 1);
+    atomic_store(&j->echo_channel, -1);
+    j->midi_in = jack_port_register(c, "midi_in", JACK_DEFAULT_MIDI_TYPE, JackPortIsInput, 0);
+    j->midi_out = jack_port_register(c, "midi_out", JACK_DEFAULT_MIDI_TYPE, JackPortIsOutput, 0);
+    j->left = jack_port_register(c, "left", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
+    j->right = jack_port_register(c, "right", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
+    if (!j->midi_in || !j->midi_out || !j->left || !j->right) {
+        jack_client_close(c); free(j); *status = 3; return NULL;
+    }
+    jack_set_process_callback(c, process, j);
+    jack_set_xrun_callback(c, on_xrun, j);
+    jack_set_latency_callback(c, on_latency, j);
+    jack_on_info_shutdown(c, on_shutdown, j);
+    if (jack_activate(c) != 0) { jack_client_close(c); free(j); *status = 4; return NULL; }
+    *status = 0;
+    return j;
+}
+
+void etude_jack_close(etude_jack *j) {
+    if (!j) return;
+    etude_jack_attach_synth(j, NULL);
+    if (atomic_load(&j->alive)) jack_deactivate(j->client);
+    jack_client_close(j->client);
+    free(j);
+}
+
+const char *etude_jack_name(etude_jack *j) { return jack_get_client_name(j->client); }
+unsigned etude_jack_rate(etude_jack *j) { return jack_get_sample_rate(j->client); }
+unsigned etude_jack_period(etude_jack *j) { return jack_get_buffer_size(j->client); }
+int etude_jack_alive(etude_jack *j) { return atomic_load_explicit(&j->alive, memory_order_acquire); }
+uint32_t etude_jack_cycles(etude_jack *j) { return atomic_load(&j->cycles); }
+uint32_t etude_jack_xruns(etude_jack *j) { return atomic_load(&j->xruns); }
+uint32_t etude_jack_dropped(etude_jack *j) { return atomic_load(&j->dropped); }
+uint64_t etude_jack_now_usecs(void) { return (uint64_t)jack_get_time(); }
+
+uint32_t etude_jack_output_latency(etude_jack *j) {
+    jack_latency_range_t range = {0, 0};
+    if (atomic_load(&j->alive)) jack_port_get_latency_range(j->left, JackPlaybackLatency, &range);
+    uint32_t seen = atomic_load(&j->output_latency);
+    return range.max > seen ? range.max : seen;
+}
+
+void etude_jack_attach_synth(etude_jack *j, void *fluid_synth) {
+    fluid_synth_t *old = atomic_exchange(&j->synth, (fluid_synth_t *)fluid_synth);
+    if (!old || old == fluid_synth) return;
+    /* Wait until the callback has started two cycles since: it no longer holds `old`. */
+    uint32_t seen = atomic_load(&j->cycles);
+    for (int waited = 0; waited < 200 && atomic_load(&j->alive); waited++) {
+        if (atomic_load(&j->cycles) - seen >= 2) break;
+        usleep(1000);
+    }
+}
+
+int etude_jack_has_synth(etude_jack *j) { return atomic_load(&j->synth) != NULL; }
+void etude_jack_set_echo(etude_jack *j, int channel) { atomic_store(&j->echo_channel, channel >= 0 && channel < 16 ? channel : -1); }
+void etude_jack_set_reporting(etude_jack *j, int on) { atomic_store(&j->reporting, on ? 1 : 0); }
+int etude_jack_send(etude_jack *j, const etude_jack_event *event) { return ring_push(&j->to_rt, event); }
+int etude_jack_take(etude_jack *j, etude_jack_event *event) { return ring_pop(&j->from_rt, event); }
+
+int etude_jack_connect(etude_jack *j, const char *source, const char *destination) {
+    if (!jack_port_by_name(j->client, source)) return 1;
+    if (!jack_port_by_name(j->client, destination)) return 2;
+    int rc = jack_connect(j->client, source, destination);
+    return rc == 0 || rc == EEXIST ? 0 : 3;
+}
+
+int etude_jack_ports(etude_jack *j, int midi, int output, int physical, char *buf, size_t cap) {
+    unsigned long flags = (output ? JackPortIsOutput : JackPortIsInput) | (physical ? JackPortIsPhysical : 0);
+    const char **names = jack_get_ports(j->client, NULL, midi ? JACK_DEFAULT_MIDI_TYPE : JACK_DEFAULT_AUDIO_TYPE, flags);
+    if (buf && cap) buf[0] = 0;
+    if (!names) return 0;
+    int count = 0;
+    size_t used = 0;
+    for (; names[count]; count++) {
+        size_t len = strlen(names[count]);
+        if (buf && used + len + 2 <= cap) {
+            memcpy(buf + used, names[count], len);
+            used += len;
+            buf[used++] = '\n';
+            buf[used] = 0;
+        }
+    }
+    jack_free(names);
+    return count;
+}

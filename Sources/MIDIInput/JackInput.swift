@@ -1,0 +1,137 @@
+import Clocks
+import Foundation
+import Jack
+import MIDIFile
+
+/// Played notes from JACK MIDI: Etude's own port `etude:midi_in` (`--input jack`: connect
+/// anything to it), with `--input jack:PORT` connecting PORT to it before the first note.
+///
+/// The client's callback stamps each event with its frame's time and, when the live synth is
+/// on JACK too and echo is on, plays it in the same cycle (`soundsItself`): the hookup then
+/// does not sound it a second time.
+public final class JackInput: InputSource, @unchecked Sendable {
+    /// The port asked for (nil: only `midi_in`, connected by the user).
+    public let port: String?
+    private let lock = NSLock()
+    private var client: JackClient?
+    private var connected: String?
+    private var reader: ReaderThread?
+    private var echoChannel: Int?
+
+    public init(port: String?) {
+        self.port = port
+    }
+
+    /// The connected port's name, or Etude's `midi_in` when nothing was named.
+    public var name: String {
+        lock.withLock { connected ?? port ?? "\(client?.name ?? JackClient.requestedName):midi_in" }
+    }
+
+    /// True when the JACK callback sounds this input's notes itself (echo on, synth on JACK).
+    public var soundsItself: Bool {
+        lock.withLock { echoChannel != nil && (client?.hasSynth ?? false) && (client?.alive ?? false) }
+    }
+
+    /// Echo in the callback on `channel` (nil: the callback stays silent, as with `--echo off`).
+    public func echo(channel: Int?) {
+        let c = lock.withLock { () -> JackClient? in
+            echoChannel = channel
+            return client
+        }
+        c?.setEcho(channel: channel)
+    }
+
+    /// The MIDI sources a JACK server offers (hardware first), empty when none answers.
+    public static func sourcePorts() -> [String] {
+        guard let client = try? JackClient.shared() else { return [] }
+        let hardware = client.ports(midi: true, output: true, physical: true)
+        let all = client.ports(midi: true, output: true).filter { !$0.hasPrefix(client.name + ":") }
+        return hardware + all.filter { !hardware.contains($0) }
+    }
+
+    /// The client and the source port `port` names (nil when none was named), or one line: no
+    /// server answers, or no MIDI source by that name.
+    public static func check(port: String?) throws(InputError) -> (JackClient, String?) {
+        let client: JackClient
+        do { client = try JackClient.shared() } catch {
+            throw InputError("--input jack: \(error.message)")
+        }
+        guard let port else { return (client, nil) }
+        let sources = client.ports(midi: true, output: true).filter { !$0.hasPrefix(client.name + ":") }
+        guard let found = JackClient.pick(port, from: sources) else {
+            let list = sources.isEmpty ? "none" : sources.map { TextDecoding.sanitize($0) }.joined(separator: ", ")
+            throw InputError("--input jack:\(TextDecoding.sanitize(port)): no JACK MIDI port by that name (MIDI sources: \(list)); `etude devices` lists them")
+        }
+        return (client, found)
+    }
+
+    public func start(_ handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) {
+        let (client, connected) = try Self.check(port: port)
+        if let connected {
+            do { try client.connect(connected, client.midiIn) } catch { throw InputError(error.message) }
+        }
+        let reader = try ReaderThread()
+        let channel = lock.withLock { () -> Int? in
+            self.client = client
+            self.connected = connected
+            self.reader = reader
+            return echoChannel
+        }
+        _ = client.takePlayed()
+        client.setEcho(channel: channel)
+        client.setReporting(true)
+        let shown = TextDecoding.sanitize(connected ?? client.midiIn)
+        reader.start { [client] in
+            let parser = JackEventDecoder()
+            while !reader.stopRequested {
+                for played in client.takePlayed() {
+                    if let event = parser.event(played.bytes, time: played.seconds) { handler(event) }
+                }
+                if !client.alive {
+                    // The live synth on the same client says what the sound did; wait for it briefly.
+                    let deadline = MonotonicClock.seconds() + 0.3
+                    while client.stopNotice == nil && MonotonicClock.seconds() < deadline { usleep(5_000) }
+                    let parts = [client.stopNotice, "no more notes from \(shown)"].compactMap { $0 }
+                    handler(.ended("the JACK server stopped: " + parts.joined(separator: "; ")))
+                    return
+                }
+                var fds = [pollfd(fd: reader.wakeFD, events: Int16(POLLIN), revents: 0)]
+                _ = poll(&fds, 1, 1)
+            }
+        }
+        reader.waitUntilRunning()
+    }
+
+    public func stop() {
+        let (client, reader) = lock.withLock { () -> (JackClient?, ReaderThread?) in
+            let r = (self.client, self.reader)
+            self.reader = nil
+            return r
+        }
+        reader?.stopAndJoin()
+        client?.setReporting(false)
+        client?.setEcho(channel: nil)
+    }
+}
+
+/// JACK MIDI bytes (one whole message per event) → input events.
+struct JackEventDecoder {
+    func event(_ bytes: [UInt8], time: Double) -> InputEvent? {
+        guard let status = bytes.first, status >= 0x80, status < 0xF0 else { return nil }
+        let c = status & 0x0F
+        let d1 = bytes.count > 1 ? bytes[1] & 0x7F : 0
+        let d2 = bytes.count > 2 ? bytes[2] & 0x7F : 0
+        let kind: MIDIEvent.Kind
+        switch status & 0xF0 {
+        case 0x80: kind = .noteOff(channel: c, key: d1, velocity: d2)
+        case 0x90: kind = .noteOn(channel: c, key: d1, velocity: d2)
+        case 0xA0: kind = .polyPressure(channel: c, key: d1, pressure: d2)
+        case 0xB0: kind = .controlChange(channel: c, controller: d1, value: d2)
+        case 0xC0: kind = .programChange(channel: c, program: d1)
+        case 0xD0: kind = .channelPressure(channel: c, pressure: d1)
+        default: kind = .pitchBend(channel: c, value: UInt16(d1) | UInt16(d2) << 7)
+        }
+        if let note = PlayedNote(kind, time: time) { return .note(note) }
+        return .control(kind, time: time)
+    }
+}

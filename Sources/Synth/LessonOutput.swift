@@ -1,0 +1,64 @@
+import Foundation
+import Jack
+import MIDIFile
+
+/// Where the lesson is heard (`--sound`): FluidSynth, the learner's own instrument through
+/// `etude:midi_out` (Synthesia's way: the accompaniment on the piano's own sound), or both.
+public enum LessonSound: String, Sendable, CaseIterable {
+    case synth, instrument, both
+
+    var destination: JackClient.Destination {
+        switch self {
+        case .synth: return .synth
+        case .instrument: return .midiOut
+        case .both: return [.synth, .midiOut]
+        }
+    }
+}
+
+/// The lesson's side of the live synth: what the transport, the other hand and the metronome
+/// send goes where `--sound` says; the learner's own echo stays on the synth (`FluidSynthLive`).
+public final class LessonOutput: SoundOutput, @unchecked Sendable {
+    public let live: FluidSynthLive
+    let destination: JackClient.Destination
+    let midiOut: JackClient?
+
+    init(live: FluidSynthLive, destination: JackClient.Destination, midiOut: JackClient?) {
+        self.live = live
+        self.destination = destination
+        self.midiOut = midiOut
+    }
+
+    public func send(_ message: MIDIEvent.Kind) {
+        if destination.contains(.midiOut), let midiOut, let bytes = message.channelBytes { midiOut.send(bytes, to: .midiOut) }
+        if destination.contains(.synth) { live.send(message) }
+    }
+
+    /// Sustain up and all notes off on the synth and on `etude:midi_out`.
+    public func allNotesOff() {
+        midiOut?.allNotesOff(to: .midiOut)
+        live.allNotesOff()
+    }
+}
+
+extension FluidSynthLive {
+    /// Routes the lesson (`--sound`) and connects `etude:midi_out` to `port` (`--midi-out`) before
+    /// the first note. One line when there is no JACK server for `etude:midi_out` or no such port.
+    public func routeLesson(_ sound: LessonSound, midiOut port: String?) throws(SynthError) -> LessonOutput {
+        guard sound != .synth || port != nil else { return LessonOutput(live: self, destination: .synth, midiOut: nil) }
+        let client: JackClient
+        do { client = try JackClient.shared() } catch {
+            throw SynthError("\(port.map { "--midi-out \($0)" } ?? "--sound \(sound.rawValue)"): etude:midi_out needs a JACK server: \(error.message)")
+        }
+        if let port {
+            let targets = client.ports(midi: true, output: false).filter { !$0.hasPrefix(client.name + ":") }
+            guard let found = JackClient.pick(port, from: targets) else {
+                let list = targets.isEmpty ? "none" : targets.joined(separator: ", ")
+                throw SynthError("--midi-out \(port): no JACK MIDI input by that name (MIDI destinations: \(list)); `etude devices` lists them")
+            }
+            do { try client.connect(client.midiOut, found) } catch { throw SynthError(error.message) }
+        }
+        routeMIDIOut(client)
+        return LessonOutput(live: self, destination: sound.destination, midiOut: client)
+    }
+}

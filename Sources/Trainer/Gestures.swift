@@ -1,0 +1,51 @@
+import Foundation
+import MIDIFile
+import Practice
+
+/// Hands-free commands from the instrument (`--gestures`, off by default): keys outside the
+/// lesson's range that restart the pass, pause, slow down or speed up by 5 %, or recall the
+/// next saved loop. A gesture key is never a lesson note: it is refused when the lesson uses it,
+/// and its notes never reach the judge or the recording.
+public struct Gestures: Equatable, Sendable {
+    /// Key → command.
+    public var keys: [Int: PracticeCommand]
+
+    /// The commands a gesture can give, by the name `--gestures` uses.
+    public static let commands: [(name: String, command: PracticeCommand)] = [
+        ("restart", .restart), ("pause", .playPause), ("slower", .tempoDown), ("faster", .tempoUp), ("loop", .recallLoop),
+    ]
+
+    /// `--gestures on`: the five lowest white keys, A0 B0 C1 D1 E1, below almost every lesson.
+    public static let standard = Gestures(keys: [21: .restart, 23: .playPause, 24: .tempoDown, 26: .tempoUp, 28: .recallLoop])
+
+    /// `--gestures off|on|NAME=KEY,…` (e.g. `restart=A0,pause=B0,slower=C1,faster=D1,loop=E1`);
+    /// nil for off. One line for anything else.
+    public static func parse(_ text: String?) throws -> Gestures? {
+        guard let text, text.lowercased() != "off" else { return nil }
+        if text.lowercased() == "on" { return standard }
+        var keys: [Int: PracticeCommand] = [:]
+        for item in text.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let command = commands.first(where: { $0.name == parts[0].lowercased() })?.command,
+                  let key = PitchName.parse(parts[1]), keys[key] == nil else {
+                throw EtudeFailure("--gestures \(safe(text)): use on, off, or NAME=KEY pairs such as restart=A0,pause=B0,slower=C1,faster=D1,loop=E1 (one key each)")
+            }
+            keys[key] = command
+        }
+        guard !keys.isEmpty else { throw EtudeFailure("--gestures \(safe(text)): name at least one gesture, e.g. restart=A0") }
+        return Gestures(keys: keys)
+    }
+
+    /// One line when a gesture key is a note of the lesson (it would be taken for one).
+    public func check(lessonRange range: ClosedRange<Int>?) throws {
+        guard let range, let inside = keys.keys.sorted().first(where: { range.contains($0) }) else { return }
+        throw EtudeFailure("--gestures: \(PitchName.name(inside)) is inside the lesson's range (\(PitchName.name(range.lowerBound))–\(PitchName.name(range.upperBound))); pick keys outside it")
+    }
+}
+
+/// Hands a gesture's command to the controller from the input's thread.
+final class GestureCommands: @unchecked Sendable {
+    private weak var controller: PracticeController?
+    init(_ controller: PracticeController) { self.controller = controller }
+    func give(_ command: PracticeCommand) { _ = controller?.handle(command) }
+}
