@@ -132,7 +132,7 @@ let package = Package(
         // (key map, pure view, history through a protocol Store implements); the routine runner;
         // the browser's intents; the one terminal input path for one-line commands.
         .target(name: "Trainer", dependencies: ["Practice", "Screen", "Notation", "Terminal", "Store", "Synth", "MIDIInput", "Lesson", "Jack",
-                                                "Judge", "MIDIFile", "ABC", "MusicXML", "Clocks"]),
+                                                "Judge", "MIDIFile", "ABC", "MusicXML", "Clocks", "Listening"]),
         // One process runner, one tmux harness, the built binary's path and the skip conditions,
         // shared by every test target; with the music fixtures several targets build.
         .target(name: "TestSupport", dependencies: ["MIDIFile", "Store"], path: "Tests/TestSupport"),

@@ -92,3 +92,38 @@ import TestSupport
         #expect(r.stderr.contains("cannot listen to no-such-source") && r.stderr.contains("--input audio:SOURCE"), "\(r.stderr)")
     }
 }
+
+/// `etude judge LESSON RECORDING.wav`: a recording of an acoustic piano judged as the microphone
+/// hears it live.
+@Suite struct JudgeRecordingTests {
+    @Test(.enabled(if: Tools.otherPiano.available, Tools.otherPiano.reason), .enabled(if: Tools.sox.available, Tools.sox.reason),
+          .enabled(if: Tools.fluidsynth.available, Tools.fluidsynth.reason))
+    func aRecordingOfTheLessonPlayedWellIsJudgedAllHit() throws {
+        let dir = try TempDir("etude-judge-wav")
+        let lesson = Repo.lesson("level4/ode-to-joy.mid")
+        let dry = dir.file("dry.wav"), wet = dir.file("played.wav")
+        #expect(try ProcessRunner.run(Tools.fluidsynth.path ?? "", ["-ni", "-q", "-r", "44100", "-T", "wav", "-F", dry, Tools.otherPiano.path ?? "", lesson]).status == 0)
+        #expect(try ProcessRunner.run(Tools.sox.path ?? "", ["-R", dry, wet, "reverb", "40", "50", "60"]).status == 0)
+        let user = try Etude()
+        let r = try user.run(["judge", lesson, wet, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let hit = report["hit"] as? Int ?? 0, missed = report["missed"] as? Int ?? 0, wrong = report["wrong"] as? Int ?? 0
+        print("judge wav: hit \(hit), missed \(missed), wrong \(wrong)")
+        #expect(Double(hit) / Double(max(1, hit + missed)) >= 0.95, "\(r.stdout.prefix(300))")
+        #expect(wrong <= 3, "\(r.stdout.prefix(300))")
+        // Only onsets are judged from sound.
+        #expect(report["short"] as? Int == 0 && report["loud"] as? Int == 0)
+        // And the pass is in the history.
+        let stats = try user.run(["stats", "--json"])
+        #expect(stats.stdout.contains("Ode to Joy"), "\(stats.stdout.prefix(300))")
+    }
+
+    @Test func aWAVThatIsNoRecordingIsOneLine() throws {
+        let dir = try TempDir("etude-judge-wav")
+        let junk = try dir.write("junk.wav", Array("RIFF\u{0}\u{0}\u{0}\u{0}WAVEjunk".utf8))
+        let r = try Etude().run(["judge", Repo.lesson("level4/ode-to-joy.mid"), junk])
+        #expect(r.status == 1)
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("not a WAV recording Etude can read"), "\(r.stderr)")
+    }
+}
