@@ -34,8 +34,12 @@ let package = Package(
         .target(name: "CJack", linkerSettings: [.linkedLibrary("jack"), .linkedLibrary("fluidsynth")]),
         // Etude's one JACK client (never starts a server), its ports, and the key → sound meter.
         .target(name: "Jack", dependencies: ["CJack", "Clocks"]),
-        // Played-note input: ALSA keyboards, JACK MIDI, raw MIDI byte streams (device, FIFO), computer keys.
-        .target(name: "MIDIInput", dependencies: ["CALSA", "Jack", "MIDIFile", "Clocks"]),
+        // Played-note input: ALSA keyboards, JACK MIDI, a microphone, raw MIDI byte streams (device, FIFO), computer keys.
+        .target(name: "MIDIInput", dependencies: ["CALSA", "Jack", "CPulseCapture", "Listening", "MIDIFile", "Clocks"]),
+        // C shim over PulseAudio's simple API (PipeWire serves it too): a mono recording stream.
+        .target(name: "CPulseCapture", linkerSettings: [.linkedLibrary("pulse-simple"), .linkedLibrary("pulse")]),
+        // Hearing an acoustic piano: onsets and score-informed pitch detection from audio samples. Pure Swift.
+        .target(name: "Listening"),
         // Judging what was played against what was expected: wait gate, play-mode matching,
         // scoring, recording, quiz. Pure logic.
         .target(name: "Judge", dependencies: ["MIDIFile"]),
@@ -80,12 +84,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML", "Judge", "Jack"],
+            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML", "Judge", "Jack", "Listening"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
         .testTarget(name: "MIDIInputTests", dependencies: ["MIDIInput", "MIDIFile", "Judge", "TestSupport"]),
         .testTarget(name: "JudgeTests", dependencies: ["Judge", "MIDIFile", "TestSupport"]),
+        .testTarget(name: "ListeningTests", dependencies: ["Listening"]),
         // Raw mode, key decoding, cell buffer + frame diff, colour depth, restore on every exit. No ncurses.
         .target(name: "Terminal"),
         // Practice-screen widgets drawn into Terminal's cell buffer from a plain ScreenModel value.
@@ -121,13 +126,13 @@ let package = Package(
         .testTarget(name: "JackTests", dependencies: ["Jack", "Synth", "MIDIInput", "MIDIFile", "TestSupport"]),
         // A practice session at run time: the session (transport, runner thread, coach), the
         // controller (commands → transport and coach), the state a view reads. No drawing here.
-        .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks"]),
+        .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Listening", "Clocks"]),
         // The application layer between the engine modules and the command line: opening a
         // lesson by path, title or id in any format; running a practice session on the screen
         // (key map, pure view, history through a protocol Store implements); the routine runner;
         // the browser's intents; the one terminal input path for one-line commands.
         .target(name: "Trainer", dependencies: ["Practice", "Screen", "Notation", "Terminal", "Store", "Synth", "MIDIInput", "Lesson", "Jack",
-                                                "Judge", "MIDIFile", "ABC", "MusicXML", "Clocks"]),
+                                                "Judge", "MIDIFile", "ABC", "MusicXML", "Clocks", "Listening"]),
         // One process runner, one tmux harness, the built binary's path and the skip conditions,
         // shared by every test target; with the music fixtures several targets build.
         .target(name: "TestSupport", dependencies: ["MIDIFile", "Store"], path: "Tests/TestSupport"),

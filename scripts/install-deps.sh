@@ -5,7 +5,7 @@
 set -euo pipefail
 runtime=(libfluidsynth-dev libasound2-dev libjack-jackd2-dev libsqlite3-dev pkg-config timgm6mb-soundfont)
 packaging=(dpkg-dev)
-testing=(fluidsynth jackd2 pulseaudio pulseaudio-utils sox abcmidi tmux python3-venv python3-pip man-db "${packaging[@]}")
+testing=(fluidsynth fluid-soundfont-gm jackd2 pulseaudio pulseaudio-utils sox abcmidi tmux python3-venv python3-pip man-db "${packaging[@]}")
 want=("${runtime[@]}")
 case "${1:-}" in
   --test) want+=("${testing[@]}") ;;

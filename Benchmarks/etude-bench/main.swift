@@ -15,6 +15,7 @@ usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench lesson [--notes N]           building a lesson from pathological files
        etude-bench abc [--kb N | --notes N]     ABC import time of one big tune (1 MB)
        etude-bench musicxml [--notes N] [--write PATH]  opening a generated N-note MusicXML score
+       etude-bench listen SOUNDFONT LESSON.mid…   the microphone listener on rendered performances (found, false wrongs, CPU)
        etude-bench practice-open FILE --etude P first frame, frame gaps and peak RSS of `etude practice FILE`
        etude-bench judge [--notes N]            judging a recorded performance (onsets, releases, loudness)
        etude-bench jack-latency --etude P --soundfont SF2 [--notes N]  key → sound frames on JACK vs fluidsynth
@@ -36,6 +37,7 @@ case "lesson": print(LessonBench.run(Array(args.dropFirst())))
 case "abc": print(ABCBench.run(Array(args.dropFirst())))
 case "musicxml": print(MusicXMLBench.run(Array(args.dropFirst())))
 case "practice-open": print(OpenBench.run(Array(args.dropFirst())))
+case "listen": exit(ListenBench.run(Array(args.dropFirst())))
 case "judge": print(JudgeBench.run(Array(args.dropFirst())))
 case "jack-latency": print(JackBench.run(Array(args.dropFirst())))
 default:

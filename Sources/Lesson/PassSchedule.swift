@@ -592,7 +592,7 @@ public struct PassNotes: RandomAccessCollection, Sendable {
         let i = first + position - held.count
         let n = lessonNotes[i]
         let practised = plan.expects(n)
-        var velocity = n.velocity
+        var velocity = practised && !plan.soundsExpectedNotes ? 0 : n.velocity
         switch n.part {
         case .accompaniment:
             if !playAccompaniment { velocity = 0 }

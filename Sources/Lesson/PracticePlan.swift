@@ -111,6 +111,10 @@ public struct PracticePlan: Equatable, Sendable {
     /// The learner's keyboard (`--keys 61`, `--range C2-C7`): practised notes outside it are
     /// played by Etude, never expected (see `expects`). Nil: every key.
     public var keyboard: KeyboardRange?
+    /// False when the learner's instrument must be the only one sounding the notes they play (an
+    /// acoustic piano heard through a microphone, which would otherwise hear Etude's copy): the
+    /// notes the learner is expected to play stay silent. The other hand still sounds.
+    public var soundsExpectedNotes: Bool = true
 
     public init(hands: Hands = .both, otherHand: OtherHand = .play, tempo: Tempo = .percent(100),
                 bars: ClosedRange<Int>? = nil, countIn: Bool = false, repeatMode: Repeat = .times(1),

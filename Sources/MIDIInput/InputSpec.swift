@@ -1,4 +1,5 @@
 import Clocks
+import Listening
 import Jack
 /// What `--input` asked for.
 public enum InputSpec: Equatable, Sendable {
@@ -6,6 +7,9 @@ public enum InputSpec: Equatable, Sendable {
     case computerKeyboard
     /// `--input midi`, `midi:NAME`, `midi:CLIENT:PORT`: a keyboard on the ALSA sequencer.
     case alsa(PortTarget)
+    /// `--input audio`, `audio:SOURCE`: an acoustic piano through a microphone (PulseAudio or
+    /// PipeWire source; nil = the default source).
+    case audio(source: String?)
     /// `--input jack` (Etude's own `midi_in` port) or `jack:PORT` (PORT connected to it).
     case jack(port: String?)
     /// Anything else: a raw MIDI byte stream (`/dev/midi1`, a FIFO, a file).
@@ -21,6 +25,11 @@ public enum InputSpec: Equatable, Sendable {
             self = .alsa(.firstKeyboard)
         } else if lower.hasPrefix("midi:") {
             self = .alsa(PortTarget(String(text.dropFirst(5))))
+        } else if lower == "audio" || lower == "mic" || lower == "microphone" {
+            self = .audio(source: nil)
+        } else if lower.hasPrefix("audio:") {
+            let name = String(text.dropFirst(6))
+            self = .audio(source: name.isEmpty ? nil : name)
         } else if lower == "jack" {
             self = .jack(port: nil)
         } else if lower.hasPrefix("jack:") {
@@ -35,17 +44,22 @@ public enum InputSpec: Equatable, Sendable {
     /// `jack[:PORT]` without a server or port, before anything opens; ALSA ports and the computer
     /// keyboard are checked when they open.
     public func check() throws(InputError) {
-        if case .byteStream(let path) = self { _ = try ByteStreamInput.check(path) }
-        if case .jack(let port) = self { _ = try JackInput.check(port: port) }
+        switch self {
+        case .byteStream(let path): _ = try ByteStreamInput.check(path)
+        case .jack(let port): _ = try JackInput.check(port: port)
+        case .audio(let source): try AudioInput.check(source: source)
+        default: break
+        }
     }
 
     /// The running source for this spec, or nil for the computer keyboard (which the terminal
     /// feeds through `ComputerKeyboardPiano`). Throws `InputError`; when its
     /// `fallBackToComputerKeyboard` is true, show the message and use the computer keyboard.
-    public func makeSource(clock: any TimeSource = MonotonicClock()) -> (any InputSource)? {
+    public func makeSource(clock: any TimeSource = MonotonicClock(), listening: ListeningProfile = ListeningProfile()) -> (any InputSource)? {
         switch self {
         case .computerKeyboard: return nil
         case .alsa(let target): return ALSAInput(target: target, clock: clock)
+        case .audio(let source): return AudioInput(source: source, profile: listening, clock: clock)
         case .byteStream(let path): return ByteStreamInput(path: path, clock: clock)
         case .jack(let port): return JackInput(port: port)
         }
@@ -64,9 +78,9 @@ extension InputSpec {
     /// here (no ALSA sequencer, no keyboard plugged in) the result has no source and a one-line
     /// `notice`, and the caller uses the computer keyboard. Errors the user must fix (unknown
     /// port name, unreadable device or file) are thrown as one-line `InputError`s.
-    public func open(clock: any TimeSource = MonotonicClock(),
+    public func open(clock: any TimeSource = MonotonicClock(), listening: ListeningProfile = ListeningProfile(),
                      handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) -> OpenedInput {
-        guard let source = makeSource(clock: clock) else { return OpenedInput(source: nil, notice: nil) }
+        guard let source = makeSource(clock: clock, listening: listening) else { return OpenedInput(source: nil, notice: nil) }
         do {
             try source.start(handler)
             return OpenedInput(source: source, notice: nil)

@@ -223,6 +223,32 @@ public final class Coach: @unchecked Sendable {
     /// Wait mode: the pitches still to press for the chord waited for (key hints).
     public var waitingFor: Set<Int> { locked { mode == .wait ? (gate?.missing ?? []) : [] } }
 
+    /// The keys the learner is due to play around a clock time: in wait mode the chord waited
+    /// for, in play and memory modes the expected notes within `margin` seconds of it. A
+    /// microphone listens for these first (score-informed detection, `--input audio`).
+    public func expectedPitches(near time: Double, margin: Double = 0.3) -> Set<Int> {
+        locked {
+            switch mode {
+            case .watch: return []
+            case .wait: return gate?.current.map { Set($0.notes.map(\.pitch)) } ?? []
+            case .play, .memory:
+                let local = time - inputOffset - anchor
+                var lo = 0, hi = expected.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if expected[mid].time < local - margin { lo = mid + 1 } else { hi = mid }
+                }
+                var out = Set<Int>()
+                var i = lo
+                while i < expected.count, expected[i].time <= local + margin {
+                    out.insert(expected[i].pitch)
+                    i += 1
+                }
+                return out
+            }
+        }
+    }
+
     /// The last finished pass as played (nil before the first pass ends), to save as .mid.
     public var lastPassRecording: PerformanceRecorder? { locked { lastRecording } }
 

@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import Judge
+import Listening
 import MIDIFile
 import MIDIInput
 import Synth
@@ -32,6 +33,7 @@ public final class InputHookup: @unchecked Sendable {
     private var endedFlag = false
     private var failureText: String?
     private var sounding: Set<UInt8> = []
+    private var soundsPlayedNotes = true
     private var pedalHook: (@Sendable (Bool, Double) -> Void)?
 
     /// The sustain pedal (controller 64) went down (true) or up at a clock time: the ear judges
@@ -69,6 +71,27 @@ public final class InputHookup: @unchecked Sendable {
     /// True when notes come from the terminal's keys (onset-only, fixed length).
     public var usesComputerKeyboard: Bool { sourceName == nil }
 
+    /// True when only key presses mean something (the computer keyboard, a microphone): the
+    /// practice judges onsets and not how long a key was held.
+    public var isOnsetOnly: Bool { usesComputerKeyboard || lock.withLock { source is AudioInput } }
+
+    /// True when the input is a microphone (the learner's piano sounds in the room).
+    public var isListening: Bool { lock.withLock { source is AudioInput } }
+
+    /// Tells a listening input (a microphone) which keys the lesson wants at a clock time, so it
+    /// listens for those first; other inputs need no telling.
+    public func expect(_ body: @escaping @Sendable (Double) -> Set<Int>) {
+        if let audio = lock.withLock({ source as? AudioInput }) { audio.expectation = body }
+    }
+
+    /// Lets a microphone ignore the keys Etude itself just began (see `OwnSoundTap`).
+    public func ignore(_ own: OwnSoundTap) {
+        if let audio = lock.withLock({ source as? AudioInput }) { audio.ownSound = { [weak own] t in own?.began(near: t) ?? [:] } }
+    }
+
+    /// The microphone's signal as last judged (nil for other inputs), for the header.
+    public var listeningSignal: SignalState? { lock.withLock { (source as? AudioInput)?.signal } }
+
     /// True once the MIDI source has ended (FIFO closed, device gone, not MIDI after all).
     public var ended: Bool { lock.withLock { endedFlag } }
 
@@ -79,7 +102,7 @@ public final class InputHookup: @unchecked Sendable {
     /// Opens the input. Throws the input's one-line error for problems the user must fix
     /// (unknown port name, unreadable device). `program` is the GM program the learner hears.
     public init(spec: InputSpec, output: (any SoundOutput)?, channel: UInt8 = InputHookup.defaultChannel, program: UInt8 = 0,
-                clock: any TimeSource = MonotonicClock(), noteLength: Double = 0.4,
+                clock: any TimeSource = MonotonicClock(), noteLength: Double = 0.4, listening: ListeningProfile = ListeningProfile(),
                 onNote: @escaping @Sendable (PlayedEvent) -> Void, onStatus: @escaping @Sendable (String) -> Void = { _ in },
                 onControl: @escaping @Sendable (MIDIEvent.Kind) -> Void = { _ in })
         throws(InputError) {
@@ -91,9 +114,12 @@ public final class InputHookup: @unchecked Sendable {
         piano = ComputerKeyboardPiano(noteLength: noteLength, channel: 0)
         output?.send(.programChange(channel: self.channel, program: program & 0x7F))
         let box = HookupBox()
-        let opened = try spec.open(clock: clock) { event in box.deliver(event) }
+        let opened = try spec.open(clock: clock, listening: listening) { event in box.deliver(event) }
         source = opened.source
         sourceName = opened.source?.name
+        // An acoustic piano sounds by itself: Etude never echoes what a microphone hears (it
+        // would hear its own echo again).
+        soundsPlayedNotes = !(opened.source is AudioInput)
         notice = opened.notice
         jack = opened.source as? JackInput
         jack?.echo(channel: Int(self.channel))
@@ -151,7 +177,9 @@ public final class InputHookup: @unchecked Sendable {
             break
         case .note(let n):
             // Sound first: the learner must hear the key at once.
-            if n.isOn {
+            if !soundsPlayedNotes {
+                // The instrument sounds by itself.
+            } else if n.isOn {
                 output?.send(.noteOn(channel: channel, key: n.pitch, velocity: max(1, n.velocity)))
                 lock.withLock { _ = sounding.insert(n.pitch) }
             } else {
@@ -212,5 +240,41 @@ private final class HookupBox: @unchecked Sendable {
         attached = true
         for e in early { hookup.receive(e) }
         early = []
+    }
+}
+
+/// What Etude itself sounds, remembered key by key, so a microphone in the same room can tell
+/// Etude's own notes (the other hand, the accompaniment) from the learner's: a note Etude began
+/// a moment before the microphone heard that key is not taken for the learner's (the gate; the
+/// help still recommends headphones, which keep Etude's sound out of the microphone entirely).
+public final class OwnSoundTap: SoundOutput, @unchecked Sendable {
+    private let inner: any SoundOutput
+    private let clock: any TimeSource
+    private let lock = NSLock()
+    private var started = [Double](repeating: -.infinity, count: 128)
+
+    public init(_ inner: any SoundOutput, clock: any TimeSource = MonotonicClock()) {
+        self.inner = inner
+        self.clock = clock
+    }
+
+    public func send(_ message: MIDIEvent.Kind) {
+        if case .noteOn(_, let key, let velocity) = message, velocity > 0, key < 128 {
+            let now = clock.now
+            lock.withLock { started[Int(key)] = now }
+        }
+        inner.send(message)
+    }
+
+    public func allNotesOff() { inner.allNotesOff() }
+
+    /// The keys Etude began within the moment before clock time `time` in which a microphone
+    /// would hear them as new notes (300 ms: the listener's window and the room), each with the
+    /// seconds from its start to `time`.
+    public func began(near time: Double) -> [Int: Double] {
+        let copy = lock.withLock { started }
+        var out: [Int: Double] = [:]
+        for (k, at) in copy.enumerated() where at >= time - 0.3 && at <= time + 0.05 { out[k] = time - at }
+        return out
     }
 }

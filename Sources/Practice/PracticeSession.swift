@@ -44,6 +44,8 @@ public final class PracticeSession: @unchecked Sendable {
         /// The learner's input offset in ms (positive = their keys arrive late), subtracted from
         /// every played time before judging: the calibrated one for the input, or `--offset`.
         public var inputOffsetMs: Double
+        /// Only key presses mean something (the computer keyboard, a microphone): judged by onset.
+        public var onsetOnlyInput: Bool
         /// Asked after each pass judged in real time (play, memory): a line for its results panel
         /// about the learner's timing (the suggestion to calibrate), or nil.
         public var timingHint: (@Sendable (PassReport) -> String?)?
@@ -51,7 +53,9 @@ public final class PracticeSession: @unchecked Sendable {
         public init(mode: PracticeMode = .watch, window: TimingWindow = TimingWindow(), cleanThreshold: Double = 90,
                     computerKeyboard: Bool = true, title: String? = nil, lookaheadSeconds: Double = 3,
                     countIn: Bool = true, watchStopsAtEnd: Bool = true, holdAfterPass: Bool = true,
-                    inputOffsetMs: Double = 0, timingHint: (@Sendable (PassReport) -> String?)? = nil) {
+                    inputOffsetMs: Double = 0, timingHint: (@Sendable (PassReport) -> String?)? = nil,
+                    onsetOnlyInput: Bool? = nil) {
+            self.onsetOnlyInput = onsetOnlyInput ?? computerKeyboard
             self.mode = mode
             self.window = window
             self.cleanThreshold = cleanThreshold
@@ -108,7 +112,7 @@ public final class PracticeSession: @unchecked Sendable {
         self.settings = settings
         self.title = settings.title ?? lesson.title
         coachValue = Coach(lesson: lesson, plan: plan, mode: settings.mode, window: settings.window,
-                           cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.computerKeyboard,
+                           cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.onsetOnlyInput,
                            inputOffsetMs: settings.inputOffsetMs)
         if let bars = plan.bars {
             loopMarkStart = bars.lowerBound
@@ -348,7 +352,7 @@ public final class PracticeSession: @unchecked Sendable {
     /// bars played restarted so judging begins with a pass.
     public func setMode(_ mode: PracticeMode) {
         let fresh = Coach(lesson: lesson, plan: transport.plan, mode: mode, window: settings.window,
-                          cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.computerKeyboard,
+                          cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.onsetOnlyInput,
                           inputOffsetMs: settings.inputOffsetMs)
         let wasPaused = lock.withLock { () -> Bool in
             coachValue = fresh

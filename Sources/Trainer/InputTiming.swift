@@ -17,6 +17,7 @@ public enum InputDevice {
         switch spec {
         case .computerKeyboard: return computerKeyboard
         case .alsa: return (sourceName.contains(":") && !sourceName.hasSuffix(")") ? "jack:" : "midi:") + withoutAddress(sourceName)
+        case .audio(let source): return audioName(source)
         case .byteStream(let path): return absolute(path)
         case .jack: return "jack:" + sourceName
         }
@@ -30,6 +31,7 @@ public enum InputDevice {
         case .computerKeyboard: return computerKeyboard
         case .byteStream(let path): return absolute(path)
         case .jack(let port): return "jack:" + (port ?? "\(JackClient.requestedName):midi_in")
+        case .audio(let source): return audioName(source)
         case .alsa(let target):
             guard let port = target.pick(from: (try? ALSASequencer.inputPorts()) ?? []) else { return nil }
             return "midi:" + withoutAddress(port.displayName)
@@ -40,9 +42,14 @@ public enum InputDevice {
     public static func description(_ device: String) -> String {
         if device == computerKeyboard { return "the computer keyboard" }
         if device.hasPrefix("midi:") { return "MIDI port " + safe(String(device.dropFirst(5))) }
+        if device == "audio" { return "the default microphone" }
+        if device.hasPrefix("audio:") { return "microphone " + safe(String(device.dropFirst(6))) }
         if device.hasPrefix("jack:") { return "JACK port " + safe(String(device.dropFirst(5))) }
         return safe(device)
     }
+
+    /// A microphone is stored by its source name: `audio` (the default source) or `audio:NAME`.
+    static func audioName(_ source: String?) -> String { source.map { "audio:" + $0 } ?? "audio" }
 
     /// `Digital Piano MIDI 1 (24:0)` → `Digital Piano MIDI 1`.
     static func withoutAddress(_ name: String) -> String {

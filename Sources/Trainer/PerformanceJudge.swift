@@ -13,6 +13,8 @@ public enum PerformanceJudge {
     public struct Performance: Equatable, Sendable {
         public var events: [PlayedEvent]
         public var pedal: [PedalChange]
+        /// Heard through a microphone: only onsets mean something (no releases, no loudness).
+        public var onsetOnly = false
 
         public struct PedalChange: Equatable, Sendable {
             public var time: Double
@@ -37,11 +39,16 @@ public enum PerformanceJudge {
         } catch {
             throw EtudeFailure(error.worded { setting, value in "--\(setting.rawValue) \(value)" })
         }
-        guard let data = FileManager.default.contents(atPath: performance) else {
-            throw EtudeFailure("\(safe(performance)): no such file; give the .mid you recorded")
+        let isRecording = performance.lowercased().hasSuffix(".wav")
+        let bytes = try LessonOpener.readBytes(performance, limit: isRecording ? (HeardPerformance.maxBytes, "recordings")
+                                                                             : (LessonFormat.midi.maxBytes, "MIDI files"))
+        let played: Performance
+        if isRecording || HeardPerformance.isWAV(bytes) {
+            played = try HeardPerformance.performance(wav: bytes, name: safe(performance), lesson: opened.lesson, plan: plan)
+        } else {
+            played = try Self.performance(bytes: bytes, name: safe(performance))
         }
-        let played = try Self.performance(bytes: [UInt8](data), name: safe(performance))
-        let (report, percent) = try judge(played, lesson: opened.lesson, plan: plan)
+        let (report, percent) = try judge(played, lesson: opened.lesson, plan: plan, onsetOnly: played.onsetOnly)
         do {
             try library.withStore(scan: false) { s in
                 let id = try s.catalogue(fileAt: path).id
@@ -89,7 +96,7 @@ public enum PerformanceJudge {
         guard events.contains(where: { $0.isOn }) else {
             throw EtudeFailure("\(name) has no notes to judge; record a performance with etude record and give that file")
         }
-        return Performance(events: events, pedal: pedal)
+        return Performance(events: events, pedal: pedal, onsetOnly: false)
     }
 
     /// Judges `performance` against the pass `plan` describes (hands, bars, tempo) of `lesson`.
@@ -97,7 +104,7 @@ public enum PerformanceJudge {
     /// last note expected (a longer recording) are not judged; the report carries the ear's
     /// notes list. Throws one line when the hand practised has no notes there.
     public static func judge(_ performance: Performance, lesson: Lesson, plan: PracticePlan,
-                             window: TimingWindow = TimingWindow()) throws -> (report: PassReport, percent: Double) {
+                             window: TimingWindow = TimingWindow(), onsetOnly: Bool = false) throws -> (report: PassReport, percent: Double) {
         let factor: Double
         do {
             try plan.validate(for: lesson)
@@ -106,10 +113,7 @@ public enum PerformanceJudge {
             throw EtudeFailure(error.worded { setting, value in "--\(setting.rawValue) \(value)" })
         }
         let percent = factor * 100
-        let range = plan.tickRange(in: lesson)
-        let schedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent,
-                                    options: .init(pass: 1, countIn: false))
-        let expected = PassJudging.expected(schedule, lesson: lesson, dynamics: PassJudging.hasDynamics(lesson))
+        let expected = Self.expected(lesson: lesson, plan: plan, percent: percent)
         guard let firstExpected = expected.map(\.time).min() else {
             let hand = plan.hands == .both ? "the lesson" : "the \(plan.hands.rawValue) hand"
             throw EtudeFailure("\(hand) has no notes to judge in these bars; choose another --hand or --bars")
@@ -131,11 +135,19 @@ public enum PerformanceJudge {
         }
         var report = matcher.finish()
         let end = (events.last?.time ?? firstExpected)
-        var hearing = Ear().hear(expected: expected, judgements: matcher.judgements, events: events,
+        var hearing = Ear(judgesReleases: !onsetOnly, judgesLoudness: !onsetOnly).hear(expected: expected, judgements: matcher.judgements, events: events,
                                  pedal: performance.pedal.map { ($0.time + shift, $0.down) }, endTime: end)
         PassJudging.place(&hearing.notes, lesson: lesson)
         report.add(hearing) { PassJudging.section(of: $0, lesson: lesson) }
         return (report, percent)
+    }
+
+    /// The notes the pass `plan` describes expects, timed at `percent` of the lesson's tempo.
+    static func expected(lesson: Lesson, plan: PracticePlan, percent: Double) -> [ExpectedNote] {
+        let range = plan.tickRange(in: lesson)
+        let schedule = PassSchedule(lesson: lesson, plan: plan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                    options: .init(pass: 1, countIn: false))
+        return PassJudging.expected(schedule, lesson: lesson, dynamics: PassJudging.hasDynamics(lesson))
     }
 
     /// The panel printed for a judged recording: the summary lines, then each note that went

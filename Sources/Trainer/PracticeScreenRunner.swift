@@ -54,6 +54,7 @@ public final class Instrument: @unchecked Sendable {
                 return lastStatus
             }
             newValue?.onTick = { [weak self] now in self?.hookup.releaseDue(now: now) }
+            if let session = newValue { hookup.expect { [weak session] t in session?.coach.expectedPitches(near: t) ?? [] } }
             if let pending { newValue?.show(message: pending) }
         }
     }
@@ -152,7 +153,11 @@ public enum PracticeScreenRunner {
                                                 computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true, title: title,
                                                 countIn: playing.countIn, watchStopsAtEnd: playing.watchStopsAtEnd,
                                                 holdAfterPass: playing.holdAfterPass,
-                                                inputOffsetMs: timing.offsetMs, timingHint: timing.hint)
+                                                inputOffsetMs: timing.offsetMs, timingHint: timing.hint,
+                                                onsetOnlyInput: instrument?.hookup.isOnsetOnly)
+        var plan = plan
+        // A microphone listens to the learner's own piano: Etude does not sound their part.
+        if instrument?.hookup.isListening == true && playing.mode.judges { plan.soundsExpectedNotes = false }
         let session: PracticeSession
         do {
             session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: output, settings: settings)
@@ -187,7 +192,10 @@ public enum PracticeScreenRunner {
         defer { instrument.stop() }
         live.onNotice = { instrument.status($0) }
         let echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
-        let (session, controller) = try makeSession(opened, plan: plan, output: try sound.lesson(live), playing: playing, instrument: instrument)
+        // What Etude sounds, remembered so a microphone can tell it from the learner's notes.
+        let own = OwnSoundTap(try sound.lesson(live))
+        instrument.hookup.ignore(own)
+        let (session, controller) = try makeSession(opened, plan: plan, output: own, playing: playing, instrument: instrument)
         let lights = try sound.keyLights()
         defer { lights?.clear() }
         if let gestures = sound.gestures {

@@ -5,9 +5,9 @@ import Trainer
 struct JudgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "judge",
-        abstract: "Judge a recorded performance (.mid) against a lesson: onsets, releases, loudness, bar by bar.",
+        abstract: "Judge a recorded performance (.mid, or a .wav of an acoustic piano) against a lesson: onsets, releases, loudness, bar by bar.",
         discussion: """
-        Its first note is taken as the first note expected; every note is then judged as play mode judges it (hit, early, late, missed, wrong; held short or long, pedal-aware; loud or soft against the dynamics, relative to your own playing), and the pass is stored in the history. Record with `etude record -o mine.mid`; a lesson's own .mid is a perfect performance.
+        Its first note is taken as the first note expected; every note is then judged as play mode judges it (hit, early, late, missed, wrong; held short or long, pedal-aware; loud or soft against the dynamics, relative to your own playing), and the pass is stored in the history. Record with `etude record -o mine.mid`; a lesson's own .mid is a perfect performance. A .wav of an acoustic piano is heard as `--input audio` hears it (onsets only: no releases or loudness from sound).
 
         Examples:
           etude judge song.abc song.mid --bars 1-8
@@ -16,7 +16,7 @@ struct JudgeCommand: ParsableCommand {
     )
 
     @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
-    @Argument(help: "The recorded performance, a .mid file.", completion: .file(extensions: ["mid", "midi"])) var performance: String
+    @Argument(help: "The recorded performance: a .mid file, or a .wav recording of an acoustic piano.", completion: .file(extensions: ["mid", "midi", "wav"])) var performance: String
     @Option(help: "Hand(s) played: left, right or both.", completion: .list(["right", "left", "both"])) var hand: String = "both"
     @Option(help: "Only these bars, e.g. 5-8 (a score's printed bars, 12-16@2 the second time).") var bars: String?
     @Option(help: "The tempo it was played at, as a percent of the lesson's own (e.g. 80%).") var tempo: String?

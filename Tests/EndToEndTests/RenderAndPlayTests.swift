@@ -66,28 +66,17 @@ func soundFont() throws -> String {
     /// parecord while `etude play` runs; the recording must hold about one second of sound.
     @Test(.enabled(if: Tools.pulseaudio.available, Tools.pulseaudio.reason))
     func playsThroughPulseAudioForReal() throws {
-        let pulseaudio = try #require(Tools.which("pulseaudio"))
         let parecord = try #require(Tools.which("parecord"))
         let tmp = try TempDir("etude-live")
         let dir = tmp.path
         try liveSong.write(to: dir + "/song.mid")
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_RUNTIME_DIR"] = dir
-        env["HOME"] = dir
-        env.removeValue(forKey: "PULSE_SERVER")
-        let daemon = try Spawned(pulseaudio, ["-D", "-n", "--exit-idle-time=-1", "--use-pid-file=yes", "--disable-shm=yes",
-                                              "--load=module-null-sink sink_name=etude_test",
-                                              "--load=module-native-protocol-unix"], environment: env)
-        #expect(daemon.wait(timeout: 60) == 0, "\(daemon.stderr)")
-        let pidText = (try? String(contentsOfFile: dir + "/pulse/pid", encoding: .utf8)) ?? ""
-        guard let pid = Int32(pidText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            Issue.record("pulseaudio did not start: \(daemon.stderr)")
+        let (started, why) = try PrivatePulseAudio.start(sinks: ["etude_test"])
+        guard let pulse = started else {
+            Issue.record(Comment(rawValue: why))
             return
         }
-        defer {
-            kill(pid, SIGTERM)
-            _ = eventually(5) { kill(pid, 0) != 0 }
-        }
+        defer { pulse.stop() }
+        let env = pulse.environment
 
         let rec = try Spawned(parecord, ["-d", "etude_test.monitor", "--raw", "--rate=48000", "--channels=1", "--format=s16le", "--latency-msec=20"],
                               environment: env)

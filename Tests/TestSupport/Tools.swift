@@ -20,6 +20,11 @@ public enum Tools {
     public static let abc2midi = Tool(name: "abc2midi", path: which("abc2midi"), reason: "abc2midi is not installed (apt-get install abcmidi)")
     public static let pulseaudio = Tool(name: "pulseaudio", path: which("pulseaudio").flatMap { _ in which("parecord") },
                                         reason: "pulseaudio/parecord are not installed (apt-get install pulseaudio pulseaudio-utils)")
+    public static let sox = Tool(name: "sox", path: which("sox"), reason: "sox is not installed (apt-get install sox)")
+    /// A SoundFont other than the one Etude plays with, for recordings of "another piano".
+    public static let otherPiano = Tool(name: "FluidR3_GM.sf2",
+                                        path: FileManager.default.fileExists(atPath: "/usr/share/sounds/sf2/FluidR3_GM.sf2") ? "/usr/share/sounds/sf2/FluidR3_GM.sf2" : nil,
+                                        reason: "FluidR3_GM.sf2 is not installed (apt-get install fluid-soundfont-gm)")
     public static let sha256sum = Tool(name: "sha256sum", path: which("sha256sum"), reason: "sha256sum is not installed (coreutils)")
     public static let man = Tool(name: "man", path: which("man"), reason: "man is not installed (apt-get install man-db)")
     public static let dpkgDeb = Tool(name: "dpkg-deb", path: which("dpkg-deb"), reason: "dpkg-deb is not here (not a Debian system)")

@@ -1,0 +1,257 @@
+import Foundation
+
+/// Multiple-pitch estimation on one magnitude spectrum by summing harmonic amplitudes and
+/// cancelling each found note's harmonics with spectral smoothness (Klapuri 2006), so an
+/// octave above a found note is only heard when its own harmonics stand out. Piano strings are
+/// slightly inharmonic (partials sharpen with their number), which the harmonic positions
+/// follow with a typical coefficient.
+public struct HarmonicEstimator: Sendable {
+    public struct Found: Equatable, Sendable {
+        public var pitch: Int
+        public var salience: Double
+    }
+
+    /// The keys considered: a piano's 88.
+    public static let keys = 21...108
+    /// Relative salience a key the score expects must reach (of the strongest note found).
+    public static let expectedRatio = 0.10
+    /// Relative salience any other key must reach: higher, since a wrong note has to be clear.
+    public static let otherRatio = 0.30
+    /// Relative salience of an expected key that sits on a found note's partials (an octave).
+    public static let octaveRatio = 0.2
+    /// The same against a note of Etude's own heard in the room, whose partials are only
+    /// roughly cancelled (its level at the microphone is unknown): half of it.
+    public static let knownOctaveRatio = 0.5
+    /// Seconds after Etude sent a note within which an onset heard is that note's attack: the
+    /// sound's way out (the synth's buffer, the speakers, the room) and back in (the microphone's
+    /// buffer) takes 50–200 ms.
+    public static let sameAttack = 0.25
+    /// Part of what sounds now (new or ringing) a note must be to be new.
+    public static let levelRatio = 0.1
+    /// Salience over the background (median of all keys) the first note must reach.
+    public static let backgroundRatio = 3.0
+
+    var spectrum: [Double]
+    /// The level a key would sum from noise alone.
+    let background: Double
+    /// The strongest key's salience in the whole spectrum after the onset: what sounds now,
+    /// new or still ringing. A note that began here is a fair part of it.
+    private(set) var level: Double
+    let binHz: Double
+    let nyquist: Double
+
+    /// `spectrum` is what is new since just before the onset; `whole` is the spectrum after it,
+    /// whose median between 50 Hz and 5 kHz (the room and what still rings) is the background.
+    /// The piano's own partial profiles when calibrated (`PartialTemplates`), else nil.
+    let templates: PartialTemplates?
+
+    public init(spectrum: [Double], whole: [Double], fftSize: Int, sampleRate: Int, templates: PartialTemplates? = nil) {
+        self.spectrum = spectrum
+        self.templates = templates
+        binHz = Double(sampleRate) / Double(fftSize)
+        nyquist = Double(sampleRate) / 2
+        let lo = min(whole.count - 1, Int(50 / binHz)), hi = max(lo, min(whole.count - 1, Int(5_000 / binHz)))
+        let band = whole[lo...hi].sorted()
+        // Twice the median, for taking the maximum of a few bins per partial.
+        background = max(band[band.count / 2] * 2, 1e-9)
+        level = 0
+        var all = self
+        all.spectrum = whole
+        level = Self.keys.reduce(0) { max($0, all.salience($1)) }
+    }
+
+    static func frequency(_ pitch: Int) -> Double { 440 * pow(2, Double(pitch - 69) / 12) }
+
+    /// Bin ranges of the first harmonics of `pitch` (within a third of a semitone, at least the
+    /// nearest bins), with piano inharmonicity.
+    func harmonicBins(_ pitch: Int) -> [ClosedRange<Int>] {
+        let f0 = Self.frequency(pitch)
+        let count = pitch < 48 ? 12 : pitch < 72 ? 8 : 5
+        let b = 0.0004 * pow(2, Double(pitch - 60) / 24)
+        var out: [ClosedRange<Int>] = []
+        for h in 1...count {
+            let f = Double(h) * f0 * (1 + b * Double(h * h)).squareRoot()
+            guard f < min(nyquist * 0.9, 8_000) else { break }
+            let lo = Int((f * pow(2, -0.25 / 12) / binHz).rounded())
+            let hi = Int((f * pow(2, 0.25 / 12) / binHz).rounded())
+            out.append(max(1, lo)...min(spectrum.count - 1, max(hi, lo)))
+        }
+        return out
+    }
+
+    func peaks(_ bins: [ClosedRange<Int>]) -> [Double] {
+        bins.map { r in r.clamped(to: 0...(spectrum.count - 1)).reduce(0) { max($0, spectrum[$1]) } }
+    }
+
+    /// The harmonic sum of `pitch`; partials falling on a partial of a key in `besides` count
+    /// nothing (a key no one expected must show energy of its own, not borrowed from a note
+    /// already heard — an octave or a twelfth above it, mostly).
+    func salience(_ pitch: Int, besides: [Int] = []) -> Double {
+        let bins = harmonicBins(pitch)
+        var p = peaks(bins)
+        if !besides.isEmpty {
+            let taken = besides.flatMap { harmonicBins($0) }
+            for (i, r) in bins.enumerated() where taken.contains(where: { $0.overlaps(r) }) { p[i] = 0 }
+        }
+        // A weighted mean, so a treble key with five partials below 8 kHz and a bass key with
+        // twelve are measured alike against the background.
+        var s = 0.0, weight = 0.0
+        for (i, a) in p.enumerated() {
+            s += a / pow(Double(i + 1), 0.5)
+            weight += 1 / pow(Double(i + 1), 0.5)
+        }
+        s /= max(weight, 1e-9)
+        // A note whose fundamental (or second partial) is absent is more likely a neighbour's
+        // harmonic: weigh the first two partials in.
+        let low = (p.first ?? 0) + (p.count > 1 ? p[1] : 0)
+        if low <= 0 { s *= 0.5 }
+        // The octave below a sounding key collects that key's partials at its even ones; its own
+        // odd partials are what tell it really sounds.
+        if p.count >= 4 {
+            var odd = 0.0, even = 0.0
+            for (i, a) in p.prefix(6).enumerated() { if i % 2 == 0 { odd += a } else { even += a } }
+            if odd < 0.3 * even { s *= 0.3 }
+        }
+        return s
+    }
+
+    /// The keys that began at this onset, strongest first, at most `limit`. `known` are keys
+    /// sounding that are not the learner's (Etude's own notes heard in the room), each with the
+    /// seconds since it began: those really heard are cancelled first and never reported, so
+    /// their octaves are not taken for the learner's — and a key on the partials of one that
+    /// began in this very attack is taken for Etude's (with speakers, a learner's octave of
+    /// Etude's note struck at the same instant cannot be told apart; hence headphones).
+    public func notes(expected: Set<Int>, known: [Int: Double] = [:], limit: Int) -> [Found] {
+        // Knowing the score: a wrong key is looked for near the keys expected (a learner's
+        // wrong notes are neighbours, a slipped hand an octave at most), never across the piano.
+        let candidates: ClosedRange<Int>
+        if let lo = expected.min(), let hi = expected.max() {
+            candidates = max(Self.keys.lowerBound, lo - 12)...min(Self.keys.upperBound, hi + 12)
+        } else {
+            candidates = Self.keys
+        }
+        var work = self
+        var present: [(pitch: Int, salience: Double)] = []
+        var sameAttack: [Int] = []
+        for k in known.keys.sorted() where Self.keys.contains(k) && work.soundsItself(k) {
+            let s = work.salience(k)
+            if s > background * Self.backgroundRatio {
+                present.append((k, s))
+                if (-0.05...Self.sameAttack).contains(known[k] ?? 1) { sameAttack.append(k) }
+                work.cancel(k)
+            }
+        }
+        var found: [Found] = []
+        var strongest = 0.0
+        while found.count < limit {
+            let sounding = present.map(\.pitch) + found.map(\.pitch)
+            var best: (pitch: Int, value: Double, score: Double)?
+            for p in candidates where !sounding.contains(p) {
+                let s = expected.contains(p) ? work.salience(p) : work.salience(p, besides: sounding)
+                // Expected keys are preferred among near-equals: the score says they are likely.
+                let score = expected.contains(p) ? s * 1.15 : s
+                if best == nil || score > best!.score { best = (p, s, score) }
+            }
+            // Above the room's noise, and a fair part of what sounds now: a moment where nothing
+            // began (the decay of earlier notes) hears nothing new.
+            guard let pick = best, pick.value > background * Self.backgroundRatio, pick.value > level * Self.levelRatio else { break }
+            // An expected key all of whose partials lie on a sounding note's (its octave above)
+            // gets energy from that note anyway: it must show more than leakage.
+            let borrowed = !sounding.isEmpty && work.salience(pick.pitch, besides: sounding) < pick.value * 0.2
+            // So does a key a semitone or a tone from a sounding one (their partials' main lobes
+            // touch in the bass): a wrong neighbour played must not also count as the right key.
+            let neighbour = (present.map { ($0.pitch, $0.salience / background) } + found.map { ($0.pitch, $0.salience) })
+                .filter { abs($0.0 - pick.pitch) <= 2 }.map(\.1).max()
+            // Measured against the strongest note the learner played here and, for a key no one
+            // expected or one on a sounding note's partials, against the other sound too.
+            let others = present.map(\.salience).max() ?? 0
+            if !expected.contains(pick.pitch) {
+                guard pick.value > max(strongest, others) * Self.otherRatio else { break }
+            } else if borrowed {
+                if !sameAttack.isEmpty && work.salience(pick.pitch, besides: sameAttack) < pick.value * 0.2 { break }
+                guard pick.value > max(strongest * Self.octaveRatio, others * Self.knownOctaveRatio) else { break }
+            } else {
+                guard pick.value > strongest * Self.expectedRatio else { break }
+            }
+            guard pick.value / background > (neighbour ?? 0) * 0.5 else { break }
+            if found.isEmpty { strongest = pick.value }
+            found.append(Found(pitch: pick.pitch, salience: pick.value / background))
+            work.cancel(pick.pitch)
+        }
+        return found
+    }
+
+    /// True when `pitch`'s own odd partials sound (not only the even ones an octave above
+    /// would give it): the test that a note of Etude's is really heard in the room.
+    func soundsItself(_ pitch: Int) -> Bool {
+        let p = peaks(harmonicBins(pitch))
+        guard p.count >= 4 else { return true }
+        var odd = 0.0, even = 0.0
+        for (i, a) in p.prefix(6).enumerated() { if i % 2 == 0 { odd += a } else { even += a } }
+        return odd >= 0.3 * even
+    }
+
+    /// The partial amplitudes of `pitch` as found at this onset (for calibration).
+    public func partials(_ pitch: Int) -> [Double] { peaks(harmonicBins(pitch)) }
+
+    /// Removes a found note's partials. With the piano's templates, each partial as tall as the
+    /// template scaled to the note (the scale from the partials least raised by other notes);
+    /// without, at most as tall as the smoothed envelope of its neighbours (Klapuri 2006). Either
+    /// way a coinciding partial of another note survives.
+    mutating func cancel(_ pitch: Int) {
+        let bins = harmonicBins(pitch)
+        let p = peaks(bins)
+        var expectedHeights: [Double]?
+        if let shape = templates?.shape(for: pitch, count: p.count) {
+            let ratios = zip(p, shape).filter { $0.1 >= 0.15 }.map { $0.0 / $0.1 }.sorted()
+            if ratios.count >= 2 {
+                let scale = ratios[ratios.count / 4]
+                expectedHeights = shape.map { $0 * scale * 1.2 }
+            }
+        }
+        for (h, r) in bins.enumerated() {
+            let smooth: Double
+            if let expectedHeights {
+                smooth = min(p[h], expectedHeights[h])
+            } else {
+                let prev = h > 0 ? p[h - 1] : p[h]
+                let next = h + 1 < p.count ? p[h + 1] : p[h]
+                smooth = min(p[h], (prev + p[h] + next) / 3)
+            }
+            // Widen by the Hann main lobe (±2 bins) around the range.
+            let lo = max(0, r.lowerBound - 2), hi = min(spectrum.count - 1, r.upperBound + 2)
+            for k in lo...hi { spectrum[k] = max(0, spectrum[k] - smooth) }
+        }
+    }
+}
+
+/// A piano's partial profiles, measured by `etude calibrate --input audio` from a few keys across
+/// its range: relative amplitudes of each key's partials at its onset. Cancelling a found note by
+/// its own profile (rather than a smooth guess) is what keeps its octave from being heard.
+public struct PartialTemplates: Equatable, Sendable, Codable {
+    public struct Key: Equatable, Sendable, Codable {
+        public var pitch: Int
+        /// Partial amplitudes relative to the strongest (1).
+        public var partials: [Double]
+        public init(pitch: Int, partials: [Double]) {
+            self.pitch = pitch
+            self.partials = partials
+        }
+    }
+    public var keys: [Key]
+
+    public init(keys: [Key]) { self.keys = keys.sorted { $0.pitch < $1.pitch } }
+
+    /// The profile of the calibrated key nearest `pitch`, `count` partials long (missing ones
+    /// count as absent), or nil when that key is more than a fifth away.
+    public func shape(for pitch: Int, count: Int) -> [Double]? {
+        guard let near = keys.min(by: { abs($0.pitch - pitch) < abs($1.pitch - pitch) }), abs(near.pitch - pitch) <= 7 else { return nil }
+        return (0..<count).map { $0 < near.partials.count ? near.partials[$0] : 0 }
+    }
+
+    /// A profile from partial amplitudes as measured (normalised to the strongest).
+    public static func normalise(_ amplitudes: [Double]) -> [Double] {
+        let top = amplitudes.max() ?? 0
+        return top > 0 ? amplitudes.map { $0 / top } : amplitudes
+    }
+}

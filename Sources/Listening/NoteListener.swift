@@ -1,0 +1,259 @@
+import Foundation
+
+/// A note heard at the microphone: the key, when its onset was (seconds from the first sample
+/// pushed), and how strongly it sounded — what Judge needs from an acoustic piano.
+public struct HeardNote: Equatable, Sendable {
+    public var pitch: Int
+    public var time: Double
+    /// Harmonic salience of the note at its onset, relative to the background (≥ 1).
+    public var strength: Double
+    /// True when the score expected this key at that moment (it met the lower threshold).
+    public var wasExpected: Bool
+
+    public init(pitch: Int, time: Double, strength: Double, wasExpected: Bool) {
+        self.pitch = pitch
+        self.time = time
+        self.strength = strength
+        self.wasExpected = wasExpected
+    }
+}
+
+/// What the listener can say about the signal itself, so the screen can say "too quiet" rather
+/// than score misses it could not hear.
+public enum SignalState: String, Equatable, Sendable, Codable {
+    case ok
+    case silent
+    case tooQuiet = "too quiet"
+    case clipped
+    case noisy = "too noisy"
+}
+
+/// How the detector is tuned for one piano in one room (`etude calibrate --input audio`).
+/// The defaults suit a close microphone in a quiet room; calibration measures the rest.
+public struct ListeningProfile: Equatable, Sendable, Codable {
+    /// RMS of the room with nobody playing (full scale = 1).
+    public var noiseFloor: Double
+    /// Median RMS of a played note just after its onset.
+    public var playedLevel: Double
+    /// Seconds from a key's sound to the listener's decision (for the judge's offset).
+    public var latency: Double
+
+    /// The piano's partial profiles (nil until calibrated).
+    public var templates: PartialTemplates?
+
+    public init(noiseFloor: Double = 0.001, playedLevel: Double = 0.05, latency: Double = 0.2, templates: PartialTemplates? = nil) {
+        self.noiseFloor = noiseFloor
+        self.playedLevel = playedLevel
+        self.latency = latency
+        self.templates = templates
+    }
+}
+
+/// Score-informed note detection from a mono stream: onsets by spectral flux (Bello et al.
+/// 2005), then, at each onset, which keys began to sound, by iterative harmonic-sum estimation
+/// with spectral-smoothness cancellation (Klapuri 2006) over the spectrum that is *new* since
+/// just before the onset, so notes still ringing are not heard again. The score's expected keys
+/// are accepted at a lower threshold than others, which is where knowing the lesson helps.
+/// docs/LISTENING.md says why this method and what it cannot do.
+///
+/// Owned by one thread (the capture thread or an offline loop): push samples, read notes.
+public final class NoteListener {
+    public let sampleRate: Int
+    public var profile: ListeningProfile
+    /// The keys the lesson expects at a moment (seconds on the listener's timeline): the awaited
+    /// chord in wait mode, the notes due around then in play mode; empty when nothing is known.
+    public var expectedAt: (Double) -> Set<Int> = { _ in [] }
+    /// The keys something other than the learner began at a moment (Etude's own sound in the
+    /// room): cancelled before the learner's notes are looked for, never reported.
+    /// Each with the seconds between its start and that moment.
+    public var othersAt: (Double) -> [Int: Double] = { _ in [:] }
+
+    /// Onset frames: short for timing.
+    let onsetFFT = FFT(size: 2048)
+    /// Pitch frames: long for resolution in the bass.
+    let pitchFFT = FFT(size: 8192)
+    let hop: Int
+
+    private var buffer: [Float] = []
+    /// Absolute sample index of `buffer[0]`.
+    private var bufferStart = 0
+    private var samplesSeen = 0
+    private var nextFrame = 0
+    private var previous: [Double]?
+    private var odf: [Double] = []
+    private var odfStart = 0
+    private var lastOnsetFrame = -1_000
+    private var pending: [(frame: Int, strength: Double)] = []
+    private var recentRMS: [Double] = []
+    private var lastHeard: [Int: (time: Double, strength: Double)] = [:]
+    private var clippedSamples = 0
+    private var lastClipSample = -1_000_000
+    /// Hard ceiling of keys per onset: four-note chords are the scope; one more lets a
+    /// wrong extra key be heard beside a full chord.
+    public var maxNotesPerOnset = 5
+
+    /// Sees each onset's spectrum before the decision (calibration measures partials with it).
+    var onOnset: ((Double, HarmonicEstimator) -> Void)?
+    let debugODF = ProcessInfo.processInfo.environment["LISTEN_ODF"] != nil
+    public init(sampleRate: Int, profile: ListeningProfile = ListeningProfile()) {
+        self.sampleRate = max(8_000, sampleRate)
+        self.profile = profile
+        hop = max(1, self.sampleRate / 100)
+    }
+
+    /// Seconds of audio pushed so far.
+    public var seconds: Double { Double(samplesSeen) / Double(sampleRate) }
+
+    /// The signal over the last second, for the header.
+    public var signal: SignalState {
+        if samplesSeen - lastClipSample < sampleRate { return .clipped }
+        guard !recentRMS.isEmpty else { return .silent }
+        let loud = recentRMS.max() ?? 0
+        let quiet = recentRMS.min() ?? 0
+        if loud < 1e-5 { return .silent }
+        if quiet > max(profile.playedLevel * 0.5, 0.02) { return .noisy }
+        return .ok
+    }
+
+    /// Appends mono samples (−1…1) and returns the notes decided since the last call, in time
+    /// order. Decisions lag the sound by about 120 ms (the pitch window after the onset).
+    public func push(_ samples: [Float]) -> [HeardNote] {
+        buffer.append(contentsOf: samples)
+        for (i, s) in samples.enumerated() where abs(s) >= 0.999 {
+            clippedSamples += 1
+            lastClipSample = samplesSeen + i
+        }
+        samplesSeen += samples.count
+        var heard: [HeardNote] = []
+        // Onset detection function, one value per hop, as far as the samples reach.
+        while nextFrame * hop + onsetFFT.size <= samplesSeen {
+            let start = nextFrame * hop
+            let mags = onsetFFT.magnitudes(buffer, start: start - bufferStart)
+            var rms = 0.0
+            for j in 0..<onsetFFT.size {
+                let v = Double(buffer[start - bufferStart + j])
+                rms += v * v
+            }
+            rms = (rms / Double(onsetFFT.size)).squareRoot()
+            recentRMS.append(rms)
+            if recentRMS.count > 100 { recentRMS.removeFirst(recentRMS.count - 100) }
+            let compressed = mags.map { log(1 + Self.compression * $0) }
+            var flux = 0.0
+            if let previous {
+                // Up to ~6 kHz: above it a piano adds little but noise does.
+                let top = min(compressed.count, 6_000 * onsetFFT.size / sampleRate)
+                for k in 1..<top { flux += max(0, compressed[k] - previous[k]) }
+            }
+            previous = compressed
+            odf.append(flux)
+            if debugODF { print(String(format: "odf %.3f %.1f", Double(nextFrame * hop + onsetFFT.size / 2) / Double(sampleRate), flux)) }
+            nextFrame += 1
+            pickPeak()
+        }
+        // Decide pitches for onsets whose pitch window is complete.
+        while let first = pending.first, pitchWindowEnd(first.frame) <= samplesSeen {
+            pending.removeFirst()
+            heard += decide(onsetFrame: first.frame, strength: first.strength)
+        }
+        trim()
+        return heard
+    }
+
+    /// Decides what is left (end of a recording): onsets whose pitch window runs past the end
+    /// are analysed with silence after it.
+    public func flush() -> [HeardNote] {
+        var heard: [HeardNote] = []
+        while let first = pending.first {
+            pending.removeFirst()
+            heard += decide(onsetFrame: first.frame, strength: first.strength)
+        }
+        return heard
+    }
+
+    /// λ of the log compression log(1 + λ|X|): small enough that noise stays near zero.
+    static let compression = 1.0
+    private static let lookahead = 2
+    private static let history = 30
+
+    /// Peak picking with a causal moving median plus a floor set by the room's noise: the frame
+    /// `lookahead` frames back is an onset when it is the local maximum and stands above both.
+    private func pickPeak() {
+        let t = nextFrame - 1 - Self.lookahead
+        guard t >= 1 else { return }
+        let i = t - odfStart
+        let value = odf[i]
+        let lo = max(0, i - Self.lookahead), hi = i + Self.lookahead
+        guard hi < odf.count else { return }
+        for j in lo...hi where j != i && odf[j] > value { return }
+        let past = odf[max(0, i - Self.history)..<i].sorted()
+        let median = past.isEmpty ? 0 : past[past.count / 2]
+        let floor = fluxFloor
+        // No onset before the window just before it holds sound (the stream's first moments).
+        guard value > median * 1.5 + floor, t - lastOnsetFrame >= 10,
+              t * hop + onsetFFT.size / 2 >= pitchFFT.size + sampleRate / 50 else { return }
+        lastOnsetFrame = t
+        pending.append((t, value / max(floor, 1e-9)))
+    }
+
+    /// What a new note's flux must exceed beyond 1.5 × the recent median (which follows the
+    /// room's noise and the ringing of earlier notes): a quiet re-struck key still passes.
+    private var fluxFloor: Double { 1.0 }
+
+    private func pitchWindowStart(_ frame: Int) -> Int { frame * hop + onsetFFT.size / 2 + sampleRate / 100 }
+    private func pitchWindowEnd(_ frame: Int) -> Int { pitchWindowStart(frame) + pitchFFT.size }
+
+    private func trim() {
+        // Keep what the oldest pending onset's "before" window and the next onset frame need.
+        let oldestPending = pending.first.map { $0.frame * hop + onsetFFT.size / 2 - pitchFFT.size - sampleRate / 50 } ?? Int.max
+        let keep = min(oldestPending, nextFrame * hop - pitchFFT.size - sampleRate / 50)
+        if keep - bufferStart > sampleRate {
+            let drop = keep - bufferStart
+            buffer.removeFirst(drop)
+            bufferStart += drop
+        }
+        if odf.count > 400 {
+            let drop = odf.count - 200
+            odf.removeFirst(drop)
+            odfStart += drop
+        }
+    }
+
+    /// Which keys began at this onset.
+    private func decide(onsetFrame: Int, strength: Double) -> [HeardNote] {
+        let attack = onsetFrame * hop + onsetFFT.size / 2
+        let after = pitchFFT.magnitudes(buffer, start: pitchWindowStart(onsetFrame) - bufferStart)
+        let before = pitchFFT.magnitudes(buffer, start: attack - pitchFFT.size - sampleRate / 50 - bufferStart)
+        var fresh = [Double](repeating: 0, count: after.count)
+        for k in 0..<after.count { fresh[k] = max(0, after[k] - 0.7 * before[k]) }
+        let time = Double(attack) / Double(sampleRate)
+        let expected = expectedAt(time)
+        let estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates)
+        onOnset?(time, estimator)
+        let notes = estimator.notes(expected: expected, known: othersAt(time), limit: maxNotesPerOnset).filter { found in
+            // A key heard moments ago whose sound is still growing into the analysis window is
+            // the same note, unless it came back clearly (a re-struck key has a new attack).
+            guard let last = lastHeard[found.pitch], time - last.time < 0.2 else { return true }
+            return time - last.time >= 0.15 && found.salience > last.strength * 0.9
+        }
+        for n in notes { lastHeard[n.pitch] = (time, n.salience) }
+        return notes.map { HeardNote(pitch: $0.pitch, time: time, strength: $0.salience, wasExpected: expected.contains($0.pitch)) }
+    }
+}
+
+extension NoteListener {
+    /// The partial profile of one key from a recording of it struck alone (calibration): the
+    /// first onset's partial amplitudes, normalised; nil when no onset was heard.
+    public static func measureKey(_ pitch: Int, samples: [Float], sampleRate: Int) -> PartialTemplates.Key? {
+        let listener = NoteListener(sampleRate: sampleRate)
+        var partials: [Double]?
+        listener.onOnset = { _, estimator in if partials == nil { partials = estimator.partials(pitch) } }
+        _ = listener.push(samples)
+        _ = listener.flush()
+        guard let partials, partials.contains(where: { $0 > 0 }) else { return nil }
+        return PartialTemplates.Key(pitch: pitch, partials: PartialTemplates.normalise(partials))
+    }
+
+    /// Seconds from a note's onset to the listener's decision about it: the pitch window after
+    /// the onset, which the judge adds to its offset like a MIDI keyboard's calibrated one.
+    public var decisionDelay: Double { Double(pitchFFT.size + sampleRate / 100) / Double(sampleRate) }
+}

@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPulseCapture
+import Clocks
+import Foundation
+import Listening
+import MIDIFile
+
+/// An acoustic piano heard through a microphone (`--input audio[:SOURCE]`): a PulseAudio or
+/// PipeWire recording stream read on its own thread, each fragment given to a `NoteListener`,
+/// each note it hears delivered as a key press (and its release a moment later: a microphone
+/// hears onsets, so the practice judges it like the computer keyboard, onset only).
+///
+/// The listener is score-informed: `expectation` says which keys the lesson wants at a moment
+/// (the awaited chord in wait mode), which the practice sets once the lesson is known.
+public final class AudioInput: InputSource, @unchecked Sendable {
+    /// The PulseAudio source (nil: the default source).
+    public let source: String?
+    public var name: String { "microphone" + (source.map { " (\(TextDecoding.sanitize($0)))" } ?? "") }
+    public let sampleRate: Int
+    private let clock: any TimeSource
+    private let profile: ListeningProfile
+    private let lock = NSLock()
+    private var expectationBody: @Sendable (Double) -> Set<Int> = { _ in [] }
+    private var ownSoundBody: @Sendable (Double) -> [Int: Double] = { _ in [:] }
+    private var reader: ReaderThread?
+    private var signalState: SignalState = .ok
+
+    /// Samples per read: 10 ms, the listener's hop.
+    static let fragmentSeconds = 0.01
+    /// How long a heard note is held before its release is delivered (onset-only input).
+    public static let heldSeconds = 0.15
+
+    public init(source: String?, sampleRate: Int = 48_000, profile: ListeningProfile = ListeningProfile(),
+                clock: any TimeSource = MonotonicClock()) {
+        self.source = source
+        self.sampleRate = sampleRate
+        self.profile = profile
+        self.clock = clock
+    }
+
+    /// The keys the lesson wants at a clock time; called on the capture thread.
+    public var expectation: @Sendable (Double) -> Set<Int> {
+        get { lock.withLock { expectationBody } }
+        set { lock.withLock { expectationBody = newValue } }
+    }
+
+    /// The keys Etude itself began near a clock time, with the seconds since (its own sound,
+    /// heard by the microphone): cancelled before the learner's notes are looked for, and never
+    /// taken for the learner's.
+    public var ownSound: @Sendable (Double) -> [Int: Double] {
+        get { lock.withLock { ownSoundBody } }
+        set { lock.withLock { ownSoundBody = newValue } }
+    }
+
+    /// The signal as the listener last judged it (too quiet, clipped, noisy), for the header.
+    public var signal: SignalState { lock.withLock { signalState } }
+
+    /// Opens the source and closes it again: one line naming the problem before anything else
+    /// opens (the synth, the screen).
+    public static func check(source: String?) throws(InputError) {
+        etude_capture_close(try open(source: source, rate: 48_000, fragment: 480))
+    }
+
+    private static func open(source: String?, rate: Int, fragment: Int) throws(InputError) -> UnsafeMutableRawPointer {
+        var message = [CChar](repeating: 0, count: 256)
+        guard let stream = etude_capture_open(source, Int32(rate), Int32(fragment), &message, 256) else {
+            let why = TextDecoding.sanitize(String(cString: message))
+            let shown = source.map { TextDecoding.sanitize($0) } ?? "the default source"
+            throw InputError("cannot listen to \(shown): \(why); check `pactl list short sources` and pass --input audio:SOURCE (or start PulseAudio/PipeWire)")
+        }
+        return stream
+    }
+
+    public func start(_ handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) {
+        stop()
+        let fragment = max(64, Int(Double(sampleRate) * Self.fragmentSeconds))
+        let stream = try Self.open(source: source, rate: sampleRate, fragment: fragment)
+        let thread = try ReaderThread()
+        reader = thread
+        let box = StreamBox(stream)
+        let started = clock.now
+        thread.start { [self] in
+            defer { etude_capture_close(box.stream) }
+            // The listener belongs to this thread alone.
+            let listener = NoteListener(sampleRate: sampleRate, profile: profile)
+            var samples = [Float](repeating: 0, count: fragment)
+            var read = 0
+            var pendingOffs: [(time: Double, pitch: UInt8)] = []
+            var lastSignal = SignalState.ok
+            // The microphone's own delay (server buffer) puts sample 0 that long before `started`.
+            let serverDelay = max(0, Double(etude_capture_latency_us(box.stream))) / 1_000_000
+            let origin = started - serverDelay
+            listener.expectedAt = { [self] t in self.expectation(origin + t) }
+            listener.othersAt = { [self] t in self.ownSound(origin + t) }
+            while !thread.stopRequested {
+                var err = [CChar](repeating: 0, count: 256)
+                let status = samples.withUnsafeMutableBufferPointer { buffer in
+                    etude_capture_read(box.stream, buffer.baseAddress, Int32(fragment), &err, 256)
+                }
+                if status != 0 {
+                    handler(.ended("the microphone stopped (\(String(cString: err))); the lesson carries on without it"))
+                    return
+                }
+                read += fragment
+                for note in listener.push(samples) {
+                    let at = origin + note.time
+                    if let log = ProcessInfo.processInfo.environment["ETUDE_LISTEN_LOG"] {
+                        let line = "\(note.time) \(note.pitch) \(note.strength) exp=\(self.expectation(at).sorted())\n"
+                        if let h = FileHandle(forWritingAtPath: log) { h.seekToEndOfFile(); h.write(Data(line.utf8)); h.closeFile() }
+                    }
+                    handler(.note(PlayedNote(kind: .on, pitch: UInt8(note.pitch), velocity: 80, time: at)))
+                    pendingOffs.append((at + Self.heldSeconds, UInt8(note.pitch)))
+                }
+                let now = origin + Double(read) / Double(sampleRate)
+                while let first = pendingOffs.first, first.time <= now {
+                    pendingOffs.removeFirst()
+                    handler(.note(PlayedNote(kind: .off, pitch: first.pitch, velocity: 0, time: first.time)))
+                }
+                let state = listener.signal
+                lock.withLock { signalState = state }
+                // Silence between notes is no problem to report; the others are.
+                if state != lastSignal, state != .silent {
+                    lastSignal = state
+                    handler(.status(state == .ok ? "microphone: hearing the piano" : "microphone: \(state.rawValue) — \(Self.advice(state))"))
+                }
+            }
+        }
+        thread.waitUntilRunning()
+    }
+
+    public func stop() {
+        reader?.stopAndJoin()
+        reader = nil
+    }
+
+    /// What the learner can do about a signal the listener cannot trust.
+    public static func advice(_ state: SignalState) -> String {
+        switch state {
+        case .ok: return "ok"
+        case .silent: return "nothing heard; check the microphone is on and not muted"
+        case .tooQuiet: return "move the microphone closer or raise its level"
+        case .clipped: return "lower the microphone's level"
+        case .noisy: return "too much noise to judge; quieten the room or move the microphone closer"
+        }
+    }
+}
+
+/// The capture handle carried onto the reader thread (only that thread uses it).
+private final class StreamBox: @unchecked Sendable {
+    let stream: UnsafeMutableRawPointer
+    init(_ stream: UnsafeMutableRawPointer) { self.stream = stream }
+}

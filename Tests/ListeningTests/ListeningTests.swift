@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+@testable import Listening
+
+/// A piano-like tone: ten partials at 1/h, slightly sharpened with their number, a 5 ms attack
+/// and an exponential decay.
+func pianoTone(_ pitch: Int, at start: Double, length: Double = 0.8, into samples: inout [Float], rate: Int = 44_100, gain: Double = 0.1) {
+    let f0 = 440 * pow(2, Double(pitch - 69) / 12)
+    let first = Int(start * Double(rate)), count = Int(length * Double(rate))
+    for i in 0..<count where first + i < samples.count {
+        let t = Double(i) / Double(rate)
+        let envelope = min(1, t / 0.005) * exp(-t * 3)
+        var v = 0.0
+        for h in 1...10 {
+            let f = Double(h) * f0 * (1 + 0.0004 * Double(h * h)).squareRoot()
+            if f < Double(rate) / 2 { v += sin(2 * .pi * f * t) / Double(h) }
+        }
+        samples[first + i] += Float(v * envelope * gain)
+    }
+}
+
+func listen(_ samples: [Float], expected: @escaping (Double) -> Set<Int> = { _ in [] }, rate: Int = 44_100) -> [HeardNote] {
+    let listener = NoteListener(sampleRate: rate)
+    listener.expectedAt = expected
+    var heard: [HeardNote] = []
+    var i = 0
+    while i < samples.count {
+        heard += listener.push(Array(samples[i..<min(samples.count, i + 512)]))
+        i += 512
+    }
+    return heard + listener.flush()
+}
+
+@Suite struct FFTTests {
+    @Test func aSineLandsInItsBin() {
+        let fft = FFT(size: 1024)
+        let rate = 1024.0 * 10  // 10 Hz a bin
+        let samples = (0..<1024).map { Float(sin(2 * Double.pi * 440 * Double($0) / rate)) }
+        let mags = fft.magnitudes(samples, start: 0)
+        #expect(mags.indices.max { mags[$0] < mags[$1] } == 44)
+        // Hann window: a sine of amplitude 1 peaks at about N/4.
+        #expect(abs(mags[44] - 256) < 5)
+    }
+
+    @Test func samplesOutsideTheArrayAreSilence() {
+        let fft = FFT(size: 256)
+        #expect(fft.magnitudes([Float](repeating: 1, count: 10), start: 300).allSatisfy { $0 == 0 })
+    }
+}
+
+@Suite struct NoteListenerTests {
+    @Test func aSingleNoteIsHeardOnceAtItsOnset() {
+        var s = [Float](repeating: 0, count: 44_100 * 2)
+        pianoTone(60, at: 0.5, into: &s)
+        let heard = listen(s)
+        #expect(heard.map(\.pitch) == [60])
+        #expect(abs((heard.first?.time ?? 0) - 0.5) < 0.03)
+    }
+
+    @Test func aTriadIsHeardWholeAndNotItsPartials() {
+        var s = [Float](repeating: 0, count: 44_100 * 2)
+        for p in [60, 64, 67] { pianoTone(p, at: 0.5, into: &s) }
+        let heard = listen(s) { _ in [60, 64, 67] }
+        #expect(Set(heard.map(\.pitch)) == [60, 64, 67])
+    }
+
+    @Test func anOctaveAboveANoteIsNotInventedButAPlayedOctaveIsHeard() {
+        var alone = [Float](repeating: 0, count: 44_100 * 2)
+        pianoTone(48, at: 0.5, into: &alone)
+        #expect(listen(alone) { _ in [48] }.map(\.pitch) == [48])
+        var both = [Float](repeating: 0, count: 44_100 * 2)
+        pianoTone(48, at: 0.5, into: &both)
+        pianoTone(60, at: 0.5, into: &both)
+        #expect(Set(listen(both) { _ in [48, 60] }.map(\.pitch)) == [48, 60])
+    }
+
+    @Test func aWrongNeighbourIsHeardAsItselfNotAsTheKeyExpected() {
+        var s = [Float](repeating: 0, count: 44_100 * 2)
+        pianoTone(61, at: 0.5, into: &s)
+        #expect(listen(s) { _ in [60] }.map(\.pitch) == [61])
+    }
+
+    @Test func aRingingNoteIsNotHeardAgainWhenTheNextKeyIsStruck() {
+        var s = [Float](repeating: 0, count: 44_100 * 3)
+        pianoTone(60, at: 0.5, length: 2, into: &s)
+        pianoTone(67, at: 1.2, into: &s)
+        #expect(listen(s).map(\.pitch) == [60, 67])
+    }
+
+    @Test func aRepeatedKeyIsHeardEachTime() {
+        var s = [Float](repeating: 0, count: 44_100 * 3)
+        for t in [0.5, 1.0, 1.5] { pianoTone(64, at: t, length: 0.45, into: &s) }
+        #expect(listen(s).map(\.pitch) == [64, 64, 64])
+    }
+
+    @Test func etudesOwnNoteInTheRoomIsNeitherReportedNorItsOctave() {
+        var s = [Float](repeating: 0, count: 44_100 * 2)
+        pianoTone(48, at: 0.5, into: &s)  // Etude's left hand from the speakers
+        pianoTone(64, at: 0.5, into: &s)  // the learner
+        let listener = NoteListener(sampleRate: 44_100)
+        listener.expectedAt = { _ in [64] }
+        listener.othersAt = { t in (t - 0.3...t + 0.05).contains(0.5) ? [48: t - 0.5] : [:] }  // as OwnSoundTap.began
+        let heard = listener.push(s) + listener.flush()
+        #expect(heard.map(\.pitch) == [64])
+    }
+
+    @Test func etudesOwnNoteNotInTheRoomTakesNothingFromTheLearner() {
+        // Headphones: Etude began C3, but the microphone hears only the learner's C4 (its octave).
+        var s = [Float](repeating: 0, count: 44_100 * 2)
+        pianoTone(60, at: 0.5, into: &s)
+        let listener = NoteListener(sampleRate: 44_100)
+        listener.expectedAt = { _ in [60] }
+        listener.othersAt = { t in (t - 0.3...t + 0.05).contains(0.5) ? [48: t - 0.5] : [:] }
+        #expect((listener.push(s) + listener.flush()).map(\.pitch) == [60])
+    }
+
+    @Test func silenceAndNoiseAreNotNotes() {
+        var rng = SystemRandomNumberGenerator()
+        let noise = (0..<44_100 * 2).map { _ in Float.random(in: -0.003...0.003, using: &rng) }
+        #expect(listen(noise).isEmpty)
+        #expect(listen([Float](repeating: 0, count: 44_100)).isEmpty)
+    }
+
+    @Test func clippingIsSaid() {
+        var s = [Float](repeating: 0, count: 44_100)
+        pianoTone(60, at: 0.1, into: &s, gain: 1)
+        let listener = NoteListener(sampleRate: 44_100)
+        _ = listener.push(s.map { max(-1, min(1, $0 * 4)) })
+        #expect(listener.signal == .clipped)
+    }
+
+    @Test func aKeyStruckAloneGivesItsPartialProfile() throws {
+        var s = [Float](repeating: 0, count: 44_100 * 2)
+        pianoTone(55, at: 0.5, into: &s)
+        let key = try #require(NoteListener.measureKey(55, samples: s, sampleRate: 44_100))
+        #expect(key.pitch == 55)
+        #expect(key.partials.first == 1)  // the fundamental is the strongest of 1/h partials
+        #expect(key.partials[1] > 0.3 && key.partials[1] < 0.7)
+    }
+}
+
+@Suite struct ListeningEvaluationTests {
+    @Test func plantedWrongNotesAreNeighboursNeverOnASoundingKey() {
+        let notes = (0..<28).map { (pitch: 60 + $0 % 5, time: Double($0) * 0.5, duration: 0.4) }
+        let performed = ListeningEvaluation.plantWrongNotes(notes, every: 7)
+        #expect(performed.filter(\.isWrong).count == 4)
+        for n in performed where n.isWrong { #expect([1, 2].contains(abs(n.pitch - n.expectedPitch))) }
+    }
+
+    @Test func scoringCountsFoundFalseAndPlanted() {
+        let truth = [PerformedNote(pitch: 60, time: 1, duration: 0.5, expectedPitch: 60),
+                     PerformedNote(pitch: 63, time: 2, duration: 0.5, expectedPitch: 62),
+                     PerformedNote(pitch: 64, time: 3, duration: 0.5, expectedPitch: 64)]
+        let heard = [HeardNote(pitch: 60, time: 1.01, strength: 10, wasExpected: true),
+                     HeardNote(pitch: 63, time: 2.01, strength: 10, wasExpected: false),
+                     HeardNote(pitch: 70, time: 2.5, strength: 5, wasExpected: false)]
+        let s = ListeningEvaluation.score(heard: heard, truth: truth)
+        #expect(s.played == 2 && s.found == 1 && s.falseWrongs == 1 && s.planted == 1 && s.plantedFound == 1)
+    }
+}
