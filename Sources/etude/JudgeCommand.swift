@@ -12,6 +12,7 @@ struct JudgeCommand: ParsableCommand {
         Examples:
           etude judge song.abc song.mid --bars 1-8
           etude judge "Ode to Joy" Lessons/level4/ode-to-joy.mid --json
+          etude judge song.abc song.mid --keys 61
         """
     )
 
@@ -20,11 +21,14 @@ struct JudgeCommand: ParsableCommand {
     @Option(help: "Hand(s) played: left, right or both.", completion: .list(["right", "left", "both"])) var hand: String = "both"
     @Option(help: "Only these bars, e.g. 5-8 (a score's printed bars, 12-16@2 the second time).") var bars: String?
     @Option(help: "The tempo it was played at, as a percent of the lesson's own (e.g. 80%).") var tempo: String?
+    @Option(help: "Transpose the lesson first: semitones (e.g. +2) or a key (D, Bb, F#m), as it was played.") var transpose: String?
+    @Option(help: "The keys of the keyboard it was played on: 88, 76, 73, 61, 49, 37 or 25 (notes off it are not expected).") var keys: String?
+    @Option(help: "The keyboard's range LOW-HIGH instead of --keys (e.g. C2-C7).") var range: String?
     @Flag(help: "Print the pass report as one JSON object (every note with its verdicts).") var json = false
     @OptionGroup var store: StoreOptions
 
     func run() throws {
         try PerformanceJudge.run(lesson: try store.library.lessonPath(lesson), performance: performance, hand: hand, bars: bars,
-                                 tempo: tempo, json: json, library: store.library)
+                                 tempo: tempo, fit: (transpose, keys, range), json: json, library: store.library)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Judge
 import Lesson
+import MIDIFile
 import Screen
 import Synth
 import Trainer
@@ -30,7 +31,10 @@ extension AccuracyThreshold: CheckedOption {}
 extension InputOffsetMilliseconds: CheckedOption {}
 extension AudioBufferMilliseconds: CheckedOption {}
 extension NoteArgument: CheckedOption {}
-extension PitchRange: CheckedOption {}
+extension PitchRange: CheckedOption {
+    /// As typed (`C3-C6`), not as the value prints.
+    public var defaultValueDescription: String { "\(PitchName.name(lower))-\(PitchName.name(upper))" }
+}
 extension PracticeMode: CheckedOption { public init?(argument: String) { self.init(checking: argument) } }
 extension PracticePlan.Hands: CheckedOption { public init?(argument: String) { self.init(checking: argument) } }
 extension WAVSampleFormat: CheckedOption { public init?(argument: String) { self.init(checking: argument) } }

@@ -85,6 +85,25 @@ import TestSupport
         #expect(!screen.contains("lesson"), "\(screen)")
     }
 
+    /// `etude quiz` at 80×24: each question and its answer on rows of their own, none wider than
+    /// the terminal, and the closing line in words.
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func quizLinesFitTheTerminal() throws {
+        let pane = try TmuxPane(etude: try Etude(), ["quiz", "intervals", "--questions", "2", "--input", "keys", "--seed", "3"], width: 80, height: 24)
+        var screen = pane.waitFor { $0.contains("?") || $0.contains("play") }
+        for _ in 0..<2 {
+            try pane.keys("a")
+            usleep(900_000)
+            try pane.keys("k")
+            usleep(1_500_000)
+        }
+        screen = pane.waitFor(20) { $0.contains("EXIT=") }
+        #expect(pane.exitStatus() == 0 && pane.ttyRestored, "\(screen)")
+        let rows = Self.rows(pane.joinedScreen())
+        #expect(rows.allSatisfy { $0.count <= 80 }, "\(screen)")
+        #expect(screen.contains("%"), "\(screen)")
+    }
+
     /// `etude calibrate` on lines (its input a FIFO, stdin no terminal): the beat counts on one
     /// row, in place.
     @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
