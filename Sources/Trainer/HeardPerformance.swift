@@ -30,9 +30,12 @@ public enum HeardPerformance {
         guard wav.frameCount > 0, wav.sampleRate >= 8_000 else {
             throw EtudeFailure("\(name) holds no sound (\(wav.frameCount) frames at \(wav.sampleRate) Hz); record the piano again")
         }
-        var mono = wav.samples[0]
+        // Half a second of silence first: the listener hears an onset only once the moment before
+        // it is in its window, and a recording may start on its first note.
+        let lead = wav.sampleRate / 2
+        var mono = [Float](repeating: 0, count: lead) + wav.samples[0]
         if wav.channels > 1 {
-            for c in 1..<wav.channels { for i in mono.indices { mono[i] += wav.samples[c][i] } }
+            for c in 1..<wav.channels { for i in wav.samples[c].indices { mono[lead + i] += wav.samples[c][i] } }
             let scale = 1 / Float(wav.channels)
             for i in mono.indices { mono[i] *= scale }
         }

@@ -43,6 +43,9 @@ public enum PerformanceJudge {
         } catch {
             throw EtudeFailure(error.worded { setting, value in "--\(setting.rawValue) \(value)" })
         }
+        guard FileManager.default.fileExists(atPath: performance) else {
+            throw EtudeFailure("\(safe(performance)): no such file; give the .mid you recorded")
+        }
         let isRecording = performance.lowercased().hasSuffix(".wav")
         let bytes = try LessonOpener.readBytes(performance, limit: isRecording ? (HeardPerformance.maxBytes, "recordings")
                                                                              : (LessonFormat.midi.maxBytes, "MIDI files"))
