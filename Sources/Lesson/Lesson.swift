@@ -254,6 +254,11 @@ public struct Lesson: Sendable {
         annotations.fingers[Annotations.Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))]
     }
 
+    /// A grace note (`etude:grace`): drawn small, played short, never required of the learner.
+    public func isGrace(_ note: LessonNote) -> Bool {
+        !annotations.graces.isEmpty && annotations.graces[Annotations.Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))] != nil
+    }
+
     /// How the file spells a note (MusicXML and ABC say it; MIDI does not).
     public func spelling(of note: LessonNote) -> SpelledPitch? {
         annotations.spellings[Annotations.Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))]

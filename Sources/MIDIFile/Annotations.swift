@@ -12,6 +12,7 @@
 /// | `etude:bar=12` | the first track, at a bar's first tick | a bar starts here, printed as bar 12 |
 /// | `etude:value=60:320:3:3/2` | the note's track, at the head's tick | a head of key 60 written as `WrittenValue` says: lasting 320 ticks, an eighth (3) in a 3:2 tuplet; a dotted quarter is `2.`; a tied note has one per head |
 /// | `etude:marks=60:staccato,fermata` | the note's track, at its note-on tick | the score prints these `Articulation`s on key 60's note |
+/// | `etude:grace=62:slash` | the note's track, at its note-on tick | key 62 is a grace note, drawn small and played short: `slash` an acciaccatura (before the beat), `on` an appoggiatura (on the beat, the main note after it); never required of the learner |
 /// | `etude:ottava=1` | a track, at the tick it takes effect | the staff is written under an 8va line (`2` 15ma, `-1` 8vb, `-2` 15mb) until `etude:ottava=0` |
 ///
 /// When a file has `etude:bar` events they are the bar lines: every bar starts at one, whatever
@@ -29,6 +30,8 @@ public enum Annotation: Equatable, Sendable {
     case value(pitch: Int, WrittenValue)
     /// Articulations and a fermata the score prints on a note.
     case marks(pitch: Int, [Articulation])
+    /// A grace note: `slashed` an acciaccatura (before the beat), else an appoggiatura.
+    case grace(pitch: Int, slashed: Bool)
 
     /// The text event carrying this annotation at `tick`.
     public func event(tick: Int) -> MIDIEvent {
@@ -84,6 +87,7 @@ public enum Annotation: Equatable, Sendable {
         case .ottava(let n): return "etude:ottava=\(n)"
         case .value(let p, let v): return "etude:value=\(p):\(v.text)"
         case .marks(let p, let m): return "etude:marks=\(p):" + m.map(\.rawValue).joined(separator: ",")
+        case .grace(let p, let slashed): return "etude:grace=\(p):\(slashed ? "slash" : "on")"
         }
     }
 
@@ -133,6 +137,10 @@ public enum Annotation: Equatable, Sendable {
             let marks = parts[1].split(separator: ",").compactMap { Articulation(rawValue: String($0)) }
             guard !marks.isEmpty else { return nil }
             self = .marks(pitch: pitch, marks)
+        case "grace":
+            let parts = value.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let pitch = Int(String(parts[0])), (0...127).contains(pitch), parts[1] == "slash" || parts[1] == "on" else { return nil }
+            self = .grace(pitch: pitch, slashed: parts[1] == "slash")
         default:
             return nil
         }
@@ -342,6 +350,8 @@ public struct Annotations: Equatable, Sendable {
     public var values: [Key: WrittenValue] = [:]
     /// Articulations a score prints on a note (`etude:marks`), by track, note-on tick and key.
     public var articulations: [Key: [Articulation]] = [:]
+    /// Grace notes (`etude:grace`), by track, note-on tick and key: true for an acciaccatura.
+    public var graces: [Key: Bool] = [:]
 
     public init() {}
 
@@ -369,6 +379,7 @@ public struct Annotations: Equatable, Sendable {
                 case .ottava(let n): ottavas[t, default: []].append((e.tick, n))
                 case .value(let p, let v): values[Key(track: t, tick: e.tick, pitch: p)] = v
                 case .marks(let p, let m): articulations[Key(track: t, tick: e.tick, pitch: p)] = m
+                case .grace(let p, let slashed): graces[Key(track: t, tick: e.tick, pitch: p)] = slashed
                 }
             }
         }
@@ -376,7 +387,7 @@ public struct Annotations: Equatable, Sendable {
 
     public static func == (a: Annotations, b: Annotations) -> Bool {
         a.fingers == b.fingers && a.spellings == b.spellings && a.hands == b.hands && a.values == b.values
-            && a.articulations == b.articulations
+            && a.articulations == b.articulations && a.graces == b.graces
             && a.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } } == b.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } }
             && a.bars.map { [$0.tick, $0.printed] } == b.bars.map { [$0.tick, $0.printed] }
             && a.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } } == b.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } }

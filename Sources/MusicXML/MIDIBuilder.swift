@@ -14,6 +14,7 @@ enum MIDIBuilder {
         var tieStop: Bool
         var written: WrittenValue?
         var marks: [Articulation] = []
+        var grace: Bool?
     }
 
     /// An event with its place among the events of its tick: releases, then controllers and
@@ -95,9 +96,10 @@ enum MIDIBuilder {
         for bar in bars where bar.extra == 0 {
             for n in notesByMeasure[bar.written] {
                 let start = bar.startTick + n.start
-                played[n.track].append(PlayedNote(start: start, end: start + n.duration, pitch: n.pitch, velocity: max(1, min(127, n.velocity)),
+                let at = max(0, start)
+                played[n.track].append(PlayedNote(start: at, end: max(at + 1, start + n.duration), pitch: n.pitch, velocity: max(1, min(127, n.velocity)),
                                                   finger: n.finger, spelling: n.spelling, tieStart: n.tieStart, tieStop: n.tieStop,
-                                                  written: n.written, marks: n.marks))
+                                                  written: n.written, marks: n.marks, grace: n.grace))
             }
             count += notesByMeasure[bar.written].count
             if count > limits.maxPerformedNotes {
@@ -160,6 +162,7 @@ enum MIDIBuilder {
             for n in played[t] {
                 if let v = n.written { add(&list, n.start, 2, Annotation.value(pitch: n.pitch, v).event(tick: n.start).kind) }
                 if !n.marks.isEmpty { add(&list, n.start, 2, Annotation.marks(pitch: n.pitch, n.marks).event(tick: n.start).kind) }
+                if let g = n.grace { add(&list, n.start, 2, Annotation.grace(pitch: n.pitch, slashed: g).event(tick: n.start).kind) }
             }
             for n in merged(played[t]) {
                 if let s = n.spelling { add(&list, n.start, 2, .meta(type: MetaType.text, data: spellText(n.pitch, s))) }

@@ -31,6 +31,9 @@ struct WrittenNote {
     var written: WrittenValue?
     /// Articulations and fermata printed on it.
     var marks: [Articulation] = []
+    /// A grace note: true for an acciaccatura (slashed, before the beat), false for an
+    /// appoggiatura (on the beat); nil for a note of the bar's time.
+    var grace: Bool?
 }
 
 /// Where a measure's content lives: in a partwise score the `<measure>` itself; in a timewise
@@ -117,8 +120,10 @@ struct ScoreReader {
     let limits: MusicXMLLimits
     var score = Score()
     private var dynamics: [Timed<UInt8>] = []
-    private var graceNotes = 0
-    private var graceLine = 0
+    /// Grace notes read, placed once the note they lead to is read (`placeGraces`).
+    private var pendingGraces: [(note: WrittenNote, slot: Int)] = []
+    /// An appoggiatura's main note starts this much later: (measure, written start, shift).
+    private var graceShift: (measure: Int, start: Int, shift: Int)?
     private var partTimes: [[Timed<TimeSignature>]] = []
     private var partKeys: [[Timed<KeySignature>]] = []
 
@@ -155,9 +160,6 @@ struct ScoreReader {
             readPart(p, measuresByPart[p])
         }
         assignTracks()
-        if graceNotes > 0 {
-            score.warnings.append(MusicXMLWarning(line: graceLine, "\(graceNotes) grace note\(graceNotes == 1 ? "" : "s") left out (ornaments are not played or scored)"))
-        }
         notPlayedWarning()
         guard !score.notes.isEmpty else {
             let parts = score.parts.count, bars = score.measures.count
@@ -347,6 +349,7 @@ struct ScoreReader {
                     readNote(c, p: p, w: w, pos: &pos, lastStart: &lastStart, st: &st)
                     maxPos = max(maxPos, pos)
                 case .backup?:
+                    placeGraces(w: w, at: pos, duration: 0, pitched: false, st: &st)
                     let d = ticks(tree.childText(c, .duration), st.divisions)
                     pos = max(0, pos - d)
                 case .forward?:
@@ -362,6 +365,8 @@ struct ScoreReader {
                     break
                 }
             }
+            // Graces with no note after them in the bar (a trill's ending): before the bar line.
+            placeGraces(w: w, at: maxPos, duration: 0, pitched: false, st: &st)
             score.measures[w].length = max(score.measures[w].length, maxPos)
         }
         st.staves = max(st.staves, st.maxStaff)
@@ -474,7 +479,7 @@ struct ScoreReader {
     }
 
     private mutating func readNote(_ n: Int, p: Int, w: Int, pos: inout Int, lastStart: inout Int, st: inout PartState) {
-        var isChord = false, isGrace = false, isCue = false, isRest = false
+        var isChord = false, isGrace = false, isCue = false, isRest = false, slashed = false
         var pitchNode: Int?, unpitched = false
         var durationText: String?
         var typeText: String?
@@ -489,7 +494,9 @@ struct ScoreReader {
         for c in tree.children(n) {
             switch tree.tag(c) {
             case .chord?: isChord = true
-            case .grace?: isGrace = true
+            case .grace?:
+                isGrace = true
+                slashed = tree.attribute(c, "slash") == "yes"
             case .cue?: isCue = true
             case .rest?: isRest = true
             case .pitch?: pitchNode = c
@@ -560,16 +567,20 @@ struct ScoreReader {
             duration = Int((quarters * Double(score.ticksPerQuarter)).rounded())
         }
         if isGrace {
-            if !isRest, !isCue {
-                graceNotes += 1
-                if graceLine == 0 { graceLine = tree.line(n) }
-            }
-            return
+            if isRest || isCue { return }
+            // Its length and place are set when the note it leads to is read.
+            duration = max(1, score.ticksPerQuarter / 8)
+        } else if !isChord {
+            placeGraces(w: w, at: pos, duration: isCue || isRest || unpitched ? 0 : duration, pitched: !(isCue || isRest || unpitched), st: &st)
         }
-        let start = isChord ? lastStart : pos
-        if !isChord {
+        var start = isChord && !isGrace ? lastStart : pos
+        if !isChord && !isGrace {
             lastStart = pos
             pos = min(pos + duration, maxPosition)
+        }
+        if !isGrace, let g = graceShift, g.measure == w, g.start == start, duration > g.shift {
+            start += g.shift
+            duration -= g.shift
         }
         st.maxStaff = max(st.maxStaff, staff)
         if isCue || isRest { return }
@@ -607,7 +618,43 @@ struct ScoreReader {
             note.written = WrittenValue(value: value, dots: min(3, dots), actual: max(1, min(64, timeMod?.0 ?? 1)),
                                         normal: max(1, min(64, timeMod?.1 ?? 1)), ticks: duration)
         }
+        if isGrace {
+            note.grace = slashed
+            let slot = isChord ? (pendingGraces.last?.slot ?? 0) : (pendingGraces.last.map { $0.slot + 1 } ?? 0)
+            pendingGraces.append((note, slot))
+            return
+        }
         st.notes.append(note)
+    }
+
+    /// Places the grace notes read since the last note, leading to a note at `start` lasting
+    /// `duration` ticks: each short (a 32nd, at most half the main note shared among them),
+    /// an acciaccatura group ending on the beat, an appoggiatura group starting on it with the
+    /// main note (and its chord) after it. A group with nothing after it in its voice (a trill's
+    /// ending before `<backup>` or the bar line) ends there if slashed, else starts there.
+    private mutating func placeGraces(w: Int, at start: Int, duration: Int, pitched: Bool, st: inout PartState) {
+        graceShift = nil
+        guard let last = pendingGraces.last else { return }
+        let slots = last.slot + 1
+        var each = max(1, score.ticksPerQuarter / 8)
+        if duration > 0 { each = max(1, min(each, duration / (2 * slots))) }
+        let before = pendingGraces[0].note.grace ?? false
+        // In the first bar, with no room before the beat, an acciaccatura is crushed: struck
+        // with its main note.
+        let first = before ? (w == 0 ? max(0, start - each * slots) : start - each * slots) : start
+        for (g, slot) in pendingGraces {
+            var n = g
+            n.measure = w
+            n.start = first + slot * each
+            n.duration = each
+            if var v = n.written {
+                v.ticks = each
+                n.written = v
+            }
+            st.notes.append(n)
+        }
+        if !before && pitched && duration > each * slots { graceShift = (w, start, each * slots) }
+        pendingGraces = []
     }
 
     static let semitones = [0, 2, 4, 5, 7, 9, 11]

@@ -189,6 +189,9 @@ public struct PlacedHead: Sendable, Equatable {
     public var tiesToNext: Bool
     /// Index into `Lesson.bars`.
     public var barIndex: Int
+    /// A grace note (drawn small before its main note): true slashed (acciaccatura), false an
+    /// appoggiatura; nil for a head of the bar's time.
+    public var grace: Bool? = nil
 }
 
 /// The heads of one staff that start together, with their stem.
@@ -279,6 +282,8 @@ public struct PlacedSystem: Sendable, Equatable {
     public var rests: [PlacedRest]
     public var clefChanges: [PlacedClef]
     public var ottavas: [OttavaSpan]
+    /// Grace notes, each standing just left of the chord it leads to (not in `heads`).
+    public var graces: [PlacedHead] = []
 
     public var startTick: Int { bars.first?.startTick ?? 0 }
     public var endTick: Int { bars.last?.endTick ?? 0 }

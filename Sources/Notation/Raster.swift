@@ -618,6 +618,23 @@ struct Painter {
         for chord in chords { paintTies(chord) }
         for chord in chords { paintHeads(chord) }
         for chord in chords { paintArticulations(chord) }
+        for g in system.graces { paintGrace(g) }
+    }
+
+    /// A grace note: a small head (slashed for an acciaccatura) where the cell is free, on the
+    /// staff or at most one ledger line away.
+    mutating func paintGrace(_ h: PlacedHead) {
+        guard h.step >= -2, h.step <= 10 else { return }
+        let r = geometry.row(h.staff, step: h.step)
+        let open: Set<Ink> = [.blank, .staffLine, .ledger]
+        guard open.contains(cell(h.column, r.main).ink), open.contains(r.lower.map { cell(h.column, $0).ink } ?? .blank) else { return }
+        let slashed = h.grace == true
+        if let lower = r.lower {
+            put(h.column, r.main, slashed ? "▞" : "▗", .head, note: h.noteIndex, part: .main)
+            put(h.column, lower, slashed ? "▞" : "▝", .head, note: h.noteIndex, part: .lowerHalf)
+        } else {
+            put(h.column, r.main, slashed ? "ø" : "•", .head, note: h.noteIndex, part: .main)
+        }
     }
 
     static func articulationGlyph(_ a: Articulation) -> Unicode.Scalar {

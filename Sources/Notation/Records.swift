@@ -64,9 +64,12 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
         /// Index into the lesson's notes, and its tick.
         public var note: Int
         public var tick: Int
+        /// A grace note: "acciaccatura" (slashed, before the beat) or "appoggiatura" (on the
+        /// beat); null for a note of the bar's time.
+        public var grace: String? = nil
 
         enum CodingKeys: String, CodingKey {
-            case bar, beat, staff, clef, step, ottava, accidental, spelling, pitch, hand, finger, column, system, value, dots, tuplet, articulations, ties, note, tick
+            case bar, beat, staff, clef, step, ottava, accidental, spelling, pitch, hand, finger, column, system, value, dots, tuplet, articulations, ties, note, tick, grace
         }
 
         // Absent values are written as null, so every record has every key.
@@ -92,6 +95,7 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
             try c.encode(ties, forKey: .ties)
             try c.encode(note, forKey: .note)
             try c.encode(tick, forKey: .tick)
+            try c.encode(grace, forKey: .grace)
         }
     }
 
@@ -116,7 +120,7 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
         let tpq = Double(max(1, score.ticksPerQuarter))
         for s in score.systems {
             let bars = Dictionary(s.bars.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
-            for h in s.heads where !h.tiedFromPrevious {
+            for h in s.heads + s.graces where !h.tiedFromPrevious {
                 let bar = bars[h.barIndex]
                 let beat = Double(h.tick - (bar?.startTick ?? h.tick)) / tpq
                 records.append(NoteRecord(
@@ -124,7 +128,8 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
                     step: h.step, ottava: h.ottava, accidental: h.accidental?.rawValue, spelling: h.spelling.name, pitch: h.pitch,
                     hand: h.hand?.rawValue, finger: h.finger, column: h.column, system: s.index, value: h.duration.value.name,
                     dots: h.duration.dots, tuplet: h.tuplet.map { "\($0.actual):\($0.normal)" },
-                    articulations: h.articulations.map(\.rawValue), ties: ties[h.noteIndex] ?? 0, note: h.noteIndex, tick: h.tick))
+                    articulations: h.articulations.map(\.rawValue), ties: ties[h.noteIndex] ?? 0, note: h.noteIndex, tick: h.tick,
+                    grace: h.grace.map { $0 ? "acciaccatura" : "appoggiatura" }))
             }
         }
         records.sort { a, b in a.tick != b.tick ? a.tick < b.tick : (a.staff != b.staff ? a.staff == "treble" : a.pitch < b.pitch) }

@@ -60,6 +60,8 @@ public final class Coach: @unchecked Sendable {
     private var anchor = 0.0
     /// What the learner is to play this pass (judging modes only; watch mode judges nothing).
     private var expected: [ExpectedNote] = []
+    /// Grace notes of the practised hands: played by the learner or not, never judged.
+    private var accepted = AcceptedNotes()
     /// The pass as judged: each note's pass-relative start (to re-anchor the clock) and
     /// whether it is expected are looked up in it, not kept per note (a 1,000,000-note pass).
     private var passNotes: PassNotes?
@@ -311,10 +313,13 @@ public final class Coach: @unchecked Sendable {
         let countIn = tick == nil && number == 1 && plan.countIn
         let schedule = PassSchedule(lesson: lesson, plan: plan, from: tick ?? range.lowerBound, to: range.upperBound, percent: percent,
                                     options: .init(pass: number, countIn: countIn))
-        expected = !mode.judges ? [] : schedule.notes.filter { $0.cue.practised }.map { n in
+        let practisedNotes = !mode.judges ? [] : schedule.notes.filter { $0.cue.practised }.map { n in
             ExpectedNote(id: n.cue.index, pitch: Int(n.cue.pitch), time: n.start, duration: n.end - n.start,
                          part: n.cue.part.key, section: lesson.sectionIndex(atTick: n.cue.startTick))
         }
+        let graces = lesson.annotations.graces.isEmpty ? [] : practisedNotes.filter { lesson.notes.indices.contains($0.id) && lesson.isGrace(lesson.notes[$0.id]) }
+        expected = graces.isEmpty ? practisedNotes : practisedNotes.filter { !(lesson.notes.indices.contains($0.id) && lesson.isGrace(lesson.notes[$0.id])) }
+        accepted = AcceptedNotes(graces)
         passNotes = schedule.notes
         retimes = []
         pausedAt = nil
@@ -346,6 +351,8 @@ public final class Coach: @unchecked Sendable {
         var wrongNow = false
         switch mode {
         case .watch:
+            break
+        case _ where event.isOn && acceptsLocked(local):
             break
         case .wait:
             if var g = gate {
@@ -397,6 +404,18 @@ public final class Coach: @unchecked Sendable {
 
     /// The rest of the pass now plays at `newPercent`: notes due after this moment come
     /// proportionally sooner or later, as the transport plays them.
+    /// A grace note struck where one sounds (in wait mode: since the previous chord, up to the
+    /// one waited for): accepted, not judged.
+    private func acceptsLocked(_ local: PlayedEvent) -> Bool {
+        guard !accepted.isEmpty else { return false }
+        if mode == .wait, let g = gate {
+            let to = g.current?.time ?? .infinity
+            let from = g.index > 0 && g.index - 1 < g.chords.count ? g.chords[g.index - 1].time : -.infinity
+            return accepted.accepts(pitch: local.pitch, from: from, to: to + 0.05)
+        }
+        return accepted.accepts(pitch: local.pitch, from: local.time - window.window, to: local.time + window.window)
+    }
+
     private func retimeLocked(at time: Double, to newPercent: Double) {
         let oldPercent = currentPercent
         currentPercent = newPercent
@@ -409,6 +428,7 @@ public final class Coach: @unchecked Sendable {
             expected[i].duration *= scale
         }
         matcher?.retime(after: now, scale: scale)
+        accepted.retime(after: now, scale: scale)
     }
 
     private func expireLocked(now: Double) -> [CoachAction] {
