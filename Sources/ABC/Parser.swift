@@ -19,6 +19,9 @@ struct Group: Equatable, Sendable {
     var velocity: UInt8
     var line: Int
     var column: Int
+    /// A grace note (`{g}`, no time of its own): true for an acciaccatura (`{/g}`), false for
+    /// an appoggiatura; nil for a note or rest of the bar's time.
+    var grace: Bool? = nil
 }
 
 enum BarKind: Equatable, Sendable {
@@ -521,8 +524,7 @@ struct TuneParser {
                 i += 1
             case UInt8(ascii: "{"):
                 guard let end = c[(i + 1)...].firstIndex(of: "}") else { throw error("unterminated grace notes { (add the closing })", line, col) }
-                warnOnce("grace", "grace notes {…} are not played (Etude ignores them)", line, col)
-                i = end + 1
+                try graces(c, &i, end: end, line)
             case UInt8(ascii: "("):
                 if peek(1).digit != nil {
                     i += 1
@@ -774,6 +776,38 @@ struct TuneParser {
         let finger = tune.voices[vi].pendingFinger
         tune.voices[vi].pendingFinger = nil
         return (GroupNote(pitch: pitch, tie: tie, finger: finger, spelling: spelling, tieKey: tieKey), mult)
+    }
+
+    /// A grace group `{…}` (`{/…}` an acciaccatura): each note a group of no duration of its
+    /// own, placed by `Layout.place` before or on the beat of the note after it. Written
+    /// lengths inside are read and not used (grace notes are played short).
+    private mutating func graces(_ c: [Character], _ i: inout Int, end: Int, _ line: SourceLine) throws(ABCError) {
+        let k = line.codes
+        i += 1
+        let slashed = i < end && k[i] == UInt8(ascii: "/")
+        if slashed { i += 1 }
+        ensureVoice()
+        let vi = currentVoice
+        // Ties and broken rhythm after the group still belong to the note before it.
+        let lastGroup = tune.voices[vi].lastGroup
+        let finger = tune.voices[vi].pendingFinger
+        tune.voices[vi].pendingFinger = nil
+        while i < end {
+            let a = k[i]
+            if a.noteLetter != nil || a == UInt8(ascii: "^") || a == UInt8(ascii: "_") || a == UInt8(ascii: "=") {
+                let col = i
+                let (n, _) = try note(c, &i, line)
+                var g = Group(notes: [n], duration: .zero, velocity: tune.voices[vi].velocity, line: line.number, column: col)
+                g.notes[0].tie = false
+                g.grace = slashed
+                append(.group(g))
+                tune.voices[vi].lastGroup = lastGroup
+            } else {
+                i += 1
+            }
+        }
+        tune.voices[vi].pendingFinger = finger
+        i = end + 1
     }
 
     /// Reads a length multiplier: `2`, `/2`, `3/2`, `/`, `//`, nothing (1).

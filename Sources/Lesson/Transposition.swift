@@ -234,6 +234,10 @@ extension Lesson {
         }
         out.annotations.fingers = fingers
         out.annotations.spellings = spellings
+        // Written values, marks and grace notes go with their note.
+        out.annotations.values = Dictionary(annotations.values.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+        out.annotations.articulations = Dictionary(annotations.articulations.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+        out.annotations.graces = Dictionary(annotations.graces.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
         return out
     }
 }
@@ -269,6 +273,9 @@ extension MIDIFile {
                     case .spelling(let p, let s)? where moves(p, e.tick):
                         guard let r = t.spelling(s, pitch: p) else { return MIDIEvent(tick: e.tick, .meta(type: MetaType.text, data: [])) }
                         return Annotation.spelling(pitch: t.pitch(p), r).event(tick: e.tick)
+                    case .grace(let p, let s)? where moves(p, e.tick): return Annotation.grace(pitch: t.pitch(p), slashed: s).event(tick: e.tick)
+                    case .value(let p, let v)? where moves(p, e.tick): return Annotation.value(pitch: t.pitch(p), v).event(tick: e.tick)
+                    case .marks(let p, let m)? where moves(p, e.tick): return Annotation.marks(pitch: t.pitch(p), m).event(tick: e.tick)
                     default: return e
                     }
                 default:

@@ -299,7 +299,10 @@ struct LayoutBuilder {
         }
         if !graces.isEmpty { wanted = wanted.filter { !lesson.isGrace(lesson.notes[$0]) } }
         // A score's ticks are exact: nothing to snap.
-        let grid = isEngraved ? 1 : LayoutBuilder.grid(onsets: wanted.map { lesson.notes[$0].startTick }, tpq: tpq)
+        let grid = isEngraved ? 1 : LayoutBuilder.grid(onsets: wanted.map { i in
+            let n = lesson.notes[i]
+            return lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: 0)] ?? n.startTick
+        }, tpq: tpq)
         func snap(_ t: Int) -> Int { ((t + grid / 2) / grid) * grid }
         var out: [NoteInfo] = []
         out.reserveCapacity(wanted.count)

@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 @testable import ABC
+import Lesson
 import MIDIFile
 
 @Suite("ABC constructs")
@@ -293,11 +294,16 @@ struct ConstructTests {
         #expect(tags.description == "Two octaves")
     }
 
-    @Test func graceNotesAreIgnoredWithAWarning() throws {
-        let c = try Compiled(tune("{g}C {/ab}D"))
-        #expect(c.pitches() == [60, 62])
-        #expect(c.onsets() == [0, 1])
-        #expect(c.warnings.contains { $0.message.contains("grace") })
+    @Test func graceNotesArePlayedShortOnOrBeforeTheBeat() throws {
+        // L:1/4 here: {g} an appoggiatura on beat 2 (C after it), {/ab} two acciaccaturas
+        // before beat 3; a 32nd each (1/8 quarter).
+        let c = try Compiled(tune("E {g}C {/ab}D F |"))
+        #expect(c.pitches() == [64, 79, 60, 81, 83, 62, 65])
+        #expect(c.onsets() == [0, 1, 1.125, 1.75, 1.875, 2, 3])
+        #expect(!c.warnings.contains { $0.message.contains("grace") })
+        let lesson = Lesson(file: c.file, fileName: "graces.abc")
+        #expect(lesson.notes.filter { lesson.isGrace($0) }.map(\.pitch) == [79, 81, 83])
+        #expect(lesson.annotations.graces.values.filter { $0 }.count == 2)
     }
 
     @Test func unsupportedThingsWarnByName() throws {

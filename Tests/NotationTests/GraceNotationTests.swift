@@ -71,4 +71,12 @@ struct GraceNotationTests {
         let text = try doc.jsonText()
         #expect(text.contains("\"grace\":\"acciaccatura\"") && text.contains("\"grace\":null"))
     }
+
+    @Test func transposingMovesTheGraceNotesWithTheirNotes() throws {
+        let lesson = try Self.lesson()
+        let up = lesson.transposed(Transposition(semitones: 2, steps: 1, from: nil))
+        #expect(up.notes.filter { up.isGrace($0) }.map(\.pitch) == [76, 73])
+        let graces = ScoreLayout.layout(up, options: NotationOptions(width: 80)).systems.flatMap(\.graces)
+        #expect(graces.map(\.pitch) == [76, 73] && graces.map(\.grace) == [true, false])
+    }
 }
