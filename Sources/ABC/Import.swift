@@ -140,6 +140,8 @@ struct TimedNote {
     var velocity: UInt8
     /// A grace note: true an acciaccatura, false an appoggiatura (`Group.grace`).
     var grace: Bool? = nil
+    var ornament: Ornament? = nil
+    var neighbours: (upper: Int, lower: Int) = (0, 0)
 }
 
 /// Lays a parsed tune out in playing order and writes the MIDI tracks.
@@ -268,7 +270,8 @@ enum Layout {
                         tl.notes[idx].end = t + g.duration
                         if n.tie { nextOpen[n.pitch] = idx }
                     } else {
-                        tl.notes.append(TimedNote(pitch: n.pitch, start: t + shift, end: t + g.duration, finger: n.finger, spelling: n.spelling, velocity: g.velocity))
+                        tl.notes.append(TimedNote(pitch: n.pitch, start: t + shift, end: t + g.duration, finger: n.finger, spelling: n.spelling, velocity: g.velocity,
+                                                  ornament: n.ornament, neighbours: n.neighbours))
                         if n.tie { nextOpen[n.pitch] = tl.notes.count - 1 }
                     }
                 }
@@ -405,6 +408,25 @@ enum Layout {
                 let s = ticks(n.start)
                 let e = ticks(n.end)
                 guard e > s else { continue }
+                if let o = n.ornament {
+                    // Played out: the note as the ornament's first note, then its other notes.
+                    add(s, 1, 2 * seq + 1, Annotation.ornament(pitch: n.pitch, o, ticks: e - s).event(tick: s))
+                    let parts = o.realize(pitch: n.pitch, upper: n.neighbours.upper, lower: n.neighbours.lower, length: e - s, ticksPerQuarter: ABCImport.ticksPerQuarter)
+                    for part in parts.dropFirst() where (0...127).contains(part.pitch) {
+                        let ps = s + part.offset, pe = ps + part.length
+                        add(pe, 0, seq, MIDIEvent(tick: pe, .noteOff(channel: channel, key: UInt8(part.pitch), velocity: 0)))
+                        add(ps, 1, 2 * seq + 1, Annotation.ornamentNote(pitch: part.pitch).event(tick: ps))
+                        add(ps, 2, seq, MIDIEvent(tick: ps, .noteOn(channel: channel, key: UInt8(part.pitch), velocity: n.velocity)))
+                    }
+                    let first = parts.first?.length ?? (e - s)
+                    let p = UInt8(n.pitch)
+                    add(s + first, 0, seq, MIDIEvent(tick: s + first, .noteOff(channel: channel, key: p, velocity: 0)))
+                    if let f = n.finger { add(s, 1, 2 * seq, Fingering.event(tick: s, pitch: n.pitch, finger: f)) }
+                    add(s, 1, 2 * seq + 1, Annotation.spelling(pitch: n.pitch, n.spelling).event(tick: s))
+                    add(s, 2, seq, MIDIEvent(tick: s, .noteOn(channel: channel, key: p, velocity: n.velocity)))
+                    seq += 1
+                    continue
+                }
                 let p = UInt8(n.pitch)
                 add(e, 0, seq, MIDIEvent(tick: e, .noteOff(channel: channel, key: p, velocity: 0)))
                 if let f = n.finger { add(s, 1, 2 * seq, Fingering.event(tick: s, pitch: n.pitch, finger: f)) }

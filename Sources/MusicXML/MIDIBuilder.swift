@@ -15,6 +15,10 @@ enum MIDIBuilder {
         var written: WrittenValue?
         var marks: [Articulation] = []
         var grace: Bool?
+        var ornament: Ornament?
+        var neighbours: (upper: Int, lower: Int) = (0, 0)
+        /// One of an ornament's played notes.
+        var ornamentNote = false
     }
 
     /// An event with its place among the events of its tick: releases, then controllers and
@@ -99,7 +103,7 @@ enum MIDIBuilder {
                 let at = max(0, start)
                 played[n.track].append(PlayedNote(start: at, end: max(at + 1, start + n.duration), pitch: n.pitch, velocity: max(1, min(127, n.velocity)),
                                                   finger: n.finger, spelling: n.spelling, tieStart: n.tieStart, tieStop: n.tieStop,
-                                                  written: n.written, marks: n.marks, grace: n.grace))
+                                                  written: n.written, marks: n.marks, grace: n.grace, ornament: n.ornament, neighbours: n.neighbours))
             }
             count += notesByMeasure[bar.written].count
             if count > limits.maxPerformedNotes {
@@ -164,7 +168,16 @@ enum MIDIBuilder {
                 if !n.marks.isEmpty { add(&list, n.start, 2, Annotation.marks(pitch: n.pitch, n.marks).event(tick: n.start).kind) }
                 if let g = n.grace { add(&list, n.start, 2, Annotation.grace(pitch: n.pitch, slashed: g).event(tick: n.start).kind) }
             }
-            for n in merged(played[t]) {
+            let sounding = merged(played[t])
+            // An ornament with the length its note is written (before it is played out).
+            for n in sounding {
+                if let o = n.ornament { add(&list, n.start, 2, Annotation.ornament(pitch: n.pitch, o, ticks: max(1, n.end - n.start)).event(tick: n.start).kind) }
+            }
+            let performed = ornamented(sounding, tpq: score.ticksPerQuarter)
+            for n in performed where n.ornamentNote {
+                add(&list, n.start, 2, Annotation.ornamentNote(pitch: n.pitch).event(tick: n.start).kind)
+            }
+            for n in performed {
                 if let s = n.spelling { add(&list, n.start, 2, .meta(type: MetaType.text, data: spellText(n.pitch, s))) }
                 if let f = n.finger { add(&list, n.start, 2, .meta(type: MetaType.text, data: fingerText(n.pitch, f))) }
                 add(&list, n.start, 3, .noteOn(channel: staff.channel, key: UInt8(n.pitch), velocity: n.velocity))
@@ -245,6 +258,34 @@ enum MIDIBuilder {
             last[p] = i
         }
         return out.indices.compactMap { keep[$0] ? out[$0] : nil }
+    }
+
+    /// Each ornamented note as played (`Ornament.realize`): the note shortened to the
+    /// ornament's first note, then its other notes (`ornamentNote`). The ornament stays on the
+    /// note, with its written length.
+    static func ornamented(_ notes: [PlayedNote], tpq: Int) -> [PlayedNote] {
+        guard notes.contains(where: { $0.ornament != nil }) else { return notes }
+        var out: [PlayedNote] = []
+        for n in notes {
+            guard let o = n.ornament else { out.append(n); continue }
+            let parts = o.realize(pitch: n.pitch, upper: n.neighbours.upper, lower: n.neighbours.lower, length: n.end - n.start, ticksPerQuarter: tpq)
+            for (k, p) in parts.enumerated() {
+                var m = n
+                m.pitch = p.pitch
+                m.start = n.start + p.offset
+                m.end = m.start + p.length
+                if k > 0 {
+                    m.ornament = nil
+                    m.ornamentNote = true
+                    m.finger = nil
+                    m.spelling = nil
+                    m.written = nil
+                    m.marks = []
+                }
+                out.append(m)
+            }
+        }
+        return out.sorted { ($0.start, $0.pitch) < ($1.start, $1.pitch) }
     }
 
     static func group<V>(_ list: [Timed<V>], _ measures: Int) -> [[Timed<V>]] {

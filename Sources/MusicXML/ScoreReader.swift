@@ -34,6 +34,9 @@ struct WrittenNote {
     /// A grace note: true for an acciaccatura (slashed, before the beat), false for an
     /// appoggiatura (on the beat); nil for a note of the bar's time.
     var grace: Bool?
+    /// An ornament printed on it, played by `MIDIBuilder` (with the key's neighbours).
+    var ornament: Ornament?
+    var neighbours: (upper: Int, lower: Int) = (0, 0)
 }
 
 /// Where a measure's content lives: in a partwise score the `<measure>` itself; in a timewise
@@ -491,6 +494,7 @@ struct ScoreReader {
         var finger: Int?
         var shorten = 1
         var marks: [Articulation] = []
+        var ornament: Ornament?
         for c in tree.children(n) {
             switch tree.tag(c) {
             case .chord?: isChord = true
@@ -554,6 +558,18 @@ struct ScoreReader {
                         }
                     default:
                         if tree.name(k) == "fermata" { marks.append(.fermata) }
+                        if tree.name(k) == "ornaments" {
+                            for o in tree.children(k) where ornament == nil {
+                                switch tree.name(o) {
+                                case "trill-mark": ornament = .trill
+                                case "mordent": ornament = .mordent
+                                case "inverted-mordent": ornament = .invertedMordent
+                                case "turn": ornament = .turn
+                                case "inverted-turn": ornament = .invertedTurn
+                                default: break
+                                }
+                            }
+                        }
                     }
                 }
             default:
@@ -617,6 +633,11 @@ struct ScoreReader {
         if let type = typeText, let value = Self.typeValues[type] {
             note.written = WrittenValue(value: value, dots: min(3, dots), actual: max(1, min(64, timeMod?.0 ?? 1)),
                                         normal: max(1, min(64, timeMod?.1 ?? 1)), ticks: duration)
+        }
+        if let o = ornament, !isGrace, let s = spelling {
+            let fifths = partKeys[p].last { $0.measure < w || ($0.measure == w && $0.pos <= start) }?.value.sharps ?? 0
+            note.ornament = o
+            note.neighbours = Ornament.neighbours(of: sounding, spelling: s, fifths: fifths)
         }
         if isGrace {
             note.grace = slashed

@@ -297,7 +297,8 @@ struct LayoutBuilder {
                 lead[Annotations.Key(track: n.track, tick: n.endTick, pitch: 0)] = lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: 0)] ?? n.startTick
             }
         }
-        if !graces.isEmpty { wanted = wanted.filter { !lesson.isGrace(lesson.notes[$0]) } }
+        if !graces.isEmpty || !lesson.annotations.ornamentNotes.isEmpty { wanted = wanted.filter { !lesson.isAccepted(lesson.notes[$0]) } }
+        let ornaments = lesson.annotations.ornaments
         // A score's ticks are exact: nothing to snap.
         let grid = isEngraved ? 1 : LayoutBuilder.grid(onsets: wanted.map { i in
             let n = lesson.notes[i]
@@ -317,7 +318,11 @@ struct LayoutBuilder {
             let onBeat = lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: 0)] ?? n.startTick
             let start = max(rangeStart, min(snap(onBeat), rangeEnd - 1))
             // A score's note lasts as written (a staccato quarter sounds shorter, but is a quarter).
-            let written = writtenHeads(of: n).last.map { $0.tick + $0.value.ticks } ?? n.endTick
+            var written = writtenHeads(of: n).last.map { $0.tick + $0.value.ticks } ?? n.endTick
+            // An ornamented note sounds as the ornament's first note; it is written as long as it is.
+            if !ornaments.isEmpty, let o = ornaments[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))] {
+                written = max(written, n.startTick + o.ticks)
+            }
             let end = min(rangeEnd, max(start + grid, snap(max(n.endTick, written))))
             let finger = options.showFingering ? lesson.finger(of: n) : nil
             out.append(NoteInfo(index: i, staff: staff, start: start, end: end, pitch: Int(n.pitch), startTick: n.startTick,

@@ -60,7 +60,8 @@ public final class Coach: @unchecked Sendable {
     private var anchor = 0.0
     /// What the learner is to play this pass (judging modes only; watch mode judges nothing).
     private var expected: [ExpectedNote] = []
-    /// Grace notes of the practised hands: played by the learner or not, never judged.
+    /// Grace notes and ornaments' notes of the practised hands: played by the learner or not,
+    /// never judged.
     private var accepted = AcceptedNotes()
     /// The pass as judged: each note's pass-relative start (to re-anchor the clock) and
     /// whether it is expected are looked up in it, not kept per note (a 1,000,000-note pass).
@@ -317,8 +318,9 @@ public final class Coach: @unchecked Sendable {
             ExpectedNote(id: n.cue.index, pitch: Int(n.cue.pitch), time: n.start, duration: n.end - n.start,
                          part: n.cue.part.key, section: lesson.sectionIndex(atTick: n.cue.startTick))
         }
-        let graces = lesson.annotations.graces.isEmpty ? [] : practisedNotes.filter { lesson.notes.indices.contains($0.id) && lesson.isGrace(lesson.notes[$0.id]) }
-        expected = graces.isEmpty ? practisedNotes : practisedNotes.filter { !(lesson.notes.indices.contains($0.id) && lesson.isGrace(lesson.notes[$0.id])) }
+        // Grace notes and an ornament's notes: accepted, not required.
+        let graces = practisedNotes.filter { lesson.notes.indices.contains($0.id) && lesson.isAccepted(lesson.notes[$0.id]) }
+        expected = graces.isEmpty ? practisedNotes : practisedNotes.filter { !(lesson.notes.indices.contains($0.id) && lesson.isAccepted(lesson.notes[$0.id])) }
         accepted = AcceptedNotes(graces)
         passNotes = schedule.notes
         retimes = []
@@ -404,8 +406,8 @@ public final class Coach: @unchecked Sendable {
 
     /// The rest of the pass now plays at `newPercent`: notes due after this moment come
     /// proportionally sooner or later, as the transport plays them.
-    /// A grace note struck where one sounds (in wait mode: since the previous chord, up to the
-    /// one waited for): accepted, not judged.
+    /// A grace note or an ornament's note struck where one sounds (in wait mode: since the
+    /// previous chord, up to the one waited for): accepted, not judged.
     private func acceptsLocked(_ local: PlayedEvent) -> Bool {
         guard !accepted.isEmpty else { return false }
         if mode == .wait, let g = gate {
@@ -413,7 +415,10 @@ public final class Coach: @unchecked Sendable {
             let from = g.index > 0 && g.index - 1 < g.chords.count ? g.chords[g.index - 1].time : -.infinity
             return accepted.accepts(pitch: local.pitch, from: from, to: to + 0.05)
         }
-        return accepted.accepts(pitch: local.pitch, from: local.time - window.window, to: local.time + window.window)
+        // A key still due as a judged note here is that note (a trill's first note is judged,
+        // its repeats accepted).
+        let due = expected.contains { $0.pitch == local.pitch && abs($0.time - local.time) <= window.window && judged[$0.id] == nil }
+        return !due && accepted.accepts(pitch: local.pitch, from: local.time - window.window, to: local.time + window.window)
     }
 
     private func retimeLocked(at time: Double, to newPercent: Double) {

@@ -129,13 +129,16 @@ import TestSupport
         let staffOf = Dictionary(uniqueKeysWithValues: withNotes.enumerated().map { ($1, $0) })
         // music21 lists the notes of the bar's time: grace notes (played by Etude, checked in
         // NotationTests) apart, a note after appoggiaturas where it is written, on the beat.
-        let graces = Annotations(file: file).graces
+        let annotations = Annotations(file: file)
+        let graces = annotations.graces
         var lead: [String: Int] = [:]
         for n in notes where graces[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))] == false {
             lead["\(n.track)@\(n.endTick)"] = lead["\(n.track)@\(n.startTick)"] ?? n.startTick
         }
         var out: [Place: Int] = [:]
-        for n in notes where graces[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))] == nil {
+        // An ornament's notes are its note played out (music21 lists the note once).
+        for n in notes where graces[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))] == nil
+            && !annotations.ornamentNotes.contains(Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))) {
             let start = lead["\(n.track)@\(n.startTick)"] ?? n.startTick
             let place = Place(Int(n.pitch), Double(start) / tpq, staffOf[n.track] ?? -1)
             out[place] = max(out[place] ?? 0, Int((Double(n.endTick) / tpq * 10_000).rounded()))

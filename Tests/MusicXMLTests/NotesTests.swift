@@ -105,6 +105,24 @@ import Lesson
         #expect(Read.texts(r.file, track: 1).contains("etude:grace=60:slash") && Read.texts(r.file, track: 1).contains("etude:grace=67:on"))
     }
 
+    @Test func ornamentsArePlayedOutTheNoteOnTheBeatJudged() throws {
+        // K: 2 sharps. A trill on E4 (with F#4), a mordent on A4 (G4), a turn on B4 (C#5, A4).
+        let orn = { (o: String) in "<ornaments><\(o)/></ornaments>" }
+        let xml = Score.partwise([Score.note("E4", 1, notations: orn("trill-mark"), type: "quarter") + Score.note("A4", 1, notations: orn("mordent"), type: "quarter")
+                                  + Score.note("B4", 1, notations: orn("turn"), type: "quarter") + Score.note("D5", 1, type: "quarter")],
+                                 extraAttributes: "<key><fifths>2</fifths></key>")
+        let r = try Read.file(xml)
+        #expect(!r.warnings.contains { $0.message.contains("trill") || $0.message.contains("mordent") || $0.message.contains("turn") })
+        let lesson = try Read.lesson(xml)
+        let judged = lesson.notes.filter { !lesson.isAccepted($0) }
+        #expect(judged.map(\.pitch) == [64, 69, 71, 74])
+        #expect(judged.map(\.startTick) == [0, 480, 960, 1440])
+        #expect(lesson.notes.filter { $0.startTick < 480 }.map(\.pitch) == [64, 66, 64, 66, 64, 66, 64])
+        #expect(lesson.notes.filter { $0.startTick >= 480 && $0.startTick < 960 }.map(\.pitch) == [69, 67, 69])
+        #expect(lesson.notes.filter { $0.startTick >= 960 && $0.startTick < 1440 }.map(\.pitch) == [71, 73, 71, 69, 71])
+        #expect(lesson.annotations.ornaments.count == 3 && lesson.annotations.ornaments.values.allSatisfy { $0.ticks == 480 })
+    }
+
     @Test func anAcciaccaturaAtTheVeryStartIsStruckWithItsNote() throws {
         let grace = "<note><grace slash=\"yes\"/><pitch><step>B</step><octave>3</octave></pitch><type>eighth</type></note>"
         let xml = Score.partwise([grace + Score.bar("C4", "D4", "E4", "F4")])

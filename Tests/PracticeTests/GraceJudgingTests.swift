@@ -11,7 +11,7 @@ import Testing
 struct GraceJudgingTests {
     /// `CoachTests.lesson()` with an acciaccatura (D5, a 32nd before the beat) before each bar's
     /// first note from bar 2 on.
-    static func lesson() throws -> Lesson {
+    static func lesson(trill: Bool = false) throws -> Lesson {
         let tpq = 480
         var right: [MIDIEvent] = [MIDIEvent(tick: 0, .meta(type: MetaType.trackName, data: Array("RH".utf8))),
                                   MIDIEvent(tick: 0, .meta(type: MetaType.tempo, data: [0x07, 0xA1, 0x20])),
@@ -19,6 +19,19 @@ struct GraceJudgingTests {
         var left: [MIDIEvent] = [MIDIEvent(tick: 0, .meta(type: MetaType.trackName, data: Array("LH".utf8)))]
         for i in 0..<32 {
             let p = CoachTests.rightPitches[i % 8]
+            if trill && i == 1 {
+                // D4 with a trill (alternating with E4 in 32nds): D4 judged, the rest accepted.
+                right.append(Annotation.ornament(pitch: 62, .trill, ticks: 480).event(tick: 480))
+                right.append(MIDIEvent(tick: 480, .noteOn(channel: 0, key: 62, velocity: 80)))
+                right.append(MIDIEvent(tick: 540, .noteOff(channel: 0, key: 62, velocity: 0)))
+                for k in 1..<7 {
+                    let q = k % 2 == 1 ? 64 : 62
+                    right.append(Annotation.ornamentNote(pitch: q).event(tick: 480 + 60 * k))
+                    right.append(MIDIEvent(tick: 480 + 60 * k, .noteOn(channel: 0, key: UInt8(q), velocity: 80)))
+                    right.append(MIDIEvent(tick: k == 6 ? 960 : 540 + 60 * k, .noteOff(channel: 0, key: UInt8(q), velocity: 0)))
+                }
+                continue
+            }
             if i % 4 == 0, i > 0 {
                 right.append(Annotation.grace(pitch: 74, slashed: true).event(tick: i * tpq - 60))
                 right.append(MIDIEvent(tick: i * tpq - 60, .noteOn(channel: 0, key: 74, velocity: 80)))
@@ -103,5 +116,32 @@ struct GraceJudgingTests {
         #expect(!run.actions.contains { if case .flashWrong = $0 { return true } else { return false } })
         let report = try #require(run.reports.first)
         #expect(report.hit == 8 && report.wrong == 0 && report.missed == 0)
+    }
+
+    @Test(arguments: [false, true])
+    func playModeJudgesATrilledNoteAndAcceptsTheTrill(playingTheTrill: Bool) throws {
+        let lesson = try Self.lesson(trill: true)
+        #expect(lesson.notes.filter { lesson.isAccepted($0) }.count == 7 + 6)
+        let run = try ScriptedRun(lesson: lesson, plan: CoachTests.rightHand, mode: .play)
+        run.performer = { _, percent, t0 in
+            var out = CoachTests.perform(start: t0, percent: percent).filter { !($0.pitch == 62 && $0.time < t0 + 0.9) }
+            let beat = 0.5 / (percent / 100)
+            // The D on beat 2, then (playing the trill) E D E D E D in 32nds.
+            out.append(PlayedEvent(pitch: 62, velocity: 80, time: t0 + beat, isOn: true))
+            out.append(PlayedEvent(pitch: 62, velocity: 0, time: t0 + beat + beat / 16, isOn: false))
+            if playingTheTrill {
+                for k in 1..<7 {
+                    let t = t0 + beat + Double(k) * beat / 8
+                    let p = k % 2 == 1 ? 64 : 62
+                    out.append(PlayedEvent(pitch: p, velocity: 80, time: t, isOn: true))
+                    out.append(PlayedEvent(pitch: p, velocity: 0, time: t + beat / 16, isOn: false))
+                }
+            }
+            return out
+        }
+        run.run()
+        let report = try #require(run.reports.first)
+        #expect(report.hit == 32 && report.missed == 0 && report.wrong == 0 && report.extra == 0)
+        #expect(!run.actions.contains { if case .flashWrong = $0 { return true } else { return false } })
     }
 }
