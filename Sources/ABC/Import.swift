@@ -142,6 +142,8 @@ struct TimedNote {
     var grace: Bool? = nil
     var ornament: Ornament? = nil
     var neighbours: (upper: Int, lower: Int) = (0, 0)
+    /// A rolled chord's note: struck this long after the chord (`etude:roll`).
+    var rollDelay = Rational.zero
 }
 
 /// Lays a parsed tune out in playing order and writes the MIDI tracks.
@@ -265,13 +267,22 @@ enum Layout {
             case .group(let g):
                 let shift = placeGraces(before: g.notes.isEmpty ? .zero : g.duration)
                 var nextOpen: [Int: Int] = [:]
+                // A rolled chord: each note above the lowest a 64th later (less when it is short).
+                var roll: [Int: Rational] = [:]
+                if g.rolled {
+                    var step = Rational(1, 64)
+                    let most = g.duration * Rational(1, 2 * g.notes.count)
+                    if most < step { step = most }
+                    for (k, p) in g.notes.map(\.pitch).sorted().enumerated() where roll[p] == nil { roll[p] = step * Rational(k) }
+                }
                 for n in g.notes {
                     if let idx = open[n.pitch] {
                         tl.notes[idx].end = t + g.duration
                         if n.tie { nextOpen[n.pitch] = idx }
                     } else {
-                        tl.notes.append(TimedNote(pitch: n.pitch, start: t + shift, end: t + g.duration, finger: n.finger, spelling: n.spelling, velocity: g.velocity,
-                                                  ornament: n.ornament, neighbours: n.neighbours))
+                        let delay = roll[n.pitch] ?? .zero
+                        tl.notes.append(TimedNote(pitch: n.pitch, start: t + shift + delay, end: t + g.duration, finger: n.finger, spelling: n.spelling, velocity: g.velocity,
+                                                  ornament: n.ornament, neighbours: n.neighbours, rollDelay: delay))
                         if n.tie { nextOpen[n.pitch] = tl.notes.count - 1 }
                     }
                 }
@@ -408,6 +419,9 @@ enum Layout {
                 let s = ticks(n.start)
                 let e = ticks(n.end)
                 guard e > s else { continue }
+                if n.rollDelay > .zero, ticks(n.rollDelay) > 0 {
+                    add(s, 1, 2 * seq + 1, Annotation.roll(pitch: n.pitch, delay: ticks(n.rollDelay)).event(tick: s))
+                }
                 if let o = n.ornament {
                     // Played out: the note as the ornament's first note, then its other notes.
                     add(s, 1, 2 * seq + 1, Annotation.ornament(pitch: n.pitch, o, ticks: e - s).event(tick: s))

@@ -31,6 +31,8 @@ struct Group: Equatable, Sendable {
     /// A grace note (`{g}`, no time of its own): true for an acciaccatura (`{/g}`), false for
     /// an appoggiatura; nil for a note or rest of the bar's time.
     var grace: Bool? = nil
+    /// `!arpeggio!` on a chord: rolled upwards by `Layout.place`.
+    var rolled = false
 }
 
 enum BarKind: Equatable, Sendable {
@@ -108,6 +110,7 @@ struct Voice {
     var lastGroup: (part: Int, index: Int)?
     var pendingFinger: Int?
     var pendingOrnament: Ornament?
+    var pendingRoll = false
     var pendingTie = false
 }
 
@@ -646,6 +649,8 @@ struct TuneParser {
             tune.voices[currentVoice].velocity = v
         } else if let o = Self.ornaments[name] {
             tune.voices[currentVoice].pendingOrnament = o
+        } else if name == "arpeggio" {
+            tune.voices[currentVoice].pendingRoll = true
         } else if let symbol {
             warnOnce("!" + name, "decoration !\(TextDecoding.sanitize(name))! (symbol \(symbol) of U:) not played, ignored", line, col)
         } else {
@@ -734,7 +739,9 @@ struct TuneParser {
             duration = duration * b
             tune.voices[vi].brokenNext = nil
         }
-        let g = Group(notes: notes, duration: duration, velocity: tune.voices[vi].velocity, line: line.number, column: col)
+        var g = Group(notes: notes, duration: duration, velocity: tune.voices[vi].velocity, line: line.number, column: col)
+        g.rolled = tune.voices[vi].pendingRoll && notes.count > 1
+        tune.voices[vi].pendingRoll = false
         tune.voices[vi].tieCarry = tieCarryFromGroup(g)
         append(.group(g))
     }

@@ -238,6 +238,9 @@ extension Lesson {
         out.annotations.values = Dictionary(annotations.values.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
         out.annotations.articulations = Dictionary(annotations.articulations.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
         out.annotations.graces = Dictionary(annotations.graces.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+        out.annotations.ornaments = Dictionary(annotations.ornaments.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+        out.annotations.ornamentNotes = Set(annotations.ornamentNotes.map(moved))
+        out.annotations.rolls = Dictionary(annotations.rolls.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
         return out
     }
 }
@@ -276,6 +279,9 @@ extension MIDIFile {
                     case .grace(let p, let s)? where moves(p, e.tick): return Annotation.grace(pitch: t.pitch(p), slashed: s).event(tick: e.tick)
                     case .value(let p, let v)? where moves(p, e.tick): return Annotation.value(pitch: t.pitch(p), v).event(tick: e.tick)
                     case .marks(let p, let m)? where moves(p, e.tick): return Annotation.marks(pitch: t.pitch(p), m).event(tick: e.tick)
+                    case .ornament(let p, let o, let n)? where moves(p, e.tick): return Annotation.ornament(pitch: t.pitch(p), o, ticks: n).event(tick: e.tick)
+                    case .ornamentNote(let p)? where moves(p, e.tick): return Annotation.ornamentNote(pitch: t.pitch(p)).event(tick: e.tick)
+                    case .roll(let p, let d)? where moves(p, e.tick): return Annotation.roll(pitch: t.pitch(p), delay: d).event(tick: e.tick)
                     default: return e
                     }
                 default:

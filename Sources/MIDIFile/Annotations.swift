@@ -15,6 +15,7 @@
 /// | `etude:grace=62:slash` | the note's track, at its note-on tick | key 62 is a grace note, drawn small and played short: `slash` an acciaccatura (before the beat), `on` an appoggiatura (on the beat, the main note after it); never required of the learner |
 /// | `etude:ornament=60:trill:960` | the note's track, at its note-on tick | key 60 carries a trill (`Ornament`) over 960 ticks as written; the note sounds as the ornament's first note |
 /// | `etude:ornament=62:note` | the note's track, at its note-on tick | key 62 is one of an ornament's played notes: heard, not drawn, never required of the learner |
+/// | `etude:roll=64:30` | the note's track, at its (rolled) note-on tick | key 64 is a member of an arpeggiated chord, struck 30 ticks after the chord is written |
 /// | `etude:ottava=1` | a track, at the tick it takes effect | the staff is written under an 8va line (`2` 15ma, `-1` 8vb, `-2` 15mb) until `etude:ottava=0` |
 ///
 /// When a file has `etude:bar` events they are the bar lines: every bar starts at one, whatever
@@ -38,6 +39,8 @@ public enum Annotation: Equatable, Sendable {
     case ornament(pitch: Int, Ornament, ticks: Int)
     /// One of the notes an ornament is played with (after the note it is printed on).
     case ornamentNote(pitch: Int)
+    /// A member of an arpeggiated (rolled) chord, struck `delay` ticks after the chord's tick.
+    case roll(pitch: Int, delay: Int)
 
     /// The text event carrying this annotation at `tick`.
     public func event(tick: Int) -> MIDIEvent {
@@ -96,6 +99,7 @@ public enum Annotation: Equatable, Sendable {
         case .grace(let p, let slashed): return "etude:grace=\(p):\(slashed ? "slash" : "on")"
         case .ornament(let p, let o, let ticks): return "etude:ornament=\(p):\(o.rawValue):\(ticks)"
         case .ornamentNote(let p): return "etude:ornament=\(p):note"
+        case .roll(let p, let d): return "etude:roll=\(p):\(d)"
         }
     }
 
@@ -158,6 +162,10 @@ public enum Annotation: Equatable, Sendable {
                 guard parts.count == 3, let o = Ornament(rawValue: String(parts[1])), let t = Int(String(parts[2])), t > 0, t <= 1 << 24 else { return nil }
                 self = .ornament(pitch: pitch, o, ticks: t)
             }
+        case "roll":
+            let parts = value.split(separator: ":")
+            guard parts.count == 2, let pitch = Int(String(parts[0])), (0...127).contains(pitch), let d = Int(String(parts[1])), d > 0, d <= 1 << 20 else { return nil }
+            self = .roll(pitch: pitch, delay: d)
         default:
             return nil
         }
@@ -446,6 +454,8 @@ public struct Annotations: Equatable, Sendable {
     public var ornaments: [Key: OrnamentMark] = [:]
     /// The notes ornaments are played with (`etude:ornament=P:note`).
     public var ornamentNotes: Set<Key> = []
+    /// Members of rolled chords (`etude:roll`), by their note-on: ticks after the chord's tick.
+    public var rolls: [Key: Int] = [:]
 
     public init() {}
 
@@ -476,6 +486,7 @@ public struct Annotations: Equatable, Sendable {
                 case .grace(let p, let slashed): graces[Key(track: t, tick: e.tick, pitch: p)] = slashed
                 case .ornament(let p, let o, let ticks): ornaments[Key(track: t, tick: e.tick, pitch: p)] = OrnamentMark(ornament: o, ticks: ticks)
                 case .ornamentNote(let p): ornamentNotes.insert(Key(track: t, tick: e.tick, pitch: p))
+                case .roll(let p, let d): rolls[Key(track: t, tick: e.tick, pitch: p)] = d
                 }
             }
         }
@@ -483,7 +494,7 @@ public struct Annotations: Equatable, Sendable {
 
     public static func == (a: Annotations, b: Annotations) -> Bool {
         a.fingers == b.fingers && a.spellings == b.spellings && a.hands == b.hands && a.values == b.values
-            && a.articulations == b.articulations && a.graces == b.graces && a.ornaments == b.ornaments && a.ornamentNotes == b.ornamentNotes
+            && a.articulations == b.articulations && a.graces == b.graces && a.ornaments == b.ornaments && a.ornamentNotes == b.ornamentNotes && a.rolls == b.rolls
             && a.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } } == b.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } }
             && a.bars.map { [$0.tick, $0.printed] } == b.bars.map { [$0.tick, $0.printed] }
             && a.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } } == b.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } }

@@ -19,6 +19,9 @@ enum MIDIBuilder {
         var neighbours: (upper: Int, lower: Int) = (0, 0)
         /// One of an ornament's played notes.
         var ornamentNote = false
+        var rolled = false
+        /// Ticks after its chord's tick it is struck (a rolled chord's upper notes).
+        var rollDelay = 0
     }
 
     /// An event with its place among the events of its tick: releases, then controllers and
@@ -103,7 +106,7 @@ enum MIDIBuilder {
                 let at = max(0, start)
                 played[n.track].append(PlayedNote(start: at, end: max(at + 1, start + n.duration), pitch: n.pitch, velocity: max(1, min(127, n.velocity)),
                                                   finger: n.finger, spelling: n.spelling, tieStart: n.tieStart, tieStop: n.tieStop,
-                                                  written: n.written, marks: n.marks, grace: n.grace, ornament: n.ornament, neighbours: n.neighbours))
+                                                  written: n.written, marks: n.marks, grace: n.grace, ornament: n.ornament, neighbours: n.neighbours, rolled: n.rolled))
             }
             count += notesByMeasure[bar.written].count
             if count > limits.maxPerformedNotes {
@@ -162,8 +165,10 @@ enum MIDIBuilder {
                 }
             }
             if pedal != 0 { add(&list, total, 1, .controlChange(channel: staff.channel, controller: 64, value: 0)) }
+            played[t] = rolled(played[t], tpq: score.ticksPerQuarter)
             // Each head as written, before ties join the heads into one sounding note.
             for n in played[t] {
+                if n.rollDelay > 0 { add(&list, n.start, 2, Annotation.roll(pitch: n.pitch, delay: n.rollDelay).event(tick: n.start).kind) }
                 if let v = n.written { add(&list, n.start, 2, Annotation.value(pitch: n.pitch, v).event(tick: n.start).kind) }
                 if !n.marks.isEmpty { add(&list, n.start, 2, Annotation.marks(pitch: n.pitch, n.marks).event(tick: n.start).kind) }
                 if let g = n.grace { add(&list, n.start, 2, Annotation.grace(pitch: n.pitch, slashed: g).event(tick: n.start).kind) }
@@ -286,6 +291,30 @@ enum MIDIBuilder {
             }
         }
         return out.sorted { ($0.start, $0.pitch) < ($1.start, $1.pitch) }
+    }
+
+    /// Arpeggiated chords rolled upwards, as a pianist plays them: each note above the lowest a
+    /// 64th later (less when the chord is short), its written head shortened by as much.
+    static func rolled(_ notes: [PlayedNote], tpq: Int) -> [PlayedNote] {
+        guard notes.contains(where: \.rolled) else { return notes }
+        var out = notes
+        var byStart: [Int: [Int]] = [:]
+        for (i, n) in notes.enumerated() where n.rolled { byStart[n.start, default: []].append(i) }
+        for (_, members) in byStart where members.count > 1 {
+            let order = members.sorted { notes[$0].pitch < notes[$1].pitch }
+            let shortest = order.map { notes[$0].end - notes[$0].start }.min() ?? 0
+            let step = max(0, min(tpq / 16, shortest / (2 * order.count)))
+            guard step > 0 else { continue }
+            for (k, i) in order.enumerated() where k > 0 {
+                out[i].start += k * step
+                out[i].rollDelay = k * step
+                if var v = out[i].written, v.ticks > k * step {
+                    v.ticks -= k * step
+                    out[i].written = v
+                }
+            }
+        }
+        return out
     }
 
     static func group<V>(_ list: [Timed<V>], _ measures: Int) -> [[Timed<V>]] {

@@ -37,6 +37,8 @@ struct WrittenNote {
     /// An ornament printed on it, played by `MIDIBuilder` (with the key's neighbours).
     var ornament: Ornament?
     var neighbours: (upper: Int, lower: Int) = (0, 0)
+    /// In an arpeggiated chord (`<arpeggiate/>`): rolled upwards by `MIDIBuilder`.
+    var rolled = false
 }
 
 /// Where a measure's content lives: in a partwise score the `<measure>` itself; in a timewise
@@ -495,6 +497,7 @@ struct ScoreReader {
         var shorten = 1
         var marks: [Articulation] = []
         var ornament: Ornament?
+        var rolled = false
         for c in tree.children(n) {
             switch tree.tag(c) {
             case .chord?: isChord = true
@@ -558,6 +561,7 @@ struct ScoreReader {
                         }
                     default:
                         if tree.name(k) == "fermata" { marks.append(.fermata) }
+                        if tree.name(k) == "arpeggiate" { rolled = true }
                         if tree.name(k) == "ornaments" {
                             for o in tree.children(k) where ornament == nil {
                                 switch tree.name(o) {
@@ -639,6 +643,7 @@ struct ScoreReader {
             note.ornament = o
             note.neighbours = Ornament.neighbours(of: sounding, spelling: s, fifths: fifths)
         }
+        note.rolled = rolled && !isGrace
         if isGrace {
             note.grace = slashed
             let slot = isChord ? (pendingGraces.last?.slot ?? 0) : (pendingGraces.last.map { $0.slot + 1 } ?? 0)

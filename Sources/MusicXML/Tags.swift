@@ -28,7 +28,7 @@ enum Tag: Int32, CaseIterable {
     static let notPlayed: [String: String] = [
         "delayed-turn": "delayed turns",
         "delayed-inverted-turn": "delayed turns", "vertical-turn": "vertical turns", "shake": "shakes", "schleifer": "schleifers", "tremolo": "tremolos", "haydn": "ornaments",
-        "wavy-line": "trill lines", "arpeggiate": "arpeggios", "non-arpeggiate": "arpeggio brackets",
+        "wavy-line": "trill lines", "non-arpeggiate": "arpeggio brackets",
         "fermata": "fermatas", "glissando": "glissandos", "slide": "slides", "bend": "bends",
         "harmony": "chord symbols", "figured-bass": "figured bass", "measure-repeat": "measure-repeat signs",
         "beat-repeat": "beat-repeat signs", "slash": "slash notation", "accordion-registration": "accordion registrations",

@@ -292,6 +292,8 @@ struct LayoutBuilder {
         // where they start, on the beat.
         let graces = lesson.annotations.graces
         var lead: [Annotations.Key: Int] = [:]
+        // A rolled chord's upper notes are written with its lowest.
+        for (k, d) in lesson.annotations.rolls { lead[Annotations.Key(track: k.track, tick: k.tick, pitch: -1 - k.pitch)] = k.tick - d }
         if !graces.isEmpty {
             for n in lesson.notes where graces[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))] == false {
                 lead[Annotations.Key(track: n.track, tick: n.endTick, pitch: 0)] = lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: 0)] ?? n.startTick
@@ -302,7 +304,8 @@ struct LayoutBuilder {
         // A score's ticks are exact: nothing to snap.
         let grid = isEngraved ? 1 : LayoutBuilder.grid(onsets: wanted.map { i in
             let n = lesson.notes[i]
-            return lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: 0)] ?? n.startTick
+            return lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: -1 - Int(n.pitch))]
+                ?? lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: 0)] ?? n.startTick
         }, tpq: tpq)
         func snap(_ t: Int) -> Int { ((t + grid / 2) / grid) * grid }
         var out: [NoteInfo] = []
@@ -315,7 +318,8 @@ struct LayoutBuilder {
             case .hand(.left): staff = .bass
             case .accompaniment: staff = n.pitch >= 60 ? .treble : .bass
             }
-            let onBeat = lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: 0)] ?? n.startTick
+            let onBeat = lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: -1 - Int(n.pitch))]
+                ?? lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: 0)] ?? n.startTick
             let start = max(rangeStart, min(snap(onBeat), rangeEnd - 1))
             // A score's note lasts as written (a staccato quarter sounds shorter, but is a quarter).
             var written = writtenHeads(of: n).last.map { $0.tick + $0.value.ticks } ?? n.endTick

@@ -314,9 +314,22 @@ public final class Coach: @unchecked Sendable {
         let countIn = tick == nil && number == 1 && plan.countIn
         let schedule = PassSchedule(lesson: lesson, plan: plan, from: tick ?? range.lowerBound, to: range.upperBound, percent: percent,
                                     options: .init(pass: number, countIn: countIn))
-        let practisedNotes = !mode.judges ? [] : schedule.notes.filter { $0.cue.practised }.map { n in
+        var practisedNotes = !mode.judges ? [] : schedule.notes.filter { $0.cue.practised }.map { n in
             ExpectedNote(id: n.cue.index, pitch: Int(n.cue.pitch), time: n.start, duration: n.end - n.start,
                          part: n.cue.part.key, section: lesson.sectionIndex(atTick: n.cue.startTick))
+        }
+        // A rolled chord is judged as a chord, at its lowest note's time.
+        let rolls = lesson.annotations.rolls
+        if !rolls.isEmpty {
+            let notes = lesson.notes
+            let timeAt = Dictionary(practisedNotes.filter { notes.indices.contains($0.id) }.map { ("\(notes[$0.id].track)@\(notes[$0.id].startTick)", $0.time) },
+                                    uniquingKeysWith: { a, b in min(a, b) })
+            for i in practisedNotes.indices where notes.indices.contains(practisedNotes[i].id) {
+                let n = notes[practisedNotes[i].id]
+                if let d = rolls[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))], let t = timeAt["\(n.track)@\(n.startTick - d)"] {
+                    practisedNotes[i].time = t
+                }
+            }
         }
         // Grace notes and an ornament's notes: accepted, not required.
         let graces = practisedNotes.filter { lesson.notes.indices.contains($0.id) && lesson.isAccepted(lesson.notes[$0.id]) }

@@ -324,6 +324,15 @@ struct ConstructTests {
         #expect(turn == [71, 73, 71, 69, 71])
     }
 
+    @Test func anArpeggioRollsTheChordUpwards() throws {
+        let c = try Compiled(tune("!arpeggio![CEG]2 [CEG]2 |"))
+        #expect(c.warnings.isEmpty)
+        #expect(c.pitches() == [60, 64, 67, 60, 64, 67])
+        #expect(c.onsets() == [0, 0.0625, 0.125, 2, 2, 2])
+        let a = Annotations(file: c.file)
+        #expect(a.rolls.values.sorted() == [30, 60])
+    }
+
     @Test func unsupportedThingsWarnByName() throws {
         let c = try Compiled(tune("\"C\"C !upbow!D .E & F | G\nw: la la", header: "L:1/4\n%%MIDI program 1\nK:C"))
         let text = c.warnings.map(\.message).joined(separator: "\n")

@@ -123,6 +123,19 @@ import Lesson
         #expect(lesson.annotations.ornaments.count == 3 && lesson.annotations.ornaments.values.allSatisfy { $0.ticks == 480 })
     }
 
+    @Test func anArpeggiatedChordIsRolledUpwardsAndWrittenAsOneChord() throws {
+        let arp = "<arpeggiate/>"
+        let xml = Score.partwise([Score.note("C4", 2, notations: arp, type: "half") + Score.note("E4", 2, chord: true, notations: arp, type: "half")
+                                  + Score.note("G4", 2, chord: true, notations: arp, type: "half") + Score.note("C5", 2, type: "half")])
+        #expect(!(try Read.file(xml)).warnings.contains { $0.message.contains("arpeggio") })
+        #expect(try Read.onsets(xml) == [0, 0.0625, 0.125, 2])
+        let lesson = try Read.lesson(xml)
+        #expect(lesson.annotations.rolls.values.sorted() == [30, 60])
+        // Each rolled head is written as long as the chord's half note, less its delay.
+        let g4 = try #require(lesson.notes.first { $0.pitch == 67 })
+        #expect(lesson.annotations.values[Annotations.Key(track: g4.track, tick: g4.startTick, pitch: 67)]?.ticks == 960 - 60)
+    }
+
     @Test func anAcciaccaturaAtTheVeryStartIsStruckWithItsNote() throws {
         let grace = "<note><grace slash=\"yes\"/><pitch><step>B</step><octave>3</octave></pitch><type>eighth</type></note>"
         let xml = Score.partwise([grace + Score.bar("C4", "D4", "E4", "F4")])

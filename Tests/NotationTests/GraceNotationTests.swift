@@ -72,6 +72,26 @@ struct GraceNotationTests {
         #expect(text.contains("\"grace\":\"acciaccatura\"") && text.contains("\"grace\":null"))
     }
 
+    @Test func aRolledChordIsDrawnAsOneChordAndOrnamentNotesAreNotDrawn() throws {
+        let xml = """
+        <?xml version="1.0"?><score-partwise version="3.1"><part-list><score-part id="P1"><part-name>Piano</part-name></score-part></part-list>
+        <part id="P1"><measure number="1"><attributes><divisions>1</divisions><time><beats>4</beats><beat-type>4</beat-type></time>
+        <staves>2</staves><clef number="1"><sign>G</sign><line>2</line></clef><clef number="2"><sign>F</sign><line>4</line></clef></attributes>
+        <note><pitch><step>C</step><octave>5</octave></pitch><duration>2</duration><type>half</type><notations><arpeggiate/></notations></note>
+        <note><chord/><pitch><step>E</step><octave>5</octave></pitch><duration>2</duration><type>half</type><notations><arpeggiate/></notations></note>
+        <note><pitch><step>G</step><octave>5</octave></pitch><duration>2</duration><type>half</type><notations><ornaments><trill-mark/></ornaments></notations></note>
+        </measure></part></score-partwise>
+        """
+        let lesson = Lesson(file: try MusicXMLImport.midiFile(fromBytes: Array(xml.utf8)).file, fileName: "roll.musicxml")
+        let score = ScoreLayout.layout(lesson, options: NotationOptions(width: 80))
+        let treble = score.systems.flatMap(\.chords).filter { $0.staff == .treble }
+        #expect(treble.map(\.tick) == [0, 960])
+        #expect(treble.map(\.duration) == [NoteDuration(.half), NoteDuration(.half)])
+        let heads = score.systems.flatMap(\.heads).filter { $0.staff == .treble }
+        #expect(heads.map(\.pitch) == [72, 76, 79])
+        #expect(!heads.contains { $0.tiesToNext })
+    }
+
     @Test func transposingMovesTheGraceNotesWithTheirNotes() throws {
         let lesson = try Self.lesson()
         let up = lesson.transposed(Transposition(semitones: 2, steps: 1, from: nil))

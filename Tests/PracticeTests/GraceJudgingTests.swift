@@ -11,7 +11,7 @@ import Testing
 struct GraceJudgingTests {
     /// `CoachTests.lesson()` with an acciaccatura (D5, a 32nd before the beat) before each bar's
     /// first note from bar 2 on.
-    static func lesson(trill: Bool = false) throws -> Lesson {
+    static func lesson(trill: Bool = false, roll: Bool = false) throws -> Lesson {
         let tpq = 480
         var right: [MIDIEvent] = [MIDIEvent(tick: 0, .meta(type: MetaType.trackName, data: Array("RH".utf8))),
                                   MIDIEvent(tick: 0, .meta(type: MetaType.tempo, data: [0x07, 0xA1, 0x20])),
@@ -19,6 +19,15 @@ struct GraceJudgingTests {
         var left: [MIDIEvent] = [MIDIEvent(tick: 0, .meta(type: MetaType.trackName, data: Array("LH".utf8)))]
         for i in 0..<32 {
             let p = CoachTests.rightPitches[i % 8]
+            if roll && i == 4 {
+                // Bar 2's G4 as a rolled chord C4 E4 G4: E4 and G4 struck 30 and 60 ticks late.
+                for (k, q) in [60, 64, 67].enumerated() {
+                    if k > 0 { right.append(Annotation.roll(pitch: q, delay: 30 * k).event(tick: 1920 + 30 * k)) }
+                    right.append(MIDIEvent(tick: 1920 + 30 * k, .noteOn(channel: 0, key: UInt8(q), velocity: 80)))
+                    right.append(MIDIEvent(tick: 2320, .noteOff(channel: 0, key: UInt8(q), velocity: 0)))
+                }
+                continue
+            }
             if trill && i == 1 {
                 // D4 with a trill (alternating with E4 in 32nds): D4 judged, the rest accepted.
                 right.append(Annotation.ornament(pitch: 62, .trill, ticks: 480).event(tick: 480))
@@ -143,5 +152,25 @@ struct GraceJudgingTests {
         let report = try #require(run.reports.first)
         #expect(report.hit == 32 && report.missed == 0 && report.wrong == 0 && report.extra == 0)
         #expect(!run.actions.contains { if case .flashWrong = $0 { return true } else { return false } })
+    }
+
+    @Test func waitModeTakesARolledChordStruckAtOnce() throws {
+        var plan = PracticePlan(hands: .right)
+        plan.bars = 2...2
+        let run = try ScriptedRun(lesson: Self.lesson(roll: true), plan: plan, mode: .wait)
+        run.performer = { _, _, t0 in
+            var out: [PlayedEvent] = []
+            for i in 0..<4 {
+                let t = t0 + Double(i) * 0.9 + 0.3
+                let keys = i == 0 ? [60, 64, 67] : [CoachTests.rightPitches[i + 4]]
+                for p in keys { out.append(PlayedEvent(pitch: p, time: t)) }
+                for p in keys { out.append(PlayedEvent(pitch: p, velocity: 0, time: t + 0.2, isOn: false)) }
+            }
+            return out
+        }
+        run.run()
+        #expect(!run.actions.contains { if case .flashWrong = $0 { return true } else { return false } })
+        let report = try #require(run.reports.first)
+        #expect(report.hit == 6 && report.wrong == 0 && report.missed == 0)
     }
 }
