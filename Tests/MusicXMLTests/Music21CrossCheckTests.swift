@@ -139,7 +139,9 @@ import TestSupport
         // An ornament's notes are its note played out (music21 lists the note once).
         for n in notes where graces[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))] == nil
             && !annotations.ornamentNotes.contains(Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))) {
-            let start = lead["\(n.track)@\(n.startTick)"] ?? n.startTick
+            // A rolled chord's notes where the chord is written.
+            let rolled = annotations.rolls[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))].map { n.startTick - $0 }
+            let start = rolled ?? lead["\(n.track)@\(n.startTick)"] ?? n.startTick
             let place = Place(Int(n.pitch), Double(start) / tpq, staffOf[n.track] ?? -1)
             out[place] = max(out[place] ?? 0, Int((Double(n.endTick) / tpq * 10_000).rounded()))
         }
