@@ -16,6 +16,7 @@
 /// | `etude:ornament=60:trill:960` | the note's track, at its note-on tick | key 60 carries a trill (`Ornament`) over 960 ticks as written; the note sounds as the ornament's first note |
 /// | `etude:ornament=62:note` | the note's track, at its note-on tick | key 62 is one of an ornament's played notes: heard, not drawn, never required of the learner |
 /// | `etude:roll=64:30` | the note's track, at its (rolled) note-on tick | key 64 is a member of an arpeggiated chord, struck 30 ticks after the chord is written |
+/// | `etude:dynamic=mf` | a track, at the tick the mark stands | the score prints this dynamic (`p`, `mf`, `sfz`…) here on that staff (drawn and listed; the loudness is in the velocities) |
 /// | `etude:ottava=1` | a track, at the tick it takes effect | the staff is written under an 8va line (`2` 15ma, `-1` 8vb, `-2` 15mb) until `etude:ottava=0` |
 ///
 /// When a file has `etude:bar` events they are the bar lines: every bar starts at one, whatever
@@ -41,6 +42,8 @@ public enum Annotation: Equatable, Sendable {
     case ornamentNote(pitch: Int)
     /// A member of an arpeggiated (rolled) chord, struck `delay` ticks after the chord's tick.
     case roll(pitch: Int, delay: Int)
+    /// A dynamic mark printed on the staff (letters only: `p`, `mf`, `sfz`…).
+    case dynamic(String)
 
     /// The text event carrying this annotation at `tick`.
     public func event(tick: Int) -> MIDIEvent {
@@ -100,6 +103,7 @@ public enum Annotation: Equatable, Sendable {
         case .ornament(let p, let o, let ticks): return "etude:ornament=\(p):\(o.rawValue):\(ticks)"
         case .ornamentNote(let p): return "etude:ornament=\(p):note"
         case .roll(let p, let d): return "etude:roll=\(p):\(d)"
+        case .dynamic(let d): return "etude:dynamic=\(d)"
         }
     }
 
@@ -166,6 +170,9 @@ public enum Annotation: Equatable, Sendable {
             let parts = value.split(separator: ":")
             guard parts.count == 2, let pitch = Int(String(parts[0])), (0...127).contains(pitch), let d = Int(String(parts[1])), d > 0, d <= 1 << 20 else { return nil }
             self = .roll(pitch: pitch, delay: d)
+        case "dynamic":
+            guard (1...8).contains(value.count), value.allSatisfy({ "pmfszrn".contains($0) }) else { return nil }
+            self = .dynamic(String(value))
         default:
             return nil
         }
@@ -456,6 +463,8 @@ public struct Annotations: Equatable, Sendable {
     public var ornamentNotes: Set<Key> = []
     /// Members of rolled chords (`etude:roll`), by their note-on: ticks after the chord's tick.
     public var rolls: [Key: Int] = [:]
+    /// Track index → dynamic marks (tick, letters) a score prints on that staff, in file order.
+    public var dynamics: [Int: [(tick: Int, mark: String)]] = [:]
 
     public init() {}
 
@@ -487,6 +496,7 @@ public struct Annotations: Equatable, Sendable {
                 case .ornament(let p, let o, let ticks): ornaments[Key(track: t, tick: e.tick, pitch: p)] = OrnamentMark(ornament: o, ticks: ticks)
                 case .ornamentNote(let p): ornamentNotes.insert(Key(track: t, tick: e.tick, pitch: p))
                 case .roll(let p, let d): rolls[Key(track: t, tick: e.tick, pitch: p)] = d
+                case .dynamic(let d): dynamics[t, default: []].append((e.tick, d))
                 }
             }
         }
@@ -495,6 +505,7 @@ public struct Annotations: Equatable, Sendable {
     public static func == (a: Annotations, b: Annotations) -> Bool {
         a.fingers == b.fingers && a.spellings == b.spellings && a.hands == b.hands && a.values == b.values
             && a.articulations == b.articulations && a.graces == b.graces && a.ornaments == b.ornaments && a.ornamentNotes == b.ornamentNotes && a.rolls == b.rolls
+            && a.dynamics.mapValues { $0.map { "\($0.tick):\($0.mark)" } } == b.dynamics.mapValues { $0.map { "\($0.tick):\($0.mark)" } }
             && a.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } } == b.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } }
             && a.bars.map { [$0.tick, $0.printed] } == b.bars.map { [$0.tick, $0.printed] }
             && a.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } } == b.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } }

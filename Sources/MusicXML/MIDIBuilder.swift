@@ -121,6 +121,8 @@ enum MIDIBuilder {
         for o in score.ottavas { ottavasByTrack[o.owner].append(o) }
         var pedalsByTrack = Array(repeating: [Timed<UInt8>](), count: score.tracks.count)
         for p in score.pedals { pedalsByTrack[p.owner].append(p) }
+        var dynamicsByTrack = Array(repeating: [Timed<String>](), count: score.tracks.count)
+        for d in score.dynamicMarks where d.owner < score.tracks.count { dynamicsByTrack[d.owner].append(d) }
         for (t, staff) in score.tracks.enumerated() {
             var list: [Placed] = []
             seq = 0
@@ -129,6 +131,7 @@ enum MIDIBuilder {
             add(&list, 0, 1, .programChange(channel: staff.channel, program: staff.program))
             let clefs = TimelineIndex(clefsByTrack[t], measures: measureCount)
             let pedals = TimelineIndex(pedalsByTrack[t], measures: measureCount)
+            let dynamicMarks = TimelineIndex(dynamicsByTrack[t], measures: measureCount)
             let ottavas = TimelineIndex(ottavasByTrack[t], measures: measureCount)
             var ottava = 0
             var clef: Clef?
@@ -158,6 +161,9 @@ enum MIDIBuilder {
                 for o in ottavas.all(w) where o.value != ottava {
                     ottava = o.value
                     add(&list, t0 + o.pos, 1, Annotation.ottava(o.value).event(tick: t0 + o.pos).kind)
+                }
+                for d in dynamicMarks.all(w) {
+                    add(&list, t0 + d.pos, 1, Annotation.dynamic(d.value).event(tick: t0 + d.pos).kind)
                 }
                 for p in pedals.all(w) {
                     pedal = p.value

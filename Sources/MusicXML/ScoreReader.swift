@@ -115,6 +115,8 @@ struct Score {
     /// Ottava lines (`<octave-shift>`): octaves a staff sounds above (+) or below (−) its
     /// writing, 0 where a line stops; owner as for clefs.
     var ottavas: [Timed<Int>] = []
+    /// Dynamic marks as printed (`<dynamics>`), owner as for pedals (the staff's track).
+    var dynamicMarks: [Timed<String>] = []
     var markers: [Timed<String>] = []
     var warnings: [MusicXMLWarning] = []
 }
@@ -178,6 +180,7 @@ struct ScoreReader {
         score.keys = stable(score.keys, byPlace)
         score.clefs = stable(score.clefs, byPlace)
         score.pedals = stable(score.pedals, byPlace)
+        score.dynamicMarks = stable(score.dynamicMarks, byPlace)
         score.ottavas = stable(score.ottavas, byPlace)
         score.markers = stable(score.markers, byPlace)
         // Measures nothing is written in last as long as their time signature says.
@@ -729,6 +732,10 @@ struct ScoreReader {
                         if let v = Self.dynamicVelocities[tree.name(k)] {
                             dynamics.append(Timed(measure: w, pos: at, value: v, owner: p))
                         }
+                        let name = tree.name(k)
+                        if (1...8).contains(name.count), name.allSatisfy({ "pmfszrn".contains($0) }) {
+                            score.dynamicMarks.append(Timed(measure: w, pos: at, value: name, owner: p * 16 + staff - 1))
+                        }
                     }
                 case .metronome?:
                     if !soundTempo, let qpm = metronome(c) {
@@ -874,6 +881,10 @@ struct ScoreReader {
         }
         score.clefs = score.clefs.compactMap { c in trackOf[c.owner].map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) } }
         score.ottavas = score.ottavas.compactMap { c in trackOf[c.owner].map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) } }
+        score.dynamicMarks = score.dynamicMarks.compactMap { c in
+            let track = trackOf[c.owner] ?? trackOf[(c.owner / 16) * 16]
+            return track.map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) }
+        }
         score.pedals = score.pedals.compactMap { c in
             // A pedal mark under a staff the part lacks goes to its first staff.
             let track = trackOf[c.owner] ?? trackOf[(c.owner / 16) * 16]

@@ -575,6 +575,30 @@ struct LayoutBuilder {
         placeClefChanges(&draft)
         spanOttavas(&draft)
         placeGraces(&draft)
+        placeDynamics(&draft)
+    }
+
+    /// Pass 12. Dynamic marks of the staves laid out, at their tick's column.
+    func placeDynamics(_ d: inout LayoutDraft) {
+        let a = lesson.annotations
+        guard !a.dynamics.isEmpty else { return }
+        for (track, marks) in a.dynamics {
+            let staff: Staff
+            switch a.hands[track] {
+            case .right?: staff = .treble
+            case .left?: staff = .bass
+            case nil:
+                guard options.includeAccompaniment || a.hands.isEmpty else { continue }
+                staff = .treble
+            }
+            for m in marks where m.tick >= rangeStart && m.tick < rangeEnd {
+                let si = d.systemIndex(ofTick: m.tick)
+                guard d.systems.indices.contains(si) else { continue }
+                d.systems[si].dynamics.append(PlacedDynamic(staff: staff, tick: m.tick, column: column(m.tick, in: d.systems[si], cpq: d.cpq),
+                                                            mark: m.mark, barIndex: barIndex(atTick: m.tick)))
+            }
+        }
+        for si in d.systems.indices { d.systems[si].dynamics.sort { ($0.tick, $0.staff == .treble ? 0 : 1) < ($1.tick, $1.staff == .treble ? 0 : 1) } }
     }
 
     /// The score a finished draft makes.

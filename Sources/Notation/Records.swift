@@ -15,6 +15,19 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
     public var columnsPerQuarter: Double
     public var systems: [SystemRecord]
     public var notes: [NoteRecord]
+    /// Dynamic marks the score prints, in time order.
+    public var dynamics: [DynamicRecord] = []
+
+    public struct DynamicRecord: Codable, Sendable, Equatable {
+        /// Printed bar number, quarters from its start, "treble"/"bass", e.g. "mf".
+        public var bar: Int
+        public var beat: Double
+        public var staff: String
+        public var mark: String
+        public var column: Int
+        public var system: Int
+        public var tick: Int
+    }
 
     public struct SystemRecord: Codable, Sendable, Equatable {
         public var index: Int
@@ -134,6 +147,15 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
         }
         records.sort { a, b in a.tick != b.tick ? a.tick < b.tick : (a.staff != b.staff ? a.staff == "treble" : a.pitch < b.pitch) }
         notes = records
+        for s in score.systems {
+            let bars = Dictionary(s.bars.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
+            for m in s.dynamics {
+                let bar = bars[m.barIndex]
+                let beat = Double(m.tick - (bar?.startTick ?? m.tick)) / tpq
+                dynamics.append(DynamicRecord(bar: bar?.displayNumber ?? 0, beat: (beat * 1000).rounded() / 1000, staff: m.staff.rawValue,
+                                              mark: m.mark, column: m.column, system: s.index, tick: m.tick))
+            }
+        }
     }
 
     /// The document as JSON text (keys sorted, so the output is stable).
