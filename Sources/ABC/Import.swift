@@ -144,6 +144,8 @@ struct TimedNote {
     var neighbours: (upper: Int, lower: Int) = (0, 0)
     /// A rolled chord's note: struck this long after the chord (`etude:roll`).
     var rollDelay = Rational.zero
+    /// The dynamic printed at this note (`Group.dynamic`), on its first note.
+    var dynamic: String? = nil
 }
 
 /// Lays a parsed tune out in playing order and writes the MIDI tracks.
@@ -275,6 +277,7 @@ enum Layout {
                     if most < step { step = most }
                     for (k, p) in g.notes.map(\.pitch).sorted().enumerated() where roll[p] == nil { roll[p] = step * Rational(k) }
                 }
+                var dynamic = g.dynamic
                 for n in g.notes {
                     if let idx = open[n.pitch] {
                         tl.notes[idx].end = t + g.duration
@@ -282,7 +285,8 @@ enum Layout {
                     } else {
                         let delay = roll[n.pitch] ?? .zero
                         tl.notes.append(TimedNote(pitch: n.pitch, start: t + shift + delay, end: t + g.duration, finger: n.finger, spelling: n.spelling, velocity: g.velocity,
-                                                  ornament: n.ornament, neighbours: n.neighbours, rollDelay: delay))
+                                                  ornament: n.ornament, neighbours: n.neighbours, rollDelay: delay, dynamic: dynamic))
+                        dynamic = nil
                         if n.tie { nextOpen[n.pitch] = tl.notes.count - 1 }
                     }
                 }
@@ -419,6 +423,7 @@ enum Layout {
                 let s = ticks(n.start)
                 let e = ticks(n.end)
                 guard e > s else { continue }
+                if let d = n.dynamic { add(s, 1, 2 * seq + 1, Annotation.dynamic(d).event(tick: s)) }
                 if n.rollDelay > .zero, ticks(n.rollDelay) > 0 {
                     add(s, 1, 2 * seq + 1, Annotation.roll(pitch: n.pitch, delay: ticks(n.rollDelay)).event(tick: s))
                 }

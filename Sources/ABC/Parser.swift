@@ -33,6 +33,8 @@ struct Group: Equatable, Sendable {
     var grace: Bool? = nil
     /// `!arpeggio!` on a chord: rolled upwards by `Layout.place`.
     var rolled = false
+    /// A dynamic decoration written before it (`!mf!`), drawn on the staff.
+    var dynamic: String? = nil
 }
 
 enum BarKind: Equatable, Sendable {
@@ -111,6 +113,7 @@ struct Voice {
     var pendingFinger: Int?
     var pendingOrnament: Ornament?
     var pendingRoll = false
+    var pendingDynamic: String?
     var pendingTie = false
 }
 
@@ -647,6 +650,7 @@ struct TuneParser {
             tune.voices[currentVoice].pendingFinger = n
         } else if let v = Self.velocities[name] {
             tune.voices[currentVoice].velocity = v
+            tune.voices[currentVoice].pendingDynamic = name
         } else if let o = Self.ornaments[name] {
             tune.voices[currentVoice].pendingOrnament = o
         } else if name == "arpeggio" {
@@ -741,6 +745,10 @@ struct TuneParser {
         }
         var g = Group(notes: notes, duration: duration, velocity: tune.voices[vi].velocity, line: line.number, column: col)
         g.rolled = tune.voices[vi].pendingRoll && notes.count > 1
+        if !notes.isEmpty {
+            g.dynamic = tune.voices[vi].pendingDynamic
+            tune.voices[vi].pendingDynamic = nil
+        }
         tune.voices[vi].pendingRoll = false
         tune.voices[vi].tieCarry = tieCarryFromGroup(g)
         append(.group(g))

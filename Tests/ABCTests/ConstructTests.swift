@@ -333,6 +333,12 @@ struct ConstructTests {
         #expect(a.rolls.values.sorted() == [30, 60])
     }
 
+    @Test func dynamicsAreMarkedWhereTheyAreWritten() throws {
+        let c = try Compiled(tune("!p!C D !f!E F |"))
+        let marks = Annotations(file: c.file).dynamics.values.flatMap { $0 }.map { "\($0.mark)@\($0.tick)" }
+        #expect(marks == ["p@0", "f@960"])
+    }
+
     @Test func unsupportedThingsWarnByName() throws {
         let c = try Compiled(tune("\"C\"C !upbow!D .E & F | G\nw: la la", header: "L:1/4\n%%MIDI program 1\nK:C"))
         let text = c.warnings.map(\.message).joined(separator: "\n")
