@@ -19,8 +19,9 @@ import MIDIFile
 ///   the note as the tune writes it, with the key and the accidentals in force (`^F` in C is
 ///   F#, `_G` is Gb, `B` in K:Bb is Bb; a tied note keeps the spelling it was tied from).
 ///
-/// Repeats, endings and the header `P:` order are expanded into playing order. Grace notes are
-/// not played (a warning says so). A first bar shorter than the meter (an anacrusis) gets its
+/// Repeats, endings and the header `P:` order are expanded into playing order. Grace notes `{g}`
+/// are played short, `{/g}` (acciaccatura) just before the beat, `{g}` (appoggiatura) on it
+/// with its note after, each marked `etude:grace=`. A first bar shorter than the meter (an anacrusis) gets its
 /// own time signature so bar numbers count from the first full bar.
 ///
 /// Read and played: fields X T C M L Q K (every mode, `exp` and explicit accidentals, clef and
@@ -36,7 +37,7 @@ import MIDIFile
 /// the sound, silently: slurs, spacers `y`, annotations `"^text"`, beaming spaces and
 /// backquotes, line continuations, information fields (A B D F G H O R S Z), layout parameters
 /// (`middle=`, `stafflines=`…). Everything else is a warning that names it, never an error:
-/// grace notes, chord symbols, every other decoration (`!trill!`, `+trill+`, names Etude does
+/// chord symbols, every other decoration (`!trill!`, `+trill+`, names Etude does
 /// not know, the symbols `~ . H`–`W h`–`w`, defined by `U:` or not), a lone `!` (an ABC 2.0
 /// line break), lyrics, overlays `&`, `I:` `m:` `s:` `+:` fields, other `%%` directives,
 /// unknown K:/V: parameters.
@@ -137,6 +138,14 @@ struct TimedNote {
     var finger: Int?
     var spelling: SpelledPitch
     var velocity: UInt8
+    /// A grace note: true an acciaccatura, false an appoggiatura (`Group.grace`).
+    var grace: Bool? = nil
+    var ornament: Ornament? = nil
+    var neighbours: (upper: Int, lower: Int) = (0, 0)
+    /// A rolled chord's note: struck this long after the chord (`etude:roll`).
+    var rollDelay = Rational.zero
+    /// The dynamic printed at this note (`Group.dynamic`), on its first note.
+    var dynamic: String? = nil
 }
 
 /// Lays a parsed tune out in playing order and writes the MIDI tracks.
@@ -230,22 +239,61 @@ enum Layout {
     static func place(_ items: [Item], at offset: Rational, into tl: inout VoiceTimeline) -> Rational {
         var t = offset
         var open: [Int: Int] = [:]  // pitch → index of a note waiting for its tie
+        var graces: [Group] = []
+        // Grace notes before a group lasting `length` (zero: none to lead to): each a 32nd at
+        // most half the group shared among them; an acciaccatura group ends on the beat (or is
+        // struck with its note at the very start), an appoggiatura group starts on it. Returns
+        // how much later the group's notes start.
+        func placeGraces(before length: Rational) -> Rational {
+            guard let first = graces.first else { return .zero }
+            var each = Rational(1, 32)
+            let half = length * Rational(1, 2 * graces.count)
+            if length > .zero, half < each { each = half }
+            let all = each * Rational(graces.count)
+            var at = first.grace == true ? t - all : t
+            if at < .zero { at = .zero }
+            for g in graces {
+                for n in g.notes {
+                    tl.notes.append(TimedNote(pitch: n.pitch, start: at, end: at + each, finger: n.finger, spelling: n.spelling, velocity: g.velocity, grace: g.grace))
+                }
+                at += each
+            }
+            let shift = first.grace == false && all < length ? all : .zero
+            graces = []
+            return shift
+        }
         for item in items {
             switch item {
+            case .group(let g) where g.grace != nil:
+                graces.append(g)
             case .group(let g):
+                let shift = placeGraces(before: g.notes.isEmpty ? .zero : g.duration)
                 var nextOpen: [Int: Int] = [:]
+                // A rolled chord: each note above the lowest a 64th later (less when it is short).
+                var roll: [Int: Rational] = [:]
+                if g.rolled {
+                    var step = Rational(1, 64)
+                    let most = g.duration * Rational(1, 2 * g.notes.count)
+                    if most < step { step = most }
+                    for (k, p) in g.notes.map(\.pitch).sorted().enumerated() where roll[p] == nil { roll[p] = step * Rational(k) }
+                }
+                var dynamic = g.dynamic
                 for n in g.notes {
                     if let idx = open[n.pitch] {
                         tl.notes[idx].end = t + g.duration
                         if n.tie { nextOpen[n.pitch] = idx }
                     } else {
-                        tl.notes.append(TimedNote(pitch: n.pitch, start: t, end: t + g.duration, finger: n.finger, spelling: n.spelling, velocity: g.velocity))
+                        let delay = roll[n.pitch] ?? .zero
+                        tl.notes.append(TimedNote(pitch: n.pitch, start: t + shift + delay, end: t + g.duration, finger: n.finger, spelling: n.spelling, velocity: g.velocity,
+                                                  ornament: n.ornament, neighbours: n.neighbours, rollDelay: delay, dynamic: dynamic))
+                        dynamic = nil
                         if n.tie { nextOpen[n.pitch] = tl.notes.count - 1 }
                     }
                 }
                 open = nextOpen
                 t += g.duration
             case .bar:
+                _ = placeGraces(before: .zero)
                 tl.bars.append(t)
             case .ending:
                 break
@@ -253,6 +301,7 @@ enum Layout {
                 tl.metas.append((t, item))
             }
         }
+        _ = placeGraces(before: .zero)
         return t
     }
 
@@ -374,10 +423,34 @@ enum Layout {
                 let s = ticks(n.start)
                 let e = ticks(n.end)
                 guard e > s else { continue }
+                if let d = n.dynamic { add(s, 1, 2 * seq + 1, Annotation.dynamic(d).event(tick: s)) }
+                if n.rollDelay > .zero, ticks(n.rollDelay) > 0 {
+                    add(s, 1, 2 * seq + 1, Annotation.roll(pitch: n.pitch, delay: ticks(n.rollDelay)).event(tick: s))
+                }
+                if let o = n.ornament {
+                    // Played out: the note as the ornament's first note, then its other notes.
+                    add(s, 1, 2 * seq + 1, Annotation.ornament(pitch: n.pitch, o, ticks: e - s).event(tick: s))
+                    let parts = o.realize(pitch: n.pitch, upper: n.neighbours.upper, lower: n.neighbours.lower, length: e - s, ticksPerQuarter: ABCImport.ticksPerQuarter)
+                    for part in parts.dropFirst() where (0...127).contains(part.pitch) {
+                        let ps = s + part.offset, pe = ps + part.length
+                        add(pe, 0, seq, MIDIEvent(tick: pe, .noteOff(channel: channel, key: UInt8(part.pitch), velocity: 0)))
+                        add(ps, 1, 2 * seq + 1, Annotation.ornamentNote(pitch: part.pitch).event(tick: ps))
+                        add(ps, 2, seq, MIDIEvent(tick: ps, .noteOn(channel: channel, key: UInt8(part.pitch), velocity: n.velocity)))
+                    }
+                    let first = parts.first?.length ?? (e - s)
+                    let p = UInt8(n.pitch)
+                    add(s + first, 0, seq, MIDIEvent(tick: s + first, .noteOff(channel: channel, key: p, velocity: 0)))
+                    if let f = n.finger { add(s, 1, 2 * seq, Fingering.event(tick: s, pitch: n.pitch, finger: f)) }
+                    add(s, 1, 2 * seq + 1, Annotation.spelling(pitch: n.pitch, n.spelling).event(tick: s))
+                    add(s, 2, seq, MIDIEvent(tick: s, .noteOn(channel: channel, key: p, velocity: n.velocity)))
+                    seq += 1
+                    continue
+                }
                 let p = UInt8(n.pitch)
                 add(e, 0, seq, MIDIEvent(tick: e, .noteOff(channel: channel, key: p, velocity: 0)))
                 if let f = n.finger { add(s, 1, 2 * seq, Fingering.event(tick: s, pitch: n.pitch, finger: f)) }
                 add(s, 1, 2 * seq + 1, Annotation.spelling(pitch: n.pitch, n.spelling).event(tick: s))
+                if let g = n.grace { add(s, 1, 2 * seq + 1, Annotation.grace(pitch: n.pitch, slashed: g).event(tick: s)) }
                 add(s, 2, seq, MIDIEvent(tick: s, .noteOn(channel: channel, key: p, velocity: n.velocity)))
                 seq += 1
             }

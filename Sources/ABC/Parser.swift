@@ -10,6 +10,15 @@ struct GroupNote: Equatable, Sendable {
     /// Letter and octave (`(octave + 20) * 7 + letter`): a tie carries the note's accidental
     /// into the next bar for this key.
     var tieKey: Int
+    /// An ornament decoration on it (`!trill!`, `T`, `!mordent!`, `!turn!`…) with the key's
+    /// neighbours of the note, played out by `Layout.build`.
+    var ornament: Ornament? = nil
+    var neighbours: (upper: Int, lower: Int) = (0, 0)
+
+    static func == (a: GroupNote, b: GroupNote) -> Bool {
+        a.pitch == b.pitch && a.tie == b.tie && a.finger == b.finger && a.spelling == b.spelling && a.tieKey == b.tieKey
+            && a.ornament == b.ornament && a.neighbours == b.neighbours
+    }
 }
 
 /// A note, chord or rest: everything that starts at one moment and lasts one duration.
@@ -19,6 +28,13 @@ struct Group: Equatable, Sendable {
     var velocity: UInt8
     var line: Int
     var column: Int
+    /// A grace note (`{g}`, no time of its own): true for an acciaccatura (`{/g}`), false for
+    /// an appoggiatura; nil for a note or rest of the bar's time.
+    var grace: Bool? = nil
+    /// `!arpeggio!` on a chord: rolled upwards by `Layout.place`.
+    var rolled = false
+    /// A dynamic decoration written before it (`!mf!`), drawn on the staff.
+    var dynamic: String? = nil
 }
 
 enum BarKind: Equatable, Sendable {
@@ -95,6 +111,9 @@ struct Voice {
     var brokenNext: Rational?
     var lastGroup: (part: Int, index: Int)?
     var pendingFinger: Int?
+    var pendingOrnament: Ornament?
+    var pendingRoll = false
+    var pendingDynamic: String?
     var pendingTie = false
 }
 
@@ -509,6 +528,10 @@ struct TuneParser {
                 i = end + 1
             case UInt8(ascii: "!"), UInt8(ascii: "+"):
                 i = decorationOrBreak(c, i, line)
+            case UInt8(ascii: "T") where tune.voices.indices.contains(currentVoice):
+                // ABC 2.1's default meaning of T: a trill.
+                tune.voices[currentVoice].pendingOrnament = .trill
+                i += 1
             case UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "H"), UInt8(ascii: "L"), UInt8(ascii: "M"), UInt8(ascii: "O"),
                  UInt8(ascii: "P"), UInt8(ascii: "S"), UInt8(ascii: "T"), UInt8(ascii: "u"), UInt8(ascii: "v"), UInt8(ascii: "J"),
                  UInt8(ascii: "R"):
@@ -521,8 +544,7 @@ struct TuneParser {
                 i += 1
             case UInt8(ascii: "{"):
                 guard let end = c[(i + 1)...].firstIndex(of: "}") else { throw error("unterminated grace notes { (add the closing })", line, col) }
-                warnOnce("grace", "grace notes {…} are not played (Etude ignores them)", line, col)
-                i = end + 1
+                try graces(c, &i, end: end, line)
             case UInt8(ascii: "("):
                 if peek(1).digit != nil {
                     i += 1
@@ -617,11 +639,22 @@ struct TuneParser {
     /// `symbol` is the letter a U: field gave the decoration, if it came from one.
     private static let velocities: [String: UInt8] = ["pppp": 30, "ppp": 30, "pp": 45, "p": 60, "mp": 75, "mf": 90, "f": 105, "ff": 120, "fff": 127, "ffff": 127]
 
+    /// Ornament decorations, played out as a pianist plays them (`Ornament.realize`).
+    private static let ornaments: [String: Ornament] = [
+        "trill": .trill, "mordent": .mordent, "lowermordent": .mordent, "uppermordent": .invertedMordent,
+        "pralltriller": .invertedMordent, "turn": .turn, "invertedturn": .invertedTurn,
+    ]
+
     private mutating func decoration(_ name: String, _ line: SourceLine, _ col: Int, symbol: Character? = nil) {
         if name.utf8.count == 1, let n = name.utf8.first?.digit, (1...5).contains(n) {
             tune.voices[currentVoice].pendingFinger = n
         } else if let v = Self.velocities[name] {
             tune.voices[currentVoice].velocity = v
+            tune.voices[currentVoice].pendingDynamic = name
+        } else if let o = Self.ornaments[name] {
+            tune.voices[currentVoice].pendingOrnament = o
+        } else if name == "arpeggio" {
+            tune.voices[currentVoice].pendingRoll = true
         } else if let symbol {
             warnOnce("!" + name, "decoration !\(TextDecoding.sanitize(name))! (symbol \(symbol) of U:) not played, ignored", line, col)
         } else {
@@ -710,7 +743,13 @@ struct TuneParser {
             duration = duration * b
             tune.voices[vi].brokenNext = nil
         }
-        let g = Group(notes: notes, duration: duration, velocity: tune.voices[vi].velocity, line: line.number, column: col)
+        var g = Group(notes: notes, duration: duration, velocity: tune.voices[vi].velocity, line: line.number, column: col)
+        g.rolled = tune.voices[vi].pendingRoll && notes.count > 1
+        if !notes.isEmpty {
+            g.dynamic = tune.voices[vi].pendingDynamic
+            tune.voices[vi].pendingDynamic = nil
+        }
+        tune.voices[vi].pendingRoll = false
         tune.voices[vi].tieCarry = tieCarryFromGroup(g)
         append(.group(g))
     }
@@ -773,7 +812,49 @@ struct TuneParser {
         if i < c.count, k[i] == UInt8(ascii: "-") { tie = true; i += 1 }
         let finger = tune.voices[vi].pendingFinger
         tune.voices[vi].pendingFinger = nil
-        return (GroupNote(pitch: pitch, tie: tie, finger: finger, spelling: spelling, tieKey: tieKey), mult)
+        var out = GroupNote(pitch: pitch, tie: tie, finger: finger, spelling: spelling, tieKey: tieKey)
+        if let o = tune.voices[vi].pendingOrnament {
+            tune.voices[vi].pendingOrnament = nil
+            let key = tune.voices[vi].key.accidentals
+            let base = pitch - alteration - ABCKey.letterSemitone[li]
+            let up = (li + 1) % 7, down = (li + 6) % 7
+            out.ornament = o
+            out.neighbours = (min(127, base + ABCKey.letterSemitone[up] + (li == 6 ? 12 : 0) + key[up]),
+                              max(0, base + ABCKey.letterSemitone[down] - (li == 0 ? 12 : 0) + key[down]))
+        }
+        return (out, mult)
+    }
+
+    /// A grace group `{…}` (`{/…}` an acciaccatura): each note a group of no duration of its
+    /// own, placed by `Layout.place` before or on the beat of the note after it. Written
+    /// lengths inside are read and not used (grace notes are played short).
+    private mutating func graces(_ c: [Character], _ i: inout Int, end: Int, _ line: SourceLine) throws(ABCError) {
+        let k = line.codes
+        i += 1
+        let slashed = i < end && k[i] == UInt8(ascii: "/")
+        if slashed { i += 1 }
+        ensureVoice()
+        let vi = currentVoice
+        // Ties and broken rhythm after the group still belong to the note before it.
+        let lastGroup = tune.voices[vi].lastGroup
+        let finger = tune.voices[vi].pendingFinger
+        tune.voices[vi].pendingFinger = nil
+        while i < end {
+            let a = k[i]
+            if a.noteLetter != nil || a == UInt8(ascii: "^") || a == UInt8(ascii: "_") || a == UInt8(ascii: "=") {
+                let col = i
+                let (n, _) = try note(c, &i, line)
+                var g = Group(notes: [n], duration: .zero, velocity: tune.voices[vi].velocity, line: line.number, column: col)
+                g.notes[0].tie = false
+                g.grace = slashed
+                append(.group(g))
+                tune.voices[vi].lastGroup = lastGroup
+            } else {
+                i += 1
+            }
+        }
+        tune.voices[vi].pendingFinger = finger
+        i = end + 1
     }
 
     /// Reads a length multiplier: `2`, `/2`, `3/2`, `/`, `//`, nothing (1).

@@ -254,6 +254,19 @@ public struct Lesson: Sendable {
         annotations.fingers[Annotations.Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))]
     }
 
+    /// A grace note (`etude:grace`): drawn small, played short, never required of the learner.
+    public func isGrace(_ note: LessonNote) -> Bool {
+        !annotations.graces.isEmpty && annotations.graces[Annotations.Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))] != nil
+    }
+
+    /// A note the lesson plays that the learner may play but need not: a grace note, or one of
+    /// the notes an ornament is played with (`etude:ornament=P:note`).
+    public func isAccepted(_ note: LessonNote) -> Bool {
+        if annotations.graces.isEmpty && annotations.ornamentNotes.isEmpty { return false }
+        let key = Annotations.Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))
+        return annotations.graces[key] != nil || annotations.ornamentNotes.contains(key)
+    }
+
     /// How the file spells a note (MusicXML and ABC say it; MIDI does not).
     public func spelling(of note: LessonNote) -> SpelledPitch? {
         annotations.spellings[Annotations.Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))]

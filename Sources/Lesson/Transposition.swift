@@ -234,6 +234,13 @@ extension Lesson {
         }
         out.annotations.fingers = fingers
         out.annotations.spellings = spellings
+        // Written values, marks and grace notes go with their note.
+        out.annotations.values = Dictionary(annotations.values.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+        out.annotations.articulations = Dictionary(annotations.articulations.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+        out.annotations.graces = Dictionary(annotations.graces.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+        out.annotations.ornaments = Dictionary(annotations.ornaments.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+        out.annotations.ornamentNotes = Set(annotations.ornamentNotes.map(moved))
+        out.annotations.rolls = Dictionary(annotations.rolls.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
         return out
     }
 }
@@ -269,6 +276,12 @@ extension MIDIFile {
                     case .spelling(let p, let s)? where moves(p, e.tick):
                         guard let r = t.spelling(s, pitch: p) else { return MIDIEvent(tick: e.tick, .meta(type: MetaType.text, data: [])) }
                         return Annotation.spelling(pitch: t.pitch(p), r).event(tick: e.tick)
+                    case .grace(let p, let s)? where moves(p, e.tick): return Annotation.grace(pitch: t.pitch(p), slashed: s).event(tick: e.tick)
+                    case .value(let p, let v)? where moves(p, e.tick): return Annotation.value(pitch: t.pitch(p), v).event(tick: e.tick)
+                    case .marks(let p, let m)? where moves(p, e.tick): return Annotation.marks(pitch: t.pitch(p), m).event(tick: e.tick)
+                    case .ornament(let p, let o, let n)? where moves(p, e.tick): return Annotation.ornament(pitch: t.pitch(p), o, ticks: n).event(tick: e.tick)
+                    case .ornamentNote(let p)? where moves(p, e.tick): return Annotation.ornamentNote(pitch: t.pitch(p)).event(tick: e.tick)
+                    case .roll(let p, let d)? where moves(p, e.tick): return Annotation.roll(pitch: t.pitch(p), delay: d).event(tick: e.tick)
                     default: return e
                     }
                 default:

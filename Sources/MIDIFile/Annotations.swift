@@ -12,6 +12,11 @@
 /// | `etude:bar=12` | the first track, at a bar's first tick | a bar starts here, printed as bar 12 |
 /// | `etude:value=60:320:3:3/2` | the note's track, at the head's tick | a head of key 60 written as `WrittenValue` says: lasting 320 ticks, an eighth (3) in a 3:2 tuplet; a dotted quarter is `2.`; a tied note has one per head |
 /// | `etude:marks=60:staccato,fermata` | the note's track, at its note-on tick | the score prints these `Articulation`s on key 60's note |
+/// | `etude:grace=62:slash` | the note's track, at its note-on tick | key 62 is a grace note, drawn small and played short: `slash` an acciaccatura (before the beat), `on` an appoggiatura (on the beat, the main note after it); never required of the learner |
+/// | `etude:ornament=60:trill:960` | the note's track, at its note-on tick | key 60 carries a trill (`Ornament`) over 960 ticks as written; the note sounds as the ornament's first note |
+/// | `etude:ornament=62:note` | the note's track, at its note-on tick | key 62 is one of an ornament's played notes: heard, not drawn, never required of the learner |
+/// | `etude:roll=64:30` | the note's track, at its (rolled) note-on tick | key 64 is a member of an arpeggiated chord, struck 30 ticks after the chord is written |
+/// | `etude:dynamic=mf` | a track, at the tick the mark stands | the score prints this dynamic (`p`, `mf`, `sfz`…) here on that staff (drawn and listed; the loudness is in the velocities) |
 /// | `etude:ottava=1` | a track, at the tick it takes effect | the staff is written under an 8va line (`2` 15ma, `-1` 8vb, `-2` 15mb) until `etude:ottava=0` |
 ///
 /// When a file has `etude:bar` events they are the bar lines: every bar starts at one, whatever
@@ -29,6 +34,16 @@ public enum Annotation: Equatable, Sendable {
     case value(pitch: Int, WrittenValue)
     /// Articulations and a fermata the score prints on a note.
     case marks(pitch: Int, [Articulation])
+    /// A grace note: `slashed` an acciaccatura (before the beat), else an appoggiatura.
+    case grace(pitch: Int, slashed: Bool)
+    /// An ornament printed on a note, written as lasting `ticks`.
+    case ornament(pitch: Int, Ornament, ticks: Int)
+    /// One of the notes an ornament is played with (after the note it is printed on).
+    case ornamentNote(pitch: Int)
+    /// A member of an arpeggiated (rolled) chord, struck `delay` ticks after the chord's tick.
+    case roll(pitch: Int, delay: Int)
+    /// A dynamic mark printed on the staff (letters only: `p`, `mf`, `sfz`…).
+    case dynamic(String)
 
     /// The text event carrying this annotation at `tick`.
     public func event(tick: Int) -> MIDIEvent {
@@ -84,6 +99,11 @@ public enum Annotation: Equatable, Sendable {
         case .ottava(let n): return "etude:ottava=\(n)"
         case .value(let p, let v): return "etude:value=\(p):\(v.text)"
         case .marks(let p, let m): return "etude:marks=\(p):" + m.map(\.rawValue).joined(separator: ",")
+        case .grace(let p, let slashed): return "etude:grace=\(p):\(slashed ? "slash" : "on")"
+        case .ornament(let p, let o, let ticks): return "etude:ornament=\(p):\(o.rawValue):\(ticks)"
+        case .ornamentNote(let p): return "etude:ornament=\(p):note"
+        case .roll(let p, let d): return "etude:roll=\(p):\(d)"
+        case .dynamic(let d): return "etude:dynamic=\(d)"
         }
     }
 
@@ -133,6 +153,26 @@ public enum Annotation: Equatable, Sendable {
             let marks = parts[1].split(separator: ",").compactMap { Articulation(rawValue: String($0)) }
             guard !marks.isEmpty else { return nil }
             self = .marks(pitch: pitch, marks)
+        case "grace":
+            let parts = value.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let pitch = Int(String(parts[0])), (0...127).contains(pitch), parts[1] == "slash" || parts[1] == "on" else { return nil }
+            self = .grace(pitch: pitch, slashed: parts[1] == "slash")
+        case "ornament":
+            let parts = value.split(separator: ":")
+            guard parts.count >= 2, let pitch = Int(String(parts[0])), (0...127).contains(pitch) else { return nil }
+            if parts.count == 2, parts[1] == "note" {
+                self = .ornamentNote(pitch: pitch)
+            } else {
+                guard parts.count == 3, let o = Ornament(rawValue: String(parts[1])), let t = Int(String(parts[2])), t > 0, t <= 1 << 24 else { return nil }
+                self = .ornament(pitch: pitch, o, ticks: t)
+            }
+        case "roll":
+            let parts = value.split(separator: ":")
+            guard parts.count == 2, let pitch = Int(String(parts[0])), (0...127).contains(pitch), let d = Int(String(parts[1])), d > 0, d <= 1 << 20 else { return nil }
+            self = .roll(pitch: pitch, delay: d)
+        case "dynamic":
+            guard (1...8).contains(value.count), value.allSatisfy({ "pmfszrn".contains($0) }) else { return nil }
+            self = .dynamic(String(value))
         default:
             return nil
         }
@@ -233,6 +273,79 @@ public struct WrittenValue: Equatable, Hashable, Sendable {
 /// `etude score --json` (staccato also shortens the sound: see `MusicXMLImport`).
 public enum Articulation: String, Equatable, Hashable, Sendable, CaseIterable {
     case staccato, staccatissimo, accent, marcato, tenuto, fermata
+}
+
+/// An ornament a score prints on a note, played as a pianist would (`realize`).
+public enum Ornament: String, Equatable, Hashable, Sendable, CaseIterable {
+    /// `trill` alternates with the upper note; `mordent` dips to the lower note and back,
+    /// `invertedMordent` (pralltriller) to the upper; `turn` goes upper–main–lower–main,
+    /// `invertedTurn` lower–main–upper–main.
+    case trill, mordent, invertedMordent, turn, invertedTurn
+
+    /// The notes it is played with, from the note's start over its written `length`: the note
+    /// itself first (so the note of the beat is the one written), each in 32nds (shorter when
+    /// the note is too short for them), the note again to the end. `upper`, `lower`: the
+    /// neighbours in the key.
+    public func realize(pitch: Int, upper: Int, lower: Int, length: Int, ticksPerQuarter tpq: Int) -> [(pitch: Int, offset: Int, length: Int)] {
+        let steps: [Int]
+        switch self {
+        case .trill: steps = []
+        case .mordent: steps = [pitch, lower]
+        case .invertedMordent: steps = [pitch, upper]
+        case .turn: steps = [pitch, upper, pitch, lower]
+        case .invertedTurn: steps = [pitch, lower, pitch, upper]
+        }
+        var unit = max(1, tpq / 8)
+        let needed = self == .trill ? 4 : steps.count + 1
+        if length < unit * needed { unit = max(1, length / needed) }
+        guard unit * needed <= length, length >= needed else { return [(pitch, 0, length)] }
+        var out: [(pitch: Int, offset: Int, length: Int)] = []
+        if self == .trill {
+            // Alternating up to the last two units, which end on the note.
+            var t = 0, k = 0
+            while t + 2 * unit < length {
+                out.append((k % 2 == 0 ? pitch : upper, t, unit))
+                t += unit
+                k += 1
+            }
+            if out.last?.pitch == pitch { out[out.count - 1].length += length - t; return out }
+            out.append((pitch, t, length - t))
+            return out
+        }
+        for (k, p) in steps.enumerated() { out.append((p, k * unit, unit)) }
+        out.append((pitch, steps.count * unit, length - steps.count * unit))
+        return out
+    }
+
+    /// The upper and lower neighbours of a written note in a key of `fifths` sharps (negative:
+    /// flats), as the key signature alters them.
+    public static func neighbours(of pitch: Int, spelling: SpelledPitch, fifths: Int) -> (upper: Int, lower: Int) {
+        func alter(_ letter: Int) -> Int {
+            let sharps = [3, 0, 4, 1, 5, 2, 6], flats = [6, 2, 5, 1, 4, 0, 3]
+            if fifths > 0 { return sharps.prefix(min(7, fifths)).contains(letter) ? 1 : 0 }
+            if fifths < 0 { return flats.prefix(min(7, -fifths)).contains(letter) ? -1 : 0 }
+            return 0
+        }
+        let natural = [0, 2, 4, 5, 7, 9, 11]
+        let base = natural[spelling.letter] + spelling.alter
+        let up = (spelling.letter + 1) % 7, down = (spelling.letter + 6) % 7
+        var u = natural[up] + alter(up) - base
+        var l = base - natural[down] - alter(down)
+        u = ((u % 12) + 12) % 12
+        l = ((l % 12) + 12) % 12
+        return (min(127, pitch + (u == 0 ? 2 : u)), max(0, pitch - (l == 0 ? 2 : l)))
+    }
+}
+
+/// An ornament on a note with the ticks the note is written as lasting.
+public struct OrnamentMark: Equatable, Hashable, Sendable {
+    public var ornament: Ornament
+    public var ticks: Int
+
+    public init(ornament: Ornament, ticks: Int) {
+        self.ornament = ornament
+        self.ticks = ticks
+    }
 }
 
 /// Which hand reads a staff, as an annotation says it (the Lesson module's `Hand` maps 1:1).
@@ -342,6 +455,16 @@ public struct Annotations: Equatable, Sendable {
     public var values: [Key: WrittenValue] = [:]
     /// Articulations a score prints on a note (`etude:marks`), by track, note-on tick and key.
     public var articulations: [Key: [Articulation]] = [:]
+    /// Grace notes (`etude:grace`), by track, note-on tick and key: true for an acciaccatura.
+    public var graces: [Key: Bool] = [:]
+    /// Ornaments printed on notes (`etude:ornament=P:KIND:TICKS`): the kind and written ticks.
+    public var ornaments: [Key: OrnamentMark] = [:]
+    /// The notes ornaments are played with (`etude:ornament=P:note`).
+    public var ornamentNotes: Set<Key> = []
+    /// Members of rolled chords (`etude:roll`), by their note-on: ticks after the chord's tick.
+    public var rolls: [Key: Int] = [:]
+    /// Track index → dynamic marks (tick, letters) a score prints on that staff, in file order.
+    public var dynamics: [Int: [(tick: Int, mark: String)]] = [:]
 
     public init() {}
 
@@ -369,6 +492,11 @@ public struct Annotations: Equatable, Sendable {
                 case .ottava(let n): ottavas[t, default: []].append((e.tick, n))
                 case .value(let p, let v): values[Key(track: t, tick: e.tick, pitch: p)] = v
                 case .marks(let p, let m): articulations[Key(track: t, tick: e.tick, pitch: p)] = m
+                case .grace(let p, let slashed): graces[Key(track: t, tick: e.tick, pitch: p)] = slashed
+                case .ornament(let p, let o, let ticks): ornaments[Key(track: t, tick: e.tick, pitch: p)] = OrnamentMark(ornament: o, ticks: ticks)
+                case .ornamentNote(let p): ornamentNotes.insert(Key(track: t, tick: e.tick, pitch: p))
+                case .roll(let p, let d): rolls[Key(track: t, tick: e.tick, pitch: p)] = d
+                case .dynamic(let d): dynamics[t, default: []].append((e.tick, d))
                 }
             }
         }
@@ -376,7 +504,8 @@ public struct Annotations: Equatable, Sendable {
 
     public static func == (a: Annotations, b: Annotations) -> Bool {
         a.fingers == b.fingers && a.spellings == b.spellings && a.hands == b.hands && a.values == b.values
-            && a.articulations == b.articulations
+            && a.articulations == b.articulations && a.graces == b.graces && a.ornaments == b.ornaments && a.ornamentNotes == b.ornamentNotes && a.rolls == b.rolls
+            && a.dynamics.mapValues { $0.map { "\($0.tick):\($0.mark)" } } == b.dynamics.mapValues { $0.map { "\($0.tick):\($0.mark)" } }
             && a.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } } == b.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } }
             && a.bars.map { [$0.tick, $0.printed] } == b.bars.map { [$0.tick, $0.printed] }
             && a.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } } == b.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } }

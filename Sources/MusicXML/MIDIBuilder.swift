@@ -14,6 +14,14 @@ enum MIDIBuilder {
         var tieStop: Bool
         var written: WrittenValue?
         var marks: [Articulation] = []
+        var grace: Bool?
+        var ornament: Ornament?
+        var neighbours: (upper: Int, lower: Int) = (0, 0)
+        /// One of an ornament's played notes.
+        var ornamentNote = false
+        var rolled = false
+        /// Ticks after its chord's tick it is struck (a rolled chord's upper notes).
+        var rollDelay = 0
     }
 
     /// An event with its place among the events of its tick: releases, then controllers and
@@ -95,9 +103,10 @@ enum MIDIBuilder {
         for bar in bars where bar.extra == 0 {
             for n in notesByMeasure[bar.written] {
                 let start = bar.startTick + n.start
-                played[n.track].append(PlayedNote(start: start, end: start + n.duration, pitch: n.pitch, velocity: max(1, min(127, n.velocity)),
+                let at = max(0, start)
+                played[n.track].append(PlayedNote(start: at, end: max(at + 1, start + n.duration), pitch: n.pitch, velocity: max(1, min(127, n.velocity)),
                                                   finger: n.finger, spelling: n.spelling, tieStart: n.tieStart, tieStop: n.tieStop,
-                                                  written: n.written, marks: n.marks))
+                                                  written: n.written, marks: n.marks, grace: n.grace, ornament: n.ornament, neighbours: n.neighbours, rolled: n.rolled))
             }
             count += notesByMeasure[bar.written].count
             if count > limits.maxPerformedNotes {
@@ -112,6 +121,8 @@ enum MIDIBuilder {
         for o in score.ottavas { ottavasByTrack[o.owner].append(o) }
         var pedalsByTrack = Array(repeating: [Timed<UInt8>](), count: score.tracks.count)
         for p in score.pedals { pedalsByTrack[p.owner].append(p) }
+        var dynamicsByTrack = Array(repeating: [Timed<String>](), count: score.tracks.count)
+        for d in score.dynamicMarks where d.owner < score.tracks.count { dynamicsByTrack[d.owner].append(d) }
         for (t, staff) in score.tracks.enumerated() {
             var list: [Placed] = []
             seq = 0
@@ -120,6 +131,7 @@ enum MIDIBuilder {
             add(&list, 0, 1, .programChange(channel: staff.channel, program: staff.program))
             let clefs = TimelineIndex(clefsByTrack[t], measures: measureCount)
             let pedals = TimelineIndex(pedalsByTrack[t], measures: measureCount)
+            let dynamicMarks = TimelineIndex(dynamicsByTrack[t], measures: measureCount)
             let ottavas = TimelineIndex(ottavasByTrack[t], measures: measureCount)
             var ottava = 0
             var clef: Clef?
@@ -150,18 +162,33 @@ enum MIDIBuilder {
                     ottava = o.value
                     add(&list, t0 + o.pos, 1, Annotation.ottava(o.value).event(tick: t0 + o.pos).kind)
                 }
+                for d in dynamicMarks.all(w) {
+                    add(&list, t0 + d.pos, 1, Annotation.dynamic(d.value).event(tick: t0 + d.pos).kind)
+                }
                 for p in pedals.all(w) {
                     pedal = p.value
                     add(&list, t0 + p.pos, 1, .controlChange(channel: staff.channel, controller: 64, value: p.value))
                 }
             }
             if pedal != 0 { add(&list, total, 1, .controlChange(channel: staff.channel, controller: 64, value: 0)) }
+            played[t] = rolled(played[t], tpq: score.ticksPerQuarter)
             // Each head as written, before ties join the heads into one sounding note.
             for n in played[t] {
+                if n.rollDelay > 0 { add(&list, n.start, 2, Annotation.roll(pitch: n.pitch, delay: n.rollDelay).event(tick: n.start).kind) }
                 if let v = n.written { add(&list, n.start, 2, Annotation.value(pitch: n.pitch, v).event(tick: n.start).kind) }
                 if !n.marks.isEmpty { add(&list, n.start, 2, Annotation.marks(pitch: n.pitch, n.marks).event(tick: n.start).kind) }
+                if let g = n.grace { add(&list, n.start, 2, Annotation.grace(pitch: n.pitch, slashed: g).event(tick: n.start).kind) }
             }
-            for n in merged(played[t]) {
+            let sounding = merged(played[t])
+            // An ornament with the length its note is written (before it is played out).
+            for n in sounding {
+                if let o = n.ornament { add(&list, n.start, 2, Annotation.ornament(pitch: n.pitch, o, ticks: max(1, n.end - n.start)).event(tick: n.start).kind) }
+            }
+            let performed = ornamented(sounding, tpq: score.ticksPerQuarter)
+            for n in performed where n.ornamentNote {
+                add(&list, n.start, 2, Annotation.ornamentNote(pitch: n.pitch).event(tick: n.start).kind)
+            }
+            for n in performed {
                 if let s = n.spelling { add(&list, n.start, 2, .meta(type: MetaType.text, data: spellText(n.pitch, s))) }
                 if let f = n.finger { add(&list, n.start, 2, .meta(type: MetaType.text, data: fingerText(n.pitch, f))) }
                 add(&list, n.start, 3, .noteOn(channel: staff.channel, key: UInt8(n.pitch), velocity: n.velocity))
@@ -242,6 +269,58 @@ enum MIDIBuilder {
             last[p] = i
         }
         return out.indices.compactMap { keep[$0] ? out[$0] : nil }
+    }
+
+    /// Each ornamented note as played (`Ornament.realize`): the note shortened to the
+    /// ornament's first note, then its other notes (`ornamentNote`). The ornament stays on the
+    /// note, with its written length.
+    static func ornamented(_ notes: [PlayedNote], tpq: Int) -> [PlayedNote] {
+        guard notes.contains(where: { $0.ornament != nil }) else { return notes }
+        var out: [PlayedNote] = []
+        for n in notes {
+            guard let o = n.ornament else { out.append(n); continue }
+            let parts = o.realize(pitch: n.pitch, upper: n.neighbours.upper, lower: n.neighbours.lower, length: n.end - n.start, ticksPerQuarter: tpq)
+            for (k, p) in parts.enumerated() {
+                var m = n
+                m.pitch = p.pitch
+                m.start = n.start + p.offset
+                m.end = m.start + p.length
+                if k > 0 {
+                    m.ornament = nil
+                    m.ornamentNote = true
+                    m.finger = nil
+                    m.spelling = nil
+                    m.written = nil
+                    m.marks = []
+                }
+                out.append(m)
+            }
+        }
+        return out.sorted { ($0.start, $0.pitch) < ($1.start, $1.pitch) }
+    }
+
+    /// Arpeggiated chords rolled upwards, as a pianist plays them: each note above the lowest a
+    /// 64th later (less when the chord is short), its written head shortened by as much.
+    static func rolled(_ notes: [PlayedNote], tpq: Int) -> [PlayedNote] {
+        guard notes.contains(where: \.rolled) else { return notes }
+        var out = notes
+        var byStart: [Int: [Int]] = [:]
+        for (i, n) in notes.enumerated() where n.rolled { byStart[n.start, default: []].append(i) }
+        for (_, members) in byStart where members.count > 1 {
+            let order = members.sorted { notes[$0].pitch < notes[$1].pitch }
+            let shortest = order.map { notes[$0].end - notes[$0].start }.min() ?? 0
+            let step = max(0, min(tpq / 16, shortest / (2 * order.count)))
+            guard step > 0 else { continue }
+            for (k, i) in order.enumerated() where k > 0 {
+                out[i].start += k * step
+                out[i].rollDelay = k * step
+                if var v = out[i].written, v.ticks > k * step {
+                    v.ticks -= k * step
+                    out[i].written = v
+                }
+            }
+        }
+        return out
     }
 
     static func group<V>(_ list: [Timed<V>], _ measures: Int) -> [[Timed<V>]] {

@@ -60,8 +60,9 @@ public struct MusicXMLWarning: Equatable, Hashable, Sendable, CustomStringConver
 ///   (`<type>`, dots, tuplet; a tied note has one per head), `etude:marks=` for its
 ///   articulations and fermata, sustain (CC64) from pedal marks. A note printed on staff 2 is on the staff-2 track whichever voice it is in.
 ///
-/// Grace notes are left out (with a warning): they are ornaments of the beat, not notes a
-/// learner is scored on, and leaving them out keeps every other note on its written beat.
+/// Grace notes are played, short (a 32nd, at most half the note they lead to): a slashed one
+/// (acciaccatura) just before the beat, an unslashed one (appoggiatura) on the beat with its
+/// main note after it; each carries `etude:grace=` (drawn small, never required of a learner).
 /// Ties are merged; staccato (and staccatissimo, spiccato) halve (quarter) the sounding length;
 /// dynamics marks and `<sound dynamics>` set velocities; transposing parts (`<transpose>`)
 /// sound at concert pitch and are spelled at concert pitch (the written spelling moved by the

@@ -31,6 +31,14 @@ struct WrittenNote {
     var written: WrittenValue?
     /// Articulations and fermata printed on it.
     var marks: [Articulation] = []
+    /// A grace note: true for an acciaccatura (slashed, before the beat), false for an
+    /// appoggiatura (on the beat); nil for a note of the bar's time.
+    var grace: Bool?
+    /// An ornament printed on it, played by `MIDIBuilder` (with the key's neighbours).
+    var ornament: Ornament?
+    var neighbours: (upper: Int, lower: Int) = (0, 0)
+    /// In an arpeggiated chord (`<arpeggiate/>`): rolled upwards by `MIDIBuilder`.
+    var rolled = false
 }
 
 /// Where a measure's content lives: in a partwise score the `<measure>` itself; in a timewise
@@ -107,6 +115,8 @@ struct Score {
     /// Ottava lines (`<octave-shift>`): octaves a staff sounds above (+) or below (−) its
     /// writing, 0 where a line stops; owner as for clefs.
     var ottavas: [Timed<Int>] = []
+    /// Dynamic marks as printed (`<dynamics>`), owner as for pedals (the staff's track).
+    var dynamicMarks: [Timed<String>] = []
     var markers: [Timed<String>] = []
     var warnings: [MusicXMLWarning] = []
 }
@@ -117,8 +127,10 @@ struct ScoreReader {
     let limits: MusicXMLLimits
     var score = Score()
     private var dynamics: [Timed<UInt8>] = []
-    private var graceNotes = 0
-    private var graceLine = 0
+    /// Grace notes read, placed once the note they lead to is read (`placeGraces`).
+    private var pendingGraces: [(note: WrittenNote, slot: Int)] = []
+    /// An appoggiatura's main note starts this much later: (measure, written start, shift).
+    private var graceShift: (measure: Int, start: Int, shift: Int)?
     private var partTimes: [[Timed<TimeSignature>]] = []
     private var partKeys: [[Timed<KeySignature>]] = []
     /// Keys written without `<mode>`: major or minor is taken from the music (`resolveModes`).
@@ -158,9 +170,6 @@ struct ScoreReader {
             readPart(p, measuresByPart[p])
         }
         assignTracks()
-        if graceNotes > 0 {
-            score.warnings.append(MusicXMLWarning(line: graceLine, "\(graceNotes) grace note\(graceNotes == 1 ? "" : "s") left out (ornaments are not played or scored)"))
-        }
         notPlayedWarning()
         guard !score.notes.isEmpty else {
             let parts = score.parts.count, bars = score.measures.count
@@ -175,6 +184,7 @@ struct ScoreReader {
         score.keys = stable(score.keys, byPlace)
         score.clefs = stable(score.clefs, byPlace)
         score.pedals = stable(score.pedals, byPlace)
+        score.dynamicMarks = stable(score.dynamicMarks, byPlace)
         score.ottavas = stable(score.ottavas, byPlace)
         score.markers = stable(score.markers, byPlace)
         // Measures nothing is written in last as long as their time signature says.
@@ -351,6 +361,7 @@ struct ScoreReader {
                     readNote(c, p: p, w: w, pos: &pos, lastStart: &lastStart, st: &st)
                     maxPos = max(maxPos, pos)
                 case .backup?:
+                    placeGraces(w: w, at: pos, duration: 0, pitched: false, st: &st)
                     let d = ticks(tree.childText(c, .duration), st.divisions)
                     pos = max(0, pos - d)
                 case .forward?:
@@ -366,6 +377,8 @@ struct ScoreReader {
                     break
                 }
             }
+            // Graces with no note after them in the bar (a trill's ending): before the bar line.
+            placeGraces(w: w, at: maxPos, duration: 0, pitched: false, st: &st)
             score.measures[w].length = max(score.measures[w].length, maxPos)
         }
         st.staves = max(st.staves, st.maxStaff)
@@ -505,7 +518,7 @@ struct ScoreReader {
     }
 
     private mutating func readNote(_ n: Int, p: Int, w: Int, pos: inout Int, lastStart: inout Int, st: inout PartState) {
-        var isChord = false, isGrace = false, isCue = false, isRest = false
+        var isChord = false, isGrace = false, isCue = false, isRest = false, slashed = false
         var pitchNode: Int?, unpitched = false
         var durationText: String?
         var typeText: String?
@@ -517,10 +530,14 @@ struct ScoreReader {
         var finger: Int?
         var shorten = 1
         var marks: [Articulation] = []
+        var ornament: Ornament?
+        var rolled = false
         for c in tree.children(n) {
             switch tree.tag(c) {
             case .chord?: isChord = true
-            case .grace?: isGrace = true
+            case .grace?:
+                isGrace = true
+                slashed = tree.attribute(c, "slash") == "yes"
             case .cue?: isCue = true
             case .rest?: isRest = true
             case .pitch?: pitchNode = c
@@ -578,6 +595,19 @@ struct ScoreReader {
                         }
                     default:
                         if tree.name(k) == "fermata" { marks.append(.fermata) }
+                        if tree.name(k) == "arpeggiate" { rolled = true }
+                        if tree.name(k) == "ornaments" {
+                            for o in tree.children(k) where ornament == nil {
+                                switch tree.name(o) {
+                                case "trill-mark": ornament = .trill
+                                case "mordent": ornament = .mordent
+                                case "inverted-mordent": ornament = .invertedMordent
+                                case "turn": ornament = .turn
+                                case "inverted-turn": ornament = .invertedTurn
+                                default: break
+                                }
+                            }
+                        }
                     }
                 }
             default:
@@ -595,16 +625,20 @@ struct ScoreReader {
             duration = Int((quarters * Double(score.ticksPerQuarter)).rounded())
         }
         if isGrace {
-            if !isRest, !isCue {
-                graceNotes += 1
-                if graceLine == 0 { graceLine = tree.line(n) }
-            }
-            return
+            if isRest || isCue { return }
+            // Its length and place are set when the note it leads to is read.
+            duration = max(1, score.ticksPerQuarter / 8)
+        } else if !isChord {
+            placeGraces(w: w, at: pos, duration: isCue || isRest || unpitched ? 0 : duration, pitched: !(isCue || isRest || unpitched), st: &st)
         }
-        let start = isChord ? lastStart : pos
-        if !isChord {
+        var start = isChord && !isGrace ? lastStart : pos
+        if !isChord && !isGrace {
             lastStart = pos
             pos = min(pos + duration, maxPosition)
+        }
+        if !isGrace, let g = graceShift, g.measure == w, g.start == start, duration > g.shift {
+            start += g.shift
+            duration -= g.shift
         }
         st.maxStaff = max(st.maxStaff, staff)
         if isCue || isRest { return }
@@ -642,7 +676,49 @@ struct ScoreReader {
             note.written = WrittenValue(value: value, dots: min(3, dots), actual: max(1, min(64, timeMod?.0 ?? 1)),
                                         normal: max(1, min(64, timeMod?.1 ?? 1)), ticks: duration)
         }
+        if let o = ornament, !isGrace, let s = spelling {
+            let fifths = partKeys[p].last { $0.measure < w || ($0.measure == w && $0.pos <= start) }?.value.sharps ?? 0
+            note.ornament = o
+            note.neighbours = Ornament.neighbours(of: sounding, spelling: s, fifths: fifths)
+        }
+        note.rolled = rolled && !isGrace
+        if isGrace {
+            note.grace = slashed
+            let slot = isChord ? (pendingGraces.last?.slot ?? 0) : (pendingGraces.last.map { $0.slot + 1 } ?? 0)
+            pendingGraces.append((note, slot))
+            return
+        }
         st.notes.append(note)
+    }
+
+    /// Places the grace notes read since the last note, leading to a note at `start` lasting
+    /// `duration` ticks: each short (a 32nd, at most half the main note shared among them),
+    /// an acciaccatura group ending on the beat, an appoggiatura group starting on it with the
+    /// main note (and its chord) after it. A group with nothing after it in its voice (a trill's
+    /// ending before `<backup>` or the bar line) ends there if slashed, else starts there.
+    private mutating func placeGraces(w: Int, at start: Int, duration: Int, pitched: Bool, st: inout PartState) {
+        graceShift = nil
+        guard let last = pendingGraces.last else { return }
+        let slots = last.slot + 1
+        var each = max(1, score.ticksPerQuarter / 8)
+        if duration > 0 { each = max(1, min(each, duration / (2 * slots))) }
+        let before = pendingGraces[0].note.grace ?? false
+        // In the first bar, with no room before the beat, an acciaccatura is crushed: struck
+        // with its main note.
+        let first = before ? (w == 0 ? max(0, start - each * slots) : start - each * slots) : start
+        for (g, slot) in pendingGraces {
+            var n = g
+            n.measure = w
+            n.start = first + slot * each
+            n.duration = each
+            if var v = n.written {
+                v.ticks = each
+                n.written = v
+            }
+            st.notes.append(n)
+        }
+        if !before && pitched && duration > each * slots { graceShift = (w, start, each * slots) }
+        pendingGraces = []
     }
 
     static let semitones = [0, 2, 4, 5, 7, 9, 11]
@@ -690,6 +766,10 @@ struct ScoreReader {
                     for k in tree.children(c) {
                         if let v = Self.dynamicVelocities[tree.name(k)] {
                             dynamics.append(Timed(measure: w, pos: at, value: v, owner: p))
+                        }
+                        let name = tree.name(k)
+                        if (1...8).contains(name.count), name.allSatisfy({ "pmfszrn".contains($0) }) {
+                            score.dynamicMarks.append(Timed(measure: w, pos: at, value: name, owner: p * 16 + staff - 1))
                         }
                     }
                 case .metronome?:
@@ -837,6 +917,10 @@ struct ScoreReader {
         }
         score.clefs = score.clefs.compactMap { c in trackOf[c.owner].map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) } }
         score.ottavas = score.ottavas.compactMap { c in trackOf[c.owner].map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) } }
+        score.dynamicMarks = score.dynamicMarks.compactMap { c in
+            let track = trackOf[c.owner] ?? trackOf[(c.owner / 16) * 16]
+            return track.map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) }
+        }
         score.pedals = score.pedals.compactMap { c in
             // A pedal mark under a staff the part lacks goes to its first staff.
             let track = trackOf[c.owner] ?? trackOf[(c.owner / 16) * 16]

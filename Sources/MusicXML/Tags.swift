@@ -26,10 +26,9 @@ enum Tag: Int32, CaseIterable {
 
     /// Elements that change what is heard but that Etude does not play: named once in a warning.
     static let notPlayed: [String: String] = [
-        "trill-mark": "trills", "turn": "turns", "delayed-turn": "turns", "inverted-turn": "turns",
-        "delayed-inverted-turn": "turns", "vertical-turn": "turns", "shake": "shakes", "mordent": "mordents",
-        "inverted-mordent": "mordents", "schleifer": "schleifers", "tremolo": "tremolos", "haydn": "ornaments",
-        "wavy-line": "trill lines", "arpeggiate": "arpeggios", "non-arpeggiate": "arpeggio brackets",
+        "delayed-turn": "delayed turns",
+        "delayed-inverted-turn": "delayed turns", "vertical-turn": "vertical turns", "shake": "shakes", "schleifer": "schleifers", "tremolo": "tremolos", "haydn": "ornaments",
+        "wavy-line": "trill lines", "non-arpeggiate": "arpeggio brackets",
         "fermata": "fermatas", "glissando": "glissandos", "slide": "slides", "bend": "bends",
         "harmony": "chord symbols", "figured-bass": "figured bass", "measure-repeat": "measure-repeat signs",
         "beat-repeat": "beat-repeat signs", "slash": "slash notation", "accordion-registration": "accordion registrations",

@@ -282,14 +282,31 @@ struct LayoutBuilder {
     /// The notes laid out, quantized, with their staff; sorted by start then pitch.
     func collectNotes() -> [NoteInfo] {
         guard !barRange.isEmpty else { return [] }
-        let wanted = lesson.notes.indices.filter { i in
+        var wanted = lesson.notes.indices.filter { i in
             let n = lesson.notes[i]
             guard n.channel != 9 else { return false }
             if n.part.hand == nil && !options.includeAccompaniment { return false }
             return n.startTick < rangeEnd && n.endTick > rangeStart && n.startTick >= rangeStart
         }
+        // Grace notes are drawn apart (`placeGraces`); a note after appoggiaturas is written
+        // where they start, on the beat.
+        let graces = lesson.annotations.graces
+        var lead: [Annotations.Key: Int] = [:]
+        // A rolled chord's upper notes are written with its lowest.
+        for (k, d) in lesson.annotations.rolls { lead[Annotations.Key(track: k.track, tick: k.tick, pitch: -1 - k.pitch)] = k.tick - d }
+        if !graces.isEmpty {
+            for n in lesson.notes where graces[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))] == false {
+                lead[Annotations.Key(track: n.track, tick: n.endTick, pitch: 0)] = lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: 0)] ?? n.startTick
+            }
+        }
+        if !graces.isEmpty || !lesson.annotations.ornamentNotes.isEmpty { wanted = wanted.filter { !lesson.isAccepted(lesson.notes[$0]) } }
+        let ornaments = lesson.annotations.ornaments
         // A score's ticks are exact: nothing to snap.
-        let grid = isEngraved ? 1 : LayoutBuilder.grid(onsets: wanted.map { lesson.notes[$0].startTick }, tpq: tpq)
+        let grid = isEngraved ? 1 : LayoutBuilder.grid(onsets: wanted.map { i in
+            let n = lesson.notes[i]
+            return lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: -1 - Int(n.pitch))]
+                ?? lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: 0)] ?? n.startTick
+        }, tpq: tpq)
         func snap(_ t: Int) -> Int { ((t + grid / 2) / grid) * grid }
         var out: [NoteInfo] = []
         out.reserveCapacity(wanted.count)
@@ -301,9 +318,15 @@ struct LayoutBuilder {
             case .hand(.left): staff = .bass
             case .accompaniment: staff = n.pitch >= 60 ? .treble : .bass
             }
-            let start = max(rangeStart, min(snap(n.startTick), rangeEnd - 1))
+            let onBeat = lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: -1 - Int(n.pitch))]
+                ?? lead[Annotations.Key(track: n.track, tick: n.startTick, pitch: 0)] ?? n.startTick
+            let start = max(rangeStart, min(snap(onBeat), rangeEnd - 1))
             // A score's note lasts as written (a staccato quarter sounds shorter, but is a quarter).
-            let written = writtenHeads(of: n).last.map { $0.tick + $0.value.ticks } ?? n.endTick
+            var written = writtenHeads(of: n).last.map { $0.tick + $0.value.ticks } ?? n.endTick
+            // An ornamented note sounds as the ornament's first note; it is written as long as it is.
+            if !ornaments.isEmpty, let o = ornaments[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))] {
+                written = max(written, n.startTick + o.ticks)
+            }
             let end = min(rangeEnd, max(start + grid, snap(max(n.endTick, written))))
             let finger = options.showFingering ? lesson.finger(of: n) : nil
             out.append(NoteInfo(index: i, staff: staff, start: start, end: end, pitch: Int(n.pitch), startTick: n.startTick,
@@ -400,11 +423,13 @@ struct LayoutBuilder {
             var t = n.start
             var pieces: [(Int, NoteDuration, Int, Tuplet?)] = []
             // The score's own heads first (values, dots, tuplets, ties as printed).
-            for h in writtenHeads(of: lesson.notes[n.index]) where h.tick == t && t < n.end {
+            // (A note after appoggiaturas sounds later than it is written: its first head from n.start.)
+            for (k, h) in writtenHeads(of: lesson.notes[n.index]).enumerated() where (h.tick == t || (k == 0 && h.tick == n.startTick && h.tick > t)) && t < n.end {
                 let v = h.value
-                pieces.append((t, NoteDuration(NoteValue(rawValue: v.value) ?? .quarter, dots: v.dots), v.ticks,
+                let ticks = v.ticks + (h.tick - t)
+                pieces.append((t, NoteDuration(NoteValue(rawValue: v.value) ?? .quarter, dots: v.dots), ticks,
                                v.actual != v.normal ? Tuplet(actual: v.actual, normal: v.normal) : nil))
-                t += max(1, v.ticks)
+                t += max(1, ticks)
             }
             while t < n.end {
                 let bar = bars[barIndex(atTick: t)]
@@ -549,6 +574,31 @@ struct LayoutBuilder {
         placeRests(&draft)
         placeClefChanges(&draft)
         spanOttavas(&draft)
+        placeGraces(&draft)
+        placeDynamics(&draft)
+    }
+
+    /// Pass 12. Dynamic marks of the staves laid out, at their tick's column.
+    func placeDynamics(_ d: inout LayoutDraft) {
+        let a = lesson.annotations
+        guard !a.dynamics.isEmpty else { return }
+        for (track, marks) in a.dynamics {
+            let staff: Staff
+            switch a.hands[track] {
+            case .right?: staff = .treble
+            case .left?: staff = .bass
+            case nil:
+                guard options.includeAccompaniment || a.hands.isEmpty else { continue }
+                staff = .treble
+            }
+            for m in marks where m.tick >= rangeStart && m.tick < rangeEnd {
+                let si = d.systemIndex(ofTick: m.tick)
+                guard d.systems.indices.contains(si) else { continue }
+                d.systems[si].dynamics.append(PlacedDynamic(staff: staff, tick: m.tick, column: column(m.tick, in: d.systems[si], cpq: d.cpq),
+                                                            mark: m.mark, barIndex: barIndex(atTick: m.tick)))
+            }
+        }
+        for si in d.systems.indices { d.systems[si].dynamics.sort { ($0.tick, $0.staff == .treble ? 0 : 1) < ($1.tick, $1.staff == .treble ? 0 : 1) } }
     }
 
     /// The score a finished draft makes.
@@ -884,6 +934,53 @@ struct LayoutBuilder {
                 let e = d.extents[staff] ?? 0...8
                 d.extents[staff] = min(e.lowerBound, bottom)...max(e.upperBound, top)
             }
+        }
+    }
+
+    /// Pass 11. Grace notes, drawn small just left of the chord of their staff they lead to (the
+    /// first at or after them), in the clef and under the ottava of that chord.
+    func placeGraces(_ d: inout LayoutDraft) {
+        let graces = lesson.annotations.graces
+        guard !graces.isEmpty else { return }
+        var placed: [(system: Int, head: PlacedHead)] = []
+        for (i, n) in lesson.notes.enumerated() {
+            guard let slashed = graces[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))], n.channel != 9,
+                  n.startTick < rangeEnd, n.endTick > rangeStart, n.part.hand != nil || options.includeAccompaniment else { continue }
+            let staff: Staff = n.part == .hand(.left) ? .bass : (n.part == .hand(.right) ? .treble : (n.pitch >= 60 ? .treble : .bass))
+            var found: (Int, PlacedChord)?
+            for (si, s) in d.systems.enumerated() where s.endTick >= n.startTick {
+                if let c = s.chords.first(where: { $0.staff == staff && $0.tick >= n.startTick }) { found = (si, c); break }
+            }
+            guard let (si, chord) = found, let lead = d.systems[si].heads[chord.heads].first else { continue }
+            let spelling = lesson.spelling(of: n) ?? Speller.spell(pitch: Int(n.pitch), key: key(atTick: chord.tick))
+            guard let diatonic = spelling.diatonic(forPitch: Int(n.pitch)) else { continue }
+            let step = diatonic - 7 * lead.ottava - lead.clef.bottomLineDiatonic
+            let hasAccidental = d.systems[si].heads[chord.heads].contains { $0.accidental != nil }
+            var head = lead
+            head.noteIndex = i
+            head.pitch = Int(n.pitch)
+            head.step = step
+            head.spelling = spelling
+            head.accidental = nil
+            head.finger = nil
+            head.tick = n.startTick
+            head.duration = NoteDuration(.eighth)
+            head.tuplet = nil
+            head.articulations = []
+            head.column = chord.column - 1 - (hasAccidental ? 1 : 0)
+            head.displaced = false
+            head.tiedFromPrevious = false
+            head.tiesToNext = false
+            head.grace = slashed
+            placed.append((si, head))
+        }
+        // Several before one chord stand side by side, the first furthest left.
+        for (si, head) in placed.reversed() {
+            let key = "\(si):\(head.staff):\(head.column)"
+            var h = head
+            let later = Set(placed.filter { "\($0.system):\($0.head.staff):\($0.head.column)" == key && $0.head.tick > head.tick }.map(\.head.tick))
+            h.column -= later.count
+            d.systems[si].graces.insert(h, at: 0)
         }
     }
 

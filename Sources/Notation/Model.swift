@@ -194,6 +194,9 @@ public struct PlacedHead: Sendable, Equatable {
     public var tiesToNext: Bool
     /// Index into `Lesson.bars`.
     public var barIndex: Int
+    /// A grace note (drawn small before its main note): true slashed (acciaccatura), false an
+    /// appoggiatura; nil for a head of the bar's time.
+    public var grace: Bool? = nil
 }
 
 /// The heads of one staff that start together, with their stem.
@@ -242,6 +245,16 @@ public struct OttavaSpan: Sendable, Equatable {
     public var toColumn: Int
 }
 
+/// A dynamic mark (`p`, `mf`, `sfz`…) under a staff, from its column.
+public struct PlacedDynamic: Sendable, Equatable {
+    public var staff: Staff
+    public var tick: Int
+    public var column: Int
+    public var mark: String
+    /// Index into `Lesson.bars`.
+    public var barIndex: Int
+}
+
 /// A bar inside a system.
 public struct PlacedBar: Sendable, Equatable {
     /// Index into `Lesson.bars`.
@@ -284,6 +297,10 @@ public struct PlacedSystem: Sendable, Equatable {
     public var rests: [PlacedRest]
     public var clefChanges: [PlacedClef]
     public var ottavas: [OttavaSpan]
+    /// Grace notes, each standing just left of the chord it leads to (not in `heads`).
+    public var graces: [PlacedHead] = []
+    /// Dynamic marks a score prints (`etude:dynamic`), under their staff.
+    public var dynamics: [PlacedDynamic] = []
 
     public var startTick: Int { bars.first?.startTick ?? 0 }
     public var endTick: Int { bars.last?.endTick ?? 0 }

@@ -620,6 +620,48 @@ struct Painter {
         for chord in chords { paintTies(chord) }
         for chord in chords { paintHeads(chord) }
         for chord in chords { paintArticulations(chord) }
+        for g in system.graces { paintGrace(g) }
+        for m in system.dynamics { paintDynamic(m) }
+    }
+
+    /// A dynamic mark between the staves, as a piano score prints it: the first free row under
+    /// the upper staff's bottom line, or over the lower staff's top line, at its column or one
+    /// either side, where every cell it takes is blank; else not drawn.
+    mutating func paintDynamic(_ m: PlacedDynamic) {
+        let width = m.mark.unicodeScalars.count
+        for y in Painter.dynamicRows(m.staff, geometry: geometry, height: height) {
+            for x in [m.column, m.column + 1, m.column - 1] where x > 0 && x + width <= lastColumn {
+                guard (0..<width).allSatisfy({ cell(x + $0, y).ink == .blank }) else { continue }
+                text(m.mark, x: x, y: y, .dot)
+                return
+            }
+        }
+    }
+
+    /// A grace note: a small head (slashed for an acciaccatura) where the cell is free, on the
+    /// staff or at most one ledger line away.
+    /// The rows a staff's dynamics may take, nearest the staff first.
+    static func dynamicRows(_ staff: Staff, geometry: Geometry, height: Int) -> [Int] {
+        if staff == .treble {
+            let bottom = geometry.lineRow(.treble, step: 0)
+            return Array((bottom + 1)..<max(bottom + 1, min(height, bottom + 7)))
+        }
+        let top = geometry.lineRow(.bass, step: 8)
+        return Array(stride(from: top - 1, through: max(0, top - 6), by: -1))
+    }
+
+    mutating func paintGrace(_ h: PlacedHead) {
+        guard h.step >= -2, h.step <= 10 else { return }
+        let r = geometry.row(h.staff, step: h.step)
+        let open: Set<Ink> = [.blank, .staffLine, .ledger]
+        guard open.contains(cell(h.column, r.main).ink), open.contains(r.lower.map { cell(h.column, $0).ink } ?? .blank) else { return }
+        let slashed = h.grace == true
+        if let lower = r.lower {
+            put(h.column, r.main, slashed ? "▞" : "▗", .head, note: h.noteIndex, part: .main)
+            put(h.column, lower, slashed ? "▞" : "▝", .head, note: h.noteIndex, part: .lowerHalf)
+        } else {
+            put(h.column, r.main, slashed ? "ø" : "•", .head, note: h.noteIndex, part: .main)
+        }
     }
 
     static func articulationGlyph(_ a: Articulation) -> Unicode.Scalar {

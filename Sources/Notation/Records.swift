@@ -15,6 +15,19 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
     public var columnsPerQuarter: Double
     public var systems: [SystemRecord]
     public var notes: [NoteRecord]
+    /// Dynamic marks the score prints, in time order.
+    public var dynamics: [DynamicRecord] = []
+
+    public struct DynamicRecord: Codable, Sendable, Equatable {
+        /// Printed bar number, quarters from its start, "treble"/"bass", e.g. "mf".
+        public var bar: Int
+        public var beat: Double
+        public var staff: String
+        public var mark: String
+        public var column: Int
+        public var system: Int
+        public var tick: Int
+    }
 
     public struct SystemRecord: Codable, Sendable, Equatable {
         public var index: Int
@@ -64,9 +77,12 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
         /// Index into the lesson's notes, and its tick.
         public var note: Int
         public var tick: Int
+        /// A grace note: "acciaccatura" (slashed, before the beat) or "appoggiatura" (on the
+        /// beat); null for a note of the bar's time.
+        public var grace: String? = nil
 
         enum CodingKeys: String, CodingKey {
-            case bar, beat, staff, clef, step, ottava, accidental, spelling, pitch, hand, finger, column, system, value, dots, tuplet, articulations, ties, note, tick
+            case bar, beat, staff, clef, step, ottava, accidental, spelling, pitch, hand, finger, column, system, value, dots, tuplet, articulations, ties, note, tick, grace
         }
 
         // Absent values are written as null, so every record has every key.
@@ -92,6 +108,7 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
             try c.encode(ties, forKey: .ties)
             try c.encode(note, forKey: .note)
             try c.encode(tick, forKey: .tick)
+            try c.encode(grace, forKey: .grace)
         }
     }
 
@@ -116,7 +133,7 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
         let tpq = Double(max(1, score.ticksPerQuarter))
         for s in score.systems {
             let bars = Dictionary(s.bars.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
-            for h in s.heads where !h.tiedFromPrevious {
+            for h in s.heads + s.graces where !h.tiedFromPrevious {
                 let bar = bars[h.barIndex]
                 let beat = Double(h.tick - (bar?.startTick ?? h.tick)) / tpq
                 records.append(NoteRecord(
@@ -124,11 +141,21 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
                     step: h.step, ottava: h.ottava, accidental: h.accidental?.rawValue, spelling: h.spelling.name, pitch: h.pitch,
                     hand: h.hand?.rawValue, finger: h.finger, column: h.column, system: s.index, value: h.duration.value.name,
                     dots: h.duration.dots, tuplet: h.tuplet.map { "\($0.actual):\($0.normal)" },
-                    articulations: h.articulations.map(\.rawValue), ties: ties[h.noteIndex] ?? 0, note: h.noteIndex, tick: h.tick))
+                    articulations: h.articulations.map(\.rawValue), ties: ties[h.noteIndex] ?? 0, note: h.noteIndex, tick: h.tick,
+                    grace: h.grace.map { $0 ? "acciaccatura" : "appoggiatura" }))
             }
         }
         records.sort { a, b in a.tick != b.tick ? a.tick < b.tick : (a.staff != b.staff ? a.staff == "treble" : a.pitch < b.pitch) }
         notes = records
+        for s in score.systems {
+            let bars = Dictionary(s.bars.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
+            for m in s.dynamics {
+                let bar = bars[m.barIndex]
+                let beat = Double(m.tick - (bar?.startTick ?? m.tick)) / tpq
+                dynamics.append(DynamicRecord(bar: bar?.displayNumber ?? 0, beat: (beat * 1000).rounded() / 1000, staff: m.staff.rawValue,
+                                              mark: m.mark, column: m.column, system: s.index, tick: m.tick))
+            }
+        }
     }
 
     /// The document as JSON text (keys sorted, so the output is stable).

@@ -60,6 +60,9 @@ public final class Coach: @unchecked Sendable {
     private var anchor = 0.0
     /// What the learner is to play this pass (judging modes only; watch mode judges nothing).
     private var expected: [ExpectedNote] = []
+    /// Grace notes and ornaments' notes of the practised hands: played by the learner or not,
+    /// never judged.
+    private var accepted = AcceptedNotes()
     /// The pass as judged: each note's pass-relative start (to re-anchor the clock) and
     /// whether it is expected are looked up in it, not kept per note (a 1,000,000-note pass).
     private var passNotes: PassNotes?
@@ -356,7 +359,24 @@ public final class Coach: @unchecked Sendable {
         let countIn = tick == nil && number == 1 && plan.countIn
         let schedule = PassSchedule(lesson: lesson, plan: plan, from: tick ?? range.lowerBound, to: range.upperBound, percent: percent,
                                     options: .init(pass: number, countIn: countIn))
-        expected = !mode.judges ? [] : PassJudging.expected(schedule, lesson: lesson, dynamics: ear.dynamics(of: lesson))
+        var practisedNotes = !mode.judges ? [] : PassJudging.expected(schedule, lesson: lesson, dynamics: ear.dynamics(of: lesson))
+        // A rolled chord is judged as a chord, at its lowest note's time.
+        let rolls = lesson.annotations.rolls
+        if !rolls.isEmpty {
+            let notes = lesson.notes
+            let timeAt = Dictionary(practisedNotes.filter { notes.indices.contains($0.id) }.map { ("\(notes[$0.id].track)@\(notes[$0.id].startTick)", $0.time) },
+                                    uniquingKeysWith: { a, b in min(a, b) })
+            for i in practisedNotes.indices where notes.indices.contains(practisedNotes[i].id) {
+                let n = notes[practisedNotes[i].id]
+                if let d = rolls[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))], let t = timeAt["\(n.track)@\(n.startTick - d)"] {
+                    practisedNotes[i].time = t
+                }
+            }
+        }
+        // Grace notes and an ornament's notes: accepted, not required.
+        let graces = practisedNotes.filter { lesson.notes.indices.contains($0.id) && lesson.isAccepted(lesson.notes[$0.id]) }
+        expected = graces.isEmpty ? practisedNotes : practisedNotes.filter { !(lesson.notes.indices.contains($0.id) && lesson.isAccepted(lesson.notes[$0.id])) }
+        accepted = AcceptedNotes(graces)
         passNotes = schedule.notes
         retimes = []
         pausedAt = nil
@@ -393,6 +413,8 @@ public final class Coach: @unchecked Sendable {
         var wrongNow = false
         switch mode {
         case .watch:
+            break
+        case _ where event.isOn && acceptsLocked(local):
             break
         case .wait:
             if var g = gate {
@@ -445,6 +467,21 @@ public final class Coach: @unchecked Sendable {
 
     /// The rest of the pass now plays at `newPercent`: notes due after this moment come
     /// proportionally sooner or later, as the transport plays them.
+    /// A grace note or an ornament's note struck where one sounds (in wait mode: since the
+    /// previous chord, up to the one waited for): accepted, not judged.
+    private func acceptsLocked(_ local: PlayedEvent) -> Bool {
+        guard !accepted.isEmpty else { return false }
+        if mode == .wait, let g = gate {
+            let to = g.current?.time ?? .infinity
+            let from = g.index > 0 && g.index - 1 < g.chords.count ? g.chords[g.index - 1].time : -.infinity
+            return accepted.accepts(pitch: local.pitch, from: from, to: to + 0.05)
+        }
+        // A key still due as a judged note here is that note (a trill's first note is judged,
+        // its repeats accepted).
+        let due = expected.contains { $0.pitch == local.pitch && abs($0.time - local.time) <= window.window && judged[$0.id] == nil }
+        return !due && accepted.accepts(pitch: local.pitch, from: local.time - window.window, to: local.time + window.window)
+    }
+
     private func retimeLocked(at time: Double, to newPercent: Double) {
         let oldPercent = currentPercent
         currentPercent = newPercent
@@ -457,6 +494,7 @@ public final class Coach: @unchecked Sendable {
             expected[i].duration *= scale
         }
         matcher?.retime(after: now, scale: scale)
+        accepted.retime(after: now, scale: scale)
     }
 
     private func expireLocked(now: Double) -> [CoachAction] {

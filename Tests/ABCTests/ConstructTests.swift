@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 @testable import ABC
+import Lesson
 import MIDIFile
 
 @Suite("ABC constructs")
@@ -293,18 +294,56 @@ struct ConstructTests {
         #expect(tags.description == "Two octaves")
     }
 
-    @Test func graceNotesAreIgnoredWithAWarning() throws {
-        let c = try Compiled(tune("{g}C {/ab}D"))
-        #expect(c.pitches() == [60, 62])
-        #expect(c.onsets() == [0, 1])
-        #expect(c.warnings.contains { $0.message.contains("grace") })
+    @Test func graceNotesArePlayedShortOnOrBeforeTheBeat() throws {
+        // L:1/4 here: {g} an appoggiatura on beat 2 (C after it), {/ab} two acciaccaturas
+        // before beat 3; a 32nd each (1/8 quarter).
+        let c = try Compiled(tune("E {g}C {/ab}D F |"))
+        #expect(c.pitches() == [64, 79, 60, 81, 83, 62, 65])
+        #expect(c.onsets() == [0, 1, 1.125, 1.75, 1.875, 2, 3])
+        #expect(!c.warnings.contains { $0.message.contains("grace") })
+        let lesson = Lesson(file: c.file, fileName: "graces.abc")
+        #expect(lesson.notes.filter { lesson.isGrace($0) }.map(\.pitch) == [79, 81, 83])
+        #expect(lesson.annotations.graces.values.filter { $0 }.count == 2)
+    }
+
+    @Test func ornamentsArePlayedOutAndMarked() throws {
+        // L:1/4, K:D (F# and C#): a trill on E alternates with F#; a mordent on A dips to G;
+        // a turn on B goes B C# B A B; T is a trill too. 32nds (1/8 quarter) each.
+        let c = try Compiled(tune("!trill!E !mordent!A !turn!B Tc |", header: "M:4/4\nL:1/4\nK:D"))
+        #expect(c.warnings.isEmpty)
+        #expect(Array(c.pitches().prefix(6)) == [64, 66, 64, 66, 64, 66] || Array(c.pitches().prefix(7)) == [64, 66, 64, 66, 64, 66, 64])
+        let lesson = Lesson(file: c.file, fileName: "ornaments.abc")
+        let judged = lesson.notes.filter { !lesson.isAccepted($0) }
+        #expect(judged.map(\.pitch) == [64, 69, 71, 73])
+        #expect(judged.map(\.startTick) == [0, 480, 960, 1440])
+        #expect(lesson.annotations.ornaments.values.map(\.ornament).sorted { $0.rawValue < $1.rawValue } == [.mordent, .trill, .trill, .turn])
+        #expect(lesson.annotations.ornaments.values.allSatisfy { $0.ticks == 480 })
+        let mordent = lesson.notes.filter { $0.startTick >= 480 && $0.startTick < 960 }.map(\.pitch)
+        #expect(mordent == [69, 67, 69])
+        let turn = lesson.notes.filter { $0.startTick >= 960 && $0.startTick < 1440 }.map(\.pitch)
+        #expect(turn == [71, 73, 71, 69, 71])
+    }
+
+    @Test func anArpeggioRollsTheChordUpwards() throws {
+        let c = try Compiled(tune("!arpeggio![CEG]2 [CEG]2 |"))
+        #expect(c.warnings.isEmpty)
+        #expect(c.pitches() == [60, 64, 67, 60, 64, 67])
+        #expect(c.onsets() == [0, 0.0625, 0.125, 2, 2, 2])
+        let a = Annotations(file: c.file)
+        #expect(a.rolls.values.sorted() == [30, 60])
+    }
+
+    @Test func dynamicsAreMarkedWhereTheyAreWritten() throws {
+        let c = try Compiled(tune("!p!C D !f!E F |"))
+        let marks = Annotations(file: c.file).dynamics.values.flatMap { $0 }.map { "\($0.mark)@\($0.tick)" }
+        #expect(marks == ["p@0", "f@960"])
     }
 
     @Test func unsupportedThingsWarnByName() throws {
-        let c = try Compiled(tune("\"C\"C !trill!D .E & F | G\nw: la la", header: "L:1/4\n%%MIDI program 1\nK:C"))
+        let c = try Compiled(tune("\"C\"C !upbow!D .E & F | G\nw: la la", header: "L:1/4\n%%MIDI program 1\nK:C"))
         let text = c.warnings.map(\.message).joined(separator: "\n")
         #expect(text.contains("chord symbols"))
-        #expect(text.contains("!trill!"))
+        #expect(text.contains("!upbow!"))
         #expect(text.contains("\".\""))
         #expect(text.contains("overlay"))
         #expect(text.contains("lyrics"))

@@ -9,9 +9,9 @@ import MIDIFile
 @Suite("ABC: decorations and symbols from real tunes")
 struct DecorationTests {
     @Test func userDefinedSymbolsStandForTheirDecoration() throws {
-        let c = try Compiled(tune("T C W D h E F |", header: "M:4/4\nL:1/4\nU:T=!trill!\nU: W = !4!\nU:h=+f+\nK:C"))
+        let c = try Compiled(tune("T C W D h E F |", header: "M:4/4\nL:1/4\nU:T=!upbow!\nU: W = !4!\nU:h=+f+\nK:C"))
         #expect(c.pitches() == [60, 62, 64, 65])
-        #expect(c.warnings.map(\.message) == ["decoration !trill! (symbol T of U:) not played, ignored"])
+        #expect(c.warnings.map(\.message) == ["decoration !upbow! (symbol T of U:) not played, ignored"])
         // W is finger 4 on D, h is forte from E on.
         #expect(Annotations(file: c.file).fingers.values.sorted() == [4])
         #expect(Annotations(file: c.file).fingers.keys.map(\.pitch) == [62])
@@ -55,11 +55,11 @@ struct DecorationTests {
     }
 
     @Test func unknownDecorationsInBothSyntaxes() throws {
-        let c = try Compiled(tune("!wiggle!C +trill+D !D.S.!E +4+F | !crescendo(!G !<(!A !>)!B c |"))
+        let c = try Compiled(tune("!wiggle!C +upbow+D !D.S.!E +4+F | !crescendo(!G !<(!A !>)!B c |"))
         #expect(c.pitches() == [60, 62, 64, 65, 67, 69, 71, 72])
         #expect(c.warnings.map(\.message) == [
             "decoration !wiggle! not played, ignored",
-            "decoration !trill! not played, ignored",
+            "decoration !upbow! not played, ignored",
             "decoration !D.S.! not played, ignored",
             "decoration !crescendo(! not played, ignored",
             "decoration !<(! not played, ignored",

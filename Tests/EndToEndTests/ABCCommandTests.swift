@@ -37,14 +37,15 @@ struct ABCCommandTests {
     }
 
     @Test func strictRefusesWhatTheImportLeftOut() throws {
-        let src = try dir.write("grace.abc", "X:1\nT:Grace\nK:C\n{g}C D E F\n")
+        // (Grace notes are played now; a chord symbol is still left out.)
+        let src = try dir.write("chords.abc", "X:1\nT:Chords\nK:C\n\"C\"C D E F\n")
         let lenient = try etude.run(["info", src])
-        #expect(lenient.status == 0 && lenient.stdout.contains("grace"), "\(lenient.stdout)\(lenient.stderr)")
+        #expect(lenient.status == 0 && lenient.stdout.contains("chord symbol"), "\(lenient.stdout)\(lenient.stderr)")
         for command in [["info", src, "--strict"], ["events", src, "--json", "--strict"]] {
             let strict = try etude.run(command)
             #expect(strict.status == 1, "\(command)")
             #expect(strict.stdout.isEmpty)
-            #expect(strict.stderr.hasPrefix("etude: \(src): ") && strict.stderr.contains("grace") && strict.stderr.hasSuffix(" (strict mode)\n")
+            #expect(strict.stderr.hasPrefix("etude: \(src): ") && strict.stderr.contains("chord symbol") && strict.stderr.hasSuffix(" (strict mode)\n")
                     && strict.stderr.split(separator: "\n").count == 1, "\(strict.stderr)")
         }
     }

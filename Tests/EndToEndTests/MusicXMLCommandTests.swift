@@ -257,14 +257,29 @@ import TestSupport
 
     @Test func strictRefusesWhatIsNotPlayed() throws {
         let dir = try TempDir("etude-mx")
-        let path = try dir.write("trill.musicxml", Self.score.replacingOccurrences(of: "<notations><technical>", with: "<notations><ornaments><trill-mark/></ornaments><technical>"))
+        // (Trills are played now; a tremolo is not.)
+        let path = try dir.write("tremolo.musicxml", Self.score.replacingOccurrences(of: "<notations><technical>", with: "<notations><ornaments><tremolo>3</tremolo></ornaments><technical>"))
         let etude = try Etude(lessons: nil)
         let lenient = try etude.run("info", path)
         #expect(lenient.status == 0)
-        #expect(lenient.stdout.contains("not played as written: trills (7)"))
+        #expect(lenient.stdout.contains("not played as written: tremolos (7)"))
         let strict = try etude.run("info", path, "--strict")
         #expect(strict.status == 1)
-        #expect(strict.stderr.contains("not played as written: trills (7) (strict mode)"))
+        #expect(strict.stderr.contains("not played as written: tremolos (7) (strict mode)"))
+    }
+
+    @Test func trillsArePlayedAndTheStaffDrawsTheNoteAsWritten() throws {
+        let dir = try TempDir("etude-mx")
+        let path = try dir.write("trill.musicxml", Self.score.replacingOccurrences(of: "<notations><technical>", with: "<notations><ornaments><trill-mark/></ornaments><technical>"))
+        let etude = try Etude(lessons: nil)
+        let info = try etude.run("info", path, "--strict")
+        #expect(info.status == 0, "\(info.stderr)")
+        let plain = try etude.run("score", path, "--json")
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let original = try dir.write("plain.musicxml", Self.score)
+        let untouched = try etude.run("score", original, "--json")
+        // The same heads as without the trills (the trill's notes are played, not drawn).
+        #expect(untouched.stdout.components(separatedBy: "\"pitch\"").count == plain.stdout.components(separatedBy: "\"pitch\"").count)
     }
 }
 

@@ -127,9 +127,22 @@ import TestSupport
         let notes = NotePairing.notes(in: file).notes
         let withNotes = Set(notes.map(\.track)).sorted()
         let staffOf = Dictionary(uniqueKeysWithValues: withNotes.enumerated().map { ($1, $0) })
+        // music21 lists the notes of the bar's time: grace notes (played by Etude, checked in
+        // NotationTests) apart, a note after appoggiaturas where it is written, on the beat.
+        let annotations = Annotations(file: file)
+        let graces = annotations.graces
+        var lead: [String: Int] = [:]
+        for n in notes where graces[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))] == false {
+            lead["\(n.track)@\(n.endTick)"] = lead["\(n.track)@\(n.startTick)"] ?? n.startTick
+        }
         var out: [Place: Int] = [:]
-        for n in notes {
-            let place = Place(Int(n.pitch), Double(n.startTick) / tpq, staffOf[n.track] ?? -1)
+        // An ornament's notes are its note played out (music21 lists the note once).
+        for n in notes where graces[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))] == nil
+            && !annotations.ornamentNotes.contains(Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))) {
+            // A rolled chord's notes where the chord is written.
+            let rolled = annotations.rolls[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))].map { n.startTick - $0 }
+            let start = rolled ?? lead["\(n.track)@\(n.startTick)"] ?? n.startTick
+            let place = Place(Int(n.pitch), Double(start) / tpq, staffOf[n.track] ?? -1)
             out[place] = max(out[place] ?? 0, Int((Double(n.endTick) / tpq * 10_000).rounded()))
         }
         return out

@@ -82,15 +82,75 @@ import Lesson
         #expect(try Read.onsets(Score.partwise([m])) == [0, 3])
     }
 
-    @Test func graceNotesAreLeftOutWithAWarning() throws {
+    @Test func graceNotesArePlayedShortBeforeOrOnTheBeatAsWritten() throws {
+        // Bar 2: an acciaccatura (slashed) before D4, an appoggiatura (unslashed) before F4.
+        let slash = "<note><grace slash=\"yes\"/><pitch><step>C</step><octave>4</octave></pitch><type>eighth</type></note>"
+        let onBeat = "<note><grace/><pitch><step>G</step><octave>4</octave></pitch><type>16th</type></note>"
+        let xml = Score.partwise([Score.bar("C4", "D4", "E4", "F4"),
+                                  slash + Score.note("D4", 1) + Score.note("E4", 1) + onBeat + Score.note("F4", 1, type: "quarter") + Score.note("G4", 1)])
+        let r = try Read.file(xml)
+        #expect(!r.warnings.contains { $0.message.contains("grace") })
+        let notes = try Read.notes(xml)
+        // Nothing left out: ten notes, each grace a 32nd (1/8 quarter).
+        #expect(notes.map(\.pitch) == [60, 62, 64, 65, 60, 62, 64, 67, 65, 67])
+        #expect(notes.map(\.onset) == [0, 1, 2, 3, 3.875, 4, 5, 6, 6.125, 7])
+        let lesson = try Read.lesson(xml)
+        #expect(lesson.notes.filter { lesson.isGrace($0) }.map(\.pitch) == [60, 67])
+        #expect(lesson.annotations.graces.values.sorted { !$0 && $1 } == [false, true])
+        // The main note after an appoggiatura is written a quarter from the beat: the head it
+        // sounds as lasts the rest of it.
+        let f4 = try #require(lesson.notes.first { $0.pitch == 65 && $0.startTick > 2000 })
+        let v = try #require(lesson.annotations.values[Annotations.Key(track: f4.track, tick: f4.startTick, pitch: 65)])
+        #expect(v.value == 2 && v.ticks == 480 - 60)
+        #expect(Read.texts(r.file, track: 1).contains("etude:grace=60:slash") && Read.texts(r.file, track: 1).contains("etude:grace=67:on"))
+    }
+
+    @Test func ornamentsArePlayedOutTheNoteOnTheBeatJudged() throws {
+        // K: 2 sharps. A trill on E4 (with F#4), a mordent on A4 (G4), a turn on B4 (C#5, A4).
+        let orn = { (o: String) in "<ornaments><\(o)/></ornaments>" }
+        let xml = Score.partwise([Score.note("E4", 1, notations: orn("trill-mark"), type: "quarter") + Score.note("A4", 1, notations: orn("mordent"), type: "quarter")
+                                  + Score.note("B4", 1, notations: orn("turn"), type: "quarter") + Score.note("D5", 1, type: "quarter")],
+                                 extraAttributes: "<key><fifths>2</fifths></key>")
+        let r = try Read.file(xml)
+        #expect(!r.warnings.contains { $0.message.contains("trill") || $0.message.contains("mordent") || $0.message.contains("turn") })
+        let lesson = try Read.lesson(xml)
+        let judged = lesson.notes.filter { !lesson.isAccepted($0) }
+        #expect(judged.map(\.pitch) == [64, 69, 71, 74])
+        #expect(judged.map(\.startTick) == [0, 480, 960, 1440])
+        #expect(lesson.notes.filter { $0.startTick < 480 }.map(\.pitch) == [64, 66, 64, 66, 64, 66, 64])
+        #expect(lesson.notes.filter { $0.startTick >= 480 && $0.startTick < 960 }.map(\.pitch) == [69, 67, 69])
+        #expect(lesson.notes.filter { $0.startTick >= 960 && $0.startTick < 1440 }.map(\.pitch) == [71, 73, 71, 69, 71])
+        #expect(lesson.annotations.ornaments.count == 3 && lesson.annotations.ornaments.values.allSatisfy { $0.ticks == 480 })
+    }
+
+    @Test func anArpeggiatedChordIsRolledUpwardsAndWrittenAsOneChord() throws {
+        let arp = "<arpeggiate/>"
+        let xml = Score.partwise([Score.note("C4", 2, notations: arp, type: "half") + Score.note("E4", 2, chord: true, notations: arp, type: "half")
+                                  + Score.note("G4", 2, chord: true, notations: arp, type: "half") + Score.note("C5", 2, type: "half")])
+        #expect(!(try Read.file(xml)).warnings.contains { $0.message.contains("arpeggio") })
+        #expect(try Read.onsets(xml) == [0, 0.0625, 0.125, 2])
+        let lesson = try Read.lesson(xml)
+        #expect(lesson.annotations.rolls.values.sorted() == [30, 60])
+        // Each rolled head is written as long as the chord's half note, less its delay.
+        let g4 = try #require(lesson.notes.first { $0.pitch == 67 })
+        #expect(lesson.annotations.values[Annotations.Key(track: g4.track, tick: g4.startTick, pitch: 67)]?.ticks == 960 - 60)
+    }
+
+    @Test func anAcciaccaturaAtTheVeryStartIsStruckWithItsNote() throws {
         let grace = "<note><grace slash=\"yes\"/><pitch><step>B</step><octave>3</octave></pitch><type>eighth</type></note>"
         let xml = Score.partwise([grace + Score.bar("C4", "D4", "E4", "F4")])
-        let r = try Read.file(xml)
-        #expect(try Read.pitches(xml) == [60, 62, 64, 65])
-        #expect(try Read.onsets(xml) == [0, 1, 2, 3])
-        #expect(r.warnings.contains { $0.message.contains("1 grace note left out") })
-        // Never a note to score: the lesson has exactly the four.
-        #expect(try Read.lesson(xml).notes.count == 4)
+        #expect(try Read.pitches(xml) == [59, 60, 62, 64, 65])
+        #expect(try Read.onsets(xml) == [0, 0, 1, 2, 3])
+    }
+
+    @Test func gracesWithNoNoteAfterThemInTheirVoiceEndItsLastNote() throws {
+        // A trill's two-note ending written as graces after the last note of voice 1.
+        let g = { (step: String) in "<note><grace slash=\"yes\"/><pitch><step>\(step)</step><octave>4</octave></pitch><type>16th</type></note>" }
+        let xml = Score.partwise([Score.note("E4", 4) + g("D") + g("E") + Score.backup(4) + Score.note("C3", 4, voice: 2),
+                                  Score.note("C4", 4)])
+        let notes = try Read.notes(xml)
+        #expect(notes.map(\.pitch).sorted() == [48, 60, 62, 64, 64])
+        #expect(notes.first { $0.pitch == 62 }?.onset == 3.75)
     }
 
     @Test func restsTakeTime() throws {

@@ -11,8 +11,9 @@
                                       [midi at sounding pitch, onset in quarters, staff (index
                                       of the part among the parts), type, dots, tuplet actual
                                       notes (1 for none), tie ("start", "stop", "continue" or
-                                      null), ottava (+1 8va, -1 8vb, +2, -2, 0)], and "graces":
-                                      how many grace notes the file has
+                                      null), ottava (+1 8va, -1 8vb, +2, -2, 0)], "graces":
+                                      how many grace notes the file has, and "grace_heads":
+                                      [midi, staff] of each
 """
 import json
 import os
@@ -119,7 +120,7 @@ def scores():
     # Grace notes and ornaments (the notes under them are what is compared).
     def graced():
         g1 = note.Note("D5", type="eighth").getGrace()
-        g2 = note.Note("B4", type="16th").getGrace()
+        g2 = note.Note("B4", type="16th").getGrace(appoggiatura=True)
         c = n("C5", 1)
         tr = n("E5", 1)
         tr.expressions.append(expressions.Trill())
@@ -165,12 +166,16 @@ def heads(path):
     parts = list(s.parts) if len(s.parts) else [s]
     out = []
     graces = 0
+    grace_heads = []
     staff = 0
     for p in parts:
         found = False
         for x in p.flatten().notes:
             if x.duration.isGrace:
                 graces += len(x.notes) if x.isChord else 1
+                for m in (list(x.notes) if x.isChord else [x]):
+                    grace_heads.append([int(round(m.pitch.ps)), staff])
+                found = True
                 continue
             if isinstance(x, music21.harmony.ChordSymbol):
                 continue
@@ -185,7 +190,7 @@ def heads(path):
                             t.type if t is not None else None, octaves])
         if found:
             staff += 1
-    return {"file": path, "heads": out, "graces": graces}
+    return {"file": path, "heads": out, "graces": graces, "grace_heads": grace_heads}
 
 
 def main():
