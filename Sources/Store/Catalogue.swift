@@ -616,16 +616,18 @@ extension Store {
         """
 
     /// The catalogue as lists show it: lessons whose file is present, filtered by words (all must
-    /// appear in title, composer, description, key or file name), level and star; by level, title.
+    /// appear in title, composer, description, key or file name), level and star; those with the
+    /// words in their title first, then by level, title.
     public func lessons(matching query: String = "", level: Int? = nil, favouritesOnly: Bool = false,
                         limit: Int? = nil) throws -> [LessonListing] {
         var clauses: [String] = []
         var args: [(any DatabaseValueConvertible)?] = []
         // searchText is stored lowercased, so a plain substring test (instr) does: faster than LIKE
         // and free of wildcard characters.
-        for word in query.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }) {
+        let words = query.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        for word in words {
             clauses.append("instr(l.searchText, ?) > 0")
-            args.append(String(word))
+            args.append(word)
         }
         if let level {
             clauses.append("l.level = ?")
@@ -639,8 +641,12 @@ extension Store {
             // Drive the query from the (short) favourites table.
             select = select.replacingOccurrences(of: "LEFT JOIN favourite f", with: "JOIN favourite f")
         }
+        // Lessons whose title holds the words come first ("sonatina" finds the sonatinas before
+        // the studies that mention them), then by level and title.
+        let titleHits = words.isEmpty ? "" : "(" + words.map { _ in "(instr(lower(l.title), ?) > 0)" }.joined(separator: " + ") + ") DESC, "
+        args += words.map { $0 as (any DatabaseValueConvertible)? }
         var sql = select + " WHERE " + clauses.joined(separator: " AND ")
-            + " ORDER BY l.level IS NULL, l.level, l.title COLLATE NOCASE, l.id"
+            + " ORDER BY " + titleHits + "l.level IS NULL, l.level, l.title COLLATE NOCASE, l.id"
         if let limit { sql += " LIMIT \(max(0, limit))" }
         let arguments = StatementArguments(args)
         return try writer.read { db in try LessonListing.fetchDecodable(db, sql: sql, arguments: arguments, table: "lesson") }

@@ -66,6 +66,14 @@ import TestSupport
         #expect(try s.lessons(limit: 1).count == 1)
     }
 
+    @Test func lessonsWithTheWordsInTheirTitleComeFirst() throws {
+        let s = try seeded()
+        // "c" is in two titles, and in Bach (the Minuet's composer): the titles lead, by level.
+        let found = try s.lessons(matching: "c").map(\.lesson.title)
+        #expect(Array(found.prefix(2)) == ["C Major Scale", "Prelude in C"], "\(found)")
+        #expect(found.contains("Minuet in G"))
+    }
+
     @Test func levelsAreThoseOfListedLessonsAscending() throws {
         let s = try seeded()
         #expect(try s.levels() == [1, 2, 3])
