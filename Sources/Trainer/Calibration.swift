@@ -180,8 +180,10 @@ public struct Calibrator: Sendable {
         }
         let onScreen = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         if InputSpec(input) == .computerKeyboard && isatty(STDIN_FILENO) != 1 { throw Self.nothingToTapWith }
-        // The library first: a database that cannot be written is one line before any sound.
+        // The library first: a database that cannot be written is one line before any sound; then
+        // the input (no JACK server, a missing port or microphone), before the synth says anything.
         try library.withStore(scan: false) { _ in }
+        do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
         let live = try sound.open()
         defer { live.close() }
         let clock = MonotonicClock()

@@ -55,3 +55,13 @@ import TestSupport
         #expect(bad.status == 1 && bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
     }
 }
+
+/// `etude calibrate` checks its input before the synth says anything: one line, as practice does.
+@Suite struct CalibrateInputFirstTests {
+    @Test func calibrateWithNoJackServerIsOneLine() throws {
+        let user = try Etude()
+        let r = try user.run(["calibrate", "--input", "jack"], extra: ["JACK_DEFAULT_SERVER": "etude-no-such-server-\(getpid())"])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1 && !r.stderr.contains("no audio device"), "\(r.stderr)")
+    }
+}
