@@ -71,7 +71,7 @@ public struct Transposition: Equatable, Sendable, CustomStringConvertible {
 
     /// What to move by, as the learner says it: semitones (`+2`, `-5`, `0`) or a key (`D`,
     /// `Bb`, `F#m`), or `FROM:TO` keys for a lesson whose file names no key.
-    public enum Request: Equatable, Sendable {
+    public enum Request: Equatable, Sendable, CustomStringConvertible {
         case semitones(Int)
         case key(KeyName)
         case keys(from: KeyName, to: KeyName)
@@ -85,10 +85,15 @@ public struct Transposition: Equatable, Sendable, CustomStringConvertible {
             }
         }
 
+        public var description: String { text }
+
         static func short(_ k: KeyName) -> String {
             let i = k.signature.sharps + 7
             return k.signature.minor ? KeyName.minors[i] + "m" : KeyName.majors[i]
         }
+
+        /// `--transpose` as typed, checked where it is typed.
+        public init(parsing text: String) throws(PlanError) { self = try Self.parse(text) }
 
         /// Parses `--transpose`; every mistake one line naming the fix.
         public static func parse(_ text: String) throws(PlanError) -> Request {

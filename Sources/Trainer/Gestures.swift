@@ -18,22 +18,30 @@ public struct Gestures: Equatable, Sendable {
     /// `--gestures on`: the five lowest white keys, A0 B0 C1 D1 E1, below almost every lesson.
     public static let standard = Gestures(keys: [21: .restart, 23: .playPause, 24: .tempoDown, 26: .tempoUp, 28: .recallLoop])
 
-    /// `--gestures off|on|NAME=KEY,…` (e.g. `restart=A0,pause=B0,slower=C1,faster=D1,loop=E1`);
-    /// nil for off. One line for anything else.
-    public static func parse(_ text: String?) throws -> Gestures? {
-        guard let text, text.lowercased() != "off" else { return nil }
-        if text.lowercased() == "on" { return standard }
-        var keys: [Int: PracticeCommand] = [:]
-        for item in text.split(separator: ",") {
-            let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, let command = commands.first(where: { $0.name == parts[0].lowercased() })?.command,
-                  let key = PitchName.parse(parts[1]), keys[key] == nil else {
-                throw EtudeFailure("--gestures \(safe(text)): use on, off, or NAME=KEY pairs such as restart=A0,pause=B0,slower=C1,faster=D1,loop=E1 (one key each)")
+    /// `--gestures off|on|NAME=KEY,…` as typed (e.g. `restart=A0,pause=B0,slower=C1,faster=D1,loop=E1`),
+    /// checked where it is typed; `gestures` is nil for off.
+    public struct Setting: Equatable, Sendable, CustomStringConvertible {
+        public let text: String
+        public let gestures: Gestures?
+
+        public init(parsing text: String) throws(OptionProblem) {
+            self.text = text
+            guard text.lowercased() != "off" else { gestures = nil; return }
+            if text.lowercased() == "on" { gestures = standard; return }
+            var keys: [Int: PracticeCommand] = [:]
+            for item in text.split(separator: ",") {
+                let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, let command = commands.first(where: { $0.name == parts[0].lowercased() })?.command,
+                      let key = PitchName.parse(parts[1]), keys[key] == nil else {
+                    throw OptionProblem(text, "use on, off, or NAME=KEY pairs such as restart=A0,pause=B0,slower=C1,faster=D1,loop=E1 (one key each)")
+                }
+                keys[key] = command
             }
-            keys[key] = command
+            guard !keys.isEmpty else { throw OptionProblem(text, "name at least one gesture, e.g. restart=A0") }
+            gestures = Gestures(keys: keys)
         }
-        guard !keys.isEmpty else { throw EtudeFailure("--gestures \(safe(text)): name at least one gesture, e.g. restart=A0") }
-        return Gestures(keys: keys)
+
+        public var description: String { text }
     }
 
     /// One line when a gesture key is a note of the lesson (it would be taken for one).

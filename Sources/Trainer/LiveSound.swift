@@ -28,24 +28,16 @@ public struct LiveSound: Sendable {
     /// `--gestures`: hands-free commands from keys outside the lesson (nil: off).
     public var gestures: Gestures?
 
-    /// These settings with the instrument options a command was given, each checked (one line
-    /// for a bad value): `--echo`, `--sound`, `--midi-out`, `--lights`, `--gestures`.
-    public func instrument(echo: String?, sound: String?, midiOut: String?, lights: String?, gestures: String?) throws -> LiveSound {
+    /// These settings with the instrument options a command was given (each checked where it
+    /// was typed): `--echo`, `--sound`, `--midi-out`, `--lights`, `--gestures`.
+    public func instrument(echo: EchoChoice.Setting?, sound: LessonSound?, midiOut: String?, lights: KeyLights.Channel?,
+                           gestures: Gestures.Setting?) -> LiveSound {
         var s = self
-        s.echo = try EchoChoice.parse(echo)
-        s.lessonSound = try Self.lessonSound(sound)
+        s.echo = echo?.on
+        s.lessonSound = sound
         s.midiOut = midiOut
-        s.lights = try KeyLights.channel(lights)
-        s.gestures = try Gestures.parse(gestures)
-        return s
-    }
-
-    /// `--sound` checked: one line naming the choices.
-    public static func lessonSound(_ text: String?) throws -> LessonSound? {
-        guard let text else { return nil }
-        guard let s = LessonSound(rawValue: text.lowercased()) else {
-            throw EtudeFailure("--sound \(safe(text)): use synth (Etude's sound), instrument (your instrument, through etude:midi_out) or both")
-        }
+        s.lights = lights?.index
+        s.gestures = gestures?.gestures
         return s
     }
 

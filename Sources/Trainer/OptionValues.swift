@@ -199,3 +199,29 @@ extension PitchRange {
     /// `C3-C6`, `F#2-Bb4` or MIDI numbers (the quiz's words for what is wrong).
     public init(parsing text: String) throws(QuizError) { self = try PitchRange.parse(text) }
 }
+
+extension LessonSound: CustomStringConvertible {
+    /// `--sound synth|instrument|both`.
+    public init(parsing text: String) throws(OptionProblem) {
+        guard let s = LessonSound(rawValue: text.lowercased()) else {
+            throw OptionProblem(text, "use synth (Etude's sound), instrument (your instrument, through etude:midi_out) or both")
+        }
+        self = s
+    }
+
+    public var description: String { rawValue }
+}
+
+/// `--bpm N`: the tempo the lesson's first tempo becomes, in beats per minute (positive).
+public struct BeatsPerMinute: Equatable, Sendable, CustomStringConvertible {
+    public let value: Double
+
+    public init(parsing text: String) throws(OptionProblem) {
+        guard let v = Double(text.trimmingCharacters(in: .whitespaces)), v > 0, v.isFinite else {
+            throw OptionProblem(text, "give a positive number of beats per minute, e.g. 60")
+        }
+        value = v
+    }
+
+    public var description: String { NumberText.short(value) }
+}

@@ -20,7 +20,7 @@ struct ExportCommand: ParsableCommand {
 
     @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
     @Option(name: [.customShort("o"), .customLong("output")], help: "The .mid file to write.") var output: String
-    @Option(help: "Bars A-B to export, inclusive (e.g. 5-8; 0 is a pickup bar; a score's printed bars, 12-16@2 the second time through).") var bars: String?
+    @Option(help: "Bars A-B to export, inclusive (e.g. 5-8; 0 is a pickup bar; a score's printed bars, 12-16@2 the second time through).") var bars: BarsArgument?
     @OptionGroup var practice: PracticeOptions
     @OptionGroup var store: StoreOptions
 

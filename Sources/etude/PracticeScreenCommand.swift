@@ -28,7 +28,7 @@ struct PracticeScreenCommand: ParsableCommand {
 
     @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
     @OptionGroup var practice: PracticeOptions
-    @Option(help: "Bars A-B to loop (e.g. 5-8).") var bars: String?
+    @Option(help: "Bars A-B to loop (e.g. 5-8).") var bars: BarsArgument?
     @Flag(name: .customLong("count-in"), inversion: .prefixedNo,
           help: "A bar of clicks before each pass (default: on in play and memory modes, off in watch and wait).")
     var countIn: Bool?
@@ -57,7 +57,7 @@ struct PracticeScreenCommand: ParsableCommand {
         let sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
         let path = try store.library.lessonPath(lesson)
         if let report { try OutputFile.check(report, inputs: [path] + store.library.databaseFiles, option: "--report") }
-        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose, library: store.library)
+        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose?.text, library: store.library)
         var plan: PracticePlan
         do {
             plan = try practice.plan(bars: bars, lesson: opened.lesson, defaultOther: .play, defaultRepeat: .forever)
