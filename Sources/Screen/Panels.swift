@@ -48,6 +48,7 @@ public enum PracticeKeys {
         Entry(keys: "→  n", action: "next bar"),
         Entry(keys: "←  p", action: "previous bar"),
         Entry(keys: "Home", action: "first bar with a mistake"),
+        Entry(keys: "v", action: "view: falling notes / staff / both"),
         Entry(keys: "Esc  Enter", action: "back to the results"),
         Entry(keys: "q", action: "quit"),
     ] + VerdictMark.allCases.map { Entry(keys: String(Character($0.glyph)), action: $0.meaning) }

@@ -6,8 +6,8 @@ import Screen
 import Terminal
 
 /// The review of a judged pass, bar by bar (Enter on the results panel): it opens on the first
-/// bar with a mistake, → / n and ← / p step, Home goes back to the first mistake, Esc or Enter
-/// goes back to the results. Each bar shows its notes marked with their verdicts (`VerdictMark`)
+/// bar with a mistake, → / n and ← / p step, Home goes back to the first mistake, `v` changes
+/// the view (falling notes / staff / both) as ever, Esc or Enter goes back to the results. Each bar shows its notes marked with their verdicts (`VerdictMark`)
 /// on the falling notes (and the staff), and a line that counts them ("bar 9: 2 late, 1 short").
 ///
 /// Front-end state only: built from the `PassReport` the session already emits, never stored
@@ -95,7 +95,7 @@ public struct PassReview: Equatable, Sendable {
 
     /// The line under the review: the bar's summary, then where it is and the keys.
     public var message: String {
-        "\(summary)  ·  bar \(index + 1) of \(bars.count)  ·  ←/→ bar  ·  Esc back"
+        "\(summary)  ·  \(index + 1) of \(bars.count)  ·  ←/→ bar · Esc back"
     }
 
     /// Each verdict counted once per note that has it, worst first: "1 wrong, 2 late, 1 short".
@@ -121,7 +121,7 @@ public struct PassReview: Equatable, Sendable {
             default: break
             }
         }
-        let order: [(VerdictMark, String)] = [(.wrong, "wrong"), (.missed, "missed"), (.wrongKeyFirst, "after a wrong key"), (.early, "early"),
+        let order: [(VerdictMark, String)] = [(.wrong, "wrong"), (.missed, "missed"), (.wrongKeyFirst, "wrong key first"), (.early, "early"),
                                               (.late, "late"), (.short, "short"), (.long, "long"), (.loud, "loud"), (.soft, "soft")]
         let words = order.compactMap { mark, word in counts[mark].map { "\($0) \(word)" } }
         if words.isEmpty { return notes.count == 1 ? "the note right" : "all \(notes.count) notes right" }

@@ -339,6 +339,10 @@ final class PracticeFrames {
     /// the key was the review's, `.pass` for the practice screen's own keys.
     func reviewKey(_ key: Key) -> PassReview.Step {
         if var open = review {
+            if case .character("v") = key.code, !open.showHelp, key.modifiers.isEmpty || key.modifiers == .alt {
+                view = view.next  // the bar on the staff too (the session's `v` would play on)
+                return .stay
+            }
             let step = open.key(key)
             review = step == .leave ? nil : open
             if step == .pass { review = nil }

@@ -35,7 +35,7 @@ import Testing
         #expect(review.bars.map(\.label) == ["1", "2", "3", "4"])
         #expect(review.bar.label == "3")
         #expect(review.summary == "bar 3: 1 wrong, 1 late, 1 short")
-        #expect(review.message.hasPrefix("bar 3: 1 wrong, 1 late, 1 short  ·  bar 3 of 4"))
+        #expect(review.message.hasPrefix("bar 3: 1 wrong, 1 late, 1 short  ·  3 of 4  ·  ←/→ bar · Esc back"))
         #expect(review.key(Key(.right)) == .stay && review.summary == "bar 4: 1 missed")
         #expect(review.key(Key("n")) == .stay && review.bar.label == "4", "the last bar stays")
         for _ in 0..<5 { _ = review.key(Key("p")) }
