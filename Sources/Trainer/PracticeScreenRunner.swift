@@ -314,7 +314,7 @@ final class PracticeFrames {
     /// The review of the last pass, while it is open (`PassReview`).
     var review: PassReview?
     /// The verdicts of the pass whose results are up, by lesson note (worked out once a pass).
-    private var marked: (pass: Int, verdicts: [Int: VerdictMark])?
+    private var marked: (results: SessionState.Results, verdicts: [Int: VerdictMark])?
 
     init(session: PracticeSession, display: PracticeView.Options, depth: ColorDepth) {
         self.session = session
@@ -329,8 +329,8 @@ final class PracticeFrames {
     /// its notes was judged, to mark the falling notes. Empty otherwise.
     private func verdicts(after state: SessionState) -> [Int: VerdictMark] {
         guard let results = state.results, state.transport != .playing else { return [:] }
-        if marked?.pass != results.pass {
-            marked = (results.pass, session.coach.report(forPass: results.pass).map(PassReview.verdicts) ?? [:])
+        if marked?.results != results {
+            marked = (results, session.coach.report(forPass: results.pass).map(PassReview.verdicts) ?? [:])
         }
         return marked?.verdicts ?? [:]
     }

@@ -124,7 +124,7 @@ enum TwoBarPerformance {
         #expect(screen.contains("bar 1: 1 wrong, 1 missed") && screen.contains("·  1 of 2  ·"), "\(screen)")
         #expect(screen.contains("review of pass 1"), "\(screen)")
         // The wrong and the missed note carry their glyphs on the falling notes (no colour).
-        let falling = screen.split(separator: "\n").dropFirst(3).prefix(15).joined(separator: "\n")
+        let falling = screen.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(3).prefix(24 - 3 - 4 - 1).joined(separator: "\n")
         #expect(falling.contains("×") && falling.contains("◌"), "\(screen)")
         #expect(!screen.contains("any key continues"), "the results panel is away: \(screen)")
         try pane.keys("Right")
@@ -144,6 +144,31 @@ enum TwoBarPerformance {
         try pane.keys("Escape")
         screen = pane.waitFor { $0.contains("any key continues") }
         #expect(screen.contains("any key continues") && !screen.contains("·  2 of 2  ·"), "\(screen)")
+        try pane.keys("q")
+        #expect(pane.exitStatus() == 0 && pane.ttyRestored, "\(pane.stderr)")
+    }
+
+    /// Wait mode on the computer keyboard, NO_COLOR: after a pass with a wrong key, the falling
+    /// notes of the next pass carry the last pass's marks while its results are up.
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func theFallingNotesCarryTheLastPassesVerdicts() throws {
+        var etude = try Etude()
+        etude.environment["NO_COLOR"] = "1"
+        let lesson = try etude.home.write("marks.abc", ArticulationJudgeTests.plain)
+        let pane = try TmuxPane(etude: etude, ["practice", lesson, "--repeat", "2", "--mode", "wait", "--input", "keys"], width: 80, height: 24)
+        #expect(pane.waitFor { $0.contains("play C4 [a]") }.contains("play C4 [a]"))
+        // C D E F | G, F# (wrong) then F, E, D.
+        for key in ["a", "s", "d", "f", "g", "t", "f", "d", "s"] {
+            try pane.keys(key)
+            usleep(600_000)
+        }
+        let screen = pane.waitFor { $0.contains("Enter reviews the pass bar by bar") }
+        #expect(screen.contains("bar 2: F4 wrong key first"), "\(screen)")
+        // Bar 1's C (right) falls at the keyboard line with ✓; bar 2's F, struck after F#, with x.
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let falling = lines.dropFirst(3).prefix(24 - 3 - 4 - 1)  // status and timeline, keyboard, footer
+        #expect(falling.contains { $0.contains("✓") }, "\(screen)")
+        #expect(falling.contains { $0.contains("x▓") || $0.contains("x▒") }, "\(screen)")
         try pane.keys("q")
         #expect(pane.exitStatus() == 0 && pane.ttyRestored, "\(pane.stderr)")
     }
