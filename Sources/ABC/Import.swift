@@ -32,13 +32,14 @@ import MIDIFile
 /// abc2midi follows too), the note's own octave (`octave`) or to no other note (`not`), and
 /// over a tie; octave marks, lengths, rests `z x Z X`, chords, ties, broken rhythm, tuplets
 /// `(p:q:r`, bar lines, repeats, numbered endings (`[1`, `|1`, `:|2`, `[1,3`, `[1-3`),
-/// `!1!`–`!5!` fingering and `!pppp!`–`!ffff!` dynamics (also written `+4+`, or as a symbol a
+/// `!1!`–`!5!` fingering, `!pppp!`–`!ffff!` dynamics, staccato (`.C`, `!staccato!`) and tenuto
+/// (`!tenuto!`) as `etude:marks` (also written `+4+`, or as a symbol a
 /// `U:` field defines, e.g. `U:W=!4!`). Lines end at LF, CR LF or CR. Read with no effect on
 /// the sound, silently: slurs, spacers `y`, annotations `"^text"`, beaming spaces and
 /// backquotes, line continuations, information fields (A B D F G H O R S Z), layout parameters
 /// (`middle=`, `stafflines=`…). Everything else is a warning that names it, never an error:
 /// chord symbols, every other decoration (`!trill!`, `+trill+`, names Etude does
-/// not know, the symbols `~ . H`–`W h`–`w`, defined by `U:` or not), a lone `!` (an ABC 2.0
+/// not know, the symbols `~ H`–`W h`–`w`, defined by `U:` or not), a lone `!` (an ABC 2.0
 /// line break), lyrics, overlays `&`, `I:` `m:` `s:` `+:` fields, other `%%` directives,
 /// unknown K:/V: parameters.
 public enum ABCImport {
@@ -146,6 +147,8 @@ struct TimedNote {
     var rollDelay = Rational.zero
     /// The dynamic printed at this note (`Group.dynamic`), on its first note.
     var dynamic: String? = nil
+    /// Staccato and tenuto (`Group.marks`): `etude:marks`.
+    var marks: [Articulation] = []
 }
 
 /// Lays a parsed tune out in playing order and writes the MIDI tracks.
@@ -285,7 +288,7 @@ enum Layout {
                     } else {
                         let delay = roll[n.pitch] ?? .zero
                         tl.notes.append(TimedNote(pitch: n.pitch, start: t + shift + delay, end: t + g.duration, finger: n.finger, spelling: n.spelling, velocity: g.velocity,
-                                                  ornament: n.ornament, neighbours: n.neighbours, rollDelay: delay, dynamic: dynamic))
+                                                  ornament: n.ornament, neighbours: n.neighbours, rollDelay: delay, dynamic: dynamic, marks: g.marks))
                         dynamic = nil
                         if n.tie { nextOpen[n.pitch] = tl.notes.count - 1 }
                     }
@@ -424,6 +427,7 @@ enum Layout {
                 let e = ticks(n.end)
                 guard e > s else { continue }
                 if let d = n.dynamic { add(s, 1, 2 * seq + 1, Annotation.dynamic(d).event(tick: s)) }
+                if !n.marks.isEmpty { add(s, 1, 2 * seq + 1, Annotation.marks(pitch: n.pitch, n.marks).event(tick: s)) }
                 if n.rollDelay > .zero, ticks(n.rollDelay) > 0 {
                     add(s, 1, 2 * seq + 1, Annotation.roll(pitch: n.pitch, delay: ticks(n.rollDelay)).event(tick: s))
                 }

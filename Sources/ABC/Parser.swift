@@ -35,6 +35,8 @@ struct Group: Equatable, Sendable {
     var rolled = false
     /// A dynamic decoration written before it (`!mf!`), drawn on the staff.
     var dynamic: String? = nil
+    /// Staccato (`.`, `!staccato!`) and tenuto (`!tenuto!`) on its notes (`etude:marks`).
+    var marks: [Articulation] = []
 }
 
 enum BarKind: Equatable, Sendable {
@@ -114,6 +116,8 @@ struct Voice {
     var pendingOrnament: Ornament?
     var pendingRoll = false
     var pendingDynamic: String?
+    /// Articulations read before the next note or chord (`articulation(_:)`).
+    var pendingMarks: [Articulation] = []
     var pendingTie = false
 }
 
@@ -532,6 +536,8 @@ struct TuneParser {
                 // ABC 2.1's default meaning of T: a trill.
                 tune.voices[currentVoice].pendingOrnament = .trill
                 i += 1
+            case UInt8(ascii: ".") where peek(1) != UInt8(ascii: "|") && articulation("."):
+                i += 1
             case UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "H"), UInt8(ascii: "L"), UInt8(ascii: "M"), UInt8(ascii: "O"),
                  UInt8(ascii: "P"), UInt8(ascii: "S"), UInt8(ascii: "T"), UInt8(ascii: "u"), UInt8(ascii: "v"), UInt8(ascii: "J"),
                  UInt8(ascii: "R"):
@@ -646,6 +652,7 @@ struct TuneParser {
     ]
 
     private mutating func decoration(_ name: String, _ line: SourceLine, _ col: Int, symbol: Character? = nil) {
+        if articulation(name) { return }
         if name.utf8.count == 1, let n = name.utf8.first?.digit, (1...5).contains(n) {
             tune.voices[currentVoice].pendingFinger = n
         } else if let v = Self.velocities[name] {
@@ -660,6 +667,22 @@ struct TuneParser {
         } else {
             warnOnce("!" + name, "decoration !\(TextDecoding.sanitize(name))! not played, ignored", line, col)
         }
+    }
+
+    /// Staccato (`.` before a note, `!staccato!`) and tenuto (`!tenuto!`): the articulations the
+    /// MusicXML reader gives, carried as `etude:marks` on every note of the next note or chord
+    /// (the staff draws them; the ear judges its release by them). The sound keeps its written
+    /// length. True when `name` was one of them.
+    private mutating func articulation(_ name: String) -> Bool {
+        let mark: Articulation
+        switch name {
+        case ".", "staccato": mark = .staccato
+        case "tenuto": mark = .tenuto
+        default: return false
+        }
+        ensureVoice()
+        if !tune.voices[currentVoice].pendingMarks.contains(mark) { tune.voices[currentVoice].pendingMarks.append(mark) }
+        return true
     }
 
     private mutating func inlineField(_ letter: Character, _ value: String, _ line: SourceLine, _ col: Int) throws(ABCError) {
@@ -749,6 +772,8 @@ struct TuneParser {
             g.dynamic = tune.voices[vi].pendingDynamic
             tune.voices[vi].pendingDynamic = nil
         }
+        g.marks = notes.isEmpty ? [] : tune.voices[vi].pendingMarks
+        tune.voices[vi].pendingMarks = []
         tune.voices[vi].pendingRoll = false
         tune.voices[vi].tieCarry = tieCarryFromGroup(g)
         append(.group(g))
@@ -906,6 +931,10 @@ struct TuneParser {
             }
             if k[i] == UInt8(ascii: "!") || k[i] == UInt8(ascii: "+") {
                 i = decorationOrBreak(c, i, line)
+                continue
+            }
+            if k[i] == UInt8(ascii: "."), articulation(".") {
+                i += 1
                 continue
             }
             if k[i] < 0x80 && ".~HLMOPSTuvJR".utf8.contains(k[i]) {

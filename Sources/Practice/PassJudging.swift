@@ -1,5 +1,6 @@
 import Judge
 import Lesson
+import MIDIFile
 
 /// What play mode and `etude judge` share to judge a pass: the expected notes of a pass laid
 /// out by a `PassSchedule` (with the dynamics the lesson marks), and the ear's notes placed in
@@ -29,7 +30,30 @@ public enum PassJudging {
             let marked = dynamics && lesson.notes.indices.contains(n.cue.index) ? Int(lesson.notes[n.cue.index].velocity) : nil
             return ExpectedNote(id: n.cue.index, pitch: Int(n.cue.pitch), time: n.start, duration: n.end - n.start,
                                 part: n.cue.part.key, section: lesson.sectionIndex(atTick: n.cue.startTick), marked: marked)
+        }.map { articulated($0, lesson: lesson) }
+    }
+
+    /// A note with the articulation its score prints (`etude:marks`, from MusicXML or ABC):
+    /// staccato (and staccatissimo) or tenuto, which change how long it should be held. A
+    /// staccato note is judged against its written value (`etude:value`, when the reader
+    /// shortened its sound), so "held past 60 % of the value" means the value written.
+    static func articulated(_ note: ExpectedNote, lesson: Lesson) -> ExpectedNote {
+        let marksByNote = lesson.annotations.articulations
+        guard !marksByNote.isEmpty, lesson.notes.indices.contains(note.id) else { return note }
+        let n = lesson.notes[note.id]
+        let key = Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))
+        guard let marks = marksByNote[key] else { return note }
+        var out = note
+        if marks.contains(.staccato) || marks.contains(.staccatissimo) {
+            out.articulation = .staccato
+            let sounding = n.endTick - n.startTick
+            if let written = lesson.annotations.values[key]?.ticks, sounding > 0, written > sounding {
+                out.duration = note.duration * Double(written) / Double(sounding)
+            }
+        } else if marks.contains(.tenuto) {
+            out.articulation = .tenuto
         }
+        return out
     }
 
     /// Places each note in its printed bar and beat (1 = the bar's first beat, 1.5 halfway to

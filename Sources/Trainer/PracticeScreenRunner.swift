@@ -271,6 +271,11 @@ public enum PracticeScreenRunner {
                     if case .go(let text) = step { controller.goToBar(text) }
                     return .continue
                 }
+                // The review of a pass (Enter on its results) takes its keys first.
+                switch frames.reviewKey(k) {
+                case .stay, .leave: return .continue
+                case .pass: break
+                }
                 if let action = key(k) { return action }
                 let command = PracticeKeyMap.command(for: k, pianoKeys: session.wantsPianoKeys)
                 if command == .goToBar, !session.state().showHelp {
@@ -306,11 +311,50 @@ final class PracticeFrames {
     private lazy var staff = StaffCache(lesson: session.lesson)
     private lazy var sounding = SoundingNotes(lesson: session.lesson)
     private var pausedForSize = false
+    /// The review of the last pass, while it is open (`PassReview`).
+    var review: PassReview?
+    /// The verdicts of the pass whose results are up, by lesson note (worked out once a pass).
+    private var marked: (results: SessionState.Results, verdicts: [Int: VerdictMark])?
 
     init(session: PracticeSession, display: PracticeView.Options, depth: ColorDepth) {
         self.session = session
         self.display = display
         self.depth = depth
+    }
+
+    /// The key that opens the review from the results panel.
+    static let reviewKey = "Enter"
+
+    /// After a judged pass, while its results are up and the music stands still: how each of
+    /// its notes was judged, to mark the falling notes. Empty otherwise.
+    private func verdicts(after state: SessionState) -> [Int: VerdictMark] {
+        guard let results = state.results, state.transport != .playing else { return [:] }
+        if marked?.results != results {
+            marked = (results, session.coach.report(forPass: results.pass).map(PassReview.verdicts) ?? [:])
+        }
+        return marked?.verdicts ?? [:]
+    }
+
+    /// A key while the review is open, or Enter on the results panel opening it: `.stay` when
+    /// the key was the review's, `.pass` for the practice screen's own keys.
+    func reviewKey(_ key: Key) -> PassReview.Step {
+        if var open = review {
+            if case .character("v") = key.code, !open.showHelp, key.modifiers.isEmpty || key.modifiers == .alt {
+                view = view.next  // the bar on the staff too (the session's `v` would play on)
+                return .stay
+            }
+            let step = open.key(key)
+            review = step == .leave ? nil : open
+            if step == .pass { review = nil }
+            return step == .pass ? .pass : .stay
+        }
+        guard key.code == .enter, key.modifiers.isEmpty, barPrompt == nil else { return .pass }
+        let state = session.state()
+        guard !state.showHelp, let results = state.results, state.transport != .playing,
+              let report = session.coach.report(forPass: results.pass),
+              let opened = PassReview(report: report, pass: results.pass) else { return .pass }
+        review = opened
+        return .stay
     }
 
     func draw(into buffer: inout CellBuffer, size: TerminalSize, decorate: (inout ScreenModel) -> Void) {
@@ -323,16 +367,23 @@ final class PracticeFrames {
             session.resume()
         }
         let state = session.state()
-        var model = PracticeView.model(state, lesson: session.lesson, options: display)
+        let verdicts = verdicts(after: state)
+        var model = PracticeView.model(state, lesson: session.lesson, options: display, verdicts: verdicts)
+        if case .results(var info)? = model.overlay, review == nil, !verdicts.isEmpty {
+            info.reviewKey = Self.reviewKey
+            model.overlay = .results(info)
+        }
         decorate(&model)
         if let barPrompt { model.message = barPrompt.message }
+        if review != nil, state.transport == .playing { review = nil }  // a note played on: the next pass
+        if let review { model = review.model(lesson: session.lesson, base: model) }
         switch view {
         case .fallingNotes:
             PracticeScreen(depth: depth).render(model, into: &buffer, size: size)
         case .staff, .both:
             let area = StaffPracticeScreen.staffArea(size, view: view)
             let raster = staff.raster(width: area.width, height: area.height)
-            let marks = PracticeView.staffMarks(state, sounding: sounding)
+            let marks = review?.staffMarks(lesson: session.lesson) ?? PracticeView.staffMarks(state, sounding: sounding)
             StaffPracticeScreen(depth: depth).render(model, staff: raster, marks: marks, view: view, into: &buffer, size: size)
         }
     }

@@ -28,8 +28,10 @@ public enum PracticeView {
         }
     }
 
-    /// The frame for `state` of `lesson`.
-    public static func model(_ state: SessionState, lesson: Lesson, options: Options = Options()) -> ScreenModel {
+    /// The frame for `state` of `lesson`; `verdicts` (after a pass, by index into
+    /// `Lesson.notes`) mark the falling notes with how they were judged.
+    public static func model(_ state: SessionState, lesson: Lesson, options: Options = Options(),
+                             verdicts: [Int: VerdictMark] = [:]) -> ScreenModel {
         var model = ScreenModel()
         model.lookaheadSeconds = state.lookaheadSeconds
         model.noteNaming = options.noteNaming
@@ -48,7 +50,7 @@ public enum PracticeView {
             if hidden && practisedRole { continue }
             let finger = model.showFingers && lesson.notes.indices.contains(n.index) ? lesson.finger(of: lesson.notes[n.index]) : nil
             let start = n.start + options.outputLatency, end = n.end + options.outputLatency
-            notes.append(FallingNote(pitch: n.pitch, start: start, end: end, role: role, finger: finger))
+            notes.append(FallingNote(pitch: n.pitch, start: start, end: end, role: role, finger: finger, verdict: verdicts[n.index]))
             if start <= 0 && end > 0 && state.transport == .playing && !(hintsHidden && practisedRole) {
                 keyboard.light(n.pitch, role)
             }

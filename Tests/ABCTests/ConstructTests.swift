@@ -340,11 +340,11 @@ struct ConstructTests {
     }
 
     @Test func unsupportedThingsWarnByName() throws {
-        let c = try Compiled(tune("\"C\"C !upbow!D .E & F | G\nw: la la", header: "L:1/4\n%%MIDI program 1\nK:C"))
+        let c = try Compiled(tune("\"C\"C !upbow!D ~E & F | G\nw: la la", header: "L:1/4\n%%MIDI program 1\nK:C"))
         let text = c.warnings.map(\.message).joined(separator: "\n")
         #expect(text.contains("chord symbols"))
         #expect(text.contains("!upbow!"))
-        #expect(text.contains("\".\""))
+        #expect(text.contains("\"~\""))
         #expect(text.contains("overlay"))
         #expect(text.contains("lyrics"))
         #expect(text.contains("%%MIDI"))
