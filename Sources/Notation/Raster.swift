@@ -715,7 +715,7 @@ struct Painter {
     }
 
     /// The tuplet's number over (or under) its group, at the stems' tips: on the beam of a
-    /// beamed group, beside the tips of unbeamed ones; in a bracket (`┌─3─┐`, `└─3─┘` under
+    /// beamed group, beside the tips of unbeamed ones; in a bracket (`┌╌3╌┐`, `└╌3╌┘` under
     /// the group) where the score prints one, or, when it does not say, where the group is not
     /// beamed.
     mutating func paintTuplets() {
@@ -745,7 +745,8 @@ struct Painter {
                 // From the first head to past the last, over the number's row, where nothing is drawn.
                 let x0 = left, x1 = max(right + 1, x + digits.unicodeScalars.count)
                 for c in x0...x1 where [Ink.blank, .staffLine].contains(cell(c, y).ink) {
-                    put(c, y, c == x0 ? (up ? "┌" : "└") : (c == x1 ? (up ? "┐" : "┘") : "─"), .beam)
+                    // Dashed, so a bracket is not read as a beam.
+                    put(c, y, c == x0 ? (up ? "┌" : "└") : (c == x1 ? (up ? "┐" : "┘") : "╌"), .beam)
                 }
             }
             text(digits, x: x, y: y, .beam)
