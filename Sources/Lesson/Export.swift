@@ -253,8 +253,17 @@ public enum LessonExport {
         var out: [MIDIEvent] = []
         if let f = a.fingers[key] { out.append(Annotation.finger(pitch: p, finger: f).event(tick: n.startTick)) }
         if let sp = a.spellings[key] { out.append(Annotation.spelling(pitch: p, sp).event(tick: n.startTick)) }
-        for v in values[Annotations.Key(track: n.track, tick: 0, pitch: p)] ?? [] where v.tick >= n.startTick && v.tick < min(n.endTick, e) {
-            out.append(Annotation.value(pitch: p, v.value).event(tick: v.tick))
+        if let heads = values[Annotations.Key(track: n.track, tick: 0, pitch: p)] {
+            // The first head at or after the note's start (sorted by tick), then while it sounds.
+            var lo = 0, hi = heads.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if heads[mid].tick < n.startTick { lo = mid + 1 } else { hi = mid }
+            }
+            while lo < heads.count, heads[lo].tick < min(n.endTick, e) {
+                out.append(Annotation.value(pitch: p, heads[lo].value).event(tick: heads[lo].tick))
+                lo += 1
+            }
         }
         if let m = a.articulations[key] { out.append(Annotation.marks(pitch: p, m).event(tick: n.startTick)) }
         if let g = a.graces[key] { out.append(Annotation.grace(pitch: p, slashed: g).event(tick: n.startTick)) }

@@ -3,6 +3,7 @@ import Lesson
 import MIDIFile
 @testable import MusicXML
 import Testing
+import TestSupport
 @testable import Notation
 
 /// Two voices on one key at once (a unison) are one sounding note but two printed heads: the
@@ -95,6 +96,24 @@ struct TupletBracketNotationTests {
             #expect(text.contains("3"))
         }
         #expect(corners[true] == (corners[false] ?? 0) + 4, "\(corners)")
+    }
+
+    @Test func aLessonWithNoEngravingBracketsItsUnbeamedTuplets() throws {
+        // MIDI: a quarter-note triplet (unbeamed: bracketed), then an eighth triplet (beamed: its number on the beam).
+        var notes: [MIDIEvent] = [Build.timeSignature(4, 4)]
+        for (k, p) in [72, 74, 76].enumerated() { notes += Build.note(p, at: k * 320, length: 320) }
+        for (k, p) in [77, 79, 81].enumerated() { notes += Build.note(p, at: 960 + k * 160, length: 160) }
+        notes += Build.note(79, at: 1440, length: 480)
+        let lesson = Lesson(file: try Build.file([notes]), fileName: "triplets.mid")
+        let score = ScoreLayout.layout(lesson, options: NotationOptions(width: 80))
+        let heads = score.systems.flatMap(\.heads)
+        #expect(heads.filter { $0.tuplet != nil }.count == 6)
+        #expect(heads.allSatisfy { $0.tuplet?.bracket == nil })
+        let raster = StaffRaster(score: score, lesson: lesson, density: .full)
+        let text = String(String.UnicodeScalarView(raster.systems[0].cells.compactMap { Unicode.Scalar($0.scalar) }))
+        // One dashed bracket (the quarter triplet's), two corners, and two numbers.
+        #expect(text.unicodeScalars.filter { $0 == "╌" }.count >= 2)
+        #expect(text.unicodeScalars.filter { $0 == "3" }.count == 2, "\(text)")
     }
 
     @Test func aRestInATupletIsTheTupletsRest() throws {
