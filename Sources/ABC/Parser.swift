@@ -649,6 +649,7 @@ struct TuneParser {
     private static let ornaments: [String: Ornament] = [
         "trill": .trill, "mordent": .mordent, "lowermordent": .mordent, "uppermordent": .invertedMordent,
         "pralltriller": .invertedMordent, "turn": .turn, "invertedturn": .invertedTurn,
+        "/": .tremolo8, "//": .tremolo16, "///": .tremolo32,
     ]
 
     private mutating func decoration(_ name: String, _ line: SourceLine, _ col: Int, symbol: Character? = nil) {

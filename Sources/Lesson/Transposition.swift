@@ -246,6 +246,7 @@ extension Lesson {
         out.annotations.ornaments = Dictionary(annotations.ornaments.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
         out.annotations.ornamentNotes = Set(annotations.ornamentNotes.map(moved))
         out.annotations.rolls = Dictionary(annotations.rolls.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+        out.annotations.unisons = Dictionary(annotations.unisons.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
         return out
     }
 }
@@ -287,6 +288,7 @@ extension MIDIFile {
                     case .ornament(let p, let o, let n)? where moves(p, e.tick): return Annotation.ornament(pitch: t.pitch(p), o, ticks: n).event(tick: e.tick)
                     case .ornamentNote(let p)? where moves(p, e.tick): return Annotation.ornamentNote(pitch: t.pitch(p)).event(tick: e.tick)
                     case .roll(let p, let d)? where moves(p, e.tick): return Annotation.roll(pitch: t.pitch(p), delay: d).event(tick: e.tick)
+                    case .unison(let p, let u)? where moves(p, e.tick): return Annotation.unison(pitch: t.pitch(p), u).event(tick: e.tick)
                     default: return e
                     }
                 default:

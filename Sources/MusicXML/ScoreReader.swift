@@ -345,6 +345,12 @@ struct ScoreReader {
         var unpitched = 0
         var percussionClef = false
         var maxStaff = 1
+        /// A two-note tremolo's first notes (indices into `notes`), waiting for their partners.
+        var tremoloStarts: [Int] = []
+        var tremoloStops = 0
+        /// The tuplet in progress is printed with a bracket; `tupletEnded` once its last note is read.
+        var tupletBracket = false
+        var tupletEnded = false
     }
 
     private mutating func readPart(_ p: Int, _ refs: [MeasureRef]) {
@@ -531,6 +537,8 @@ struct ScoreReader {
         var shorten = 1
         var marks: [Articulation] = []
         var ornament: Ornament?
+        var tremolo: String?
+        var tupletStart: Bool?, tupletStop = false
         var rolled = false
         for c in tree.children(n) {
             switch tree.tag(c) {
@@ -596,6 +604,10 @@ struct ScoreReader {
                     default:
                         if tree.name(k) == "fermata" { marks.append(.fermata) }
                         if tree.name(k) == "arpeggiate" { rolled = true }
+                        if tree.name(k) == "tuplet" {
+                            if tree.attribute(k, "type") == "start" { tupletStart = tree.attribute(k, "bracket") == "yes" }
+                            if tree.attribute(k, "type") == "stop" { tupletStop = true }
+                        }
                         if tree.name(k) == "ornaments" {
                             for o in tree.children(k) where ornament == nil {
                                 switch tree.name(o) {
@@ -604,6 +616,12 @@ struct ScoreReader {
                                 case "inverted-mordent": ornament = .invertedMordent
                                 case "turn": ornament = .turn
                                 case "inverted-turn": ornament = .invertedTurn
+                                case "shake": ornament = .shake
+                                case "tremolo":
+                                    let kind = tree.attribute(o, "type") ?? "single"
+                                    let strokes = Int(tree.text(o).filter { !$0.isWhitespace }) ?? 3
+                                    ornament = .tremolo(strokes: strokes, alternating: kind == "start" || kind == "stop")
+                                    tremolo = kind
                                 default: break
                                 }
                             }
@@ -641,6 +659,12 @@ struct ScoreReader {
             duration -= g.shift
         }
         st.maxStaff = max(st.maxStaff, staff)
+        if !isGrace {
+            // The bracket of a tuplet holds from its first note or rest to its last (chord and all).
+            if !isChord && st.tupletEnded { st.tupletBracket = false; st.tupletEnded = false }
+            if let b = tupletStart { st.tupletBracket = b; st.tupletEnded = false }
+            if tupletStop { st.tupletEnded = true }
+        }
         if isCue || isRest { return }
         if unpitched { st.unpitched += 1; return }
         guard let pn = pitchNode, duration > 0 else { return }
@@ -674,12 +698,27 @@ struct ScoreReader {
         note.marks = marks
         if let type = typeText, let value = Self.typeValues[type] {
             note.written = WrittenValue(value: value, dots: min(3, dots), actual: max(1, min(64, timeMod?.0 ?? 1)),
-                                        normal: max(1, min(64, timeMod?.1 ?? 1)), ticks: duration)
+                                        normal: max(1, min(64, timeMod?.1 ?? 1)), ticks: duration, bracket: timeMod != nil && st.tupletBracket)
         }
         if let o = ornament, !isGrace, let s = spelling {
             let fifths = partKeys[p].last { $0.measure < w || ($0.measure == w && $0.pos <= start) }?.value.sharps ?? 0
             note.ornament = o
             note.neighbours = Ornament.neighbours(of: sounding, spelling: s, fifths: fifths)
+        }
+        if !isGrace, let kind = tremolo, kind == "start" || kind == "stop", note.ornament != nil {
+            // A two-note tremolo: each note alternates with its partner (chords pair in order).
+            if kind == "start" {
+                if st.tremoloStops > 0 { st.tremoloStarts = []; st.tremoloStops = 0 }
+                st.tremoloStarts.append(st.notes.count)
+                note.neighbours = (sounding, sounding)
+            } else if !st.tremoloStarts.isEmpty {
+                let partner = st.tremoloStarts[st.tremoloStops % st.tremoloStarts.count]
+                note.neighbours = (st.notes[partner].pitch, st.notes[partner].pitch)
+                if st.tremoloStops < st.tremoloStarts.count { st.notes[partner].neighbours = (sounding, sounding) }
+                st.tremoloStops += 1
+            } else {
+                note.ornament = nil
+            }
         }
         note.rolled = rolled && !isGrace
         if isGrace {
