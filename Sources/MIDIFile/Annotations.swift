@@ -17,6 +17,8 @@
 /// | `etude:ornament=62:note` | the note's track, at its note-on tick | key 62 is one of an ornament's played notes: heard, not drawn, never required of the learner |
 /// | `etude:roll=64:30` | the note's track, at its (rolled) note-on tick | key 64 is a member of an arpeggiated chord, struck 30 ticks after the chord is written |
 /// | `etude:dynamic=mf` | a track, at the tick the mark stands | the score prints this dynamic (`p`, `mf`, `sfz`…) here on that staff (drawn and listed; the loudness is in the velocities) |
+/// | `etude:hairpin=cresc` | a track, at the tick it starts | a hairpin (`Hairpin`): `cresc` (<) or `dim` (>) from here, `stop` where it ends, on that staff (drawn, listed, and the ear expects the learner's loudness to follow it) |
+/// | `etude:slur=start` | a track, at a note's tick | a slur starts on the note there (`stop`: ends on the note there), drawn over or under the notes |
 /// | `etude:ottava=1` | a track, at the tick it takes effect | the staff is written under an 8va line (`2` 15ma, `-1` 8vb, `-2` 15mb) until `etude:ottava=0` |
 ///
 /// When a file has `etude:bar` events they are the bar lines: every bar starts at one, whatever
@@ -44,6 +46,10 @@ public enum Annotation: Equatable, Sendable {
     case roll(pitch: Int, delay: Int)
     /// A dynamic mark printed on the staff (letters only: `p`, `mf`, `sfz`…).
     case dynamic(String)
+    /// A hairpin starting (crescendo, diminuendo) or ending on the staff.
+    case hairpin(Hairpin)
+    /// A slur starting (true) or ending (false) at a note of the staff.
+    case slur(start: Bool)
 
     /// The text event carrying this annotation at `tick`.
     public func event(tick: Int) -> MIDIEvent {
@@ -104,6 +110,8 @@ public enum Annotation: Equatable, Sendable {
         case .ornamentNote(let p): return "etude:ornament=\(p):note"
         case .roll(let p, let d): return "etude:roll=\(p):\(d)"
         case .dynamic(let d): return "etude:dynamic=\(d)"
+        case .hairpin(let h): return "etude:hairpin=\(h.rawValue)"
+        case .slur(let start): return "etude:slur=\(start ? "start" : "stop")"
         }
     }
 
@@ -173,6 +181,12 @@ public enum Annotation: Equatable, Sendable {
         case "dynamic":
             guard (1...8).contains(value.count), value.allSatisfy({ "pmfszrn".contains($0) }) else { return nil }
             self = .dynamic(String(value))
+        case "hairpin":
+            guard let h = Hairpin(rawValue: String(value)) else { return nil }
+            self = .hairpin(h)
+        case "slur":
+            guard value == "start" || value == "stop" else { return nil }
+            self = .slur(start: value == "start")
         default:
             return nil
         }
@@ -465,6 +479,10 @@ public struct Annotations: Equatable, Sendable {
     public var rolls: [Key: Int] = [:]
     /// Track index → dynamic marks (tick, letters) a score prints on that staff, in file order.
     public var dynamics: [Int: [(tick: Int, mark: String)]] = [:]
+    /// Track index → hairpin starts and stops (`etude:hairpin`), in file order.
+    public var hairpins: [Int: [(tick: Int, hairpin: Hairpin)]] = [:]
+    /// Track index → slur starts (true) and stops (`etude:slur`), in file order.
+    public var slurs: [Int: [(tick: Int, start: Bool)]] = [:]
 
     public init() {}
 
@@ -497,6 +515,8 @@ public struct Annotations: Equatable, Sendable {
                 case .ornamentNote(let p): ornamentNotes.insert(Key(track: t, tick: e.tick, pitch: p))
                 case .roll(let p, let d): rolls[Key(track: t, tick: e.tick, pitch: p)] = d
                 case .dynamic(let d): dynamics[t, default: []].append((e.tick, d))
+                case .hairpin(let h): hairpins[t, default: []].append((e.tick, h))
+                case .slur(let start): slurs[t, default: []].append((e.tick, start))
                 }
             }
         }
@@ -506,6 +526,8 @@ public struct Annotations: Equatable, Sendable {
         a.fingers == b.fingers && a.spellings == b.spellings && a.hands == b.hands && a.values == b.values
             && a.articulations == b.articulations && a.graces == b.graces && a.ornaments == b.ornaments && a.ornamentNotes == b.ornamentNotes && a.rolls == b.rolls
             && a.dynamics.mapValues { $0.map { "\($0.tick):\($0.mark)" } } == b.dynamics.mapValues { $0.map { "\($0.tick):\($0.mark)" } }
+            && a.hairpins.mapValues { $0.map { "\($0.tick):\($0.hairpin.rawValue)" } } == b.hairpins.mapValues { $0.map { "\($0.tick):\($0.hairpin.rawValue)" } }
+            && a.slurs.mapValues { $0.map { "\($0.tick):\($0.start)" } } == b.slurs.mapValues { $0.map { "\($0.tick):\($0.start)" } }
             && a.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } } == b.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } }
             && a.bars.map { [$0.tick, $0.printed] } == b.bars.map { [$0.tick, $0.printed] }
             && a.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } } == b.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } }
