@@ -686,7 +686,8 @@ struct TuneParser {
     /// A hairpin decoration: it starts (or ends) at the next note. True when `name` is one.
     private mutating func spanDecoration(_ name: String) -> Bool {
         guard let h = Self.hairpins[name] else { return false }
-        tune.voices[currentVoice].pendingSpans.hairpins.append(h)
+        // A note takes a start and a stop at most; more of them are one mark written again.
+        if tune.voices[currentVoice].pendingSpans.hairpins.count < 4 { tune.voices[currentVoice].pendingSpans.hairpins.append(h) }
         return true
     }
 

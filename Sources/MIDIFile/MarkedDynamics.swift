@@ -67,6 +67,10 @@ public struct MarkedDynamics: Sendable, Equatable {
     /// The level before any mark: mezzo-forte.
     public static let unmarkedVelocity = 80
 
+    /// Hairpins since the last mark that move a note's level (the level is held in 1...127, so
+    /// older ones no longer tell); bounds the work per note on a file of nothing but hairpins.
+    static let hairpinsFollowed = 16
+
     /// Reads the annotations; a hairpin never stopped ends at the next mark on its track, or at
     /// `endTick`.
     public init(annotations: Annotations, endTick: Int) {
@@ -163,11 +167,35 @@ public struct MarkedDynamics: Sendable, Equatable {
         // part of the way.
         let markLevel = level
         var hairpin: Hairpin?
-        for h in hairpins(for: track) where h.startTick >= levelTick && h.startTick <= tick {
+        // The hairpins starting between the mark and the note (by binary search, at most the
+        // last `Self.hairpinsFollowed`: the level is held in 1...127, so older ones no longer
+        // tell).
+        let pins = hairpins(for: track)
+        func firstPin(startingAtOrAfter t: Int) -> Int {
+            var lo = 0, hi = pins.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if pins[mid].startTick < t { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+        let pinsEnd = firstPin(startingAtOrAfter: tick < Int.max ? tick + 1 : tick)
+        let pinsStart = max(levelTick == Int.min ? 0 : firstPin(startingAtOrAfter: levelTick), pinsEnd - Self.hairpinsFollowed)
+        for h in pins[pinsStart..<max(pinsStart, pinsEnd)] {
             let sign = h.kind == .crescendo ? 1 : -1
-            let target = list.first { $0.tick > h.startTick && $0.tick <= h.endTick && DynamicLevel.velocity(of: $0.mark) != nil }
-                .flatMap { DynamicLevel.velocity(of: $0.mark) }
-                .flatMap { ($0 - level) * sign > 0 ? $0 : nil } ?? max(1, min(127, level + sign * DynamicLevel.hairpinSpan))
+            // The mark at its end: the first with a level after its start, up to its end.
+            var lo = 0, hi = list.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if list[mid].tick <= h.startTick { lo = mid + 1 } else { hi = mid }
+            }
+            var m = lo
+            var endLevel: Int?
+            while m < list.count, m < lo + 16, list[m].tick <= h.endTick {
+                if let v = DynamicLevel.velocity(of: list[m].mark) { endLevel = v; break }
+                m += 1
+            }
+            let target = endLevel.flatMap { ($0 - level) * sign > 0 ? $0 : nil } ?? max(1, min(127, level + sign * DynamicLevel.hairpinSpan))
             if tick >= h.endTick {
                 level = target
             } else {
