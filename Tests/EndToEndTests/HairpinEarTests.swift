@@ -74,3 +74,39 @@ import TestSupport
         #expect(text.status == 0 && text.stdout.contains("<─") && text.stdout.contains("╭") && text.stdout.contains("╮"), "\(text.stdout)")
     }
 }
+
+/// The crescendo played falling in play mode on a FIFO, in real time: the pass report names
+/// the same notes as `etude judge` does, each with the dynamic marked.
+@Suite(.serialized) struct PlayModeHairpinTests {
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func aCrescendoPlayedFallingIsNamedInPlayMode() throws {
+        let etude = try Etude()
+        let lesson = try etude.home.write("hairpin.abc", HairpinEarTests.lesson)
+        let fifo = etude.home.file("notes.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let fd = open(fifo, O_RDWR | O_CLOEXEC)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let pane = try PracticeScreenTests.practice(etude, [lesson, "--repeat", "1", "--mode", "play", "--input", fifo,
+                                                            "--report", etude.home.file("passes.jsonl"), "--window", "400"])
+        #expect(eventually { pane.screen().contains("count-in 1/4") }, "\(pane.screen())")
+        let start = Date(timeIntervalSinceNow: 2.0)
+        var events: [(time: Double, bytes: [UInt8])] = []
+        for (i, p) in HairpinEarTests.pitches.enumerated() {
+            events.append((Double(i) * 0.5, [0x90, p, UInt8(110 - 10 * i)]))
+            events.append((Double(i) * 0.5 + 0.475, [0x80, p, 0]))
+        }
+        for e in events.sorted(by: { $0.time < $1.time }) {
+            let wait = start.timeIntervalSinceNow + e.time
+            if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+            MIDIBytes.send(fd, e.bytes)
+        }
+        #expect(eventually(30) { etude.home.read("passes.jsonl").hasSuffix("\n") }, "\(pane.screen())")
+        let json = try HairpinEarTests.object(String(etude.home.read("passes.jsonl").split(separator: "\n").first ?? ""))
+        #expect(json["hit"] as? Int == 8 && json["loud"] as? Int == 3 && json["soft"] as? Int == 3, "\(etude.home.read("passes.jsonl").prefix(600))")
+        let notes = try #require(json["notes"] as? [[String: Any]])
+        #expect(notes.map { $0["dynamic"] as? String ?? "-" } == ["cresc", "cresc", "cresc", "cresc", "cresc", "cresc", "cresc", "f"])
+        try pane.keys("q")
+        #expect(pane.exitStatus() == 0, "\(pane.stderr)")
+    }
+}
