@@ -37,6 +37,17 @@ struct Group: Equatable, Sendable {
     var dynamic: String? = nil
     /// Staccato (`.`, `!staccato!`) and tenuto (`!tenuto!`) on its notes (`etude:marks`).
     var marks: [Articulation] = []
+    /// Hairpins starting or ending at it (`!<(!`, `!crescendo)!`…) and slurs: `(` before it
+    /// (`slurStarts`), `)` after it (`slurEnds`). Drawn, never played.
+    var spans = SpanMarks()
+}
+
+/// Hairpins and slurs at a note group (`Parser.spanDecoration`, `Parser.slur`).
+struct SpanMarks: Equatable, Sendable {
+    var hairpins: [Hairpin] = []
+    var slurStarts = 0
+    var slurEnds = 0
+    var isEmpty: Bool { hairpins.isEmpty && slurStarts == 0 && slurEnds == 0 }
 }
 
 enum BarKind: Equatable, Sendable {
@@ -118,6 +129,7 @@ struct Voice {
     var pendingDynamic: String?
     /// Articulations read before the next note or chord (`articulation(_:)`).
     var pendingMarks: [Articulation] = []
+    var pendingSpans = SpanMarks()
     var pendingTie = false
 }
 
@@ -556,10 +568,12 @@ struct TuneParser {
                     i += 1
                     try tuplet(c, &i, line)
                 } else {
-                    i += 1  // slur: phrasing only
+                    i += 1
+                    slur(start: true)
                 }
             case UInt8(ascii: ")"):
                 i += 1
+                slur(start: false)
             case UInt8(ascii: "&"):
                 warnOnce("overlay", "voice overlay & not supported; notes after it up to the bar line are ignored", line, col)
                 while i < c.count, k[i] != UInt8(ascii: "|"), k[i] != UInt8(ascii: ":") { i += 1 }
@@ -663,6 +677,7 @@ struct TuneParser {
             tune.voices[currentVoice].pendingOrnament = o
         } else if name == "arpeggio" {
             tune.voices[currentVoice].pendingRoll = true
+        } else if spanDecoration(name) {
         } else if let symbol {
             warnOnce("!" + name, "decoration !\(TextDecoding.sanitize(name))! (symbol \(symbol) of U:) not played, ignored", line, col)
         } else {
@@ -684,6 +699,34 @@ struct TuneParser {
         ensureVoice()
         if !tune.voices[currentVoice].pendingMarks.contains(mark) { tune.voices[currentVoice].pendingMarks.append(mark) }
         return true
+    }
+
+    /// ABC 2.1's hairpin decorations, drawn on the staff and followed by the ear.
+    private static let hairpins: [String: Hairpin] = [
+        "<(": .crescendo, "crescendo(": .crescendo, ">(": .diminuendo, "diminuendo(": .diminuendo, "decrescendo(": .diminuendo,
+        "<)": .stop, "crescendo)": .stop, ">)": .stop, "diminuendo)": .stop, "decrescendo)": .stop,
+    ]
+
+    /// A hairpin decoration: it starts (or ends) at the next note. True when `name` is one.
+    private mutating func spanDecoration(_ name: String) -> Bool {
+        guard let h = Self.hairpins[name] else { return false }
+        // A note takes a start and a stop at most; more of them are one mark written again.
+        if tune.voices[currentVoice].pendingSpans.hairpins.count < 4 { tune.voices[currentVoice].pendingSpans.hairpins.append(h) }
+        return true
+    }
+
+    /// A slur: `(` starts one at the next note, `)` ends one at the note just written.
+    private mutating func slur(start: Bool) {
+        let vi = currentVoice
+        if start {
+            tune.voices[vi].pendingSpans.slurStarts += 1
+            return
+        }
+        guard let (p, idx) = tune.voices[vi].lastGroup, tune.voices[vi].parts.indices.contains(p),
+              tune.voices[vi].parts[p].items.indices.contains(idx),
+              case .group(var g) = tune.voices[vi].parts[p].items[idx] else { return }
+        g.spans.slurEnds += 1
+        tune.voices[vi].parts[p].items[idx] = .group(g)
     }
 
     private mutating func inlineField(_ letter: Character, _ value: String, _ line: SourceLine, _ col: Int) throws(ABCError) {
@@ -772,6 +815,8 @@ struct TuneParser {
         if !notes.isEmpty {
             g.dynamic = tune.voices[vi].pendingDynamic
             tune.voices[vi].pendingDynamic = nil
+            g.spans = tune.voices[vi].pendingSpans
+            tune.voices[vi].pendingSpans = SpanMarks()
         }
         g.marks = notes.isEmpty ? [] : tune.voices[vi].pendingMarks
         tune.voices[vi].pendingMarks = []

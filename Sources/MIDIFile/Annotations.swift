@@ -18,6 +18,8 @@
 /// | `etude:roll=64:30` | the note's track, at its (rolled) note-on tick | key 64 is a member of an arpeggiated chord, struck 30 ticks after the chord is written |
 /// | `etude:dynamic=mf` | a track, at the tick the mark stands | the score prints this dynamic (`p`, `mf`, `sfz`…) here on that staff (drawn and listed; the loudness is in the velocities) |
 /// | `etude:unison=60:none:480:2` | the note's track, at its note-on tick | another voice writes key 60 here too (a head of its own, sounding once with the note): its tie (`none`, `start`, `stop`, `continue`) and value as in `etude:value` |
+/// | `etude:hairpin=cresc` | a track, at the tick it starts | a hairpin (`Hairpin`): `cresc` (<) or `dim` (>) from here, `stop` where it ends, on that staff (drawn, listed, and the ear expects the learner's loudness to follow it) |
+/// | `etude:slur=start` | a track, at a note's tick | a slur starts on the note there (`stop`: ends on the note there), drawn over or under the notes |
 /// | `etude:ottava=1` | a track, at the tick it takes effect | the staff is written under an 8va line (`2` 15ma, `-1` 8vb, `-2` 15mb) until `etude:ottava=0` |
 ///
 /// When a file has `etude:bar` events they are the bar lines: every bar starts at one, whatever
@@ -47,6 +49,10 @@ public enum Annotation: Equatable, Sendable {
     case dynamic(String)
     /// Another voice's head on the same key at the same time (sounding once with the note).
     case unison(pitch: Int, UnisonHead)
+    /// A hairpin starting (crescendo, diminuendo) or ending on the staff.
+    case hairpin(Hairpin)
+    /// A slur starting (true) or ending (false) at a note of the staff.
+    case slur(start: Bool)
 
     /// The text event carrying this annotation at `tick`.
     public func event(tick: Int) -> MIDIEvent {
@@ -108,6 +114,8 @@ public enum Annotation: Equatable, Sendable {
         case .roll(let p, let d): return "etude:roll=\(p):\(d)"
         case .dynamic(let d): return "etude:dynamic=\(d)"
         case .unison(let p, let u): return "etude:unison=\(p):\(u.tie):\(u.value.text)"
+        case .hairpin(let h): return "etude:hairpin=\(h.rawValue)"
+        case .slur(let start): return "etude:slur=\(start ? "start" : "stop")"
         }
     }
 
@@ -182,6 +190,12 @@ public enum Annotation: Equatable, Sendable {
             guard parts.count == 3, let pitch = Int(String(parts[0])), (0...127).contains(pitch), let v = WrittenValue(text: parts[2]),
                   let u = UnisonHead(value: v, tie: parts[1]) else { return nil }
             self = .unison(pitch: pitch, u)
+        case "hairpin":
+            guard let h = Hairpin(rawValue: String(value)) else { return nil }
+            self = .hairpin(h)
+        case "slur":
+            guard value == "start" || value == "stop" else { return nil }
+            self = .slur(start: value == "start")
         default:
             return nil
         }
@@ -546,6 +560,10 @@ public struct Annotations: Equatable, Sendable {
     public var dynamics: [Int: [(tick: Int, mark: String)]] = [:]
     /// Other voices' heads on a note's key at its start (`etude:unison`), in file order.
     public var unisons: [Key: [UnisonHead]] = [:]
+    /// Track index → hairpin starts and stops (`etude:hairpin`), in file order.
+    public var hairpins: [Int: [(tick: Int, hairpin: Hairpin)]] = [:]
+    /// Track index → slur starts (true) and stops (`etude:slur`), in file order.
+    public var slurs: [Int: [(tick: Int, start: Bool)]] = [:]
 
     public init() {}
 
@@ -579,6 +597,8 @@ public struct Annotations: Equatable, Sendable {
                 case .roll(let p, let d): rolls[Key(track: t, tick: e.tick, pitch: p)] = d
                 case .dynamic(let d): dynamics[t, default: []].append((e.tick, d))
                 case .unison(let p, let u): unisons[Key(track: t, tick: e.tick, pitch: p), default: []].append(u)
+                case .hairpin(let h): hairpins[t, default: []].append((e.tick, h))
+                case .slur(let start): slurs[t, default: []].append((e.tick, start))
                 }
             }
         }
@@ -588,6 +608,8 @@ public struct Annotations: Equatable, Sendable {
         a.fingers == b.fingers && a.spellings == b.spellings && a.hands == b.hands && a.values == b.values
             && a.articulations == b.articulations && a.graces == b.graces && a.ornaments == b.ornaments && a.ornamentNotes == b.ornamentNotes && a.rolls == b.rolls && a.unisons == b.unisons
             && a.dynamics.mapValues { $0.map { "\($0.tick):\($0.mark)" } } == b.dynamics.mapValues { $0.map { "\($0.tick):\($0.mark)" } }
+            && a.hairpins.mapValues { $0.map { "\($0.tick):\($0.hairpin.rawValue)" } } == b.hairpins.mapValues { $0.map { "\($0.tick):\($0.hairpin.rawValue)" } }
+            && a.slurs.mapValues { $0.map { "\($0.tick):\($0.start)" } } == b.slurs.mapValues { $0.map { "\($0.tick):\($0.start)" } }
             && a.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } } == b.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } }
             && a.bars.map { [$0.tick, $0.printed] } == b.bars.map { [$0.tick, $0.printed] }
             && a.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } } == b.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } }

@@ -123,6 +123,10 @@ enum MIDIBuilder {
         for p in score.pedals { pedalsByTrack[p.owner].append(p) }
         var dynamicsByTrack = Array(repeating: [Timed<String>](), count: score.tracks.count)
         for d in score.dynamicMarks where d.owner < score.tracks.count { dynamicsByTrack[d.owner].append(d) }
+        var hairpinsByTrack = Array(repeating: [Timed<Hairpin>](), count: score.tracks.count)
+        for h in score.hairpins where h.owner < score.tracks.count { hairpinsByTrack[h.owner].append(h) }
+        var slursByTrack = Array(repeating: [Timed<Bool>](), count: score.tracks.count)
+        for h in score.slurs where h.owner < score.tracks.count { slursByTrack[h.owner].append(h) }
         for (t, staff) in score.tracks.enumerated() {
             var list: [Placed] = []
             seq = 0
@@ -132,6 +136,8 @@ enum MIDIBuilder {
             let clefs = TimelineIndex(clefsByTrack[t], measures: measureCount)
             let pedals = TimelineIndex(pedalsByTrack[t], measures: measureCount)
             let dynamicMarks = TimelineIndex(dynamicsByTrack[t], measures: measureCount)
+            let hairpins = TimelineIndex(hairpinsByTrack[t], measures: measureCount)
+            let slurs = TimelineIndex(slursByTrack[t], measures: measureCount)
             let ottavas = TimelineIndex(ottavasByTrack[t], measures: measureCount)
             var ottava = 0
             var clef: Clef?
@@ -164,6 +170,12 @@ enum MIDIBuilder {
                 }
                 for d in dynamicMarks.all(w) {
                     add(&list, t0 + d.pos, 1, Annotation.dynamic(d.value).event(tick: t0 + d.pos).kind)
+                }
+                for h in hairpins.all(w) {
+                    add(&list, t0 + h.pos, 1, Annotation.hairpin(h.value).event(tick: t0 + h.pos).kind)
+                }
+                for h in slurs.all(w) {
+                    add(&list, t0 + h.pos, 1, Annotation.slur(start: h.value).event(tick: t0 + h.pos).kind)
                 }
                 for p in pedals.all(w) {
                     pedal = p.value

@@ -117,6 +117,10 @@ struct Score {
     var ottavas: [Timed<Int>] = []
     /// Dynamic marks as printed (`<dynamics>`), owner as for pedals (the staff's track).
     var dynamicMarks: [Timed<String>] = []
+    /// Hairpins (`<wedge>`): starts and stops, owner as for dynamics.
+    var hairpins: [Timed<Hairpin>] = []
+    /// Slurs (`<slur>` on a note): true where one starts, false where one stops, owner as for dynamics.
+    var slurs: [Timed<Bool>] = []
     var markers: [Timed<String>] = []
     var warnings: [MusicXMLWarning] = []
 }
@@ -185,6 +189,8 @@ struct ScoreReader {
         score.clefs = stable(score.clefs, byPlace)
         score.pedals = stable(score.pedals, byPlace)
         score.dynamicMarks = stable(score.dynamicMarks, byPlace)
+        score.hairpins = stable(score.hairpins, byPlace)
+        score.slurs = stable(score.slurs, byPlace)
         score.ottavas = stable(score.ottavas, byPlace)
         score.markers = stable(score.markers, byPlace)
         // Measures nothing is written in last as long as their time signature says.
@@ -540,6 +546,7 @@ struct ScoreReader {
         var tremolo: String?
         var tupletStart: Bool?, tupletStop = false
         var rolled = false
+        var slurStart = false, slurStop = false
         for c in tree.children(n) {
             switch tree.tag(c) {
             case .chord?: isChord = true
@@ -603,6 +610,13 @@ struct ScoreReader {
                         }
                     default:
                         if tree.name(k) == "fermata" { marks.append(.fermata) }
+                        if tree.name(k) == "slur" {
+                            switch tree.attribute(k, "type") {
+                            case "start"?: slurStart = true
+                            case "stop"?: slurStop = true
+                            default: break
+                            }
+                        }
                         if tree.name(k) == "arpeggiate" { rolled = true }
                         if tree.name(k) == "tuplet" {
                             if tree.attribute(k, "type") == "start" { tupletStart = tree.attribute(k, "bracket") == "yes" }
@@ -727,6 +741,8 @@ struct ScoreReader {
             pendingGraces.append((note, slot))
             return
         }
+        if slurStop { score.slurs.append(Timed(measure: w, pos: start, value: false, owner: p * 16 + staff - 1)) }
+        if slurStart { score.slurs.append(Timed(measure: w, pos: start, value: true, owner: p * 16 + staff - 1)) }
         st.notes.append(note)
     }
 
@@ -826,6 +842,15 @@ struct ScoreReader {
                     default: break
                     }
                 default:
+                    if tree.name(c) == "wedge" {
+                        let kind: Hairpin? = switch tree.attribute(c, "type") {
+                        case "crescendo"?: .crescendo
+                        case "diminuendo"?: .diminuendo
+                        case "stop"?: .stop
+                        default: nil
+                        }
+                        if let kind { score.hairpins.append(Timed(measure: w, pos: at, value: kind, owner: p * 16 + staff - 1)) }
+                    }
                     if tree.name(c) == "octave-shift", let octaves = Self.ottava(type: tree.attribute(c, "type"), size: tree.attribute(c, "size")) {
                         score.ottavas.append(Timed(measure: w, pos: at, value: octaves, owner: p * 16 + staff - 1))
                     }
@@ -957,6 +982,14 @@ struct ScoreReader {
         score.clefs = score.clefs.compactMap { c in trackOf[c.owner].map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) } }
         score.ottavas = score.ottavas.compactMap { c in trackOf[c.owner].map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) } }
         score.dynamicMarks = score.dynamicMarks.compactMap { c in
+            let track = trackOf[c.owner] ?? trackOf[(c.owner / 16) * 16]
+            return track.map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) }
+        }
+        score.hairpins = score.hairpins.compactMap { c in
+            let track = trackOf[c.owner] ?? trackOf[(c.owner / 16) * 16]
+            return track.map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) }
+        }
+        score.slurs = score.slurs.compactMap { c in
             let track = trackOf[c.owner] ?? trackOf[(c.owner / 16) * 16]
             return track.map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) }
         }

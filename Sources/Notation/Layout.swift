@@ -594,13 +594,15 @@ struct LayoutBuilder {
         spanOttavas(&draft)
         placeGraces(&draft)
         placeDynamics(&draft)
+        placeSpans(&draft)
     }
 
     /// Pass 12. Dynamic marks of the staves laid out, at their tick's column.
     func placeDynamics(_ d: inout LayoutDraft) {
         let a = lesson.annotations
-        guard !a.dynamics.isEmpty else { return }
-        for (track, marks) in a.dynamics {
+        let printed = lesson.markedDynamics.marks
+        guard !printed.isEmpty else { return }
+        for (track, marks) in printed {
             let staff: Staff
             switch a.hands[track] {
             case .right?: staff = .treble

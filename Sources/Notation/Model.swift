@@ -307,6 +307,8 @@ public struct PlacedSystem: Sendable, Equatable {
     public var graces: [PlacedHead] = []
     /// Dynamic marks a score prints (`etude:dynamic`), under their staff.
     public var dynamics: [PlacedDynamic] = []
+    /// Hairpins, slurs and pedal marks crossing the system (`placeSpans`).
+    public var spans: [PlacedSpan] = []
 
     public var startTick: Int { bars.first?.startTick ?? 0 }
     public var endTick: Int { bars.last?.endTick ?? 0 }

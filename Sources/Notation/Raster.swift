@@ -246,6 +246,8 @@ struct Geometry {
     var bottom: [Staff: Int]
     /// Rows for the 8va/8vb marks of a staff (above: +1, below: −1), when the score has them.
     var ottavaRow: [Staff: [Int: Int]]
+    /// The row under the lower staff kept for pedal marks (full density, when the score has them).
+    var pedalRow: Int?
     let stemRows: Int
 
     /// Rows a head takes, relative to its staff's bottom line (negative is up): (main, lower half).
@@ -328,6 +330,10 @@ struct Geometry {
         }
         self.bottom = bottom
         self.ottavaRow = ottavaRow
+        if density == .full, score.systems.contains(where: { $0.spans.contains { $0.kind == .pedal } }) {
+            pedalRow = row
+            row += 1
+        }
         height = row
     }
 
@@ -622,6 +628,7 @@ struct Painter {
         for chord in chords { paintArticulations(chord) }
         for g in system.graces { paintGrace(g) }
         for m in system.dynamics { paintDynamic(m) }
+        paintSpans()
     }
 
     /// A dynamic mark between the staves, as a piano score prints it: the first free row under

@@ -158,7 +158,7 @@ public enum PerformanceJudge {
     }
 
     /// The panel printed for a judged recording: the summary lines, then each note that went
-    /// wrong ("bar 9 beat 2  D4 right  short (held 40%)").
+    /// wrong ("bar 9 beat 2  D4 right  short (held 40%)", "… soft (velocity 40, marked cresc)").
     public static func text(_ report: PassReport, title: String, percent: Double, lesson: Lesson) -> String {
         var lines = ["\(title) at \(TempoPercent.text(percent))%, judged"]
         lines += report.summaryLines { index in
@@ -178,7 +178,7 @@ public enum PerformanceJudge {
         var words = ["bar \(n.bar) beat \(NumberText.short(n.beat))", PitchName.name(n.pitch), n.hand]
         if n.onset != "hit" { words.append(n.onset + (n.timingMs.map { " \(Int($0.rounded())) ms" } ?? "")) }
         if let r = n.release, r != .ok { words.append("\(r.rawValue) (held \(Int(((n.heldRatio ?? 0) * 100).rounded()))%)") }
-        if let l = n.loudness, l != .ok { words.append("\(l.rawValue) (velocity \(n.velocity ?? 0))") }
+        if let l = n.loudness, l != .ok { words.append("\(l.rawValue) (velocity \(n.velocity ?? 0)\(n.dynamic.map { ", marked \($0)" } ?? ""))") }
         return words.joined(separator: "  ")
     }
 

@@ -25,7 +25,7 @@ struct ScoreCommand: ParsableCommand {
     @Option(help: "Transpose: semitones (e.g. +2) or a key (D, Bb, F#m); the staff is respelled in the new key.") var transpose: Transposition.Request?
     @Option(help: "Columns to fill (default: the terminal's width, else 80).") var width: Int?
     @Option(help: "Colour: auto (on a terminal, unless NO_COLOR is set), always or never.") var color: ColorChoice = .auto
-    @Flag(help: "Print the placed notes as JSON (bar, beat, staff, step, accidental, pitch, hand, finger, column).") var json = false
+    @Flag(help: "Print the placed notes as JSON (bar, beat, staff, step, accidental, pitch, hand, finger, column), with the dynamics and the hairpins, slurs and pedal marks (spans).") var json = false
     @OptionGroup var store: StoreOptions
 
     func run() throws {
