@@ -43,6 +43,18 @@ public struct Gestures: Equatable, Sendable {
     }
 }
 
+extension Gestures {
+    /// Makes the gesture keys commands to `controller` on `hookup` (nil: no session listens, as
+    /// between a routine's entries; the keys still never sound nor count as notes).
+    public func route(_ hookup: InputHookup, to controller: PracticeController?) {
+        let commands = controller.map(GestureCommands.init)
+        let keys = self.keys
+        hookup.gestures(Set(keys.keys)) { pitch in
+            if let command = keys[pitch] { commands?.give(command) }
+        }
+    }
+}
+
 /// Hands a gesture's command to the controller from the input's thread.
 final class GestureCommands: @unchecked Sendable {
     private weak var controller: PracticeController?

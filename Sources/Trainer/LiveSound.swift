@@ -103,6 +103,8 @@ public struct LiveSound: Sendable {
         if let periods { options.periods = periods }
         options.sampleRate = rate.map(Double.init)
         if let bufferMilliseconds { options.bufferTargetMilliseconds = bufferMilliseconds }
+        // A buffer the learner chose only grows on underruns; the default looks for the smallest.
+        options.probesDown = periodSize == nil && bufferMilliseconds == nil
         return options
     }
 
@@ -125,8 +127,10 @@ public struct LiveSound: Sendable {
             Self.flushLog(verbose: verbose)
             throw EtudeFailure("\(error.message); \(SoundFontLocator.installHint)")
         }
-        // The JACK server stopping mid-lesson: one line (the practice screen shows it instead).
+        // The JACK server stopping mid-lesson, or the PulseAudio buffer growing: one line (the
+        // practice screen shows it instead).
         live.onNotice = { Console.error("etude: \($0)") }
+        if verbose { live.onBufferChange = { Console.error($0) } }
         if let warning = live.warning {
             Self.warnOnce(warning)
         } else if verbose, let driver = live.driver {
