@@ -217,7 +217,9 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
 
     static func engine(rate: Double, options: Options) throws(SynthError) -> FluidSynthEngine {
         try FluidSynthEngine(sampleRate: rate, settings: [
-            "audio.period-size": .int(options.periodSize),
+            // FluidSynth's drivers take 64 frames or more (a smaller setting is refused); Etude's
+            // own PulseAudio stream and JACK client use the buffer as fitted.
+            "audio.period-size": .int(max(64, options.periodSize)),
             "audio.periods": .int(max(2, options.periods)),
             "synth.reverb.active": .int(options.reverb ? 1 : 0),
             "synth.chorus.active": .int(options.chorus ? 1 : 0),

@@ -57,10 +57,7 @@ extension FluidSynthLive {
         do { client = try JackClient.shared() } catch {
             // No JACK server: an ALSA sequencer port, where there is a sequencer.
             if let port {
-                guard ALSAMIDIOut.sequencerPresent else {
-                    let jack = error.noServer ? "no JACK server answers (\(JackClient.serverName))" : error.message
-                    throw SynthError("--midi-out \(port): \(jack) and \(ALSAMIDIOut.missingWords)")
-                }
+                try Self.checkReachable(midiOut: port)
                 return routeLesson(sound, alsa: try ALSAMIDIOut(port: port))
             }
             throw SynthError("--sound \(sound.rawValue): etude:midi_out needs a JACK server: \(error.message)")
@@ -76,6 +73,16 @@ extension FluidSynthLive {
         }
         routeMIDIOut(client)
         return LessonOutput(live: self, destination: sound.destination, midiOut: client)
+    }
+
+    /// One line when `--midi-out PORT` can reach nothing here: no JACK server answers and there
+    /// is no ALSA sequencer (checked before the synth loads, so it is the only line).
+    public static func checkReachable(midiOut port: String) throws(SynthError) {
+        guard !ALSAMIDIOut.sequencerPresent else { return }
+        do { _ = try JackClient.shared() } catch {
+            let jack = error.noServer ? "no JACK server answers (\(JackClient.serverName))" : error.message
+            throw SynthError("--midi-out \(port): \(jack) and \(ALSAMIDIOut.missingWords)")
+        }
     }
 
     /// The lesson to an ALSA sequencer port (closed, all notes off, with the synth).

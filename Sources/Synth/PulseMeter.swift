@@ -71,7 +71,8 @@ public final class PulseMeter: @unchecked Sendable {
     /// Stops the recorder (after `tail` seconds more) and measures each key.
     public func finish(keys: [Double], tail: Double = 0.5, threshold: Float = 0.02) -> [Double?] {
         usleep(UInt32(tail * 1_000_000))
-        process.interrupt()
+        // The recording is already here: parecord need not end politely (it may ignore SIGINT).
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let deadline = MonotonicClock.seconds() + 2
         while reader?.isFinished == false && MonotonicClock.seconds() < deadline { usleep(1_000) }

@@ -4,7 +4,7 @@ import Foundation
 /// The buffer the live synth plays with on PulseAudio (or PipeWire's pulse server): the
 /// smallest that plays without gaps here. Pure rules, driven by `PulseStream`'s watcher:
 /// an underrun steps the buffer up at once (and that size becomes the floor: never tried
-/// again); a default buffer that stayed clean for `probeAfter` seconds steps down one notch,
+/// again), except in the `settle` second after the stream opened or the buffer changed; a default buffer that stayed clean for `probeAfter` seconds steps down one notch,
 /// until the next notch is the floor or the ladder's bottom. A buffer the learner gave
 /// (`--audio-buffer`) only ever steps up.
 public struct BufferSteps: Equatable, Sendable {
@@ -12,12 +12,16 @@ public struct BufferSteps: Equatable, Sendable {
     public static let ladder: [Double] = [5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 150, 200, 300, 500]
     /// Seconds without an underrun before a smaller buffer is tried.
     public static let probeAfter = 8.0
+    /// Seconds after the stream opens or the buffer changes whose underruns are the old
+    /// buffer's (or the start's): they are not held against the new one.
+    public static let settle = 1.0
 
     public private(set) var milliseconds: Double
     /// The largest buffer that underran (nil: none yet).
     public private(set) var floor: Double?
     public let probesDown: Bool
     private var clean = 0.0
+    private var sinceChange = 0.0
 
     public enum Change: Equatable, Sendable {
         case none
@@ -34,8 +38,14 @@ public struct BufferSteps: Equatable, Sendable {
     /// `underruns` new underruns were counted over the last `elapsed` seconds.
     public mutating func observe(underruns: Int, elapsed: Double) -> Change {
         let now = milliseconds
+        sinceChange += max(0, elapsed)
+        if underruns > 0 && sinceChange < Self.settle {
+            clean = 0
+            return .none
+        }
         if underruns > 0 {
             clean = 0
+            sinceChange = 0
             floor = max(floor ?? 0, now)
             guard let next = Self.ladder.first(where: { $0 > now }) else { return .none }
             milliseconds = next
@@ -46,6 +56,7 @@ public struct BufferSteps: Equatable, Sendable {
             return .none
         }
         clean = 0
+        sinceChange = 0
         milliseconds = lower
         return .down(from: now, to: lower)
     }

@@ -117,6 +117,9 @@ public struct LiveSound: Sendable {
 
     /// Opens the synth. Without an audio device it warns once (stderr) and stays silent.
     public func open() throws -> FluidSynthLive {
+        if let midiOut {  // nowhere to send the lesson: one line before the synth loads
+            do { try FluidSynthLive.checkReachable(midiOut: midiOut) } catch { throw EtudeFailure(error.message) }
+        }
         let font = try Self.soundFont(soundfont)
         let live: FluidSynthLive
         do {

@@ -11,8 +11,8 @@ import TestSupport
 struct PulseAudioLatencyTests {
     static let font: String? = try? SoundFontLocator(explicit: nil).locate()
 
-    /// `etude record --input FIFO --echo on` on `pulse`, the FIFO held open for writing.
-    static func recorder(_ etude: Etude, pulse: PrivatePulseAudio, extra: [String] = []) throws -> (Spawned, Int32) {
+    /// `etude record --input FIFO --echo on` (or `arguments`) on `pulse`, the FIFO held open for writing.
+    static func recorder(_ etude: Etude, pulse: PrivatePulseAudio, arguments: [String]? = nil) throws -> (Spawned, Int32) {
         let fifo = etude.home.file("keys.fifo")
         unlink(fifo)
         try #require(mkfifo(fifo, 0o600) == 0)
@@ -24,7 +24,7 @@ struct PulseAudioLatencyTests {
         for key in ["XDG_RUNTIME_DIR", "HOME"] { env[key] = pulse.environment[key] }
         env.removeValue(forKey: "PULSE_SERVER")
         env["JACK_DEFAULT_SERVER"] = "etude-no-jack-\(getpid())"
-        var args = ["record", "--output", etude.home.file("take.mid"), "--input", fifo, "--echo", "on", "--verbose"] + extra
+        var args = (arguments ?? ["record", "--output", etude.home.file("take.mid"), "--input", fifo, "--echo", "on"]) + ["--verbose"]
         if let font { args += ["--soundfont", font] }
         return (try Spawned(EtudeBinary.path, args, environment: env), fd)
     }
@@ -66,10 +66,11 @@ struct PulseAudioLatencyTests {
         }
         defer { pulse.stop() }
         let etude = try Etude()
-        let (p, fd) = try Self.recorder(etude, pulse: pulse, extra: ["--audio-buffer", "2"])
+        // The lesson played with a 2 ms buffer (play takes --audio-buffer; record does not).
+        let (p, fd) = try Self.recorder(etude, pulse: pulse, arguments: ["play", Repo.lesson("level1/c-major-five-finger-parallel.mid"),
+                                                                          "--no-screen", "--audio-buffer", "2"])
         defer { close(fd) }
         #expect(eventually(30) { p.stderr.contains("audio: pulseaudio") }, "\(p.stderr)")
-        _ = PulseMeter.play(count: 6, into: fd, spacing: 0.3)
         // 2 ms asked: about 2 ms at the server's rate (whole 16-frame periods), then the ladder's 5 ms.
         let said = eventually(10) { p.stderr.contains("etude: audio gaps (underruns) with a 2") && p.stderr.contains("ms buffer: now 5 ms") }
         p.signal(SIGTERM)
