@@ -304,11 +304,13 @@ struct JackInstrumentTests {
         let key = try #require(JackMeter(name: "hands", server: server.name))
         let lesson = Repo.lesson("level1/c-major-five-finger-parallel.mid")
         let font = Self.font.map { ["--soundfont", $0] } ?? []
-        let pane = try TmuxPane(etude: etude, ["practice", lesson, "--input", "jack", "--echo", "on", "--gestures", "on", "--jack-name", "etude-g"] + font,
+        let pane = try TmuxPane(etude: etude, ["practice", lesson, "--input", "jack", "--echo", "on", "--gestures", "on", "--jack-name", "etude-g",
+                                               "--sound", "instrument"] + font,
                                 width: 80, height: 24)
         #expect(pane.waitFor { $0.contains("(100%)") }.contains("(100%)"), "\(pane.screen())")
         #expect(eventually(20) { key.connect(midi: "etude-g:midi_in", audio: "etude-g:left") })
-        // Echo is on and the callback sounds what arrives on midi_in, but never a gesture key.
+        // Echo is on and the callback sounds what arrives on midi_in, but never a gesture key (the
+        // lesson itself goes to etude:midi_out, so etude:left carries only the echo).
         if Self.font != nil {
             #expect(Self.ready(key), "an ordinary key sounds: \(pane.screen())")
             #expect(eventually(10, poll: 300) { key.takePeak() < 1e-5 }, "silence before the gesture")
