@@ -1,6 +1,7 @@
 import Foundation
 import MIDIFile
 import Practice
+import Screen
 
 /// Hands-free commands from the instrument (`--gestures`, off by default): keys outside the
 /// lesson's range that restart the pass, pause, slow down or speed up by 5 %, or recall the
@@ -34,6 +35,14 @@ public struct Gestures: Equatable, Sendable {
         }
         guard !keys.isEmpty else { throw EtudeFailure("--gestures \(safe(text)): name at least one gesture, e.g. restart=A0") }
         return Gestures(keys: keys)
+    }
+
+    /// The help overlay's line: the keys, lowest first, and what each does.
+    public var helpEntry: PracticeKeys.Entry {
+        let sorted = keys.sorted { $0.key < $1.key }
+        let words = sorted.map { key, command in Self.commands.first { $0.command == command }?.name ?? "?" }
+        return PracticeKeys.Entry(keys: sorted.map { PitchName.name($0.key) }.joined(separator: " "),
+                                  action: "instrument: " + words.joined(separator: ", "))
     }
 
     /// One line when a gesture key is a note of the lesson (it would be taken for one).

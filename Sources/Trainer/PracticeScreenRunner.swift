@@ -218,6 +218,7 @@ public enum PracticeScreenRunner {
         shown.silent = LiveSound.silentNotice(live) != nil
         shown.echo = echo
         shown.outputLatency = live.outputLatency
+        shown.gestureHelp = sound.gestures?.helpEntry
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             lights?.update(session.state())
             if endWhenFinished && session.isFinished { loop.stop() }

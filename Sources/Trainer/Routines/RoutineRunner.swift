@@ -94,6 +94,7 @@ public struct RoutineRunner {
         run.lights = lights
         run.display.silent = LiveSound.silentNotice(live) != nil
         run.display.outputLatency = live.outputLatency
+        run.display.gestureHelp = sound.gestures?.helpEntry
         if let instrument, let gestures = sound.gestures { gestures.route(instrument.hookup, to: nil) }
         if let instrument {
             run.display.echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
@@ -361,7 +362,8 @@ private final class Run {
                 if case .repetitions(let count) = step.length { info += " pass \(min(count, (lastTick?.completedPasses ?? 0) + 1))/\(count)" }
                 if (lastTick?.gain ?? 1) < 1 { info += " fading" }
                 model.status.title = "\(info) · \(model.status.title)"
-                model.helpEntries = PracticeKeys.inRoutine
+                model.helpEntries = display.gestureHelp.map { g in PracticeKeys.inRoutine.filter { !PracticeKeys.piano.contains($0) } + [g] }
+                    ?? PracticeKeys.inRoutine
                 if overAt != nil {
                     model.message = "entry done: any key goes on"
                 } else if model.message == nil || model.message?.hasPrefix("the end") == true {
