@@ -216,8 +216,8 @@ d = json.loads(sys.argv[1])
 if "error" in d:
     print(f"  FAIL: {d['error']}"); sys.exit(0)
 e, f = d["etude"], d.get("fluidsynth")
-print(f"  etude: median {e.get('medianMs', float('nan')):.1f} ms, max {e.get('maxMs', float('nan')):.1f} ms, {e['heard']} of {e['notes']} notes heard "
-      f"({d['etudeStart']}; buffer steps {d['etudeBufferSteps']}, last {d['etudeLastBuffer'] or 'unchanged'} ms)")
+print(f"  etude, after {d['settleSeconds']:.0f} s of play: median {e.get('medianMs', float('nan')):.1f} ms, max {e.get('maxMs', float('nan')):.1f} ms, "
+      f"{e['heard']} of {e['notes']} notes heard ({d['etudeStart']}; buffer steps {d['etudeBufferSteps']}, last {d['etudeLastBuffer'] or 'unchanged'} ms)")
 if f and f.get("heard"):
     print(f"  fluidsynth -a pulseaudio (its defaults): median {f['medianMs']:.1f} ms, max {f['maxMs']:.1f} ms, {f['heard']} of {f['notes']} notes heard")
 else:

@@ -2,7 +2,7 @@ import Clocks
 import Foundation
 import Synth
 
-/// `etude-bench pulse-latency --etude PATH --soundfont SF2 --sink NAME [--notes N]`: key → sound
+/// `etude-bench pulse-latency --etude PATH --soundfont SF2 --sink NAME [--notes N] [--settle S]`: key → sound
 /// on the PulseAudio server the environment reaches (`make bench` starts a private one with a
 /// null sink), no JACK: Etude (`etude record --input FIFO --echo on`, its own stream and buffer
 /// steps) beside `fluidsynth -a pulseaudio` (its defaults; keys typed into its shell) in the same
@@ -16,6 +16,9 @@ enum PulseBench {
             return "{\"bench\":\"pulse-latency\",\"error\":\"usage: pulse-latency --etude PATH --soundfont SF2 --sink NAME [--notes N] (needs parecord)\"}"
         }
         let notes = Int(value("--notes") ?? "") ?? 30
+        // Seconds Etude plays before the keys: its buffer steps down while nothing underruns
+        // (`BufferSteps`), so the figure is the one a learner gets after the first minute.
+        let settle = Double(value("--settle") ?? "") ?? 40
         var env = ProcessInfo.processInfo.environment
         env["JACK_DEFAULT_SERVER"] = "etude-bench-no-jack-\(getpid())"
         let scratch = NSTemporaryDirectory() + "etude-pulse-bench-\(getpid())"
@@ -39,6 +42,7 @@ enum PulseBench {
         guard (try? ours.run()) != nil else { return "{\"bench\":\"pulse-latency\",\"error\":\"etude did not start\"}" }
         let text = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         let started = wait(20) { text().contains("audio: pulseaudio") }
+        if started { usleep(UInt32(max(0, settle) * 1_000_000)) }
         let etudeFigures = started ? measure(parecord: parecord, sink: sink, env: env, notes: notes) { on in
             var bytes: [UInt8] = on ? [0x90, 72, 127] : [0x80, 72, 0]
             return write(fd, &bytes, 3) == 3
@@ -72,7 +76,7 @@ enum PulseBench {
             peer.terminate()
             peer.waitUntilExit()
         }
-        return "{\"bench\":\"pulse-latency\",\"etude\":\(etudeFigures),\"etudeStart\":\"\(jsonEscaped(start))\",\"etudeBufferSteps\":\(steps.count),"
+        return "{\"bench\":\"pulse-latency\",\"settleSeconds\":\(settle),\"etude\":\(etudeFigures),\"etudeStart\":\"\(jsonEscaped(start))\",\"etudeBufferSteps\":\(steps.count),"
             + "\"etudeLastBuffer\":\"\(jsonEscaped(last))\",\"fluidsynth\":\(peerFigures ?? "null")}"
     }
 

@@ -19,7 +19,7 @@ usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench practice-open FILE --etude P first frame, frame gaps and peak RSS of `etude practice FILE`
        etude-bench judge [--notes N]            judging a recorded performance (onsets, releases, loudness)
        etude-bench jack-latency --etude P --soundfont SF2 [--notes N]  key → sound frames on JACK vs fluidsynth
-       etude-bench pulse-latency --etude P --soundfont SF2 --sink NAME [--notes N]  key → sound ms on PulseAudio vs fluidsynth
+       etude-bench pulse-latency --etude P --soundfont SF2 --sink NAME [--notes N] [--settle S]  key → sound ms on PulseAudio vs fluidsynth
 """
 switch args.first {
 case "parse": print(ParseBench.run(Array(args.dropFirst())))
