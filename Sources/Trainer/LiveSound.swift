@@ -120,6 +120,7 @@ public struct LiveSound: Sendable {
         if let midiOut {  // nowhere to send the lesson: one line before the synth loads
             do { try FluidSynthLive.checkReachable(midiOut: midiOut) } catch { throw EtudeFailure(error.message) }
         }
+        if lights != nil { _ = try keyLights() }  // the same for key lights without a JACK server
         let font = try Self.soundFont(soundfont)
         let live: FluidSynthLive
         do {
