@@ -1,6 +1,8 @@
 #include "pulse_out.h"
 #include <fluidsynth.h>
 #include <pulse/pulseaudio.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@ struct etude_pulse_out {
     _Atomic uint64_t rendered;
     _Atomic unsigned granted;
     _Atomic int alive;
+    int prio_tried;          /* mainloop thread only */
     char device[256];
 };
 
@@ -46,6 +49,12 @@ static void granted_attr(etude_pulse_out *p) {
 /* The server wants `nbytes` more: render them through the synth. */
 static void stream_write(pa_stream *s, size_t nbytes, void *userdata) {
     etude_pulse_out *p = userdata;
+    if (!p->prio_tried) {
+        /* As FluidSynth's own drivers do (audio.realtime-prio 60): real-time when allowed. */
+        p->prio_tried = 1;
+        struct sched_param sp = {.sched_priority = 60};
+        (void)pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    }
     while (nbytes >= FRAME_BYTES) {
         size_t frames = nbytes / FRAME_BYTES;
         if (frames > p->scratch_frames) frames = p->scratch_frames;
