@@ -95,6 +95,9 @@ public struct RoutineRunner {
         run.display.silent = LiveSound.silentNotice(live) != nil
         run.display.outputLatency = live.outputLatency
         run.display.gestureHelp = sound.gestures?.helpEntry
+        // On the practice screen a notice (the PulseAudio buffer grew, JACK stopped) goes to its
+        // status line, not over the screen; without one, to stderr as before.
+        if run.screenAvailable, let instrument { live.onNotice = { instrument.status($0) } }
         if let instrument, let gestures = sound.gestures { gestures.route(instrument.hookup, to: nil) }
         if let instrument {
             run.display.echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
