@@ -79,6 +79,7 @@ struct etude_jack {
     _Atomic int echo_channel;
     _Atomic int reporting;
     _Atomic uint32_t cycles, xruns, dropped, output_latency;
+    _Atomic uint64_t muted[2];   /* keys never echoed (gesture keys), one bit a key */
     ring to_rt;
     ring from_rt;
 };
@@ -135,6 +136,20 @@ static void write_out(void *out, uint32_t frame, const uint8_t *b, int len) {
     jack_midi_event_write(out, frame, b, (size_t)len);
 }
 
+/* A note or key pressure on a muted key (a gesture key): never echoed. Two atomic loads, no lock. */
+static int muted_key(etude_jack *j, const uint8_t *b, size_t len) {
+    uint8_t kind = b[0] & 0xF0;
+    if (len < 2 || b[0] < 0x80 || (kind != 0x80 && kind != 0x90 && kind != 0xA0)) return 0;
+    uint8_t key = b[1] & 0x7F;
+    uint64_t bits = atomic_load_explicit(&j->muted[key >> 6], memory_order_relaxed);
+    return (int)((bits >> (key & 63)) & 1u);
+}
+
+void etude_jack_set_muted_keys(etude_jack *j, uint64_t low, uint64_t high) {
+    atomic_store_explicit(&j->muted[0], low, memory_order_relaxed);
+    atomic_store_explicit(&j->muted[1], high, memory_order_relaxed);
+}
+
 static int process(jack_nframes_t n, void *arg) {
     etude_jack *j = arg;
     float *l = jack_port_get_buffer(j->left, n), *r = jack_port_get_buffer(j->right, n);
@@ -167,7 +182,7 @@ static int process(jack_nframes_t n, void *arg) {
             memcpy(p.bytes, m.buffer, m.size);
             if (!ring_push(&j->from_rt, &p)) atomic_fetch_add_explicit(&j->dropped, 1, memory_order_relaxed);
         }
-        if (echo >= 0 && s && m.buffer[0] >= 0x80 && m.buffer[0] < 0xF0 && (m.buffer[0] & 0xF0) != 0xC0) {
+        if (echo >= 0 && s && !muted_key(j, m.buffer, m.size) && m.buffer[0] >= 0x80 && m.buffer[0] < 0xF0 && (m.buffer[0] & 0xF0) != 0xC0) {
             uint32_t into_block = (uint32_t)((j->rendered + at) % SYNTH_BLOCK);
             uint32_t block_start = at >= into_block ? at - into_block : 0;
             if (block_start > pos) { render(j, s, l, r, pos, block_start); pos = block_start; }

@@ -6,6 +6,11 @@ public enum PracticeKeys {
     public struct Entry: Sendable, Equatable {
         public let keys: String
         public let action: String
+        /// An entry a command adds (e.g. `--gestures`' keys on the instrument).
+        public init(keys: String, action: String) {
+            self.keys = keys
+            self.action = action
+        }
     }
 
     public static let controls: [Entry] = [

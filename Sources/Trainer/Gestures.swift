@@ -1,6 +1,7 @@
 import Foundation
 import MIDIFile
 import Practice
+import Screen
 
 /// Hands-free commands from the instrument (`--gestures`, off by default): keys outside the
 /// lesson's range that restart the pass, pause, slow down or speed up by 5 %, or recall the
@@ -44,10 +45,30 @@ public struct Gestures: Equatable, Sendable {
         public var description: String { text }
     }
 
+    /// The help overlay's line: the keys, lowest first, and what each does.
+    public var helpEntry: PracticeKeys.Entry {
+        let sorted = keys.sorted { $0.key < $1.key }
+        let words = sorted.map { key, command in Self.commands.first { $0.command == command }?.name ?? "?" }
+        return PracticeKeys.Entry(keys: sorted.map { PitchName.name($0.key) }.joined(separator: " "),
+                                  action: "instrument: " + words.joined(separator: ", "))
+    }
+
     /// One line when a gesture key is a note of the lesson (it would be taken for one).
     public func check(lessonRange range: ClosedRange<Int>?) throws {
         guard let range, let inside = keys.keys.sorted().first(where: { range.contains($0) }) else { return }
         throw EtudeFailure("--gestures: \(PitchName.name(inside)) is inside the lesson's range (\(PitchName.name(range.lowerBound))–\(PitchName.name(range.upperBound))); pick keys outside it")
+    }
+}
+
+extension Gestures {
+    /// Makes the gesture keys commands to `controller` on `hookup` (nil: no session listens, as
+    /// between a routine's entries; the keys still never sound nor count as notes).
+    public func route(_ hookup: InputHookup, to controller: PracticeController?) {
+        let commands = controller.map(GestureCommands.init)
+        let keys = self.keys
+        hookup.gestures(Set(keys.keys)) { pitch in
+            if let command = keys[pitch] { commands?.give(command) }
+        }
     }
 }
 

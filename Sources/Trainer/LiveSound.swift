@@ -95,6 +95,8 @@ public struct LiveSound: Sendable {
         if let periods { options.periods = periods }
         options.sampleRate = rate.map(Double.init)
         if let bufferMilliseconds { options.bufferTargetMilliseconds = bufferMilliseconds }
+        // A buffer the learner chose only grows on underruns; the default looks for the smallest.
+        options.probesDown = periodSize == nil && bufferMilliseconds == nil
         return options
     }
 
@@ -107,6 +109,10 @@ public struct LiveSound: Sendable {
 
     /// Opens the synth. Without an audio device it warns once (stderr) and stays silent.
     public func open() throws -> FluidSynthLive {
+        if let midiOut {  // nowhere to send the lesson: one line before the synth loads
+            do { try FluidSynthLive.checkReachable(midiOut: midiOut) } catch { throw EtudeFailure(error.message) }
+        }
+        if lights != nil { _ = try keyLights() }  // the same for key lights without a JACK server
         let font = try Self.soundFont(soundfont)
         let live: FluidSynthLive
         do {
@@ -117,8 +123,10 @@ public struct LiveSound: Sendable {
             Self.flushLog(verbose: verbose)
             throw EtudeFailure("\(error.message); \(SoundFontLocator.installHint)")
         }
-        // The JACK server stopping mid-lesson: one line (the practice screen shows it instead).
+        // The JACK server stopping mid-lesson, or the PulseAudio buffer growing: one line (the
+        // practice screen shows it instead).
         live.onNotice = { Console.error("etude: \($0)") }
+        if verbose { live.onBufferChange = { Console.error($0) } }
         if let warning = live.warning {
             Self.warnOnce(warning)
         } else if verbose, let driver = live.driver {

@@ -200,10 +200,7 @@ public enum PracticeScreenRunner {
         defer { lights?.clear() }
         if let gestures = sound.gestures {
             try gestures.check(lessonRange: opened.lesson.pitchRange)
-            let commands = GestureCommands(controller)
-            instrument.hookup.gestures(Set(gestures.keys.keys)) { pitch in
-                if let command = gestures.keys[pitch] { commands.give(command) }
-            }
+            gestures.route(instrument.hookup, to: controller)
         }
         // The runner thread (the one that plays the music) only queues a finished pass's report:
         // the line is written and synced here, on the screen thread, so a slow disk is never a
@@ -221,6 +218,7 @@ public enum PracticeScreenRunner {
         shown.silent = LiveSound.silentNotice(live) != nil
         shown.echo = echo
         shown.outputLatency = live.outputLatency
+        shown.gestureHelp = sound.gestures?.helpEntry
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             lights?.update(session.state())
             if endWhenFinished && session.isFinished { loop.stop() }

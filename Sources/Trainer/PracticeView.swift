@@ -21,6 +21,9 @@ public enum PracticeView {
         /// Seconds from a note's dispatch until its sound leaves the speakers (the output's
         /// latency): the falling notes reach the keyboard line then, not before.
         public var outputLatency: Double = 0
+        /// `--gestures`: their keys in the help, in place of the computer keyboard's piano keys
+        /// (the learner plays an instrument).
+        public var gestureHelp: PracticeKeys.Entry?
         public init(noteNaming: NoteNaming = .scientific, showFingers: Bool = false, silent: Bool = false) {
             self.noteNaming = noteNaming
             self.showFingers = showFingers
@@ -38,6 +41,7 @@ public enum PracticeView {
         model.showNoteNames = state.showNoteNames
         model.showFingers = options.showFingers || state.showNoteNames
         model.message = state.message ?? state.feedback.advice
+        if let gestures = options.gestureHelp { model.helpEntries = PracticeKeys.controls + [gestures] + PracticeKeys.modes }
 
         let hidden = state.mode.hidesFallingNotes
         let hintsHidden = state.mode.hidesKeyHints

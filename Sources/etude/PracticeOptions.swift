@@ -119,9 +119,9 @@ struct InstrumentOptions: ParsableArguments {
     @Option(name: .customLong("jack-name"), help: "Name of Etude's JACK client and its ports (default etude: etude:midi_in, etude:left, …).") var jackName: String?
     @Option(help: ArgumentHelp("on: Etude sounds what you play; off: your instrument does (remembered per input).", valueName: "on|off")) var echo: EchoChoice.Setting?
     @Option(help: ArgumentHelp("Where the lesson sounds: synth, instrument (through etude:midi_out) or both.", valueName: "synth|instrument|both")) var sound: LessonSound?
-    @Option(name: .customLong("midi-out"), help: ArgumentHelp("Connect etude:midi_out to this JACK MIDI port first (the lesson then sounds on both unless --sound).", valueName: "PORT")) var midiOut: String?
-    @Option(help: ArgumentHelp("Practice: light the keys to play next on this MIDI channel of etude:midi_out (Synthesia's key lights).", valueName: "1-16")) var lights: KeyLights.Channel?
-    @Option(help: ArgumentHelp("Practice: commands from the instrument: off (default), on (A0 restart, B0 pause, C1 slower, D1 faster, E1 next loop) or NAME=KEY,…", valueName: "on|off|LIST")) var gestures: Gestures.Setting?
+    @Option(name: .customLong("midi-out"), help: ArgumentHelp("Connect etude:midi_out to this JACK MIDI port first, or an ALSA sequencer port without JACK (the lesson then sounds on both unless --sound).", valueName: "PORT")) var midiOut: String?
+    @Option(help: ArgumentHelp("Practice and routine run: light the keys to play next on this MIDI channel of etude:midi_out (Synthesia's key lights).", valueName: "1-16")) var lights: KeyLights.Channel?
+    @Option(help: ArgumentHelp("Practice and routine run: commands from the instrument: off (default), on (A0 restart, B0 pause, C1 slower, D1 faster, E1 next loop) or NAME=KEY,…", valueName: "on|off|LIST")) var gestures: Gestures.Setting?
 
     /// The client's name is set while parsing: `--input jack` is checked (and the client opened) early.
     func validate() throws { try LiveSound.name(jackClient: jackName) }

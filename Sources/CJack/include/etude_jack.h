@@ -57,6 +57,9 @@ void etude_jack_attach_synth(etude_jack *j, void *fluid_synth);
 int etude_jack_has_synth(etude_jack *j);
 /// Echo: channel messages from midi_in are played on `channel` (0–15) of the synth; -1 = off.
 void etude_jack_set_echo(etude_jack *j, int channel);
+/// Keys whose notes midi_in never echoes (gesture keys): bit k of `low` is key k (0–63), bit k
+/// of `high` key 64 + k. They are still reported to Swift. 0, 0 mutes none.
+void etude_jack_set_muted_keys(etude_jack *j, uint64_t low, uint64_t high);
 /// Played events are copied to the ring for Swift only while reporting is on.
 void etude_jack_set_reporting(etude_jack *j, int on);
 
