@@ -45,7 +45,9 @@ public struct HarmonicEstimator: Sendable {
     /// The piano's own partial profiles when calibrated (`PartialTemplates`), else nil.
     let templates: PartialTemplates?
 
-    public init(spectrum: [Double], whole: [Double], fftSize: Int, sampleRate: Int, templates: PartialTemplates? = nil) {
+    /// `noiseFloor` is the calibrated room's RMS (0: unknown): the background is never taken
+    /// below what that noise gives a key's partial peaks in this window.
+    public init(spectrum: [Double], whole: [Double], fftSize: Int, sampleRate: Int, templates: PartialTemplates? = nil, noiseFloor: Double = 0) {
         self.spectrum = spectrum
         self.templates = templates
         binHz = Double(sampleRate) / Double(fftSize)
@@ -53,7 +55,10 @@ public struct HarmonicEstimator: Sendable {
         let lo = min(whole.count - 1, Int(50 / binHz)), hi = max(lo, min(whole.count - 1, Int(5_000 / binHz)))
         let band = whole[lo...hi].sorted()
         // Twice the median, for taking the maximum of a few bins per partial.
-        background = max(band[band.count / 2] * 2, 1e-9)
+        // White noise of RMS σ gives a Hann-windowed bin σ·√(0.375 N) on average; the maximum of
+        // a partial's few bins about twice that.
+        let room = noiseFloor * (0.375 * Double(fftSize)).squareRoot() * 2
+        background = max(band[band.count / 2] * 2, room, 1e-9)
         level = 0
         var all = self
         all.spectrum = whole

@@ -60,29 +60,25 @@ public final class AudioInput: InputSource, @unchecked Sendable {
     /// Opens the source and closes it again: one line naming the problem before anything else
     /// opens (the synth, the screen).
     public static func check(source: String?) throws(InputError) {
-        etude_capture_close(try open(source: source, rate: 48_000, fragment: 480))
+        try openCapture(source: source, rate: 48_000, fragment: 480).close()
     }
 
-    private static func open(source: String?, rate: Int, fragment: Int) throws(InputError) -> UnsafeMutableRawPointer {
-        var message = [CChar](repeating: 0, count: 256)
-        guard let stream = etude_capture_open(source, Int32(rate), Int32(fragment), &message, 256) else {
-            let why = TextDecoding.sanitize(String(cString: message))
-            let shown = source.map { TextDecoding.sanitize($0) } ?? "the default source"
-            throw InputError("cannot listen to \(shown): \(why); check `pactl list short sources` and pass --input audio:SOURCE (or start PulseAudio/PipeWire)")
-        }
-        return stream
+    /// A capture stream of `source` (nil: the default): mono float at `rate`, read `fragment`
+    /// samples at a time. `etude calibrate --input audio` reads one directly.
+    public static func openCapture(source: String?, rate: Int = 48_000, fragment: Int = 480) throws(InputError) -> any AudioCaptureStream {
+        try PulseCapture(source: source, rate: rate, fragment: fragment)
     }
 
     public func start(_ handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) {
         stop()
         let fragment = max(64, Int(Double(sampleRate) * Self.fragmentSeconds))
-        let stream = try Self.open(source: source, rate: sampleRate, fragment: fragment)
+        let stream = try Self.openCapture(source: source, rate: sampleRate, fragment: fragment)
         let thread = try ReaderThread()
         reader = thread
         let box = StreamBox(stream)
         let started = clock.now
         thread.start { [self] in
-            defer { etude_capture_close(box.stream) }
+            defer { box.stream.close() }
             // The listener belongs to this thread alone.
             let listener = NoteListener(sampleRate: sampleRate, profile: profile)
             var samples = [Float](repeating: 0, count: fragment)
@@ -90,17 +86,15 @@ public final class AudioInput: InputSource, @unchecked Sendable {
             var pendingOffs: [(time: Double, pitch: UInt8)] = []
             var lastSignal = SignalState.ok
             // The microphone's own delay (server buffer) puts sample 0 that long before `started`.
-            let serverDelay = max(0, Double(etude_capture_latency_us(box.stream))) / 1_000_000
+            let serverDelay = box.stream.latencySeconds
             let origin = started - serverDelay
             listener.expectedAt = { [self] t in self.expectation(origin + t) }
             listener.othersAt = { [self] t in self.ownSound(origin + t) }
             while !thread.stopRequested {
-                var err = [CChar](repeating: 0, count: 256)
-                let status = samples.withUnsafeMutableBufferPointer { buffer in
-                    etude_capture_read(box.stream, buffer.baseAddress, Int32(fragment), &err, 256)
-                }
-                if status != 0 {
-                    handler(.ended("the microphone stopped (\(String(cString: err))); the lesson carries on without it"))
+                do {
+                    try box.stream.read(into: &samples)
+                } catch {
+                    handler(.ended("the microphone stopped (\(error)); the lesson carries on without it"))
                     return
                 }
                 read += fragment
@@ -147,8 +141,58 @@ public final class AudioInput: InputSource, @unchecked Sendable {
     }
 }
 
-/// The capture handle carried onto the reader thread (only that thread uses it).
+/// The capture stream carried onto the reader thread (only that thread uses it).
 private final class StreamBox: @unchecked Sendable {
-    let stream: UnsafeMutableRawPointer
-    init(_ stream: UnsafeMutableRawPointer) { self.stream = stream }
+    let stream: any AudioCaptureStream
+    init(_ stream: any AudioCaptureStream) { self.stream = stream }
+}
+
+/// A microphone's samples as they come: mono float, one blocking fragment at a time. PulseAudio
+/// (and PipeWire through it) today; a JACK port or an ALSA capture device behind the same calls.
+public protocol AudioCaptureStream: AnyObject {
+    var sampleRate: Int { get }
+    /// Seconds between the microphone and this program (the server's buffer), as it reports.
+    var latencySeconds: Double { get }
+    /// Fills `samples` (blocks about as long as they last); throws when the stream stopped.
+    func read(into samples: inout [Float]) throws(InputError)
+    func close()
+}
+
+/// A PulseAudio recording stream through the simple API (`CPulseCapture`).
+final class PulseCapture: AudioCaptureStream {
+    let sampleRate: Int
+    private var handle: UnsafeMutableRawPointer?
+
+    init(source: String?, rate: Int, fragment: Int) throws(InputError) {
+        var message = [CChar](repeating: 0, count: 256)
+        guard let stream = etude_capture_open(source, Int32(rate), Int32(fragment), &message, 256) else {
+            let why = TextDecoding.sanitize(String(cString: message))
+            let shown = source.map { TextDecoding.sanitize($0) } ?? "the default source"
+            throw InputError("cannot listen to \(shown): \(why); check `pactl list short sources` and pass --input audio:SOURCE (or start PulseAudio/PipeWire)")
+        }
+        sampleRate = rate
+        handle = stream
+    }
+
+    var latencySeconds: Double {
+        guard let handle else { return 0 }
+        return max(0, Double(etude_capture_latency_us(handle))) / 1_000_000
+    }
+
+    func read(into samples: inout [Float]) throws(InputError) {
+        guard let handle else { throw InputError("the stream is closed") }
+        var err = [CChar](repeating: 0, count: 256)
+        let count = Int32(samples.count)
+        let status = samples.withUnsafeMutableBufferPointer { buffer in
+            etude_capture_read(handle, buffer.baseAddress, count, &err, 256)
+        }
+        if status != 0 { throw InputError(TextDecoding.sanitize(String(cString: err))) }
+    }
+
+    func close() {
+        if let handle { etude_capture_close(handle) }
+        handle = nil
+    }
+
+    deinit { close() }
 }
