@@ -4,6 +4,7 @@ import Glibc
 import CPulseCapture
 import Clocks
 import Foundation
+import Jack
 import Listening
 import MIDIFile
 
@@ -65,14 +66,21 @@ public final class AudioInput: InputSource, @unchecked Sendable {
 
     /// A capture stream of `source` (nil: the default): mono float at `rate`, read `fragment`
     /// samples at a time. `etude calibrate --input audio` reads one directly.
+    /// `jack` is Etude's own `etude:mic` port on its JACK client (`jack:PORT` connects PORT to it);
+    /// anything else a PulseAudio/PipeWire source. JACK runs at the server's rate, not `rate`.
     public static func openCapture(source: String?, rate: Int = 48_000, fragment: Int = 480) throws(InputError) -> any AudioCaptureStream {
-        try PulseCapture(source: source, rate: rate, fragment: fragment)
+        if let source, source.lowercased() == "jack" || source.lowercased().hasPrefix("jack:") {
+            return try JackCapture(connect: source.count > 5 ? String(source.dropFirst(5)) : nil)
+        }
+        return try PulseCapture(source: source, rate: rate, fragment: fragment)
     }
 
     public func start(_ handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) {
         stop()
+        let stream = try Self.openCapture(source: source, rate: sampleRate, fragment: max(64, Int(Double(sampleRate) * Self.fragmentSeconds)))
+        // The stream's own rate (a JACK server's may differ from the one asked for).
+        let sampleRate = stream.sampleRate
         let fragment = max(64, Int(Double(sampleRate) * Self.fragmentSeconds))
-        let stream = try Self.openCapture(source: source, rate: sampleRate, fragment: fragment)
         let thread = try ReaderThread()
         reader = thread
         let box = StreamBox(stream)
@@ -195,4 +203,35 @@ final class PulseCapture: AudioCaptureStream {
     }
 
     deinit { close() }
+}
+
+/// Etude's `etude:mic` port on its one JACK client (`--input audio:jack[:PORT]`): the callback
+/// fills a ring, this waits for each fragment.
+final class JackCapture: AudioCaptureStream {
+    let client: JackClient
+    var sampleRate: Int { client.sampleRate }
+    var latencySeconds: Double { client.micLatencySeconds }
+
+    init(connect port: String?) throws(InputError) {
+        do {
+            client = try JackClient.shared()
+            try client.openMic()
+            if let port { try client.connectToMic(port) }
+        } catch {
+            throw InputError("cannot listen on JACK: \(error)")
+        }
+    }
+
+    func read(into samples: inout [Float]) throws(InputError) {
+        var filled = 0
+        while filled < samples.count {
+            filled += client.readMic(into: &samples, from: filled)
+            if filled < samples.count {
+                guard client.alive else { throw InputError("the JACK server stopped") }
+                usleep(2_000)
+            }
+        }
+    }
+
+    func close() {}
 }
