@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CALSA
 import CPulseCapture
 import Clocks
 import Foundation
@@ -71,6 +72,9 @@ public final class AudioInput: InputSource, @unchecked Sendable {
     public static func openCapture(source: String?, rate: Int = 48_000, fragment: Int = 480) throws(InputError) -> any AudioCaptureStream {
         if let source, source.lowercased() == "jack" || source.lowercased().hasPrefix("jack:") {
             return try JackCapture(connect: source.count > 5 ? String(source.dropFirst(5)) : nil)
+        }
+        if let source, source.lowercased().hasPrefix("alsa:") {
+            return try ALSACapture(device: String(source.dropFirst(5)), rate: rate)
         }
         return try PulseCapture(source: source, rate: rate, fragment: fragment)
     }
@@ -234,4 +238,42 @@ final class JackCapture: AudioCaptureStream {
     }
 
     func close() {}
+}
+
+/// An ALSA capture device (`--input audio:alsa:DEVICE`, e.g. `plughw:1` or `default`) through
+/// libasound's PCM API: mono 16-bit at the asked rate.
+final class ALSACapture: AudioCaptureStream {
+    let sampleRate: Int
+    private var handle: UnsafeMutableRawPointer?
+
+    init(device: String, rate: Int) throws(InputError) {
+        let shown = TextDecoding.sanitize(device)
+        guard !device.isEmpty else { throw InputError("audio:alsa: name the ALSA capture device, e.g. --input audio:alsa:plughw:1 (`arecord -L` lists them)") }
+        var message = [CChar](repeating: 0, count: 256)
+        guard let h = etude_pcm_open(device, Int32(rate), &message, 256) else {
+            throw InputError("cannot listen to ALSA device \(shown): \(TextDecoding.sanitize(String(cString: message))); check `arecord -L` and pass --input audio:alsa:DEVICE (plughw:CARD converts formats)")
+        }
+        handle = h
+        sampleRate = rate
+    }
+
+    var latencySeconds: Double {
+        guard let handle else { return 0 }
+        return Double(etude_pcm_delay_frames(handle)) / Double(max(1, sampleRate))
+    }
+
+    func read(into samples: inout [Float]) throws(InputError) {
+        guard let handle else { throw InputError("the stream is closed") }
+        var err = [CChar](repeating: 0, count: 256)
+        let count = Int32(samples.count)
+        let status = samples.withUnsafeMutableBufferPointer { etude_pcm_read(handle, $0.baseAddress, count, &err, 256) }
+        if status != 0 { throw InputError(TextDecoding.sanitize(String(cString: err))) }
+    }
+
+    func close() {
+        if let handle { etude_pcm_close(handle) }
+        handle = nil
+    }
+
+    deinit { close() }
 }

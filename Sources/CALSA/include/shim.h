@@ -67,6 +67,15 @@ int etude_seq_read(void *handle, etude_seq_event *out, int timeout_ms);
 /// Human-readable text for a negative ALSA error code.
 const char *etude_seq_strerror(int code);
 
+/// ALSA PCM capture (`--input audio:alsa:DEVICE`): opens DEVICE for mono 16-bit capture at
+/// `rate`; NULL with a message in `err`.
+void *etude_pcm_open(const char *device, int rate, char *err, int errlen);
+/// Reads exactly `frames` samples as floats (blocks); 0, or -1 with `err`.
+int etude_pcm_read(void *handle, float *out, int frames, char *err, int errlen);
+/// Frames between the microphone and this program.
+long long etude_pcm_delay_frames(void *handle);
+void etude_pcm_close(void *handle);
+
 #ifdef __cplusplus
 }
 #endif
