@@ -20,13 +20,12 @@ struct CalibrateCommand: ParsableCommand {
         Examples:
           etude calibrate
           etude calibrate --input midi --beats 24
-          etude calibrate --input audio
           etude calibrate --show
           etude calibrate --reset --input midi
         """
     )
 
-    @Option(help: "The input to calibrate: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack, jack:PORT, a device/FIFO/file path, or audio[:SOURCE] (set a microphone up).")
+    @Option(help: "The input to calibrate: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack, jack:PORT, a device/FIFO/file path, or audio[:SOURCE], audio:jack, audio:alsa:DEVICE (set a microphone up).")
     var input: String = "keys"
     @Option(help: "Beats to click, the 4 count-in beats included (8–64).") var beats: Int = 16
     @Flag(help: "Print the stored offsets and stop.") var show = false
