@@ -99,6 +99,8 @@ public final class NoteListener {
     private var recentRMS: [Double] = []
     private var lastHeard: [Int: (time: Double, strength: Double)] = [:]
     private var clippedSamples = 0
+    /// How strong the last notes heard were (the learner's playing, for `HarmonicEstimator.notes`).
+    private var recentStrengths: [Double] = []
     private var lastClipSample = -1_000_000
     /// Hard ceiling of keys per onset: four-note chords are the scope; one more lets a
     /// wrong extra key be heard beside a full chord.
@@ -265,13 +267,16 @@ public final class NoteListener {
         let estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates,
                                           noiseFloor: profile.noiseFloor)
         onOnset?(time, estimator)
-        let notes = estimator.notes(expected: expected, known: othersAt(time), limit: maxNotesPerOnset).filter { found in
+        let typical = recentStrengths.isEmpty ? 0 : recentStrengths.sorted()[recentStrengths.count / 2]
+        let notes = estimator.notes(expected: expected, known: othersAt(time), typical: typical, limit: maxNotesPerOnset).filter { found in
             // A key heard moments ago whose sound is still growing into the analysis window is
             // the same note, unless it came back clearly (a re-struck key has a new attack).
             guard let last = lastHeard[found.pitch], time - last.time < 0.2 else { return true }
             return time - last.time >= 0.15 && found.salience > last.strength * 0.9
         }
         for n in notes { lastHeard[n.pitch] = (time, n.salience) }
+        recentStrengths += notes.map(\.salience)
+        if recentStrengths.count > 8 { recentStrengths.removeFirst(recentStrengths.count - 8) }
         return notes.map { HeardNote(pitch: $0.pitch, time: time, strength: $0.salience, wasExpected: expected.contains($0.pitch)) }
     }
 }

@@ -113,7 +113,7 @@ public final class AudioInput: InputSource, @unchecked Sendable {
                 for note in listener.push(samples) {
                     let at = origin + note.time
                     if let log = ProcessInfo.processInfo.environment["ETUDE_LISTEN_LOG"] {
-                        let line = "\(note.time) \(note.pitch) \(note.strength) exp=\(self.expectation(at).sorted())\n"
+                        let line = "\(note.time) \(note.pitch) \(note.strength) exp=\(self.expectation(at).sorted()) own=\(self.ownSound(at).sorted { $0.key < $1.key }.map { "\($0.key)@\(Int($0.value * 1000))ms" })\n"
                         if let h = FileHandle(forWritingAtPath: log) { h.seekToEndOfFile(); h.write(Data(line.utf8)); h.closeFile() }
                     }
                     handler(.note(PlayedNote(kind: .on, pitch: UInt8(note.pitch), velocity: 80, time: at)))

@@ -142,3 +142,40 @@ import TestSupport
         #expect(pane.exitStatus(within: 20) == 0, "\(pane.stderr)")
     }
 }
+
+/// The speakers case (issue #30, point 4): Etude's other hand sounds into the same room the
+/// microphone hears (one PulseAudio sink for both), while the learner plays the right hand. Before
+/// the own-attack rule one octave of Etude's bass in fifteen was taken for the learner's key (and
+/// the next key then judged wrong); now none is.
+@Suite(.serialized) struct ListeningSpeakersTests {
+    @Test(.enabled(if: Tools.pulseaudio.available, Tools.pulseaudio.reason), .enabled(if: Tools.tmux.available, Tools.tmux.reason),
+          .enabled(if: Tools.otherPiano.available, Tools.otherPiano.reason), .enabled(if: Tools.sox.available, Tools.sox.reason))
+    func etudesOtherHandFromSpeakersInTheSameRoom() throws {
+        let paplay = try #require(Tools.which("paplay"))
+        let dir = try TempDir("etude-listen-speakers")
+        let wav = try #require(try ListeningEndToEndTests.performance(in: dir))
+        // The first sink is the default one, where Etude plays: the same sink the microphone hears.
+        let (started, why) = try PrivatePulseAudio.start(sinks: ["etude_room"])
+        let pulse = try #require(started, Comment(rawValue: why))
+        defer { pulse.stop() }
+        var user = try ListeningSetupTests.user(pulse)
+        user.environment["ETUDE_LISTEN_LOG"] = try dir.write("heard.log", "")
+        let report = dir.file("report.jsonl")
+        let pane = try TmuxPane(etude: user, ["practice", Repo.lesson("level4/ode-to-joy.mid"), "--mode", "wait", "--hand", "right",
+                                              "--other", "play", "--bars", "1-4", "--input", "audio:etude_room.monitor", "--report", report],
+                                width: 80, height: 24)
+        _ = pane.waitFor(30) { $0.contains("mode: wait") }
+        usleep(1_000_000)
+        let play = try ProcessRunner.run(paplay, ["--device=etude_room", wav], environment: pulse.environment, timeout: 120)
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(eventually(20) { !dir.read("report.jsonl").isEmpty }, "no pass finished: \(pane.screen())")
+        try pane.keys("q")
+        try pane.keys("q")
+        #expect(pane.exitStatus(within: 20) == 0, "\(pane.stderr)")
+        let line = try #require(dir.read("report.jsonl").split(separator: "\n").first.map(String.init))
+        let pass = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        print("speakers: \(line)\n\(dir.read("heard.log"))")
+        #expect(pass["hit"] as? Int == 15 && pass["missed"] as? Int == 0, "\(line)")
+        #expect(pass["wrong"] as? Int == 0, "\(line)")
+    }
+}

@@ -238,3 +238,33 @@ func listen(_ samples: [Float], expected: @escaping (Double) -> Set<Int> = { _ i
         #expect(listen(faint).map(\.pitch) == [60])
     }
 }
+
+/// The speakers case: Etude's bass note reaches the microphone with its fundamental too weak to
+/// hear, so only its upper partials sound, on the learner's expected key an octave above.
+@Suite struct OwnAttackTests {
+    /// The learner played E4 firmly twice in a quiet room; then, at 2.5 s, the room gives C4 at `gain` while
+    /// Etude began C3 at `etudeBegan`. What is heard at 2.5 s.
+    static func heard(etudeBegan: Double, gain: Double = 0.01) -> [Int] {
+        var rng = SystemRandomNumberGenerator()
+        var s = (0..<44_100 * 4).map { _ in Float.random(in: -0.0005...0.0005, using: &rng) }  // the room
+        pianoTone(64, at: 0.5, into: &s)
+        pianoTone(64, at: 1.5, into: &s)
+        pianoTone(60, at: 2.5, into: &s, gain: gain)
+        let listener = NoteListener(sampleRate: 44_100)
+        listener.expectedAt = { t in t > 2 ? [60] : [64] }
+        listener.othersAt = { t in (t - 0.3...t + 0.05).contains(etudeBegan) ? [48: t - etudeBegan] : [:] }
+        return (listener.push(s) + listener.flush()).filter { $0.time > 2 }.map(\.pitch)
+    }
+
+    @Test func anOnsetThatIsEtudesOwnAttackIsNotTheLearnersOctave() {
+        #expect(Self.heard(etudeBegan: 2.5).isEmpty)
+    }
+
+    @Test func theLearnersKeyStruckWellAfterEtudesNoteIsHeard() {
+        #expect(Self.heard(etudeBegan: 2.34) == [60])
+    }
+
+    @Test func theLearnersOctaveStruckWithEtudesNoteAsFirmlyAsTheirPlayingIsHeard() {
+        #expect(Self.heard(etudeBegan: 2.5, gain: 0.1) == [60])
+    }
+}
