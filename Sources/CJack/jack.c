@@ -82,7 +82,10 @@ struct etude_jack {
     _Atomic uint64_t muted[2];   /* keys never echoed (gesture keys), one bit a key */
     ring to_rt;
     ring from_rt;
+    _Atomic(struct etude_mic *) mic; /* etude:mic, once opened (issue 30): see the end of this file */
 };
+
+static void mic_capture(etude_jack *j, jack_nframes_t n);
 
 /* FluidSynth renders in blocks of this many frames: an event takes effect at a block start. */
 #define SYNTH_BLOCK 64u
@@ -190,6 +193,7 @@ static int process(jack_nframes_t n, void *arg) {
         }
     }
     render(j, s, l, r, pos, n);
+    mic_capture(j, n);
     atomic_fetch_add_explicit(&j->cycles, 1, memory_order_release);
     return 0;
 }
@@ -308,4 +312,63 @@ int etude_jack_ports(etude_jack *j, int midi, int output, int physical, char *bu
     }
     jack_free(names);
     return count;
+}
+
+/* ---- etude:mic: an acoustic piano's microphone on the one client (issue 30) ----
+ * An audio input port registered on demand; the callback copies each cycle's samples into a
+ * lock-free single-producer/single-consumer float ring that the listener's thread drains. The
+ * port and its ring stay until the client closes (a callback may be reading them). */
+
+#define MIC_RING 131072u /* samples, a power of two: 2.7 s at 48 kHz */
+
+struct etude_mic {
+    jack_port_t *port;
+    _Atomic uint32_t head, tail, overruns;
+    float samples[MIC_RING];
+};
+
+static void mic_capture(etude_jack *j, jack_nframes_t n) {
+    struct etude_mic *m = atomic_load_explicit(&j->mic, memory_order_acquire);
+    if (!m) return;
+    const float *in = jack_port_get_buffer(m->port, n);
+    uint32_t h = atomic_load_explicit(&m->head, memory_order_relaxed);
+    uint32_t t = atomic_load_explicit(&m->tail, memory_order_acquire);
+    if (MIC_RING - (h - t) < n) { atomic_fetch_add_explicit(&m->overruns, 1, memory_order_relaxed); return; }
+    for (jack_nframes_t i = 0; i < n; i++) m->samples[(h + i) & (MIC_RING - 1)] = in[i];
+    atomic_store_explicit(&m->head, h + n, memory_order_release);
+}
+
+int etude_jack_mic_open(etude_jack *j) {
+    if (!j) return -1;
+    if (atomic_load_explicit(&j->mic, memory_order_acquire)) return 0;
+    struct etude_mic *m = calloc(1, sizeof(struct etude_mic));
+    if (!m) return -1;
+    m->port = jack_port_register(j->client, "mic", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
+    if (!m->port) { free(m); return -1; }
+    atomic_store_explicit(&j->mic, m, memory_order_release);
+    return 0;
+}
+
+int etude_jack_mic_read(etude_jack *j, float *out, int max) {
+    struct etude_mic *m = j ? atomic_load_explicit(&j->mic, memory_order_acquire) : NULL;
+    if (!m || !out || max <= 0) return 0;
+    uint32_t t = atomic_load_explicit(&m->tail, memory_order_relaxed);
+    uint32_t h = atomic_load_explicit(&m->head, memory_order_acquire);
+    uint32_t count = h - t < (uint32_t)max ? h - t : (uint32_t)max;
+    for (uint32_t i = 0; i < count; i++) out[i] = m->samples[(t + i) & (MIC_RING - 1)];
+    atomic_store_explicit(&m->tail, t + count, memory_order_release);
+    return (int)count;
+}
+
+void etude_jack_mic_flush(etude_jack *j) {
+    struct etude_mic *m = j ? atomic_load_explicit(&j->mic, memory_order_acquire) : NULL;
+    if (m) atomic_store_explicit(&m->tail, atomic_load_explicit(&m->head, memory_order_acquire), memory_order_release);
+}
+
+uint32_t etude_jack_mic_latency(etude_jack *j) {
+    struct etude_mic *m = j ? atomic_load_explicit(&j->mic, memory_order_acquire) : NULL;
+    if (!m) return 0;
+    jack_latency_range_t range;
+    jack_port_get_latency_range(m->port, JackCaptureLatency, &range);
+    return range.max;
 }

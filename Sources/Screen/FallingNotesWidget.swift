@@ -133,6 +133,10 @@ public struct StatusBarWidget: Sendable {
             // Said where the learner looks, not only once on stderr.
             x += buffer.text(StatusBarWidget.silentMarker, x: x, y: y, style: theme.messageStyle, maxWidth: max(0, width - rightWidth - 4 - x))
         }
+        if let listening = s.listening {
+            // The microphone's honest limit (issue 30), first: it says why notes are not heard.
+            x += buffer.text(listening + " · ", x: x, y: y, style: theme.messageStyle, maxWidth: max(0, width - rightWidth - 4 - x))
+        }
         if let echo = s.echo {
             // Whether Etude sounds the learner's notes (issue 24), before the title so 80 columns keep it.
             x += buffer.text(echo + " · ", x: x, y: y, style: theme.statusStyle, maxWidth: max(0, width - rightWidth - 4 - x))

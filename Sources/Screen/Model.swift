@@ -135,6 +135,9 @@ public struct StatusInfo: Sendable, Equatable {
     public var waiting: String?
     /// `echo on` / `echo off` when the learner plays a MIDI instrument (nil: not shown).
     public var echo: String?
+    /// A microphone's signal the listener cannot trust ("mic too quiet", "mic clipped", "mic too
+    /// noisy"): said where the learner looks rather than scored as misses (nil: nothing to say).
+    public var listening: String?
 
     public init(title: String = "", playing: Bool = false, bar: Int = 1, beat: Int = 1, bars: Int = 1,
                 bpm: Double = 120, tempoPercent: Int = 100, hand: String = "both", otherHand: String = "play",

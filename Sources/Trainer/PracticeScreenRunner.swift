@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import Judge
 import Lesson
+import Listening
 import MIDIFile
 import MIDIInput
 import Practice
@@ -69,10 +70,12 @@ public final class Instrument: @unchecked Sendable {
     }
 
     /// Opens `input`; an unknown port or unreadable device is one line. Notes sound on `output`.
-    public init(input: String, output: any SoundOutput) throws {
+    /// A microphone listens with the set-up `etude calibrate` stored for it in `library`.
+    public init(input: String, output: any SoundOutput, library: Library? = nil) throws {
         let box = InstrumentBox()
+        let setUp = AudioSetup.profile(input: input, library: library)
         do {
-            hookup = try InputHookup(spec: InputSpec(input), output: output, clock: MonotonicClock(),
+            hookup = try InputHookup(spec: InputSpec(input), output: output, clock: MonotonicClock(), listening: setUp ?? ListeningProfile(),
                                      onNote: { e in
                                          box.instrument?.session?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
                                      },
@@ -84,6 +87,7 @@ public final class Instrument: @unchecked Sendable {
         hookup.onPedal = { down, time in box.instrument?.session?.learnerPedal(down: down, at: time) }
         if let early = box.takeEarlyStatus() { status(early) }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
+        if hookup.isListening, let line = AudioSetup.notice(input: input, profile: setUp) { status(line) }
     }
 
     /// Wires the controller's piano keys to the computer keyboard.
@@ -188,7 +192,7 @@ public enum PracticeScreenRunner {
         let live = try sound.open()
         defer { live.close() }
         // The learner's instrument, before the screen opens (an unknown port is one line).
-        let instrument = try Instrument(input: playing.input, output: live)
+        let instrument = try Instrument(input: playing.input, output: live, library: playing.library)
         defer { instrument.stop() }
         live.onNotice = { instrument.status($0) }
         let echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
@@ -216,7 +220,8 @@ public enum PracticeScreenRunner {
         session.loopName = loopName
         var shown = display
         shown.silent = LiveSound.silentNotice(live) != nil
-        shown.echo = echo
+        // A microphone is never echoed (its piano sounds itself): the header keeps the room for its signal.
+        shown.echo = instrument.hookup.isListening ? nil : echo
         shown.outputLatency = live.outputLatency
         shown.gestureHelp = sound.gestures?.helpEntry
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
@@ -224,6 +229,9 @@ public enum PracticeScreenRunner {
             if endWhenFinished && session.isFinished { loop.stop() }
             history?.record(finishedBy: session)
             writeReports()
+        }, decorate: { model in
+            // A microphone's signal it cannot trust is said in the header (issue 30).
+            model.status.listening = AudioSetup.headerWords(instrument.hookup.listeningSignal)
         })
         history?.record(finishedBy: session)
         writeReports()

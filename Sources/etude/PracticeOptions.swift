@@ -68,7 +68,7 @@ struct PracticeOptions: ParsableArguments {
 /// mode): the instrument and how strictly it is judged. Shared by `practice` and `routine run`
 /// so both accept the same `--input` and word their errors alike.
 struct PlayingOptions: ParsableArguments {
-    @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, audio or audio:SOURCE (an acoustic piano through a microphone; headphones recommended), or a MIDI device or FIFO path.")
+    @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, audio, audio:SOURCE (PulseAudio), audio:jack (etude:mic) or audio:alsa:DEVICE (an acoustic piano through a microphone; headphones recommended; `etude calibrate --input audio` sets it up), or a MIDI device or FIFO path.")
     var input: String = "keys"
     @Option(help: "Timing window in ms for play/memory mode: a note this close to its time counts.")
     var window = TimingWindowMilliseconds(150)

@@ -79,6 +79,14 @@ int etude_seq_out_connect(void *handle, int client, int port);
 /// Sends one channel message (1–3 bytes) at once. 0 on success.
 int etude_seq_out_send(void *handle, const unsigned char *bytes, int len);
 
+/// ALSA PCM capture (`--input audio:alsa:DEVICE`): opens DEVICE for mono 16-bit capture at
+/// `rate`; NULL with a message in `err`.
+void *etude_pcm_open(const char *device, int rate, char *err, int errlen);
+/// Reads exactly `frames` samples as floats (blocks); 0, or -1 with `err`.
+int etude_pcm_read(void *handle, float *out, int frames, char *err, int errlen);
+/// Frames between the microphone and this program.
+long long etude_pcm_delay_frames(void *handle);
+void etude_pcm_close(void *handle);
 
 #ifdef __cplusplus
 }

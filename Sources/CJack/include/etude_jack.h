@@ -106,6 +106,26 @@ unsigned etude_jack_meter_rate(etude_jack_meter *m);
 unsigned etude_jack_meter_period(etude_jack_meter *m);
 void etude_jack_meter_close(etude_jack_meter *m);
 
+/// etude:mic (issue 30): registers the client's audio input port `mic` (once; it stays until
+/// the client closes). 0 on success.
+int etude_jack_mic_open(etude_jack *j);
+/// Takes up to `max` samples captured on `mic` since the last read; returns how many.
+int etude_jack_mic_read(etude_jack *j, float *out, int max);
+/// Drops what was captured so far (a listener starting now).
+void etude_jack_mic_flush(etude_jack *j);
+/// The capture latency of what is connected to `mic`, in frames.
+uint32_t etude_jack_mic_latency(etude_jack *j);
+
+/// A test's player: its own client `name` with an audio output `out` that plays `count` samples
+/// once from when `etude_jack_player_start` is called. Connect it with jack_connect.
+typedef struct etude_jack_player etude_jack_player;
+etude_jack_player *etude_jack_player_open(const char *name, const float *samples, size_t count);
+int etude_jack_player_connect(etude_jack_player *p, const char *destination);
+void etude_jack_player_start(etude_jack_player *p);
+/// 1 once every sample was played.
+int etude_jack_player_done(etude_jack_player *p);
+void etude_jack_player_close(etude_jack_player *p);
+
 #ifdef __cplusplus
 }
 #endif

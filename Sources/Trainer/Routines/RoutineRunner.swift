@@ -74,7 +74,7 @@ public struct RoutineRunner {
         let needsInstrument = plan.steps.contains { ($0.mode ?? .watch).judges }
         let instrument: Instrument?
         do {
-            instrument = needsInstrument ? try Instrument(input: playing.input, output: live) : nil
+            instrument = needsInstrument ? try Instrument(input: playing.input, output: live, library: playing.library) : nil
         } catch {
             output.allNotesOff()
             live.close()
@@ -365,6 +365,7 @@ private final class Run {
                 if case .repetitions(let count) = step.length { info += " pass \(min(count, (lastTick?.completedPasses ?? 0) + 1))/\(count)" }
                 if (lastTick?.gain ?? 1) < 1 { info += " fading" }
                 model.status.title = "\(info) · \(model.status.title)"
+                model.status.listening = AudioSetup.headerWords(self.instrument?.hookup.listeningSignal)
                 model.helpEntries = display.gestureHelp.map { g in PracticeKeys.inRoutine.filter { !PracticeKeys.piano.contains($0) } + [g] }
                     ?? PracticeKeys.inRoutine
                 if overAt != nil {
