@@ -7,7 +7,7 @@ import Testing
 struct GestureHelpTests {
     @Test func theGestureKeysAreOneHelpLineInsteadOfThePianoKeys() throws {
         #expect(Gestures.standard.helpEntry == PracticeKeys.Entry(keys: "A0 B0 C1 D1 E1", action: "instrument: restart, pause, slower, faster, loop"))
-        let own = try #require(try Gestures.parse("faster=C8,restart=A0"))
+        let own = try #require(try Gestures.Setting(parsing: "faster=C8,restart=A0").gestures)
         #expect(own.helpEntry == PracticeKeys.Entry(keys: "A0 C8", action: "instrument: restart, faster"))
         let (s, _, _, _) = try PlayingModesTests().make(.wait)
         #expect(s.snapshot().helpEntries == nil, "without gestures the usual help")
