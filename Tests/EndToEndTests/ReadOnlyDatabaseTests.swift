@@ -67,6 +67,10 @@ struct ReadOnlyDatabaseTests {
         HostileInputTests.expectClean(try runAsUser(["resume", "--show", "--db", db]), status: 1, message: "nothing to resume yet", "\(how): resume --show")
         // Reading leaves no WAL sidecars behind (they would be read-only for the file's owner).
         #expect(!FileManager.default.fileExists(atPath: db + "-shm") && !FileManager.default.fileExists(atPath: db + "-wal"), "\(how)")
+        // A saved loop is recalled; the practice history's being off is said before anything plays.
+        let loop = try runAsUser(["loop", lesson, "--saved", "chorus", "--dry-run", "--db", db])
+        HostileInputTests.expectClean(loop, status: 0, "\(how): loop --saved --dry-run")
+        #expect(loop.stderr.contains("practice history is off") && loop.stderr.contains("cannot be written"), "\(loop.stderr)")
         let list = try runAsUser(["list", "--db", db])
         #expect(list.stdout.contains("Ode to Joy") && list.stdout.contains("★"), "\(list.stdout)")
         #expect(try runAsUser(["loops", "list", lesson, "--db", db]).stdout.contains("chorus"))
