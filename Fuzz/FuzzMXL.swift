@@ -1,7 +1,7 @@
 // fuzz-modules: MIDIFile .build/checkouts/ZIPFoundation/Sources/ZIPFoundation MusicXML
 // fuzz-seeds: Fuzz/mxl-seeds/*.mxl
 // fuzz-max-len: 65536
-// fuzz-options: -timeout=10
+// fuzz-options: -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=2048
 // fuzz-asan: detect_leaks=0
 // fuzz-swiftc: -I .build/checkouts/ZIPFoundation/Sources/CZLib -Xcc -D_GNU_SOURCE=1
 //
@@ -11,6 +11,10 @@
 // whole and damaged archives (Fuzz/make-mxl-seeds.py). Any crash or trap is a bug: ZIPFoundation
 // traps on an offset past the end of an in-memory archive, and the checks must stop every such
 // archive first. Leak checks are off as in FuzzMusicXML.swift (Foundation's XMLParser leaks).
+// The process's RSS grows about 5 KB per archive read under ASan with nothing leaked or held
+// (LeakSanitizer, globals and stacks not counted as roots, finds 175 KB after 3,000 archives):
+// allocator growth, not a growing Etude structure, so the RSS limit is 4 GB and one allocation
+// of more than 2 GB still stops the run.
 import Foundation
 import MIDIFile
 @testable import MusicXML
