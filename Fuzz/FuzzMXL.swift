@@ -11,10 +11,11 @@
 // whole and damaged archives (Fuzz/make-mxl-seeds.py). Any crash or trap is a bug: ZIPFoundation
 // traps on an offset past the end of an in-memory archive, and the checks must stop every such
 // archive first. Leak checks are off as in FuzzMusicXML.swift (Foundation's XMLParser leaks).
-// The process's RSS grows about 5 KB per archive read under ASan with nothing leaked or held
-// (LeakSanitizer, globals and stacks not counted as roots, finds 175 KB after 3,000 archives):
-// allocator growth, not a growing Etude structure, so the RSS limit is 4 GB and one allocation
-// of more than 2 GB still stops the run.
+// The process's RSS grows about 0.5 KB per input (5 KB per whole archive read) under ASan with
+// nothing leaked or held (LeakSanitizer, globals and stacks not counted as roots, finds 175 KB
+// after 3,000 archives): allocator growth, not a growing Etude structure. The RSS limit is 4 GB
+// (a run of 7 million inputs reaches it, naming the empty input) and one allocation of more
+// than 2 GB still stops the run.
 import Foundation
 import MIDIFile
 @testable import MusicXML
