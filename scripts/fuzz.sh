@@ -16,6 +16,9 @@
 #   // fuzz-max-len: 65536               optional, the largest input libFuzzer makes
 #   // fuzz-options: -timeout=10         optional, more libFuzzer flags (they win over the defaults)
 #   // fuzz-asan: detect_leaks=0         optional, ASAN_OPTIONS for the run
+#   // fuzz-swiftc: -I dir               optional, more swiftc flags for every module and the link
+# A module with a / in its name is a folder of Swift sources (a dependency's checkout, e.g.
+# .build/checkouts/ZIPFoundation/Sources/ZIPFoundation), compiled as the module of its base name.
 # Modules are built with -enable-testing, so a target may `@testable import` a reader's internals.
 # This script finds it (Fuzz/Fuzz*.swift), builds it with -sanitize=fuzzer,address and runs it.
 set -euo pipefail
@@ -36,6 +39,7 @@ for source in Fuzz/Fuzz*.swift; do
   maxlen=$(header "$source" fuzz-max-len); maxlen=${maxlen:-65536}
   options=$(header "$source" fuzz-options)
   asan=$(header "$source" fuzz-asan)
+  extra=$(header "$source" fuzz-swiftc)
   if [ -z "$modules" ]; then
     echo "fuzz: $source has no '// fuzz-modules:' line naming the Sources/ folders it needs" >&2
     exit 1
@@ -45,15 +49,19 @@ for source in Fuzz/Fuzz*.swift; do
   echo "== fuzz $name ($modules), $seconds s =="
   objects=()
   for module in $modules; do
-    files=(Sources/"$module"/*.swift)
-    [ ${#files[@]} -gt 0 ] || { echo "fuzz: no Sources/$module/*.swift" >&2; exit 1; }
-    swiftc -c -wmo -O -enable-testing -sanitize=fuzzer,address -parse-as-library -module-name "$module" \
+    folder=Sources/$module
+    if [[ $module == */* ]]; then folder=$module; module=$(basename "$module"); fi
+    files=("$folder"/*.swift)
+    [ ${#files[@]} -gt 0 ] || { echo "fuzz: no $folder/*.swift" >&2; exit 1; }
+    # shellcheck disable=SC2086  # $extra is a list of flags
+    swiftc $extra -c -wmo -O -enable-testing -sanitize=fuzzer,address -parse-as-library -module-name "$module" \
       -emit-module -emit-module-path "$build/$module.swiftmodule" -I "$build" \
       "${files[@]}" -o "$build/$module.o"
     objects+=("$build/$module.o")
   done
   # (gold warns that it cannot export ASan's local helper symbols: harmless, left out)
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name "Fuzz$name" -I "$build" \
+  # shellcheck disable=SC2086
+  swiftc $extra -O -sanitize=fuzzer,address -parse-as-library -module-name "Fuzz$name" -I "$build" \
     "$source" "${objects[@]}" -o "$dir/fuzz-$name" 2> >(grep -v "Cannot export local symbol '__asan" >&2)
   for pattern in $seeds; do
     pattern=${pattern//\$CORPUS/$corpus}

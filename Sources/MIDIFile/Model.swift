@@ -197,8 +197,8 @@ public enum MetaEvent: Equatable, Sendable {
         }
     }
 
-    /// Text payload decoded for display: UTF-8 when valid, else Latin-1, control characters
-    /// removed so a file can never inject terminal escape sequences.
+    /// Text payload decoded (`TextDecoding.display`): UTF-8 when valid, else Latin-1, on one
+    /// line; control characters are kept, and cleaned on every way to a terminal.
     public var displayText: String? {
         guard case .text(_, let bytes) = self else { return nil }
         return TextDecoding.display(bytes)
@@ -296,14 +296,19 @@ public struct MIDIFile: Equatable, Sendable {
 
 /// Turning bytes from a file into text that is safe to show on a terminal.
 public enum TextDecoding {
-    /// UTF-8 when valid, else Latin-1; C0/C1 control characters and DEL removed, tabs and
-    /// newlines become spaces, surrounding whitespace trimmed.
+    /// UTF-8 when valid, else Latin-1; tabs and line breaks become spaces (a name is one
+    /// line), surrounding spaces trimmed. Other control characters are kept, as the file has
+    /// them: every way out cleans them (`sanitize` at the terminal, `Console`, `CellBuffer`)
+    /// or escapes them (`--json` writes `\u001b`), so the model holds the text exactly.
     public static func display(_ bytes: [UInt8]) -> String {
         var scalars = String.UnicodeScalarView()
+        func keep(_ u: Unicode.Scalar) {
+            scalars.append(u.value == 0x09 || u.value == 0x0A || u.value == 0x0D ? " " : u)
+        }
         if let s = String(validating: bytes, as: UTF8.self) {
-            for u in s.unicodeScalars { append(u, to: &scalars) }
+            for u in s.unicodeScalars { keep(u) }
         } else {
-            for b in bytes { append(Unicode.Scalar(b), to: &scalars) }
+            for b in bytes { keep(Unicode.Scalar(b)) }
         }
         var out = String(scalars)
         while out.first == " " { out.removeFirst() }

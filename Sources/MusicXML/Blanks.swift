@@ -90,38 +90,32 @@ enum Blanks {
 /// XMLParser (swift-corelibs-foundation) reads a processing instruction that has no data, like
 /// `<?page?>`, through a null pointer and crashes; no score needs one. `removed` turns each
 /// such instruction into as many spaces (every line and column stays where it was), wherever
-/// it stands — libxml2 reaches one even inside a broken tag, and `<?xml?>` too; comments and
-/// CDATA sections are left alone.
+/// it stands, without reading the markup around it: libxml2 reaches one inside a broken tag, an
+/// attribute's name, a DOCTYPE, after another instruction's `<!--`…, and `<?xml?>` too; any
+/// guess at where a comment or CDATA section starts could hide one (the fuzzer found
+/// `<ste<?x?>`, the probe `<?y <!-- ?><?x?>`). The price: `<?name?>` written inside a CDATA
+/// section reads as spaces. The bytes must be ASCII-compatible (`XMLTreeReader` reads UTF-16
+/// as UTF-8 and refuses other encodings first, see `TextEncoding`).
 enum EmptyInstructions {
     /// The bytes without data-less processing instructions, or nil when there are none.
     static func removed(_ bytes: [UInt8]) -> [UInt8]? {
         var out: [UInt8]?
         bytes.withUnsafeBufferPointer { b in
             let n = b.count
-            func at(_ k: Int, _ s: StaticString) -> Bool { XMLBytes.has(s, at: k, in: b) }
-            func skip(to end: StaticString, from k: Int) -> Int { XMLBytes.skip(to: end, from: k, in: b) }
             var i = 0
-            while i < n {
-                guard b[i] == 0x3C, i + 1 < n else { i += 1; continue }
-                if at(i, "<!--") { i = skip(to: "-->", from: i + 4); continue }
-                if at(i, "<![CDATA[") { i = skip(to: "]]>", from: i + 9); continue }
-                if b[i + 1] == 0x3F {
-                    // `<?` target, then straight `?>`: no data.
-                    var e = i + 2
-                    while e < n, Blanks.isNameChar(b[e]) { e += 1 }
-                    let target = e - (i + 2)
-                    // Even `<?xml?>`: a declaration without its version is read as one of these.
-                    if target > 0, e + 1 < n, b[e] == 0x3F, b[e + 1] == 0x3E {
-                        if out == nil { out = bytes }
-                        for k in i...(e + 1) { out?[k] = 0x20 }
-                        i = e + 2
-                    } else {
-                        // Not skipped to its `?>`: a broken declaration would hide the next one.
-                        i += 2
-                    }
-                    continue
+            while i + 1 < n {
+                guard b[i] == 0x3C, b[i + 1] == 0x3F else { i += 1; continue }
+                // `<?` target, then straight `?>`: no data. (Any name byte may start the target:
+                // a superset of the names libxml2 takes.)
+                var e = i + 2
+                while e < n, Blanks.isNameChar(b[e]) { e += 1 }
+                if e > i + 2, e + 1 < n, b[e] == 0x3F, b[e + 1] == 0x3E {
+                    if out == nil { out = bytes }
+                    for k in i...(e + 1) { out?[k] = 0x20 }
+                    i = e + 2
+                } else {
+                    i += 2
                 }
-                i += 1
             }
         }
         return out

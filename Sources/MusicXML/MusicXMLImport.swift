@@ -95,7 +95,12 @@ public enum MusicXMLImport {
 
     static func midiFile(fromXML bytes: [UInt8], strict: Bool, limits: MusicXMLLimits, asWritten: Bool)
         throws(MusicXMLError) -> (file: MIDIFile, warnings: [MusicXMLWarning]) {
-        if let root = Prolog.scan(bytes).rootName, !isScoreRoot(root) {
+        let prolog = Prolog.scan(bytes)
+        // An encoding Etude does not read says so (its root element cannot be read either).
+        if let problem = TextEncoding.problem(bytes, declared: prolog.encoding) {
+            throw MusicXMLError(problem)
+        }
+        if let root = prolog.rootName, !isScoreRoot(root) {
             throw unknownRoot(root)
         }
         let tree = try XMLTreeReader.read(bytes, limits: limits)

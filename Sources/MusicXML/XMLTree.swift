@@ -107,7 +107,10 @@ struct XMLTree {
 /// before parsing, external entities and DTDs are never fetched, depth, element count and
 /// text size are bounded.
 enum XMLTreeReader {
-    static func read(_ original: [UInt8], limits: MusicXMLLimits) throws(MusicXMLError) -> XMLTree {
+    static func read(_ given: [UInt8], limits: MusicXMLLimits) throws(MusicXMLError) -> XMLTree {
+        try sizeCheck(given, limits: limits)
+        // UTF-16 is read as UTF-8, so every pass over the bytes below sees the markup as libxml2 will.
+        let original = try TextEncoding.asciiCompatible(given)
         try precheck(original, limits: limits)
         let bytes = EmptyInstructions.removed(original) ?? original
         // Indentation moved out of the way first (see `Blanks`); any failure is reported from
@@ -122,10 +125,11 @@ enum XMLTreeReader {
     /// text that is not UTF-8. `parse` must only be given bytes that pass, with their empty
     /// processing instructions removed (`EmptyInstructions`).
     static func precheck(_ bytes: [UInt8], limits: MusicXMLLimits) throws(MusicXMLError) {
-        guard bytes.count <= limits.maxXMLBytes else {
-            throw MusicXMLError("the XML text is \(bytes.count >> 20) MB; Etude reads scores up to \(limits.maxXMLBytes >> 20) MB")
-        }
+        try sizeCheck(bytes, limits: limits)
         let prolog = Prolog.scan(bytes)
+        if let problem = TextEncoding.problem(bytes, declared: prolog.encoding) {
+            throw MusicXMLError(problem)
+        }
         if prolog.declaresEntities {
             throw MusicXMLError("the document declares entities (<!ENTITY …> in its DOCTYPE); Etude does not expand them, for safety — export the score again without them")
         }
@@ -147,6 +151,12 @@ enum XMLTreeReader {
             }
             throw MusicXMLError(line: line, column: bad - lineStart + 1,
                                 "not well-formed XML: byte 0x\(String(bytes[bad], radix: 16, uppercase: true)) is not UTF-8 text; save the score as UTF-8 (or declare its encoding)")
+        }
+    }
+
+    static func sizeCheck(_ bytes: [UInt8], limits: MusicXMLLimits) throws(MusicXMLError) {
+        guard bytes.count <= limits.maxXMLBytes else {
+            throw MusicXMLError("the XML text is \(bytes.count >> 20) MB; Etude reads scores up to \(limits.maxXMLBytes >> 20) MB")
         }
     }
 
@@ -178,7 +188,9 @@ enum XMLTreeReader {
         return nil
     }
 
-    static func parse(_ bytes: [UInt8], limits: MusicXMLLimits) throws(MusicXMLError) -> XMLTree {
+    static func parse(_ given: [UInt8], limits: MusicXMLLimits) throws(MusicXMLError) -> XMLTree {
+        // At the one place bytes reach XMLParser: an instruction without data never does.
+        let bytes = EmptyInstructions.removed(given) ?? given
         let parser = XMLParser(data: Data(bytes))
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
@@ -395,6 +407,8 @@ struct Prolog {
     var declaresMarkup = false
     /// The document is UTF-8: declared so, or declaring no encoding without a UTF-16 mark.
     var isUTF8 = true
+    /// The encoding its XML declaration names (lowercased), nil when it names none.
+    var encoding: String?
 
     static func scan(_ raw: [UInt8]) -> Prolog {
         let bytes = utf8View(raw)
@@ -430,6 +444,7 @@ struct Prolog {
                         // Only a one-byte encoding libxml2 converts from makes other bytes
                         // text; anything else (misspelt, unknown) is held to UTF-8.
                         if singleByteEncodings.contains(String(value)) { out.isUTF8 = false }
+                        if out.encoding == nil { out.encoding = String(value) }
                     }
                 }
                 i = e + 2

@@ -23,15 +23,19 @@ public final class Store: Sendable {
     public let notices: [String]
     /// The lesson file formats the catalogue reads (MIDI unless more were given to `open`).
     public let formats: [LessonFormat]
+    /// Why the database is open for reading only (the file or its folder cannot be written),
+    /// nil when it can be written: commands that only read work, the others say this.
+    public let readOnlyReason: String?
 
     /// How long a writer waits for another process before giving up (seconds).
     public static let busyTimeout: TimeInterval = 15
 
-    private init(writer: any DatabaseWriter, path: String?, notices: [String], formats: [LessonFormat]) {
+    private init(writer: any DatabaseWriter, path: String?, notices: [String], formats: [LessonFormat], readOnlyReason: String? = nil) {
         self.writer = writer
         self.path = path
         self.notices = notices
         self.formats = formats
+        self.readOnlyReason = readOnlyReason
     }
 
     /// The database path: `override` (from `--db`), else `$ETUDE_DB`, else
@@ -83,10 +87,16 @@ public final class Store: Sendable {
                 throw StoreError("\(path) is not a regular file: give the database's file path, e.g. --db ~/etude.sqlite")
             }
         }
-        try ensureWritableDirectory(dir, dbPath: path, create: createFolder)
-        if FileManager.default.fileExists(atPath: path), access(path, W_OK) != 0 {
-            throw StoreError("\(path): the database file is read-only; make it writable or choose another with --db PATH or ETUDE_DB")
+        // A database that is there but cannot be written (mode 0444, a read-only folder or
+        // mount) is opened for reading: the commands that only read still work.
+        if st.st_mode & S_IFMT == S_IFREG {
+            let reason = access(path, W_OK) != 0 ? "the file is read-only"
+                : access(dir, W_OK) != 0 ? "its folder \(dir) is read-only" : nil
+            if let reason {
+                return try openReadOnly(path, reason: reason, formats: formats)
+            }
         }
+        try ensureWritableDirectory(dir, dbPath: path, create: createFolder)
         // A file that is not ours is refused before anything is created beside it.
         if chosen, let problem = corruptionProblem(atPath: path) {
             throw StoreError("\(path) is not an Etude database (\(problem)); Etude leaves it alone: give a new file name or the database's path with --db PATH or ETUDE_DB")
@@ -118,6 +128,63 @@ public final class Store: Sendable {
         } catch {
             throw StoreError("\(path): cannot open the database (\(describe(error))); choose another with --db PATH or ETUDE_DB")
         }
+    }
+
+    /// The database at `path` for reading only: an Etude database of this version (one that
+    /// needs a migration, or is not Etude's, is refused: nothing may be written to it).
+    static func openReadOnly(_ path: String, reason: String, formats: [LessonFormat]) throws -> Store {
+        let fix = "make it writable (chmod u+w, or its folder) or choose another with --db PATH or ETUDE_DB"
+        if let problem = corruptionProblem(atPath: path) {
+            throw StoreError("\(path) is not an Etude database (\(problem)) and \(reason); \(fix)")
+        }
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(busyTimeout)
+        config.label = "etude"
+        let queue: DatabaseQueue
+        do {
+            queue = try readOnlyQueue(path, configuration: config)
+            let state = try queue.read { db -> (current: Bool, newer: Bool, etude: Bool) in
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                guard tables.contains("grdb_migrations") else { return (false, false, false) }
+                return (try Schema.migrator.hasCompletedMigrations(db), try Schema.migrator.hasBeenSuperseded(db), true)
+            }
+            if !state.etude {
+                throw StoreError("\(path) holds no Etude database and \(reason); \(fix)")
+            }
+            if state.newer {
+                throw StoreError("\(path): the database was written by a newer Etude; update Etude or choose another with --db PATH")
+            }
+            if !state.current {
+                throw StoreError("\(path) needs updating for this Etude, and \(reason); \(fix)")
+            }
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw StoreError("\(path) cannot be read (\(describe(error))), and \(reason); \(fix)")
+        }
+        return Store(writer: queue, path: path, notices: [], formats: formats, readOnlyReason: reason)
+    }
+
+    /// A read-only connection that leaves nothing behind: SQLite would otherwise create the
+    /// WAL's `-shm` and `-wal` beside the file (read-only too, so they would stop the owner's
+    /// next write once the file is writable again). With no WAL content pending, the file is
+    /// opened as immutable (an URI, which the system SQLite reads); else, or when the URI is
+    /// not understood, as a plain read-only file.
+    static func readOnlyQueue(_ path: String, configuration: Configuration) throws -> DatabaseQueue {
+        var st = stat()
+        let pendingWAL = stat(path + "-wal", &st) == 0 && st.st_size > 0
+        if !pendingWAL {
+            var allowed = CharacterSet.urlPathAllowed
+            allowed.remove(charactersIn: "?#%")
+            let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            if let escaped = absolute.addingPercentEncoding(withAllowedCharacters: allowed),
+               let queue = try? DatabaseQueue(path: "file:\(escaped)?immutable=1", configuration: configuration),
+               (try? queue.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") })) != nil {
+                return queue
+            }
+        }
+        return try DatabaseQueue(path: path, configuration: configuration)
     }
 
     private static func openPool(_ path: String) throws -> DatabasePool {
@@ -267,6 +334,11 @@ final class FileLock {
 }
 
 extension Store {
+    /// True for a write refused because the database is read-only.
+    public static func isReadOnlyFailure(_ error: Error) -> Bool {
+        (error as? DatabaseError)?.resultCode == .SQLITE_READONLY
+    }
+
     /// A one-line message for a Store or database failure, for the command line.
     public static func message(for error: Error) -> String? {
         if let e = error as? StoreError { return e.message }

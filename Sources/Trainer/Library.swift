@@ -26,10 +26,13 @@ public struct Library: Sendable {
     public func withStore<T>(scan: Bool = true, _ body: (Store) throws -> T) throws -> T {
         // Rows skipped as unreadable (`Store.damagedRowsNotice`): one line, after the output.
         defer { if let n = Store.damagedRowsNotice() { Console.error("etude: \(n)") } }
+        var readOnly: String?
         do {
             let store = try openStore()
+            readOnly = store.readOnlyReason
             for n in store.notices { Console.error("etude: \(n)") }
-            if scan {
+            // A read-only database is read as it is (the catalogue as last scanned).
+            if scan && readOnly == nil {
                 let report = try store.rescan(builtinDirectory: BuiltinLessons.directory())
                 // A file given up for taking too long is worth a line; it is not tried again until it changes.
                 for f in report.slow { Console.error("etude: skipped \(safe(f.path)): \(f.message)") }
@@ -38,6 +41,9 @@ public struct Library: Sendable {
         } catch let e as EtudeFailure {
             throw e
         } catch {
+            if let readOnly, Store.isReadOnlyFailure(error) {
+                throw EtudeFailure("\(databasePath) cannot be written (\(readOnly)) and this command saves to it; make it writable or choose another database with --db PATH or ETUDE_DB")
+            }
             if let m = Store.message(for: error) { throw EtudeFailure(m) }
             throw error
         }

@@ -27,6 +27,10 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
         do {
             let s = try library.openStore()
             for n in s.notices { Console.error("etude: \(n)") }
+            // Saved loops still read; passes and the resume point cannot be kept: said first.
+            if let reason = s.readOnlyReason {
+                Console.error("etude: practice history is off: \(library.databasePath) cannot be written (\(reason)); make it writable or choose another database with --db PATH or ETUDE_DB")
+            }
             let id = try s.catalogue(fileAt: path).id
             return StoreHistory(store: s, lessonID: id, path: absolute)
         } catch let e as EtudeFailure {

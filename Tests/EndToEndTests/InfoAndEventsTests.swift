@@ -86,17 +86,32 @@ struct InfoAndEventsTests {
         #expect(info.stdout.contains("0.500 s"))
     }
 
+    /// Control bytes in a file's text are stripped on the terminal and kept, escaped, in JSON
+    /// (issue 31: `info --json` dropped them).
     @Test func infoStripsControlCharactersFromFileText() throws {
         var b = SMFBuilder()
         let evil: [UInt8] = Array("Evil\u{1B}[2J\u{1B}]0;pwned\u{07}Name".utf8)
         b.tracks = [[0x00, 0xFF, 0x03, UInt8(evil.count)] + evil + [0x00, 0xFF, 0x06, 0x03, 0x1B, 0x41, 0x42] + SMFBuilder.endOfTrack]
         let path = try scratch.file("evil.mid", b.bytes())
+        let tags: [UInt8] = Array("etude:title=Title\u{1B}]0;x\u{07}".utf8), by: [UInt8] = Array("etude:composer=\u{9B}31mBy".utf8)
+        b.tracks[0] = [0x00, 0xFF, 0x01, UInt8(tags.count)] + tags + [0x00, 0xFF, 0x01, UInt8(by.count)] + by + b.tracks[0]
+        let titled = try scratch.file("evil-title.mid", b.bytes())
+        let json = try etude.run(["info", titled, "--json"])
+        #expect(json.status == 0 && json.stdout.contains(#""title":"Title\u001b]0;x\u0007""#), "\(json.stdout)")
+        #expect(json.stdout.contains(#""composer":"\u009b31mBy""#), "\(json.stdout)")
+        let text = try etude.run(["info", titled])
+        #expect(text.stdout.contains("Title:     Title]0;x\n") && text.stdout.contains("Composer:  31mBy\n"), "\(text.stdout)")
         for args in [["info", path], ["info", path, "--json"]] {
             let r = try etude.run(args)
             #expect(r.status == 0)
             #expect(!r.stdout.contains("\u{1B}"))
             #expect(!r.stdout.contains("\u{07}"))
-            #expect(r.stdout.contains("Evil[2J]0;pwnedName"))
+            if args.count == 2 {
+                #expect(r.stdout.contains("Evil[2J]0;pwnedName"))
+            } else {
+                #expect(r.stdout.contains(#"Evil\u001b[2J\u001b]0;pwned\u0007Name"#), "\(r.stdout)")
+                #expect(r.stdout.contains(#""text":"\u001bAB""#) || r.stdout.contains(#""text" : "\u001bAB""#), "\(r.stdout)")
+            }
         }
     }
 

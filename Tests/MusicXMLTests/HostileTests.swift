@@ -262,7 +262,9 @@ import ZIPFoundation
         }
         let before = Array("<a>\n<?x?><![CDATA[<?y?>]]><b c=\"?\"/><?xml-stylesheet href=\"s\"?></a>".utf8)
         let after = try #require(EmptyInstructions.removed(before))
-        #expect(String(decoding: after, as: UTF8.self) == "<a>\n     <![CDATA[<?y?>]]><b c=\"?\"/><?xml-stylesheet href=\"s\"?></a>")
+        // Removed wherever they stand, CDATA sections included (issue 31: a guess at where one
+        // starts hid an instruction from the pass); instructions with data are kept.
+        #expect(String(decoding: after, as: UTF8.self) == "<a>\n     <![CDATA[     ]]><b c=\"?\"/><?xml-stylesheet href=\"s\"?></a>")
         #expect(EmptyInstructions.removed(Array("<a><?x y?></a>".utf8)) == nil)
         // A broken declaration does not hide the instructions after it, nor does `<?xml?>`.
         for text in ["<?xml version=?1.\"\"0>\n<score-partwise><?XML?><?Gxml?><part-list/></score-partwise>", "<?xml?>\n<score-partwise><part-list/></score-partwise>"] {
