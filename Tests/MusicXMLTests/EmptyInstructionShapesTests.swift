@@ -1,6 +1,7 @@
 import Foundation
 import MIDIFile
 import Testing
+import TestSupport
 @testable import MusicXML
 
 /// Issue 31, point 10: a processing instruction without data (`<?x?>`) crashes Foundation's
@@ -116,4 +117,18 @@ import Testing
         let tree = try XMLTreeReader.parse(Array("<a><?x?><b/><?y <!-- ?><?z?></a>".utf8), limits: MusicXMLLimits())
         #expect(tree.nodes.count == 2)
     }
+
+    /// Every input a fuzz run found crashing the reader (`Fuzz/musicxml-seeds/regression-*`,
+    /// the last one from the hour of issue 31: an instruction libxml2 met in a mangled part
+    /// name, SEGV in XMLParser's handler) reads or fails in one error, run after run.
+    @Test func theFuzzersCrashesReadOrFailInOneLine() throws {
+        let dir = Repo.root.appendingPathComponent("Fuzz/musicxml-seeds")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("regression-") }.sorted()
+        #expect(names.contains("regression-fuzz-hour-instruction.musicxml"))
+        for name in names {
+            let bytes = try [UInt8](Data(contentsOf: dir.appendingPathComponent(name)))
+            if let error = Self.read(bytes) { #expect(!error.description.isEmpty, "\(name)") }
+        }
+    }
 }
+
