@@ -47,36 +47,11 @@ void etude_seq_out_close(void *handle) {
     free(h);
 }
 
+int etude_seq_list_ports_with(snd_seq_t *seq, unsigned want, etude_port_info *out, int max);  // shim.c
+
 int etude_seq_out_list(void *handle, etude_port_info *out, int max) {
     etude_seq_out *h = handle;
-    if (!h || !out || max <= 0) return 0;
-    int me = snd_seq_client_id(h->seq), n = 0;
-    snd_seq_client_info_t *cinfo;
-    snd_seq_port_info_t *pinfo;
-    snd_seq_client_info_alloca(&cinfo);
-    snd_seq_port_info_alloca(&pinfo);
-    snd_seq_client_info_set_client(cinfo, -1);
-    while (snd_seq_query_next_client(h->seq, cinfo) >= 0 && n < max) {
-        int client = snd_seq_client_info_get_client(cinfo);
-        if (client == SND_SEQ_CLIENT_SYSTEM || client == me) continue;
-        snd_seq_port_info_set_client(pinfo, client);
-        snd_seq_port_info_set_port(pinfo, -1);
-        while (snd_seq_query_next_port(h->seq, pinfo) >= 0 && n < max) {
-            unsigned caps = snd_seq_port_info_get_capability(pinfo);
-            unsigned want = SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE;
-            if ((caps & want) != want || (caps & SND_SEQ_PORT_CAP_NO_EXPORT)) continue;
-            unsigned type = snd_seq_port_info_get_type(pinfo);
-            etude_port_info *p = &out[n++];
-            memset(p, 0, sizeof(*p));
-            p->client = client;
-            p->port = snd_seq_port_info_get_port(pinfo);
-            snprintf(p->client_name, sizeof(p->client_name), "%s", snd_seq_client_info_get_name(cinfo));
-            snprintf(p->port_name, sizeof(p->port_name), "%s", snd_seq_port_info_get_name(pinfo));
-            p->is_hardware = (type & (SND_SEQ_PORT_TYPE_HARDWARE | SND_SEQ_PORT_TYPE_PORT)) ? 1 : 0;
-            p->is_software = !p->is_hardware;
-        }
-    }
-    return n;
+    return h == NULL ? 0 : etude_seq_list_ports_with(h->seq, SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE, out, max);
 }
 
 int etude_seq_out_connect(void *handle, int client, int port) {

@@ -63,24 +63,24 @@ int etude_seq_client_id(void *handle) {
     return h == NULL ? -1 : snd_seq_client_id(h->seq);
 }
 
-int etude_seq_list_input_ports(void *handle, etude_port_info *out, int max) {
-    etude_seq *h = handle;
-    if (h == NULL || out == NULL || max <= 0) return 0;
-    int me = snd_seq_client_id(h->seq);
+/// The other clients' ports with every capability in `want` (not system, not `seq`'s own), for
+/// both directions (input here, `--midi-out` in seq_out.c). Returns the number found.
+int etude_seq_list_ports_with(snd_seq_t *seq, unsigned want, etude_port_info *out, int max) {
+    if (seq == NULL || out == NULL || max <= 0) return 0;
+    int me = snd_seq_client_id(seq);
     int n = 0;
     snd_seq_client_info_t *cinfo;
     snd_seq_port_info_t *pinfo;
     snd_seq_client_info_alloca(&cinfo);
     snd_seq_port_info_alloca(&pinfo);
     snd_seq_client_info_set_client(cinfo, -1);
-    while (snd_seq_query_next_client(h->seq, cinfo) >= 0 && n < max) {
+    while (snd_seq_query_next_client(seq, cinfo) >= 0 && n < max) {
         int client = snd_seq_client_info_get_client(cinfo);
         if (client == SND_SEQ_CLIENT_SYSTEM || client == me) continue;
         snd_seq_port_info_set_client(pinfo, client);
         snd_seq_port_info_set_port(pinfo, -1);
-        while (snd_seq_query_next_port(h->seq, pinfo) >= 0 && n < max) {
+        while (snd_seq_query_next_port(seq, pinfo) >= 0 && n < max) {
             unsigned caps = snd_seq_port_info_get_capability(pinfo);
-            unsigned want = SND_SEQ_PORT_CAP_READ | SND_SEQ_PORT_CAP_SUBS_READ;
             if ((caps & want) != want || (caps & SND_SEQ_PORT_CAP_NO_EXPORT)) continue;
             unsigned type = snd_seq_port_info_get_type(pinfo);
             etude_port_info *p = &out[n++];
@@ -98,6 +98,11 @@ int etude_seq_list_input_ports(void *handle, etude_port_info *out, int max) {
         }
     }
     return n;
+}
+
+int etude_seq_list_input_ports(void *handle, etude_port_info *out, int max) {
+    etude_seq *h = handle;
+    return h == NULL ? 0 : etude_seq_list_ports_with(h->seq, SND_SEQ_PORT_CAP_READ | SND_SEQ_PORT_CAP_SUBS_READ, out, max);
 }
 
 int etude_seq_connect_from(void *handle, int client, int port) {
