@@ -71,11 +71,16 @@ public final class PracticeSession: @unchecked Sendable {
     }
 
     public let lesson: Lesson
-    public let transport: Transport
+    /// The transport as of its last change: an immutable copy of the one the runner owns.
+    public var transport: Transport { runner?.transport ?? initialTransport }
     public let clock: any TimeSource
     public let settings: Settings
     private let output: any SoundOutput
+    /// Owns the transport and plays it (its own thread on a `MonotonicClock`, else `advance()`).
+    /// Set once in `init`.
     private var runner: TransportRunner?
+    private let initialTransport: Transport
+    private let threaded: Bool
     private let title: String
 
     private let lock = NSLock()
@@ -106,7 +111,7 @@ public final class PracticeSession: @unchecked Sendable {
     public init(lesson: Lesson, plan: PracticePlan, clock: any TimeSource, output: any SoundOutput,
                 settings: Settings = Settings()) throws(PlanError) {
         self.lesson = lesson
-        self.transport = try Transport(lesson: lesson, plan: plan, clock: clock)
+        var transport = try Transport(lesson: lesson, plan: plan, clock: clock)
         self.clock = clock
         self.output = output
         self.settings = settings
@@ -121,15 +126,20 @@ public final class PracticeSession: @unchecked Sendable {
         } else {
             loopOn = false
         }
+        threaded = clock is MonotonicClock
+        initialTransport = transport
         transport.isPassClean = { [weak self] finished in
             guard let self else { return true }
             return self.coach.isPassClean(finished)
         }
-        applyModeToTransport(settings.mode, plan: plan)
+        Self.applyMode(settings.mode, plan: plan, settings: settings, to: &transport)
         if let steady = clock as? MonotonicClock {
             runner = TransportRunner(transport: transport, clock: steady, output: output,
                                      onEvents: { [weak self] events in self?.received(events) },
                                      onTick: { [weak self] now in self?.tick(now: now) })
+        } else {
+            runner = TransportRunner(manual: transport, output: output,
+                                     onEvents: { [weak self] events in self?.received(events) })
         }
     }
 
@@ -176,18 +186,14 @@ public final class PracticeSession: @unchecked Sendable {
 
     /// Starts playing (real time: the transport thread starts).
     public func start() {
-        if let runner {
-            runner.start()
-        } else {
-            perform { $0.play() }
-        }
+        runner?.start()
     }
 
     /// Plays what is due at `clock.now` and ticks the coach (virtual clocks only; the runner
     /// does this itself).
     public func advance() {
-        guard runner == nil else { return }
-        deliver(transport.advance(to: clock.now))
+        guard !threaded else { return }
+        runner?.advance(to: clock.now)
         tick(now: clock.now)
     }
 
@@ -197,15 +203,11 @@ public final class PracticeSession: @unchecked Sendable {
     public func stop() {
         if lock.withLock({ let was = stopped; stopped = true; return was }) { return }
         queueUnfinishedPass()
-        if let runner {
-            runner.stop()
-        } else {
-            deliver(transport.stop())
-            output.allNotesOff()
-        }
+        runner?.stop()
     }
 
     private func queueUnfinishedPass() {
+        let transport = self.transport
         let state = transport.state
         guard state == .playing || state == .paused else { return }
         let plan = transport.plan
@@ -279,10 +281,26 @@ public final class PracticeSession: @unchecked Sendable {
     /// What the transport does between passes in a mode: the judging modes hold after each pass
     /// (results) and count in; watch mode plays the piece once unless a loop is on.
     private func applyModeToTransport(_ mode: PracticeMode, plan: PracticePlan) {
+        let settings = self.settings
+        perform { t in
+            Self.applyMode(mode, plan: plan, settings: settings, to: &t)
+            return []
+        }
+    }
+
+    private static func applyMode(_ mode: PracticeMode, plan: PracticePlan, settings: Settings, to transport: inout Transport) {
         transport.holdBetweenPasses = mode.judges && settings.holdAfterPass
         transport.stopsAtEnd = settings.watchStopsAtEnd && mode == .watch && plan.bars == nil
         if mode.countsIn && settings.countIn { transport.setCountIn(true) }
         if mode == .wait { transport.setCountIn(false) }
+    }
+
+    /// Whether watch mode finishes after this pass (no loop on), from the owner's side.
+    private func setStopsAtEnd(_ on: Bool) {
+        perform { t in
+            t.stopsAtEnd = on
+            return []
+        }
     }
 
     /// Passes finished since the last call (the caller stores them in the history).
@@ -307,6 +325,7 @@ public final class PracticeSession: @unchecked Sendable {
     /// Where the learner is now, for resuming later.
     public func resumePoint() -> ResumePoint {
         let t = clock.now
+        let transport = self.transport
         let tick = Int(transport.tick(at: t))
         let plan = transport.plan
         return ResumePoint(positionSeconds: lesson.tempoMap.seconds(atTick: tick), bar: transport.position(at: t).bar,
@@ -345,7 +364,7 @@ public final class PracticeSession: @unchecked Sendable {
             pausedByCoach = false
             heldForResults = false
         }
-        transport.stopsAtEnd = settings.watchStopsAtEnd && coach.mode == .watch && plan.bars == nil
+        setStopsAtEnd(settings.watchStopsAtEnd && coach.mode == .watch && plan.bars == nil)
     }
 
     /// Switches mode from the next pass on: a new coach on the transport's current plan, the
@@ -373,6 +392,7 @@ public final class PracticeSession: @unchecked Sendable {
     public func state() -> SessionState {
         let now = clock.now
         let lookahead = settings.lookaheadSeconds
+        let transport = self.transport
         let transportState = transport.state
         let plan = transport.plan
         let coach = self.coach
@@ -402,26 +422,12 @@ public final class PracticeSession: @unchecked Sendable {
     // MARK: For the controller
 
     /// Runs a transport command through the runner (or at once on a virtual clock).
-    func perform(_ command: (Transport) throws(PlanError) -> [TimedEvent]) throws(PlanError) {
-        if let runner {
-            do {
-                try runner.perform { t in try command(t) }
-            } catch let e as PlanError {
-                throw e
-            } catch {
-                throw PlanError("\(error)")
-            }
-        } else {
-            deliver(try command(transport))
-        }
+    func perform(_ command: (inout Transport) throws(PlanError) -> [TimedEvent]) throws(PlanError) {
+        try runner?.perform(command)
     }
 
-    func perform(_ command: (Transport) -> [TimedEvent]) {
-        if let runner {
-            runner.perform(command)
-        } else {
-            deliver(command(transport))
-        }
+    func perform(_ command: (inout Transport) -> [TimedEvent]) {
+        runner?.perform(command)
     }
 
     /// Changes the session's own state under its lock (never call the transport or coach inside).
@@ -443,21 +449,13 @@ public final class PracticeSession: @unchecked Sendable {
             passStartClock = now
             passStartDate = Date()
         }
-        transport.stopsAtEnd = settings.watchStopsAtEnd && coach.mode == .watch && !enabled
+        setStopsAtEnd(settings.watchStopsAtEnd && coach.mode == .watch && !enabled)
     }
 
     // MARK: Events and ticks
 
-    /// Manual (virtual clock) delivery, as the runner does it: synth out, then the rest.
-    private func deliver(_ events: [TimedEvent]) {
-        guard !events.isEmpty else { return }
-        for e in events {
-            if case .synth(let m) = e.event { output.send(m) }
-        }
-        received(events)
-    }
-
     private func received(_ events: [TimedEvent]) {
+        let transport = self.transport
         lock.lock()
         for e in events {
             switch e.event {

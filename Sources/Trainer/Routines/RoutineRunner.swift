@@ -220,7 +220,7 @@ private final class Run {
             decide: RoutineRunner.decide(step.length),
             control: { skipRequested(timeoutMs: 0) ? .skip : .keepGoing },
             status: { elapsed, passes, gain in
-                lastTick = Int(transport.tick(at: clock.now))
+                lastTick = Int(player.transport.tick(at: clock.now))
                 guard tty else { return }
                 var s = "  \(StatusLine.clock(elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
                 s += "  pass \(passes + 1)  \(step.tempoPercent)%"
