@@ -442,6 +442,7 @@ public final class Coach: @unchecked Sendable {
             }
         case .play, .memory:
             if var m = matcher {
+                matcher = nil  // the only copy while it changes
                 out += m.expire(upTo: local.time).map { .judged($0) }
                 if let j = m.play(local) {
                     out.append(.judged(j))
@@ -499,6 +500,7 @@ public final class Coach: @unchecked Sendable {
 
     private func expireLocked(now: Double) -> [CoachAction] {
         guard pausedAt == nil, !awaitingStart, var m = matcher else { return [] }
+        matcher = nil  // the only copy while it changes: its judgements are not copied each time
         // A late input's note played now is judged as meant a moment ago: keep its window open.
         let missed = m.expire(upTo: now - max(0, inputOffset) - anchor)
         matcher = m

@@ -94,11 +94,13 @@ public final class PracticeSession: @unchecked Sendable {
     var loopPasses = 0
     private var passStartClock: Double?
     private var passStartDate = Date()
-    private var finishedQueue: [FinishedPassInfo] = []
+    /// Finished passes, each one whole value, until the front end takes them.
+    private var outbox: [PassResult] = []
+    /// Passes handed out by `takeFinishedPasses()`, for `score(for:)` (the last few only).
+    private var handedOut: [PassResult] = []
     private var stopped = false
     private var results: SessionState.Results?
     private var resultsShownAt: Double?
-    private var figuresByPass: [Int: ScoreFigures] = [:]
     private var pausedByCoach = false
     /// The transport waits after a judged pass until the learner has seen the results.
     private var heldForResults = false
@@ -220,7 +222,7 @@ public final class PracticeSession: @unchecked Sendable {
             var info = FinishedPassInfo(pass: pass, tempoPercent: percent, startedAt: passStartDate, durationSeconds: now - start,
                                         bars: bars, isLoop: plan.bars != nil, hands: plan.hands)
             info.complete = false
-            finishedQueue.append(info)
+            outbox.append(PassResult(info: info, mode: coachValue.mode, report: nil))
         }
     }
 
@@ -303,23 +305,35 @@ public final class PracticeSession: @unchecked Sendable {
         }
     }
 
-    /// Passes finished since the last call (the caller stores them in the history).
-    public func takeFinishedPasses() -> [FinishedPassInfo] {
+    /// Passes finished since the last call, in the order they ended, each whole (its report
+    /// with it): the front end stores them in the history, writes `--report`, shows the hint.
+    public func takePassResults() -> [PassResult] {
         lock.withLock {
-            let out = finishedQueue
-            finishedQueue.removeAll()
+            let out = outbox
+            outbox.removeAll()
             return out
         }
     }
 
-    /// The figures of a finished pass, if it was judged (nil for a watched pass).
+    /// Passes finished since the last call, without their reports (`score(for:)` gives the
+    /// figures of one handed out here): `takePassResults()` for callers that want both.
+    public func takeFinishedPasses() -> [FinishedPassInfo] {
+        lock.withLock {
+            let out = outbox
+            outbox.removeAll()
+            handedOut += out
+            if handedOut.count > 256 { handedOut.removeFirst(handedOut.count - 256) }
+            return out.map(\.info)
+        }
+    }
+
+    /// The figures of a pass handed out by `takeFinishedPasses()`, if it was judged (nil for a
+    /// watched or unfinished pass).
     public func score(for pass: FinishedPassInfo) -> ScoreFigures? {
-        if let f = lock.withLock({ figuresByPass.removeValue(forKey: pass.pass) }) { return f }
-        // The pass may be taken a moment before its report arrives here; the coach judged it
-        // already (the transport asks whether it was clean as it ends).
-        let coach = self.coach
-        guard coach.mode.judges, let report = coach.lastReport else { return nil }
-        return report.figures
+        lock.withLock {
+            guard let i = handedOut.firstIndex(where: { $0.info == pass }) else { return nil }
+            return handedOut.remove(at: i).figures
+        }
     }
 
     /// Where the learner is now, for resuming later.
@@ -456,6 +470,7 @@ public final class PracticeSession: @unchecked Sendable {
 
     private func received(_ events: [TimedEvent]) {
         let transport = self.transport
+        var finished: [FinishedPassInfo] = []
         lock.lock()
         for e in events {
             switch e.event {
@@ -465,9 +480,9 @@ public final class PracticeSession: @unchecked Sendable {
             case .passFinished(let pass, let percent):
                 let plan = transport.plan
                 let start = passStartClock ?? e.time
-                finishedQueue.append(FinishedPassInfo(pass: pass, tempoPercent: percent, startedAt: passStartDate,
-                                                      durationSeconds: max(0, e.time - start),
-                                                      bars: transport.bars, isLoop: plan.bars != nil, hands: plan.hands))
+                finished.append(FinishedPassInfo(pass: pass, tempoPercent: percent, startedAt: passStartDate,
+                                                 durationSeconds: max(0, e.time - start),
+                                                 bars: transport.bars, isLoop: plan.bars != nil, hands: plan.hands))
                 loopPasses += 1
                 passStartClock = e.time
                 passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
@@ -481,7 +496,20 @@ public final class PracticeSession: @unchecked Sendable {
         }
         lock.unlock()
         let coach = self.coach
-        apply(coach.handle(events: events), coach: coach)
+        let actions = coach.handle(events: events)
+        if !finished.isEmpty {
+            // A pass and its report come in the same batch: joined here, emitted once, whole.
+            var reports = actions.compactMap { a -> (pass: Int, report: PassReport)? in
+                if case .passReport(let pass, _, let report) = a { return (pass, report) } else { return nil }
+            }
+            let results = finished.map { info -> PassResult in
+                var report: PassReport?
+                if let i = reports.firstIndex(where: { $0.pass == info.pass }) { report = reports.remove(at: i).report }
+                return PassResult(info: info, mode: coach.mode, report: report)
+            }
+            lock.withLock { outbox += results }
+        }
+        apply(actions, coach: coach)
     }
 
     /// The coach's clock and the caller's tick hook, on the transport thread (or `advance()`).
@@ -532,7 +560,6 @@ public final class PracticeSession: @unchecked Sendable {
                                                    review: report.reviewLines())
                     results?.speedTrainer = verdict
                     resultsShownAt = now
-                    figuresByPass[pass] = report.figures
                     return reportSink
                 }
                 sink?(report)

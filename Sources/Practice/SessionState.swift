@@ -145,6 +145,27 @@ public struct FinishedPassInfo: Equatable, Sendable {
     public var complete = true
 }
 
+/// A finished pass, whole: when and what was practised (`info`), in which mode, and how it
+/// was judged (`report`: figures, sections, notes; nil when watched or left unfinished). The
+/// session emits each once, in order, into its outbox (`PracticeSession.takePassResults()`);
+/// the history, `--report`, the results panel and the calibrate hint read it there.
+public struct PassResult: Equatable, Sendable {
+    public var info: FinishedPassInfo
+    public var mode: PracticeMode
+    public var report: PassReport?
+
+    public init(info: FinishedPassInfo, mode: PracticeMode, report: PassReport?) {
+        self.info = info
+        self.mode = mode
+        self.report = report
+    }
+
+    /// The pass number (1-based, from the loop's start).
+    public var pass: Int { info.pass }
+    /// The pass's figures when it was judged.
+    public var figures: ScoreFigures? { report?.figures }
+}
+
 /// A loop as the learner set it on the screen, for saving under a name.
 public struct LoopSnapshot: Equatable, Sendable {
     public var bars: ClosedRange<Int>

@@ -205,12 +205,16 @@ public enum PracticeScreenRunner {
                 if let command = gestures.keys[pitch] { commands.give(command) }
             }
         }
-        // The runner thread (the one that plays the music) only queues a finished pass's report:
-        // the line is written and synced here, on the screen thread, so a slow disk is never a
-        // late note.
-        let reports = PassReportQueue()
-        if appender != nil { session.onPassReport = { reports.add($0) } }
-        func writeReports() { for report in reports.take() { appender?.append(report) } }
+        // The runner thread (the one that plays the music) only emits each finished pass, whole,
+        // into the session's outbox: the history rows and the `--report` line are written here,
+        // on the screen thread, so a slow disk is never a late note.
+        func takePasses() {
+            let results = session.takePassResults()
+            history?.record(results, mode: session.mode)
+            for result in results where result.info.complete {
+                if let report = result.report { appender?.append(report) }
+            }
+        }
         if let history {
             controller.onSaveLoop = { history.saveLoop($0) }
             controller.onRecallLoops = { history.savedLoops() }
@@ -224,11 +228,9 @@ public enum PracticeScreenRunner {
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             lights?.update(session.state())
             if endWhenFinished && session.isFinished { loop.stop() }
-            history?.record(finishedBy: session)
-            writeReports()
+            takePasses()
         })
-        history?.record(finishedBy: session)
-        writeReports()
+        takePasses()
         history?.saveResume(outcome.resumePoint, mode: session.mode, loopName: session.loopName)
         LiveSound.flushLog(verbose: sound.verbose)
         return outcome.exitStatus
@@ -338,17 +340,3 @@ final class PracticeFrames {
     }
 }
 
-/// Finished passes' reports handed from the runner thread to the screen thread (`--report`).
-final class PassReportQueue: @unchecked Sendable {
-    private let lock = NSLock()
-    private var queued: [PassReport] = []
-
-    func add(_ report: PassReport) { lock.withLock { queued.append(report) } }
-
-    func take() -> [PassReport] {
-        lock.withLock {
-            defer { queued.removeAll() }
-            return queued
-        }
-    }
-}
