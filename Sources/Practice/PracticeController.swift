@@ -19,6 +19,7 @@ public final class PracticeController: @unchecked Sendable {
     private var saveHook: (@Sendable (LoopSnapshot) -> String)?
     private var recallHook: (@Sendable () -> [NamedLoop])?
     private var pianoHook: (@Sendable (Character, Double) -> Void)?
+    private var savePassHook: (@Sendable ([UInt8], String, Date) -> String)?
     private var pictureHook: (@Sendable () -> [Int: (notes: Int, faults: Int)])?
     private var recallIndex = 0
     /// Where `r` saves passes.
@@ -49,6 +50,13 @@ public final class PracticeController: @unchecked Sendable {
     public var onBarPicture: (@Sendable () -> [Int: (notes: Int, faults: Int)])? {
         get { lock.withLock { pictureHook } }
         set { lock.withLock { pictureHook = newValue } }
+    }
+
+    /// Writes `r`'s last pass (its .mid bytes) in a folder at a time and returns the message:
+    /// the front end's (`PassFile.save` in Trainer), so Practice writes no file.
+    public var onSavePass: (@Sendable (_ bytes: [UInt8], _ directory: String, _ now: Date) -> String)? {
+        get { lock.withLock { savePassHook } }
+        set { lock.withLock { savePassHook = newValue } }
     }
 
     /// Where computer-keyboard piano keys go (`InputHookup.press`), with the clock time.
@@ -247,25 +255,12 @@ public final class PracticeController: @unchecked Sendable {
         }
     }
 
-    /// `r`: writes the last pass as played to `etude-pass-<date>.mid`; returns the message.
+    /// `r`: hands the last pass as played (.mid bytes) to `onSavePass`, which writes
+    /// `etude-pass-<date>.mid` in `saveDirectory`; returns the message.
     public func saveLastPass(now: Date) -> String {
         guard let bytes = session.coach.lastPassMIDI() else { return "nothing to save yet: play a pass first" }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        var path = (saveDirectory as NSString).appendingPathComponent("etude-pass-\(formatter.string(from: now)).mid")
-        var n = 2
-        while FileManager.default.fileExists(atPath: path) {
-            path = (saveDirectory as NSString).appendingPathComponent("etude-pass-\(formatter.string(from: now))-\(n).mid")
-            n += 1
-        }
-        // Through a temporary file renamed into place: a failure leaves no partial file.
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            return "could not write \(path): check the folder exists and is writable (--save-dir)"
-        }
-        return "saved the last pass to \(path)"
+        guard let save = onSavePass else { return "saving passes is off here" }
+        return save(bytes, saveDirectory, now)
     }
 
     // MARK: Private

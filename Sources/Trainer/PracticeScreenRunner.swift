@@ -165,6 +165,7 @@ public enum PracticeScreenRunner {
             throw EtudeFailure(error.message)
         }
         let controller = PracticeController(session: session, saveDirectory: playing.saveDirectory)
+        controller.onSavePass = { bytes, directory, now in PassFile.save(bytes, in: directory, now: now) }
         instrument?.attach(controller)
         return (session, controller)
     }

@@ -20,6 +20,7 @@ final class SessionHarness: @unchecked Sendable {
          saveDirectory: String = NSTemporaryDirectory()) throws {
         session = try PracticeSession(lesson: lesson, plan: plan, clock: clock, output: output, settings: settings)
         controller = PracticeController(session: session, saveDirectory: saveDirectory)
+        controller.onSavePass = { bytes, directory, now in PassFile.save(bytes, in: directory, now: now) }
         self.display = display
     }
 
