@@ -254,7 +254,7 @@ public struct Transport: Sendable {
             stateValue = .playing
             return pedalDown.sorted().map { TimedEvent(time: now, event: .synth(.controlChange(channel: $0, controller: 64, value: 127))) }
         case .stopped, .finished:
-            if stateValue == .finished { resetLocked() }
+            if stateValue == .finished { reset() }
             scheduleStart = now
             passStart = now
             schedule.rewind()
@@ -270,14 +270,14 @@ public struct Transport: Sendable {
         let now = clock.now
         pausedOffset = max(0, now - scheduleStart)
         stateValue = .paused
-        return silenceLocked(at: now, keepPedalState: true)
+        return silence(at: now, keepPedalState: true)
     }
 
     /// Stops and rewinds to the first pass; returns the note-offs to send now.
     @discardableResult
     public mutating func stop() -> [TimedEvent] {
-        let out = silenceLocked(at: clock.now, keepPedalState: false)
-        resetLocked()
+        let out = silence(at: clock.now, keepPedalState: false)
+        reset()
         return out
     }
 
@@ -291,7 +291,7 @@ public struct Transport: Sendable {
             throw PlanError("bar \(number) is outside the bars being practised (\(current.lowerBound)–\(current.upperBound))")
         }
         let now = clock.now
-        var out = silenceLocked(at: now, keepPedalState: false)
+        var out = silence(at: now, keepPedalState: false)
         let announce = bar.startTick == range.lowerBound
         currentBPM = lesson.tempoMap.bpm(atTick: bar.startTick) * percent / 100
         schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: bar.startTick, to: range.upperBound, percent: percent,
@@ -327,7 +327,7 @@ public struct Transport: Sendable {
         _ = try TempoPercent(newPercent)
         planner.override(percent: newPercent)
         if currentPlan.speedTrainer == nil { currentPlan.tempo = .percent(newPercent) }
-        return continueLocked(percent: newPercent)
+        return continuePass(percent: newPercent)
     }
 
     /// Turns the metronome on or off, or changes its volume (0–1), from the current position.
@@ -335,7 +335,7 @@ public struct Transport: Sendable {
     public mutating func setMetronome(enabled: Bool, volume: Double? = nil) -> [TimedEvent] {
         currentPlan.metronome.enabled = enabled
         if let volume { currentPlan.metronome.volume = min(1, max(0, volume)) }
-        return continueLocked(percent: percent)
+        return continuePass(percent: percent)
     }
 
     /// Changes which hands are practised and what the other hand does, from the current
@@ -348,7 +348,7 @@ public struct Transport: Sendable {
         try candidate.validate(for: lesson)
         currentPlan.hands = hands
         currentPlan.otherHand = other
-        return continueLocked(percent: percent)
+        return continuePass(percent: percent)
     }
 
     /// Loops other bars (nil = the whole lesson): silences what sounds, restarts at pass 1
@@ -360,13 +360,13 @@ public struct Transport: Sendable {
         candidate.bars = bars
         try candidate.validate(for: lesson)
         let now = clock.now
-        let out = silenceLocked(at: now, keepPedalState: false)
+        let out = silence(at: now, keepPedalState: false)
         currentPlan.bars = bars
         barRange = candidate.barRange(in: lesson)
         range = candidate.tickRange(in: lesson)
         wrapSchedule = nil
         let wasPlaying = stateValue == .playing
-        resetLocked()
+        reset()
         if wasPlaying {
             stateValue = .playing
             scheduleStart = now
@@ -383,14 +383,14 @@ public struct Transport: Sendable {
         try newPlan.validate(for: lesson)
         let newPlanner = try PassPlanner(plan: newPlan, lesson: lesson)
         let now = clock.now
-        let out = silenceLocked(at: now, keepPedalState: false)
+        let out = silence(at: now, keepPedalState: false)
         currentPlan = newPlan
         planner = newPlanner
         barRange = newPlan.barRange(in: lesson)
         range = newPlan.tickRange(in: lesson)
         wrapSchedule = nil
         let wasPlaying = stateValue == .playing
-        resetLocked()
+        reset()
         if wasPlaying {
             stateValue = .playing
             scheduleStart = now
@@ -401,7 +401,7 @@ public struct Transport: Sendable {
 
     /// Rebuilds the rest of the current pass from the current position (tempo or metronome
     /// changed), keeping what sounds; returns the click note-offs to send now.
-    private mutating func continueLocked(percent newPercent: Double) -> [TimedEvent] {
+    private mutating func continuePass(percent newPercent: Double) -> [TimedEvent] {
         let now = clock.now
         wrapSchedule = nil
         let offset: Double
@@ -530,7 +530,7 @@ public struct Transport: Sendable {
         }
     }
 
-    private mutating func silenceLocked(at now: Double, keepPedalState: Bool) -> [TimedEvent] {
+    private mutating func silence(at now: Double, keepPedalState: Bool) -> [TimedEvent] {
         var out: [TimedEvent] = []
         for key in sounding.keys.sorted() {
             out.append(TimedEvent(time: now, event: .synth(.noteOff(channel: UInt8(key >> 8), key: UInt8(key & 0xFF), velocity: 0))))
@@ -543,7 +543,7 @@ public struct Transport: Sendable {
         return out
     }
 
-    private mutating func resetLocked() {
+    private mutating func reset() {
         stateValue = .stopped
         percent = planner.firstPass()
         passNumber = 1

@@ -13,9 +13,11 @@ import Synth
 /// changes here.
 ///
 /// Threads: the transport thread delivers events and ticks, the input thread delivers the
-/// learner's notes, the screen thread reads `state()` and sends commands. Each takes only short
-/// locks (the transport's, the coach's, this object's), and this object never holds its own lock
-/// while calling the transport or the coach, so none can deadlock another.
+/// learner's notes, the screen thread reads `state()` and sends commands. The transport is a
+/// value owned by the `TransportRunner`: commands change it through `perform` (serialised with
+/// the runner's own playing), everyone else reads the copy published after each change. Each
+/// finished pass leaves as one `PassResult` in the outbox (`takePassResults()`). This object
+/// never holds its own lock while calling the runner or the coach.
 ///
 /// With a `MonotonicClock` it plays in real time on its own thread; with any other clock (a
 /// `VirtualClock` in tests) nothing runs by itself: `advance()` plays what is due and ticks.
