@@ -25,7 +25,7 @@ struct TransportRunnerTests {
 
     @Test func playsEveryNoteInOrderThenFinishesAndSilences() throws {
         let clock = MonotonicClock()
-        var transport = try Transport(lesson: lesson(), plan: PracticePlan(), clock: clock)
+        let transport = try Transport(lesson: lesson(), plan: PracticePlan(), clock: clock)
         let output = RecordingOutput()
         let runner = TransportRunner(transport: transport, clock: clock, output: output)
         runner.start()
@@ -47,7 +47,7 @@ struct TransportRunnerTests {
 
     @Test func pauseStopsSoundAndNothingPlaysUntilResumed() throws {
         let clock = MonotonicClock()
-        var transport = try Transport(lesson: lesson(), plan: PracticePlan(), clock: clock)
+        let transport = try Transport(lesson: lesson(), plan: PracticePlan(), clock: clock)
         let output = RecordingOutput()
         let runner = TransportRunner(transport: transport, clock: clock, output: output)
         runner.start()
