@@ -63,7 +63,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("fluidsynth"), .linkedLibrary("asound"), .linkedLibrary("pulse")]
         ),
         // SoundOutput protocol, live FluidSynth, offline WAV render, SoundFont discovery, scheduling.
-        .target(name: "Synth", dependencies: ["CFluidSynth", "Jack", "MIDIFile", "Clocks"]),
+        .target(name: "Synth", dependencies: ["CFluidSynth", "CALSA", "Jack", "MIDIFile", "Clocks"]),
         .executableTarget(
             name: "etude",
             dependencies: [

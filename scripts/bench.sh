@@ -197,6 +197,41 @@ else
   echo "  skipped: jackd (jackd2) or fluidsynth is not installed"
 fi
 
+echo "== key → sound on PulseAudio without JACK (issue 24): a FIFO's note → a private null sink's monitor, beside fluidsynth -a pulseaudio =="
+# A private PulseAudio server (its own runtime folder, never the user's) with one null sink;
+# parecord dates the sink's monitor as it arrives, so each figure includes parecord's own 2 ms
+# fragments. Etude's buffer starts at 40 ms and steps down while nothing underruns (`BufferSteps`).
+if command -v pulseaudio >/dev/null && command -v parecord >/dev/null && command -v fluidsynth >/dev/null; then
+  pulse_dir=$(mktemp -d)
+  font=$(ls /usr/share/sounds/sf2/TimGM6mb.sf2 /usr/share/sounds/sf2/FluidR3_GM.sf2 2>/dev/null | head -n 1)
+  if env -u PULSE_SERVER XDG_RUNTIME_DIR="$pulse_dir" HOME="$pulse_dir" pulseaudio -D -n --exit-idle-time=-1 --use-pid-file=yes \
+       --disable-shm=yes --load="module-null-sink sink_name=etude_bench" --load=module-native-protocol-unix 2>/dev/null; then
+    pulse_json=$(env -u PULSE_SERVER XDG_RUNTIME_DIR="$pulse_dir" HOME="$pulse_dir" $bench pulse-latency --etude .build/release/etude \
+      --soundfont "$font" --sink etude_bench --notes 30)
+    kill "$(cat "$pulse_dir/pulse/pid" 2>/dev/null)" 2>/dev/null
+    echo "$pulse_json"
+    python3 - "$pulse_json" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+if "error" in d:
+    print(f"  FAIL: {d['error']}"); sys.exit(0)
+e, f = d["etude"], d.get("fluidsynth")
+print(f"  etude, after {d['settleSeconds']:.0f} s of play: median {e.get('medianMs', float('nan')):.1f} ms, max {e.get('maxMs', float('nan')):.1f} ms, "
+      f"{e['heard']} of {e['notes']} notes heard ({d['etudeStart']}; buffer steps {d['etudeBufferSteps']}, last {d['etudeLastBuffer'] or 'unchanged'} ms)")
+if f and f.get("heard"):
+    print(f"  fluidsynth -a pulseaudio (its defaults): median {f['medianMs']:.1f} ms, max {f['maxMs']:.1f} ms, {f['heard']} of {f['notes']} notes heard")
+else:
+    print("  fluidsynth -a pulseaudio: not measured")
+print("  (the JACK figure above is the one to compare: there the key sounds in the cycle it arrives in)")
+PY
+  else
+    echo "  skipped: pulseaudio did not start here"
+  fi
+  rm -rf "$pulse_dir"
+else
+  echo "  skipped: pulseaudio, parecord (pulseaudio-utils) or fluidsynth is not installed"
+fi
+
 echo "== listening (issue 30): lessons rendered by another piano (FluidR3) in a room (sox reverb, pink noise), every 7th note wrong =="
 piano=/usr/share/sounds/sf2/FluidR3_GM.sf2
 if [ -f "$piano" ] && command -v sox >/dev/null; then

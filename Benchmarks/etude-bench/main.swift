@@ -19,6 +19,7 @@ usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench practice-open FILE --etude P first frame, frame gaps and peak RSS of `etude practice FILE`
        etude-bench judge [--notes N]            judging a recorded performance (onsets, releases, loudness)
        etude-bench jack-latency --etude P --soundfont SF2 [--notes N]  key → sound frames on JACK vs fluidsynth
+       etude-bench pulse-latency --etude P --soundfont SF2 --sink NAME [--notes N] [--settle S]  key → sound ms on PulseAudio vs fluidsynth
 """
 switch args.first {
 case "parse": print(ParseBench.run(Array(args.dropFirst())))
@@ -40,6 +41,7 @@ case "practice-open": print(OpenBench.run(Array(args.dropFirst())))
 case "listen": exit(ListenBench.run(Array(args.dropFirst())))
 case "judge": print(JudgeBench.run(Array(args.dropFirst())))
 case "jack-latency": print(JackBench.run(Array(args.dropFirst())))
+case "pulse-latency": print(PulseBench.run(Array(args.dropFirst())))
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8))
     exit(2)

@@ -32,13 +32,15 @@ import MIDIFile
 /// abc2midi follows too), the note's own octave (`octave`) or to no other note (`not`), and
 /// over a tie; octave marks, lengths, rests `z x Z X`, chords, ties, broken rhythm, tuplets
 /// `(p:q:r`, bar lines, repeats, numbered endings (`[1`, `|1`, `:|2`, `[1,3`, `[1-3`),
-/// `!1!`–`!5!` fingering and `!pppp!`–`!ffff!` dynamics (also written `+4+`, or as a symbol a
+/// `!1!`–`!5!` fingering, `!pppp!`–`!ffff!` dynamics, staccato (`.C`, `!staccato!`) and tenuto
+/// (`!tenuto!`) as `etude:marks` (also written `+4+`, or as a symbol a
 /// `U:` field defines, e.g. `U:W=!4!`). Lines end at LF, CR LF or CR. Read with no effect on
-/// the sound, silently: slurs, spacers `y`, annotations `"^text"`, beaming spaces and
+/// the sound, silently: slurs and hairpins (`!<(!` `!<)!` `!>(!` `!>)!`, `!crescendo(!`…, drawn
+/// on the staff as `etude:slur` and `etude:hairpin`), spacers `y`, annotations `"^text"`, beaming spaces and
 /// backquotes, line continuations, information fields (A B D F G H O R S Z), layout parameters
 /// (`middle=`, `stafflines=`…). Everything else is a warning that names it, never an error:
 /// chord symbols, every other decoration (`!trill!`, `+trill+`, names Etude does
-/// not know, the symbols `~ . H`–`W h`–`w`, defined by `U:` or not), a lone `!` (an ABC 2.0
+/// not know, the symbols `~ H`–`W h`–`w`, defined by `U:` or not), a lone `!` (an ABC 2.0
 /// line break), lyrics, overlays `&`, `I:` `m:` `s:` `+:` fields, other `%%` directives,
 /// unknown K:/V: parameters.
 public enum ABCImport {
@@ -70,7 +72,7 @@ public enum ABCImport {
         var parser = TuneParser(number: chosen.number)
         try parser.parse(chosen.lines)
         var warnings = parser.warnings
-        let file = Layout.build(parser.tune, warnings: &warnings)
+        let file = MarkedDynamics.shapingHairpins(Layout.build(parser.tune, warnings: &warnings))
         return (file, warnings)
     }
 
@@ -146,6 +148,18 @@ struct TimedNote {
     var rollDelay = Rational.zero
     /// The dynamic printed at this note (`Group.dynamic`), on its first note.
     var dynamic: String? = nil
+    /// Staccato and tenuto (`Group.marks`): `etude:marks`.
+    var marks: [Articulation] = []
+    /// Hairpins and slurs at this note (`Group.spans`), on its first note.
+    var spans = SpanMarks()
+}
+
+/// The annotations of a note's hairpins and slurs: slurs ending there first, then hairpins,
+/// then slurs starting there.
+func spanAnnotations(_ spans: SpanMarks) -> [Annotation] {
+    guard !spans.isEmpty else { return [] }
+    return Array(repeating: Annotation.slur(start: false), count: min(8, spans.slurEnds)) + spans.hairpins.map { .hairpin($0) }
+        + Array(repeating: Annotation.slur(start: true), count: min(8, spans.slurStarts))
 }
 
 /// Lays a parsed tune out in playing order and writes the MIDI tracks.
@@ -278,6 +292,7 @@ enum Layout {
                     for (k, p) in g.notes.map(\.pitch).sorted().enumerated() where roll[p] == nil { roll[p] = step * Rational(k) }
                 }
                 var dynamic = g.dynamic
+                var spans = g.spans
                 for n in g.notes {
                     if let idx = open[n.pitch] {
                         tl.notes[idx].end = t + g.duration
@@ -285,8 +300,10 @@ enum Layout {
                     } else {
                         let delay = roll[n.pitch] ?? .zero
                         tl.notes.append(TimedNote(pitch: n.pitch, start: t + shift + delay, end: t + g.duration, finger: n.finger, spelling: n.spelling, velocity: g.velocity,
-                                                  ornament: n.ornament, neighbours: n.neighbours, rollDelay: delay, dynamic: dynamic))
+                                                  ornament: n.ornament, neighbours: n.neighbours, rollDelay: delay, dynamic: dynamic, marks: g.marks))
+                        tl.notes[tl.notes.count - 1].spans = spans
                         dynamic = nil
+                        spans = SpanMarks()
                         if n.tie { nextOpen[n.pitch] = tl.notes.count - 1 }
                     }
                 }
@@ -424,6 +441,8 @@ enum Layout {
                 let e = ticks(n.end)
                 guard e > s else { continue }
                 if let d = n.dynamic { add(s, 1, 2 * seq + 1, Annotation.dynamic(d).event(tick: s)) }
+                if !n.marks.isEmpty { add(s, 1, 2 * seq + 1, Annotation.marks(pitch: n.pitch, n.marks).event(tick: s)) }
+                for a in spanAnnotations(n.spans) { add(s, 1, 2 * seq + 1, a.event(tick: s)) }
                 if n.rollDelay > .zero, ticks(n.rollDelay) > 0 {
                     add(s, 1, 2 * seq + 1, Annotation.roll(pitch: n.pitch, delay: ticks(n.rollDelay)).event(tick: s))
                 }

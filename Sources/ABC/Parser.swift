@@ -35,6 +35,19 @@ struct Group: Equatable, Sendable {
     var rolled = false
     /// A dynamic decoration written before it (`!mf!`), drawn on the staff.
     var dynamic: String? = nil
+    /// Staccato (`.`, `!staccato!`) and tenuto (`!tenuto!`) on its notes (`etude:marks`).
+    var marks: [Articulation] = []
+    /// Hairpins starting or ending at it (`!<(!`, `!crescendo)!`…) and slurs: `(` before it
+    /// (`slurStarts`), `)` after it (`slurEnds`). Drawn, never played.
+    var spans = SpanMarks()
+}
+
+/// Hairpins and slurs at a note group (`Parser.spanDecoration`, `Parser.slur`).
+struct SpanMarks: Equatable, Sendable {
+    var hairpins: [Hairpin] = []
+    var slurStarts = 0
+    var slurEnds = 0
+    var isEmpty: Bool { hairpins.isEmpty && slurStarts == 0 && slurEnds == 0 }
 }
 
 enum BarKind: Equatable, Sendable {
@@ -114,6 +127,9 @@ struct Voice {
     var pendingOrnament: Ornament?
     var pendingRoll = false
     var pendingDynamic: String?
+    /// Articulations read before the next note or chord (`articulation(_:)`).
+    var pendingMarks: [Articulation] = []
+    var pendingSpans = SpanMarks()
     var pendingTie = false
 }
 
@@ -532,6 +548,8 @@ struct TuneParser {
                 // ABC 2.1's default meaning of T: a trill.
                 tune.voices[currentVoice].pendingOrnament = .trill
                 i += 1
+            case UInt8(ascii: ".") where peek(1) != UInt8(ascii: "|") && articulation("."):
+                i += 1
             case UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "H"), UInt8(ascii: "L"), UInt8(ascii: "M"), UInt8(ascii: "O"),
                  UInt8(ascii: "P"), UInt8(ascii: "S"), UInt8(ascii: "T"), UInt8(ascii: "u"), UInt8(ascii: "v"), UInt8(ascii: "J"),
                  UInt8(ascii: "R"):
@@ -550,10 +568,12 @@ struct TuneParser {
                     i += 1
                     try tuplet(c, &i, line)
                 } else {
-                    i += 1  // slur: phrasing only
+                    i += 1
+                    slur(start: true)
                 }
             case UInt8(ascii: ")"):
                 i += 1
+                slur(start: false)
             case UInt8(ascii: "&"):
                 warnOnce("overlay", "voice overlay & not supported; notes after it up to the bar line are ignored", line, col)
                 while i < c.count, k[i] != UInt8(ascii: "|"), k[i] != UInt8(ascii: ":") { i += 1 }
@@ -643,9 +663,11 @@ struct TuneParser {
     private static let ornaments: [String: Ornament] = [
         "trill": .trill, "mordent": .mordent, "lowermordent": .mordent, "uppermordent": .invertedMordent,
         "pralltriller": .invertedMordent, "turn": .turn, "invertedturn": .invertedTurn,
+        "/": .tremolo8, "//": .tremolo16, "///": .tremolo32,
     ]
 
     private mutating func decoration(_ name: String, _ line: SourceLine, _ col: Int, symbol: Character? = nil) {
+        if articulation(name) { return }
         if name.utf8.count == 1, let n = name.utf8.first?.digit, (1...5).contains(n) {
             tune.voices[currentVoice].pendingFinger = n
         } else if let v = Self.velocities[name] {
@@ -655,11 +677,56 @@ struct TuneParser {
             tune.voices[currentVoice].pendingOrnament = o
         } else if name == "arpeggio" {
             tune.voices[currentVoice].pendingRoll = true
+        } else if spanDecoration(name) {
         } else if let symbol {
             warnOnce("!" + name, "decoration !\(TextDecoding.sanitize(name))! (symbol \(symbol) of U:) not played, ignored", line, col)
         } else {
             warnOnce("!" + name, "decoration !\(TextDecoding.sanitize(name))! not played, ignored", line, col)
         }
+    }
+
+    /// Staccato (`.` before a note, `!staccato!`) and tenuto (`!tenuto!`): the articulations the
+    /// MusicXML reader gives, carried as `etude:marks` on every note of the next note or chord
+    /// (the staff draws them; the ear judges its release by them). The sound keeps its written
+    /// length. True when `name` was one of them.
+    private mutating func articulation(_ name: String) -> Bool {
+        let mark: Articulation
+        switch name {
+        case ".", "staccato": mark = .staccato
+        case "tenuto": mark = .tenuto
+        default: return false
+        }
+        ensureVoice()
+        if !tune.voices[currentVoice].pendingMarks.contains(mark) { tune.voices[currentVoice].pendingMarks.append(mark) }
+        return true
+    }
+
+    /// ABC 2.1's hairpin decorations, drawn on the staff and followed by the ear.
+    private static let hairpins: [String: Hairpin] = [
+        "<(": .crescendo, "crescendo(": .crescendo, ">(": .diminuendo, "diminuendo(": .diminuendo, "decrescendo(": .diminuendo,
+        "<)": .stop, "crescendo)": .stop, ">)": .stop, "diminuendo)": .stop, "decrescendo)": .stop,
+    ]
+
+    /// A hairpin decoration: it starts (or ends) at the next note. True when `name` is one.
+    private mutating func spanDecoration(_ name: String) -> Bool {
+        guard let h = Self.hairpins[name] else { return false }
+        // A note takes a start and a stop at most; more of them are one mark written again.
+        if tune.voices[currentVoice].pendingSpans.hairpins.count < 4 { tune.voices[currentVoice].pendingSpans.hairpins.append(h) }
+        return true
+    }
+
+    /// A slur: `(` starts one at the next note, `)` ends one at the note just written.
+    private mutating func slur(start: Bool) {
+        let vi = currentVoice
+        if start {
+            tune.voices[vi].pendingSpans.slurStarts += 1
+            return
+        }
+        guard let (p, idx) = tune.voices[vi].lastGroup, tune.voices[vi].parts.indices.contains(p),
+              tune.voices[vi].parts[p].items.indices.contains(idx),
+              case .group(var g) = tune.voices[vi].parts[p].items[idx] else { return }
+        g.spans.slurEnds += 1
+        tune.voices[vi].parts[p].items[idx] = .group(g)
     }
 
     private mutating func inlineField(_ letter: Character, _ value: String, _ line: SourceLine, _ col: Int) throws(ABCError) {
@@ -748,7 +815,11 @@ struct TuneParser {
         if !notes.isEmpty {
             g.dynamic = tune.voices[vi].pendingDynamic
             tune.voices[vi].pendingDynamic = nil
+            g.spans = tune.voices[vi].pendingSpans
+            tune.voices[vi].pendingSpans = SpanMarks()
         }
+        g.marks = notes.isEmpty ? [] : tune.voices[vi].pendingMarks
+        tune.voices[vi].pendingMarks = []
         tune.voices[vi].pendingRoll = false
         tune.voices[vi].tieCarry = tieCarryFromGroup(g)
         append(.group(g))
@@ -906,6 +977,10 @@ struct TuneParser {
             }
             if k[i] == UInt8(ascii: "!") || k[i] == UInt8(ascii: "+") {
                 i = decorationOrBreak(c, i, line)
+                continue
+            }
+            if k[i] == UInt8(ascii: "."), articulation(".") {
+                i += 1
                 continue
             }
             if k[i] < 0x80 && ".~HLMOPSTuvJR".utf8.contains(k[i]) {

@@ -79,9 +79,13 @@ struct etude_jack {
     _Atomic int echo_channel;
     _Atomic int reporting;
     _Atomic uint32_t cycles, xruns, dropped, output_latency;
+    _Atomic uint64_t muted[2];   /* keys never echoed (gesture keys), one bit a key */
     ring to_rt;
     ring from_rt;
+    _Atomic(struct etude_mic *) mic; /* etude:mic, once opened (issue 30): see the end of this file */
 };
+
+static void mic_capture(etude_jack *j, jack_nframes_t n);
 
 /* FluidSynth renders in blocks of this many frames: an event takes effect at a block start. */
 #define SYNTH_BLOCK 64u
@@ -135,6 +139,20 @@ static void write_out(void *out, uint32_t frame, const uint8_t *b, int len) {
     jack_midi_event_write(out, frame, b, (size_t)len);
 }
 
+/* A note or key pressure on a muted key (a gesture key): never echoed. Two atomic loads, no lock. */
+static int muted_key(etude_jack *j, const uint8_t *b, size_t len) {
+    uint8_t kind = b[0] & 0xF0;
+    if (len < 2 || b[0] < 0x80 || (kind != 0x80 && kind != 0x90 && kind != 0xA0)) return 0;
+    uint8_t key = b[1] & 0x7F;
+    uint64_t bits = atomic_load_explicit(&j->muted[key >> 6], memory_order_relaxed);
+    return (int)((bits >> (key & 63)) & 1u);
+}
+
+void etude_jack_set_muted_keys(etude_jack *j, uint64_t low, uint64_t high) {
+    atomic_store_explicit(&j->muted[0], low, memory_order_relaxed);
+    atomic_store_explicit(&j->muted[1], high, memory_order_relaxed);
+}
+
 static int process(jack_nframes_t n, void *arg) {
     etude_jack *j = arg;
     float *l = jack_port_get_buffer(j->left, n), *r = jack_port_get_buffer(j->right, n);
@@ -167,7 +185,7 @@ static int process(jack_nframes_t n, void *arg) {
             memcpy(p.bytes, m.buffer, m.size);
             if (!ring_push(&j->from_rt, &p)) atomic_fetch_add_explicit(&j->dropped, 1, memory_order_relaxed);
         }
-        if (echo >= 0 && s && m.buffer[0] >= 0x80 && m.buffer[0] < 0xF0 && (m.buffer[0] & 0xF0) != 0xC0) {
+        if (echo >= 0 && s && !muted_key(j, m.buffer, m.size) && m.buffer[0] >= 0x80 && m.buffer[0] < 0xF0 && (m.buffer[0] & 0xF0) != 0xC0) {
             uint32_t into_block = (uint32_t)((j->rendered + at) % SYNTH_BLOCK);
             uint32_t block_start = at >= into_block ? at - into_block : 0;
             if (block_start > pos) { render(j, s, l, r, pos, block_start); pos = block_start; }
@@ -175,6 +193,7 @@ static int process(jack_nframes_t n, void *arg) {
         }
     }
     render(j, s, l, r, pos, n);
+    mic_capture(j, n);
     atomic_fetch_add_explicit(&j->cycles, 1, memory_order_release);
     return 0;
 }
@@ -293,4 +312,63 @@ int etude_jack_ports(etude_jack *j, int midi, int output, int physical, char *bu
     }
     jack_free(names);
     return count;
+}
+
+/* ---- etude:mic: an acoustic piano's microphone on the one client (issue 30) ----
+ * An audio input port registered on demand; the callback copies each cycle's samples into a
+ * lock-free single-producer/single-consumer float ring that the listener's thread drains. The
+ * port and its ring stay until the client closes (a callback may be reading them). */
+
+#define MIC_RING 131072u /* samples, a power of two: 2.7 s at 48 kHz */
+
+struct etude_mic {
+    jack_port_t *port;
+    _Atomic uint32_t head, tail, overruns;
+    float samples[MIC_RING];
+};
+
+static void mic_capture(etude_jack *j, jack_nframes_t n) {
+    struct etude_mic *m = atomic_load_explicit(&j->mic, memory_order_acquire);
+    if (!m) return;
+    const float *in = jack_port_get_buffer(m->port, n);
+    uint32_t h = atomic_load_explicit(&m->head, memory_order_relaxed);
+    uint32_t t = atomic_load_explicit(&m->tail, memory_order_acquire);
+    if (MIC_RING - (h - t) < n) { atomic_fetch_add_explicit(&m->overruns, 1, memory_order_relaxed); return; }
+    for (jack_nframes_t i = 0; i < n; i++) m->samples[(h + i) & (MIC_RING - 1)] = in[i];
+    atomic_store_explicit(&m->head, h + n, memory_order_release);
+}
+
+int etude_jack_mic_open(etude_jack *j) {
+    if (!j) return -1;
+    if (atomic_load_explicit(&j->mic, memory_order_acquire)) return 0;
+    struct etude_mic *m = calloc(1, sizeof(struct etude_mic));
+    if (!m) return -1;
+    m->port = jack_port_register(j->client, "mic", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
+    if (!m->port) { free(m); return -1; }
+    atomic_store_explicit(&j->mic, m, memory_order_release);
+    return 0;
+}
+
+int etude_jack_mic_read(etude_jack *j, float *out, int max) {
+    struct etude_mic *m = j ? atomic_load_explicit(&j->mic, memory_order_acquire) : NULL;
+    if (!m || !out || max <= 0) return 0;
+    uint32_t t = atomic_load_explicit(&m->tail, memory_order_relaxed);
+    uint32_t h = atomic_load_explicit(&m->head, memory_order_acquire);
+    uint32_t count = h - t < (uint32_t)max ? h - t : (uint32_t)max;
+    for (uint32_t i = 0; i < count; i++) out[i] = m->samples[(t + i) & (MIC_RING - 1)];
+    atomic_store_explicit(&m->tail, t + count, memory_order_release);
+    return (int)count;
+}
+
+void etude_jack_mic_flush(etude_jack *j) {
+    struct etude_mic *m = j ? atomic_load_explicit(&j->mic, memory_order_acquire) : NULL;
+    if (m) atomic_store_explicit(&m->tail, atomic_load_explicit(&m->head, memory_order_acquire), memory_order_release);
+}
+
+uint32_t etude_jack_mic_latency(etude_jack *j) {
+    struct etude_mic *m = j ? atomic_load_explicit(&j->mic, memory_order_acquire) : NULL;
+    if (!m) return 0;
+    jack_latency_range_t range;
+    jack_port_get_latency_range(m->port, JackCaptureLatency, &range);
+    return range.max;
 }

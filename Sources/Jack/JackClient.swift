@@ -122,6 +122,15 @@ public final class JackClient: @unchecked Sendable {
 
     /// Echo: notes from `midi_in` sound on this channel of the attached synth (nil: they do not).
     public func setEcho(channel: Int?) { etude_jack_set_echo(handle, Int32(channel ?? -1)) }
+    /// Keys the callback never echoes (gesture keys, 0–127): a key that gives a command must
+    /// not sound. Their events still reach `takePlayed`. Empty mutes none.
+    public func setMuted(keys: Set<Int>) {
+        var low: UInt64 = 0, high: UInt64 = 0
+        for k in keys where (0..<128).contains(k) {
+            if k < 64 { low |= 1 << UInt64(k) } else { high |= 1 << UInt64(k - 64) }
+        }
+        etude_jack_set_muted_keys(handle, low, high)
+    }
     /// Played events are kept for `takePlayed` only while reporting is on.
     public func setReporting(_ on: Bool) {
         lock.withLock { listeningFlag = on }

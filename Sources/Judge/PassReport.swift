@@ -321,7 +321,7 @@ public struct PassReport: Equatable, Sendable, Codable {
     }
 
     /// Where it went wrong, bar by bar: the `limit` bars with the most faults, in bar order,
-    /// e.g. "bar 9: D4 short, E4 loud, F4 wrong" (at most four notes a bar, then "+2").
+    /// e.g. "bar 9: D4 short, E4 loud (p), F4 wrong" (at most four notes a bar, then "+2").
     public func reviewLines(limit: Int = 3) -> [String] {
         var bars: [(key: Int, label: String, faults: [NoteVerdict])] = []
         var index: [String: Int] = [:]
@@ -334,7 +334,11 @@ public struct PassReport: Equatable, Sendable, Codable {
         let worst = bars.sorted { $0.faults.count != $1.faults.count ? $0.faults.count > $1.faults.count : $0.key < $1.key }
             .prefix(max(0, limit)).sorted { $0.key < $1.key }
         return worst.map { b in
-            var words = b.faults.prefix(4).map { "\(PitchName.name($0.pitch)) \($0.worst)" }
+            var words = b.faults.prefix(4).map { n in
+                // A loudness fault names the dynamic marked there: "E4 loud (p)".
+                let marked = (n.worst == "loud" || n.worst == "soft") ? n.dynamic.map { " (\($0))" } ?? "" : ""
+                return "\(PitchName.name(n.pitch)) \(n.worst)\(marked)"
+            }
             if b.faults.count > 4 { words.append("+\(b.faults.count - 4)") }
             return "bar \(b.label): " + words.joined(separator: ", ")
         }

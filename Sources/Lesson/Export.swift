@@ -8,7 +8,10 @@ import MIDIFile
 /// "Left Hand", the accompaniment tracks under their own names, and optionally a
 /// "Metronome" track on channel 10. A cut at bar A carries the time signature, key signature,
 /// tempo, program and controllers in force there; notes held past bar B are released at the
-/// bar line. Re-importing the result gives the same lesson for those bars.
+/// bar line. The score's `etude:` annotations (fingering, spelling, written values, articulations,
+/// graces, ornaments, rolls, unisons, clefs, ottava lines, dynamics, staff hands, printed bar numbers)
+/// go with the notes and staves they belong to. Re-importing the result gives the same lesson
+/// for those bars.
 public enum LessonExport {
     public static let rightTrackName = "Right Hand"
     public static let leftTrackName = "Left Hand"
@@ -132,10 +135,33 @@ public enum LessonExport {
         })
         let restore = ChannelState.restore(lesson: lesson, atTick: s, until: e)
 
+        // The score's annotations go with the notes (see `annotationItems`); printed bar numbers on the conductor.
+        if !lesson.annotations.bars.isEmpty {
+            for r in percents.indices {
+                for bar in cutBars { conductor.append(Item(tick: r * cut + bar.startTick - s, priority: -1, kind: Annotation.bar(bar.printed).event(tick: 0).kind)) }
+            }
+        }
+        let staffOf = staffTracks(lesson: lesson, tracks: noteTracks.map(\.notes))
+        let valuesByNote = headValues(lesson: lesson)
+
         var tracks: [Track] = [track(conductor)]
         for (k, nt) in noteTracks.enumerated() {
             var items: [Item] = []
             if let name = nt.name { items.append(Item(tick: 0, priority: -2, kind: .meta(type: MetaType.trackName, data: Array(name.utf8)))) }
+            if lesson.handAssignment.method == .staves, nt.name == rightTrackName || nt.name == leftTrackName {
+                items.append(Item(tick: 0, priority: -1, kind: Annotation.hand(nt.name == rightTrackName ? .right : .left).event(tick: 0).kind))
+            }
+            let staves = staffOf.filter { $0.value == k }.map(\.key)
+            for r in percents.indices {
+                for a in staffAnnotations(lesson: lesson, staves: staves, from: s, to: e) {
+                    items.append(Item(tick: r * cut + a.tick - s, priority: 0, kind: a.kind))
+                }
+                for i in nt.notes {
+                    for a in noteAnnotations(lesson.notes[i], in: lesson.annotations, values: valuesByNote, until: e) {
+                        items.append(Item(tick: r * cut + a.tick - s, priority: 3, kind: a.kind))
+                    }
+                }
+            }
             let owned = Set(owner.filter { $0.value == k }.map(\.key))
             for r in percents.indices {
                 let off = r * cut
@@ -185,6 +211,67 @@ public enum LessonExport {
             tracks[i].events.append(MIDIEvent(tick: max(total, tracks[i].endTick), .meta(type: MetaType.endOfTrack, data: [])))
         }
         return MIDIFile(format: 1, division: .ticksPerQuarter(tpq), tracks: tracks)
+    }
+
+    /// Each source track with annotations of its own (clefs, ottava lines, dynamics) → the
+    /// exported track holding most of its notes, so a staff's marks stay on its hand's track.
+    static func staffTracks(lesson: Lesson, tracks: [[Int]]) -> [Int: Int] {
+        var counts: [Int: [Int: Int]] = [:]
+        for (k, notes) in tracks.enumerated() {
+            for i in notes { counts[lesson.notes[i].track, default: [:]][k, default: 0] += 1 }
+        }
+        return counts.compactMapValues { byTrack in byTrack.max { ($0.value, -$0.key) < ($1.value, -$1.key) }?.key }
+    }
+
+    /// A staff's clef and ottava line in force at `s` (moved to `s`), and its clefs, ottava
+    /// lines and dynamics inside the cut.
+    static func staffAnnotations(lesson: Lesson, staves: [Int], from s: Int, to e: Int) -> [MIDIEvent] {
+        var out: [MIDIEvent] = []
+        let a = lesson.annotations
+        for t in staves.sorted() {
+            let clefs = a.clefs[t] ?? [], ottavas = a.ottavas[t] ?? []
+            if let c = clefs.last(where: { $0.tick <= s }) { out.append(Annotation.clef(c.clef).event(tick: s)) }
+            for c in clefs where c.tick > s && c.tick < e { out.append(Annotation.clef(c.clef).event(tick: c.tick)) }
+            if let o = ottavas.last(where: { $0.tick <= s }), o.octaves != 0 { out.append(Annotation.ottava(o.octaves).event(tick: s)) }
+            for o in ottavas where o.tick > s && o.tick < e { out.append(Annotation.ottava(o.octaves).event(tick: o.tick)) }
+            for d in a.dynamics[t] ?? [] where d.tick >= s && d.tick < e { out.append(Annotation.dynamic(d.mark).event(tick: d.tick)) }
+        }
+        return out
+    }
+
+    /// Written values by track and key, each sorted by tick: a tied note has one per head.
+    static func headValues(lesson: Lesson) -> [Annotations.Key: [(tick: Int, value: WrittenValue)]] {
+        var out: [Annotations.Key: [(tick: Int, value: WrittenValue)]] = [:]
+        for (k, v) in lesson.annotations.values { out[Annotations.Key(track: k.track, tick: 0, pitch: k.pitch), default: []].append((k.tick, v)) }
+        return out.mapValues { $0.sorted { $0.tick < $1.tick } }
+    }
+
+    /// What the score says of one note (fingering, spelling, written values of its heads before
+    /// `e`, articulations, grace, ornament, roll), as the events a reader pairs back with it.
+    static func noteAnnotations(_ n: LessonNote, in a: Annotations, values: [Annotations.Key: [(tick: Int, value: WrittenValue)]], until e: Int) -> [MIDIEvent] {
+        let p = Int(n.pitch), key = Annotations.Key(track: n.track, tick: n.startTick, pitch: p)
+        var out: [MIDIEvent] = []
+        if let f = a.fingers[key] { out.append(Annotation.finger(pitch: p, finger: f).event(tick: n.startTick)) }
+        if let sp = a.spellings[key] { out.append(Annotation.spelling(pitch: p, sp).event(tick: n.startTick)) }
+        if let heads = values[Annotations.Key(track: n.track, tick: 0, pitch: p)] {
+            // The first head at or after the note's start (sorted by tick), then while it sounds.
+            var lo = 0, hi = heads.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if heads[mid].tick < n.startTick { lo = mid + 1 } else { hi = mid }
+            }
+            while lo < heads.count, heads[lo].tick < min(n.endTick, e) {
+                out.append(Annotation.value(pitch: p, heads[lo].value).event(tick: heads[lo].tick))
+                lo += 1
+            }
+        }
+        if let m = a.articulations[key] { out.append(Annotation.marks(pitch: p, m).event(tick: n.startTick)) }
+        if let g = a.graces[key] { out.append(Annotation.grace(pitch: p, slashed: g).event(tick: n.startTick)) }
+        if let o = a.ornaments[key] { out.append(Annotation.ornament(pitch: p, o.ornament, ticks: o.ticks).event(tick: n.startTick)) }
+        if a.ornamentNotes.contains(key) { out.append(Annotation.ornamentNote(pitch: p).event(tick: n.startTick)) }
+        if let d = a.rolls[key] { out.append(Annotation.roll(pitch: p, delay: d).event(tick: n.startTick)) }
+        for u in a.unisons[key] ?? [] { out.append(Annotation.unison(pitch: p, u).event(tick: n.startTick)) }
+        return out
     }
 
     static func inRange(_ n: LessonNote, _ s: Int, _ e: Int) -> Bool {

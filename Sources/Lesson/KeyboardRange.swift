@@ -161,3 +161,40 @@ public struct KeyboardFit: Equatable, Sendable {
         return (out, lines)
     }
 }
+
+/// `--keys N` as typed: one of the usual sizes, checked where it is typed.
+public struct KeyboardKeysArgument: Equatable, Sendable, CustomStringConvertible {
+    /// The sizes help and completions offer.
+    public static var names: [String] { KeyboardRange.sizes.map { String($0.keys) } }
+    public let keyboard: KeyboardRange
+
+    public init(parsing text: String) throws(PlanError) { keyboard = try KeyboardRange.keys(text) }
+
+    public var description: String { keyboard.text }
+}
+
+/// `--range LOW-HIGH` as typed, checked where it is typed.
+public struct KeyboardRangeArgument: Equatable, Sendable, CustomStringConvertible {
+    public let keyboard: KeyboardRange
+
+    public init(parsing text: String) throws(PlanError) { keyboard = try KeyboardRange.range(text) }
+
+    public var description: String { keyboard.text }
+}
+
+/// `--fit octave|none`: whether a hand that fits the learner's keys by octaves is moved onto them.
+public enum OctaveFit: String, Equatable, Sendable, CaseIterable, CustomStringConvertible {
+    case octave, none
+
+    public static var names: [String] { allCases.map(\.rawValue) }
+
+    public init(parsing text: String) throws(PlanError) {
+        switch text.lowercased() {
+        case "octave", "octaves": self = .octave
+        case "none", "off": self = .none
+        default: throw PlanError(.fit, text, "use octave (move a hand that fits your keys by octaves) or none")
+        }
+    }
+
+    public var description: String { rawValue }
+}

@@ -71,29 +71,15 @@ extension BarMap {
     /// Bars as a learner says them (see the syntax above), as the range of performed bar
     /// numbers that plans and loops use. Errors name `option` and what would work.
     public func range(parsing text: String, option: String = "--bars") throws(PlanError) -> ClosedRange<Int> {
-        let shown = "\(option) \(text)"
-        let cleaned = text.replacingOccurrences(of: "–", with: "-").replacingOccurrences(of: " ", with: "")
-        let ends = cleaned.split(separator: "-", omittingEmptySubsequences: false)
-        guard ends.count == 1 || ends.count == 2 else {
-            throw PlanError("\(shown): write the bars as A-B, e.g. 5-8 (or 5-8@2 for the second time through)")
-        }
-        var parsed: [(bar: Int, pass: Int?)] = []
-        for e in ends {
-            let parts = e.split(separator: "@", omittingEmptySubsequences: false)
-            guard parts.count <= 2, let n = Int(parts[0]), n >= 0 else {
-                throw PlanError("\(shown): write the bars as A-B, e.g. 5-8 (or 5-8@2 for the second time through)")
-            }
-            var pass: Int?
-            if parts.count == 2 {
-                guard let p = Int(parts[1]), p >= 1 else {
-                    throw PlanError("\(shown): after @ give which time through, 1 or more (e.g. 12-16@2)")
-                }
-                pass = p
-            }
-            parsed.append((n, pass))
-        }
-        let first = parsed[0]
-        let last: (bar: Int, pass: Int?) = parsed.count == 2 ? parsed[1] : (parsed[0].bar, nil)
+        try range(BarsArgument(parsing: text, option: option), option: option)
+    }
+
+    /// `written` (already checked for form) as the range of performed bar numbers.
+    public func range(_ written: BarsArgument, option: String = "--bars") throws(PlanError) -> ClosedRange<Int> {
+        let shown = "\(option) \(written.text)"
+        let parsed = [written.first] + (written.last.map { [$0] } ?? [])
+        let first = written.first
+        let last = written.last ?? BarsArgument.End(bar: first.bar, pass: nil)
         var startPass = first.pass ?? 1
         var endPass: Int?
         if parsed.count == 2 {
@@ -137,9 +123,6 @@ extension BarMap {
             }
             end = e
         } else {
-            guard first.bar <= last.bar || parsed.count == 1 || first.pass != nil else {
-                throw PlanError("\(shown): the first bar comes after the last; did you mean \(last.bar)-\(first.bar)?")
-            }
             guard let e = bars[start...].firstIndex(where: { $0.printed == last.bar }) else {
                 throw PlanError("\(shown): bar \(last.bar) is not played after bar \(label(of: bars[start])); try \(first.bar)-\(last.bar) with another @")
             }
@@ -172,11 +155,70 @@ extension BarMap {
     }
 }
 
+/// Bars as the learner writes them (`5-8`, `12`, `12-16@2`, `3@1-2@2`; see the syntax above),
+/// checked for form once, where they are typed, so a mistake like `9-3` is refused before any
+/// file opens; `BarMap.range(_:)` then reads them as the lesson numbers its bars.
+public struct BarsArgument: Equatable, Sendable, CustomStringConvertible {
+    /// One end: a bar number and which time through (nil: unsaid).
+    public struct End: Equatable, Sendable {
+        public var bar: Int
+        public var pass: Int?
+    }
+
+    /// As typed (what messages quote).
+    public let text: String
+    public let first: End
+    /// The last bar; nil for a single bar (`12`).
+    public let last: End?
+
+    public init(parsing text: String) throws(PlanError) { try self.init(parsing: text, option: "--bars") }
+
+    /// Errors name `option` (`bar` for the practice screen's go-to).
+    public init(parsing text: String, option: String) throws(PlanError) {
+        let shown = "\(option) \(text)"
+        let cleaned = text.replacingOccurrences(of: "–", with: "-").replacingOccurrences(of: " ", with: "")
+        let ends = cleaned.split(separator: "-", omittingEmptySubsequences: false)
+        guard ends.count == 1 || ends.count == 2 else {
+            throw PlanError("\(shown): write the bars as A-B, e.g. 5-8 (or 5-8@2 for the second time through)")
+        }
+        var parsed: [End] = []
+        for e in ends {
+            let parts = e.split(separator: "@", omittingEmptySubsequences: false)
+            guard parts.count <= 2, let n = Int(parts[0]), n >= 0 else {
+                throw PlanError("\(shown): write the bars as A-B, e.g. 5-8 (or 5-8@2 for the second time through)")
+            }
+            var pass: Int?
+            if parts.count == 2 {
+                guard let p = Int(parts[1]), p >= 1 else {
+                    throw PlanError("\(shown): after @ give which time through, 1 or more (e.g. 12-16@2)")
+                }
+                pass = p
+            }
+            parsed.append(End(bar: n, pass: pass))
+        }
+        // Unless the first end names its time through, the bars run forwards.
+        if parsed.count == 2, parsed[0].pass == nil, parsed[0].bar > parsed[1].bar {
+            throw PlanError("\(shown): the first bar comes after the last; did you mean \(parsed[1].bar)-\(parsed[0].bar)?")
+        }
+        self.text = text
+        first = parsed[0]
+        last = parsed.count == 2 ? parsed[1] : nil
+    }
+
+    public var description: String { text }
+}
+
 extension PracticePlan {
     /// `--bars` for this lesson: printed bars for scores (`BarMap.range(parsing:)`: `12-16`,
     /// `12-16@2`), counted bars for MIDI and ABC lessons (as `parseBars(_:)`).
     public static func parseBars(_ text: String, in lesson: Lesson) throws(PlanError) -> ClosedRange<Int> {
         try lesson.bars.range(parsing: text)
+    }
+
+    /// `--bars` as typed, for this lesson (`lesson`) or as counted bars (nil).
+    public static func bars(_ written: BarsArgument, in lesson: Lesson?) throws(PlanError) -> ClosedRange<Int> {
+        guard let lesson else { return try parseBars(written.text) }
+        return try lesson.bars.range(written)
     }
 }
 

@@ -71,7 +71,7 @@ public struct Transposition: Equatable, Sendable, CustomStringConvertible {
 
     /// What to move by, as the learner says it: semitones (`+2`, `-5`, `0`) or a key (`D`,
     /// `Bb`, `F#m`), or `FROM:TO` keys for a lesson whose file names no key.
-    public enum Request: Equatable, Sendable {
+    public enum Request: Equatable, Sendable, CustomStringConvertible {
         case semitones(Int)
         case key(KeyName)
         case keys(from: KeyName, to: KeyName)
@@ -85,10 +85,15 @@ public struct Transposition: Equatable, Sendable, CustomStringConvertible {
             }
         }
 
+        public var description: String { text }
+
         static func short(_ k: KeyName) -> String {
             let i = k.signature.sharps + 7
             return k.signature.minor ? KeyName.minors[i] + "m" : KeyName.majors[i]
         }
+
+        /// `--transpose` as typed, checked where it is typed.
+        public init(parsing text: String) throws(PlanError) { self = try Self.parse(text) }
 
         /// Parses `--transpose`; every mistake one line naming the fix.
         public static func parse(_ text: String) throws(PlanError) -> Request {
@@ -241,6 +246,7 @@ extension Lesson {
         out.annotations.ornaments = Dictionary(annotations.ornaments.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
         out.annotations.ornamentNotes = Set(annotations.ornamentNotes.map(moved))
         out.annotations.rolls = Dictionary(annotations.rolls.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+        out.annotations.unisons = Dictionary(annotations.unisons.map { (moved($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
         return out
     }
 }
@@ -282,6 +288,7 @@ extension MIDIFile {
                     case .ornament(let p, let o, let n)? where moves(p, e.tick): return Annotation.ornament(pitch: t.pitch(p), o, ticks: n).event(tick: e.tick)
                     case .ornamentNote(let p)? where moves(p, e.tick): return Annotation.ornamentNote(pitch: t.pitch(p)).event(tick: e.tick)
                     case .roll(let p, let d)? where moves(p, e.tick): return Annotation.roll(pitch: t.pitch(p), delay: d).event(tick: e.tick)
+                    case .unison(let p, let u)? where moves(p, e.tick): return Annotation.unison(pitch: t.pitch(p), u).event(tick: e.tick)
                     default: return e
                     }
                 default:

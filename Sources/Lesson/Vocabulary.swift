@@ -6,7 +6,7 @@ import Foundation
 public struct PlanError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The settings a plan is made of.
     public enum Setting: String, Equatable, Sendable, CaseIterable {
-        case bars, hand, other, tempo, bpm, speedTrainer, `repeat`, metronomeVolume, mode, transpose, keys, range
+        case bars, hand, other, tempo, bpm, speedTrainer, `repeat`, metronomeVolume, mode, transpose, keys, range, fit
 
         /// The setting in plain words, for screens and messages that are not a command line.
         public var words: String {

@@ -26,6 +26,15 @@ public struct HarmonicEstimator: Sendable {
     /// sound's way out (the synth's buffer, the speakers, the room) and back in (the microphone's
     /// buffer) takes 50–200 ms.
     public static let sameAttack = 0.25
+    /// Seconds from Etude's sending a note to an onset heard that is that note's own attack
+    /// (its sound's way out and back in, as the clocks line them up): a tighter window than
+    /// `sameAttack`, since within it the onset is taken for Etude's even when its key is not heard.
+    public static let ownAttack = -0.05...0.08
+    /// Semitones from a key to those of its first partials that land on keys: the unison, the
+    /// octave, the twelfth, two octaves, the seventeenth, the nineteenth, three octaves.
+    static let partialIntervals: Set<Int> = [0, 12, 19, 24, 28, 31, 36]
+    /// Part of the learner's typical strength below which a key on Etude's own attack is Etude's.
+    public static let ownAttackRatio = 0.4
     /// Part of what sounds now (new or ringing) a note must be to be new.
     public static let levelRatio = 0.1
     /// Salience over the background (median of all keys) the first note must reach.
@@ -45,7 +54,9 @@ public struct HarmonicEstimator: Sendable {
     /// The piano's own partial profiles when calibrated (`PartialTemplates`), else nil.
     let templates: PartialTemplates?
 
-    public init(spectrum: [Double], whole: [Double], fftSize: Int, sampleRate: Int, templates: PartialTemplates? = nil) {
+    /// `noiseFloor` is the calibrated room's RMS (0: unknown): the background is never taken
+    /// below what that noise gives a key's partial peaks in this window.
+    public init(spectrum: [Double], whole: [Double], fftSize: Int, sampleRate: Int, templates: PartialTemplates? = nil, noiseFloor: Double = 0) {
         self.spectrum = spectrum
         self.templates = templates
         binHz = Double(sampleRate) / Double(fftSize)
@@ -53,7 +64,10 @@ public struct HarmonicEstimator: Sendable {
         let lo = min(whole.count - 1, Int(50 / binHz)), hi = max(lo, min(whole.count - 1, Int(5_000 / binHz)))
         let band = whole[lo...hi].sorted()
         // Twice the median, for taking the maximum of a few bins per partial.
-        background = max(band[band.count / 2] * 2, 1e-9)
+        // White noise of RMS σ gives a Hann-windowed bin σ·√(0.375 N) on average; the maximum of
+        // a partial's few bins about twice that.
+        let room = noiseFloor * (0.375 * Double(fftSize)).squareRoot() * 2
+        background = max(band[band.count / 2] * 2, room, 1e-9)
         level = 0
         var all = self
         all.spectrum = whole
@@ -121,7 +135,13 @@ public struct HarmonicEstimator: Sendable {
     /// their octaves are not taken for the learner's — and a key on the partials of one that
     /// began in this very attack is taken for Etude's (with speakers, a learner's octave of
     /// Etude's note struck at the same instant cannot be told apart; hence headphones).
-    public func notes(expected: Set<Int>, known: [Int: Double] = [:], limit: Int) -> [Found] {
+    ///
+    /// `typical` is how strong (salience over the background) the learner's notes were lately
+    /// (0: unknown): a key on the partials of a note Etude began at this very onset is taken for
+    /// Etude's when it is much weaker than that — from speakers its bass may arrive with a weak
+    /// fundamental, its octave on the learner's key — and for the learner's when it is as strong
+    /// as their playing (their octave struck with it, heard as in headphones).
+    public func notes(expected: Set<Int>, known: [Int: Double] = [:], typical: Double = 0, limit: Int) -> [Found] {
         // Knowing the score: a wrong key is looked for near the keys expected (a learner's
         // wrong notes are neighbours, a slipped hand an octave at most), never across the piano.
         let candidates: ClosedRange<Int>
@@ -141,6 +161,11 @@ public struct HarmonicEstimator: Sendable {
                 work.cancel(k)
             }
         }
+        // Keys Etude began at this very onset (it is their attack), heard or not: from speakers a
+        // bass note may reach the microphone with a weak fundamental, so only its upper partials
+        // sound — on the learner's keys an octave or a twelfth above. What lies wholly on them
+        // is Etude's, not the learner's.
+        let ownAttack = known.filter { Self.ownAttack.contains($0.value) }.map(\.key)
         var found: [Found] = []
         var strongest = 0.0
         while found.count < limit {
@@ -165,6 +190,8 @@ public struct HarmonicEstimator: Sendable {
             // Measured against the strongest note the learner played here and, for a key no one
             // expected or one on a sounding note's partials, against the other sound too.
             let others = present.map(\.salience).max() ?? 0
+            if !ownAttack.isEmpty, pick.value / background < typical * Self.ownAttackRatio,
+               ownAttack.contains(where: { Self.partialIntervals.contains(pick.pitch - $0) }) { break }
             if !expected.contains(pick.pitch) {
                 guard pick.value > max(strongest, others) * Self.otherRatio else { break }
             } else if borrowed {

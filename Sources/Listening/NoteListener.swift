@@ -31,7 +31,8 @@ public enum SignalState: String, Equatable, Sendable, Codable {
 /// How the detector is tuned for one piano in one room (`etude calibrate --input audio`).
 /// The defaults suit a close microphone in a quiet room; calibration measures the rest.
 public struct ListeningProfile: Equatable, Sendable, Codable {
-    /// RMS of the room with nobody playing (full scale = 1).
+    /// RMS of the room with nobody playing (full scale = 1); 0 when not measured (then no
+    /// threshold follows the room: the detector's own adaptive ones apply alone).
     public var noiseFloor: Double
     /// Median RMS of a played note just after its onset.
     public var playedLevel: Double
@@ -41,7 +42,18 @@ public struct ListeningProfile: Equatable, Sendable, Codable {
     /// The piano's partial profiles (nil until calibrated).
     public var templates: PartialTemplates?
 
-    public init(noiseFloor: Double = 0.001, playedLevel: Double = 0.05, latency: Double = 0.2, templates: PartialTemplates? = nil) {
+    /// True once `etude calibrate --input audio` measured this room.
+    public var isMeasured: Bool { noiseFloor > 0 }
+
+    /// The RMS a played note must reach to be heard at all: 6 dB above the measured room.
+    public var noteGate: Double { noiseFloor * 2 }
+
+    /// The loudest 10 ms of a few seconds in which something sounded, below which the piano is
+    /// too quiet to judge: 20 dB under how it was played at calibration (and 10 dB over the
+    /// room), or −54 dBFS uncalibrated.
+    public var tooQuietLevel: Double { isMeasured ? max(playedLevel / 10, noiseFloor * 3) : 0.002 }
+
+    public init(noiseFloor: Double = 0, playedLevel: Double = 0.05, latency: Double = 0.2, templates: PartialTemplates? = nil) {
         self.noiseFloor = noiseFloor
         self.playedLevel = playedLevel
         self.latency = latency
@@ -87,6 +99,8 @@ public final class NoteListener {
     private var recentRMS: [Double] = []
     private var lastHeard: [Int: (time: Double, strength: Double)] = [:]
     private var clippedSamples = 0
+    /// How strong the last notes heard were (the learner's playing, for `HarmonicEstimator.notes`).
+    private var recentStrengths: [Double] = []
     private var lastClipSample = -1_000_000
     /// Hard ceiling of keys per onset: four-note chords are the scope; one more lets a
     /// wrong extra key be heard beside a full chord.
@@ -104,14 +118,20 @@ public final class NoteListener {
     /// Seconds of audio pushed so far.
     public var seconds: Double { Double(samplesSeen) / Double(sampleRate) }
 
-    /// The signal over the last second, for the header.
+    /// The signal over the last seconds, for the header: clipped in the last second; too noisy
+    /// when the quietest 10 ms of the last second is near a played note's level (and, calibrated,
+    /// 20 dB over the room measured); too quiet when something sounded in the last three seconds
+    /// (an attack 10 dB over the quietest moment) but never reached `tooQuietLevel`.
     public var signal: SignalState {
         if samplesSeen - lastClipSample < sampleRate { return .clipped }
         guard !recentRMS.isEmpty else { return .silent }
+        let lastSecond = recentRMS.suffix(100)
         let loud = recentRMS.max() ?? 0
-        let quiet = recentRMS.min() ?? 0
+        let quiet = lastSecond.min() ?? 0
+        let quietest = recentRMS.min() ?? 0
         if loud < 1e-5 { return .silent }
-        if quiet > max(profile.playedLevel * 0.5, 0.02) { return .noisy }
+        if quiet > max(profile.playedLevel * 0.5, 0.02) && (!profile.isMeasured || quiet > profile.noiseFloor * 10) { return .noisy }
+        if loud < profile.tooQuietLevel && loud > quietest * 3 { return .tooQuiet }
         return .ok
     }
 
@@ -119,7 +139,7 @@ public final class NoteListener {
     /// order. Decisions lag the sound by about 120 ms (the pitch window after the onset).
     public func push(_ samples: [Float]) -> [HeardNote] {
         buffer.append(contentsOf: samples)
-        for (i, s) in samples.enumerated() where abs(s) >= 0.999 {
+        for (i, s) in samples.enumerated() where abs(s) >= Self.clipLevel {
             clippedSamples += 1
             lastClipSample = samplesSeen + i
         }
@@ -136,7 +156,7 @@ public final class NoteListener {
             }
             rms = (rms / Double(onsetFFT.size)).squareRoot()
             recentRMS.append(rms)
-            if recentRMS.count > 100 { recentRMS.removeFirst(recentRMS.count - 100) }
+            if recentRMS.count > 300 { recentRMS.removeFirst(recentRMS.count - 300) }
             let compressed = mags.map { log(1 + Self.compression * $0) }
             var flux = 0.0
             if let previous {
@@ -169,6 +189,10 @@ public final class NoteListener {
         }
         return heard
     }
+
+    /// A sample this near full scale is clipped: a converter, a resampler or a sound server
+    /// between the microphone and Etude rounds the flat top a little below 1.
+    static let clipLevel: Float = 0.98
 
     /// λ of the log compression log(1 + λ|X|): small enough that noise stays near zero.
     static let compression = 1.0
@@ -218,6 +242,17 @@ public final class NoteListener {
         }
     }
 
+    /// RMS of the buffered samples from absolute sample `start` for `seconds` (silence past the end).
+    func rms(from start: Int, seconds: Double) -> Double {
+        let count = max(1, Int(seconds * Double(sampleRate)))
+        var sum = 0.0
+        for i in start..<(start + count) {
+            let j = i - bufferStart
+            if j >= 0 && j < buffer.count { sum += Double(buffer[j]) * Double(buffer[j]) }
+        }
+        return (sum / Double(count)).squareRoot()
+    }
+
     /// Which keys began at this onset.
     private func decide(onsetFrame: Int, strength: Double) -> [HeardNote] {
         let attack = onsetFrame * hop + onsetFFT.size / 2
@@ -226,16 +261,22 @@ public final class NoteListener {
         var fresh = [Double](repeating: 0, count: after.count)
         for k in 0..<after.count { fresh[k] = max(0, after[k] - 0.7 * before[k]) }
         let time = Double(attack) / Double(sampleRate)
+        // A calibrated room: a sound no louder than 6 dB over its noise is no note.
+        if profile.isMeasured && rms(from: attack, seconds: 0.1) < profile.noteGate { return [] }
         let expected = expectedAt(time)
-        let estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates)
+        let estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates,
+                                          noiseFloor: profile.noiseFloor)
         onOnset?(time, estimator)
-        let notes = estimator.notes(expected: expected, known: othersAt(time), limit: maxNotesPerOnset).filter { found in
+        let typical = recentStrengths.isEmpty ? 0 : recentStrengths.sorted()[recentStrengths.count / 2]
+        let notes = estimator.notes(expected: expected, known: othersAt(time), typical: typical, limit: maxNotesPerOnset).filter { found in
             // A key heard moments ago whose sound is still growing into the analysis window is
             // the same note, unless it came back clearly (a re-struck key has a new attack).
             guard let last = lastHeard[found.pitch], time - last.time < 0.2 else { return true }
             return time - last.time >= 0.15 && found.salience > last.strength * 0.9
         }
         for n in notes { lastHeard[n.pitch] = (time, n.salience) }
+        recentStrengths += notes.map(\.salience)
+        if recentStrengths.count > 8 { recentStrengths.removeFirst(recentStrengths.count - 8) }
         return notes.map { HeardNote(pitch: $0.pitch, time: time, strength: $0.salience, wasExpected: expected.contains($0.pitch)) }
     }
 }

@@ -10,13 +10,16 @@
 /// | `etude:hand=right` | a track, tick 0 | the track is a staff read by this hand (`right`/`left`) |
 /// | `etude:clef=bass` | a track, at the tick it takes effect | the staff's clef (see `Clef`) |
 /// | `etude:bar=12` | the first track, at a bar's first tick | a bar starts here, printed as bar 12 |
-/// | `etude:value=60:320:3:3/2` | the note's track, at the head's tick | a head of key 60 written as `WrittenValue` says: lasting 320 ticks, an eighth (3) in a 3:2 tuplet; a dotted quarter is `2.`; a tied note has one per head |
+/// | `etude:value=60:320:3:3/2` | the note's track, at the head's tick | a head of key 60 written as `WrittenValue` says: lasting 320 ticks, an eighth (3) in a 3:2 tuplet (`3/2:bracket` when the score brackets it); a dotted quarter is `2.`; a tied note has one per head |
 /// | `etude:marks=60:staccato,fermata` | the note's track, at its note-on tick | the score prints these `Articulation`s on key 60's note |
 /// | `etude:grace=62:slash` | the note's track, at its note-on tick | key 62 is a grace note, drawn small and played short: `slash` an acciaccatura (before the beat), `on` an appoggiatura (on the beat, the main note after it); never required of the learner |
 /// | `etude:ornament=60:trill:960` | the note's track, at its note-on tick | key 60 carries a trill (`Ornament`) over 960 ticks as written; the note sounds as the ornament's first note |
 /// | `etude:ornament=62:note` | the note's track, at its note-on tick | key 62 is one of an ornament's played notes: heard, not drawn, never required of the learner |
 /// | `etude:roll=64:30` | the note's track, at its (rolled) note-on tick | key 64 is a member of an arpeggiated chord, struck 30 ticks after the chord is written |
 /// | `etude:dynamic=mf` | a track, at the tick the mark stands | the score prints this dynamic (`p`, `mf`, `sfz`…) here on that staff (drawn and listed; the loudness is in the velocities) |
+/// | `etude:unison=60:none:480:2` | the note's track, at its note-on tick | another voice writes key 60 here too (a head of its own, sounding once with the note): its tie (`none`, `start`, `stop`, `continue`) and value as in `etude:value` |
+/// | `etude:hairpin=cresc` | a track, at the tick it starts | a hairpin (`Hairpin`): `cresc` (<) or `dim` (>) from here, `stop` where it ends, on that staff (drawn, listed, and the ear expects the learner's loudness to follow it) |
+/// | `etude:slur=start` | a track, at a note's tick | a slur starts on the note there (`stop`: ends on the note there), drawn over or under the notes |
 /// | `etude:ottava=1` | a track, at the tick it takes effect | the staff is written under an 8va line (`2` 15ma, `-1` 8vb, `-2` 15mb) until `etude:ottava=0` |
 ///
 /// When a file has `etude:bar` events they are the bar lines: every bar starts at one, whatever
@@ -44,6 +47,12 @@ public enum Annotation: Equatable, Sendable {
     case roll(pitch: Int, delay: Int)
     /// A dynamic mark printed on the staff (letters only: `p`, `mf`, `sfz`…).
     case dynamic(String)
+    /// Another voice's head on the same key at the same time (sounding once with the note).
+    case unison(pitch: Int, UnisonHead)
+    /// A hairpin starting (crescendo, diminuendo) or ending on the staff.
+    case hairpin(Hairpin)
+    /// A slur starting (true) or ending (false) at a note of the staff.
+    case slur(start: Bool)
 
     /// The text event carrying this annotation at `tick`.
     public func event(tick: Int) -> MIDIEvent {
@@ -104,6 +113,9 @@ public enum Annotation: Equatable, Sendable {
         case .ornamentNote(let p): return "etude:ornament=\(p):note"
         case .roll(let p, let d): return "etude:roll=\(p):\(d)"
         case .dynamic(let d): return "etude:dynamic=\(d)"
+        case .unison(let p, let u): return "etude:unison=\(p):\(u.tie):\(u.value.text)"
+        case .hairpin(let h): return "etude:hairpin=\(h.rawValue)"
+        case .slur(let start): return "etude:slur=\(start ? "start" : "stop")"
         }
     }
 
@@ -173,6 +185,17 @@ public enum Annotation: Equatable, Sendable {
         case "dynamic":
             guard (1...8).contains(value.count), value.allSatisfy({ "pmfszrn".contains($0) }) else { return nil }
             self = .dynamic(String(value))
+        case "unison":
+            let parts = value.split(separator: ":", maxSplits: 2)
+            guard parts.count == 3, let pitch = Int(String(parts[0])), (0...127).contains(pitch), let v = WrittenValue(text: parts[2]),
+                  let u = UnisonHead(value: v, tie: parts[1]) else { return nil }
+            self = .unison(pitch: pitch, u)
+        case "hairpin":
+            guard let h = Hairpin(rawValue: String(value)) else { return nil }
+            self = .hairpin(h)
+        case "slur":
+            guard value == "start" || value == "stop" else { return nil }
+            self = .slur(start: value == "start")
         default:
             return nil
         }
@@ -238,22 +261,29 @@ public struct WrittenValue: Equatable, Hashable, Sendable {
     public var normal: Int
     /// Ticks the head lasts as written (a tied note's next head starts after them).
     public var ticks: Int
+    /// The score draws the head's tuplet with a bracket (MusicXML `bracket="yes"`, an ABC
+    /// tuplet of unbeamed notes).
+    public var bracket: Bool = false
 
-    public init(value: Int, dots: Int = 0, actual: Int = 1, normal: Int = 1, ticks: Int) {
+    public init(value: Int, dots: Int = 0, actual: Int = 1, normal: Int = 1, ticks: Int, bracket: Bool = false) {
         self.value = value
         self.dots = dots
         self.actual = actual
         self.normal = normal
         self.ticks = ticks
+        self.bracket = bracket
     }
 
-    /// `320:3:3/2`: ticks, value with a `.` per dot, then the tuplet when there is one.
+    /// `320:3:3/2`: ticks, value with a `.` per dot, then the tuplet when there is one
+    /// (`:bracket` after it when the score brackets it).
     public var text: String {
-        "\(ticks):\(value)\(String(repeating: ".", count: dots))" + (actual != normal ? ":\(actual)/\(normal)" : "")
+        "\(ticks):\(value)\(String(repeating: ".", count: dots))" + (actual != normal ? ":\(actual)/\(normal)" + (bracket ? ":bracket" : "") : "")
     }
 
     public init?<S: StringProtocol>(text: S) {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        var parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        let bracket = parts.count == 4 && parts[3] == "bracket"
+        if bracket { parts.removeLast() }
         guard parts.count == 2 || parts.count == 3, let ticks = Int(String(parts[0])), ticks > 0, ticks <= 1 << 24 else { return nil }
         let head = parts[1]
         let dots = head.filter { $0 == "." }.count
@@ -265,8 +295,35 @@ public struct WrittenValue: Equatable, Hashable, Sendable {
             actual = a
             normal = n
         }
-        self.init(value: value, dots: dots, actual: actual, normal: normal, ticks: ticks)
+        self.init(value: value, dots: dots, actual: actual, normal: normal, ticks: ticks, bracket: bracket && actual != normal)
     }
+}
+
+/// A head another voice writes on the same key at the same time as a note's (two voices in
+/// unison sound once in MIDI, but an engraver prints both heads).
+public struct UnisonHead: Equatable, Hashable, Sendable {
+    public var value: WrittenValue
+    public var tiedFrom: Bool
+    public var tiesTo: Bool
+
+    public init(value: WrittenValue, tiedFrom: Bool = false, tiesTo: Bool = false) {
+        self.value = value
+        self.tiedFrom = tiedFrom
+        self.tiesTo = tiesTo
+    }
+
+    init?<S: StringProtocol>(value: WrittenValue, tie: S) {
+        switch tie {
+        case "none": self.init(value: value)
+        case "start": self.init(value: value, tiesTo: true)
+        case "stop": self.init(value: value, tiedFrom: true)
+        case "continue": self.init(value: value, tiedFrom: true, tiesTo: true)
+        default: return nil
+        }
+    }
+
+    /// `none`, `start`, `stop` or `continue`, as MusicXML names a head's tie.
+    public var tie: String { tiedFrom ? (tiesTo ? "continue" : "stop") : (tiesTo ? "start" : "none") }
 }
 
 /// A mark a score prints on a note that says how it is played: drawn on the staff and listed by
@@ -279,28 +336,64 @@ public enum Articulation: String, Equatable, Hashable, Sendable, CaseIterable {
 public enum Ornament: String, Equatable, Hashable, Sendable, CaseIterable {
     /// `trill` alternates with the upper note; `mordent` dips to the lower note and back,
     /// `invertedMordent` (pralltriller) to the upper; `turn` goes upper–main–lower–main,
-    /// `invertedTurn` lower–main–upper–main.
-    case trill, mordent, invertedMordent, turn, invertedTurn
+    /// `invertedTurn` lower–main–upper–main. `shake` is played as a trill. A tremolo repeats the
+    /// note in eighths, sixteenths or 32nds (`tremolo8`…`tremolo32`: one, two, three strokes);
+    /// a two-note tremolo (`alternate8`…`alternate32`) alternates each of its notes with the
+    /// other (given as `upper`).
+    case trill, mordent, invertedMordent, turn, invertedTurn, shake
+    case tremolo8, tremolo16, tremolo32, alternate8, alternate16, alternate32
+
+    /// A tremolo of `strokes` marks (0, unmeasured, and more than three are played in 32nds);
+    /// `alternating` for a two-note tremolo.
+    public static func tremolo(strokes: Int, alternating: Bool) -> Ornament {
+        switch (strokes, alternating) {
+        case (1, false): return .tremolo8
+        case (2, false): return .tremolo16
+        case (_, false): return .tremolo32
+        case (1, true): return .alternate8
+        case (2, true): return .alternate16
+        case (_, true): return .alternate32
+        }
+    }
 
     /// The notes it is played with, from the note's start over its written `length`: the note
     /// itself first (so the note of the beat is the one written), each in 32nds (shorter when
     /// the note is too short for them), the note again to the end. `upper`, `lower`: the
     /// neighbours in the key.
     public func realize(pitch: Int, upper: Int, lower: Int, length: Int, ticksPerQuarter tpq: Int) -> [(pitch: Int, offset: Int, length: Int)] {
+        switch self {
+        case .tremolo8, .tremolo16, .tremolo32, .alternate8, .alternate16, .alternate32:
+            // Strokes of the written value as long as the note has room for two.
+            let unit = self == .tremolo8 || self == .alternate8 ? tpq / 2 : (self == .tremolo16 || self == .alternate16 ? tpq / 4 : tpq / 8)
+            guard unit > 0, length >= 2 * unit else { return [(pitch, 0, length)] }
+            let other = self == .tremolo8 || self == .tremolo16 || self == .tremolo32 ? pitch : upper
+            var out: [(pitch: Int, offset: Int, length: Int)] = []
+            var t = 0
+            while t + unit <= length {
+                out.append((out.count % 2 == 0 ? pitch : other, t, unit))
+                t += unit
+            }
+            out[out.count - 1].length += length - t
+            return out
+        default:
+            break
+        }
         let steps: [Int]
         switch self {
-        case .trill: steps = []
+        case .trill, .shake: steps = []
+        case .tremolo8, .tremolo16, .tremolo32, .alternate8, .alternate16, .alternate32: steps = []
         case .mordent: steps = [pitch, lower]
         case .invertedMordent: steps = [pitch, upper]
         case .turn: steps = [pitch, upper, pitch, lower]
         case .invertedTurn: steps = [pitch, lower, pitch, upper]
         }
         var unit = max(1, tpq / 8)
-        let needed = self == .trill ? 4 : steps.count + 1
+        let trill = self == .trill || self == .shake
+        let needed = trill ? 4 : steps.count + 1
         if length < unit * needed { unit = max(1, length / needed) }
         guard unit * needed <= length, length >= needed else { return [(pitch, 0, length)] }
         var out: [(pitch: Int, offset: Int, length: Int)] = []
-        if self == .trill {
+        if trill {
             // Alternating up to the last two units, which end on the note.
             var t = 0, k = 0
             while t + 2 * unit < length {
@@ -465,6 +558,12 @@ public struct Annotations: Equatable, Sendable {
     public var rolls: [Key: Int] = [:]
     /// Track index → dynamic marks (tick, letters) a score prints on that staff, in file order.
     public var dynamics: [Int: [(tick: Int, mark: String)]] = [:]
+    /// Other voices' heads on a note's key at its start (`etude:unison`), in file order.
+    public var unisons: [Key: [UnisonHead]] = [:]
+    /// Track index → hairpin starts and stops (`etude:hairpin`), in file order.
+    public var hairpins: [Int: [(tick: Int, hairpin: Hairpin)]] = [:]
+    /// Track index → slur starts (true) and stops (`etude:slur`), in file order.
+    public var slurs: [Int: [(tick: Int, start: Bool)]] = [:]
 
     public init() {}
 
@@ -497,6 +596,9 @@ public struct Annotations: Equatable, Sendable {
                 case .ornamentNote(let p): ornamentNotes.insert(Key(track: t, tick: e.tick, pitch: p))
                 case .roll(let p, let d): rolls[Key(track: t, tick: e.tick, pitch: p)] = d
                 case .dynamic(let d): dynamics[t, default: []].append((e.tick, d))
+                case .unison(let p, let u): unisons[Key(track: t, tick: e.tick, pitch: p), default: []].append(u)
+                case .hairpin(let h): hairpins[t, default: []].append((e.tick, h))
+                case .slur(let start): slurs[t, default: []].append((e.tick, start))
                 }
             }
         }
@@ -504,8 +606,10 @@ public struct Annotations: Equatable, Sendable {
 
     public static func == (a: Annotations, b: Annotations) -> Bool {
         a.fingers == b.fingers && a.spellings == b.spellings && a.hands == b.hands && a.values == b.values
-            && a.articulations == b.articulations && a.graces == b.graces && a.ornaments == b.ornaments && a.ornamentNotes == b.ornamentNotes && a.rolls == b.rolls
+            && a.articulations == b.articulations && a.graces == b.graces && a.ornaments == b.ornaments && a.ornamentNotes == b.ornamentNotes && a.rolls == b.rolls && a.unisons == b.unisons
             && a.dynamics.mapValues { $0.map { "\($0.tick):\($0.mark)" } } == b.dynamics.mapValues { $0.map { "\($0.tick):\($0.mark)" } }
+            && a.hairpins.mapValues { $0.map { "\($0.tick):\($0.hairpin.rawValue)" } } == b.hairpins.mapValues { $0.map { "\($0.tick):\($0.hairpin.rawValue)" } }
+            && a.slurs.mapValues { $0.map { "\($0.tick):\($0.start)" } } == b.slurs.mapValues { $0.map { "\($0.tick):\($0.start)" } }
             && a.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } } == b.clefs.mapValues { $0.map { "\($0.tick):\($0.clef.rawValue)" } }
             && a.bars.map { [$0.tick, $0.printed] } == b.bars.map { [$0.tick, $0.printed] }
             && a.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } } == b.ottavas.mapValues { $0.map { [$0.tick, $0.octaves] } }

@@ -1,9 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CALSA
 import CPulseCapture
 import Clocks
 import Foundation
+import Jack
 import Listening
 import MIDIFile
 
@@ -60,29 +62,35 @@ public final class AudioInput: InputSource, @unchecked Sendable {
     /// Opens the source and closes it again: one line naming the problem before anything else
     /// opens (the synth, the screen).
     public static func check(source: String?) throws(InputError) {
-        etude_capture_close(try open(source: source, rate: 48_000, fragment: 480))
+        try openCapture(source: source, rate: 48_000, fragment: 480).close()
     }
 
-    private static func open(source: String?, rate: Int, fragment: Int) throws(InputError) -> UnsafeMutableRawPointer {
-        var message = [CChar](repeating: 0, count: 256)
-        guard let stream = etude_capture_open(source, Int32(rate), Int32(fragment), &message, 256) else {
-            let why = TextDecoding.sanitize(String(cString: message))
-            let shown = source.map { TextDecoding.sanitize($0) } ?? "the default source"
-            throw InputError("cannot listen to \(shown): \(why); check `pactl list short sources` and pass --input audio:SOURCE (or start PulseAudio/PipeWire)")
+    /// A capture stream of `source` (nil: the default): mono float at `rate`, read `fragment`
+    /// samples at a time. `etude calibrate --input audio` reads one directly.
+    /// `jack` is Etude's own `etude:mic` port on its JACK client (`jack:PORT` connects PORT to it);
+    /// anything else a PulseAudio/PipeWire source. JACK runs at the server's rate, not `rate`.
+    public static func openCapture(source: String?, rate: Int = 48_000, fragment: Int = 480) throws(InputError) -> any AudioCaptureStream {
+        if let source, source.lowercased() == "jack" || source.lowercased().hasPrefix("jack:") {
+            return try JackCapture(connect: source.count > 5 ? String(source.dropFirst(5)) : nil)
         }
-        return stream
+        if let source, source.lowercased().hasPrefix("alsa:") {
+            return try ALSACapture(device: String(source.dropFirst(5)), rate: rate)
+        }
+        return try PulseCapture(source: source, rate: rate, fragment: fragment)
     }
 
     public func start(_ handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) {
         stop()
+        let stream = try Self.openCapture(source: source, rate: sampleRate, fragment: max(64, Int(Double(sampleRate) * Self.fragmentSeconds)))
+        // The stream's own rate (a JACK server's may differ from the one asked for).
+        let sampleRate = stream.sampleRate
         let fragment = max(64, Int(Double(sampleRate) * Self.fragmentSeconds))
-        let stream = try Self.open(source: source, rate: sampleRate, fragment: fragment)
         let thread = try ReaderThread()
         reader = thread
         let box = StreamBox(stream)
         let started = clock.now
         thread.start { [self] in
-            defer { etude_capture_close(box.stream) }
+            defer { box.stream.close() }
             // The listener belongs to this thread alone.
             let listener = NoteListener(sampleRate: sampleRate, profile: profile)
             var samples = [Float](repeating: 0, count: fragment)
@@ -90,24 +98,22 @@ public final class AudioInput: InputSource, @unchecked Sendable {
             var pendingOffs: [(time: Double, pitch: UInt8)] = []
             var lastSignal = SignalState.ok
             // The microphone's own delay (server buffer) puts sample 0 that long before `started`.
-            let serverDelay = max(0, Double(etude_capture_latency_us(box.stream))) / 1_000_000
+            let serverDelay = box.stream.latencySeconds
             let origin = started - serverDelay
             listener.expectedAt = { [self] t in self.expectation(origin + t) }
             listener.othersAt = { [self] t in self.ownSound(origin + t) }
             while !thread.stopRequested {
-                var err = [CChar](repeating: 0, count: 256)
-                let status = samples.withUnsafeMutableBufferPointer { buffer in
-                    etude_capture_read(box.stream, buffer.baseAddress, Int32(fragment), &err, 256)
-                }
-                if status != 0 {
-                    handler(.ended("the microphone stopped (\(String(cString: err))); the lesson carries on without it"))
+                do {
+                    try box.stream.read(into: &samples)
+                } catch {
+                    handler(.ended("the microphone stopped (\(error)); the lesson carries on without it"))
                     return
                 }
                 read += fragment
                 for note in listener.push(samples) {
                     let at = origin + note.time
                     if let log = ProcessInfo.processInfo.environment["ETUDE_LISTEN_LOG"] {
-                        let line = "\(note.time) \(note.pitch) \(note.strength) exp=\(self.expectation(at).sorted())\n"
+                        let line = "\(note.time) \(note.pitch) \(note.strength) exp=\(self.expectation(at).sorted()) own=\(self.ownSound(at).sorted { $0.key < $1.key }.map { "\($0.key)@\(Int($0.value * 1000))ms" })\n"
                         if let h = FileHandle(forWritingAtPath: log) { h.seekToEndOfFile(); h.write(Data(line.utf8)); h.closeFile() }
                     }
                     handler(.note(PlayedNote(kind: .on, pitch: UInt8(note.pitch), velocity: 80, time: at)))
@@ -147,8 +153,127 @@ public final class AudioInput: InputSource, @unchecked Sendable {
     }
 }
 
-/// The capture handle carried onto the reader thread (only that thread uses it).
+/// The capture stream carried onto the reader thread (only that thread uses it).
 private final class StreamBox: @unchecked Sendable {
-    let stream: UnsafeMutableRawPointer
-    init(_ stream: UnsafeMutableRawPointer) { self.stream = stream }
+    let stream: any AudioCaptureStream
+    init(_ stream: any AudioCaptureStream) { self.stream = stream }
+}
+
+/// A microphone's samples as they come: mono float, one blocking fragment at a time. PulseAudio
+/// (and PipeWire through it) today; a JACK port or an ALSA capture device behind the same calls.
+public protocol AudioCaptureStream: AnyObject {
+    var sampleRate: Int { get }
+    /// Seconds between the microphone and this program (the server's buffer), as it reports.
+    var latencySeconds: Double { get }
+    /// Fills `samples` (blocks about as long as they last); throws when the stream stopped.
+    func read(into samples: inout [Float]) throws(InputError)
+    func close()
+}
+
+/// A PulseAudio recording stream through the simple API (`CPulseCapture`).
+final class PulseCapture: AudioCaptureStream {
+    let sampleRate: Int
+    private var handle: UnsafeMutableRawPointer?
+
+    init(source: String?, rate: Int, fragment: Int) throws(InputError) {
+        var message = [CChar](repeating: 0, count: 256)
+        guard let stream = etude_capture_open(source, Int32(rate), Int32(fragment), &message, 256) else {
+            let why = TextDecoding.sanitize(String(cString: message))
+            let shown = source.map { TextDecoding.sanitize($0) } ?? "the default source"
+            throw InputError("cannot listen to \(shown): \(why); check `pactl list short sources` and pass --input audio:SOURCE (or start PulseAudio/PipeWire)")
+        }
+        sampleRate = rate
+        handle = stream
+    }
+
+    var latencySeconds: Double {
+        guard let handle else { return 0 }
+        return max(0, Double(etude_capture_latency_us(handle))) / 1_000_000
+    }
+
+    func read(into samples: inout [Float]) throws(InputError) {
+        guard let handle else { throw InputError("the stream is closed") }
+        var err = [CChar](repeating: 0, count: 256)
+        let count = Int32(samples.count)
+        let status = samples.withUnsafeMutableBufferPointer { buffer in
+            etude_capture_read(handle, buffer.baseAddress, count, &err, 256)
+        }
+        if status != 0 { throw InputError(TextDecoding.sanitize(String(cString: err))) }
+    }
+
+    func close() {
+        if let handle { etude_capture_close(handle) }
+        handle = nil
+    }
+
+    deinit { close() }
+}
+
+/// Etude's `etude:mic` port on its one JACK client (`--input audio:jack[:PORT]`): the callback
+/// fills a ring, this waits for each fragment.
+final class JackCapture: AudioCaptureStream {
+    let client: JackClient
+    var sampleRate: Int { client.sampleRate }
+    var latencySeconds: Double { client.micLatencySeconds }
+
+    init(connect port: String?) throws(InputError) {
+        do {
+            client = try JackClient.shared()
+            try client.openMic()
+            if let port { try client.connectToMic(port) }
+        } catch {
+            throw InputError("cannot listen on JACK: \(error)")
+        }
+    }
+
+    func read(into samples: inout [Float]) throws(InputError) {
+        var filled = 0
+        while filled < samples.count {
+            filled += client.readMic(into: &samples, from: filled)
+            if filled < samples.count {
+                guard client.alive else { throw InputError("the JACK server stopped") }
+                usleep(2_000)
+            }
+        }
+    }
+
+    func close() {}
+}
+
+/// An ALSA capture device (`--input audio:alsa:DEVICE`, e.g. `plughw:1` or `default`) through
+/// libasound's PCM API: mono 16-bit at the asked rate.
+final class ALSACapture: AudioCaptureStream {
+    let sampleRate: Int
+    private var handle: UnsafeMutableRawPointer?
+
+    init(device: String, rate: Int) throws(InputError) {
+        let shown = TextDecoding.sanitize(device)
+        guard !device.isEmpty else { throw InputError("audio:alsa: name the ALSA capture device, e.g. --input audio:alsa:plughw:1 (`arecord -L` lists them)") }
+        var message = [CChar](repeating: 0, count: 256)
+        guard let h = etude_pcm_open(device, Int32(rate), &message, 256) else {
+            throw InputError("cannot listen to ALSA device \(shown): \(TextDecoding.sanitize(String(cString: message))); check `arecord -L` and pass --input audio:alsa:DEVICE (plughw:CARD converts formats)")
+        }
+        handle = h
+        sampleRate = rate
+    }
+
+    var latencySeconds: Double {
+        guard let handle else { return 0 }
+        return Double(etude_pcm_delay_frames(handle)) / Double(max(1, sampleRate))
+    }
+
+    func read(into samples: inout [Float]) throws(InputError) {
+        guard let handle else { throw InputError("the stream is closed") }
+        var err = [CChar](repeating: 0, count: 256)
+        let count = Int32(samples.count)
+        let status = samples.withUnsafeMutableBufferPointer { etude_pcm_read(handle, $0.baseAddress, count, &err, 256) }
+        if status != 0 { throw InputError(TextDecoding.sanitize(String(cString: err))) }
+    }
+
+    func close() {
+        if let handle { etude_pcm_close(handle) }
+        handle = nil
+    }
+
+    deinit { close() }
 }

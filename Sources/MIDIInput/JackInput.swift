@@ -17,6 +17,7 @@ public final class JackInput: InputSource, @unchecked Sendable {
     private var connected: String?
     private var reader: ReaderThread?
     private var echoChannel: Int?
+    private var mutedKeys: Set<Int> = []
 
     public init(port: String?) {
         self.port = port
@@ -39,6 +40,15 @@ public final class JackInput: InputSource, @unchecked Sendable {
             return client
         }
         c?.setEcho(channel: channel)
+    }
+
+    /// Keys the callback never echoes (`--gestures`): a gesture key gives its command silently.
+    public func mute(keys: Set<Int>) {
+        let c = lock.withLock { () -> JackClient? in
+            mutedKeys = keys
+            return client
+        }
+        c?.setMuted(keys: keys)
     }
 
     /// The MIDI sources a JACK server offers (hardware first), empty when none answers.
@@ -71,13 +81,14 @@ public final class JackInput: InputSource, @unchecked Sendable {
             do { try client.connect(connected, client.midiIn) } catch { throw InputError(error.message) }
         }
         let reader = try ReaderThread()
-        let channel = lock.withLock { () -> Int? in
+        let (channel, muted) = lock.withLock { () -> (Int?, Set<Int>) in
             self.client = client
             self.connected = connected
             self.reader = reader
-            return echoChannel
+            return (echoChannel, mutedKeys)
         }
         _ = client.takePlayed()
+        client.setMuted(keys: muted)
         client.setEcho(channel: channel)
         client.setReporting(true)
         let shown = TextDecoding.sanitize(connected ?? client.midiIn)
@@ -111,6 +122,7 @@ public final class JackInput: InputSource, @unchecked Sendable {
         reader?.stopAndJoin()
         client?.setReporting(false)
         client?.setEcho(channel: nil)
+        client?.setMuted(keys: [])
     }
 }
 

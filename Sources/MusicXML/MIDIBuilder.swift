@@ -123,6 +123,10 @@ enum MIDIBuilder {
         for p in score.pedals { pedalsByTrack[p.owner].append(p) }
         var dynamicsByTrack = Array(repeating: [Timed<String>](), count: score.tracks.count)
         for d in score.dynamicMarks where d.owner < score.tracks.count { dynamicsByTrack[d.owner].append(d) }
+        var hairpinsByTrack = Array(repeating: [Timed<Hairpin>](), count: score.tracks.count)
+        for h in score.hairpins where h.owner < score.tracks.count { hairpinsByTrack[h.owner].append(h) }
+        var slursByTrack = Array(repeating: [Timed<Bool>](), count: score.tracks.count)
+        for h in score.slurs where h.owner < score.tracks.count { slursByTrack[h.owner].append(h) }
         for (t, staff) in score.tracks.enumerated() {
             var list: [Placed] = []
             seq = 0
@@ -132,6 +136,8 @@ enum MIDIBuilder {
             let clefs = TimelineIndex(clefsByTrack[t], measures: measureCount)
             let pedals = TimelineIndex(pedalsByTrack[t], measures: measureCount)
             let dynamicMarks = TimelineIndex(dynamicsByTrack[t], measures: measureCount)
+            let hairpins = TimelineIndex(hairpinsByTrack[t], measures: measureCount)
+            let slurs = TimelineIndex(slursByTrack[t], measures: measureCount)
             let ottavas = TimelineIndex(ottavasByTrack[t], measures: measureCount)
             var ottava = 0
             var clef: Clef?
@@ -165,6 +171,12 @@ enum MIDIBuilder {
                 for d in dynamicMarks.all(w) {
                     add(&list, t0 + d.pos, 1, Annotation.dynamic(d.value).event(tick: t0 + d.pos).kind)
                 }
+                for h in hairpins.all(w) {
+                    add(&list, t0 + h.pos, 1, Annotation.hairpin(h.value).event(tick: t0 + h.pos).kind)
+                }
+                for h in slurs.all(w) {
+                    add(&list, t0 + h.pos, 1, Annotation.slur(start: h.value).event(tick: t0 + h.pos).kind)
+                }
                 for p in pedals.all(w) {
                     pedal = p.value
                     add(&list, t0 + p.pos, 1, .controlChange(channel: staff.channel, controller: 64, value: p.value))
@@ -172,10 +184,15 @@ enum MIDIBuilder {
             }
             if pedal != 0 { add(&list, total, 1, .controlChange(channel: staff.channel, controller: 64, value: 0)) }
             played[t] = rolled(played[t], tpq: score.ticksPerQuarter)
-            // Each head as written, before ties join the heads into one sounding note.
-            for n in played[t] {
+            // Each head as written, before ties join the heads into one sounding note; where
+            // voices strike one key together, the longest head is the note's, the others unisons.
+            let unisons = unisonHeads(played[t])
+            for (i, n) in played[t].enumerated() {
                 if n.rollDelay > 0 { add(&list, n.start, 2, Annotation.roll(pitch: n.pitch, delay: n.rollDelay).event(tick: n.start).kind) }
-                if let v = n.written { add(&list, n.start, 2, Annotation.value(pitch: n.pitch, v).event(tick: n.start).kind) }
+                if let v = n.written {
+                    let u = unisons.contains(i) ? Annotation.unison(pitch: n.pitch, UnisonHead(value: v, tiedFrom: n.tieStop, tiesTo: n.tieStart)) : Annotation.value(pitch: n.pitch, v)
+                    add(&list, n.start, 2, u.event(tick: n.start).kind)
+                }
                 if !n.marks.isEmpty { add(&list, n.start, 2, Annotation.marks(pitch: n.pitch, n.marks).event(tick: n.start).kind) }
                 if let g = n.grace { add(&list, n.start, 2, Annotation.grace(pitch: n.pitch, slashed: g).event(tick: n.start).kind) }
             }
@@ -227,6 +244,19 @@ enum MIDIBuilder {
         digits(pitch, into: &out)
         out.append(UInt8(ascii: ":"))
         out.append(UInt8(0x30 + finger))
+        return out
+    }
+
+    /// The written heads (indices) that another voice's head on the same key at the same tick
+    /// outlasts (or equals, written first): drawn as unisons beside that head.
+    static func unisonHeads(_ notes: [PlayedNote]) -> Set<Int> {
+        var byPlace: [Int: [Int]] = [:]  // start * 128 + pitch → heads with a written value
+        for (i, n) in notes.enumerated() where n.written != nil && n.grace == nil { byPlace[n.start &* 128 &+ n.pitch, default: []].append(i) }
+        var out = Set<Int>()
+        for (_, heads) in byPlace where heads.count > 1 {
+            let main = heads.max { (notes[$0].written?.ticks ?? 0, -$0) < (notes[$1].written?.ticks ?? 0, -$1) } ?? heads[0]
+            for i in heads where i != main { out.insert(i) }
+        }
         return out
     }
 

@@ -106,7 +106,7 @@ public enum MusicXMLImport {
         let score = try reader.read()
         let performance = try Performance(score: score, limits: limits, asWritten: asWritten)
         var warnings = score.warnings + performance.warnings
-        let file = try MIDIBuilder.build(score: score, performance: performance, limits: limits, warnings: &warnings)
+        let file = MarkedDynamics.shapingHairpins(try MIDIBuilder.build(score: score, performance: performance, limits: limits, warnings: &warnings))
         if strict, let first = warnings.first {
             throw MusicXMLError(line: first.line, column: first.line > 0 ? 1 : 0, "\(first.message) (strict mode)")
         }

@@ -117,6 +117,10 @@ struct Score {
     var ottavas: [Timed<Int>] = []
     /// Dynamic marks as printed (`<dynamics>`), owner as for pedals (the staff's track).
     var dynamicMarks: [Timed<String>] = []
+    /// Hairpins (`<wedge>`): starts and stops, owner as for dynamics.
+    var hairpins: [Timed<Hairpin>] = []
+    /// Slurs (`<slur>` on a note): true where one starts, false where one stops, owner as for dynamics.
+    var slurs: [Timed<Bool>] = []
     var markers: [Timed<String>] = []
     var warnings: [MusicXMLWarning] = []
 }
@@ -185,6 +189,8 @@ struct ScoreReader {
         score.clefs = stable(score.clefs, byPlace)
         score.pedals = stable(score.pedals, byPlace)
         score.dynamicMarks = stable(score.dynamicMarks, byPlace)
+        score.hairpins = stable(score.hairpins, byPlace)
+        score.slurs = stable(score.slurs, byPlace)
         score.ottavas = stable(score.ottavas, byPlace)
         score.markers = stable(score.markers, byPlace)
         // Measures nothing is written in last as long as their time signature says.
@@ -345,6 +351,12 @@ struct ScoreReader {
         var unpitched = 0
         var percussionClef = false
         var maxStaff = 1
+        /// A two-note tremolo's first notes (indices into `notes`), waiting for their partners.
+        var tremoloStarts: [Int] = []
+        var tremoloStops = 0
+        /// The tuplet in progress is printed with a bracket; `tupletEnded` once its last note is read.
+        var tupletBracket = false
+        var tupletEnded = false
     }
 
     private mutating func readPart(_ p: Int, _ refs: [MeasureRef]) {
@@ -531,7 +543,10 @@ struct ScoreReader {
         var shorten = 1
         var marks: [Articulation] = []
         var ornament: Ornament?
+        var tremolo: String?
+        var tupletStart: Bool?, tupletStop = false
         var rolled = false
+        var slurStart = false, slurStop = false
         for c in tree.children(n) {
             switch tree.tag(c) {
             case .chord?: isChord = true
@@ -595,7 +610,18 @@ struct ScoreReader {
                         }
                     default:
                         if tree.name(k) == "fermata" { marks.append(.fermata) }
+                        if tree.name(k) == "slur" {
+                            switch tree.attribute(k, "type") {
+                            case "start"?: slurStart = true
+                            case "stop"?: slurStop = true
+                            default: break
+                            }
+                        }
                         if tree.name(k) == "arpeggiate" { rolled = true }
+                        if tree.name(k) == "tuplet" {
+                            if tree.attribute(k, "type") == "start" { tupletStart = tree.attribute(k, "bracket") == "yes" }
+                            if tree.attribute(k, "type") == "stop" { tupletStop = true }
+                        }
                         if tree.name(k) == "ornaments" {
                             for o in tree.children(k) where ornament == nil {
                                 switch tree.name(o) {
@@ -604,6 +630,12 @@ struct ScoreReader {
                                 case "inverted-mordent": ornament = .invertedMordent
                                 case "turn": ornament = .turn
                                 case "inverted-turn": ornament = .invertedTurn
+                                case "shake": ornament = .shake
+                                case "tremolo":
+                                    let kind = tree.attribute(o, "type") ?? "single"
+                                    let strokes = Int(tree.text(o).filter { !$0.isWhitespace }) ?? 3
+                                    ornament = .tremolo(strokes: strokes, alternating: kind == "start" || kind == "stop")
+                                    tremolo = kind
                                 default: break
                                 }
                             }
@@ -641,6 +673,12 @@ struct ScoreReader {
             duration -= g.shift
         }
         st.maxStaff = max(st.maxStaff, staff)
+        if !isGrace {
+            // The bracket of a tuplet holds from its first note or rest to its last (chord and all).
+            if !isChord && st.tupletEnded { st.tupletBracket = false; st.tupletEnded = false }
+            if let b = tupletStart { st.tupletBracket = b; st.tupletEnded = false }
+            if tupletStop { st.tupletEnded = true }
+        }
         if isCue || isRest { return }
         if unpitched { st.unpitched += 1; return }
         guard let pn = pitchNode, duration > 0 else { return }
@@ -674,12 +712,27 @@ struct ScoreReader {
         note.marks = marks
         if let type = typeText, let value = Self.typeValues[type] {
             note.written = WrittenValue(value: value, dots: min(3, dots), actual: max(1, min(64, timeMod?.0 ?? 1)),
-                                        normal: max(1, min(64, timeMod?.1 ?? 1)), ticks: duration)
+                                        normal: max(1, min(64, timeMod?.1 ?? 1)), ticks: duration, bracket: timeMod != nil && st.tupletBracket)
         }
         if let o = ornament, !isGrace, let s = spelling {
             let fifths = partKeys[p].last { $0.measure < w || ($0.measure == w && $0.pos <= start) }?.value.sharps ?? 0
             note.ornament = o
             note.neighbours = Ornament.neighbours(of: sounding, spelling: s, fifths: fifths)
+        }
+        if !isGrace, let kind = tremolo, kind == "start" || kind == "stop", note.ornament != nil {
+            // A two-note tremolo: each note alternates with its partner (chords pair in order).
+            if kind == "start" {
+                if st.tremoloStops > 0 { st.tremoloStarts = []; st.tremoloStops = 0 }
+                st.tremoloStarts.append(st.notes.count)
+                note.neighbours = (sounding, sounding)
+            } else if !st.tremoloStarts.isEmpty {
+                let partner = st.tremoloStarts[st.tremoloStops % st.tremoloStarts.count]
+                note.neighbours = (st.notes[partner].pitch, st.notes[partner].pitch)
+                if st.tremoloStops < st.tremoloStarts.count { st.notes[partner].neighbours = (sounding, sounding) }
+                st.tremoloStops += 1
+            } else {
+                note.ornament = nil
+            }
         }
         note.rolled = rolled && !isGrace
         if isGrace {
@@ -688,6 +741,8 @@ struct ScoreReader {
             pendingGraces.append((note, slot))
             return
         }
+        if slurStop { score.slurs.append(Timed(measure: w, pos: start, value: false, owner: p * 16 + staff - 1)) }
+        if slurStart { score.slurs.append(Timed(measure: w, pos: start, value: true, owner: p * 16 + staff - 1)) }
         st.notes.append(note)
     }
 
@@ -787,6 +842,15 @@ struct ScoreReader {
                     default: break
                     }
                 default:
+                    if tree.name(c) == "wedge" {
+                        let kind: Hairpin? = switch tree.attribute(c, "type") {
+                        case "crescendo"?: .crescendo
+                        case "diminuendo"?: .diminuendo
+                        case "stop"?: .stop
+                        default: nil
+                        }
+                        if let kind { score.hairpins.append(Timed(measure: w, pos: at, value: kind, owner: p * 16 + staff - 1)) }
+                    }
                     if tree.name(c) == "octave-shift", let octaves = Self.ottava(type: tree.attribute(c, "type"), size: tree.attribute(c, "size")) {
                         score.ottavas.append(Timed(measure: w, pos: at, value: octaves, owner: p * 16 + staff - 1))
                     }
@@ -918,6 +982,14 @@ struct ScoreReader {
         score.clefs = score.clefs.compactMap { c in trackOf[c.owner].map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) } }
         score.ottavas = score.ottavas.compactMap { c in trackOf[c.owner].map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) } }
         score.dynamicMarks = score.dynamicMarks.compactMap { c in
+            let track = trackOf[c.owner] ?? trackOf[(c.owner / 16) * 16]
+            return track.map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) }
+        }
+        score.hairpins = score.hairpins.compactMap { c in
+            let track = trackOf[c.owner] ?? trackOf[(c.owner / 16) * 16]
+            return track.map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) }
+        }
+        score.slurs = score.slurs.compactMap { c in
             let track = trackOf[c.owner] ?? trackOf[(c.owner / 16) * 16]
             return track.map { Timed(measure: c.measure, pos: c.pos, value: c.value, owner: $0) }
         }

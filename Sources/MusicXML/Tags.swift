@@ -27,7 +27,7 @@ enum Tag: Int32, CaseIterable {
     /// Elements that change what is heard but that Etude does not play: named once in a warning.
     static let notPlayed: [String: String] = [
         "delayed-turn": "delayed turns",
-        "delayed-inverted-turn": "delayed turns", "vertical-turn": "vertical turns", "shake": "shakes", "schleifer": "schleifers", "tremolo": "tremolos", "haydn": "ornaments",
+        "delayed-inverted-turn": "delayed turns", "vertical-turn": "vertical turns", "schleifer": "schleifers", "haydn": "ornaments",
         "wavy-line": "trill lines", "non-arpeggiate": "arpeggio brackets",
         "fermata": "fermatas", "glissando": "glissandos", "slide": "slides", "bend": "bends",
         "harmony": "chord symbols", "figured-bass": "figured bass", "measure-repeat": "measure-repeat signs",

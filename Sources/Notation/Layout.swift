@@ -50,6 +50,8 @@ struct NoteInfo {
     var diatonic: Int
     var finger: Int?
     var hand: Hand?
+    /// Another voice's head on this note's key at its start (`etude:unison`), drawn beside it.
+    var unison: UnisonHead? = nil
 }
 
 /// One head to write: a note's value at a tick (a long note makes several, tied).
@@ -84,6 +86,8 @@ struct RestDraft: Equatable {
     var tick: Int
     var duration: NoteDuration
     var wholeBar: Bool
+    /// A rest inside a tuplet is one of its values (a triplet eighth rest).
+    var tuplet: Tuplet? = nil
 }
 
 /// What the placing passes build up, pass by pass (see `LayoutBuilder.place`).
@@ -331,8 +335,15 @@ struct LayoutBuilder {
             let finger = options.showFingering ? lesson.finger(of: n) : nil
             out.append(NoteInfo(index: i, staff: staff, start: start, end: end, pitch: Int(n.pitch), startTick: n.startTick,
                                 spelling: SpelledPitch(letter: 0, alter: 0), diatonic: 0, finger: finger, hand: n.part.hand))
+            for u in lesson.annotations.unisons[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))] ?? [] {
+                var other = out[out.count - 1]
+                other.unison = u
+                other.finger = nil
+                other.end = min(rangeEnd, start + max(1, u.value.ticks))
+                out.append(other)
+            }
         }
-        out.sort { a, b in a.start != b.start ? a.start < b.start : (a.pitch != b.pitch ? a.pitch < b.pitch : a.index < b.index) }
+        out.sort { a, b in a.start != b.start ? a.start < b.start : (a.pitch != b.pitch ? a.pitch < b.pitch : (a.index != b.index ? a.index < b.index : a.unison == nil && b.unison != nil)) }
         return out
     }
 
@@ -422,13 +433,20 @@ struct LayoutBuilder {
             let n = notes[i]
             var t = n.start
             var pieces: [(Int, NoteDuration, Int, Tuplet?)] = []
+            if let u = n.unison {
+                // Another voice's head: its one value as written, tied as that voice ties it.
+                let v = u.value
+                out.append(HeadEvent(note: i, tick: n.start, duration: NoteDuration(NoteValue(rawValue: v.value) ?? .quarter, dots: v.dots), ticks: v.ticks,
+                                     tiedFrom: u.tiedFrom, tiesTo: u.tiesTo, tuplet: v.actual != v.normal ? Tuplet(actual: v.actual, normal: v.normal, bracket: v.bracket) : nil))
+                continue
+            }
             // The score's own heads first (values, dots, tuplets, ties as printed).
             // (A note after appoggiaturas sounds later than it is written: its first head from n.start.)
             for (k, h) in writtenHeads(of: lesson.notes[n.index]).enumerated() where (h.tick == t || (k == 0 && h.tick == n.startTick && h.tick > t)) && t < n.end {
                 let v = h.value
                 let ticks = v.ticks + (h.tick - t)
                 pieces.append((t, NoteDuration(NoteValue(rawValue: v.value) ?? .quarter, dots: v.dots), ticks,
-                               v.actual != v.normal ? Tuplet(actual: v.actual, normal: v.normal) : nil))
+                               v.actual != v.normal ? Tuplet(actual: v.actual, normal: v.normal, bracket: v.bracket) : nil))
                 t += max(1, ticks)
             }
             while t < n.end {
@@ -576,13 +594,15 @@ struct LayoutBuilder {
         spanOttavas(&draft)
         placeGraces(&draft)
         placeDynamics(&draft)
+        placeSpans(&draft)
     }
 
     /// Pass 12. Dynamic marks of the staves laid out, at their tick's column.
     func placeDynamics(_ d: inout LayoutDraft) {
         let a = lesson.annotations
-        guard !a.dynamics.isEmpty else { return }
-        for (track, marks) in a.dynamics {
+        let printed = lesson.markedDynamics.marks
+        guard !printed.isEmpty else { return }
+        for (track, marks) in printed {
             let staff: Staff
             switch a.hands[track] {
             case .right?: staff = .treble
@@ -742,6 +762,12 @@ struct LayoutBuilder {
             }
             var out: [RestDraft] = []
             var m = 0
+            // Tuplet chords by where they end and start: a rest beside one may be inside its tuplet.
+            var tupletEnding: [Int: ChordDraft] = [:], tupletStarting: [Int: ChordDraft] = [:]
+            for c in d.chords[staff] ?? [] where c.tuplet != nil {
+                tupletEnding[c.tick + c.ticks] = c
+                if tupletStarting[c.tick] == nil { tupletStarting[c.tick] = c }
+            }
             for bi in barRange {
                 let bar = bars[bi]
                 var gaps: [(Int, Int)] = []
@@ -758,7 +784,13 @@ struct LayoutBuilder {
                     out.append(RestDraft(tick: bar.startTick, duration: NoteDuration(.whole), wholeBar: true))
                     continue
                 }
+                var plain: [(Int, Int)] = []
                 for (a, b) in gaps {
+                    let split = tupletRests(from: a, to: b, bar: bar, ending: tupletEnding[a], starting: tupletStarting[b])
+                    out += split.rests
+                    plain += split.rest
+                }
+                for (a, b) in plain {
                     var s = a
                     // First up to the next beat, then the longest values that fit.
                     let beat = max(1, bar.beatTicks)
@@ -778,8 +810,37 @@ struct LayoutBuilder {
                     }
                 }
             }
-            d.rests[staff] = out
+            d.rests[staff] = out.sorted { $0.tick < $1.tick }
         }
+    }
+
+    /// The part of a silence `a..<b` that lies in the time of the tuplet of the chord ending at
+    /// `a` (or else starting at `b`), written as that tuplet's rests (a triplet eighth rest, not
+    /// a sixteenth tied to a 64th), and what is left of the silence for plain rests.
+    func tupletRests(from a: Int, to b: Int, bar: Bar, ending: ChordDraft?, starting: ChordDraft?) -> (rests: [RestDraft], rest: [(Int, Int)]) {
+        for (chord, after) in [(ending, true), (starting, false)] {
+            guard let c = chord, let t = c.tuplet, t.actual > 0, t.normal > 0 else { continue }
+            // The tuplet's time: `normal` of the chord's written value, from the bar's downbeat.
+            let span = t.normal * NoteDuration(c.duration.value).ticks(tpq: tpq)
+            guard span > 0 else { continue }
+            let start = bar.downbeatTick + Int((Double(c.tick - bar.downbeatTick) / Double(span)).rounded(.down)) * span
+            let lo = after ? a : max(a, start), hi = after ? min(b, start + span) : b
+            guard hi > lo, ((hi - lo) * t.actual) % t.normal == 0 else { continue }
+            let written = (hi - lo) * t.actual / t.normal
+            let values = ScoreLayout.values(forTicks: written, tpq: tpq)
+            guard values.reduce(0, { $0 + $1.ticks(tpq: tpq) }) == written else { continue }
+            var rests: [RestDraft] = []
+            var tick = lo
+            for v in values {
+                rests.append(RestDraft(tick: tick, duration: v, wholeBar: false, tuplet: t))
+                tick += v.ticks(tpq: tpq) * t.normal / t.actual
+            }
+            var left: [(Int, Int)] = []
+            if lo > a { left.append((a, lo)) }
+            if hi < b { left.append((hi, b)) }
+            return (rests, left)
+        }
+        return ([], [(a, b)])
     }
 
     /// The rest to write at a beat (`offset` ticks after the downbeat) for at most `room` ticks:
@@ -907,7 +968,8 @@ struct LayoutBuilder {
                     let step = draft.steps[o]
                     var displaced = false
                     if let p = previousStep, step - p == 1, !previousDisplaced { displaced = true }
-                    if let p = previousStep, step == p { displaced = previousDisplaced }
+                    // Another voice's head on the same line (a unison) is drawn beside the first, as engravers do.
+                    if let p = previousStep, step == p { displaced = n.unison != nil ? !previousDisplaced : previousDisplaced }
                     previousStep = step
                     previousDisplaced = displaced
                     var accidental: Accidental?
@@ -1001,7 +1063,7 @@ struct LayoutBuilder {
                 if r.wholeBar, let bar = d.systems[si].bars.last(where: { $0.startTick <= r.tick }) {
                     c = (bar.contentColumn + bar.endColumn - 1) / 2
                 }
-                d.systems[si].rests.append(PlacedRest(staff: staff, tick: r.tick, column: c, duration: r.duration, wholeBar: r.wholeBar))
+                d.systems[si].rests.append(PlacedRest(staff: staff, tick: r.tick, column: c, duration: r.duration, wholeBar: r.wholeBar, tuplet: r.tuplet))
             }
         }
     }

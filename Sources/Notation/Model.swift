@@ -62,10 +62,14 @@ public struct NoteDuration: Equatable, Hashable, Sendable {
 public struct Tuplet: Equatable, Hashable, Sendable {
     public var actual: Int
     public var normal: Int
+    /// The score prints the group with a bracket (true) or without (false); nil when it does
+    /// not say (a lesson with no engraving): a bracket then when the group is not beamed.
+    public var bracket: Bool?
 
-    public init(actual: Int, normal: Int) {
+    public init(actual: Int, normal: Int, bracket: Bool? = nil) {
         self.actual = actual
         self.normal = normal
+        self.bracket = bracket
     }
 
     public static let triplet = Tuplet(actual: 3, normal: 2)
@@ -226,6 +230,8 @@ public struct PlacedRest: Sendable, Equatable {
     public var duration: NoteDuration
     /// A rest filling a whole bar (drawn as a whole rest in the middle of the bar, any meter).
     public var wholeBar: Bool
+    /// The tuplet a rest inside one belongs to (counted in its number), nil for none.
+    public var tuplet: Tuplet? = nil
 }
 
 /// A clef drawn inside a system (a change); the clef at a system's start is in `PlacedSystem.clefs`.
@@ -301,6 +307,8 @@ public struct PlacedSystem: Sendable, Equatable {
     public var graces: [PlacedHead] = []
     /// Dynamic marks a score prints (`etude:dynamic`), under their staff.
     public var dynamics: [PlacedDynamic] = []
+    /// Hairpins, slurs and pedal marks crossing the system (`placeSpans`).
+    public var spans: [PlacedSpan] = []
 
     public var startTick: Int { bars.first?.startTick ?? 0 }
     public var endTick: Int { bars.last?.endTick ?? 0 }

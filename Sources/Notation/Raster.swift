@@ -246,6 +246,8 @@ struct Geometry {
     var bottom: [Staff: Int]
     /// Rows for the 8va/8vb marks of a staff (above: +1, below: −1), when the score has them.
     var ottavaRow: [Staff: [Int: Int]]
+    /// The row under the lower staff kept for pedal marks (full density, when the score has them).
+    var pedalRow: Int?
     let stemRows: Int
 
     /// Rows a head takes, relative to its staff's bottom line (negative is up): (main, lower half).
@@ -328,6 +330,10 @@ struct Geometry {
         }
         self.bottom = bottom
         self.ottavaRow = ottavaRow
+        if density == .full, score.systems.contains(where: { $0.spans.contains { $0.kind == .pedal } }) {
+            pedalRow = row
+            row += 1
+        }
         height = row
     }
 
@@ -622,6 +628,7 @@ struct Painter {
         for chord in chords { paintArticulations(chord) }
         for g in system.graces { paintGrace(g) }
         for m in system.dynamics { paintDynamic(m) }
+        paintSpans()
     }
 
     /// A dynamic mark between the staves, as a piano score prints it: the first free row under
@@ -715,7 +722,9 @@ struct Painter {
     }
 
     /// The tuplet's number over (or under) its group, at the stems' tips: on the beam of a
-    /// beamed group (`┌─3─┐`), beside the tips of unbeamed ones.
+    /// beamed group, beside the tips of unbeamed ones; in a bracket (`┌╌3╌┐`, `└╌3╌┘` under
+    /// the group) where the score prints one, or, when it does not say, where the group is not
+    /// beamed.
     mutating func paintTuplets() {
         for group in tupletGroups() {
             guard let first = group.first, let last = group.last, let t = first.tuplet,
@@ -729,9 +738,25 @@ struct Painter {
                 let span = c.duration.value.hasStem ? stemSpan(c, tipRow: nil).to : (up ? headRows(c).top - 1 : headRows(c).bottom + 1)
                 tip = up ? min(tip, span) : max(tip, span)
             }
-            let y = beamed ? tip : tip + (up ? -1 : 1)
-            let x = (first.column + last.column) / 2 + (first.column == last.column ? 1 : 0)
-            text(digits, x: x, y: max(0, min(height - 1, y)), .beam)
+            let bracketed = t.bracket ?? !beamed
+            let y = max(0, min(height - 1, beamed && !bracketed ? tip : tip + (up ? -1 : 1)))
+            // The tuplet's rests count in the group: within its time before or after the chords.
+            let tpq = max(1, score.ticksPerQuarter)
+            let span = t.normal * NoteDuration(first.duration.value).ticks(tpq: tpq)
+            let used = last.tick - first.tick
+            let rests = system.rests.filter { $0.staff == first.staff && $0.tuplet == t && $0.tick > first.tick - (span - used) && $0.tick < first.tick + span }
+            let left = min(first.column, rests.map(\.column).min() ?? first.column)
+            let right = max(last.column, rests.map(\.column).max() ?? last.column)
+            let x = (left + right) / 2 + (left == right ? 1 : 0)
+            if bracketed {
+                // From the first head to past the last, over the number's row, where nothing is drawn.
+                let x0 = left, x1 = max(right + 1, x + digits.unicodeScalars.count)
+                for c in x0...x1 where [Ink.blank, .staffLine].contains(cell(c, y).ink) {
+                    // Dashed, so a bracket is not read as a beam.
+                    put(c, y, c == x0 ? (up ? "┌" : "└") : (c == x1 ? (up ? "┐" : "┘") : "╌"), .beam)
+                }
+            }
+            text(digits, x: x, y: y, .beam)
         }
     }
 

@@ -17,6 +17,28 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
     public var notes: [NoteRecord]
     /// Dynamic marks the score prints, in time order.
     public var dynamics: [DynamicRecord] = []
+    /// Hairpins, slurs and pedal marks, in time order, each once (where it starts).
+    public var spans: [SpanRecord] = []
+
+    public struct SpanRecord: Codable, Sendable, Equatable {
+        /// "crescendo", "diminuendo", "slur" or "pedal".
+        public var kind: String
+        /// "treble"/"bass": the staff it is drawn by.
+        public var staff: String
+        /// Printed bar and quarters from its start, of the start and of the end.
+        public var bar: Int
+        public var beat: Double
+        public var endBar: Int
+        public var endBeat: Double
+        public var tick: Int
+        public var endTick: Int
+        /// Pedal changes inside (up and down again at once).
+        public var changes: Int
+        /// Where it is drawn in the system it starts in.
+        public var system: Int
+        public var fromColumn: Int
+        public var toColumn: Int
+    }
 
     public struct DynamicRecord: Codable, Sendable, Equatable {
         /// Printed bar number, quarters from its start, "treble"/"bass", e.g. "mf".
@@ -154,6 +176,20 @@ public struct ScoreDocument: Codable, Sendable, Equatable {
                 let beat = Double(m.tick - (bar?.startTick ?? m.tick)) / tpq
                 dynamics.append(DynamicRecord(bar: bar?.displayNumber ?? 0, beat: (beat * 1000).rounded() / 1000, staff: m.staff.rawValue,
                                               mark: m.mark, column: m.column, system: s.index, tick: m.tick))
+            }
+        }
+        let allBars = Dictionary(score.systems.flatMap { $0.bars.map { ($0.index, $0) } }, uniquingKeysWith: { a, _ in a })
+        func place(_ tick: Int, _ index: Int) -> (bar: Int, beat: Double) {
+            let bar = allBars[index]
+            return (bar?.displayNumber ?? 0, (Double(tick - (bar?.startTick ?? tick)) / tpq * 1000).rounded() / 1000)
+        }
+        var seen = Set<String>()
+        for s in score.systems {
+            for p in s.spans where seen.insert("\(p.kind.rawValue):\(p.staff.rawValue):\(p.startTick):\(p.endTick)").inserted {
+                let start = place(p.startTick, p.barIndex), end = place(p.endTick, p.endBarIndex)
+                spans.append(SpanRecord(kind: p.kind.rawValue, staff: p.staff.rawValue, bar: start.bar, beat: start.beat, endBar: end.bar,
+                                        endBeat: end.beat, tick: p.startTick, endTick: p.endTick, changes: p.changes.count, system: s.index,
+                                        fromColumn: p.fromColumn, toColumn: p.toColumn))
             }
         }
     }

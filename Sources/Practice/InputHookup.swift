@@ -56,6 +56,7 @@ public final class InputHookup: @unchecked Sendable {
             gestureKeys = keys
             onGesture = handler
         }
+        jack?.mute(keys: keys)  // the JACK callback echoes by itself: it must skip them too
     }
 
     /// Whether Etude sounds what the learner plays (`--echo`): off when the instrument sounds

@@ -1,18 +1,21 @@
 import Judge
 import Lesson
+import MIDIFile
 
 /// What play mode and `etude judge` share to judge a pass: the expected notes of a pass laid
 /// out by a `PassSchedule` (with the dynamics the lesson marks), and the ear's notes placed in
 /// the lesson's printed bars.
 public enum PassJudging {
-    /// A lesson marks dynamics when the velocities of its notes differ by at least this many
-    /// steps: the readers turn MusicXML `<dynamics>` and ABC `!p!`/`!f!` into velocities (one
-    /// dynamic step is 12–16), and a MIDI lesson's own contrasts count the same way. A lesson
-    /// played at one velocity throughout has no dynamics, so no loudness verdicts.
+    /// A lesson whose score prints dynamics (marks or hairpins: `Lesson.markedDynamics`, the
+    /// same the staff draws) is judged by them. A lesson without (a MIDI file) marks dynamics
+    /// when the velocities of its notes differ by at least this many steps (one dynamic step is
+    /// 12–16): its own contrasts. A lesson played at one velocity throughout has no dynamics,
+    /// so no loudness verdicts.
     public static let dynamicContrast = 12
 
-    /// True when `lesson` marks dynamics (see `dynamicContrast`).
+    /// True when `lesson` marks dynamics (printed, or see `dynamicContrast`).
     public static func hasDynamics(_ lesson: Lesson) -> Bool {
+        if !lesson.markedDynamics.isEmpty { return true }
         var low = 127, high = 0
         for n in lesson.notes {
             let v = Int(n.velocity)
@@ -25,11 +28,38 @@ public enum PassJudging {
 
     /// The practised notes of `schedule` as Judge expects them, times in pass seconds.
     public static func expected(_ schedule: PassSchedule, lesson: Lesson, dynamics: Bool) -> [ExpectedNote] {
-        schedule.notes.filter { $0.cue.practised }.map { n in
-            let marked = dynamics && lesson.notes.indices.contains(n.cue.index) ? Int(lesson.notes[n.cue.index].velocity) : nil
+        let printed = dynamics ? lesson.markedDynamics : nil
+        return schedule.notes.filter { $0.cue.practised }.map { n in
+            var marked = dynamics && lesson.notes.indices.contains(n.cue.index) ? Int(lesson.notes[n.cue.index].velocity) : nil
+            // The score's marks, as drawn, when it prints any; else the lesson's own velocities.
+            let at = lesson.notes.indices.contains(n.cue.index) ? printed?.at(track: lesson.notes[n.cue.index].track, tick: n.cue.startTick) : nil
+            if let at { marked = at.velocity }
             return ExpectedNote(id: n.cue.index, pitch: Int(n.cue.pitch), time: n.start, duration: n.end - n.start,
-                                part: n.cue.part.key, section: lesson.sectionIndex(atTick: n.cue.startTick), marked: marked)
+                                part: n.cue.part.key, section: lesson.sectionIndex(atTick: n.cue.startTick), marked: marked, dynamic: at?.name)
+        }.map { articulated($0, lesson: lesson) }
+    }
+
+    /// A note with the articulation its score prints (`etude:marks`, from MusicXML or ABC):
+    /// staccato (and staccatissimo) or tenuto, which change how long it should be held. A
+    /// staccato note is judged against its written value (`etude:value`, when the reader
+    /// shortened its sound), so "held past 60 % of the value" means the value written.
+    static func articulated(_ note: ExpectedNote, lesson: Lesson) -> ExpectedNote {
+        let marksByNote = lesson.annotations.articulations
+        guard !marksByNote.isEmpty, lesson.notes.indices.contains(note.id) else { return note }
+        let n = lesson.notes[note.id]
+        let key = Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))
+        guard let marks = marksByNote[key] else { return note }
+        var out = note
+        if marks.contains(.staccato) || marks.contains(.staccatissimo) {
+            out.articulation = .staccato
+            let sounding = n.endTick - n.startTick
+            if let written = lesson.annotations.values[key]?.ticks, sounding > 0, written > sounding {
+                out.duration = note.duration * Double(written) / Double(sounding)
+            }
+        } else if marks.contains(.tenuto) {
+            out.articulation = .tenuto
         }
+        return out
     }
 
     /// Places each note in its printed bar and beat (1 = the bar's first beat, 1.5 halfway to

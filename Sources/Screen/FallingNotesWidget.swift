@@ -52,7 +52,8 @@ public struct FallingNotesWidget: Sendable {
             let r0 = max(0, Int(max(0, note.start) / dt))
             var r1 = min(height - 1, Int((min(note.end, lookahead) / dt).rounded(.up)) - 1)
             if r1 < r0 { r1 = r0 }
-            let style: Style = mono ? Style() : Style(bg: theme.color(note.role))
+            let fill = note.verdict.map { theme.verdictColor($0) } ?? theme.color(note.role)
+            let style: Style = mono ? Style() : Style(bg: fill)
             let glyph: Unicode.Scalar = mono ? theme.glyph(note.role) : " "
             for r in r0...r1 {
                 let sy = y + height - 1 - r
@@ -63,14 +64,19 @@ public struct FallingNotesWidget: Sendable {
             if r1 > r0 && !mono {
                 if Double(r1) * dt + dt * 0.5 >= note.end {
                     let sy = y + height - 1 - r1
-                    for c in cols { buffer.put(c, sy, "▄", Style(fg: theme.color(note.role))) }
+                    for c in cols { buffer.put(c, sy, "▄", Style(fg: fill)) }
                 }
                 if note.start - Double(r0) * dt >= dt * 0.5 {
                     let sy = y + height - 1 - r0
-                    for c in cols { buffer.put(c, sy, "▀", Style(fg: theme.color(note.role))) }
+                    for c in cols { buffer.put(c, sy, "▀", Style(fg: fill)) }
                 }
             }
-            if model.showFingers, let f = note.finger, (1...5).contains(f), note.start >= 0,
+            if let v = note.verdict, note.start >= 0 {
+                // The verdict's glyph on the note's first row: it reads without colour.
+                let sy = y + height - 1 - r0
+                let vstyle = mono ? Style(attributes: [.reverse, .bold]) : Style(fg: .rgb(0, 0, 0), bg: fill, attributes: .bold)
+                buffer.put(cols.lowerBound, sy, v.glyph, vstyle)
+            } else if model.showFingers, let f = note.finger, (1...5).contains(f), note.start >= 0,
                let digit = Unicode.Scalar(UInt32(0x30 + f)) {
                 let sy = y + height - 1 - r0
                 let fstyle = mono ? Style(attributes: [.reverse, .bold]) : Style(fg: .rgb(0, 0, 0), bg: theme.color(note.role), attributes: .bold)
@@ -126,6 +132,10 @@ public struct StatusBarWidget: Sendable {
         if s.silent {
             // Said where the learner looks, not only once on stderr.
             x += buffer.text(StatusBarWidget.silentMarker, x: x, y: y, style: theme.messageStyle, maxWidth: max(0, width - rightWidth - 4 - x))
+        }
+        if let listening = s.listening {
+            // The microphone's honest limit (issue 30), first: it says why notes are not heard.
+            x += buffer.text(listening + " · ", x: x, y: y, style: theme.messageStyle, maxWidth: max(0, width - rightWidth - 4 - x))
         }
         if let echo = s.echo {
             // Whether Etude sounds the learner's notes (issue 24), before the title so 80 columns keep it.

@@ -56,13 +56,16 @@ public struct FallingNote: Sendable, Equatable {
     public var role: NoteRole
     /// 1–5 when the lesson carries fingering and finger display is on.
     public var finger: Int?
+    /// After a pass: how the note was judged (its glyph and colour), nil before.
+    public var verdict: VerdictMark?
 
-    public init(pitch: Int, start: Double, end: Double, role: NoteRole, finger: Int? = nil) {
+    public init(pitch: Int, start: Double, end: Double, role: NoteRole, finger: Int? = nil, verdict: VerdictMark? = nil) {
         self.pitch = pitch
         self.start = start
         self.end = end
         self.role = role
         self.finger = finger
+        self.verdict = verdict
     }
 }
 
@@ -132,6 +135,9 @@ public struct StatusInfo: Sendable, Equatable {
     public var waiting: String?
     /// `echo on` / `echo off` when the learner plays a MIDI instrument (nil: not shown).
     public var echo: String?
+    /// A microphone's signal the listener cannot trust ("mic too quiet", "mic clipped", "mic too
+    /// noisy"): said where the learner looks rather than scored as misses (nil: nothing to say).
+    public var listening: String?
 
     public init(title: String = "", playing: Bool = false, bar: Int = 1, beat: Int = 1, bars: Int = 1,
                 bpm: Double = 120, tempoPercent: Int = 100, hand: String = "both", otherHand: String = "play",
@@ -186,6 +192,8 @@ public struct ResultsInfo: Sendable, Equatable {
     public var earLine: String?
     /// Where it went wrong, a line per bar ("bar 9: D4 short, E4 loud").
     public var review: [String]
+    /// The pass can be reviewed bar by bar: the panel says which key opens it.
+    public var reviewKey: String? = nil
 
     public init(title: String = "Results", figures: ScoreFigures, offsetMs: Double = 0, timingHint: String? = nil,
                 speedTrainer: String? = nil, secondsPerChord: Double? = nil, earLine: String? = nil, review: [String] = []) {

@@ -6,6 +6,11 @@ public enum PracticeKeys {
     public struct Entry: Sendable, Equatable {
         public let keys: String
         public let action: String
+        /// An entry a command adds (e.g. `--gestures`' keys on the instrument).
+        public init(keys: String, action: String) {
+            self.keys = keys
+            self.action = action
+        }
     }
 
     public static let controls: [Entry] = [
@@ -37,11 +42,21 @@ public enum PracticeKeys {
     public static let modes: [Entry] = [
         Entry(keys: "M", action: "mode: watch / wait / play / memory (F6)"),
         Entry(keys: "W", action: "loop the weakest section (F9)"),
-        Entry(keys: "r", action: "save the last pass as .mid"),
+        Entry(keys: "r  Enter", action: "last pass: save as .mid / review"),
     ]
 
     /// What the help lists on the practice screen.
     public static let all = controls + piano + modes
+
+    /// The review of a pass (Enter on the results panel): its keys, then what each mark means.
+    public static let review: [Entry] = [
+        Entry(keys: "→  n", action: "next bar"),
+        Entry(keys: "←  p", action: "previous bar"),
+        Entry(keys: "Home", action: "first bar with a mistake"),
+        Entry(keys: "v", action: "view: falling notes / staff / both"),
+        Entry(keys: "Esc  Enter", action: "back to the results"),
+        Entry(keys: "q", action: "quit"),
+    ] + VerdictMark.allCases.map { Entry(keys: String(Character($0.glyph)), action: $0.meaning) }
 
     /// The same screen as a step of `etude routine run`: → moves to the next entry and q ends
     /// the routine.
@@ -182,11 +197,11 @@ public struct ResultsPanel: Sendable {
     }
 
     public func draw(into buffer: inout CellBuffer, results: ResultsInfo) {
-        let lines = ResultsPanel.lines(results) + ["", "any key continues"]
+        let lines = ResultsPanel.lines(results) + [""] + (results.reviewKey.map { ["\($0) reviews the pass bar by bar"] } ?? []) + ["any key continues"]
         let w = (lines.map { CellBuffer.width(of: $0) }.max() ?? 20) + 6
         let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: results.title, width: max(w, 30), height: lines.count + 2)
         for (i, l) in lines.enumerated() {
-            let scoreRow = lines.count - 3 - (results.speedTrainer == nil ? 0 : 1)
+            let scoreRow = lines.count - 3 - (results.speedTrainer == nil ? 0 : 1) - (results.reviewKey == nil ? 0 : 1)
             buffer.text(l, x: bx + 3, y: by + 1 + i, style: i == scoreRow ? theme.panelTitle : theme.panelStyle, maxWidth: max(w, 30) - 4)
         }
     }

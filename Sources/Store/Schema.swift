@@ -310,6 +310,21 @@ public enum Schema {
                 );
                 """)
         }
+        // v11: a microphone's set-up per source (`etude calibrate --input audio`): the room's
+        // noise, the piano's level, the detection latency and its partial profiles (JSON).
+        m.registerMigration("v11-audio-calibration") { db in
+            try db.execute(sql: """
+                CREATE TABLE audioCalibration (
+                    device TEXT PRIMARY KEY NOT NULL,
+                    noiseFloor DOUBLE NOT NULL,
+                    playedLevel DOUBLE NOT NULL,
+                    latency DOUBLE NOT NULL,
+                    templates TEXT NOT NULL,
+                    keys INTEGER NOT NULL,
+                    calibratedAt DATETIME NOT NULL
+                );
+                """)
+        }
         return m
     }()
 }

@@ -32,13 +32,13 @@ public final class FluidSynthEngine: @unchecked Sendable {
             case .number(let v): ok = etude_fs_set_num(h, name, v)
             case .string(let v): ok = etude_fs_set_str(h, name, v)
             }
+            // No etude_fs_free here: every property is set, so deinit frees the handle (freeing it
+            // here too was a double free that crashed on a refused setting).
             if ok == 0 {
-                etude_fs_free(h)
                 throw SynthError("FluidSynth rejected setting \(name)=\(value)")
             }
         }
         guard etude_fs_start_synth(h) != 0 else {
-            etude_fs_free(h)
             throw SynthError("FluidSynth could not create a synthesizer (see --verbose)")
         }
     }

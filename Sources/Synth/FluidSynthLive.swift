@@ -29,6 +29,9 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
         public var bufferTargetMilliseconds: Double? = Options.defaultBufferMilliseconds
         public var reverb = true
         public var chorus = true
+        /// On PulseAudio: try smaller buffers while none underruns (the default buffer); a
+        /// buffer the learner gave only grows on underruns (see `BufferSteps`).
+        public var probesDown = true
         public init() {}
 
         /// Output buffer length in milliseconds (period size × periods).
@@ -88,6 +91,11 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
     public var driver: String? { route.driver }
     /// Etude's JACK client while it renders this synth; nil otherwise (or once its server went).
     public var jack: JackClient? { route.jack }
+    /// Every change of the PulseAudio buffer, as a line (`--verbose`).
+    public var onBufferChange: (@Sendable (String) -> Void)? {
+        get { route.withLock { route.bufferLog } }
+        set { route.withLock { route.bufferLog = newValue } }
+    }
     /// Called once with one line when the sound moves to another driver (the JACK server stopped).
     public var onNotice: (@Sendable (String) -> Void)? {
         get { route.withLock { route.notice } }
@@ -99,24 +107,42 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
         self.options = options
         engine = try Self.engine(rate: rate, options: options)
         try engine.loadSoundFont(soundFont, onSlow: onSlowLoad)
-        let (driver, jack) = Self.start(engine, drivers: options.drivers)
+        let (driver, jack) = Self.start(engine, drivers: options.drivers, pulse: pulse, options: options)
         route.set(driver: driver, jack: jack)
         if let jack {
             watchServer(jack)
+        } else if let stream = pulse.stream {
+            waitForAudioToFlow { stream.renderedFrames }
+            let route = self.route
+            stream.watch(notice: { line in route.withLock { route.notice }?(line) },
+                         log: { line in route.withLock { route.bufferLog }?(line) })
         } else if driver != nil {
-            waitForAudioToFlow()
+            waitForAudioToFlow { UInt64(self.engine.renderedFrames) }
         }
     }
+
+    /// Etude's own PulseAudio stream while it plays the synth (driver `pulseaudio`).
+    private let pulse = PulseBox()
+    /// The PulseAudio stream playing the synth, nil with any other driver.
+    public var pulseStream: PulseStream? { pulse.stream }
 
     deinit {
         // The JACK callback must let go of the synth before the engine frees it.
         route.jack?.attach(synth: nil)
+        pulse.stream?.close()  // and the PulseAudio stream's
     }
 
     /// Opens the first driver of `drivers` that works: `jack` is Etude's own client (when a server
     /// answers at the synth's rate), any other name FluidSynth's driver of that name.
-    static func start(_ engine: FluidSynthEngine, drivers: [String]) -> (String?, JackClient?) {
+    static func start(_ engine: FluidSynthEngine, drivers: [String], pulse: PulseBox? = nil, options: Options? = nil) -> (String?, JackClient?) {
         for name in drivers {
+            // PulseAudio (or PipeWire's pulse server): Etude's own stream, which counts underruns.
+            if name == "pulseaudio", let pulse, let options, let synth = engine.synthPointer,
+               let stream = PulseStream(synth: synth, rate: engine.sampleRate, milliseconds: options.bufferMilliseconds(at: engine.sampleRate),
+                                        periods: options.periods, probesDown: options.probesDown) {
+                pulse.stream = stream
+                return (name, nil)
+            }
             if name == "jack" {
                 guard let client = try? JackClient.shared(), client.sampleRate == Int(engine.sampleRate) else { continue }
                 client.attach(synth: engine.synthPointer)
@@ -163,7 +189,9 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
         var result = AudioCheck(driver: nil, sampleRate: rate, periodSize: options.periodSize, periods: max(2, options.periods),
                                 tried: options.drivers)
         guard let engine = try? engine(rate: rate, options: options) else { return result }
-        let (driver, jack) = start(engine, drivers: options.drivers)
+        let pulse = PulseBox()
+        let (driver, jack) = start(engine, drivers: options.drivers, pulse: pulse, options: options)
+        pulse.stream?.close()
         result.driver = driver
         if let jack {
             jack.attach(synth: nil)
@@ -189,7 +217,9 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
 
     static func engine(rate: Double, options: Options) throws(SynthError) -> FluidSynthEngine {
         try FluidSynthEngine(sampleRate: rate, settings: [
-            "audio.period-size": .int(options.periodSize),
+            // FluidSynth's drivers take 64 frames or more (a smaller setting is refused); Etude's
+            // own PulseAudio stream and JACK client use the buffer as fitted.
+            "audio.period-size": .int(max(64, options.periodSize)),
             "audio.periods": .int(max(2, options.periods)),
             "synth.reverb.active": .int(options.reverb ? 1 : 0),
             "synth.chorus.active": .int(options.chorus ? 1 : 0),
@@ -201,11 +231,11 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
     /// A freshly opened stream (PulseAudio especially) can take a moment before it pulls the
     /// first period; notes dispatched before that would be shortened. Wait until FluidSynth has
     /// rendered a few periods (at most 2 s — a stuck device must not hang Etude).
-    private func waitForAudioToFlow() {
-        let start = engine.renderedFrames
-        let target = UInt32(options.periodSize * max(2, options.periods) * 2)
+    private func waitForAudioToFlow(_ rendered: () -> UInt64) {
+        let start = rendered()
+        let target = UInt64(options.periodSize * max(2, options.periods) * 2)
         let deadline = MonotonicClock.seconds() + 2
-        while engine.renderedFrames &- start < target && MonotonicClock.seconds() < deadline {
+        while rendered() &- start < target && MonotonicClock.seconds() < deadline {
             usleep(2_000)
         }
         audioStartup = MonotonicClock.seconds() - (deadline - 2)
@@ -249,11 +279,14 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
     public var outputLatency: Double {
         let (driver, jack) = route.current
         if let jack { return jack.outputLatencySeconds }
+        if let stream = pulse.stream { return stream.bufferMilliseconds / 1000 }
         return driver == nil ? 0 : options.bufferMilliseconds(at: engine.sampleRate) / 1000
     }
 
     /// Remembers the client whose `midi_out` the lesson goes to: `close` silences it too.
     func routeMIDIOut(_ client: JackClient) { route.withLock { route.midiOut = client } }
+    /// The same for an ALSA sequencer port (`--midi-out` without JACK).
+    func routeALSA(_ out: ALSAMIDIOut) { route.withLock { route.alsaOut = out } }
 
     /// All notes off (on `etude:midi_out` too, when the lesson went there), then the driver is
     /// stopped (joins its thread; never hangs on exit). A JACK client lets go of the synth (the
@@ -265,13 +298,31 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
             out.allNotesOff(to: .midiOut)
             out.waitCycles(2, timeout: 0.2)
         }
+        if let alsa = route.withLock({ route.alsaOut }) {
+            alsa.allNotesOff()
+            alsa.close()
+        }
         if let jack {
             jack.allNotesOff(to: .synth)
             jack.waitCycles(2, timeout: 0.2)
             jack.attach(synth: nil)
         }
         engine.allNotesOff()
+        if let stream = pulse.stream {
+            usleep(UInt32(min(0.2, stream.bufferMilliseconds / 1000) * 1_000_000))  // the notes-off reach the speakers
+            stream.close()
+        }
         engine.stopAudio()
+    }
+}
+
+/// The PulseAudio stream of one synth, set once when it opens.
+final class PulseBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: PulseStream?
+    var stream: PulseStream? {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
     }
 }
 
@@ -281,6 +332,8 @@ private final class Route: @unchecked Sendable {
     var driver: String?
     var jack: JackClient?
     var midiOut: JackClient?
+    var alsaOut: ALSAMIDIOut?
+    var bufferLog: (@Sendable (String) -> Void)?
     var notice: (@Sendable (String) -> Void)?
 
     func withLock<T>(_ body: () -> T) -> T { lock.withLock(body) }

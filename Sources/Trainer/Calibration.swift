@@ -178,6 +178,8 @@ public struct Calibrator: Sendable {
         guard Calibration.beatRange.contains(beats) else {
             throw EtudeFailure("--beats \(beats): give \(Calibration.beatRange.lowerBound)–\(Calibration.beatRange.upperBound) beats (the first \(Calibration.ignoredBeats) count you in)")
         }
+        // A microphone is set up, not tapped: the room, the level, a few keys (`AudioSetup`).
+        if case .audio(let source) = InputSpec(input) { return try AudioCalibrator(source: source, library: library).run() }
         let onScreen = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         if InputSpec(input) == .computerKeyboard && isatty(STDIN_FILENO) != 1 { throw Self.nothingToTapWith }
         // The library first: a database that cannot be written is one line before any sound; then
@@ -257,15 +259,18 @@ public struct Calibrator: Sendable {
     /// `etude calibrate --show`: every stored offset, one line each.
     public static func show(library: Library) throws -> String {
         let offsets = try library.withStore(scan: false) { try $0.inputOffsets() }
-        guard !offsets.isEmpty else {
-            return "No input calibrated yet: `etude calibrate` measures the computer keyboard, `etude calibrate --input midi` a MIDI keyboard.\n"
+        let microphones = try AudioSetup.showLines(library: library)
+        guard !offsets.isEmpty || !microphones.isEmpty else {
+            return "No input calibrated yet: `etude calibrate` measures the computer keyboard, `etude calibrate --input midi` a MIDI keyboard, `etude calibrate --input audio` sets up a microphone.\n"
         }
-        let width = min(48, offsets.map { CellBuffer.width(of: InputDevice.description($0.device)) }.max() ?? 0)
+        let rows = offsets.map { o in
+            (InputDevice.description(o.device), "offset \(Int(saturating: o.offsetMs.rounded())) ms, spread \(Int(saturating: o.spreadMs.rounded())) ms", o.calibratedAt)
+        } + microphones
+        let width = min(48, rows.map { CellBuffer.width(of: $0.0) }.max() ?? 0)
         var out = ""
-        for o in offsets {
-            let name = InputDevice.description(o.device)
+        for (name, text, date) in rows {
             let pad = String(repeating: " ", count: max(0, width - CellBuffer.width(of: name)))
-            out += "\(name)\(pad)  offset \(Int(saturating: o.offsetMs.rounded())) ms, spread \(Int(saturating: o.spreadMs.rounded())) ms  (\(Listing.date(o.calibratedAt)))\n"
+            out += "\(name)\(pad)  \(text)  (\(Listing.date(date)))\n"
         }
         return out
     }
@@ -273,6 +278,11 @@ public struct Calibrator: Sendable {
     /// `etude calibrate --reset [INPUT]`: forgets one device's offset; the line saying so.
     public static func reset(_ reference: String, library: Library) throws -> String {
         try library.withStore(scan: false) { s in
+            // A microphone's set-up, by its source as --input or --show names it.
+            if let mic = try s.audioCalibrations().first(where: { $0.device == reference || InputDevice.description($0.device) == reference
+                || $0.device == InputDevice.name(input: reference) }), try s.deleteAudioCalibration(device: mic.device) {
+                return "cleared the set-up of \(InputDevice.description(mic.device))\n"
+            }
             let stored = try s.inputOffsets()
             // A name as --show prints it or as stored, else what --input TEXT would open.
             let device = stored.first(where: { $0.device == reference || InputDevice.description($0.device) == reference })?.device

@@ -8,14 +8,20 @@ import Store
 /// metronome sound either way. The choice is remembered per input device (like the calibrated
 /// offset) and asked once, on a terminal, the first time a MIDI instrument is used.
 public enum EchoChoice {
-    /// `--echo` checked: nil when not given, one line for anything but on/off.
-    public static func parse(_ text: String?) throws -> Bool? {
-        guard let text else { return nil }
-        switch text.lowercased() {
-        case "on", "yes", "true": return true
-        case "off", "no", "false": return false
-        default: throw EtudeFailure("--echo \(safe(text)): use on (Etude sounds your notes) or off (your instrument does)")
+    /// `--echo on|off` as typed, checked where it is typed.
+    public struct Setting: Equatable, Sendable, CustomStringConvertible {
+        public static let names = ["on", "off"]
+        public let on: Bool
+
+        public init(parsing text: String) throws(OptionProblem) {
+            switch text.lowercased() {
+            case "on", "yes", "true": on = true
+            case "off", "no", "false": on = false
+            default: throw OptionProblem(text, "use on (Etude sounds your notes) or off (your instrument does)")
+            }
         }
+
+        public var description: String { on ? "on" : "off" }
     }
 
     /// Decides the echo for an opened input and switches the hookup to it: `explicit` (and

@@ -21,13 +21,19 @@ public final class KeyLights: @unchecked Sendable {
         return Set(state.notes.filter { $0.practised && $0.start - lead <= 0 && $0.end > 0 }.map(\.pitch))
     }
 
-    /// `--lights` checked: a MIDI channel 1–16 (one line otherwise).
-    public static func channel(_ text: String?) throws -> Int? {
-        guard let text else { return nil }
-        guard let c = Int(text.trimmingCharacters(in: .whitespaces)), (1...16).contains(c) else {
-            throw EtudeFailure("--lights \(safe(text)): give the MIDI channel your keyboard's lights listen on, 1–16")
+    /// `--lights CHANNEL` as typed: a MIDI channel 1–16, checked where it is typed.
+    public struct Channel: Equatable, Sendable, CustomStringConvertible {
+        /// 0–15, as the MIDI status byte counts.
+        public let index: Int
+
+        public init(parsing text: String) throws(OptionProblem) {
+            guard let c = Int(text.trimmingCharacters(in: .whitespaces)), (1...16).contains(c) else {
+                throw OptionProblem(text, "give the MIDI channel your keyboard's lights listen on, 1–16")
+            }
+            index = c - 1
         }
-        return c - 1
+
+        public var description: String { "\(index + 1)" }
     }
 
     private let client: JackClient

@@ -77,24 +77,11 @@ public enum LessonFit {
     /// The learner's keyboard on `input`: `--keys`/`--range` (and `--fit octave`) as given, then
     /// remembered for the device; else the one remembered for it; else none (every key).
     /// `remember` stores what was given for the device (called once the plan has been checked).
-    public static func keyboard(keys: String?, range: String?, fit: String?, input: String,
+    public static func keyboard(keys: KeyboardKeysArgument?, range: KeyboardRangeArgument?, fit: OctaveFit?, input: String,
                                 library: Library?) throws -> (keyboard: KeyboardRange?, fitOctave: Bool, remember: () -> Void) {
-        if keys != nil && range != nil { throw EtudeFailure("--keys \(safe(keys ?? "")) and --range \(safe(range ?? "")) both given: use one of them") }
-        var fitOctave: Bool?
-        if let fit {
-            switch fit.lowercased() {
-            case "octave", "octaves": fitOctave = true
-            case "none", "off": fitOctave = false
-            default: throw EtudeFailure("--fit \(safe(fit)): use octave (move a hand that fits your keys by octaves) or none")
-            }
-        }
-        var given: KeyboardRange?
-        do {
-            if let keys { given = try KeyboardRange.keys(keys) }
-            if let range { given = try KeyboardRange.range(range) }
-        } catch {
-            throw EtudeFailure(error.worded { "--\($0.rawValue) \($1)" })
-        }
+        if let keys, let range { throw EtudeFailure("--keys \(keys) and --range \(range) both given: use one of them") }
+        let fitOctave = fit.map { $0 == .octave }
+        let given = keys?.keyboard ?? range?.keyboard
         let device = InputDevice.name(input: input)
         let store = library.flatMap { try? $0.openStore() }
         let stored = device.flatMap { d in try? store?.keyboard(device: d) }
@@ -125,7 +112,7 @@ public enum LessonFit {
     }
 
     /// `keyboard` then `apply`, the notices on stderr (before a screen opens): one call per command.
-    public static func fitKeyboard(_ opened: inout OpenedLesson, plan: inout PracticePlan, keys: String?, range: String?, fit: String?,
+    public static func fitKeyboard(_ opened: inout OpenedLesson, plan: inout PracticePlan, keys: KeyboardKeysArgument?, range: KeyboardRangeArgument?, fit: OctaveFit?,
                                    input: String, library: Library?) throws {
         let (keyboard, octave, remember) = try self.keyboard(keys: keys, range: range, fit: fit, input: input, library: library)
         let lines = apply(keyboard, fitOctave: octave, to: &opened, plan: &plan)

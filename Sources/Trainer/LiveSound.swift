@@ -28,24 +28,16 @@ public struct LiveSound: Sendable {
     /// `--gestures`: hands-free commands from keys outside the lesson (nil: off).
     public var gestures: Gestures?
 
-    /// These settings with the instrument options a command was given, each checked (one line
-    /// for a bad value): `--echo`, `--sound`, `--midi-out`, `--lights`, `--gestures`.
-    public func instrument(echo: String?, sound: String?, midiOut: String?, lights: String?, gestures: String?) throws -> LiveSound {
+    /// These settings with the instrument options a command was given (each checked where it
+    /// was typed): `--echo`, `--sound`, `--midi-out`, `--lights`, `--gestures`.
+    public func instrument(echo: EchoChoice.Setting?, sound: LessonSound?, midiOut: String?, lights: KeyLights.Channel?,
+                           gestures: Gestures.Setting?) -> LiveSound {
         var s = self
-        s.echo = try EchoChoice.parse(echo)
-        s.lessonSound = try Self.lessonSound(sound)
+        s.echo = echo?.on
+        s.lessonSound = sound
         s.midiOut = midiOut
-        s.lights = try KeyLights.channel(lights)
-        s.gestures = try Gestures.parse(gestures)
-        return s
-    }
-
-    /// `--sound` checked: one line naming the choices.
-    public static func lessonSound(_ text: String?) throws -> LessonSound? {
-        guard let text else { return nil }
-        guard let s = LessonSound(rawValue: text.lowercased()) else {
-            throw EtudeFailure("--sound \(safe(text)): use synth (Etude's sound), instrument (your instrument, through etude:midi_out) or both")
-        }
+        s.lights = lights?.index
+        s.gestures = gestures?.gestures
         return s
     }
 
@@ -103,6 +95,8 @@ public struct LiveSound: Sendable {
         if let periods { options.periods = periods }
         options.sampleRate = rate.map(Double.init)
         if let bufferMilliseconds { options.bufferTargetMilliseconds = bufferMilliseconds }
+        // A buffer the learner chose only grows on underruns; the default looks for the smallest.
+        options.probesDown = periodSize == nil && bufferMilliseconds == nil
         return options
     }
 
@@ -115,6 +109,10 @@ public struct LiveSound: Sendable {
 
     /// Opens the synth. Without an audio device it warns once (stderr) and stays silent.
     public func open() throws -> FluidSynthLive {
+        if let midiOut {  // nowhere to send the lesson: one line before the synth loads
+            do { try FluidSynthLive.checkReachable(midiOut: midiOut) } catch { throw EtudeFailure(error.message) }
+        }
+        if lights != nil { _ = try keyLights() }  // the same for key lights without a JACK server
         let font = try Self.soundFont(soundfont)
         let live: FluidSynthLive
         do {
@@ -125,8 +123,10 @@ public struct LiveSound: Sendable {
             Self.flushLog(verbose: verbose)
             throw EtudeFailure("\(error.message); \(SoundFontLocator.installHint)")
         }
-        // The JACK server stopping mid-lesson: one line (the practice screen shows it instead).
+        // The JACK server stopping mid-lesson, or the PulseAudio buffer growing: one line (the
+        // practice screen shows it instead).
         live.onNotice = { Console.error("etude: \($0)") }
+        if verbose { live.onBufferChange = { Console.error($0) } }
         if let warning = live.warning {
             Self.warnOnce(warning)
         } else if verbose, let driver = live.driver {

@@ -199,3 +199,57 @@ extension PitchRange {
     /// `C3-C6`, `F#2-Bb4` or MIDI numbers (the quiz's words for what is wrong).
     public init(parsing text: String) throws(QuizError) { self = try PitchRange.parse(text) }
 }
+
+extension LessonSound: CustomStringConvertible {
+    /// `--sound synth|instrument|both`.
+    public init(parsing text: String) throws(OptionProblem) {
+        guard let s = LessonSound(rawValue: text.lowercased()) else {
+            throw OptionProblem(text, "use synth (Etude's sound), instrument (your instrument, through etude:midi_out) or both")
+        }
+        self = s
+    }
+
+    public var description: String { rawValue }
+}
+
+/// `--bpm N`: the tempo the lesson's first tempo becomes, in beats per minute (positive).
+public struct BeatsPerMinute: Equatable, Sendable, CustomStringConvertible {
+    public let value: Double
+
+    public init(parsing text: String) throws(OptionProblem) {
+        guard let v = Double(text.trimmingCharacters(in: .whitespaces)), v > 0, v.isFinite else {
+            throw OptionProblem(text, "give a positive number of beats per minute, e.g. 60")
+        }
+        value = v
+    }
+
+    public var description: String { NumberText.short(value) }
+}
+
+extension OptionRefusals {
+    /// `--offset -12` as `--offset=-12`: the parser would take `-12` for short options, yet an
+    /// input offset can be negative and a mistyped `--tempo -5%` deserves the tempo's own
+    /// message. No Etude option takes a negative number as a separate argument otherwise.
+    public static func negativeValuesJoined(_ arguments: [String]) -> [String] {
+        var out: [String] = []
+        var i = 0
+        while i < arguments.count {
+            let word = arguments[i]
+            if word == "--" { out += arguments[i...]; break }
+            if word.hasPrefix("--"), !word.contains("="), i + 1 < arguments.count, looksNegative(arguments[i + 1]) {
+                out.append(word + "=" + arguments[i + 1])
+                i += 2
+                continue
+            }
+            out.append(word)
+            i += 1
+        }
+        return out
+    }
+
+    static func looksNegative(_ word: String) -> Bool {
+        guard word.hasPrefix("-"), word.count > 1 else { return false }
+        let next = word[word.index(after: word.startIndex)]
+        return next.isNumber || next == "."
+    }
+}

@@ -28,18 +28,18 @@ public enum PerformanceJudge {
     /// `etude judge`: reads the lesson (a path) and the performance, judges, stores the pass in
     /// the library's history (a failure there is one line, the judgement is still printed) and
     /// prints the panel or, with `json`, the report object.
-    public static func run(lesson path: String, performance: String, hand: String, bars: String?, tempo: String?,
-                           fit: (transpose: String?, keys: String?, range: String?) = (nil, nil, nil), json: Bool,
-                           library: Library) throws {
+    public static func run(lesson path: String, performance: String, hand: PracticePlan.Hands, bars: BarsArgument?, tempo: TempoPercent?,
+                           fit: (transpose: Transposition.Request?, keys: KeyboardKeysArgument?, range: KeyboardRangeArgument?) = (nil, nil, nil),
+                           json: Bool, library: Library) throws {
         // As played: in its key (`--transpose`), on its keyboard (`--keys`/`--range`: notes off
         // it are not expected, as in practice); neither is remembered by a judgement.
-        let opened = try LessonFit.open(path, transpose: fit.transpose)
+        let opened = try LessonFit.open(path, transpose: fit.transpose?.text)
         var plan = PracticePlan()
         plan.keyboard = try LessonFit.keyboard(keys: fit.keys, range: fit.range, fit: nil, input: "keys", library: nil).keyboard
         do {
-            plan.hands = try PracticePlan.parseHands(hand)
-            if let bars { plan.bars = try PracticePlan.parseBars(bars, in: opened.lesson) }
-            if let tempo { plan.tempo = try PracticePlan.parseTempo(tempo) }
+            plan.hands = hand
+            if let bars { plan.bars = try PracticePlan.bars(bars, in: opened.lesson) }
+            if let tempo { plan.tempo = .percent(tempo.value) }
         } catch {
             throw EtudeFailure(error.worded { setting, value in "--\(setting.rawValue) \(value)" })
         }
@@ -158,7 +158,7 @@ public enum PerformanceJudge {
     }
 
     /// The panel printed for a judged recording: the summary lines, then each note that went
-    /// wrong ("bar 9 beat 2  D4 right  short (held 40%)").
+    /// wrong ("bar 9 beat 2  D4 right  short (held 40%)", "… soft (velocity 40, marked cresc)").
     public static func text(_ report: PassReport, title: String, percent: Double, lesson: Lesson) -> String {
         var lines = ["\(title) at \(TempoPercent.text(percent))%, judged"]
         lines += report.summaryLines { index in
@@ -178,7 +178,7 @@ public enum PerformanceJudge {
         var words = ["bar \(n.bar) beat \(NumberText.short(n.beat))", PitchName.name(n.pitch), n.hand]
         if n.onset != "hit" { words.append(n.onset + (n.timingMs.map { " \(Int($0.rounded())) ms" } ?? "")) }
         if let r = n.release, r != .ok { words.append("\(r.rawValue) (held \(Int(((n.heldRatio ?? 0) * 100).rounded()))%)") }
-        if let l = n.loudness, l != .ok { words.append("\(l.rawValue) (velocity \(n.velocity ?? 0))") }
+        if let l = n.loudness, l != .ok { words.append("\(l.rawValue) (velocity \(n.velocity ?? 0)\(n.dynamic.map { ", marked \($0)" } ?? ""))") }
         return words.joined(separator: "  ")
     }
 

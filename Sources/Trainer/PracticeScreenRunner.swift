@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import Judge
 import Lesson
+import Listening
 import MIDIFile
 import MIDIInput
 import Practice
@@ -69,10 +70,12 @@ public final class Instrument: @unchecked Sendable {
     }
 
     /// Opens `input`; an unknown port or unreadable device is one line. Notes sound on `output`.
-    public init(input: String, output: any SoundOutput) throws {
+    /// A microphone listens with the set-up `etude calibrate` stored for it in `library`.
+    public init(input: String, output: any SoundOutput, library: Library? = nil) throws {
         let box = InstrumentBox()
+        let setUp = AudioSetup.profile(input: input, library: library)
         do {
-            hookup = try InputHookup(spec: InputSpec(input), output: output, clock: MonotonicClock(),
+            hookup = try InputHookup(spec: InputSpec(input), output: output, clock: MonotonicClock(), listening: setUp ?? ListeningProfile(),
                                      onNote: { e in
                                          box.instrument?.session?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
                                      },
@@ -84,6 +87,7 @@ public final class Instrument: @unchecked Sendable {
         hookup.onPedal = { down, time in box.instrument?.session?.learnerPedal(down: down, at: time) }
         if let early = box.takeEarlyStatus() { status(early) }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
+        if hookup.isListening, let line = AudioSetup.notice(input: input, profile: setUp) { status(line) }
     }
 
     /// Wires the controller's piano keys to the computer keyboard.
@@ -189,7 +193,7 @@ public enum PracticeScreenRunner {
         let live = try sound.open()
         defer { live.close() }
         // The learner's instrument, before the screen opens (an unknown port is one line).
-        let instrument = try Instrument(input: playing.input, output: live)
+        let instrument = try Instrument(input: playing.input, output: live, library: playing.library)
         defer { instrument.stop() }
         live.onNotice = { instrument.status($0) }
         let echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
@@ -201,10 +205,7 @@ public enum PracticeScreenRunner {
         defer { lights?.clear() }
         if let gestures = sound.gestures {
             try gestures.check(lessonRange: opened.lesson.pitchRange)
-            let commands = GestureCommands(controller)
-            instrument.hookup.gestures(Set(gestures.keys.keys)) { pitch in
-                if let command = gestures.keys[pitch] { commands.give(command) }
-            }
+            gestures.route(instrument.hookup, to: controller)
         }
         // The runner thread (the one that plays the music) only emits each finished pass, whole,
         // into the session's outbox: the history rows and the `--report` line are written here,
@@ -224,12 +225,17 @@ public enum PracticeScreenRunner {
         session.loopName = loopName
         var shown = display
         shown.silent = LiveSound.silentNotice(live) != nil
-        shown.echo = echo
+        // A microphone is never echoed (its piano sounds itself): the header keeps the room for its signal.
+        shown.echo = instrument.hookup.isListening ? nil : echo
         shown.outputLatency = live.outputLatency
+        shown.gestureHelp = sound.gestures?.helpEntry
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             lights?.update(session.state())
             if endWhenFinished && session.isFinished { loop.stop() }
             takePasses()
+        }, decorate: { model in
+            // A microphone's signal it cannot trust is said in the header (issue 30).
+            model.status.listening = AudioSetup.headerWords(instrument.hookup.listeningSignal)
         })
         takePasses()
         history?.saveResume(outcome.resumePoint, mode: session.mode, loopName: session.loopName)
@@ -274,6 +280,11 @@ public enum PracticeScreenRunner {
                     if case .go(let text) = step { controller.goToBar(text) }
                     return .continue
                 }
+                // The review of a pass (Enter on its results) takes its keys first.
+                switch frames.reviewKey(k) {
+                case .stay, .leave: return .continue
+                case .pass: break
+                }
                 if let action = key(k) { return action }
                 let command = PracticeKeyMap.command(for: k, pianoKeys: session.wantsPianoKeys)
                 if command == .goToBar, !session.state().showHelp {
@@ -309,11 +320,50 @@ final class PracticeFrames {
     private lazy var staff = StaffCache(lesson: session.lesson)
     private lazy var sounding = SoundingNotes(lesson: session.lesson)
     private var pausedForSize = false
+    /// The review of the last pass, while it is open (`PassReview`).
+    var review: PassReview?
+    /// The verdicts of the pass whose results are up, by lesson note (worked out once a pass).
+    private var marked: (results: SessionState.Results, verdicts: [Int: VerdictMark])?
 
     init(session: PracticeSession, display: PracticeView.Options, depth: ColorDepth) {
         self.session = session
         self.display = display
         self.depth = depth
+    }
+
+    /// The key that opens the review from the results panel.
+    static let reviewKey = "Enter"
+
+    /// After a judged pass, while its results are up and the music stands still: how each of
+    /// its notes was judged, to mark the falling notes. Empty otherwise.
+    private func verdicts(after state: SessionState) -> [Int: VerdictMark] {
+        guard let results = state.results, state.transport != .playing else { return [:] }
+        if marked?.results != results {
+            marked = (results, session.coach.report(forPass: results.pass).map(PassReview.verdicts) ?? [:])
+        }
+        return marked?.verdicts ?? [:]
+    }
+
+    /// A key while the review is open, or Enter on the results panel opening it: `.stay` when
+    /// the key was the review's, `.pass` for the practice screen's own keys.
+    func reviewKey(_ key: Key) -> PassReview.Step {
+        if var open = review {
+            if case .character("v") = key.code, !open.showHelp, key.modifiers.isEmpty || key.modifiers == .alt {
+                view = view.next  // the bar on the staff too (the session's `v` would play on)
+                return .stay
+            }
+            let step = open.key(key)
+            review = step == .leave ? nil : open
+            if step == .pass { review = nil }
+            return step == .pass ? .pass : .stay
+        }
+        guard key.code == .enter, key.modifiers.isEmpty, barPrompt == nil else { return .pass }
+        let state = session.state()
+        guard !state.showHelp, let results = state.results, state.transport != .playing,
+              let report = session.coach.report(forPass: results.pass),
+              let opened = PassReview(report: report, pass: results.pass) else { return .pass }
+        review = opened
+        return .stay
     }
 
     func draw(into buffer: inout CellBuffer, size: TerminalSize, decorate: (inout ScreenModel) -> Void) {
@@ -326,16 +376,23 @@ final class PracticeFrames {
             session.resume()
         }
         let state = session.state()
-        var model = PracticeView.model(state, lesson: session.lesson, options: display)
+        let verdicts = verdicts(after: state)
+        var model = PracticeView.model(state, lesson: session.lesson, options: display, verdicts: verdicts)
+        if case .results(var info)? = model.overlay, review == nil, !verdicts.isEmpty {
+            info.reviewKey = Self.reviewKey
+            model.overlay = .results(info)
+        }
         decorate(&model)
         if let barPrompt { model.message = barPrompt.message }
+        if review != nil, state.transport == .playing { review = nil }  // a note played on: the next pass
+        if let review { model = review.model(lesson: session.lesson, base: model) }
         switch view {
         case .fallingNotes:
             PracticeScreen(depth: depth).render(model, into: &buffer, size: size)
         case .staff, .both:
             let area = StaffPracticeScreen.staffArea(size, view: view)
             let raster = staff.raster(width: area.width, height: area.height)
-            let marks = PracticeView.staffMarks(state, sounding: sounding)
+            let marks = review?.staffMarks(lesson: session.lesson) ?? PracticeView.staffMarks(state, sounding: sounding)
             StaffPracticeScreen(depth: depth).render(model, staff: raster, marks: marks, view: view, into: &buffer, size: size)
         }
     }

@@ -21,6 +21,9 @@ public enum PracticeView {
         /// Seconds from a note's dispatch until its sound leaves the speakers (the output's
         /// latency): the falling notes reach the keyboard line then, not before.
         public var outputLatency: Double = 0
+        /// `--gestures`: their keys in the help, in place of the computer keyboard's piano keys
+        /// (the learner plays an instrument).
+        public var gestureHelp: PracticeKeys.Entry?
         public init(noteNaming: NoteNaming = .scientific, showFingers: Bool = false, silent: Bool = false) {
             self.noteNaming = noteNaming
             self.showFingers = showFingers
@@ -28,14 +31,17 @@ public enum PracticeView {
         }
     }
 
-    /// The frame for `state` of `lesson`.
-    public static func model(_ state: SessionState, lesson: Lesson, options: Options = Options()) -> ScreenModel {
+    /// The frame for `state` of `lesson`; `verdicts` (after a pass, by index into
+    /// `Lesson.notes`) mark the falling notes with how they were judged.
+    public static func model(_ state: SessionState, lesson: Lesson, options: Options = Options(),
+                             verdicts: [Int: VerdictMark] = [:]) -> ScreenModel {
         var model = ScreenModel()
         model.lookaheadSeconds = state.lookaheadSeconds
         model.noteNaming = options.noteNaming
         model.showNoteNames = state.showNoteNames
         model.showFingers = options.showFingers || state.showNoteNames
         model.message = state.message ?? state.feedback.advice
+        if let gestures = options.gestureHelp { model.helpEntries = PracticeKeys.controls + [gestures] + PracticeKeys.modes }
 
         let hidden = state.mode.hidesFallingNotes
         let hintsHidden = state.mode.hidesKeyHints
@@ -48,7 +54,7 @@ public enum PracticeView {
             if hidden && practisedRole { continue }
             let finger = model.showFingers && lesson.notes.indices.contains(n.index) ? lesson.finger(of: lesson.notes[n.index]) : nil
             let start = n.start + options.outputLatency, end = n.end + options.outputLatency
-            notes.append(FallingNote(pitch: n.pitch, start: start, end: end, role: role, finger: finger))
+            notes.append(FallingNote(pitch: n.pitch, start: start, end: end, role: role, finger: finger, verdict: verdicts[n.index]))
             if start <= 0 && end > 0 && state.transport == .playing && !(hintsHidden && practisedRole) {
                 keyboard.light(n.pitch, role)
             }

@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import Listening
 import Lesson
 import Judge
 import MIDIFile
@@ -37,6 +38,7 @@ public struct QuizRunner: Sendable {
         let hookup: InputHookup
         do {
             hookup = try InputHookup(spec: InputSpec(input), output: live, clock: clock,
+                                     listening: AudioSetup.profile(input: input, library: library) ?? ListeningProfile(),
                                      onNote: { played.add($0) }, onStatus: { messages.post($0) })
         } catch {
             throw EtudeFailure(error.message)

@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import Listening
 import Judge
 import Lesson
 import MIDIFile
@@ -49,6 +50,7 @@ public struct Recorder: Sendable {
         let hookup: InputHookup
         do {
             hookup = try InputHookup(spec: InputSpec(input), output: live, program: UInt8(clamping: program), clock: clock,
+                                     listening: AudioSetup.profile(input: input, library: library) ?? ListeningProfile(),
                                      onNote: { take.add($0) }, onStatus: { messages.post($0) })
         } catch {
             throw EtudeFailure(error.message)

@@ -13,6 +13,10 @@ struct CalibrateCommand: ParsableCommand {
         Practice, routines and record then take it off every note you play. Taps too uneven to trust are
         refused and nothing is stored. On a terminal a full screen shows the beat; without one, a line per
         beat (`beat 3/16`) and the result as the last line (`offset 31 ms, spread 4 ms`).
+        With --input audio[:SOURCE] a microphone is set up instead, once per piano and room: stay quiet
+        for 3 seconds (the room's noise), then strike each key named (C2 to C6) once; the noise, the
+        level, each key's partials and the detection latency are stored for that source and used
+        whenever you practise with it.
         Examples:
           etude calibrate
           etude calibrate --input midi --beats 24
@@ -21,7 +25,7 @@ struct CalibrateCommand: ParsableCommand {
         """
     )
 
-    @Option(help: "The input to calibrate: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack, jack:PORT, or a device/FIFO/file path.")
+    @Option(help: "The input to calibrate: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack, jack:PORT, a device/FIFO/file path, or audio[:SOURCE], audio:jack, audio:alsa:DEVICE (set a microphone up).")
     var input: String = "keys"
     @Option(help: "Beats to click, the 4 count-in beats included (8–64).") var beats: Int = 16
     @Flag(help: "Print the stored offsets and stop.") var show = false

@@ -53,7 +53,7 @@ enum Main {
             Console.error("etude: help \(topic): no such command; see `etude --help`"); exit(ExitCode.validationFailure.rawValue)
         }
         do {
-            var command = try Etude.parseAsRoot(negativeValuesJoined(Array(CommandLine.arguments.dropFirst())))
+            var command = try Etude.parseAsRoot(OptionRefusals.negativeValuesJoined(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let failure as EtudeFailure {
             Console.error("etude: \(failure.message)")
@@ -90,32 +90,6 @@ enum Main {
         }
         return nil
     }
-    /// `--offset -12` as `--offset=-12`: the parser would take `-12` for short options, yet an
-    /// input offset can be negative and a mistyped `--tempo -5%` deserves the tempo's own
-    /// message. No Etude option takes a negative number as a separate argument otherwise.
-    static func negativeValuesJoined(_ arguments: [String]) -> [String] {
-        var out: [String] = []
-        var i = 0
-        while i < arguments.count {
-            let word = arguments[i]
-            if word == "--" { out += arguments[i...]; break }
-            if word.hasPrefix("--"), !word.contains("="), i + 1 < arguments.count, looksNegative(arguments[i + 1]) {
-                out.append(word + "=" + arguments[i + 1])
-                i += 2
-                continue
-            }
-            out.append(word)
-            i += 1
-        }
-        return out
-    }
-
-    static func looksNegative(_ word: String) -> Bool {
-        guard word.hasPrefix("-"), word.count > 1 else { return false }
-        let next = word[word.index(after: word.startIndex)]
-        return next.isNumber || next == "."
-    }
-
     /// A mistyped command line as one line, as every other failure is: the parser's message
     /// and where the right options are listed.
     static func oneLine(_ error: Error, code: ExitCode) -> String {

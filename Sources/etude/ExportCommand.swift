@@ -9,7 +9,7 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write a lesson as practised (hands, bars, tempo, repeats, metronome) to a .mid file.",
         discussion: """
-        The result is a format-1 file: a conductor track, "Right Hand" / "Left Hand" tracks, the accompaniment, and the tempo map scaled. Cutting at bar A carries the time signature, key, tempo and instruments in force there; notes held past bar B stop at the bar line. The other hand is left out unless --other play or --other quiet is given.
+        The result is a format-1 file: a conductor track, "Right Hand" / "Left Hand" tracks, the accompaniment, and the tempo map scaled. Cutting at bar A carries the time signature, key, tempo and instruments in force there; notes held past bar B stop at the bar line. The other hand is left out unless --other play or --other quiet is given. What a score says beyond MIDI (fingering, written values, marks, grace notes, ornaments, clefs, dynamics…) goes along as etude: text events, so `etude score out.mid` draws the score's staff.
 
         Examples:
           etude export song.mid -o slow.mid --tempo 60%
@@ -20,7 +20,7 @@ struct ExportCommand: ParsableCommand {
 
     @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
     @Option(name: [.customShort("o"), .customLong("output")], help: "The .mid file to write.") var output: String
-    @Option(help: "Bars A-B to export, inclusive (e.g. 5-8; 0 is a pickup bar; a score's printed bars, 12-16@2 the second time through).") var bars: String?
+    @Option(help: "Bars A-B to export, inclusive (e.g. 5-8; 0 is a pickup bar; a score's printed bars, 12-16@2 the second time through).") var bars: BarsArgument?
     @OptionGroup var practice: PracticeOptions
     @OptionGroup var store: StoreOptions
 

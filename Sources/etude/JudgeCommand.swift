@@ -1,5 +1,6 @@
 import ArgumentParser
 import Trainer
+import Lesson
 
 /// `etude judge LESSON PERFORMANCE.mid`: a recording judged as play mode judges a pass (`PerformanceJudge`).
 struct JudgeCommand: ParsableCommand {
@@ -18,12 +19,12 @@ struct JudgeCommand: ParsableCommand {
 
     @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
     @Argument(help: "The recorded performance: a .mid file, or a .wav recording of an acoustic piano.", completion: .file(extensions: ["mid", "midi", "wav"])) var performance: String
-    @Option(help: "Hand(s) played: left, right or both.", completion: .list(["right", "left", "both"])) var hand: String = "both"
-    @Option(help: "Only these bars, e.g. 5-8 (a score's printed bars, 12-16@2 the second time).") var bars: String?
-    @Option(help: "The tempo it was played at, as a percent of the lesson's own (e.g. 80%).") var tempo: String?
-    @Option(help: "Transpose the lesson first: semitones (e.g. +2) or a key (D, Bb, F#m), as it was played.") var transpose: String?
-    @Option(help: "The keys of the keyboard it was played on: 88, 76, 73, 61, 49, 37 or 25 (notes off it are not expected).") var keys: String?
-    @Option(help: "The keyboard's range LOW-HIGH instead of --keys (e.g. C2-C7).") var range: String?
+    @Option(help: "Hand(s) played: left, right or both.", completion: .list(["right", "left", "both"])) var hand: PracticePlan.Hands = .both
+    @Option(help: "Only these bars, e.g. 5-8 (a score's printed bars, 12-16@2 the second time).") var bars: BarsArgument?
+    @Option(help: "The tempo it was played at, as a percent of the lesson's own (e.g. 80%).") var tempo: TempoPercent?
+    @Option(help: "Transpose the lesson first: semitones (e.g. +2) or a key (D, Bb, F#m), as it was played.") var transpose: Transposition.Request?
+    @Option(help: "The keys of the keyboard it was played on: 88, 76, 73, 61, 49, 37 or 25 (notes off it are not expected).") var keys: KeyboardKeysArgument?
+    @Option(help: "The keyboard's range LOW-HIGH instead of --keys (e.g. C2-C7).") var range: KeyboardRangeArgument?
     @Flag(help: "Print the pass report as one JSON object (every note with its verdicts).") var json = false
     @OptionGroup var store: StoreOptions
 

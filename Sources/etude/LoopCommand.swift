@@ -35,7 +35,7 @@ struct LoopCommand: ParsableCommand {
 
     func run() throws {
         let path = try store.library.lessonPath(self.lesson)
-        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose, library: store.library)
+        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose?.text, library: store.library)
         var lesson = opened.lesson
         // The history is only opened when it is needed: to recall a loop, or to play.
         let history = (saved != nil || !dryRun) ? StoreHistory.open(store.library, path: path) : nil
@@ -46,7 +46,7 @@ struct LoopCommand: ParsableCommand {
                 guard let history else { throw EtudeFailure("--saved \(safe(saved)): the library could not be opened") }
                 let loop = try history.savedLoop(named: saved)
                 if bars != nil { throw EtudeFailure("--saved \(saved) and bars \(bars ?? "") both given: use one of them") }
-                plan = try practice.plan(bars: "\(loop.firstBar)-\(loop.lastBar)", defaultOther: .play, defaultRepeat: .forever)
+                plan = try practice.plan(bars: BarsArgument(parsing: "\(loop.firstBar)-\(loop.lastBar)"), defaultOther: .play, defaultRepeat: .forever)
                 if practice.hand == .both { plan.hands = try PracticePlan.parseHands(loop.hand) }
                 if practice.other == nil { plan.otherHand = try PracticePlan.parseOtherHand(SavedLoopModes.otherHand(loop.otherHandMode)) }
                 if practice.tempo == nil && practice.bpm == nil && practice.speedTrainer == nil { plan.tempo = .percent(Double(loop.tempoPercent)) }
@@ -54,7 +54,7 @@ struct LoopCommand: ParsableCommand {
                 if practice.transpose == nil, let t = loop.transpose { (opened, lesson) = try LessonFit.reopened(opened, transpose: t, split: practice.splitPitch()) }
             } else {
                 guard let bars else { throw EtudeFailure("give the bars to loop (e.g. 5-8) or --saved NAME") }
-                plan = try practice.plan(bars: bars, lesson: lesson, defaultOther: .play, defaultRepeat: .forever)
+                plan = try practice.plan(bars: try BarsArgument(parsing: bars), lesson: lesson, defaultOther: .play, defaultRepeat: .forever)
             }
             plan.countIn = countIn
             try plan.validate(for: lesson)

@@ -44,7 +44,7 @@ struct LoopsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Save (or replace) a named loop.")
         @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
         @Argument(help: "The loop's name.") var name: String
-        @Option(help: "Bars FIRST-LAST, e.g. 9-12.") var bars: String
+        @Option(help: "Bars FIRST-LAST, e.g. 9-12.") var bars: BarsArgument
         @Option(help: "right, left or both.") var hand: PracticePlan.Hands = .both
         @Option(help: "Tempo as a percent of the lesson's own, 10–400% (e.g. 70%).") var tempo = TempoPercent.full
         @Option(name: .customLong("other-hand"), help: "What the other hand does: play, quiet or mute (as practice --other).")
@@ -58,13 +58,9 @@ struct LoopsCommand: ParsableCommand {
                 let opened = try l.path.map { path in Lesson(file: try LessonOpener.read(path).file, fileName: path) }
                 var plan = PracticePlan()
                 let range: ClosedRange<Int>
-                let percent = tempo.value
                 do throws(PlanError) {
-                    if let opened { range = try PracticePlan.parseBars(bars, in: opened) } else { range = try PracticePlan.parseBars(bars) }
-                    plan.bars = range
-                    plan.hands = hand
-                    plan.tempo = .percent(percent)
-                    plan.otherHand = otherHand
+                    range = try PracticePlan.bars(bars, in: opened)
+                    (plan.bars, plan.hands, plan.tempo, plan.otherHand) = (range, hand, .percent(tempo.value), otherHand)
                     if let opened { try plan.validate(for: opened) }
                 } catch {
                     // This command calls the other hand's option --other-hand.
@@ -73,7 +69,7 @@ struct LoopsCommand: ParsableCommand {
                     })
                 }
                 try s.saveLoop(SavedLoop(lessonID: l.lesson.id, name: name, firstBar: range.lowerBound, lastBar: range.upperBound,
-                                         hand: plan.hands.rawValue, tempoPercent: Int(percent.rounded()),
+                                         hand: plan.hands.rawValue, tempoPercent: Int(tempo.value.rounded()),
                                          otherHandMode: plan.otherHand.name))
                 let shown = opened?.bars.label(ofRange: range) ?? "\(range.lowerBound)-\(range.upperBound)"
                 Console.out("Saved loop \(name) of \(l.lesson.title): bars \(shown)\n")

@@ -38,15 +38,26 @@ extension PitchRange: CheckedOption {
 extension PracticeMode: CheckedOption { public init?(argument: String) { self.init(checking: argument) } }
 extension PracticePlan.Hands: CheckedOption { public init?(argument: String) { self.init(checking: argument) } }
 extension WAVSampleFormat: CheckedOption { public init?(argument: String) { self.init(checking: argument) } }
-extension PracticePlan.OtherHand: CheckedOption {
+/// A checked option with a fixed set of words (`names`): help lists them, completions offer them.
+public protocol ListedOption: CheckedOption { static var names: [String] { get } }
+extension ListedOption {
     public static var allValueStrings: [String] { names }
     public static var defaultCompletionKind: CompletionKind { .list(names) }
 }
-extension NoteNaming: CheckedOption {
-    public static var allValueStrings: [String] { names }
-    public static var defaultCompletionKind: CompletionKind { .list(names) }
+
+extension PracticePlan.OtherHand: ListedOption {}
+extension NoteNaming: ListedOption {}
+extension AudioDriver: ListedOption { public static var names: [String] { known } }
+extension BarsArgument: CheckedOption {}
+extension Transposition.Request: CheckedOption {}
+extension KeyboardKeysArgument: ListedOption {}
+extension KeyboardRangeArgument: CheckedOption {}
+extension OctaveFit: ListedOption { public init?(argument: String) { self.init(checking: argument) } }
+extension EchoChoice.Setting: ListedOption {}
+extension LessonSound: ListedOption {
+    public init?(argument: String) { self.init(checking: argument) }
+    public static var names: [String] { allCases.map(\.rawValue) }
 }
-extension AudioDriver: CheckedOption {
-    public static var allValueStrings: [String] { known }
-    public static var defaultCompletionKind: CompletionKind { .list(known) }
-}
+extension KeyLights.Channel: CheckedOption {}
+extension BeatsPerMinute: CheckedOption {}
+extension Gestures.Setting: CheckedOption {}

@@ -28,7 +28,7 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Number of audio periods (default 3).") var periods: Int?
     @Option(help: "Output sample rate in Hz (default: the sound server's own rate, else 48000).") var rate: Int?
     @OptionGroup var audioBuffer: AudioBufferOption
-    @Option(help: "Transpose: semitones (e.g. +2) or a key (D, Bb, F#m); remembered for the lesson, 0 as written.") var transpose: String?
+    @Option(help: "Transpose: semitones (e.g. +2) or a key (D, Bb, F#m); remembered for the lesson, 0 as written.") var transpose: Transposition.Request?
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @Flag(name: .customLong("no-screen"), help: "The one-line status instead of the practice screen (automatic when not on a terminal).") var noScreen = false
     @OptionGroup var store: StoreOptions
@@ -43,13 +43,13 @@ struct PlayCommand: ParsableCommand {
         let sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose,
                                                           periodSize: periodSize, periods: periods, rate: rate)))
         if !noScreen && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
-            let opened = try LessonFit.open(try store.library.lessonPath(file), transpose: transpose, library: store.library)
+            let opened = try LessonFit.open(try store.library.lessonPath(file), transpose: transpose?.text, library: store.library)
             let status = try PracticeScreenRunner.run(opened, plan: PracticePlan(), sound: sound, display: PracticeView.Options(),
                                                       history: nil, endWhenFinished: true, playing: Playing())
             if status != 0 { throw ExitCode(status) }
             return
         }
-        let status = try FilePlayer.play(path: try store.library.lessonPath(file), sound: sound, transpose: transpose, library: store.library)
+        let status = try FilePlayer.play(path: try store.library.lessonPath(file), sound: sound, transpose: transpose?.text, library: store.library)
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -6,6 +6,7 @@ import Lesson
 import MIDIFile
 import MIDIInput
 import Practice
+import Synth
 
 /// The practice options shared by `export`, `loop` and `practice`, turned into a
 /// `PracticePlan` by the Lesson module's parsers (so every command words errors alike).
@@ -14,7 +15,7 @@ struct PracticeOptions: ParsableArguments {
     @Option(help: "Hand(s) to practise: left, right or both.") var hand: PracticePlan.Hands = .both
     @Option(help: "The other hand: play, quiet or mute (export: mute unless given).") var other: PracticePlan.OtherHand?
     @Option(help: "Tempo as a percent of the lesson's own, 10–400% (e.g. 75%).") var tempo: TempoPercent?
-    @Option(help: "Tempo as the BPM the lesson's first tempo becomes (quarter notes).") var bpm: Double?
+    @Option(help: "Tempo as the BPM the lesson's first tempo becomes (quarter notes).") var bpm: BeatsPerMinute?
     @Option(help: "Passes to play: a number, or forever.") var `repeat`: PracticePlan.Repeat?
     @Option(name: .customLong("speed-trainer"), help: "START:TARGET:STEP percent: the tempo rises by STEP after each clean pass.")
     var speedTrainer: PracticePlan.SpeedTrainer?
@@ -23,26 +24,23 @@ struct PracticeOptions: ParsableArguments {
     @Flag(help: "Click the beats (channel 10, accented downbeats).") var metronome = false
     @Option(name: .customLong("metronome-volume"), help: "Metronome volume, 0–100% (default 80%).") var metronomeVolume: MetronomeVolume?
     @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: NoteArgument?
-    @Option(help: "Transpose: semitones (−24…+24, e.g. +2) or a key (D, Bb, F#m; C:D for a lesson naming no key); 0 as written.") var transpose: String?
+    @Option(help: "Transpose: semitones (−24…+24, e.g. +2) or a key (D, Bb, F#m; C:D for a lesson naming no key); 0 as written.") var transpose: Transposition.Request?
 
     /// The plan these options describe; `defaultOther` and `defaultRepeat` are the command's.
     /// With `lesson`, bars are read as the lesson numbers them (a score's printed bars,
     /// `12-16@2` the second time through); without, as counted bars.
-    func plan(bars: String?, lesson: Lesson? = nil, defaultOther: PracticePlan.OtherHand, defaultRepeat: PracticePlan.Repeat) throws(PlanError) -> PracticePlan {
+    func plan(bars: BarsArgument?, lesson: Lesson? = nil, defaultOther: PracticePlan.OtherHand, defaultRepeat: PracticePlan.Repeat) throws(PlanError) -> PracticePlan {
         var plan = PracticePlan()
         plan.hands = hand
         plan.otherHand = other ?? defaultOther
         if let bars {
-            if let lesson { plan.bars = try PracticePlan.parseBars(bars, in: lesson) } else { plan.bars = try PracticePlan.parseBars(bars) }
+            plan.bars = try PracticePlan.bars(bars, in: lesson)
         }
         if tempo != nil && bpm != nil {
             throw PlanError("--tempo and --bpm both given: use one of them")
         }
         if let tempo { plan.tempo = .percent(tempo.value) }
-        if let bpm {
-            guard bpm > 0, bpm.isFinite else { throw PlanError("--bpm \(NumberText.short(bpm)): give a positive number of beats per minute, e.g. 60") }
-            plan.tempo = .bpm(bpm)
-        }
+        if let bpm { plan.tempo = .bpm(bpm.value) }
         plan.repeatMode = `repeat` ?? defaultRepeat
         if var speedTrainer {
             if tempo != nil || bpm != nil {
@@ -62,7 +60,7 @@ struct PracticeOptions: ParsableArguments {
 
     /// Reads the lesson file with the hand split applied; every failure is one line.
     func lesson(_ path: String) throws -> Lesson {
-        try LessonFit.open(path, split: splitPitch(), transpose: transpose).lesson
+        try LessonFit.open(path, split: splitPitch(), transpose: transpose?.text).lesson
     }
 }
 
@@ -70,7 +68,7 @@ struct PracticeOptions: ParsableArguments {
 /// mode): the instrument and how strictly it is judged. Shared by `practice` and `routine run`
 /// so both accept the same `--input` and word their errors alike.
 struct PlayingOptions: ParsableArguments {
-    @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, audio or audio:SOURCE (an acoustic piano through a microphone; headphones recommended), or a MIDI device or FIFO path.")
+    @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, audio, audio:SOURCE (PulseAudio), audio:jack (etude:mic) or audio:alsa:DEVICE (an acoustic piano through a microphone; headphones recommended; `etude calibrate --input audio` sets it up), or a MIDI device or FIFO path.")
     var input: String = "keys"
     @Option(help: "Timing window in ms for play/memory mode: a note this close to its time counts.")
     var window = TimingWindowMilliseconds(150)
@@ -78,9 +76,9 @@ struct PlayingOptions: ParsableArguments {
     var threshold = AccuracyThreshold(90)
     @Option(help: ArgumentHelp("Your input offset in ms for this session instead of the one `etude calibrate` stored (positive = your notes arrive late).", valueName: "ms"))
     var offset: InputOffsetMilliseconds?
-    @Option(help: "Your keyboard's keys: 88, 76, 73, 61, 49, 37 or 25 (remembered for the input); notes off it are played for you.") var keys: String?
-    @Option(help: "Your keyboard's range LOW-HIGH instead of --keys (e.g. C2-C7 or 36-96).") var range: String?
-    @Option(help: "octave: move a hand that fits your keys by octaves onto them; none: don't (remembered with the keys).") var fit: String?
+    @Option(help: "Your keyboard's keys: 88, 76, 73, 61, 49, 37 or 25 (remembered for the input); notes off it are played for you.") var keys: KeyboardKeysArgument?
+    @Option(help: "Your keyboard's range LOW-HIGH instead of --keys (e.g. C2-C7 or 36-96).") var range: KeyboardRangeArgument?
+    @Option(help: "octave: move a hand that fits your keys by octaves onto them; none: don't (remembered with the keys).") var fit: OctaveFit?
 
     /// The playing settings, checked before anything opens: one line per mistake.
     func playing(mode: PracticeMode, report: String? = nil, saveDir: String? = nil) throws -> Playing {
@@ -119,17 +117,17 @@ struct AudioBufferOption: ParsableArguments {
 /// Etude's JACK client and the learner's instrument, for every command that plays or listens.
 struct InstrumentOptions: ParsableArguments {
     @Option(name: .customLong("jack-name"), help: "Name of Etude's JACK client and its ports (default etude: etude:midi_in, etude:left, …).") var jackName: String?
-    @Option(help: ArgumentHelp("on: Etude sounds what you play; off: your instrument does (remembered per input).", valueName: "on|off")) var echo: String?
-    @Option(help: ArgumentHelp("Where the lesson sounds: synth, instrument (through etude:midi_out) or both.", valueName: "synth|instrument|both")) var sound: String?
-    @Option(name: .customLong("midi-out"), help: ArgumentHelp("Connect etude:midi_out to this JACK MIDI port first (the lesson then sounds on both unless --sound).", valueName: "PORT")) var midiOut: String?
-    @Option(help: ArgumentHelp("Practice: light the keys to play next on this MIDI channel of etude:midi_out (Synthesia's key lights).", valueName: "1-16")) var lights: String?
-    @Option(help: ArgumentHelp("Practice: commands from the instrument: off (default), on (A0 restart, B0 pause, C1 slower, D1 faster, E1 next loop) or NAME=KEY,…", valueName: "on|off|LIST")) var gestures: String?
+    @Option(help: ArgumentHelp("on: Etude sounds what you play; off: your instrument does (remembered per input).", valueName: "on|off")) var echo: EchoChoice.Setting?
+    @Option(help: ArgumentHelp("Where the lesson sounds: synth, instrument (through etude:midi_out) or both.", valueName: "synth|instrument|both")) var sound: LessonSound?
+    @Option(name: .customLong("midi-out"), help: ArgumentHelp("Connect etude:midi_out to this JACK MIDI port first, or an ALSA sequencer port without JACK (the lesson then sounds on both unless --sound).", valueName: "PORT")) var midiOut: String?
+    @Option(help: ArgumentHelp("Practice and routine run: light the keys to play next on this MIDI channel of etude:midi_out (Synthesia's key lights).", valueName: "1-16")) var lights: KeyLights.Channel?
+    @Option(help: ArgumentHelp("Practice and routine run: commands from the instrument: off (default), on (A0 restart, B0 pause, C1 slower, D1 faster, E1 next loop) or NAME=KEY,…", valueName: "on|off|LIST")) var gestures: Gestures.Setting?
 
     /// The client's name is set while parsing: `--input jack` is checked (and the client opened) early.
     func validate() throws { try LiveSound.name(jackClient: jackName) }
 
     /// `sound` with these settings (one line for a bad value).
     func applied(to sound: LiveSound) throws -> LiveSound {
-        try sound.instrument(echo: echo, sound: self.sound, midiOut: midiOut, lights: lights, gestures: gestures)
+        sound.instrument(echo: echo, sound: self.sound, midiOut: midiOut, lights: lights, gestures: gestures)
     }
 }

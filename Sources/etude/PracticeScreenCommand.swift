@@ -13,9 +13,9 @@ struct PracticeScreenCommand: ParsableCommand {
         commandName: "practice",
         abstract: "Practise a lesson on the full-screen keyboard with falling notes.",
         discussion: """
-        Keys: space play/pause, ←/→ bar, g N Enter go to bar N, Home restart, [ ] loop start/end, l loop on/off, s save the loop, L next saved loop, + - tempo ±5 %, h hand, o other hand, m metronome, n note names, v view (falling notes / staff / both), M mode, W loop the weakest section (from 70 % or your --speed-trainer start), r save the last pass as .mid, ? help (any key closes it), q/Esc quit.
+        Keys: space play/pause, ←/→ bar, g N Enter go to bar N, Home restart, [ ] loop start/end, l loop on/off, s save the loop, L next saved loop, + - tempo ±5 %, h hand, o other hand, m metronome, n note names, v view (falling notes / staff / both), M mode, W loop the weakest section (from 70 % or your --speed-trainer start), r save the last pass as .mid, Enter on the results review the pass bar by bar (→/n ←/p step, Home first mistake, Esc back; marks ✓ right ‹ early › late × wrong ◌ missed x after a wrong key . short = long f loud p soft), ? help (any key closes it), q/Esc quit.
 
-        Playing modes (--mode wait|play|memory): play on a MIDI keyboard (--input midi) or the computer keyboard (--input keys: a w s e d f t g y h u j k = C…C, z x octave down/up; these letters then play notes, and every command is also on Alt+its letter, and F1 help, F2 hand, F3 other hand, F4 save loop, F5 next saved loop, F6 mode, F7 metronome, F8 note names, F9 weakest section, F10 go to bar). Play and memory count in before each pass; after each pass its results hold the music until any key. Passes go to the history and the place you stop to `etude resume`. Watch mode plays the piece once unless a loop is on. Grace notes, ornaments (trill, mordent, turn) and arpeggiated chords are played by the lesson as a pianist would, heard in watch mode (a rolled chord is judged as a chord); in wait, play and memory modes the main note is judged, a grace note or an ornament's other notes accepted but not required. Without an audio device Etude says so in the header and practice goes on silently.
+        Playing modes (--mode wait|play|memory): play on a MIDI keyboard (--input midi) or the computer keyboard (--input keys: a w s e d f t g y h u j k = C…C, z x octave down/up; these letters then play notes, and every command is also on Alt+its letter, and F1 help, F2 hand, F3 other hand, F4 save loop, F5 next saved loop, F6 mode, F7 metronome, F8 note names, F9 weakest section, F10 go to bar). Play and memory count in before each pass; after each pass its results hold the music until any key. Passes go to the history and the place you stop to `etude resume`. Watch mode plays the piece once unless a loop is on. Grace notes, ornaments (trill, shake, mordent, turn, tremolo) and arpeggiated chords are played by the lesson as a pianist would, heard in watch mode (a rolled chord is judged as a chord); in wait, play and memory modes the main note is judged, a grace note or an ornament's other notes accepted but not required. Without an audio device Etude says so in the header and practice goes on silently.
 
         Examples:
           etude practice "Ode to Joy" --hand right --tempo 70%
@@ -28,7 +28,7 @@ struct PracticeScreenCommand: ParsableCommand {
 
     @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
     @OptionGroup var practice: PracticeOptions
-    @Option(help: "Bars A-B to loop (e.g. 5-8).") var bars: String?
+    @Option(help: "Bars A-B to loop (e.g. 5-8).") var bars: BarsArgument?
     @Flag(name: .customLong("count-in"), inversion: .prefixedNo,
           help: "A bar of clicks before each pass (default: on in play and memory modes, off in watch and wait).")
     var countIn: Bool?
@@ -57,7 +57,7 @@ struct PracticeScreenCommand: ParsableCommand {
         let sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
         let path = try store.library.lessonPath(lesson)
         if let report { try OutputFile.check(report, inputs: [path] + store.library.databaseFiles, option: "--report") }
-        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose, library: store.library)
+        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose?.text, library: store.library)
         var plan: PracticePlan
         do {
             plan = try practice.plan(bars: bars, lesson: opened.lesson, defaultOther: .play, defaultRepeat: .forever)

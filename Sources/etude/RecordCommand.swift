@@ -22,7 +22,7 @@ struct RecordCommand: ParsableCommand {
     )
 
     @Option(name: [.short, .customLong("output")], help: "The .mid file to write.") var output: String
-    @Option(help: "Where notes come from: keys, midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, audio or audio:SOURCE (an acoustic piano through a microphone; headphones recommended), or a MIDI device or FIFO path.") var input: String = "midi"
+    @Option(help: "Where notes come from: keys, midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, audio, audio:SOURCE (PulseAudio), audio:jack (etude:mic) or audio:alsa:DEVICE (an acoustic piano through a microphone; headphones recommended; `etude calibrate --input audio` sets it up), or a MIDI device or FIFO path.") var input: String = "midi"
     @Flag(help: "Click the beat while recording.") var metronome = false
     @Option(help: "Tempo of the metronome and of the file written.") var bpm: Double = 120
     @Option(help: "Stop after this many 4/4 bars at --bpm.") var bars: Int?

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Trainer
+import Lesson
 import Synth
 
 struct RenderCommand: ParsableCommand {
@@ -24,7 +25,7 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Sample rate: 44100 or 48000.") var rate: Int = 44_100
     @Option(help: "Sample format: s16 or float.") var format: WAVSampleFormat = .s16
-    @Option(help: "Transpose: semitones (e.g. +2) or a key (D, Bb, F#m).") var transpose: String?
+    @Option(help: "Transpose: semitones (e.g. +2) or a key (D, Bb, F#m).") var transpose: Transposition.Request?
     @Option(help: "Seconds rendered after the end of the file (default: until the sound has decayed).") var tail: Double?
     @Option(name: .customLong("max-minutes"), help: "Refuse lessons longer than this many minutes (at most 1440).")
     var maxMinutes: Double = WAVRender.defaultMaxMinutes
@@ -52,7 +53,7 @@ struct RenderCommand: ParsableCommand {
         job.options.chorus = !noChorus
         job.maxMinutes = maxMinutes
         job.verbose = verbose
-        job.transpose = transpose
+        job.transpose = transpose?.text
         job.protected = store.library.databaseFiles
         Console.out(try job.run())
     }

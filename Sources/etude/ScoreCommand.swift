@@ -21,18 +21,18 @@ struct ScoreCommand: ParsableCommand {
     )
 
     @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
-    @Option(help: "Only these bars, e.g. 5-8.") var bars: String?
-    @Option(help: "Transpose: semitones (e.g. +2) or a key (D, Bb, F#m); the staff is respelled in the new key.") var transpose: String?
+    @Option(help: "Only these bars, e.g. 5-8.") var bars: BarsArgument?
+    @Option(help: "Transpose: semitones (e.g. +2) or a key (D, Bb, F#m); the staff is respelled in the new key.") var transpose: Transposition.Request?
     @Option(help: "Columns to fill (default: the terminal's width, else 80).") var width: Int?
     @Option(help: "Colour: auto (on a terminal, unless NO_COLOR is set), always or never.") var color: ColorChoice = .auto
-    @Flag(help: "Print the placed notes as JSON (bar, beat, staff, step, accidental, pitch, hand, finger, column).") var json = false
+    @Flag(help: "Print the placed notes as JSON (bar, beat, staff, step, accidental, pitch, hand, finger, column), with the dynamics and the hairpins, slurs and pedal marks (spans).") var json = false
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let opened = try LessonFit.open(try store.library.lessonPath(lesson), transpose: transpose)
+        let opened = try LessonFit.open(try store.library.lessonPath(lesson), transpose: transpose?.text)
         var range: ClosedRange<Int>?
         if let bars {
-            do { range = try PracticePlan.parseBars(bars, in: opened.lesson) } catch { throw EtudeFailure(error.cliMessage) }  // a score's printed bars
+            do { range = try PracticePlan.bars(bars, in: opened.lesson) } catch { throw EtudeFailure(error.cliMessage) }  // a score's printed bars
         }
         let columns = width ?? Self.terminalColumns() ?? 80
         if json {

@@ -324,6 +324,18 @@ struct ConstructTests {
         #expect(turn == [71, 73, 71, 69, 71])
     }
 
+    @Test func tremolosRepeatTheNoteTheWrittenOneJudged() throws {
+        // !/! in eighths, !//! in sixteenths, !///! in 32nds, over a quarter each (L:1/4).
+        let c = try Compiled(tune("!/!C !//!D !///!E F |", header: "M:4/4\nL:1/4\nK:C"))
+        #expect(c.warnings.isEmpty, "\(c.warnings)")
+        let lesson = Lesson(file: c.file, fileName: "tremolo.abc")
+        #expect(lesson.notes.filter { !lesson.isAccepted($0) }.map(\.pitch) == [60, 62, 64, 65])
+        #expect(lesson.notes.filter { $0.pitch == 60 }.map(\.startTick) == [0, 240])
+        #expect(lesson.notes.filter { $0.pitch == 62 }.map(\.startTick) == [480, 600, 720, 840])
+        #expect(lesson.notes.filter { $0.pitch == 64 }.count == 8)
+        #expect(lesson.annotations.ornaments.values.map(\.ornament).sorted { $0.rawValue < $1.rawValue } == [.tremolo16, .tremolo32, .tremolo8])
+    }
+
     @Test func anArpeggioRollsTheChordUpwards() throws {
         let c = try Compiled(tune("!arpeggio![CEG]2 [CEG]2 |"))
         #expect(c.warnings.isEmpty)
@@ -340,11 +352,11 @@ struct ConstructTests {
     }
 
     @Test func unsupportedThingsWarnByName() throws {
-        let c = try Compiled(tune("\"C\"C !upbow!D .E & F | G\nw: la la", header: "L:1/4\n%%MIDI program 1\nK:C"))
+        let c = try Compiled(tune("\"C\"C !upbow!D ~E & F | G\nw: la la", header: "L:1/4\n%%MIDI program 1\nK:C"))
         let text = c.warnings.map(\.message).joined(separator: "\n")
         #expect(text.contains("chord symbols"))
         #expect(text.contains("!upbow!"))
-        #expect(text.contains("\".\""))
+        #expect(text.contains("\"~\""))
         #expect(text.contains("overlay"))
         #expect(text.contains("lyrics"))
         #expect(text.contains("%%MIDI"))

@@ -1,6 +1,7 @@
 import Foundation
 import Jack
 import MIDIFile
+import Store
 import Synth
 import Testing
 import TestSupport
@@ -292,7 +293,8 @@ struct JackInstrumentTests {
         #expect(Self.sounding(after: lights).isEmpty, "every light put out at the end")
     }
 
-    /// `--gestures on`: C1 slows down by 5 %, D1 speeds up, played on the instrument; a gesture
+    /// `--gestures on`: C1 slows down by 5 %, D1 speeds up, played on the instrument, and neither
+    /// sounds through the JACK callback's echo (an ordinary key does); a gesture
     /// key inside the lesson is refused in one line, as is a list that names no command.
     @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
     func gestureKeysChangeTheTempoAndAreRefusedInsideTheLesson() throws {
@@ -301,12 +303,23 @@ struct JackInstrumentTests {
         etude.environment.merge(server.environment) { $1 }
         let key = try #require(JackMeter(name: "hands", server: server.name))
         let lesson = Repo.lesson("level1/c-major-five-finger-parallel.mid")
-        let pane = try TmuxPane(etude: etude, ["practice", lesson, "--input", "jack", "--echo", "on", "--gestures", "on", "--jack-name", "etude-g"],
+        let font = Self.font.map { ["--soundfont", $0] } ?? []
+        let pane = try TmuxPane(etude: etude, ["practice", lesson, "--input", "jack", "--echo", "on", "--gestures", "on", "--jack-name", "etude-g",
+                                               "--sound", "instrument"] + font,
                                 width: 80, height: 24)
         #expect(pane.waitFor { $0.contains("(100%)") }.contains("(100%)"), "\(pane.screen())")
         #expect(eventually(20) { key.connect(midi: "etude-g:midi_in", audio: "etude-g:left") })
+        // Echo is on and the callback sounds what arrives on midi_in, but never a gesture key (the
+        // lesson itself goes to etude:midi_out, so etude:left carries only the echo).
+        if Self.font != nil {
+            #expect(Self.ready(key), "an ordinary key sounds: \(pane.screen())")
+            #expect(eventually(10, poll: 300) { key.takePeak() < 1e-5 }, "silence before the gesture")
+        }
         #expect(eventually(2, poll: 500) { key.send([0x90, 24, 100]) })  // C1: slower
         #expect(pane.waitFor { $0.contains("(95%)") }.contains("(95%)"), "\(pane.screen())")
+        usleep(300_000)
+        #expect(key.takePeak() < 1e-5, "the gesture key C1 is not heard on etude-g:left")
+        #expect(eventually(2, poll: 500) { key.send([0x80, 24, 0]) })
         for _ in 0..<2 {
             #expect(eventually(2, poll: 500) { key.send([0x90, 26, 100]) })  // D1: faster
             usleep(200_000)
@@ -321,5 +334,37 @@ struct JackInstrumentTests {
         let bad = try etude.run(["practice", lesson, "--gestures", "jump=C1"], extra: server.environment)
         #expect(bad.status != 0)
         #expect(bad.stderr.hasPrefix("etude: --gestures jump=C1: use on, off, or NAME=KEY pairs"), "\(bad.stderr)")
+    }
+
+    /// `etude routine run` takes the instrument options as practice does: a wait entry played
+    /// headless by the robot pianist on `--lights`, with a gesture (C1: slower) played in the
+    /// middle of it, which changes the tempo and is neither a wrong nor an extra note.
+    @Test func aRoutineEntryIsPlayedByTheRobotOnTheLightsAndTakesAGesture() throws {
+        let server = try JackServer(tag: "routine")
+        let etude = try Etude()
+        let lesson = "C major five-finger position: parallel motion"
+        let made = try etude.run(["routine", "new", "robot", "--entry", "lesson=\(lesson);hand=right;tempo=200;mode=wait;reps=1"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let robot = try #require(JackMeter(name: "rrobot", server: server.name))
+        robot.robot(channel: 15)
+        var args = ["routine", "run", "robot", "--input", "jack", "--echo", "on", "--lights", "16", "--midi-out", robot.listenPort,
+                    "--gestures", "on", "--jack-name", "etude-rr"]
+        if let font = Self.font { args += ["--soundfont", font] }
+        let p = try etude.start(args, extra: server.environment)
+        #expect(eventually(20) { robot.connect(midi: "etude-rr:midi_in", audio: "etude-rr:left") }, "\(p.stderr)")
+        #expect(eventually(30) { p.stdout.contains("Your turn: 1/1 \(lesson) in wait mode") }, "\(p.stdout)\(p.stderr)")
+        usleep(300_000)
+        #expect(eventually(2, poll: 100) { robot.send([0x90, 24, 100]) })  // C1: slower, mid-pass
+        usleep(100_000)
+        #expect(eventually(2, poll: 100) { robot.send([0x80, 24, 0]) })
+        let status = p.wait(timeout: 150)
+        #expect(status == 0, "\(p.stdout)\(p.stderr)")
+        let lines = p.stdout.split(separator: "\n").map(String.init)
+        let pass = try #require(lines.first { $0.hasPrefix("  pass 1: ") }, "\(p.stdout)\(p.stderr)")
+        #expect(pass.hasSuffix("missed 0 wrong 0 extra 0") && pass.contains("score 100"), "every lit note hit, the gesture no note: \(pass)")
+        let passes = try Store.open(path: etude.database).passes()
+        #expect(passes.map(\.tempoPercent) == [195], "the gesture slowed the pass down by 5 %: \(passes)")
+        let lights = robot.takeMIDI().filter { $0[0] & 0x0F == 15 }
+        #expect(Self.sounding(after: lights).isEmpty, "every light put out at the end")
     }
 }

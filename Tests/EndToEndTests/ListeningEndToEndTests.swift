@@ -49,8 +49,7 @@ import TestSupport
 
     /// A wait-mode pass through the microphone, one note a second, with headphones (Etude's sound
     /// in a sink of its own): every note heard, none wrong. (With Etude's other hand in the same
-    /// room, from speakers, one octave of its note in fifteen is still taken for the learner's:
-    /// issue #30 stays open on it, and the help recommends headphones.)
+    /// room, from speakers: `ListeningSpeakersTests`.)
     @Test(.enabled(if: Tools.pulseaudio.available, Tools.pulseaudio.reason), .enabled(if: Tools.tmux.available, Tools.tmux.reason),
           .enabled(if: Tools.otherPiano.available, Tools.otherPiano.reason), .enabled(if: Tools.sox.available, Tools.sox.reason))
     func aWaitModePassThroughTheMicrophoneCompletes() throws {

@@ -257,15 +257,19 @@ import TestSupport
 
     @Test func strictRefusesWhatIsNotPlayed() throws {
         let dir = try TempDir("etude-mx")
-        // (Trills are played now; a tremolo is not.)
-        let path = try dir.write("tremolo.musicxml", Self.score.replacingOccurrences(of: "<notations><technical>", with: "<notations><ornaments><tremolo>3</tremolo></ornaments><technical>"))
+        // (Trills and tremolos are played now; a delayed turn is not.)
+        let path = try dir.write("delayed.musicxml", Self.score.replacingOccurrences(of: "<notations><technical>", with: "<notations><ornaments><delayed-turn/></ornaments><technical>"))
         let etude = try Etude(lessons: nil)
         let lenient = try etude.run("info", path)
         #expect(lenient.status == 0)
-        #expect(lenient.stdout.contains("not played as written: tremolos (7)"))
+        #expect(lenient.stdout.contains("not played as written: delayed turns (7)"))
         let strict = try etude.run("info", path, "--strict")
         #expect(strict.status == 1)
-        #expect(strict.stderr.contains("not played as written: tremolos (7) (strict mode)"))
+        #expect(strict.stderr.contains("not played as written: delayed turns (7) (strict mode)"))
+        // A tremolo passes --strict: it is played.
+        let tremolo = try dir.write("tremolo.musicxml", Self.score.replacingOccurrences(of: "<notations><technical>", with: "<notations><ornaments><tremolo>3</tremolo></ornaments><technical>"))
+        let played = try etude.run("info", tremolo, "--strict")
+        #expect(played.status == 0, "\(played.stderr)")
     }
 
     @Test func trillsArePlayedAndTheStaffDrawsTheNoteAsWritten() throws {
@@ -280,6 +284,58 @@ import TestSupport
         let untouched = try etude.run("score", original, "--json")
         // The same heads as without the trills (the trill's notes are played, not drawn).
         #expect(untouched.stdout.components(separatedBy: "\"pitch\"").count == plain.stdout.components(separatedBy: "\"pitch\"").count)
+    }
+
+    /// A score with what Etude annotates: fingering, a staccato, dynamics on both staves, a grace
+    /// note, a trill, a bracketed triplet, a second voice, a clef change.
+    static let annotated = """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <score-partwise version="4.0"><work><work-title>Round Trip</work-title></work>
+    <part-list><score-part id="P1"><part-name>Piano</part-name></score-part></part-list>
+    <part id="P1"><measure number="1"><attributes><divisions>3</divisions><key><fifths>-1</fifths></key><time><beats>4</beats><beat-type>4</beat-type></time>
+    <staves>2</staves><clef number="1"><sign>G</sign><line>2</line></clef><clef number="2"><sign>F</sign><line>4</line></clef></attributes>
+    <direction placement="below"><direction-type><dynamics><p/></dynamics></direction-type><staff>1</staff></direction>
+    <note><pitch><step>C</step><octave>5</octave></pitch><duration>3</duration><voice>1</voice><type>quarter</type><staff>1</staff><notations><articulations><staccato/></articulations><technical><fingering>3</fingering></technical></notations></note>
+    <note><grace slash="yes"/><pitch><step>E</step><octave>5</octave></pitch><voice>1</voice><type>eighth</type><staff>1</staff></note>
+    <note><pitch><step>D</step><octave>5</octave></pitch><duration>3</duration><voice>1</voice><type>quarter</type><staff>1</staff><notations><ornaments><trill-mark/></ornaments></notations></note>
+    <note><pitch><step>E</step><octave>5</octave></pitch><duration>1</duration><voice>1</voice><type>eighth</type><time-modification><actual-notes>3</actual-notes><normal-notes>2</normal-notes></time-modification><staff>1</staff><notations><tuplet type="start" bracket="yes"/></notations></note>
+    <note><pitch><step>F</step><octave>5</octave></pitch><duration>1</duration><voice>1</voice><type>eighth</type><time-modification><actual-notes>3</actual-notes><normal-notes>2</normal-notes></time-modification><staff>1</staff></note>
+    <note><pitch><step>G</step><octave>5</octave></pitch><duration>1</duration><voice>1</voice><type>eighth</type><time-modification><actual-notes>3</actual-notes><normal-notes>2</normal-notes></time-modification><staff>1</staff><notations><tuplet type="stop"/></notations></note>
+    <note><pitch><step>A</step><octave>5</octave></pitch><duration>3</duration><voice>1</voice><type>quarter</type><staff>1</staff></note>
+    <backup><duration>12</duration></backup>
+    <note><pitch><step>A</step><octave>5</octave></pitch><duration>12</duration><voice>2</voice><type>whole</type><staff>1</staff></note>
+    <backup><duration>12</duration></backup>
+    <direction placement="below"><direction-type><dynamics><f/></dynamics></direction-type><staff>2</staff></direction>
+    <note><pitch><step>C</step><octave>3</octave></pitch><duration>12</duration><voice>5</voice><type>whole</type><staff>2</staff><notations><technical><fingering>5</fingering></technical></notations></note>
+    </measure>
+    <measure number="2"><attributes><clef number="2"><sign>G</sign><line>2</line></clef></attributes>
+    <note><pitch><step>F</step><octave>5</octave></pitch><duration>12</duration><voice>1</voice><type>whole</type><staff>1</staff></note>
+    <backup><duration>12</duration></backup>
+    <note><pitch><step>C</step><octave>4</octave></pitch><duration>12</duration><voice>5</voice><type>whole</type><staff>2</staff></note>
+    </measure></part></score-partwise>
+    """
+
+    @Test func exportKeepsTheScoresAnnotations() throws {
+        let dir = try TempDir("etude-mx")
+        let path = try dir.write("annotated.musicxml", Self.annotated)
+        let etude = try Etude(lessons: nil)
+        let r = try etude.run("export", path, "-o", dir.file("annotated.mid"), "--other", "play")
+        #expect(r.status == 0, "\(r.stderr)")
+        let original = try etude.run("score", path, "--json")
+        let exported = try etude.run("score", dir.file("annotated.mid"), "--json")
+        #expect(original.status == 0 && exported.status == 0, "\(original.stderr)\(exported.stderr)")
+        // The staff of the exported file is the score's: values, tuplets, fingering, marks, graces, dynamics, clefs.
+        #expect(exported.stdout == original.stdout)
+        for piece in ["\"finger\":3", "\"finger\":5", "\"staccato\"", "\"acciaccatura\"", "\"mark\":\"p\"", "\"mark\":\"f\"", "\"3:2\""] {
+            #expect(exported.stdout.contains(piece), "\(piece) in \(exported.stdout)")
+        }
+        // The hands are the staves, and a bar cut keeps the clef in force at its start.
+        let info = try etude.run("info", dir.file("annotated.mid"))
+        #expect(info.stdout.contains("staves:"), "\(info.stdout)")
+        let cut = try etude.run("export", path, "-o", dir.file("bar2.mid"), "--bars", "2", "--other", "play")
+        #expect(cut.status == 0, "\(cut.stderr)")
+        let bar2 = try etude.run("score", dir.file("bar2.mid"), "--json")
+        #expect(bar2.stdout.contains("\"clef\":\"treble\"") && !bar2.stdout.contains("\"clef\":\"bass\""), "\(bar2.stdout)")
     }
 }
 

@@ -68,6 +68,51 @@ import MIDIFile
         #expect(back.tempoMap.changes.map(\.microsecondsPerQuarter) == lesson.tempoMap.changes.map(\.microsecondsPerQuarter))
     }
 
+    /// Four printed bars on two staves, with what a score's import annotates.
+    static func annotated() throws -> Lesson {
+        let bar = Build.bar
+        var conductor: [MIDIEvent] = [Build.timeSignature(4, 4)]
+        for b in 0..<4 { conductor.append(Annotation.bar(b + 1).event(tick: b * bar)) }
+        var right: [MIDIEvent] = [Annotation.hand(.right).event(tick: 0), Annotation.clef(.treble).event(tick: 0), Annotation.dynamic("p").event(tick: 0),
+                                  Annotation.ottava(1).event(tick: bar), Annotation.dynamic("f").event(tick: 2 * bar), Annotation.ottava(0).event(tick: 3 * bar)]
+        var left: [MIDIEvent] = [Annotation.hand(.left).event(tick: 0), Annotation.clef(.bass).event(tick: 0), Annotation.clef(.treble).event(tick: 2 * bar)]
+        for b in 0..<4 {
+            let p = 72 + b
+            if b == 1 { right.append(Annotation.spelling(pitch: p, SpelledPitch(letter: 0, alter: 1)).event(tick: b * bar)) }  // C#5
+            right += [Annotation.finger(pitch: p, finger: b + 1).event(tick: b * bar),
+                      Annotation.value(pitch: p, WrittenValue(value: 1, ticks: bar / 2)).event(tick: b * bar),
+                      Annotation.value(pitch: p, WrittenValue(value: 1, ticks: bar / 2)).event(tick: b * bar + bar / 2),
+                      Annotation.marks(pitch: p, [.staccato]).event(tick: b * bar)]
+            right += Build.note(p, at: b * bar, length: bar)
+            left += Build.note(48, at: b * bar, length: bar)
+        }
+        return Lesson(file: try Build.file([conductor, right, left]), fileName: "annotated.mid")
+    }
+
+    @Test func aScoresAnnotationsGoWithTheExportedNotes() throws {
+        let lesson = try Self.annotated()
+        #expect(lesson.handAssignment.method == .staves)
+        let back = try Self.reimport(try LessonExport.midiFile(lesson: lesson, plan: PracticePlan(bars: 2...3, repeatMode: .times(2))))
+        let a = back.annotations, bar = Build.bar
+        // The staves' hands, the printed bars (twice through), the fingering and spelling of each note.
+        #expect(back.handAssignment.method == .staves)
+        #expect(a.bars.map(\.printed) == [2, 3, 2, 3])
+        let right = try #require(back.notes.first { $0.pitch == 73 }?.track)
+        let left = try #require(back.notes.first { $0.pitch == 48 }?.track)
+        #expect(a.fingers.filter { $0.key.track == right }.map { "\($0.key.tick):\($0.key.pitch):\($0.value)" }.sorted()
+                == ["0:73:2", "\(bar):74:3", "\(2 * bar):73:2", "\(3 * bar):74:3"])
+        #expect(a.spellings[Annotations.Key(track: right, tick: 0, pitch: 73)] == SpelledPitch(letter: 0, alter: 1))
+        // Both written heads of each note, and its marks.
+        #expect(a.values.filter { $0.key.track == right }.count == 8)
+        #expect(a.values[Annotations.Key(track: right, tick: bar / 2, pitch: 73)]?.ticks == bar / 2)
+        #expect(a.articulations.filter { $0.key.track == right }.count == 4)
+        // What is in force at the cut: the right hand's ottava line, the left hand's bass clef.
+        #expect(a.ottavas[right]?.first.map { [$0.tick, $0.octaves] } == [0, 1])
+        #expect(a.clefs[left]?.map { "\($0.tick):\($0.clef.rawValue)" } == ["0:bass", "\(bar):treble", "\(2 * bar):bass", "\(3 * bar):treble"])
+        #expect(a.dynamics[right]?.map { "\($0.tick):\($0.mark)" } == ["\(bar):f", "\(3 * bar):f"])
+        #expect(a.dynamics[left] == nil)
+    }
+
     @Test func singleTrackPieceExportsAsNamedHandTracks() throws {
         let (lesson, _, _) = try HandAssignmentTests.singleTrackPiece()
         let back = try Self.reimport(try LessonExport.midiFile(lesson: lesson, plan: PracticePlan()))

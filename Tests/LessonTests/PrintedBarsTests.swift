@@ -135,3 +135,20 @@ import TestSupport
         #expect(split.handAssignment.method == .splitPoint)
     }
 }
+
+/// `--bars` is checked for form where it is typed, before any lesson reads it.
+@Suite struct BarsArgumentTests {
+    @Test func theFormIsCheckedOnceAndTheLessonReadsTheRest() throws {
+        let a = try BarsArgument(parsing: "12-16@2")
+        #expect(a.first == .init(bar: 12, pass: nil) && a.last == .init(bar: 16, pass: 2))
+        #expect(try BarsArgument(parsing: "3@1-2@2").last == .init(bar: 2, pass: 2), "an end naming its time may run backwards")
+        #expect(try BarsArgument(parsing: "7").last == nil)
+        for (text, problem) in [("9-3", "did you mean 3-9?"), ("5-x", "write the bars as A-B"), ("2@0", "after @ give which time through"),
+                                ("1-2-3", "write the bars as A-B"), ("-4", "write the bars as A-B")] {
+            #expect(throws: PlanError.self, "\(text)") { try BarsArgument(parsing: text) }
+            do { _ = try BarsArgument(parsing: text) } catch { #expect(error.message.contains(problem), "\(text): \(error.message)") }
+        }
+        #expect(throws: PlanError.self, "counted bars have no second time") { try PracticePlan.bars(BarsArgument(parsing: "1-2@2"), in: nil) }
+        #expect(try PracticePlan.bars(BarsArgument(parsing: "5–8"), in: nil) == 5...8)
+    }
+}

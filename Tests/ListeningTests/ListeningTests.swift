@@ -158,3 +158,113 @@ func listen(_ samples: [Float], expected: @escaping (Double) -> Set<Int> = { _ i
         #expect(s.played == 2 && s.found == 1 && s.falseWrongs == 1 && s.planted == 1 && s.plantedFound == 1)
     }
 }
+
+/// `etude calibrate --input audio`'s steps from the samples alone.
+@Suite struct RoomCalibrationTests {
+    /// Three and a half seconds of a quiet room (uniform noise of RMS ≈ 0.0006), then `keys` struck
+    /// every two seconds.
+    static func session(_ keys: [Int], rate: Int = 44_100) -> [Float] {
+        var rng = SystemRandomNumberGenerator()
+        var s = (0..<(rate * (4 + 2 * keys.count))).map { _ in Float.random(in: -0.001...0.001, using: &rng) }
+        for (i, k) in keys.enumerated() { pianoTone(k, at: 4 + 2 * Double(i), length: 1.5, into: &s, rate: rate) }
+        return s
+    }
+
+    static func run(_ samples: [Float], rate: Int = 44_100) -> (RoomCalibration, [RoomCalibration.Event]) {
+        let setup = RoomCalibration(sampleRate: rate)
+        var events: [RoomCalibration.Event] = []
+        var i = 0
+        while i < samples.count {
+            events += setup.push(Array(samples[i..<min(samples.count, i + rate / 100)]))
+            i += rate / 100
+        }
+        return (setup, events)
+    }
+
+    @Test func theRoomThenEachKeyGiveTheProfile() throws {
+        let (setup, events) = Self.run(Self.session(RoomCalibration.keys))
+        guard case .roomMeasured(let noise)? = events.first else { Issue.record("\(events)"); return }
+        #expect(noise > 0.0004 && noise < 0.0008, "\(noise)")
+        #expect(events.compactMap { if case .measured(let k, _) = $0 { return k } else { return nil } } == RoomCalibration.keys)
+        guard case .finished(let profile)? = events.last else { Issue.record("\(events)"); return }
+        #expect(setup.step == .done)
+        #expect(profile.isMeasured && profile.noiseFloor == noise)
+        #expect(profile.templates?.keys.map(\.pitch) == RoomCalibration.keys)
+        #expect(profile.playedLevel > 0.01 && profile.playedLevel < 0.2, "\(profile.playedLevel)")
+        // The decision waits for the pitch window after the onset (~200 ms), no more than a fragment later.
+        #expect(profile.latency > 0.15 && profile.latency < 0.3, "\(profile.latency)")
+    }
+
+    @Test func anotherKeyIsNamedAndNotMeasured() {
+        let (setup, events) = Self.run(Self.session([37, 36]))
+        #expect(events.contains(.otherKey(expected: 36, heard: 37)), "\(events)")
+        #expect(events.contains { if case .measured(36, _) = $0 { return true } else { return false } })
+        #expect(setup.step == .key(48))
+    }
+
+    @Test func aLoudRoomIsRefused() {
+        var rng = SystemRandomNumberGenerator()
+        let loud = (0..<44_100 * 4).map { _ in Float.random(in: -0.3...0.3, using: &rng) }
+        let (setup, events) = Self.run(loud)
+        #expect(events.contains { if case .roomTooLoud = $0 { return true } else { return false } })
+        #expect(setup.step == .quiet)
+    }
+}
+
+/// What the header says of the signal.
+@Suite struct SignalStateTests {
+    @Test func aPianoFarTooQuietIsSaidAndAFairOneIsNot() {
+        var quiet = [Float](repeating: 0, count: 44_100 * 2)
+        pianoTone(60, at: 0.5, into: &quiet, gain: 0.0005)
+        let listener = NoteListener(sampleRate: 44_100)
+        _ = listener.push(quiet)
+        #expect(listener.signal == .tooQuiet)
+        var fair = [Float](repeating: 0, count: 44_100 * 2)
+        pianoTone(60, at: 0.5, into: &fair)
+        let other = NoteListener(sampleRate: 44_100)
+        _ = other.push(fair)
+        #expect(other.signal == .ok)
+    }
+
+    @Test func aCalibratedRoomSetsTheThresholds() {
+        let profile = ListeningProfile(noiseFloor: 0.0005, playedLevel: 0.1)
+        #expect(profile.tooQuietLevel == 0.01)
+        #expect(profile.noteGate == 0.001)
+        // A sound no louder than the room's noise is no note once the room is measured.
+        var faint = [Float](repeating: 0, count: 44_100 * 2)
+        pianoTone(60, at: 0.5, into: &faint, gain: 0.001)
+        let measured = NoteListener(sampleRate: 44_100, profile: profile)
+        #expect((measured.push(faint) + measured.flush()).isEmpty)
+        #expect(listen(faint).map(\.pitch) == [60])
+    }
+}
+
+/// The speakers case: Etude's bass note reaches the microphone with its fundamental too weak to
+/// hear, so only its upper partials sound, on the learner's expected key an octave above.
+@Suite struct OwnAttackTests {
+    /// The learner played E4 firmly twice in a quiet room; then, at 2.5 s, the room gives C4 at `gain` while
+    /// Etude began C3 at `etudeBegan`. What is heard at 2.5 s.
+    static func heard(etudeBegan: Double, gain: Double = 0.01) -> [Int] {
+        var rng = SystemRandomNumberGenerator()
+        var s = (0..<44_100 * 4).map { _ in Float.random(in: -0.0005...0.0005, using: &rng) }  // the room
+        pianoTone(64, at: 0.5, into: &s)
+        pianoTone(64, at: 1.5, into: &s)
+        pianoTone(60, at: 2.5, into: &s, gain: gain)
+        let listener = NoteListener(sampleRate: 44_100)
+        listener.expectedAt = { t in t > 2 ? [60] : [64] }
+        listener.othersAt = { t in (t - 0.3...t + 0.05).contains(etudeBegan) ? [48: t - etudeBegan] : [:] }
+        return (listener.push(s) + listener.flush()).filter { $0.time > 2 }.map(\.pitch)
+    }
+
+    @Test func anOnsetThatIsEtudesOwnAttackIsNotTheLearnersOctave() {
+        #expect(Self.heard(etudeBegan: 2.5).isEmpty)
+    }
+
+    @Test func theLearnersKeyStruckWellAfterEtudesNoteIsHeard() {
+        #expect(Self.heard(etudeBegan: 2.34) == [60])
+    }
+
+    @Test func theLearnersOctaveStruckWithEtudesNoteAsFirmlyAsTheirPlayingIsHeard() {
+        #expect(Self.heard(etudeBegan: 2.5, gain: 0.1) == [60])
+    }
+}

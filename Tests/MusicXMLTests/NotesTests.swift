@@ -123,6 +123,29 @@ import Lesson
         #expect(lesson.annotations.ornaments.count == 3 && lesson.annotations.ornaments.values.allSatisfy { $0.ticks == 480 })
     }
 
+    @Test func tremolosAndShakesArePlayedTheWrittenNotesJudged() throws {
+        let orn = { (o: String) in "<ornaments>\(o)</ornaments>" }
+        let half = "<time-modification><actual-notes>2</actual-notes><normal-notes>1</normal-notes></time-modification>"
+        // A quarter C4 in sixteenths (two strokes), a shake on E4, then C4 ⇄ G4 over a half
+        // (two half notes, each sounding a quarter, two strokes).
+        let xml = Score.partwise([Score.note("C4", 1, notations: orn("<tremolo type=\"single\">2</tremolo>"), type: "quarter")
+                                  + Score.note("E4", 1, notations: orn("<shake/>"), type: "quarter")
+                                  + Score.note("C4", 1, extra: half, notations: orn("<tremolo type=\"start\">2</tremolo>"), type: "half")
+                                  + Score.note("G4", 1, extra: half, notations: orn("<tremolo type=\"stop\">2</tremolo>"), type: "half")])
+        let r = try Read.file(xml)
+        #expect(!r.warnings.contains { $0.message.contains("tremolo") || $0.message.contains("shake") }, "\(r.warnings)")
+        let lesson = try Read.lesson(xml)
+        let judged = lesson.notes.filter { !lesson.isAccepted($0) }
+        #expect(judged.map(\.pitch) == [60, 64, 60, 67])
+        #expect(judged.map(\.startTick) == [0, 480, 960, 1440])
+        #expect(lesson.notes.filter { $0.startTick < 480 }.map(\.startTick) == [0, 120, 240, 360])
+        #expect(lesson.notes.filter { $0.startTick < 480 }.allSatisfy { $0.pitch == 60 })
+        #expect(lesson.notes.filter { $0.startTick >= 480 && $0.startTick < 960 }.map(\.pitch) == [64, 65, 64, 65, 64, 65, 64])
+        #expect(lesson.notes.filter { $0.startTick >= 960 && $0.startTick < 1440 }.map(\.pitch) == [60, 67, 60, 67])
+        #expect(lesson.notes.filter { $0.startTick >= 1440 }.map(\.pitch) == [67, 60, 67, 60])
+        #expect(lesson.annotations.ornaments.values.map(\.ornament.rawValue).sorted() == ["alternate16", "alternate16", "shake", "tremolo16"])
+    }
+
     @Test func anArpeggiatedChordIsRolledUpwardsAndWrittenAsOneChord() throws {
         let arp = "<arpeggiate/>"
         let xml = Score.partwise([Score.note("C4", 2, notations: arp, type: "half") + Score.note("E4", 2, chord: true, notations: arp, type: "half")

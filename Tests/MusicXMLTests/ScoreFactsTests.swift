@@ -180,14 +180,14 @@ import Lesson
     }
 
     @Test func notPlayedElementsAreNamedOnceAndStrictRefuses() throws {
-        // (Trills, mordents, turns and arpeggios are played now; tremolos are not.)
-        let m = Score.note("C4", 2, notations: "<ornaments><tremolo>3</tremolo></ornaments>") + Score.note("D4", 2, notations: "<fermata/>")
-            + "<harmony><root><root-step>C</root-step></root><kind>major</kind></harmony>" + Score.note("E4", 2, notations: "<ornaments><tremolo>3</tremolo></ornaments>")
+        // (Trills, mordents, turns, arpeggios, shakes and tremolos are played now; delayed turns are not.)
+        let m = Score.note("C4", 2, notations: "<ornaments><delayed-turn/></ornaments>") + Score.note("D4", 2, notations: "<fermata/>")
+            + "<harmony><root><root-step>C</root-step></root><kind>major</kind></harmony>" + Score.note("E4", 2, notations: "<ornaments><delayed-turn/></ornaments>")
         let xml = Score.partwise([m, Score.note("F4", 4)])
         let r = try Read.file(xml)
         let w = r.warnings.filter { $0.message.hasPrefix("not played as written") }
         #expect(w.count == 1)
-        #expect(w.first?.message.contains("tremolos (2)") == true)
+        #expect(w.first?.message.contains("delayed turns (2)") == true)
         #expect(w.first?.message.contains("fermatas (1)") == true)
         #expect(w.first?.message.contains("chord symbols (1)") == true)
         #expect(throws: MusicXMLError.self) { try Read.file(xml, strict: true) }

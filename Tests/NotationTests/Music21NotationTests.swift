@@ -20,16 +20,19 @@ import Testing
         var heads: [[Value]]?
         var graces: Int?
         var grace_heads: [[Int]]?
+        var rests: [[Value]]?
         var error: String?
     }
 
     /// A JSON array member: number, string or null.
     enum Value: Decodable {
-        case number(Double), text(String), null
+        case number(Double), text(String), flag(Bool), null
         init(from decoder: Decoder) throws {
             let c = try decoder.singleValueContainer()
-            if c.decodeNil() { self = .null } else if let d = try? c.decode(Double.self) { self = .number(d) } else { self = .text(try c.decode(String.self)) }
+            if c.decodeNil() { self = .null } else if let d = try? c.decode(Double.self) { self = .number(d) }
+            else if let b = try? c.decode(Bool.self) { self = .flag(b) } else { self = .text(try c.decode(String.self)) }
         }
+        var flag: Bool? { if case .flag(let b) = self { return b } else { return nil } }
         var int: Int { if case .number(let d) = self { return Int(d.rounded()) } else { return 0 } }
         var double: Double { if case .number(let d) = self { return d } else { return 0 } }
         var string: String? { if case .text(let s) = self { return s } else { return nil } }
@@ -42,11 +45,17 @@ import Testing
         var tie: String?
         var ottava: Int
         var staff: Int
+        /// The head's tuplet is drawn with a bracket (Etude's side only).
+        var bracket: Bool? = nil
     }
 
     /// Agreement over a set of files: heads compared, and how many agree in each respect.
     struct Agreement {
         var total = 0, values = 0, ties = 0, ottavas = 0, staves = 0, unmatched = 0, graces = 0, files = 0
+        /// Heads starting a tuplet music21 says is (or is not) bracketed, and those Etude draws alike.
+        var bracketed = 0, bracketsAgree = 0
+        /// Rests music21 reads inside a tuplet, and those Etude writes with the same value and tuplet.
+        var tupletRests = 0, tupletRestsAgree = 0
         /// Grace notes music21 reads that Etude draws with the same key on the same staff.
         var gracesDrawn = 0
         var lines: [String] = []
@@ -54,7 +63,8 @@ import Testing
         var summary: String {
             "\(total) heads in \(files) scores; values (type, dots, tuplet) \(percent(values)) %, ties \(percent(ties)) %, "
                 + "ottava \(percent(ottavas)) %, staff \(percent(staves)) %; \(unmatched) heads music21 has that Etude lacks; "
-                + "grace notes: \(gracesDrawn) of \(graces) drawn by Etude"
+                + "grace notes: \(gracesDrawn) of \(graces) drawn by Etude; tuplet brackets: \(bracketsAgree) of \(bracketed) as music21 reads them; "
+                + "rests in tuplets: \(tupletRestsAgree) of \(tupletRests)"
         }
     }
 
@@ -64,7 +74,7 @@ import Testing
     }
 
     /// Etude's heads, and its grace notes as "pitch/staff" keys.
-    static func etudeReading(_ path: String) throws -> (heads: [String: [Head]], graces: [String]) {
+    static func etudeReading(_ path: String) throws -> (heads: [String: [Head]], graces: [String], rests: [String: [Head]]) {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let file = try MusicXMLImport.midiFile(fromBytes: bytes, asWritten: true).file
         let lesson = Lesson(file: file, fileName: URL(fileURLWithPath: path).lastPathComponent)
@@ -75,10 +85,17 @@ import Testing
             let tie: String? = h.tiedFromPrevious ? (h.tiesToNext ? "continue" : "stop") : (h.tiesToNext ? "start" : nil)
             let key = "\(h.pitch)@\(Int((Double(h.tick) / tpq * 10_000).rounded()))"
             out[key, default: []].append(Head(value: h.duration.value.name, dots: h.duration.dots, tuplet: h.tuplet?.actual ?? 1, tie: tie,
-                                              ottava: h.ottava, staff: h.staff == .treble ? 0 : 1))
+                                              ottava: h.ottava, staff: h.staff == .treble ? 0 : 1, bracket: h.tuplet.map { $0.bracket ?? false }))
         }
         let graces = score.systems.flatMap(\.graces).map { "\($0.pitch)/\($0.staff == .treble ? 0 : 1)" }
-        return (out, graces)
+        var rests: [String: [Head]] = [:]
+        for r in score.systems.flatMap(\.rests) {
+            let staff = r.staff == .treble ? 0 : 1
+            let key = "\(staff)@\(Int((Double(r.tick) / tpq * 10_000).rounded()))"
+            rests[key, default: []].append(Head(value: r.wholeBar ? "whole" : r.duration.value.name, dots: r.duration.dots, tuplet: r.tuplet?.actual ?? 1,
+                                                tie: nil, ottava: 0, staff: staff))
+        }
+        return (out, graces, rests)
     }
 
     /// music21's heads of these files against Etude's.
@@ -120,6 +137,10 @@ import Testing
                 let k = list.firstIndex { $0.staff == want.staff } ?? 0
                 let got = list.remove(at: k)
                 ours[key] = list
+                if h.count > 8, let b = h[8].flag {
+                    a.bracketed += 1
+                    if got.bracket == b { a.bracketsAgree += 1 } else { a.lines.append("\(name): \(key) music21 tuplet bracket \(b), Etude \(got.bracket.map(String.init) ?? "none")") }
+                }
                 let valueOK = got.value == want.value && got.dots == want.dots && got.tuplet == want.tuplet
                 if valueOK { a.values += 1 }
                 if got.tie == want.tie { a.ties += 1 }
@@ -129,6 +150,16 @@ import Testing
                     fileAgree += 1
                 } else {
                     a.lines.append("\(name): \(key) music21 \(want), Etude \(got)")
+                }
+            }
+            for r in reading.rests ?? [] where r.count == 5 && r[4].int != 1 {
+                a.tupletRests += 1
+                let key = "\(r[1].int)@\(Int((r[0].double * 10_000).rounded()))"
+                let got = etude.rests[key] ?? []
+                if got.contains(where: { $0.value == r[2].string && $0.dots == r[3].int && $0.tuplet == r[4].int }) {
+                    a.tupletRestsAgree += 1
+                } else {
+                    a.lines.append("\(name): music21 has a \(r[2].string ?? "?") rest in a \(r[4].int)-tuplet at staff \(key); Etude \(got)")
                 }
             }
             a.lines.append("\(name): \(fileAgree) of \(theirs.count) heads agree in every respect")
@@ -154,6 +185,9 @@ import Testing
         #expect(a.percent(a.staves) >= 99.9, "\(a.summary)")
         // No grace note is left out.
         #expect(a.graces > 0 && a.gracesDrawn == a.graces, "\(a.summary)")
+        // Tuplet brackets as printed, rests inside tuplets written as the tuplet's values.
+        #expect(a.bracketed >= 4 && a.bracketsAgree == a.bracketed, "\(a.summary)")
+        #expect(a.tupletRests >= 4 && a.tupletRestsAgree == a.tupletRests, "\(a.summary)")
     }
 
     /// Piano scores of music21's corpus, as written (no repeat taken): the figures printed.
@@ -173,10 +207,11 @@ import Testing
         #expect(a.total > 1000)
         #expect(a.percent(a.values) >= 98, "\(a.summary)")
         #expect(a.percent(a.ties) >= 98, "\(a.summary)")
-        // The heads Etude lacks are a second voice's unison (two voices striking one key at once
-        // sound once in MIDI, so one head is drawn); every head both draw has the same ottava
-        // and staff.
-        #expect(a.ottavas + a.unmatched == a.total && a.staves + a.unmatched == a.total, "\(a.summary)")
+        // Every head music21 reads is drawn (a second voice's unison too: two voices striking
+        // one key sound once in MIDI, but both heads are printed), with its ottava and staff.
+        #expect(a.unmatched == 0, "\(a.summary)")
+        #expect(a.percent(a.ottavas) >= 99.9 && a.percent(a.staves) >= 99.9, "\(a.summary)")
+        #expect(a.bracketsAgree == a.bracketed, "\(a.summary)")
         #expect(a.gracesDrawn == a.graces, "\(a.summary)")
     }
 }

@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 import Store
 import Practice
+import Lesson
 @testable import Trainer
 
 /// What the library remembers for fitting a piece: a lesson's transposition (and a loop saved
@@ -35,17 +36,17 @@ import Practice
     @Test func givenKeysAreRememberedForTheInputAndEightyEightForgetsThem() throws {
         let dir = try TempDir("fit")
         let library = Library(databaseOverride: dir.file("e.sqlite"))
-        var k = try LessonFit.keyboard(keys: "61", range: nil, fit: nil, input: "keys", library: library)
+        var k = try LessonFit.keyboard(keys: try KeyboardKeysArgument(parsing: "61"), range: nil, fit: nil, input: "keys", library: library)
         #expect(k.keyboard?.range == 36...96)
         k.remember()
         k = try LessonFit.keyboard(keys: nil, range: nil, fit: nil, input: "keys", library: library)
         #expect(k.keyboard?.size == 61 && !k.fitOctave)
         #expect(try LessonFit.keyboard(keys: nil, range: nil, fit: nil, input: dir.file("other.fifo"), library: library).keyboard == nil,
                 "another input has its own")
-        try LessonFit.keyboard(keys: "88", range: nil, fit: nil, input: "keys", library: library).remember()
+        try LessonFit.keyboard(keys: try KeyboardKeysArgument(parsing: "88"), range: nil, fit: nil, input: "keys", library: library).remember()
         #expect(try LessonFit.keyboard(keys: nil, range: nil, fit: nil, input: "keys", library: library).keyboard == nil)
-        #expect(throws: EtudeFailure.self) { try LessonFit.keyboard(keys: "61", range: "C2-C7", fit: nil, input: "keys", library: library) }
-        #expect(throws: EtudeFailure.self) { try LessonFit.keyboard(keys: nil, range: nil, fit: "octave", input: "keys", library: library) }
-        #expect(throws: EtudeFailure.self) { try LessonFit.keyboard(keys: nil, range: nil, fit: "sideways", input: "keys", library: library) }
+        #expect(throws: EtudeFailure.self) { try LessonFit.keyboard(keys: try KeyboardKeysArgument(parsing: "61"), range: try KeyboardRangeArgument(parsing: "C2-C7"), fit: nil, input: "keys", library: library) }
+        #expect(throws: EtudeFailure.self) { try LessonFit.keyboard(keys: nil, range: nil, fit: .octave, input: "keys", library: library) }
+        #expect(throws: PlanError.self) { try OctaveFit(parsing: "sideways") }
     }
 }

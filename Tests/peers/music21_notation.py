@@ -13,7 +13,9 @@
                                       notes (1 for none), tie ("start", "stop", "continue" or
                                       null), ottava (+1 8va, -1 8vb, +2, -2, 0)], "graces":
                                       how many grace notes the file has, and "grace_heads":
-                                      [midi, staff] of each
+                                      [midi, staff] of each; a head that starts a tuplet
+                                      says whether it is bracketed (true/false, else null);
+                                      "rests": [onset, staff, type, dots, tuplet actual] each
 """
 import json
 import os
@@ -139,6 +141,17 @@ def scores():
                      [[[n("E5", 2), n("D5", 2)], [n("C5", 0.5), n("B4", 0.5), n("A4", 0.5), n("G4", 0.5), n("F4", 1), n("E4", 1)]],
                       [[n("C5", 4)], [n("E4", 1), n("G4", 1), n("E4", 2)]]],
                      [[ch(["C3", "E3", "G3"], 2), ch(["B2", "D3", "G3"], 2)], [ch(["C3", "G3"], 4)]]))
+    # Rests inside tuplets, tuplets printed without a bracket, quarter-note triplets (unbeamed).
+    def nobracket(x):
+        for tp in x.duration.tuplets:
+            tp.bracket = False
+        return x
+
+    out.append(piano("tuplet-rests",
+                     [[r(t), n("D5", t), n("E5", t), n("F5", t), r(t), n("A5", t), n("G5", 1), n("C5", t), n("D5", t), r(t)],
+                      [n("C5", 2 * t), r(2 * t), n("E5", 2 * t), r(1), n("G5", 1)]],
+                     [[nobracket(n("C3", t)), nobracket(n("E3", t)), nobracket(n("G3", t)), n("C3", 3)],
+                      [n("G2", 4)]]))
     # Compound time: dotted values and rests in 6/8.
     out.append(piano("compound",
                      [[n("C5", 1.5), n("E5", 1), n("D5", 0.5)], [n("C5", 0.5), r(0.5), n("E5", 0.5), r(1.5)], [n("C5", 3)]],
@@ -167,6 +180,7 @@ def heads(path):
     out = []
     graces = 0
     grace_heads = []
+    rests = []
     staff = 0
     for p in parts:
         found = False
@@ -183,14 +197,19 @@ def heads(path):
             members = list(x.notes) if x.isChord else [x]
             octaves, transposing = ottava_of.get(id(x), (0, False))
             tup = x.duration.tuplets[0].numberNotesActual if x.duration.tuplets else 1
+            first = x.duration.tuplets[0] if x.duration.tuplets else None
+            bracket = bool(first.bracket) if first is not None and first.type == "start" else None
             for m in members:
                 t = m.tie if m.tie is not None else getattr(x, "tie", None)
                 midi = m.pitch.ps + (12 * octaves if transposing else 0)
                 out.append([int(round(midi)), float(x.offset), staff, x.duration.type, x.duration.dots, tup,
-                            t.type if t is not None else None, octaves])
+                            t.type if t is not None else None, octaves, bracket])
+        for x in p.flatten().getElementsByClass("Rest"):
+            tup = x.duration.tuplets[0].numberNotesActual if x.duration.tuplets else 1
+            rests.append([float(x.offset), staff, x.duration.type, x.duration.dots, tup])
         if found:
             staff += 1
-    return {"file": path, "heads": out, "graces": graces, "grace_heads": grace_heads}
+    return {"file": path, "heads": out, "graces": graces, "grace_heads": grace_heads, "rests": rests}
 
 
 def main():

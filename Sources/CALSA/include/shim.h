@@ -67,6 +67,27 @@ int etude_seq_read(void *handle, etude_seq_event *out, int timeout_ms);
 /// Human-readable text for a negative ALSA error code.
 const char *etude_seq_strerror(int code);
 
+// ---- the output side, for `--midi-out` without JACK (seq_out.c) ----
+
+/// Opens an output client named `client_name`. NULL with `err` filled when there is no sequencer.
+void *etude_seq_out_open(const char *client_name, char *err, int err_len);
+void etude_seq_out_close(void *handle);
+/// Fills up to `max` writable ports of other clients (MIDI destinations). Returns the number found.
+int etude_seq_out_list(void *handle, etude_port_info *out, int max);
+/// Connects our port to `client:port`. 0 on success, negative errno otherwise.
+int etude_seq_out_connect(void *handle, int client, int port);
+/// Sends one channel message (1–3 bytes) at once. 0 on success.
+int etude_seq_out_send(void *handle, const unsigned char *bytes, int len);
+
+/// ALSA PCM capture (`--input audio:alsa:DEVICE`): opens DEVICE for mono 16-bit capture at
+/// `rate`; NULL with a message in `err`.
+void *etude_pcm_open(const char *device, int rate, char *err, int errlen);
+/// Reads exactly `frames` samples as floats (blocks); 0, or -1 with `err`.
+int etude_pcm_read(void *handle, float *out, int frames, char *err, int errlen);
+/// Frames between the microphone and this program.
+long long etude_pcm_delay_frames(void *handle);
+void etude_pcm_close(void *handle);
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,4 +75,7 @@ unsigned etude_pulse_default_rate(int timeout_ms);
 #ifdef __cplusplus
 }
 #endif
+
+/* Etude's own PulseAudio playback stream (pulse_out.c). */
+#include "pulse_out.h"
 #endif

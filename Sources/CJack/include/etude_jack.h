@@ -57,6 +57,9 @@ void etude_jack_attach_synth(etude_jack *j, void *fluid_synth);
 int etude_jack_has_synth(etude_jack *j);
 /// Echo: channel messages from midi_in are played on `channel` (0–15) of the synth; -1 = off.
 void etude_jack_set_echo(etude_jack *j, int channel);
+/// Keys whose notes midi_in never echoes (gesture keys): bit k of `low` is key k (0–63), bit k
+/// of `high` key 64 + k. They are still reported to Swift. 0, 0 mutes none.
+void etude_jack_set_muted_keys(etude_jack *j, uint64_t low, uint64_t high);
 /// Played events are copied to the ring for Swift only while reporting is on.
 void etude_jack_set_reporting(etude_jack *j, int on);
 
@@ -102,6 +105,26 @@ void etude_jack_meter_robot(etude_jack_meter *m, int channel);
 unsigned etude_jack_meter_rate(etude_jack_meter *m);
 unsigned etude_jack_meter_period(etude_jack_meter *m);
 void etude_jack_meter_close(etude_jack_meter *m);
+
+/// etude:mic (issue 30): registers the client's audio input port `mic` (once; it stays until
+/// the client closes). 0 on success.
+int etude_jack_mic_open(etude_jack *j);
+/// Takes up to `max` samples captured on `mic` since the last read; returns how many.
+int etude_jack_mic_read(etude_jack *j, float *out, int max);
+/// Drops what was captured so far (a listener starting now).
+void etude_jack_mic_flush(etude_jack *j);
+/// The capture latency of what is connected to `mic`, in frames.
+uint32_t etude_jack_mic_latency(etude_jack *j);
+
+/// A test's player: its own client `name` with an audio output `out` that plays `count` samples
+/// once from when `etude_jack_player_start` is called. Connect it with jack_connect.
+typedef struct etude_jack_player etude_jack_player;
+etude_jack_player *etude_jack_player_open(const char *name, const float *samples, size_t count);
+int etude_jack_player_connect(etude_jack_player *p, const char *destination);
+void etude_jack_player_start(etude_jack_player *p);
+/// 1 once every sample was played.
+int etude_jack_player_done(etude_jack_player *p);
+void etude_jack_player_close(etude_jack_player *p);
 
 #ifdef __cplusplus
 }

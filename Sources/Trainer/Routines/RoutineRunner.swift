@@ -74,18 +74,36 @@ public struct RoutineRunner {
         let needsInstrument = plan.steps.contains { ($0.mode ?? .watch).judges }
         let instrument: Instrument?
         do {
-            instrument = needsInstrument ? try Instrument(input: playing.input, output: live) : nil
+            instrument = needsInstrument ? try Instrument(input: playing.input, output: live, library: playing.library) : nil
         } catch {
             output.allNotesOff()
             live.close()
             throw error
         }
+        // `--lights`: one line without a JACK server, before anything plays.
+        let lights: KeyLights?
+        do {
+            lights = try sound.keyLights()
+        } catch {
+            output.allNotesOff()
+            instrument?.stop()
+            live.close()
+            throw error
+        }
         let run = Run(plan: plan, store: store, output: output, instrument: instrument, runner: self)
+        run.lights = lights
         run.display.silent = LiveSound.silentNotice(live) != nil
+        run.display.outputLatency = live.outputLatency
+        run.display.gestureHelp = sound.gestures?.helpEntry
+        // On the practice screen a notice (the PulseAudio buffer grew, JACK stopped) goes to its
+        // status line, not over the screen; without one, to stderr as before.
+        if run.screenAvailable, let instrument { live.onNotice = { instrument.status($0) } }
+        if let instrument, let gestures = sound.gestures { gestures.route(instrument.hookup, to: nil) }
         if let instrument {
             run.display.echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
         }
         defer {
+            lights?.clear()
             output.allNotesOff()
             instrument?.stop()
             run.keys.close()
@@ -113,6 +131,8 @@ private final class Run {
     var quit = false
     var exitCode: Int32 = 0
     var display = PracticeView.Options()
+    /// `--lights`: the keys to play next, lit while a played entry runs.
+    var lights: KeyLights?
     private var lastStatus = ""
 
     init(plan: RoutinePlan, store: Store, output: GainOutput, instrument: Instrument?, runner: RoutineRunner) {
@@ -269,6 +289,15 @@ private final class Run {
             practice.tempo = .percent(100)
             practice.speedTrainer = trainer
         }
+        // `--gestures`: a key of this entry's lesson cannot be a gesture (the entry is skipped).
+        if let gestures = runner.sound.gestures {
+            do {
+                try gestures.check(lessonRange: opened.lesson.pitchRange)
+            } catch {
+                line("Skipping \(title): \(safe((error as? EtudeFailure)?.message ?? "\(error)"))", final: true)
+                return
+            }
+        }
         var settings = runner.playing
         settings.mode = mode
         settings.holdAfterPass = false   // an entry's passes flow on; its length ends it
@@ -282,6 +311,12 @@ private final class Run {
             return
         }
         defer { instrument.session = nil }
+        // Gestures command this entry; between entries their keys stay silent and unjudged.
+        runner.sound.gestures?.route(instrument.hookup, to: controller)
+        defer {
+            runner.sound.gestures?.route(instrument.hookup, to: nil)
+            lights?.clear()
+        }
         let history = StoreHistory(store: store, lessonID: step.lesson.id, path: opened.path)
         // The screen's help lists s and L here too.
         controller.onSaveLoop = { history.saveLoop($0) }
@@ -315,6 +350,7 @@ private final class Run {
         do {
             outcome = try PracticeScreenRunner.screen(controller, display: display, signals: keys.signals, begin: { scored.start() }, frame: { loop in
                 let t = scored.tick()
+                lights?.update(session.state())
                 passes.record(t.finished)
                 lastTick = t
                 guard t.isOver else { return }
@@ -329,7 +365,9 @@ private final class Run {
                 if case .repetitions(let count) = step.length { info += " pass \(min(count, (lastTick?.completedPasses ?? 0) + 1))/\(count)" }
                 if (lastTick?.gain ?? 1) < 1 { info += " fading" }
                 model.status.title = "\(info) · \(model.status.title)"
-                model.helpEntries = PracticeKeys.inRoutine
+                model.status.listening = AudioSetup.headerWords(self.instrument?.hookup.listeningSignal)
+                model.helpEntries = display.gestureHelp.map { g in PracticeKeys.inRoutine.filter { !PracticeKeys.piano.contains($0) } + [g] }
+                    ?? PracticeKeys.inRoutine
                 if overAt != nil {
                     model.message = "entry done: any key goes on"
                 } else if model.message == nil || model.message?.hasPrefix("the end") == true {
@@ -382,6 +420,7 @@ private final class Run {
                 break
             }
             let t = scored.tick()
+            lights?.update(scored.session.state())
             passes.record(t.finished)
             for l in passes.takeLines() { line(l, final: true) }
             if t.isOver { break }
