@@ -4,7 +4,9 @@ import Lesson
 
 /// Turns the learner's commands (keys on the practice screen, in any front end) into changes to
 /// a `PracticeSession`: transport moves (play, bars, loop, tempo, hands), coach changes (mode,
-/// weakest section) and the screen's own flags (help, note names, messages). The hooks reach
+/// weakest section) and the screen's own state (help, note names, the message, the loop marks
+/// being typed: `view`, a `PracticeViewState` the front end reads each frame; the session holds
+/// none of it). The hooks reach
 /// what the session does not own: the library (saving and recalling loops), the computer
 /// keyboard (piano keys), the folder where `r` saves passes.
 public final class PracticeController: @unchecked Sendable {
@@ -22,12 +24,37 @@ public final class PracticeController: @unchecked Sendable {
     private var savePassHook: (@Sendable ([UInt8], String, Date) -> String)?
     private var pictureHook: (@Sendable () -> [Int: (notes: Int, faults: Int)])?
     private var recallIndex = 0
+    private var viewValue: PracticeViewState
     /// Where `r` saves passes.
     public var saveDirectory: String
 
     public init(session: PracticeSession, saveDirectory: String = FileManager.default.currentDirectoryPath) {
         self.session = session
         self.saveDirectory = saveDirectory
+        let bars = session.transport.plan.bars
+        viewValue = PracticeViewState(loopMarkStart: bars?.lowerBound, loopMarkEnd: bars?.upperBound)
+    }
+
+    /// What the screen shows of its own now (help, names, message, loop marks), with the last
+    /// line the runtime posted (`PracticeSession.takeNotices()`) as the message.
+    public var view: PracticeViewState {
+        absorbNotices()
+        return lock.withLock { viewValue }
+    }
+
+    /// Shows a line in the status bar (after any older notice from the runtime).
+    public func show(message text: String) {
+        absorbNotices()
+        lock.withLock { viewValue.message = text }
+    }
+
+    private func absorbNotices() {
+        guard let last = session.takeNotices().last else { return }
+        lock.withLock { viewValue.message = last }
+    }
+
+    private func edit<T>(_ body: (inout PracticeViewState) -> T) -> T {
+        lock.withLock { body(&viewValue) }
     }
 
     /// Called when the learner presses `s`; returns the message to show, e.g. `saved "bars 5-8
@@ -68,8 +95,10 @@ public final class PracticeController: @unchecked Sendable {
     /// A key from the screen, as its command (nil for a key that means nothing here): any key
     /// — Esc and q included — closes the help first, and nothing else.
     public func handle(keyCommand command: PracticeCommand?) -> Outcome {
-        if session.update({ $0.showHelp }) {
-            session.update { $0.showHelp = false }
+        if edit({ v -> Bool in
+            defer { v.showHelp = false }
+            return v.showHelp
+        }) {
             return .continue
         }
         guard let command else { return .continue }
@@ -81,8 +110,10 @@ public final class PracticeController: @unchecked Sendable {
     public func handle(_ command: PracticeCommand) -> Outcome {
         let s = session
         // With the help up, a command closes it and does nothing else.
-        if s.update({ $0.showHelp }), command != .toggleHelp {
-            s.update { $0.showHelp = false }
+        if command != .toggleHelp, edit({ v -> Bool in
+            defer { v.showHelp = false }
+            return v.showHelp
+        }) {
             return .continue
         }
         // Results holding the transport: any key but quit plays on (with the count-in); W,
@@ -105,7 +136,7 @@ public final class PracticeController: @unchecked Sendable {
             switch transport.state {
             case .playing: s.pause()
             case .finished:
-                s.update { $0.loopPasses = 0 }
+                s.restartPassCount()
                 s.resume()
             default: s.resume()
             }
@@ -114,43 +145,43 @@ public final class PracticeController: @unchecked Sendable {
             let current = transport.position(at: s.now).bar
             let target = min(max(current + (command == .nextBar ? 1 : -1), range.lowerBound), range.upperBound)
             seekKeepingState(target)
-            s.show(message: "bar \(s.lesson.bars.label(number: target))")
+            show(message: "bar \(s.lesson.bars.label(number: target))")
         case .restart:
             seekKeepingState(transport.bars.lowerBound)
-            s.show(message: "from bar \(s.lesson.bars.label(number: transport.bars.lowerBound))")
+            show(message: "from bar \(s.lesson.bars.label(number: transport.bars.lowerBound))")
         case .loopStartHere:
             s.loopName = nil
             let bar = currentBar()
-            let end = s.update { se -> Int? in
-                se.loopMarkStart = bar
-                if let end = se.loopMarkEnd, end < bar { se.loopMarkEnd = nil }
-                return se.loopMarkEnd
+            let end = edit { v -> Int? in
+                v.loopMarkStart = bar
+                if let end = v.loopMarkEnd, end < bar { v.loopMarkEnd = nil }
+                return v.loopMarkEnd
             }
             if let end {
                 applyLoop(bar...end)
             } else {
-                s.show(message: "loop from bar \(s.lesson.bars.label(number: bar)): press ] at its last bar")
+                show(message: "loop from bar \(s.lesson.bars.label(number: bar)): press ] at its last bar")
             }
         case .loopEndHere:
             s.loopName = nil
             let bar = currentBar()
-            let start = s.update { se -> Int in
-                let start = min(se.loopMarkStart ?? transport.bars.lowerBound, bar)
-                se.loopMarkStart = start
-                se.loopMarkEnd = bar
+            let start = edit { v -> Int in
+                let start = min(v.loopMarkStart ?? transport.bars.lowerBound, bar)
+                v.loopMarkStart = start
+                v.loopMarkEnd = bar
                 return start
             }
             applyLoop(start...bar)
         case .toggleLoop:
-            let marks = s.update { ($0.loopMarkStart, $0.loopMarkEnd, $0.loopOn) }
-            if marks.2 {
+            let marks = edit { ($0.loopMarkStart, $0.loopMarkEnd) }
+            if s.isLoopOn {
                 setLoop(nil)
                 s.loopName = nil
-                s.show(message: "loop off")
+                show(message: "loop off")
             } else if let a = marks.0, let b = marks.1 {
                 applyLoop(a...b)
             } else {
-                s.show(message: "set a loop first: [ at its first bar, ] at its last")
+                show(message: "set a loop first: [ at its first bar, ] at its last")
             }
         case .tempoUp, .tempoDown:
             let current = transport.tempoPercent
@@ -158,7 +189,7 @@ public final class PracticeController: @unchecked Sendable {
             if next != current {
                 try? s.perform { t throws(PlanError) in try t.setTempo(percent: next) }
             }
-            s.show(message: "tempo \(TempoPercent.text(next))%")
+            show(message: "tempo \(TempoPercent.text(next))%")
         case .cycleHand:
             let plan = transport.plan
             let order: [PracticePlan.Hands] = [.both, .right, .left]
@@ -168,7 +199,7 @@ public final class PracticeController: @unchecked Sendable {
                 do {
                     try s.perform { t throws(PlanError) in try t.setHands(h, other: plan.otherHand) }
                     s.coach.update(plan: transport.plan)
-                    s.show(message: h == .both ? "both hands" : "\(h.rawValue) hand")
+                    show(message: h == .both ? "both hands" : "\(h.rawValue) hand")
                     break
                 } catch {
                     continue
@@ -183,25 +214,25 @@ public final class PracticeController: @unchecked Sendable {
             case .mute: next = .play
             }
             try? s.perform { t throws(PlanError) in try t.setHands(plan.hands, other: next) }
-            s.show(message: "other hand: \(next.name)")
+            show(message: "other hand: \(next.name)")
         case .toggleMetronome:
             let on = !transport.plan.metronome.enabled
             s.perform { $0.setMetronome(enabled: on) }
-            s.show(message: on ? "metronome on" : "metronome off")
+            show(message: on ? "metronome on" : "metronome off")
         case .toggleNoteNames:
-            let on = s.update { se -> Bool in
-                se.showNames.toggle()
-                return se.showNames
+            let on = edit { v -> Bool in
+                v.showNoteNames.toggle()
+                return v.showNoteNames
             }
-            s.show(message: on ? "note names on" : "note names off")
+            show(message: on ? "note names on" : "note names off")
         case .toggleHelp:
-            s.update { $0.showHelp.toggle() }
+            edit { $0.showHelp.toggle() }
         case .cycleView:
             return .cycleView
         case .saveLoop:
             let plan = transport.plan
             guard let bars = plan.bars else {
-                s.show(message: "no loop to save: mark one with [ and ], then s saves it")
+                show(message: "no loop to save: mark one with [ and ], then s saves it")
                 return .continue
             }
             let printed = s.lesson.bars.isPrinted ? s.lesson.bars.label(ofRange: bars).replacingOccurrences(of: "–", with: "-") : nil
@@ -210,9 +241,9 @@ public final class PracticeController: @unchecked Sendable {
             if let hook = onSaveLoop {
                 let message = hook(snapshot)
                 s.loopName = snapshot.autoName
-                s.show(message: message)
+                show(message: message)
             } else {
-                s.show(message: "saving loops needs the library (it could not be opened)")
+                show(message: "saving loops needs the library (it could not be opened)")
             }
         case .recallLoop:
             recallNextLoop()
@@ -220,11 +251,11 @@ public final class PracticeController: @unchecked Sendable {
             let next = s.mode.next
             s.setMode(next)
             let hint = next.judges && s.settings.computerKeyboard ? " (play on a w s e d f t g y h u j k; z x octave)" : ""
-            s.show(message: "mode \(next.rawValue)\(hint)")
+            show(message: "mode \(next.rawValue)\(hint)")
         case .loopWeakestSection:
             loopWeakest()
         case .saveLastPass:
-            s.show(message: saveLastPass(now: Date()))
+            show(message: saveLastPass(now: Date()))
         case .goToBar:
             break  // the screen asks for the number, then calls `goToBar(_:)`
         }
@@ -243,15 +274,27 @@ public final class PracticeController: @unchecked Sendable {
             ?? coach.weakestSection.map { ($0.section.section, $0.name) }
             ?? coach.lastReport?.weakestSection.map { ($0.section, coach.sectionName($0.section)) }
         guard let (index, name) = weakest, let plan = coach.weakSectionPlan(section: index) else {
-            s.show(message: "no weakest section yet: play a full pass in wait, play or memory mode first")
+            show(message: "no weakest section yet: play a full pass in wait, play or memory mode first")
             return
         }
         do {
-            try s.replacePlan(plan)
+            try replacePlan(plan)
             s.resume()
-            s.show(message: "looping \(name) from \(PracticePlan.format(plan.speedTrainer?.start ?? 70)) % (speed trainer on)")
+            show(message: "looping \(name) from \(PracticePlan.format(plan.speedTrainer?.start ?? 70)) % (speed trainer on)")
         } catch {
-            s.show(message: error.message)
+            show(message: error.message)
+        }
+    }
+
+    /// Practises with a whole new plan from its first bar (`PracticeSession.replacePlan`); the
+    /// loop marks follow its bars.
+    public func replacePlan(_ plan: PracticePlan) throws(PlanError) {
+        try session.replacePlan(plan)
+        if let bars = plan.bars {
+            edit { v in
+                v.loopMarkStart = bars.lowerBound
+                v.loopMarkEnd = bars.upperBound
+            }
         }
     }
 
@@ -278,12 +321,12 @@ public final class PracticeController: @unchecked Sendable {
     private func recallNextLoop() {
         let s = session
         guard let hook = onRecallLoops else {
-            s.show(message: "saved loops need the library (it could not be opened)")
+            show(message: "saved loops need the library (it could not be opened)")
             return
         }
         let loops = hook()
         guard !loops.isEmpty else {
-            s.show(message: "no saved loops for this lesson yet: set one with [ and ], save it with s")
+            show(message: "no saved loops for this lesson yet: set one with [ and ], save it with s")
             return
         }
         let index = lock.withLock { () -> Int in
@@ -304,26 +347,26 @@ public final class PracticeController: @unchecked Sendable {
             try s.perform { t throws(PlanError) in try t.setHands(loop.hands, other: loop.otherHand) }
             try s.perform { t throws(PlanError) in try t.setTempo(percent: loop.tempoPercent) }
         } catch {
-            s.show(message: "loop \"\(choice.name)\": \(error.message)")
+            show(message: "loop \"\(choice.name)\": \(error.message)")
             return
         }
         setLoop(loop.bars)
         guard s.transport.plan.bars == loop.bars else { return }   // setLoop said why not
         s.coach.update(plan: s.transport.plan)
-        s.update { se in
-            se.loopMarkStart = loop.bars.lowerBound
-            se.loopMarkEnd = loop.bars.upperBound
+        edit { v in
+            v.loopMarkStart = loop.bars.lowerBound
+            v.loopMarkEnd = loop.bars.upperBound
         }
         s.loopName = choice.name
         var text = "loop \"\(choice.name)\" (\(index + 1)/\(loops.count)): bars \(session.lesson.bars.label(ofRange: loop.bars))"
         text += loop.hands == .both ? ", both hands" : ", \(loop.hands.rawValue) hand"
         text += ", \(TempoPercent.text(loop.tempoPercent))%"
-        s.show(message: text)
+        show(message: text)
     }
 
     private func applyLoop(_ bars: ClosedRange<Int>) {
         setLoop(bars)
-        session.show(message: "loop bars \(session.lesson.bars.label(ofRange: bars))")
+        show(message: "loop bars \(session.lesson.bars.label(ofRange: bars))")
     }
 
     private func setLoop(_ bars: ClosedRange<Int>?) {
@@ -333,7 +376,7 @@ public final class PracticeController: @unchecked Sendable {
             s.coach.update(plan: s.transport.plan)
             s.loopChanged(enabled: bars != nil)
         } catch {
-            s.show(message: error.message)
+            show(message: error.message)
         }
     }
 
@@ -347,17 +390,17 @@ public final class PracticeController: @unchecked Sendable {
         do {
             target = try bars.range(parsing: text, option: "bar").lowerBound
         } catch {
-            s.show(message: error.message)
+            show(message: error.message)
             return
         }
         let range = s.transport.bars
         guard range.contains(target) else {
-            s.show(message: "bar \(bars.label(number: target)) is outside the loop (bars \(bars.label(ofRange: range))): l turns the loop off")
+            show(message: "bar \(bars.label(number: target)) is outside the loop (bars \(bars.label(ofRange: range))): l turns the loop off")
             return
         }
         s.dismissResults()
         seekKeepingState(target)
-        s.show(message: "bar \(bars.label(number: target))")
+        show(message: "bar \(bars.label(number: target))")
     }
 
     /// Seeks; a stopped or finished transport stays paused there, a playing one plays on.

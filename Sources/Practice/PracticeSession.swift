@@ -87,13 +87,10 @@ public final class PracticeSession: @unchecked Sendable {
 
     private let lock = NSLock()
     private var coachValue: Coach
-    var showHelp = false
-    var showNames = false
-    private var messageText: String?
-    var loopMarkStart: Int?
-    var loopMarkEnd: Int?
-    var loopOn: Bool
-    var loopPasses = 0
+    /// Lines for the front end's status line (its own `PracticeViewState`), until it takes them.
+    private var notices: [String] = []
+    private var loopOn: Bool
+    private var loopPasses = 0
     private var passStartClock: Double?
     private var passStartDate = Date()
     /// Finished passes, each one whole value, until the front end takes them.
@@ -123,13 +120,7 @@ public final class PracticeSession: @unchecked Sendable {
         coachValue = Coach(lesson: lesson, plan: plan, mode: settings.mode, window: settings.window,
                            cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.onsetOnlyInput,
                            inputOffsetMs: settings.inputOffsetMs)
-        if let bars = plan.bars {
-            loopMarkStart = bars.lowerBound
-            loopMarkEnd = bars.upperBound
-            loopOn = true
-        } else {
-            loopOn = false
-        }
+        loopOn = plan.bars != nil
         threaded = clock is MonotonicClock
         initialTransport = transport
         transport.isPassClean = { [weak self] finished in
@@ -356,9 +347,23 @@ public final class PracticeSession: @unchecked Sendable {
         try? perform { t throws(PlanError) in try t.seek(toBar: target) }
     }
 
-    /// Shows a one-line message in the status bar (saved file, input ended…).
+    /// Shows a one-line message in the status bar (saved file, input ended…): a notice to the
+    /// front end, which holds the message (`PracticeViewState`); any thread.
     public func show(message text: String) {
-        lock.withLock { messageText = text }
+        lock.withLock {
+            notices.append(text)
+            if notices.count > 16 { notices.removeFirst(notices.count - 16) }  // only the last is shown
+        }
+    }
+
+    /// The lines to show posted since the last call (the runner's "the end…", an input's
+    /// status), oldest first: the front end shows the last in its status line.
+    public func takeNotices() -> [String] {
+        lock.withLock {
+            let out = notices
+            notices.removeAll()
+            return out
+        }
     }
 
     /// Practises with a whole new plan from its first bar (the weakest-section key); the
@@ -367,10 +372,6 @@ public final class PracticeSession: @unchecked Sendable {
         try perform { t throws(PlanError) in try t.replacePlan(plan) }
         coach.update(plan: plan)
         lock.withLock {
-            if let bars = plan.bars {
-                loopMarkStart = bars.lowerBound
-                loopMarkEnd = bars.upperBound
-            }
             loopOn = plan.bars != nil
             loopPasses = 0
             passStartClock = clock.now
@@ -418,7 +419,7 @@ public final class PracticeSession: @unchecked Sendable {
         }
         let lines = transport.barLines(at: now, ahead: lookahead).map { (seconds: $0.time - now, bar: $0.bar) }
         let local = lock.withLock {
-            (showHelp, showNames, messageText, loopOn, loopPasses, loopMarkStart, loopMarkEnd, currentLoopName, results)
+            (loopOn, loopPasses, currentLoopName, results)
         }
         var feedback = coach.feedback(now: now)
         if let keys = computerKeys {
@@ -429,10 +430,9 @@ public final class PracticeSession: @unchecked Sendable {
             bpm: transportState == .playing ? transport.bpm(at: now) : transport.effectiveBPM,
             position: transport.position(at: now), tick: transport.tick(at: now), countIn: transport.countIn(at: now), lookaheadSeconds: lookahead,
             notes: upcoming, barLines: lines,
-            loop: SessionState.Loop(start: local.5, end: local.6, enabled: local.3, passes: local.4, name: local.7),
+            loop: SessionState.Loop(enabled: local.0, passes: local.1, name: local.2),
             mode: coach.mode, pianoKeys: settings.computerKeyboard && coach.mode.judges,
-            feedback: feedback, judged: coach.judgedNotes, heardOff: coach.notesHeardOff, results: local.8,
-            showHelp: local.0, showNoteNames: local.1, message: local.2)
+            feedback: feedback, judged: coach.judgedNotes, heardOff: coach.notesHeardOff, results: local.3)
     }
 
     // MARK: For the controller
@@ -446,9 +446,12 @@ public final class PracticeSession: @unchecked Sendable {
         runner?.perform(command)
     }
 
-    /// Changes the session's own state under its lock (never call the transport or coach inside).
-    func update<T>(_ body: (PracticeSession) -> T) -> T {
-        lock.withLock { body(self) }
+    /// Whether the loop is on (the plan's bars), as the controller's `l` toggles it.
+    var isLoopOn: Bool { lock.withLock { loopOn } }
+
+    /// Space after the end plays the piece again: the pass count starts over.
+    func restartPassCount() {
+        lock.withLock { loopPasses = 0 }
     }
 
     /// Puts the results panel away (any key continues).
@@ -489,7 +492,7 @@ public final class PracticeSession: @unchecked Sendable {
                 passStartClock = e.time
                 passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
             case .finished:
-                messageText = "the end: space plays again, q quits"
+                notices.append("the end: space plays again, q quits")
             case .heldAfterPass:
                 heldForResults = true
             default:

@@ -5,7 +5,7 @@ import Lesson
 /// Everything a view needs of a practice session at one moment, as plain values: what plays
 /// (notes ahead with their parts, bar lines), where (bar, beat, tempo), the plan, the loop, the
 /// coach's feedback (the learner's keys, wrong-note flashes, the chord wait mode waits for, the
-/// last results) and the screen's own flags. Built under short locks by
+/// last results); the screen's own flags are the front end's (`PracticeViewState`). Built under short locks by
 /// `PracticeSession.state()`; a pure function turns it into a frame, so drawing never moves
 /// the music or the judging.
 public struct SessionState: Sendable {
@@ -22,10 +22,9 @@ public struct SessionState: Sendable {
         public var practised: Bool
     }
 
-    /// The loop as the learner set it: marks (`[`, `]`), on or off, passes through it, its name.
+    /// The loop as it plays: on or off, passes through it, its name (the marks being typed are
+    /// the front end's, `PracticeViewState`).
     public struct Loop: Equatable, Sendable {
-        public var start: Int?
-        public var end: Int?
         public var enabled: Bool
         public var passes: Int
         public var name: String?
@@ -106,10 +105,6 @@ public struct SessionState: Sendable {
     public var heardOff: Set<Int> = []
     /// The last judged pass, while its panel is up.
     public var results: Results?
-    public var showHelp: Bool
-    public var showNoteNames: Bool
-    /// A short message for the hint line ("loop bars 9–12").
-    public var message: String?
 }
 
 /// A note the learner played (MIDI keyboard or computer keys), as the session takes it.

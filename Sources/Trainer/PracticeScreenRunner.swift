@@ -267,7 +267,7 @@ public enum PracticeScreenRunner {
             loop.onSuspend = { suspending in if suspending { session.pause() } }  // space resumes after `fg`
             if let startBar { session.seek(toBar: startBar) }
             if let begin { begin() } else { session.start() }
-            let frames = PracticeFrames(session: session, display: display, depth: terminal.colorDepth)
+            let frames = PracticeFrames(controller: controller, display: display, depth: terminal.colorDepth)
             let ending = loop.run(frame: { buffer, size in
                 if signals.received != nil { loop.stop() }
                 frame(loop)
@@ -287,7 +287,7 @@ public enum PracticeScreenRunner {
                 }
                 if let action = key(k) { return action }
                 let command = PracticeKeyMap.command(for: k, pianoKeys: session.wantsPianoKeys)
-                if command == .goToBar, !session.state().showHelp {
+                if command == .goToBar, !controller.view.showHelp {
                     _ = controller.handle(keyCommand: command)  // the results panel goes away
                     frames.barPrompt = BarPrompt()
                     return .continue
@@ -312,6 +312,8 @@ public enum PracticeScreenRunner {
 /// for the screen pauses the music until it is large enough again.
 final class PracticeFrames {
     let session: PracticeSession
+    /// The learner's keys, and the screen's own view state they edit (`controller.view`).
+    let controller: PracticeController
     let display: PracticeView.Options
     let depth: ColorDepth
     var view: PracticeDisplay = .fallingNotes
@@ -325,8 +327,9 @@ final class PracticeFrames {
     /// The verdicts of the pass whose results are up, by lesson note (worked out once a pass).
     private var marked: (results: SessionState.Results, verdicts: [Int: VerdictMark])?
 
-    init(session: PracticeSession, display: PracticeView.Options, depth: ColorDepth) {
-        self.session = session
+    init(controller: PracticeController, display: PracticeView.Options, depth: ColorDepth) {
+        self.controller = controller
+        self.session = controller.session
         self.display = display
         self.depth = depth
     }
@@ -359,7 +362,7 @@ final class PracticeFrames {
         }
         guard key.code == .enter, key.modifiers.isEmpty, barPrompt == nil else { return .pass }
         let state = session.state()
-        guard !state.showHelp, let results = state.results, state.transport != .playing,
+        guard !controller.view.showHelp, let results = state.results, state.transport != .playing,
               let report = session.coach.report(forPass: results.pass),
               let opened = PassReview(report: report, pass: results.pass) else { return .pass }
         review = opened
@@ -377,7 +380,7 @@ final class PracticeFrames {
         }
         let state = session.state()
         let verdicts = verdicts(after: state)
-        var model = PracticeView.model(state, lesson: session.lesson, options: display, verdicts: verdicts)
+        var model = PracticeView.model(state, view: controller.view, lesson: session.lesson, options: display, verdicts: verdicts)
         if case .results(var info)? = model.overlay, review == nil, !verdicts.isEmpty {
             info.reviewKey = Self.reviewKey
             model.overlay = .results(info)
