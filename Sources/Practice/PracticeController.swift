@@ -35,11 +35,18 @@ public final class PracticeController: @unchecked Sendable {
         viewValue = PracticeViewState(loopMarkStart: bars?.lowerBound, loopMarkEnd: bars?.upperBound)
     }
 
-    /// What the screen shows of its own now (help, names, message, loop marks), with the last
-    /// line the runtime posted (`PracticeSession.takeNotices()`) as the message.
+    /// What the screen shows of its own now (help, names, message, loop marks, results), with
+    /// what the runtime posted applied (`PracticeSession.takeNotices()`). The results stay while
+    /// the lesson stands still; the next pass playing on puts them away after a few seconds (any
+    /// key or note does at once).
     public var view: PracticeViewState {
         absorbNotices()
-        return lock.withLock { viewValue }
+        let playing = session.transport.state == .playing
+        let now = session.now
+        return edit { v in
+            if playing, v.results != nil, let at = v.resultsShownAt, now - at > PracticeSession.resultsSeconds { v.results = nil }
+            return v
+        }
     }
 
     /// Shows a line in the status bar (after any older notice from the runtime).
@@ -49,8 +56,17 @@ public final class PracticeController: @unchecked Sendable {
     }
 
     private func absorbNotices() {
-        guard let last = session.takeNotices().last else { return }
-        lock.withLock { viewValue.message = last }
+        let notices = session.takeNotices()
+        guard !notices.isEmpty else { return }
+        edit { v in
+            for n in notices { n.apply(to: &v) }
+        }
+    }
+
+    /// Puts the results panel away (any key continues).
+    private func dismissResults() {
+        absorbNotices()
+        edit { $0.results = nil }
     }
 
     private func edit<T>(_ body: (inout PracticeViewState) -> T) -> T {
@@ -120,7 +136,7 @@ public final class PracticeController: @unchecked Sendable {
         // which the panel's weakest section invites, plays on into its loop.
         if command != .quit, s.releaseHold(), command != .loopWeakestSection { return .continue }
         // Any key but quit puts the results away.
-        if command != .quit { s.dismissResults() }
+        if command != .quit { dismissResults() }
         let transport = s.transport
         switch command {
         case .quit:
@@ -398,7 +414,7 @@ public final class PracticeController: @unchecked Sendable {
             show(message: "bar \(bars.label(number: target)) is outside the loop (bars \(bars.label(ofRange: range))): l turns the loop off")
             return
         }
-        s.dismissResults()
+        dismissResults()
         seekKeepingState(target)
         show(message: "bar \(bars.label(number: target))")
     }

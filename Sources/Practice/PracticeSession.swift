@@ -88,7 +88,7 @@ public final class PracticeSession: @unchecked Sendable {
     private let lock = NSLock()
     private var coachValue: Coach
     /// Lines for the front end's status line (its own `PracticeViewState`), until it takes them.
-    private var notices: [String] = []
+    private var notices: [PracticeNotice] = []
     private var loopOn: Bool
     private var loopPasses = 0
     private var passStartClock: Double?
@@ -98,8 +98,6 @@ public final class PracticeSession: @unchecked Sendable {
     /// Passes handed out by `takeFinishedPasses()`, for `score(for:)` (the last few only).
     private var handedOut: [PassResult] = []
     private var stopped = false
-    private var results: SessionState.Results?
-    private var resultsShownAt: Double?
     private var pausedByCoach = false
     /// The transport waits after a judged pass until the learner has seen the results.
     private var heldForResults = false
@@ -176,9 +174,6 @@ public final class PracticeSession: @unchecked Sendable {
         set { lock.withLock { currentLoopName = newValue } }
     }
 
-    /// The results panel now shown (nil when none).
-    public var shownResults: SessionState.Results? { lock.withLock { results } }
-
     /// Starts playing (real time: the transport thread starts).
     public func start() {
         runner?.start()
@@ -246,7 +241,7 @@ public final class PracticeSession: @unchecked Sendable {
         let event = PlayedEvent(pitch: note.pitch, velocity: note.velocity, time: note.time, isOn: note.isOn)
         if note.isOn {
             if releaseHold() { return }
-            lock.withLock { results = nil }  // playing on puts the results away
+            post(.resultsAway)  // playing on puts the results away
         }
         apply(coach.handle(played: event), coach: coach)
     }
@@ -266,7 +261,7 @@ public final class PracticeSession: @unchecked Sendable {
         let held = lock.withLock { () -> Bool in
             let h = heldForResults
             heldForResults = false
-            if h { results = nil }
+            if h { notices.append(.resultsAway) }
             return h
         }
         if held { perform { $0.play() } }
@@ -350,15 +345,20 @@ public final class PracticeSession: @unchecked Sendable {
     /// Shows a one-line message in the status bar (saved file, input ended…): a notice to the
     /// front end, which holds the message (`PracticeViewState`); any thread.
     public func show(message text: String) {
+        post(.message(text))
+    }
+
+    private func post(_ notice: PracticeNotice) {
         lock.withLock {
-            notices.append(text)
-            if notices.count > 16 { notices.removeFirst(notices.count - 16) }  // only the last is shown
+            notices.append(notice)
+            if notices.count > 64 { notices.removeFirst(notices.count - 64) }  // a front end that never looks
         }
     }
 
-    /// The lines to show posted since the last call (the runner's "the end…", an input's
-    /// status), oldest first: the front end shows the last in its status line.
-    public func takeNotices() -> [String] {
+    /// What to show posted since the last call (the runner's "the end…", an input's status,
+    /// a judged pass's panel, the panel put away), oldest first: the front end applies them
+    /// to its `PracticeViewState`.
+    public func takeNotices() -> [PracticeNotice] {
         lock.withLock {
             let out = notices
             notices.removeAll()
@@ -377,7 +377,7 @@ public final class PracticeSession: @unchecked Sendable {
             passStartClock = clock.now
             passStartDate = Date()
             currentLoopName = nil
-            results = nil
+            notices.append(.resultsAway)
             pausedByCoach = false
             heldForResults = false
         }
@@ -392,7 +392,7 @@ public final class PracticeSession: @unchecked Sendable {
                           inputOffsetMs: settings.inputOffsetMs)
         let wasPaused = lock.withLock { () -> Bool in
             coachValue = fresh
-            results = nil
+            notices.append(.resultsAway)
             let p = pausedByCoach
             pausedByCoach = false
             return p
@@ -419,7 +419,7 @@ public final class PracticeSession: @unchecked Sendable {
         }
         let lines = transport.barLines(at: now, ahead: lookahead).map { (seconds: $0.time - now, bar: $0.bar) }
         let local = lock.withLock {
-            (loopOn, loopPasses, currentLoopName, results)
+            (loopOn, loopPasses, currentLoopName)
         }
         var feedback = coach.feedback(now: now)
         if let keys = computerKeys {
@@ -432,7 +432,7 @@ public final class PracticeSession: @unchecked Sendable {
             notes: upcoming, barLines: lines,
             loop: SessionState.Loop(enabled: local.0, passes: local.1, name: local.2),
             mode: coach.mode, pianoKeys: settings.computerKeyboard && coach.mode.judges,
-            feedback: feedback, judged: coach.judgedNotes, heardOff: coach.notesHeardOff, results: local.3)
+            feedback: feedback, judged: coach.judgedNotes, heardOff: coach.notesHeardOff)
     }
 
     // MARK: For the controller
@@ -452,11 +452,6 @@ public final class PracticeSession: @unchecked Sendable {
     /// Space after the end plays the piece again: the pass count starts over.
     func restartPassCount() {
         lock.withLock { loopPasses = 0 }
-    }
-
-    /// Puts the results panel away (any key continues).
-    func dismissResults() {
-        lock.withLock { results = nil }
     }
 
     /// The loop changed by hand: restart the pass clock and the count, forget the saved name.
@@ -492,7 +487,7 @@ public final class PracticeSession: @unchecked Sendable {
                 passStartClock = e.time
                 passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
             case .finished:
-                notices.append("the end: space plays again, q quits")
+                notices.append(.message("the end: space plays again, q quits"))
             case .heldAfterPass:
                 heldForResults = true
             default:
@@ -521,17 +516,11 @@ public final class PracticeSession: @unchecked Sendable {
     private func tick(now: Double) {
         let coach = self.coach
         apply(coach.tick(now: now), coach: coach)
-        // The results stay while the lesson stands still; the next pass playing on puts them
-        // away after a few seconds (or any key, or a note, at once).
-        if transport.state == .playing {
-            lock.withLock {
-                if results != nil, let at = resultsShownAt, now - at > Self.resultsSeconds { results = nil }
-            }
-        }
         lock.withLock { tickHook }?(now)
     }
 
-    /// How long the results panel stays once the next pass plays on.
+    /// How long the results panel stays once the next pass plays on (the front end's view
+    /// puts it away; any key or note does at once).
     public static let resultsSeconds = 5.0
 
     /// Applies the coach's actions; never holds this object's lock while calling the transport.
@@ -559,12 +548,12 @@ public final class PracticeSession: @unchecked Sendable {
                 // Asked before taking this object's lock (the transport has its own).
                 let verdict = transport.plan.speedTrainer?.verdict(percent: percent, accuracy: report.figures.accuracy,
                                                                    threshold: settings.cleanThreshold)
-                let sink = lock.withLock { () -> (@Sendable (PassReport) -> Void)? in
-                    results = SessionState.Results(pass: pass, tempoPercent: percent, figures: report.figures, offsetMs: report.offsetMs,
+                var results = SessionState.Results(pass: pass, tempoPercent: percent, figures: report.figures, offsetMs: report.offsetMs,
                                                    timingHint: hint, secondsPerChord: report.secondsPerChord, earLine: report.earLine,
                                                    review: report.reviewLines())
-                    results?.speedTrainer = verdict
-                    resultsShownAt = now
+                results.speedTrainer = verdict
+                let sink = lock.withLock { () -> (@Sendable (PassReport) -> Void)? in
+                    notices.append(.results(results, shownAt: now))
                     return reportSink
                 }
                 sink?(report)

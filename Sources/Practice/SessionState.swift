@@ -103,8 +103,6 @@ public struct SessionState: Sendable {
     public var judged: [Int: Verdict]
     /// After a pass: its notes struck right but held or played off (short, long, loud, soft).
     public var heardOff: Set<Int> = []
-    /// The last judged pass, while its panel is up.
-    public var results: Results?
 }
 
 /// A note the learner played (MIDI keyboard or computer keys), as the session takes it.

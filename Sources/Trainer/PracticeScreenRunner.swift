@@ -339,8 +339,8 @@ final class PracticeFrames {
 
     /// After a judged pass, while its results are up and the music stands still: how each of
     /// its notes was judged, to mark the falling notes. Empty otherwise.
-    private func verdicts(after state: SessionState) -> [Int: VerdictMark] {
-        guard let results = state.results, state.transport != .playing else { return [:] }
+    private func verdicts(after state: SessionState, results: SessionState.Results?) -> [Int: VerdictMark] {
+        guard let results, state.transport != .playing else { return [:] }
         if marked?.results != results {
             marked = (results, session.coach.report(forPass: results.pass).map(PassReview.verdicts) ?? [:])
         }
@@ -362,7 +362,8 @@ final class PracticeFrames {
         }
         guard key.code == .enter, key.modifiers.isEmpty, barPrompt == nil else { return .pass }
         let state = session.state()
-        guard !controller.view.showHelp, let results = state.results, state.transport != .playing,
+        let shown = controller.view
+        guard !shown.showHelp, let results = shown.results, state.transport != .playing,
               let report = session.coach.report(forPass: results.pass),
               let opened = PassReview(report: report, pass: results.pass) else { return .pass }
         review = opened
@@ -379,8 +380,9 @@ final class PracticeFrames {
             session.resume()
         }
         let state = session.state()
-        let verdicts = verdicts(after: state)
-        var model = PracticeView.model(state, view: controller.view, lesson: session.lesson, options: display, verdicts: verdicts)
+        let shown = controller.view
+        let verdicts = verdicts(after: state, results: shown.results)
+        var model = PracticeView.model(state, view: shown, lesson: session.lesson, options: display, verdicts: verdicts)
         if case .results(var info)? = model.overlay, review == nil, !verdicts.isEmpty {
             info.reviewKey = Self.reviewKey
             model.overlay = .results(info)

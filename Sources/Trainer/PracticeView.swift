@@ -140,7 +140,7 @@ public enum PracticeView {
         }
         if view.showHelp {
             model.overlay = .help
-        } else if let r = state.results {
+        } else if let r = view.results {
             model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures, offsetMs: r.offsetMs, timingHint: r.timingHint,
                                                    speedTrainer: r.speedTrainer, secondsPerChord: r.secondsPerChord, earLine: r.earLine, review: r.review))
         }
