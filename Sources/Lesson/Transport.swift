@@ -21,9 +21,9 @@ public struct FinishedPass: Equatable, Sendable {
 ///
 /// The thread asks `nextEventTime()`, sleeps until then, and calls `advance(to: clock.now)`,
 /// which returns every event due with its clock time (synth messages to send at once,
-/// display events for the screen). Control calls (`play`, `pause`, `seek`, `stop`) may come
-/// from another thread: all methods take an internal lock. Pausing, seeking and stopping
-/// return the note-offs that silence what is sounding, so no note ever hangs.
+/// display events for the screen). A value with no lock: one owner (the practice runner's
+/// thread) mutates it, and other threads read copies of it (an immutable snapshot). Pausing,
+/// seeking and stopping return the note-offs that silence what is sounding, so no note ever hangs.
 ///
 /// Driving it from a dispatcher that keeps its own timeline (position seconds that freeze
 /// while paused): give the transport a `VirtualClock`, `clock.set(position)` before each
@@ -34,28 +34,22 @@ public struct FinishedPass: Equatable, Sendable {
 /// Passes: the loop (or whole lesson) is played `repeat` times; before each new pass
 /// `isPassClean` is asked about the one that ended, and the speed trainer steps up only
 /// after clean passes. Until scoring exists every pass is clean (the default).
-public final class Transport: @unchecked Sendable {
+public struct Transport: Sendable {
     public enum State: Equatable, Sendable {
         case stopped, playing, paused, finished
     }
 
     public let lesson: Lesson
     /// The plan as given, with any live changes (tempo, metronome) applied.
-    public var plan: PracticePlan { locked { currentPlan } }
+    public var plan: PracticePlan { currentPlan }
     private var currentPlan: PracticePlan
     public let clock: any TimeSource
     /// Bars played each pass.
-    public var bars: ClosedRange<Int> { locked { barRange } }
+    public var bars: ClosedRange<Int> { barRange }
     private var barRange: ClosedRange<Int>
-    /// Asked once per finished pass; a Judge plugs in here. Called with the lock held: do
-    /// not call back into the transport from it.
-    public var isPassClean: @Sendable (FinishedPass) -> Bool {
-        get { locked { cleanHook } }
-        set { locked { cleanHook = newValue } }
-    }
-
-    private let lock = NSLock()
-    private var cleanHook: @Sendable (FinishedPass) -> Bool = { _ in true }
+    /// Asked once per finished pass by `advance(to:)`; a Judge plugs in here (or passes its
+    /// own to `advance(to:isPassClean:)`).
+    public var isPassClean: @Sendable (FinishedPass) -> Bool = { _ in true }
     private var planner: PassPlanner
     private var stateValue: State = .stopped
     /// The pass playing; it keeps its own place in its events (`next()`).
@@ -78,15 +72,15 @@ public final class Transport: @unchecked Sendable {
     /// plan's count-in: the playing modes, so the learner can read the results and come in on
     /// time. Set it from the thread that owns the transport's commands.
     public var holdBetweenPasses: Bool {
-        get { locked { holding } }
-        set { locked { holding = newValue } }
+        get { holding }
+        set { holding = newValue }
     }
 
     /// Finishes after the pass being played, whatever the plan's repeats (watch mode without a
     /// loop: the piece is played once).
     public var stopsAtEnd: Bool {
-        get { locked { stopping } }
-        set { locked { stopping = newValue } }
+        get { stopping }
+        set { stopping = newValue }
     }
 
     /// Validates the plan (throws its one-line error) and prepares the first pass.
@@ -104,109 +98,111 @@ public final class Transport: @unchecked Sendable {
         currentBPM = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100
     }
 
-    public var state: State { locked { stateValue } }
+    public var state: State { stateValue }
     /// The pass being played (1-based).
-    public var pass: Int { locked { passNumber } }
+    public var pass: Int { passNumber }
     /// Tempo of the current pass as a percent of the file's.
-    public var tempoPercent: Double { locked { percent } }
+    public var tempoPercent: Double { percent }
     /// Effective quarter-note BPM at the current position (file tempo × pass tempo).
-    public var effectiveBPM: Double { locked { currentBPM } }
+    public var effectiveBPM: Double { currentBPM }
 
     /// The lesson tick at a clock time (during the count-in: the loop's first tick).
     public func tick(at now: Double) -> Double {
-        locked {
-            switch stateValue {
-            case .playing: return schedule.tick(atOffset: now - scheduleStart)
-            case .paused: return schedule.tick(atOffset: pausedOffset)
-            case .stopped: return Double(schedule.startTick)
-            case .finished: return Double(range.upperBound)
-            }
+        switch stateValue {
+        case .playing: return schedule.tick(atOffset: now - scheduleStart)
+        case .paused: return schedule.tick(atOffset: pausedOffset)
+        case .stopped: return Double(schedule.startTick)
+        case .finished: return Double(range.upperBound)
         }
     }
 
     /// The count-in's click under way at a clock time (beat 2 of 4), nil once the music plays.
     public func countIn(at now: Double) -> (beat: Int, beats: Int)? {
-        locked {
-            let offset: Double
-            switch stateValue {
-            case .playing: offset = now - scheduleStart
-            case .paused: offset = pausedOffset
-            case .stopped, .finished: return nil
-            }
-            let beats = schedule.countInBeats
-            guard beats > 0, offset >= 0, offset < schedule.countInSeconds else { return nil }
-            return (min(beats, Int(offset / schedule.countInSeconds * Double(beats)) + 1), beats)
+        let offset: Double
+        switch stateValue {
+        case .playing: offset = now - scheduleStart
+        case .paused: offset = pausedOffset
+        case .stopped, .finished: return nil
         }
+        let beats = schedule.countInBeats
+        guard beats > 0, offset >= 0, offset < schedule.countInSeconds else { return nil }
+        return (min(beats, Int(offset / schedule.countInSeconds * Double(beats)) + 1), beats)
     }
 
     /// Notes sounding at `now` or starting within `seconds` after it, with clock times: what
     /// a falling-notes display draws. Across the end of a pass the next pass is included at
     /// the current tempo (a speed-trainer step may make it a little faster when it comes).
     public func notes(at now: Double, ahead seconds: Double) -> [TimedNote] {
-        locked {
-            let base: Double
-            switch stateValue {
-            case .playing: base = scheduleStart
-            case .paused: base = now - pausedOffset
-            case .stopped: base = now
-            case .finished: return []
-            }
-            let horizon = now + seconds
-            var out = schedule.notesShown(now: now, horizon: horizon, offset: base, lesson: lesson).notes
-            func collect(_ list: PassSchedule, offset: Double) {
-                out += list.notesShown(now: now, horizon: horizon, offset: offset, lesson: lesson).notes
-            }
-            var passEnd = base + schedule.duration
-            var passes = passNumber
-            while passEnd <= horizon, morePassesLikely(after: passes) {
-                if wrapSchedule?.factor != percent / 100 {
-                    wrapSchedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent)
-                }
-                guard let wrap = wrapSchedule, wrap.duration > 0 else { break }
-                collect(wrap, offset: passEnd)
-                passEnd += wrap.duration
-                passes += 1
-            }
-            return out
+        let base: Double
+        switch stateValue {
+        case .playing: base = scheduleStart
+        case .paused: base = now - pausedOffset
+        case .stopped: base = now
+        case .finished: return []
         }
+        let horizon = now + seconds
+        var out = schedule.notesShown(now: now, horizon: horizon, offset: base, lesson: lesson).notes
+        func collect(_ list: PassSchedule, offset: Double) {
+            out += list.notesShown(now: now, horizon: horizon, offset: offset, lesson: lesson).notes
+        }
+        var passEnd = base + schedule.duration
+        var passes = passNumber
+        while passEnd <= horizon, morePassesLikely(after: passes) {
+            let wrap = nextPassSchedule()
+            guard wrap.duration > 0 else { break }
+            collect(wrap, offset: passEnd)
+            passEnd += wrap.duration
+            passes += 1
+        }
+        return out
     }
 
     /// Bar lines at or after `now` within `seconds`, with clock times (the next pass's at
     /// the current tempo), for the falling-notes view.
     public func barLines(at now: Double, ahead seconds: Double) -> [TimedBar] {
-        locked {
-            let base: Double
-            switch stateValue {
-            case .playing: base = scheduleStart
-            case .paused: base = now - pausedOffset
-            case .stopped: base = now
-            case .finished: return []
-            }
-            let horizon = now + seconds
-            var out: [TimedBar] = []
-            // Bar starts are in time order: bisect to the first one shown.
-            var lo = 0, hi = schedule.barStarts.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if base + schedule.barStarts[mid].time >= now { hi = mid } else { lo = mid + 1 }
-            }
-            for b in schedule.barStarts[lo...] {
-                if base + b.time > horizon { break }
-                out.append(TimedBar(time: base + b.time, bar: b.bar))
-            }
-            var passEnd = base + schedule.duration
-            var passes = passNumber
-            while passEnd <= horizon, morePassesLikely(after: passes) {
-                if wrapSchedule?.factor != percent / 100 {
-                    wrapSchedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent)
-                }
-                guard let wrap = wrapSchedule, wrap.duration > 0 else { break }
-                for b in wrap.barStarts where passEnd + b.time <= horizon { out.append(TimedBar(time: passEnd + b.time, bar: b.bar)) }
-                passEnd += wrap.duration
-                passes += 1
-            }
-            return out
+        let base: Double
+        switch stateValue {
+        case .playing: base = scheduleStart
+        case .paused: base = now - pausedOffset
+        case .stopped: base = now
+        case .finished: return []
         }
+        let horizon = now + seconds
+        var out: [TimedBar] = []
+        // Bar starts are in time order: bisect to the first one shown.
+        var lo = 0, hi = schedule.barStarts.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if base + schedule.barStarts[mid].time >= now { hi = mid } else { lo = mid + 1 }
+        }
+        for b in schedule.barStarts[lo...] {
+            if base + b.time > horizon { break }
+            out.append(TimedBar(time: base + b.time, bar: b.bar))
+        }
+        var passEnd = base + schedule.duration
+        var passes = passNumber
+        while passEnd <= horizon, morePassesLikely(after: passes) {
+            let wrap = nextPassSchedule()
+            guard wrap.duration > 0 else { break }
+            for b in wrap.barStarts where passEnd + b.time <= horizon { out.append(TimedBar(time: passEnd + b.time, bar: b.bar)) }
+            passEnd += wrap.duration
+            passes += 1
+        }
+        return out
+    }
+
+    /// The next pass's schedule at the current tempo: the one kept by the last change, or
+    /// built now (a copy read on another thread never writes its cache).
+    private func nextPassSchedule() -> PassSchedule {
+        if let wrap = wrapSchedule, wrap.factor == percent / 100 { return wrap }
+        return PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent)
+    }
+
+    /// Keeps the next pass's schedule ready for the views (built once per tempo, plan or loop
+    /// change, by the owner, so a snapshot's `notes(at:ahead:)` does not rebuild it per frame).
+    private mutating func refreshWrap() {
+        guard morePassesLikely(after: passNumber), wrapSchedule?.factor != percent / 100 else { return }
+        wrapSchedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent)
     }
 
     private func morePassesLikely(after passes: Int) -> Bool {
@@ -217,18 +213,16 @@ public final class Transport: @unchecked Sendable {
     }
 
     /// Seconds the current pass lasts at its tempo (count-in included).
-    public var passDuration: Double { locked { schedule.duration } }
+    public var passDuration: Double { schedule.duration }
 
     /// Seconds of the current pass still to play from clock time `now` at its tempo; frozen
     /// while paused (a wait-mode pause moves the pass's end later), nil when not started or
     /// finished. A routine's time limit uses it to let a pass that ends near the limit finish.
     public func remainingInPass(at now: Double) -> Double? {
-        locked {
-            switch stateValue {
-            case .playing: return max(0, schedule.duration - (now - scheduleStart))
-            case .paused: return max(0, schedule.duration - pausedOffset)
-            case .stopped, .finished: return nil
-            }
+        switch stateValue {
+        case .playing: return max(0, schedule.duration - (now - scheduleStart))
+        case .paused: return max(0, schedule.duration - pausedOffset)
+        case .stopped, .finished: return nil
         }
     }
 
@@ -249,183 +243,165 @@ public final class Transport: @unchecked Sendable {
     /// Starts, or resumes after a pause, at `clock.now`. Returns events due now (on resume:
     /// the sustain pedal put back down).
     @discardableResult
-    public func play() -> [TimedEvent] {
-        locked {
-            let now = clock.now
-            switch stateValue {
-            case .playing:
-                return []
-            case .paused:
-                scheduleStart = now - pausedOffset
-                passStart = scheduleStart
-                stateValue = .playing
-                return pedalDown.sorted().map { TimedEvent(time: now, event: .synth(.controlChange(channel: $0, controller: 64, value: 127))) }
-            case .stopped, .finished:
-                if stateValue == .finished { resetLocked() }
-                scheduleStart = now
-                passStart = now
-                schedule.rewind()
-                stateValue = .playing
-                return []
-            }
+    public mutating func play() -> [TimedEvent] {
+        let now = clock.now
+        switch stateValue {
+        case .playing:
+            return []
+        case .paused:
+            scheduleStart = now - pausedOffset
+            passStart = scheduleStart
+            stateValue = .playing
+            return pedalDown.sorted().map { TimedEvent(time: now, event: .synth(.controlChange(channel: $0, controller: 64, value: 127))) }
+        case .stopped, .finished:
+            if stateValue == .finished { reset() }
+            scheduleStart = now
+            passStart = now
+            schedule.rewind()
+            stateValue = .playing
+            return []
         }
     }
 
     /// Pauses; returns the note-offs (and pedal lifts) to send now.
     @discardableResult
-    public func pause() -> [TimedEvent] {
-        locked {
-            guard stateValue == .playing else { return [] }
-            let now = clock.now
-            pausedOffset = max(0, now - scheduleStart)
-            stateValue = .paused
-            return silenceLocked(at: now, keepPedalState: true)
-        }
+    public mutating func pause() -> [TimedEvent] {
+        guard stateValue == .playing else { return [] }
+        let now = clock.now
+        pausedOffset = max(0, now - scheduleStart)
+        stateValue = .paused
+        return silence(at: now, keepPedalState: true)
     }
 
     /// Stops and rewinds to the first pass; returns the note-offs to send now.
     @discardableResult
-    public func stop() -> [TimedEvent] {
-        locked {
-            let out = silenceLocked(at: clock.now, keepPedalState: false)
-            resetLocked()
-            return out
-        }
+    public mutating func stop() -> [TimedEvent] {
+        let out = silence(at: clock.now, keepPedalState: false)
+        reset()
+        return out
     }
 
     /// Moves to the start of a bar inside the plan's bars, keeping the pass and its tempo.
     /// Returns the note-offs to send now. The loop continues from there; the next pass starts
     /// at the loop's first bar as usual.
     @discardableResult
-    public func seek(toBar number: Int) throws(PlanError) -> [TimedEvent] {
+    public mutating func seek(toBar number: Int) throws(PlanError) -> [TimedEvent] {
         let current = bars
         guard current.contains(number), let bar = lesson.bars.bar(number: number) else {
             throw PlanError("bar \(number) is outside the bars being practised (\(current.lowerBound)–\(current.upperBound))")
         }
-        return locked {
-            let now = clock.now
-            var out = silenceLocked(at: now, keepPedalState: false)
-            let announce = bar.startTick == range.lowerBound
-            currentBPM = lesson.tempoMap.bpm(atTick: bar.startTick) * percent / 100
-            schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: bar.startTick, to: range.upperBound, percent: percent,
-                                    options: .init(pass: passNumber, countIn: false, announce: announce))
-            if !announce {
-                // The rest of the pass still ends with its report.
-                schedule = schedule.withPassFinished(pass: passNumber, percent: percent)
-            }
-            switch stateValue {
-            case .playing:
-                scheduleStart = now
-            case .paused:
-                pausedOffset = 0
-            case .stopped, .finished:
-                stateValue = .paused
-                pausedOffset = 0
-            }
-            if !announce { out.append(TimedEvent(time: now, event: .moved(bar: number, pass: passNumber, tempoPercent: percent))) }
-            return out
+        let now = clock.now
+        var out = silence(at: now, keepPedalState: false)
+        let announce = bar.startTick == range.lowerBound
+        currentBPM = lesson.tempoMap.bpm(atTick: bar.startTick) * percent / 100
+        schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: bar.startTick, to: range.upperBound, percent: percent,
+                                options: .init(pass: passNumber, countIn: false, announce: announce))
+        if !announce {
+            // The rest of the pass still ends with its report.
+            schedule = schedule.withPassFinished(pass: passNumber, percent: percent)
         }
+        switch stateValue {
+        case .playing:
+            scheduleStart = now
+        case .paused:
+            pausedOffset = 0
+        case .stopped, .finished:
+            stateValue = .paused
+            pausedOffset = 0
+        }
+        if !announce { out.append(TimedEvent(time: now, event: .moved(bar: number, pass: passNumber, tempoPercent: percent))) }
+        return out
     }
 
     /// Turns the count-in before a pass on or off (the playing modes have one); a pass already
     /// under way is not changed.
-    public func setCountIn(_ on: Bool) {
-        locked { currentPlan.countIn = on }
+    public mutating func setCountIn(_ on: Bool) {
+        currentPlan.countIn = on
     }
 
     /// Changes the tempo at once (10–400 % of the file's), continuing from the current
     /// position: held notes keep sounding and end at their new times. Without a speed
     /// trainer the tempo also holds for the following passes. Returns events to send now.
     @discardableResult
-    public func setTempo(percent newPercent: Double) throws(PlanError) -> [TimedEvent] {
+    public mutating func setTempo(percent newPercent: Double) throws(PlanError) -> [TimedEvent] {
         _ = try TempoPercent(newPercent)
-        return locked {
-            planner.override(percent: newPercent)
-            if currentPlan.speedTrainer == nil { currentPlan.tempo = .percent(newPercent) }
-            return continueLocked(percent: newPercent)
-        }
+        planner.override(percent: newPercent)
+        if currentPlan.speedTrainer == nil { currentPlan.tempo = .percent(newPercent) }
+        return continuePass(percent: newPercent)
     }
 
     /// Turns the metronome on or off, or changes its volume (0–1), from the current position.
     @discardableResult
-    public func setMetronome(enabled: Bool, volume: Double? = nil) -> [TimedEvent] {
-        locked {
-            currentPlan.metronome.enabled = enabled
-            if let volume { currentPlan.metronome.volume = min(1, max(0, volume)) }
-            return continueLocked(percent: percent)
-        }
+    public mutating func setMetronome(enabled: Bool, volume: Double? = nil) -> [TimedEvent] {
+        currentPlan.metronome.enabled = enabled
+        if let volume { currentPlan.metronome.volume = min(1, max(0, volume)) }
+        return continuePass(percent: percent)
     }
 
     /// Changes which hands are practised and what the other hand does, from the current
     /// position (notes already sounding end as written). Throws for a hand the lesson lacks.
     @discardableResult
-    public func setHands(_ hands: PracticePlan.Hands, other: PracticePlan.OtherHand) throws(PlanError) -> [TimedEvent] {
+    public mutating func setHands(_ hands: PracticePlan.Hands, other: PracticePlan.OtherHand) throws(PlanError) -> [TimedEvent] {
         var candidate = plan
         candidate.hands = hands
         candidate.otherHand = other
         try candidate.validate(for: lesson)
-        return locked {
-            currentPlan.hands = hands
-            currentPlan.otherHand = other
-            return continueLocked(percent: percent)
-        }
+        currentPlan.hands = hands
+        currentPlan.otherHand = other
+        return continuePass(percent: percent)
     }
 
     /// Loops other bars (nil = the whole lesson): silences what sounds, restarts at pass 1
     /// from the new first bar (at once when playing), speed trainer from its start. Returns
     /// the note-offs to send now.
     @discardableResult
-    public func setLoop(_ bars: ClosedRange<Int>?) throws(PlanError) -> [TimedEvent] {
+    public mutating func setLoop(_ bars: ClosedRange<Int>?) throws(PlanError) -> [TimedEvent] {
         var candidate = plan
         candidate.bars = bars
         try candidate.validate(for: lesson)
-        return locked {
-            let now = clock.now
-            let out = silenceLocked(at: now, keepPedalState: false)
-            currentPlan.bars = bars
-            barRange = candidate.barRange(in: lesson)
-            range = candidate.tickRange(in: lesson)
-            wrapSchedule = nil
-            let wasPlaying = stateValue == .playing
-            resetLocked()
-            if wasPlaying {
-                stateValue = .playing
-                scheduleStart = now
-                passStart = now
-            }
-            return out
+        let now = clock.now
+        let out = silence(at: now, keepPedalState: false)
+        currentPlan.bars = bars
+        barRange = candidate.barRange(in: lesson)
+        range = candidate.tickRange(in: lesson)
+        wrapSchedule = nil
+        let wasPlaying = stateValue == .playing
+        reset()
+        if wasPlaying {
+            stateValue = .playing
+            scheduleStart = now
+            passStart = now
         }
+        return out
     }
 
     /// Switches to a whole new plan (e.g. "loop the weakest section at 70 % with the speed
     /// trainer on"): silences what sounds, restarts at pass 1 of the new plan's first bar (at
     /// once when playing). Throws the plan's one-line error and keeps the old plan then.
     @discardableResult
-    public func replacePlan(_ newPlan: PracticePlan) throws(PlanError) -> [TimedEvent] {
+    public mutating func replacePlan(_ newPlan: PracticePlan) throws(PlanError) -> [TimedEvent] {
         try newPlan.validate(for: lesson)
         let newPlanner = try PassPlanner(plan: newPlan, lesson: lesson)
-        return locked {
-            let now = clock.now
-            let out = silenceLocked(at: now, keepPedalState: false)
-            currentPlan = newPlan
-            planner = newPlanner
-            barRange = newPlan.barRange(in: lesson)
-            range = newPlan.tickRange(in: lesson)
-            wrapSchedule = nil
-            let wasPlaying = stateValue == .playing
-            resetLocked()
-            if wasPlaying {
-                stateValue = .playing
-                scheduleStart = now
-                passStart = now
-            }
-            return out
+        let now = clock.now
+        let out = silence(at: now, keepPedalState: false)
+        currentPlan = newPlan
+        planner = newPlanner
+        barRange = newPlan.barRange(in: lesson)
+        range = newPlan.tickRange(in: lesson)
+        wrapSchedule = nil
+        let wasPlaying = stateValue == .playing
+        reset()
+        if wasPlaying {
+            stateValue = .playing
+            scheduleStart = now
+            passStart = now
         }
+        return out
     }
 
     /// Rebuilds the rest of the current pass from the current position (tempo or metronome
     /// changed), keeping what sounds; returns the click note-offs to send now.
-    private func continueLocked(percent newPercent: Double) -> [TimedEvent] {
+    private mutating func continuePass(percent newPercent: Double) -> [TimedEvent] {
         let now = clock.now
         wrapSchedule = nil
         let offset: Double
@@ -467,7 +443,7 @@ public final class Transport: @unchecked Sendable {
         return out
     }
 
-    private func resetKeepingTempo() {
+    private mutating func resetKeepingTempo() {
         schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
                                 options: .init(pass: passNumber, countIn: currentPlan.countIn))
         currentBPM = lesson.tempoMap.bpm(atTick: range.lowerBound) * percent / 100
@@ -475,65 +451,63 @@ public final class Transport: @unchecked Sendable {
 
     /// Clock time of the next due event, nil when nothing is scheduled (not playing).
     public func nextEventTime() -> Double? {
-        locked {
-            guard stateValue == .playing else { return nil }
-            if let t = schedule.nextTime { return scheduleStart + t }
-            return scheduleStart + schedule.duration
-        }
+        guard stateValue == .playing else { return nil }
+        if let t = schedule.nextTime { return scheduleStart + t }
+        return scheduleStart + schedule.duration
     }
 
     /// Every event due at or before `now`, in order, with its clock time. Crosses pass
     /// boundaries (asking `isPassClean`, stepping the speed trainer) as often as needed.
-    public func advance(to now: Double) -> [TimedEvent] {
-        locked {
-            var out: [TimedEvent] = []
-            while stateValue == .playing {
-                while let t = schedule.nextTime, scheduleStart + t <= now, let e = schedule.next() {
-                    let timed = TimedEvent(time: scheduleStart + e.time, event: e.event)
-                    track(timed.event)
-                    out.append(timed)
-                }
-                let end = scheduleStart + schedule.duration
-                guard schedule.isExhausted, end <= now else { break }
-                let report = FinishedPass(pass: passNumber, tempoPercent: percent, startTime: passStart, endTime: end)
-                let clean = cleanHook(report)
-                guard !stopping, let next = planner.next(afterCleanPass: clean) else {
-                    stateValue = .finished
-                    out.append(TimedEvent(time: end, event: .finished))
-                    break
-                }
-                let finishedPass = passNumber
-                passNumber += 1
-                percent = next
-                schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
-                                        options: .init(pass: passNumber, countIn: holding && currentPlan.countIn))
-                scheduleStart = end
-                passStart = end
-                if holding {
-                    stateValue = .paused
-                    pausedOffset = 0
-                    out.append(TimedEvent(time: end, event: .heldAfterPass(pass: finishedPass)))
-                    break
-                }
+    public mutating func advance(to now: Double) -> [TimedEvent] {
+        let hook = isPassClean
+        return advance(to: now, isPassClean: hook)
+    }
+
+    /// As `advance(to:)`, asking `clean` (not the stored hook) whether each finished pass was
+    /// clean: the owner of both the transport and its judge passes the judge here.
+    public mutating func advance(to now: Double, isPassClean clean: (FinishedPass) -> Bool) -> [TimedEvent] {
+        defer { refreshWrap() }
+        var out: [TimedEvent] = []
+        while stateValue == .playing {
+            while let t = schedule.nextTime, scheduleStart + t <= now, let e = schedule.next() {
+                let timed = TimedEvent(time: scheduleStart + e.time, event: e.event)
+                track(timed.event)
+                out.append(timed)
             }
-            return out
+            let end = scheduleStart + schedule.duration
+            guard schedule.isExhausted, end <= now else { break }
+            let report = FinishedPass(pass: passNumber, tempoPercent: percent, startTime: passStart, endTime: end)
+            let passWasClean = clean(report)
+            guard !stopping, let next = planner.next(afterCleanPass: passWasClean) else {
+                stateValue = .finished
+                out.append(TimedEvent(time: end, event: .finished))
+                break
+            }
+            let finishedPass = passNumber
+            passNumber += 1
+            percent = next
+            schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: range.lowerBound, to: range.upperBound, percent: percent,
+                                    options: .init(pass: passNumber, countIn: holding && currentPlan.countIn))
+            scheduleStart = end
+            passStart = end
+            if holding {
+                stateValue = .paused
+                pausedOffset = 0
+                out.append(TimedEvent(time: end, event: .heldAfterPass(pass: finishedPass)))
+                break
+            }
         }
+        return out
     }
 
     /// Convenience for a dispatch loop: the events due at `clock.now`.
-    public func advance() -> [TimedEvent] {
+    public mutating func advance() -> [TimedEvent] {
         advance(to: clock.now)
     }
 
     // MARK: Private
 
-    private func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
-    }
-
-    private func track(_ event: TransportEvent) {
+    private mutating func track(_ event: TransportEvent) {
         switch event {
         case .synth(let kind):
             switch kind {
@@ -556,7 +530,7 @@ public final class Transport: @unchecked Sendable {
         }
     }
 
-    private func silenceLocked(at now: Double, keepPedalState: Bool) -> [TimedEvent] {
+    private mutating func silence(at now: Double, keepPedalState: Bool) -> [TimedEvent] {
         var out: [TimedEvent] = []
         for key in sounding.keys.sorted() {
             out.append(TimedEvent(time: now, event: .synth(.noteOff(channel: UInt8(key >> 8), key: UInt8(key & 0xFF), velocity: 0))))
@@ -569,7 +543,7 @@ public final class Transport: @unchecked Sendable {
         return out
     }
 
-    private func resetLocked() {
+    private mutating func reset() {
         stateValue = .stopped
         percent = planner.firstPass()
         passNumber = 1

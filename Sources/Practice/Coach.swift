@@ -442,6 +442,7 @@ public final class Coach: @unchecked Sendable {
             }
         case .play, .memory:
             if var m = matcher {
+                matcher = nil  // the only copy while it changes
                 out += m.expire(upTo: local.time).map { .judged($0) }
                 if let j = m.play(local) {
                     out.append(.judged(j))
@@ -499,6 +500,7 @@ public final class Coach: @unchecked Sendable {
 
     private func expireLocked(now: Double) -> [CoachAction] {
         guard pausedAt == nil, !awaitingStart, var m = matcher else { return [] }
+        matcher = nil  // the only copy while it changes: its judgements are not copied each time
         // A late input's note played now is judged as meant a moment ago: keep its window open.
         let missed = m.expire(upTo: now - max(0, inputOffset) - anchor)
         matcher = m
@@ -553,43 +555,4 @@ enum QuizFormat {
         let r = (p * 10).rounded() / 10
         return r == r.rounded() && abs(r) < 1e15 ? String(Int(r)) : String(r)
     }
-}
-
-/// `--report FILE`: each finished pass as one JSON line, appended as it ends.
-public final class PassReportAppender: @unchecked Sendable {
-    public let path: String
-    private let handle: FileHandle
-    private let lock = NSLock()
-
-    /// Creates (or truncates) the file; throws a one-line message when it cannot be written.
-    public init(path: String) throws(PracticeFileError) {
-        self.path = path
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-              let h = FileHandle(forWritingAtPath: path) else {
-            throw PracticeFileError("cannot write the report file \(path); check the folder exists and is writable")
-        }
-        handle = h
-    }
-
-    /// Writes one line and flushes it, so a script reading the file sees each pass at once.
-    public func append(_ report: PassReport) {
-        lock.lock()
-        defer { lock.unlock() }
-        // A full disk loses this line, never the session (the throwing write cannot trap).
-        try? handle.write(contentsOf: Data((report.json() + "\n").utf8))
-        try? handle.synchronize()
-    }
-
-    public func close() {
-        lock.lock()
-        defer { lock.unlock() }
-        try? handle.close()
-    }
-}
-
-/// A file Etude could not write: one line naming it and the fix.
-public struct PracticeFileError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }

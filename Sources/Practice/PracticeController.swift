@@ -4,7 +4,9 @@ import Lesson
 
 /// Turns the learner's commands (keys on the practice screen, in any front end) into changes to
 /// a `PracticeSession`: transport moves (play, bars, loop, tempo, hands), coach changes (mode,
-/// weakest section) and the screen's own flags (help, note names, messages). The hooks reach
+/// weakest section) and the screen's own state (help, note names, the message, the loop marks
+/// being typed: `view`, a `PracticeViewState` the front end reads each frame; the session holds
+/// none of it). The hooks reach
 /// what the session does not own: the library (saving and recalling loops), the computer
 /// keyboard (piano keys), the folder where `r` saves passes.
 public final class PracticeController: @unchecked Sendable {
@@ -19,14 +21,56 @@ public final class PracticeController: @unchecked Sendable {
     private var saveHook: (@Sendable (LoopSnapshot) -> String)?
     private var recallHook: (@Sendable () -> [NamedLoop])?
     private var pianoHook: (@Sendable (Character, Double) -> Void)?
+    private var savePassHook: (@Sendable ([UInt8], String, Date) -> String)?
     private var pictureHook: (@Sendable () -> [Int: (notes: Int, faults: Int)])?
     private var recallIndex = 0
+    private var viewValue: PracticeViewState
     /// Where `r` saves passes.
     public var saveDirectory: String
 
     public init(session: PracticeSession, saveDirectory: String = FileManager.default.currentDirectoryPath) {
         self.session = session
         self.saveDirectory = saveDirectory
+        let bars = session.transport.plan.bars
+        viewValue = PracticeViewState(loopMarkStart: bars?.lowerBound, loopMarkEnd: bars?.upperBound)
+    }
+
+    /// What the screen shows of its own now (help, names, message, loop marks, results), with
+    /// what the runtime posted applied (`PracticeSession.takeNotices()`). The results stay while
+    /// the lesson stands still; the next pass playing on puts them away after a few seconds (any
+    /// key or note does at once).
+    public var view: PracticeViewState {
+        absorbNotices()
+        let playing = session.transport.state == .playing
+        let now = session.now
+        return edit { v in
+            if playing, v.results != nil, let at = v.resultsShownAt, now - at > PracticeSession.resultsSeconds { v.results = nil }
+            return v
+        }
+    }
+
+    /// Shows a line in the status bar (after any older notice from the runtime).
+    public func show(message text: String) {
+        absorbNotices()
+        lock.withLock { viewValue.message = text }
+    }
+
+    private func absorbNotices() {
+        let notices = session.takeNotices()
+        guard !notices.isEmpty else { return }
+        edit { v in
+            for n in notices { n.apply(to: &v) }
+        }
+    }
+
+    /// Puts the results panel away (any key continues).
+    private func dismissResults() {
+        absorbNotices()
+        edit { $0.results = nil }
+    }
+
+    private func edit<T>(_ body: (inout PracticeViewState) -> T) -> T {
+        lock.withLock { body(&viewValue) }
     }
 
     /// Called when the learner presses `s`; returns the message to show, e.g. `saved "bars 5-8
@@ -51,6 +95,13 @@ public final class PracticeController: @unchecked Sendable {
         set { lock.withLock { pictureHook = newValue } }
     }
 
+    /// Writes `r`'s last pass (its .mid bytes) in a folder at a time and returns the message:
+    /// the front end's (`PassFile.save` in Trainer), so Practice writes no file.
+    public var onSavePass: (@Sendable (_ bytes: [UInt8], _ directory: String, _ now: Date) -> String)? {
+        get { lock.withLock { savePassHook } }
+        set { lock.withLock { savePassHook = newValue } }
+    }
+
     /// Where computer-keyboard piano keys go (`InputHookup.press`), with the clock time.
     public var onPianoKey: (@Sendable (Character, Double) -> Void)? {
         get { lock.withLock { pianoHook } }
@@ -60,8 +111,10 @@ public final class PracticeController: @unchecked Sendable {
     /// A key from the screen, as its command (nil for a key that means nothing here): any key
     /// — Esc and q included — closes the help first, and nothing else.
     public func handle(keyCommand command: PracticeCommand?) -> Outcome {
-        if session.update({ $0.showHelp }) {
-            session.update { $0.showHelp = false }
+        if edit({ v -> Bool in
+            defer { v.showHelp = false }
+            return v.showHelp
+        }) {
             return .continue
         }
         guard let command else { return .continue }
@@ -73,15 +126,17 @@ public final class PracticeController: @unchecked Sendable {
     public func handle(_ command: PracticeCommand) -> Outcome {
         let s = session
         // With the help up, a command closes it and does nothing else.
-        if s.update({ $0.showHelp }), command != .toggleHelp {
-            s.update { $0.showHelp = false }
+        if command != .toggleHelp, edit({ v -> Bool in
+            defer { v.showHelp = false }
+            return v.showHelp
+        }) {
             return .continue
         }
         // Results holding the transport: any key but quit plays on (with the count-in); W,
         // which the panel's weakest section invites, plays on into its loop.
         if command != .quit, s.releaseHold(), command != .loopWeakestSection { return .continue }
         // Any key but quit puts the results away.
-        if command != .quit { s.dismissResults() }
+        if command != .quit { dismissResults() }
         let transport = s.transport
         switch command {
         case .quit:
@@ -97,7 +152,7 @@ public final class PracticeController: @unchecked Sendable {
             switch transport.state {
             case .playing: s.pause()
             case .finished:
-                s.update { $0.loopPasses = 0 }
+                s.restartPassCount()
                 s.resume()
             default: s.resume()
             }
@@ -106,43 +161,43 @@ public final class PracticeController: @unchecked Sendable {
             let current = transport.position(at: s.now).bar
             let target = min(max(current + (command == .nextBar ? 1 : -1), range.lowerBound), range.upperBound)
             seekKeepingState(target)
-            s.show(message: "bar \(s.lesson.bars.label(number: target))")
+            show(message: "bar \(s.lesson.bars.label(number: target))")
         case .restart:
             seekKeepingState(transport.bars.lowerBound)
-            s.show(message: "from bar \(s.lesson.bars.label(number: transport.bars.lowerBound))")
+            show(message: "from bar \(s.lesson.bars.label(number: transport.bars.lowerBound))")
         case .loopStartHere:
             s.loopName = nil
             let bar = currentBar()
-            let end = s.update { se -> Int? in
-                se.loopMarkStart = bar
-                if let end = se.loopMarkEnd, end < bar { se.loopMarkEnd = nil }
-                return se.loopMarkEnd
+            let end = edit { v -> Int? in
+                v.loopMarkStart = bar
+                if let end = v.loopMarkEnd, end < bar { v.loopMarkEnd = nil }
+                return v.loopMarkEnd
             }
             if let end {
                 applyLoop(bar...end)
             } else {
-                s.show(message: "loop from bar \(s.lesson.bars.label(number: bar)): press ] at its last bar")
+                show(message: "loop from bar \(s.lesson.bars.label(number: bar)): press ] at its last bar")
             }
         case .loopEndHere:
             s.loopName = nil
             let bar = currentBar()
-            let start = s.update { se -> Int in
-                let start = min(se.loopMarkStart ?? transport.bars.lowerBound, bar)
-                se.loopMarkStart = start
-                se.loopMarkEnd = bar
+            let start = edit { v -> Int in
+                let start = min(v.loopMarkStart ?? transport.bars.lowerBound, bar)
+                v.loopMarkStart = start
+                v.loopMarkEnd = bar
                 return start
             }
             applyLoop(start...bar)
         case .toggleLoop:
-            let marks = s.update { ($0.loopMarkStart, $0.loopMarkEnd, $0.loopOn) }
-            if marks.2 {
+            let marks = edit { ($0.loopMarkStart, $0.loopMarkEnd) }
+            if s.isLoopOn {
                 setLoop(nil)
                 s.loopName = nil
-                s.show(message: "loop off")
+                show(message: "loop off")
             } else if let a = marks.0, let b = marks.1 {
                 applyLoop(a...b)
             } else {
-                s.show(message: "set a loop first: [ at its first bar, ] at its last")
+                show(message: "set a loop first: [ at its first bar, ] at its last")
             }
         case .tempoUp, .tempoDown:
             let current = transport.tempoPercent
@@ -150,7 +205,7 @@ public final class PracticeController: @unchecked Sendable {
             if next != current {
                 try? s.perform { t throws(PlanError) in try t.setTempo(percent: next) }
             }
-            s.show(message: "tempo \(TempoPercent.text(next))%")
+            show(message: "tempo \(TempoPercent.text(next))%")
         case .cycleHand:
             let plan = transport.plan
             let order: [PracticePlan.Hands] = [.both, .right, .left]
@@ -160,7 +215,7 @@ public final class PracticeController: @unchecked Sendable {
                 do {
                     try s.perform { t throws(PlanError) in try t.setHands(h, other: plan.otherHand) }
                     s.coach.update(plan: transport.plan)
-                    s.show(message: h == .both ? "both hands" : "\(h.rawValue) hand")
+                    show(message: h == .both ? "both hands" : "\(h.rawValue) hand")
                     break
                 } catch {
                     continue
@@ -175,25 +230,25 @@ public final class PracticeController: @unchecked Sendable {
             case .mute: next = .play
             }
             try? s.perform { t throws(PlanError) in try t.setHands(plan.hands, other: next) }
-            s.show(message: "other hand: \(next.name)")
+            show(message: "other hand: \(next.name)")
         case .toggleMetronome:
             let on = !transport.plan.metronome.enabled
             s.perform { $0.setMetronome(enabled: on) }
-            s.show(message: on ? "metronome on" : "metronome off")
+            show(message: on ? "metronome on" : "metronome off")
         case .toggleNoteNames:
-            let on = s.update { se -> Bool in
-                se.showNames.toggle()
-                return se.showNames
+            let on = edit { v -> Bool in
+                v.showNoteNames.toggle()
+                return v.showNoteNames
             }
-            s.show(message: on ? "note names on" : "note names off")
+            show(message: on ? "note names on" : "note names off")
         case .toggleHelp:
-            s.update { $0.showHelp.toggle() }
+            edit { $0.showHelp.toggle() }
         case .cycleView:
             return .cycleView
         case .saveLoop:
             let plan = transport.plan
             guard let bars = plan.bars else {
-                s.show(message: "no loop to save: mark one with [ and ], then s saves it")
+                show(message: "no loop to save: mark one with [ and ], then s saves it")
                 return .continue
             }
             let printed = s.lesson.bars.isPrinted ? s.lesson.bars.label(ofRange: bars).replacingOccurrences(of: "–", with: "-") : nil
@@ -202,9 +257,9 @@ public final class PracticeController: @unchecked Sendable {
             if let hook = onSaveLoop {
                 let message = hook(snapshot)
                 s.loopName = snapshot.autoName
-                s.show(message: message)
+                show(message: message)
             } else {
-                s.show(message: "saving loops needs the library (it could not be opened)")
+                show(message: "saving loops needs the library (it could not be opened)")
             }
         case .recallLoop:
             recallNextLoop()
@@ -212,11 +267,11 @@ public final class PracticeController: @unchecked Sendable {
             let next = s.mode.next
             s.setMode(next)
             let hint = next.judges && s.settings.computerKeyboard ? " (play on a w s e d f t g y h u j k; z x octave)" : ""
-            s.show(message: "mode \(next.rawValue)\(hint)")
+            show(message: "mode \(next.rawValue)\(hint)")
         case .loopWeakestSection:
             loopWeakest()
         case .saveLastPass:
-            s.show(message: saveLastPass(now: Date()))
+            show(message: saveLastPass(now: Date()))
         case .goToBar:
             break  // the screen asks for the number, then calls `goToBar(_:)`
         }
@@ -235,37 +290,36 @@ public final class PracticeController: @unchecked Sendable {
             ?? coach.weakestSection.map { ($0.section.section, $0.name) }
             ?? coach.lastReport?.weakestSection.map { ($0.section, coach.sectionName($0.section)) }
         guard let (index, name) = weakest, let plan = coach.weakSectionPlan(section: index) else {
-            s.show(message: "no weakest section yet: play a full pass in wait, play or memory mode first")
+            show(message: "no weakest section yet: play a full pass in wait, play or memory mode first")
             return
         }
         do {
-            try s.replacePlan(plan)
+            try replacePlan(plan)
             s.resume()
-            s.show(message: "looping \(name) from \(PracticePlan.format(plan.speedTrainer?.start ?? 70)) % (speed trainer on)")
+            show(message: "looping \(name) from \(PracticePlan.format(plan.speedTrainer?.start ?? 70)) % (speed trainer on)")
         } catch {
-            s.show(message: error.message)
+            show(message: error.message)
         }
     }
 
-    /// `r`: writes the last pass as played to `etude-pass-<date>.mid`; returns the message.
+    /// Practises with a whole new plan from its first bar (`PracticeSession.replacePlan`); the
+    /// loop marks follow its bars.
+    public func replacePlan(_ plan: PracticePlan) throws(PlanError) {
+        try session.replacePlan(plan)
+        if let bars = plan.bars {
+            edit { v in
+                v.loopMarkStart = bars.lowerBound
+                v.loopMarkEnd = bars.upperBound
+            }
+        }
+    }
+
+    /// `r`: hands the last pass as played (.mid bytes) to `onSavePass`, which writes
+    /// `etude-pass-<date>.mid` in `saveDirectory`; returns the message.
     public func saveLastPass(now: Date) -> String {
         guard let bytes = session.coach.lastPassMIDI() else { return "nothing to save yet: play a pass first" }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        var path = (saveDirectory as NSString).appendingPathComponent("etude-pass-\(formatter.string(from: now)).mid")
-        var n = 2
-        while FileManager.default.fileExists(atPath: path) {
-            path = (saveDirectory as NSString).appendingPathComponent("etude-pass-\(formatter.string(from: now))-\(n).mid")
-            n += 1
-        }
-        // Through a temporary file renamed into place: a failure leaves no partial file.
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            return "could not write \(path): check the folder exists and is writable (--save-dir)"
-        }
-        return "saved the last pass to \(path)"
+        guard let save = onSavePass else { return "saving passes is off here" }
+        return save(bytes, saveDirectory, now)
     }
 
     // MARK: Private
@@ -283,12 +337,12 @@ public final class PracticeController: @unchecked Sendable {
     private func recallNextLoop() {
         let s = session
         guard let hook = onRecallLoops else {
-            s.show(message: "saved loops need the library (it could not be opened)")
+            show(message: "saved loops need the library (it could not be opened)")
             return
         }
         let loops = hook()
         guard !loops.isEmpty else {
-            s.show(message: "no saved loops for this lesson yet: set one with [ and ], save it with s")
+            show(message: "no saved loops for this lesson yet: set one with [ and ], save it with s")
             return
         }
         let index = lock.withLock { () -> Int in
@@ -309,26 +363,26 @@ public final class PracticeController: @unchecked Sendable {
             try s.perform { t throws(PlanError) in try t.setHands(loop.hands, other: loop.otherHand) }
             try s.perform { t throws(PlanError) in try t.setTempo(percent: loop.tempoPercent) }
         } catch {
-            s.show(message: "loop \"\(choice.name)\": \(error.message)")
+            show(message: "loop \"\(choice.name)\": \(error.message)")
             return
         }
         setLoop(loop.bars)
         guard s.transport.plan.bars == loop.bars else { return }   // setLoop said why not
         s.coach.update(plan: s.transport.plan)
-        s.update { se in
-            se.loopMarkStart = loop.bars.lowerBound
-            se.loopMarkEnd = loop.bars.upperBound
+        edit { v in
+            v.loopMarkStart = loop.bars.lowerBound
+            v.loopMarkEnd = loop.bars.upperBound
         }
         s.loopName = choice.name
         var text = "loop \"\(choice.name)\" (\(index + 1)/\(loops.count)): bars \(session.lesson.bars.label(ofRange: loop.bars))"
         text += loop.hands == .both ? ", both hands" : ", \(loop.hands.rawValue) hand"
         text += ", \(TempoPercent.text(loop.tempoPercent))%"
-        s.show(message: text)
+        show(message: text)
     }
 
     private func applyLoop(_ bars: ClosedRange<Int>) {
         setLoop(bars)
-        session.show(message: "loop bars \(session.lesson.bars.label(ofRange: bars))")
+        show(message: "loop bars \(session.lesson.bars.label(ofRange: bars))")
     }
 
     private func setLoop(_ bars: ClosedRange<Int>?) {
@@ -338,7 +392,7 @@ public final class PracticeController: @unchecked Sendable {
             s.coach.update(plan: s.transport.plan)
             s.loopChanged(enabled: bars != nil)
         } catch {
-            s.show(message: error.message)
+            show(message: error.message)
         }
     }
 
@@ -352,17 +406,17 @@ public final class PracticeController: @unchecked Sendable {
         do {
             target = try bars.range(parsing: text, option: "bar").lowerBound
         } catch {
-            s.show(message: error.message)
+            show(message: error.message)
             return
         }
         let range = s.transport.bars
         guard range.contains(target) else {
-            s.show(message: "bar \(bars.label(number: target)) is outside the loop (bars \(bars.label(ofRange: range))): l turns the loop off")
+            show(message: "bar \(bars.label(number: target)) is outside the loop (bars \(bars.label(ofRange: range))): l turns the loop off")
             return
         }
-        s.dismissResults()
+        dismissResults()
         seekKeepingState(target)
-        s.show(message: "bar \(bars.label(number: target))")
+        show(message: "bar \(bars.label(number: target))")
     }
 
     /// Seeks; a stopped or finished transport stays paused there, a playing one plays on.

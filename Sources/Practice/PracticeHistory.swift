@@ -26,11 +26,15 @@ extension PracticeHistory {
         record(passes, mode: mode, figures: figures)
     }
 
-    /// Stores what the session finished since the last call, with the coach's figures.
+    /// Stores what the session finished since the last call, each pass with its own report.
     public func record(finishedBy session: PracticeSession) {
-        let passes = session.takeFinishedPasses()
-        guard !passes.isEmpty else { return }
-        let coach = session.coach
-        record(passes, mode: session.mode, figures: { session.score(for: $0) }, reports: { coach.report(forPass: $0.pass) })
+        record(session.takePassResults(), mode: session.mode)
+    }
+
+    /// Stores finished passes taken from a session (`takePassResults()`), each with its report.
+    public func record(_ results: [PassResult], mode: PracticeMode) {
+        guard !results.isEmpty else { return }
+        record(results.map(\.info), mode: mode, figures: { info in results.first { $0.info == info }?.figures },
+               reports: { info in results.first { $0.info == info }?.report })
     }
 }

@@ -13,9 +13,11 @@ import Synth
 /// changes here.
 ///
 /// Threads: the transport thread delivers events and ticks, the input thread delivers the
-/// learner's notes, the screen thread reads `state()` and sends commands. Each takes only short
-/// locks (the transport's, the coach's, this object's), and this object never holds its own lock
-/// while calling the transport or the coach, so none can deadlock another.
+/// learner's notes, the screen thread reads `state()` and sends commands. The transport is a
+/// value owned by the `TransportRunner`: commands change it through `perform` (serialised with
+/// the runner's own playing), everyone else reads the copy published after each change. Each
+/// finished pass leaves as one `PassResult` in the outbox (`takePassResults()`). This object
+/// never holds its own lock while calling the runner or the coach.
 ///
 /// With a `MonotonicClock` it plays in real time on its own thread; with any other clock (a
 /// `VirtualClock` in tests) nothing runs by itself: `advance()` plays what is due and ticks.
@@ -71,29 +73,31 @@ public final class PracticeSession: @unchecked Sendable {
     }
 
     public let lesson: Lesson
-    public let transport: Transport
+    /// The transport as of its last change: an immutable copy of the one the runner owns.
+    public var transport: Transport { runner?.transport ?? initialTransport }
     public let clock: any TimeSource
     public let settings: Settings
     private let output: any SoundOutput
+    /// Owns the transport and plays it (its own thread on a `MonotonicClock`, else `advance()`).
+    /// Set once in `init`.
     private var runner: TransportRunner?
+    private let initialTransport: Transport
+    private let threaded: Bool
     private let title: String
 
     private let lock = NSLock()
     private var coachValue: Coach
-    var showHelp = false
-    var showNames = false
-    private var messageText: String?
-    var loopMarkStart: Int?
-    var loopMarkEnd: Int?
-    var loopOn: Bool
-    var loopPasses = 0
+    /// Lines for the front end's status line (its own `PracticeViewState`), until it takes them.
+    private var notices: [PracticeNotice] = []
+    private var loopOn: Bool
+    private var loopPasses = 0
     private var passStartClock: Double?
     private var passStartDate = Date()
-    private var finishedQueue: [FinishedPassInfo] = []
+    /// Finished passes, each one whole value, until the front end takes them.
+    private var outbox: [PassResult] = []
+    /// Passes handed out by `takeFinishedPasses()`, for `score(for:)` (the last few only).
+    private var handedOut: [PassResult] = []
     private var stopped = false
-    private var results: SessionState.Results?
-    private var resultsShownAt: Double?
-    private var figuresByPass: [Int: ScoreFigures] = [:]
     private var pausedByCoach = false
     /// The transport waits after a judged pass until the learner has seen the results.
     private var heldForResults = false
@@ -106,7 +110,7 @@ public final class PracticeSession: @unchecked Sendable {
     public init(lesson: Lesson, plan: PracticePlan, clock: any TimeSource, output: any SoundOutput,
                 settings: Settings = Settings()) throws(PlanError) {
         self.lesson = lesson
-        self.transport = try Transport(lesson: lesson, plan: plan, clock: clock)
+        var transport = try Transport(lesson: lesson, plan: plan, clock: clock)
         self.clock = clock
         self.output = output
         self.settings = settings
@@ -114,22 +118,21 @@ public final class PracticeSession: @unchecked Sendable {
         coachValue = Coach(lesson: lesson, plan: plan, mode: settings.mode, window: settings.window,
                            cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.onsetOnlyInput,
                            inputOffsetMs: settings.inputOffsetMs)
-        if let bars = plan.bars {
-            loopMarkStart = bars.lowerBound
-            loopMarkEnd = bars.upperBound
-            loopOn = true
-        } else {
-            loopOn = false
-        }
+        loopOn = plan.bars != nil
+        threaded = clock is MonotonicClock
+        initialTransport = transport
         transport.isPassClean = { [weak self] finished in
             guard let self else { return true }
             return self.coach.isPassClean(finished)
         }
-        applyModeToTransport(settings.mode, plan: plan)
+        Self.applyMode(settings.mode, plan: plan, settings: settings, to: &transport)
         if let steady = clock as? MonotonicClock {
             runner = TransportRunner(transport: transport, clock: steady, output: output,
                                      onEvents: { [weak self] events in self?.received(events) },
                                      onTick: { [weak self] now in self?.tick(now: now) })
+        } else {
+            runner = TransportRunner(manual: transport, output: output,
+                                     onEvents: { [weak self] events in self?.received(events) })
         }
     }
 
@@ -171,23 +174,16 @@ public final class PracticeSession: @unchecked Sendable {
         set { lock.withLock { currentLoopName = newValue } }
     }
 
-    /// The results panel now shown (nil when none).
-    public var shownResults: SessionState.Results? { lock.withLock { results } }
-
     /// Starts playing (real time: the transport thread starts).
     public func start() {
-        if let runner {
-            runner.start()
-        } else {
-            perform { $0.play() }
-        }
+        runner?.start()
     }
 
     /// Plays what is due at `clock.now` and ticks the coach (virtual clocks only; the runner
     /// does this itself).
     public func advance() {
-        guard runner == nil else { return }
-        deliver(transport.advance(to: clock.now))
+        guard !threaded else { return }
+        runner?.advance(to: clock.now)
         tick(now: clock.now)
     }
 
@@ -197,15 +193,11 @@ public final class PracticeSession: @unchecked Sendable {
     public func stop() {
         if lock.withLock({ let was = stopped; stopped = true; return was }) { return }
         queueUnfinishedPass()
-        if let runner {
-            runner.stop()
-        } else {
-            deliver(transport.stop())
-            output.allNotesOff()
-        }
+        runner?.stop()
     }
 
     private func queueUnfinishedPass() {
+        let transport = self.transport
         let state = transport.state
         guard state == .playing || state == .paused else { return }
         let plan = transport.plan
@@ -218,7 +210,7 @@ public final class PracticeSession: @unchecked Sendable {
             var info = FinishedPassInfo(pass: pass, tempoPercent: percent, startedAt: passStartDate, durationSeconds: now - start,
                                         bars: bars, isLoop: plan.bars != nil, hands: plan.hands)
             info.complete = false
-            finishedQueue.append(info)
+            outbox.append(PassResult(info: info, mode: coachValue.mode, report: nil))
         }
     }
 
@@ -249,7 +241,7 @@ public final class PracticeSession: @unchecked Sendable {
         let event = PlayedEvent(pitch: note.pitch, velocity: note.velocity, time: note.time, isOn: note.isOn)
         if note.isOn {
             if releaseHold() { return }
-            lock.withLock { results = nil }  // playing on puts the results away
+            post(.resultsAway)  // playing on puts the results away
         }
         apply(coach.handle(played: event), coach: coach)
     }
@@ -269,7 +261,7 @@ public final class PracticeSession: @unchecked Sendable {
         let held = lock.withLock { () -> Bool in
             let h = heldForResults
             heldForResults = false
-            if h { results = nil }
+            if h { notices.append(.resultsAway) }
             return h
         }
         if held { perform { $0.play() } }
@@ -279,34 +271,63 @@ public final class PracticeSession: @unchecked Sendable {
     /// What the transport does between passes in a mode: the judging modes hold after each pass
     /// (results) and count in; watch mode plays the piece once unless a loop is on.
     private func applyModeToTransport(_ mode: PracticeMode, plan: PracticePlan) {
+        let settings = self.settings
+        perform { t in
+            Self.applyMode(mode, plan: plan, settings: settings, to: &t)
+            return []
+        }
+    }
+
+    private static func applyMode(_ mode: PracticeMode, plan: PracticePlan, settings: Settings, to transport: inout Transport) {
         transport.holdBetweenPasses = mode.judges && settings.holdAfterPass
         transport.stopsAtEnd = settings.watchStopsAtEnd && mode == .watch && plan.bars == nil
         if mode.countsIn && settings.countIn { transport.setCountIn(true) }
         if mode == .wait { transport.setCountIn(false) }
     }
 
-    /// Passes finished since the last call (the caller stores them in the history).
-    public func takeFinishedPasses() -> [FinishedPassInfo] {
+    /// Whether watch mode finishes after this pass (no loop on), from the owner's side.
+    private func setStopsAtEnd(_ on: Bool) {
+        perform { t in
+            t.stopsAtEnd = on
+            return []
+        }
+    }
+
+    /// Passes finished since the last call, in the order they ended, each whole (its report
+    /// with it): the front end stores them in the history, writes `--report`, shows the hint.
+    public func takePassResults() -> [PassResult] {
         lock.withLock {
-            let out = finishedQueue
-            finishedQueue.removeAll()
+            let out = outbox
+            outbox.removeAll()
             return out
         }
     }
 
-    /// The figures of a finished pass, if it was judged (nil for a watched pass).
+    /// Passes finished since the last call, without their reports (`score(for:)` gives the
+    /// figures of one handed out here): `takePassResults()` for callers that want both.
+    public func takeFinishedPasses() -> [FinishedPassInfo] {
+        lock.withLock {
+            let out = outbox
+            outbox.removeAll()
+            handedOut += out
+            if handedOut.count > 256 { handedOut.removeFirst(handedOut.count - 256) }
+            return out.map(\.info)
+        }
+    }
+
+    /// The figures of a pass handed out by `takeFinishedPasses()`, if it was judged (nil for a
+    /// watched or unfinished pass).
     public func score(for pass: FinishedPassInfo) -> ScoreFigures? {
-        if let f = lock.withLock({ figuresByPass.removeValue(forKey: pass.pass) }) { return f }
-        // The pass may be taken a moment before its report arrives here; the coach judged it
-        // already (the transport asks whether it was clean as it ends).
-        let coach = self.coach
-        guard coach.mode.judges, let report = coach.lastReport else { return nil }
-        return report.figures
+        lock.withLock {
+            guard let i = handedOut.firstIndex(where: { $0.info == pass }) else { return nil }
+            return handedOut.remove(at: i).figures
+        }
     }
 
     /// Where the learner is now, for resuming later.
     public func resumePoint() -> ResumePoint {
         let t = clock.now
+        let transport = self.transport
         let tick = Int(transport.tick(at: t))
         let plan = transport.plan
         return ResumePoint(positionSeconds: lesson.tempoMap.seconds(atTick: tick), bar: transport.position(at: t).bar,
@@ -321,9 +342,28 @@ public final class PracticeSession: @unchecked Sendable {
         try? perform { t throws(PlanError) in try t.seek(toBar: target) }
     }
 
-    /// Shows a one-line message in the status bar (saved file, input ended…).
+    /// Shows a one-line message in the status bar (saved file, input ended…): a notice to the
+    /// front end, which holds the message (`PracticeViewState`); any thread.
     public func show(message text: String) {
-        lock.withLock { messageText = text }
+        post(.message(text))
+    }
+
+    private func post(_ notice: PracticeNotice) {
+        lock.withLock {
+            notices.append(notice)
+            if notices.count > 64 { notices.removeFirst(notices.count - 64) }  // a front end that never looks
+        }
+    }
+
+    /// What to show posted since the last call (the runner's "the end…", an input's status,
+    /// a judged pass's panel, the panel put away), oldest first: the front end applies them
+    /// to its `PracticeViewState`.
+    public func takeNotices() -> [PracticeNotice] {
+        lock.withLock {
+            let out = notices
+            notices.removeAll()
+            return out
+        }
     }
 
     /// Practises with a whole new plan from its first bar (the weakest-section key); the
@@ -332,20 +372,16 @@ public final class PracticeSession: @unchecked Sendable {
         try perform { t throws(PlanError) in try t.replacePlan(plan) }
         coach.update(plan: plan)
         lock.withLock {
-            if let bars = plan.bars {
-                loopMarkStart = bars.lowerBound
-                loopMarkEnd = bars.upperBound
-            }
             loopOn = plan.bars != nil
             loopPasses = 0
             passStartClock = clock.now
             passStartDate = Date()
             currentLoopName = nil
-            results = nil
+            notices.append(.resultsAway)
             pausedByCoach = false
             heldForResults = false
         }
-        transport.stopsAtEnd = settings.watchStopsAtEnd && coach.mode == .watch && plan.bars == nil
+        setStopsAtEnd(settings.watchStopsAtEnd && coach.mode == .watch && plan.bars == nil)
     }
 
     /// Switches mode from the next pass on: a new coach on the transport's current plan, the
@@ -356,7 +392,7 @@ public final class PracticeSession: @unchecked Sendable {
                           inputOffsetMs: settings.inputOffsetMs)
         let wasPaused = lock.withLock { () -> Bool in
             coachValue = fresh
-            results = nil
+            notices.append(.resultsAway)
             let p = pausedByCoach
             pausedByCoach = false
             return p
@@ -373,6 +409,7 @@ public final class PracticeSession: @unchecked Sendable {
     public func state() -> SessionState {
         let now = clock.now
         let lookahead = settings.lookaheadSeconds
+        let transport = self.transport
         let transportState = transport.state
         let plan = transport.plan
         let coach = self.coach
@@ -382,7 +419,7 @@ public final class PracticeSession: @unchecked Sendable {
         }
         let lines = transport.barLines(at: now, ahead: lookahead).map { (seconds: $0.time - now, bar: $0.bar) }
         let local = lock.withLock {
-            (showHelp, showNames, messageText, loopOn, loopPasses, loopMarkStart, loopMarkEnd, currentLoopName, results)
+            (loopOn, loopPasses, currentLoopName)
         }
         var feedback = coach.feedback(now: now)
         if let keys = computerKeys {
@@ -393,45 +430,28 @@ public final class PracticeSession: @unchecked Sendable {
             bpm: transportState == .playing ? transport.bpm(at: now) : transport.effectiveBPM,
             position: transport.position(at: now), tick: transport.tick(at: now), countIn: transport.countIn(at: now), lookaheadSeconds: lookahead,
             notes: upcoming, barLines: lines,
-            loop: SessionState.Loop(start: local.5, end: local.6, enabled: local.3, passes: local.4, name: local.7),
+            loop: SessionState.Loop(enabled: local.0, passes: local.1, name: local.2),
             mode: coach.mode, pianoKeys: settings.computerKeyboard && coach.mode.judges,
-            feedback: feedback, judged: coach.judgedNotes, heardOff: coach.notesHeardOff, results: local.8,
-            showHelp: local.0, showNoteNames: local.1, message: local.2)
+            feedback: feedback, judged: coach.judgedNotes, heardOff: coach.notesHeardOff)
     }
 
     // MARK: For the controller
 
     /// Runs a transport command through the runner (or at once on a virtual clock).
-    func perform(_ command: (Transport) throws(PlanError) -> [TimedEvent]) throws(PlanError) {
-        if let runner {
-            do {
-                try runner.perform { t in try command(t) }
-            } catch let e as PlanError {
-                throw e
-            } catch {
-                throw PlanError("\(error)")
-            }
-        } else {
-            deliver(try command(transport))
-        }
+    func perform(_ command: (inout Transport) throws(PlanError) -> [TimedEvent]) throws(PlanError) {
+        try runner?.perform(command)
     }
 
-    func perform(_ command: (Transport) -> [TimedEvent]) {
-        if let runner {
-            runner.perform(command)
-        } else {
-            deliver(command(transport))
-        }
+    func perform(_ command: (inout Transport) -> [TimedEvent]) {
+        runner?.perform(command)
     }
 
-    /// Changes the session's own state under its lock (never call the transport or coach inside).
-    func update<T>(_ body: (PracticeSession) -> T) -> T {
-        lock.withLock { body(self) }
-    }
+    /// Whether the loop is on (the plan's bars), as the controller's `l` toggles it.
+    var isLoopOn: Bool { lock.withLock { loopOn } }
 
-    /// Puts the results panel away (any key continues).
-    func dismissResults() {
-        lock.withLock { results = nil }
+    /// Space after the end plays the piece again: the pass count starts over.
+    func restartPassCount() {
+        lock.withLock { loopPasses = 0 }
     }
 
     /// The loop changed by hand: restart the pass clock and the count, forget the saved name.
@@ -443,21 +463,14 @@ public final class PracticeSession: @unchecked Sendable {
             passStartClock = now
             passStartDate = Date()
         }
-        transport.stopsAtEnd = settings.watchStopsAtEnd && coach.mode == .watch && !enabled
+        setStopsAtEnd(settings.watchStopsAtEnd && coach.mode == .watch && !enabled)
     }
 
     // MARK: Events and ticks
 
-    /// Manual (virtual clock) delivery, as the runner does it: synth out, then the rest.
-    private func deliver(_ events: [TimedEvent]) {
-        guard !events.isEmpty else { return }
-        for e in events {
-            if case .synth(let m) = e.event { output.send(m) }
-        }
-        received(events)
-    }
-
     private func received(_ events: [TimedEvent]) {
+        let transport = self.transport
+        var finished: [FinishedPassInfo] = []
         lock.lock()
         for e in events {
             switch e.event {
@@ -467,14 +480,14 @@ public final class PracticeSession: @unchecked Sendable {
             case .passFinished(let pass, let percent):
                 let plan = transport.plan
                 let start = passStartClock ?? e.time
-                finishedQueue.append(FinishedPassInfo(pass: pass, tempoPercent: percent, startedAt: passStartDate,
-                                                      durationSeconds: max(0, e.time - start),
-                                                      bars: transport.bars, isLoop: plan.bars != nil, hands: plan.hands))
+                finished.append(FinishedPassInfo(pass: pass, tempoPercent: percent, startedAt: passStartDate,
+                                                 durationSeconds: max(0, e.time - start),
+                                                 bars: transport.bars, isLoop: plan.bars != nil, hands: plan.hands))
                 loopPasses += 1
                 passStartClock = e.time
                 passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
             case .finished:
-                messageText = "the end: space plays again, q quits"
+                notices.append(.message("the end: space plays again, q quits"))
             case .heldAfterPass:
                 heldForResults = true
             default:
@@ -483,24 +496,31 @@ public final class PracticeSession: @unchecked Sendable {
         }
         lock.unlock()
         let coach = self.coach
-        apply(coach.handle(events: events), coach: coach)
+        let actions = coach.handle(events: events)
+        if !finished.isEmpty {
+            // A pass and its report come in the same batch: joined here, emitted once, whole.
+            var reports = actions.compactMap { a -> (pass: Int, report: PassReport)? in
+                if case .passReport(let pass, _, let report) = a { return (pass, report) } else { return nil }
+            }
+            let results = finished.map { info -> PassResult in
+                var report: PassReport?
+                if let i = reports.firstIndex(where: { $0.pass == info.pass }) { report = reports.remove(at: i).report }
+                return PassResult(info: info, mode: coach.mode, report: report)
+            }
+            lock.withLock { outbox += results }
+        }
+        apply(actions, coach: coach)
     }
 
     /// The coach's clock and the caller's tick hook, on the transport thread (or `advance()`).
     private func tick(now: Double) {
         let coach = self.coach
         apply(coach.tick(now: now), coach: coach)
-        // The results stay while the lesson stands still; the next pass playing on puts them
-        // away after a few seconds (or any key, or a note, at once).
-        if transport.state == .playing {
-            lock.withLock {
-                if results != nil, let at = resultsShownAt, now - at > Self.resultsSeconds { results = nil }
-            }
-        }
         lock.withLock { tickHook }?(now)
     }
 
-    /// How long the results panel stays once the next pass plays on.
+    /// How long the results panel stays once the next pass plays on (the front end's view
+    /// puts it away; any key or note does at once).
     public static let resultsSeconds = 5.0
 
     /// Applies the coach's actions; never holds this object's lock while calling the transport.
@@ -528,13 +548,12 @@ public final class PracticeSession: @unchecked Sendable {
                 // Asked before taking this object's lock (the transport has its own).
                 let verdict = transport.plan.speedTrainer?.verdict(percent: percent, accuracy: report.figures.accuracy,
                                                                    threshold: settings.cleanThreshold)
-                let sink = lock.withLock { () -> (@Sendable (PassReport) -> Void)? in
-                    results = SessionState.Results(pass: pass, tempoPercent: percent, figures: report.figures, offsetMs: report.offsetMs,
+                var results = SessionState.Results(pass: pass, tempoPercent: percent, figures: report.figures, offsetMs: report.offsetMs,
                                                    timingHint: hint, secondsPerChord: report.secondsPerChord, earLine: report.earLine,
                                                    review: report.reviewLines())
-                    results?.speedTrainer = verdict
-                    resultsShownAt = now
-                    figuresByPass[pass] = report.figures
+                results.speedTrainer = verdict
+                let sink = lock.withLock { () -> (@Sendable (PassReport) -> Void)? in
+                    notices.append(.results(results, shownAt: now))
                     return reportSink
                 }
                 sink?(report)

@@ -5,7 +5,7 @@ import Lesson
 /// Everything a view needs of a practice session at one moment, as plain values: what plays
 /// (notes ahead with their parts, bar lines), where (bar, beat, tempo), the plan, the loop, the
 /// coach's feedback (the learner's keys, wrong-note flashes, the chord wait mode waits for, the
-/// last results) and the screen's own flags. Built under short locks by
+/// last results); the screen's own flags are the front end's (`PracticeViewState`). Built under short locks by
 /// `PracticeSession.state()`; a pure function turns it into a frame, so drawing never moves
 /// the music or the judging.
 public struct SessionState: Sendable {
@@ -22,10 +22,9 @@ public struct SessionState: Sendable {
         public var practised: Bool
     }
 
-    /// The loop as the learner set it: marks (`[`, `]`), on or off, passes through it, its name.
+    /// The loop as it plays: on or off, passes through it, its name (the marks being typed are
+    /// the front end's, `PracticeViewState`).
     public struct Loop: Equatable, Sendable {
-        public var start: Int?
-        public var end: Int?
         public var enabled: Bool
         public var passes: Int
         public var name: String?
@@ -104,12 +103,6 @@ public struct SessionState: Sendable {
     public var judged: [Int: Verdict]
     /// After a pass: its notes struck right but held or played off (short, long, loud, soft).
     public var heardOff: Set<Int> = []
-    /// The last judged pass, while its panel is up.
-    public var results: Results?
-    public var showHelp: Bool
-    public var showNoteNames: Bool
-    /// A short message for the hint line ("loop bars 9–12").
-    public var message: String?
 }
 
 /// A note the learner played (MIDI keyboard or computer keys), as the session takes it.
@@ -143,6 +136,27 @@ public struct FinishedPassInfo: Equatable, Sendable {
     public var hands: PracticePlan.Hands
     /// False for the pass under way when practice stopped: stored for its time, never scored.
     public var complete = true
+}
+
+/// A finished pass, whole: when and what was practised (`info`), in which mode, and how it
+/// was judged (`report`: figures, sections, notes; nil when watched or left unfinished). The
+/// session emits each once, in order, into its outbox (`PracticeSession.takePassResults()`);
+/// the history, `--report`, the results panel and the calibrate hint read it there.
+public struct PassResult: Equatable, Sendable {
+    public var info: FinishedPassInfo
+    public var mode: PracticeMode
+    public var report: PassReport?
+
+    public init(info: FinishedPassInfo, mode: PracticeMode, report: PassReport?) {
+        self.info = info
+        self.mode = mode
+        self.report = report
+    }
+
+    /// The pass number (1-based, from the loop's start).
+    public var pass: Int { info.pass }
+    /// The pass's figures when it was judged.
+    public var figures: ScoreFigures? { report?.figures }
 }
 
 /// A loop as the learner set it on the screen, for saving under a name.

@@ -5,12 +5,14 @@ import Lesson
 /// routine's length policy (repetitions, time limit, fade — the caller's `decide`, normally
 /// `RoutinePlan.decide`) applied once per frame from whichever thread draws or polls, and the
 /// finished passes handed out for the history. Judging, pausing at chords and the screen stay
-/// the session's; this only decides when the step is over and how loud it plays.
+/// the session's; this only decides when the step is over and how loud it plays. It belongs to
+/// the front end's thread (the one that draws or polls: `start`, `tick` and `finish` are all
+/// called there), so it holds no lock and is not `Sendable`.
 ///
 /// The time limit counts wall-clock time from `start()`, so in wait mode it ends the step even
 /// while the lesson stands waiting for a chord; the pass end it reports to `decide` is "now +
 /// what is left of the pass", which moves later while the learner hesitates.
-public final class SessionStep: @unchecked Sendable {
+public final class SessionStep {
     public typealias Decide = (_ elapsed: Double, _ completedPasses: Int, _ currentPassEnd: Double?) -> StepPlayer.Decision
 
     /// One frame's outcome.
@@ -27,7 +29,6 @@ public final class SessionStep: @unchecked Sendable {
     public let session: PracticeSession
     private let output: GainOutput
     private let decide: Decide
-    private let lock = NSLock()
     private var startTime: Double?
     private var completed = 0
     private var over = false
@@ -43,7 +44,7 @@ public final class SessionStep: @unchecked Sendable {
 
     /// Starts the session's transport; the step's clock starts now.
     public func start() {
-        lock.withLock { startTime = session.now }
+        startTime = session.now
         session.start()
     }
 
@@ -54,12 +55,10 @@ public final class SessionStep: @unchecked Sendable {
         let transport = session.transport
         let remaining = transport.remainingInPass(at: now)
         let transportDone = session.isFinished
-        let (elapsed, passes, alreadyOver) = lock.withLock { () -> (Double, Int, Bool) in
-            completed += finished.filter(\.complete).count
-            return (now - (startTime ?? now), completed, over)
-        }
-        if alreadyOver {
-            return Tick(finished: finished, isOver: true, elapsed: elapsed, completedPasses: passes, gain: lock.withLock { gain })
+        completed += finished.filter(\.complete).count
+        let elapsed = now - (startTime ?? now), passes = completed
+        if over {
+            return Tick(finished: finished, isOver: true, elapsed: elapsed, completedPasses: passes, gain: gain)
         }
         var ended = transportDone
         var newGain = 1.0
@@ -74,14 +73,12 @@ public final class SessionStep: @unchecked Sendable {
         if ended {
             // Silence at once; the frame may linger on the results, but nothing plays on.
             session.stop()
-            lock.withLock { over = true }
-            return Tick(finished: finished, isOver: true, elapsed: elapsed, completedPasses: passes, gain: lock.withLock { gain })
+            over = true
+            return Tick(finished: finished, isOver: true, elapsed: elapsed, completedPasses: passes, gain: gain)
         }
         output.setGain(newGain)
-        lock.withLock {
-            gain = newGain
-            if newGain < 1 { faded = true }
-        }
+        gain = newGain
+        if newGain < 1 { faded = true }
         return Tick(finished: finished, isOver: false, elapsed: elapsed, completedPasses: passes, gain: newGain)
     }
 
@@ -93,11 +90,9 @@ public final class SessionStep: @unchecked Sendable {
         let finished = session.takeFinishedPasses()
         output.allNotesOff()
         output.reset()
-        let result = lock.withLock { () -> StepPlayer.Result in
-            completed += finished.filter(\.complete).count
-            over = true
-            return StepPlayer.Result(completedPasses: completed, seconds: now - (startTime ?? now), faded: faded, interrupted: interrupted)
-        }
+        completed += finished.filter(\.complete).count
+        over = true
+        let result = StepPlayer.Result(completedPasses: completed, seconds: now - (startTime ?? now), faded: faded, interrupted: interrupted)
         return (result, finished)
     }
 }

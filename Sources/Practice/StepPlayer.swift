@@ -88,19 +88,23 @@ public final class StepPlayer: @unchecked Sendable {
     /// What the caller's key/signal check wants, asked every tick.
     public enum Control: Sendable { case keepGoing, skip }
 
-    private let transport: Transport
+    private let initial: Transport
     private let clock: MonotonicClock
     private let output: GainOutput
     private let lock = NSLock()
     private var completed = 0
     private var passStartClock: Double?
+    private var runner: TransportRunner?
 
     /// `transport` must have been made with `clock`.
     public init(transport: Transport, clock: MonotonicClock, output: GainOutput) {
-        self.transport = transport
+        initial = transport
         self.clock = clock
         self.output = output
     }
+
+    /// The transport as it plays (a copy of the runner's), or as given before `run`.
+    public var transport: Transport { lock.withLock { runner }?.transport ?? initial }
 
     /// Plays until `decide` says stop, the transport finishes or `control` says skip.
     /// Always ends with all notes off and full volume restored.
@@ -108,7 +112,7 @@ public final class StepPlayer: @unchecked Sendable {
                     decide: (_ elapsed: Double, _ completedPasses: Int, _ currentPassEnd: Double?) -> Decision,
                     control: () -> Control = { .keepGoing },
                     status: (_ elapsed: Double, _ completedPasses: Int, _ gain: Double) -> Void = { _, _, _ in }) -> Result {
-        let runner = TransportRunner(transport: transport, clock: clock, output: output, onEvents: { [self] events in
+        let runner = TransportRunner(transport: initial, clock: clock, output: output, onEvents: { [self] events in
             for e in events {
                 switch e.event {
                 case .passStarted: lock.withLock { passStartClock = e.time }
@@ -117,6 +121,7 @@ public final class StepPlayer: @unchecked Sendable {
                 }
             }
         })
+        lock.withLock { self.runner = runner }
         let start = clock.now
         var faded = false
         var interrupted = false
@@ -125,7 +130,7 @@ public final class StepPlayer: @unchecked Sendable {
             let now = clock.now
             let elapsed = now - start
             let (passes, passStart) = lock.withLock { (completed, passStartClock) }
-            let passEnd = passStart.map { $0 - start + transport.passDuration }
+            let passEnd = passStart.map { $0 - start + runner.transport.passDuration }
             if control() == .skip {
                 interrupted = true
                 break

@@ -4,27 +4,42 @@ import Lesson
 import MIDIFile
 import Synth
 
-/// Drives a lesson `Transport` in real time from a dedicated thread: sleeps until the
-/// transport's next event on the monotonic clock, sends synth messages to the sound output and
-/// hands every event (notes, beats, passes, tempo, finished) to `onEvents` for the screen,
-/// judge or status line. With `onTick` it also calls that every `tickInterval` seconds, paused
-/// or not, so judging (notes missed while nothing is played) moves on its own clock, never on
-/// the screen's frames. Commands from other threads go through `perform`, which wakes the
-/// thread so a pause, seek or tempo change applies at once, never after a stale sleep.
+/// Owns a lesson `Transport` (a value) and plays it in real time from a dedicated thread:
+/// sleeps until the transport's next event on the monotonic clock, sends synth messages to the
+/// sound output and hands every event (notes, beats, passes, tempo, finished) to `onEvents` for
+/// the judge or status line. With `onTick` it also calls that every `tickInterval` seconds,
+/// paused or not, so judging (notes missed while nothing is played) moves on its own clock,
+/// never on the screen's frames. Commands from other threads go through `perform`, which
+/// applies them to the owned value and wakes the thread so a pause, seek or tempo change
+/// applies at once, never after a stale sleep. Other threads read `transport`: an immutable
+/// copy published after every change.
+///
+/// Made with `manual:` (a `VirtualClock` in tests) it starts no thread: `advance(to:)` plays
+/// what is due, in the same order and under the same rules.
 public final class TransportRunner: @unchecked Sendable {
-    public let transport: Transport
-    public let clock: MonotonicClock
+    /// The transport as of its last change (a copy: reading it never races the owner).
+    public var transport: Transport {
+        condition.lock()
+        defer { condition.unlock() }
+        return published
+    }
+    public let clock: any TimeSource
     private let output: any SoundOutput
     private let onEvents: @Sendable ([TimedEvent]) -> Void
     private let onTick: (@Sendable (Double) -> Void)?
     /// How often `onTick` runs.
     public let tickInterval: Double
+    /// Guards `published`, the thread's flags and its sleep; `owned` changes only with it held.
     private let condition = NSCondition()
     /// Held while a batch of events is produced and delivered (by the thread or a command), so
     /// listeners see them in the transport's order: a command's events (a tempo change, a jump)
     /// never arrive after the first events that follow it. Recursive: a listener may issue a
     /// command (wait mode pauses) from inside a delivery. Taken before `condition`, never after.
     private let delivery = NSRecursiveLock()
+    /// The transport itself: changed only with `delivery` and `condition` held.
+    private var owned: Transport
+    private var published: Transport
+    private let manual: Bool
     private var stopping = false
     private var finished = false
     private let exited = DispatchSemaphore(value: 0)
@@ -34,16 +49,35 @@ public final class TransportRunner: @unchecked Sendable {
     public init(transport: Transport, clock: MonotonicClock, output: any SoundOutput, tickInterval: Double = 0.02,
                 onEvents: @escaping @Sendable ([TimedEvent]) -> Void = { _ in },
                 onTick: (@Sendable (Double) -> Void)? = nil) {
-        self.transport = transport
+        owned = transport
+        published = transport
         self.clock = clock
         self.output = output
         self.onEvents = onEvents
         self.onTick = onTick
         self.tickInterval = max(0.001, tickInterval)
+        manual = false
+    }
+
+    /// A runner without a thread, on any clock: the caller plays what is due with `advance(to:)`.
+    public init(manual transport: Transport, output: any SoundOutput,
+                onEvents: @escaping @Sendable ([TimedEvent]) -> Void = { _ in }) {
+        owned = transport
+        published = transport
+        clock = transport.clock
+        self.output = output
+        self.onEvents = onEvents
+        onTick = nil
+        tickInterval = 1
+        manual = true
     }
 
     /// Starts the dispatch thread and the transport.
     public func start() {
+        guard !manual else {
+            perform { $0.play() }
+            return
+        }
         condition.lock()
         guard !started else { condition.unlock(); return }
         started = true
@@ -57,13 +91,33 @@ public final class TransportRunner: @unchecked Sendable {
 
     /// Runs a transport command (play, pause, seek, tempo, loop, hands…) and delivers the
     /// events it returns, then wakes the dispatch thread to re-plan its sleep.
-    public func perform(_ command: (Transport) throws -> [TimedEvent]) rethrows {
+    public func perform<E: Error>(_ command: (inout Transport) throws(E) -> [TimedEvent]) throws(E) {
         delivery.lock()
         defer { delivery.unlock() }
-        deliver(try command(transport))
         condition.lock()
+        let events: [TimedEvent]
+        do {
+            events = try command(&owned)
+        } catch {
+            published = owned
+            condition.unlock()
+            throw error
+        }
+        published = owned
         condition.signal()
         condition.unlock()
+        deliver(events)
+    }
+
+    /// Plays what is due at `now` (a manual runner's step; the thread does this by itself).
+    public func advance(to now: Double) {
+        delivery.lock()
+        defer { delivery.unlock() }
+        condition.lock()
+        let events = owned.advance(to: now)
+        published = owned
+        condition.unlock()
+        deliver(events)
     }
 
     /// True once the transport played its last pass.
@@ -96,7 +150,15 @@ public final class TransportRunner: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         if wasRunning { exited.wait() }
-        _ = transport.stop()
+        delivery.lock()
+        condition.lock()
+        let silence = owned.stop()
+        published = owned
+        condition.unlock()
+        // A manual runner delivers the note-offs (as a command would); the thread's are
+        // covered by all notes off.
+        if manual { deliver(silence) }
+        delivery.unlock()
         output.allNotesOff()
     }
 
@@ -133,7 +195,7 @@ public final class TransportRunner: @unchecked Sendable {
                 nextTick = now + tickInterval
                 continue
             }
-            let next = transport.nextEventTime()
+            let next = owned.nextEventTime()
             let wake = onTick == nil ? next : min(next ?? .infinity, nextTick)
             guard let wake else {
                 condition.wait()  // paused, stopped or finished: wait for a command
@@ -155,9 +217,7 @@ public final class TransportRunner: @unchecked Sendable {
             }
             condition.unlock()
             if wait > 0 { clock.sleep(until: next) }
-            delivery.lock()
-            deliver(transport.advance(to: clock.now))
-            delivery.unlock()
+            advance(to: clock.now)
             condition.lock()
         }
         condition.unlock()

@@ -121,7 +121,7 @@ public enum LoopPlayer {
 public enum LoopPreview {
     public static func text(lesson: Lesson, plan: PracticePlan, maxPasses: Int) throws(PlanError) -> String {
         let clock = VirtualClock()
-        let transport = try Transport(lesson: lesson, plan: plan, clock: clock)
+        var transport = try Transport(lesson: lesson, plan: plan, clock: clock)
         let range = transport.bars
         var out = "\(safe(lesson.title)): bars \(lesson.bars.label(ofRange: range)), "
         out += plan.hands == .both ? "both hands" : "\(plan.hands.rawValue) hand (other hand: \(plan.otherHand.name))"

@@ -169,6 +169,7 @@ public enum PracticeScreenRunner {
             throw EtudeFailure(error.message)
         }
         let controller = PracticeController(session: session, saveDirectory: playing.saveDirectory)
+        controller.onSavePass = { bytes, directory, now in PassFile.save(bytes, in: directory, now: now) }
         instrument?.attach(controller)
         return (session, controller)
     }
@@ -206,12 +207,16 @@ public enum PracticeScreenRunner {
             try gestures.check(lessonRange: opened.lesson.pitchRange)
             gestures.route(instrument.hookup, to: controller)
         }
-        // The runner thread (the one that plays the music) only queues a finished pass's report:
-        // the line is written and synced here, on the screen thread, so a slow disk is never a
-        // late note.
-        let reports = PassReportQueue()
-        if appender != nil { session.onPassReport = { reports.add($0) } }
-        func writeReports() { for report in reports.take() { appender?.append(report) } }
+        // The runner thread (the one that plays the music) only emits each finished pass, whole,
+        // into the session's outbox: the history rows and the `--report` line are written here,
+        // on the screen thread, so a slow disk is never a late note.
+        func takePasses() {
+            let results = session.takePassResults()
+            history?.record(results, mode: session.mode)
+            for result in results where result.info.complete {
+                if let report = result.report { appender?.append(report) }
+            }
+        }
         if let history {
             controller.onSaveLoop = { history.saveLoop($0) }
             controller.onRecallLoops = { history.savedLoops() }
@@ -227,14 +232,12 @@ public enum PracticeScreenRunner {
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             lights?.update(session.state())
             if endWhenFinished && session.isFinished { loop.stop() }
-            history?.record(finishedBy: session)
-            writeReports()
+            takePasses()
         }, decorate: { model in
             // A microphone's signal it cannot trust is said in the header (issue 30).
             model.status.listening = AudioSetup.headerWords(instrument.hookup.listeningSignal)
         })
-        history?.record(finishedBy: session)
-        writeReports()
+        takePasses()
         history?.saveResume(outcome.resumePoint, mode: session.mode, loopName: session.loopName)
         LiveSound.flushLog(verbose: sound.verbose)
         return outcome.exitStatus
@@ -264,7 +267,7 @@ public enum PracticeScreenRunner {
             loop.onSuspend = { suspending in if suspending { session.pause() } }  // space resumes after `fg`
             if let startBar { session.seek(toBar: startBar) }
             if let begin { begin() } else { session.start() }
-            let frames = PracticeFrames(session: session, display: display, depth: terminal.colorDepth)
+            let frames = PracticeFrames(controller: controller, display: display, depth: terminal.colorDepth)
             let ending = loop.run(frame: { buffer, size in
                 if signals.received != nil { loop.stop() }
                 frame(loop)
@@ -284,7 +287,7 @@ public enum PracticeScreenRunner {
                 }
                 if let action = key(k) { return action }
                 let command = PracticeKeyMap.command(for: k, pianoKeys: session.wantsPianoKeys)
-                if command == .goToBar, !session.state().showHelp {
+                if command == .goToBar, !controller.view.showHelp {
                     _ = controller.handle(keyCommand: command)  // the results panel goes away
                     frames.barPrompt = BarPrompt()
                     return .continue
@@ -309,6 +312,8 @@ public enum PracticeScreenRunner {
 /// for the screen pauses the music until it is large enough again.
 final class PracticeFrames {
     let session: PracticeSession
+    /// The learner's keys, and the screen's own view state they edit (`controller.view`).
+    let controller: PracticeController
     let display: PracticeView.Options
     let depth: ColorDepth
     var view: PracticeDisplay = .fallingNotes
@@ -322,8 +327,9 @@ final class PracticeFrames {
     /// The verdicts of the pass whose results are up, by lesson note (worked out once a pass).
     private var marked: (results: SessionState.Results, verdicts: [Int: VerdictMark])?
 
-    init(session: PracticeSession, display: PracticeView.Options, depth: ColorDepth) {
-        self.session = session
+    init(controller: PracticeController, display: PracticeView.Options, depth: ColorDepth) {
+        self.controller = controller
+        self.session = controller.session
         self.display = display
         self.depth = depth
     }
@@ -333,8 +339,8 @@ final class PracticeFrames {
 
     /// After a judged pass, while its results are up and the music stands still: how each of
     /// its notes was judged, to mark the falling notes. Empty otherwise.
-    private func verdicts(after state: SessionState) -> [Int: VerdictMark] {
-        guard let results = state.results, state.transport != .playing else { return [:] }
+    private func verdicts(after state: SessionState, results: SessionState.Results?) -> [Int: VerdictMark] {
+        guard let results, state.transport != .playing else { return [:] }
         if marked?.results != results {
             marked = (results, session.coach.report(forPass: results.pass).map(PassReview.verdicts) ?? [:])
         }
@@ -356,7 +362,8 @@ final class PracticeFrames {
         }
         guard key.code == .enter, key.modifiers.isEmpty, barPrompt == nil else { return .pass }
         let state = session.state()
-        guard !state.showHelp, let results = state.results, state.transport != .playing,
+        let shown = controller.view
+        guard !shown.showHelp, let results = shown.results, state.transport != .playing,
               let report = session.coach.report(forPass: results.pass),
               let opened = PassReview(report: report, pass: results.pass) else { return .pass }
         review = opened
@@ -373,8 +380,9 @@ final class PracticeFrames {
             session.resume()
         }
         let state = session.state()
-        let verdicts = verdicts(after: state)
-        var model = PracticeView.model(state, lesson: session.lesson, options: display, verdicts: verdicts)
+        let shown = controller.view
+        let verdicts = verdicts(after: state, results: shown.results)
+        var model = PracticeView.model(state, view: shown, lesson: session.lesson, options: display, verdicts: verdicts)
         if case .results(var info)? = model.overlay, review == nil, !verdicts.isEmpty {
             info.reviewKey = Self.reviewKey
             model.overlay = .results(info)
@@ -395,17 +403,3 @@ final class PracticeFrames {
     }
 }
 
-/// Finished passes' reports handed from the runner thread to the screen thread (`--report`).
-final class PassReportQueue: @unchecked Sendable {
-    private let lock = NSLock()
-    private var queued: [PassReport] = []
-
-    func add(_ report: PassReport) { lock.withLock { queued.append(report) } }
-
-    func take() -> [PassReport] {
-        lock.withLock {
-            defer { queued.removeAll() }
-            return queued
-        }
-    }
-}

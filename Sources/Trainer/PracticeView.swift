@@ -31,16 +31,17 @@ public enum PracticeView {
         }
     }
 
-    /// The frame for `state` of `lesson`; `verdicts` (after a pass, by index into
-    /// `Lesson.notes`) mark the falling notes with how they were judged.
-    public static func model(_ state: SessionState, lesson: Lesson, options: Options = Options(),
-                             verdicts: [Int: VerdictMark] = [:]) -> ScreenModel {
+    /// The frame for `state` of `lesson` with the screen's own `view` (help, names, message,
+    /// loop marks); `verdicts` (after a pass, by index into `Lesson.notes`) mark the falling
+    /// notes with how they were judged.
+    public static func model(_ state: SessionState, view: PracticeViewState = PracticeViewState(), lesson: Lesson,
+                             options: Options = Options(), verdicts: [Int: VerdictMark] = [:]) -> ScreenModel {
         var model = ScreenModel()
         model.lookaheadSeconds = state.lookaheadSeconds
         model.noteNaming = options.noteNaming
-        model.showNoteNames = state.showNoteNames
-        model.showFingers = options.showFingers || state.showNoteNames
-        model.message = state.message ?? state.feedback.advice
+        model.showNoteNames = view.showNoteNames
+        model.showFingers = options.showFingers || view.showNoteNames
+        model.message = view.message ?? state.feedback.advice
         if let gestures = options.gestureHelp { model.helpEntries = PracticeKeys.controls + [gestures] + PracticeKeys.modes }
 
         let hidden = state.mode.hidesFallingNotes
@@ -101,7 +102,7 @@ public enum PracticeView {
         if let loopBars {
             status.loop = LoopStatus(startBar: loopBars.lowerBound, endBar: loopBars.upperBound, enabled: state.loop.enabled,
                                      pass: state.loop.passes, label: lesson.bars.label(ofRange: loopBars))
-        } else if let a = state.loop.start, let b = state.loop.end {
+        } else if let a = view.loopMarkStart, let b = view.loopMarkEnd {
             status.loop = LoopStatus(startBar: a, endBar: b, enabled: false, pass: 0, label: lesson.bars.label(ofRange: a...max(a, b)))
         }
         status.metronome = state.plan.metronome.enabled
@@ -109,7 +110,7 @@ public enum PracticeView {
         status.pass = state.pass
         status.silent = options.silent
         status.waiting = waitingText(state, naming: options.noteNaming)
-        if state.message == nil, let waiting = status.waiting { model.message = "play \(waiting)" }
+        if view.message == nil, let waiting = status.waiting { model.message = "play \(waiting)" }
         status.echo = options.echo
         model.status = status
         model.hints = state.pianoKeys ? Footer.pianoKeys : Footer.controls
@@ -122,7 +123,7 @@ public enum PracticeView {
             fraction = bar.lengthTicks > 0 ? min(1, max(0, (state.tick - Double(bar.startTick)) / Double(bar.lengthTicks))) : 0
         }
         var timeline = TimelineInfo(position: Double(index) + fraction, length: Double(max(1, barList.count)))
-        let marks: ClosedRange<Int>? = loopBars ?? state.loop.start.flatMap { a in state.loop.end.map { b in a...max(a, b) } }
+        let marks: ClosedRange<Int>? = loopBars ?? view.loopMarkStart.flatMap { a in view.loopMarkEnd.map { b in a...max(a, b) } }
         if let marks, let first = barList.firstIndex(where: { $0.number == marks.lowerBound }),
            let last = barList.firstIndex(where: { $0.number == marks.upperBound }) {
             timeline.loopStart = Double(first)
@@ -137,9 +138,9 @@ public enum PracticeView {
             model.learnerKeys = keys
             model.pitchRange = lesson.pitchRange.map { min($0.lowerBound, keys.lowerBound)...max($0.upperBound, keys.upperBound) } ?? keys
         }
-        if state.showHelp {
+        if view.showHelp {
             model.overlay = .help
-        } else if let r = state.results {
+        } else if let r = view.results {
             model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures, offsetMs: r.offsetMs, timingHint: r.timingHint,
                                                    speedTrainer: r.speedTrainer, secondsPerChord: r.secondsPerChord, earLine: r.earLine, review: r.review))
         }

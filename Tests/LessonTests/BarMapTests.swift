@@ -59,8 +59,8 @@ import MIDIFile
             try PracticePlan(bars: 1...3).validate(for: lesson)
         }
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 0...1), clock: clock)
-        let events = runToEnd(t, clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 0...1), clock: clock)
+        let events = runToEnd(&t, clock: clock)
         #expect(events.noteOns.map(\.pitch) == [67, 72])
         #expect(close(events.last?.time ?? 0, 2.5))
     }
@@ -117,8 +117,8 @@ import MIDIFile
         #expect(lesson.bars.position(atTick: pickup + Build.bar) == Position(bar: 2, beat: 1))
         // Loops and exports use the real bar lines.
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 2...2), clock: clock)
-        #expect(runToEnd(t, clock: clock).noteOns.map(\.pitch) == [48, 72, 74, 76])
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 2...2), clock: clock)
+        #expect(runToEnd(&t, clock: clock).noteOns.map(\.pitch) == [48, 72, 74, 76])
         let back = Build.lesson(try MIDIReader.read(MIDIWriter.write(try LessonExport.midiFile(lesson: lesson, plan: PracticePlan()))).file)
         #expect(back.bars == lesson.bars)
     }

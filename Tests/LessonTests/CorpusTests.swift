@@ -21,8 +21,8 @@ import MIDIFile
             #expect(lesson.bars.count >= 1, "\(name)")
             // The whole lesson on a virtual clock: every note-on released, ends on time.
             let clock = VirtualClock()
-            let t = try Transport(lesson: lesson, plan: PracticePlan(metronome: .init(enabled: true)), clock: clock)
-            let events = runToEnd(t, clock: clock)
+            var t = try Transport(lesson: lesson, plan: PracticePlan(metronome: .init(enabled: true)), clock: clock)
+            let events = runToEnd(&t, clock: clock)
             #expect(t.state == .finished, "\(name)")
             var sounding: [Int: Int] = [:]
             for e in events {
@@ -37,8 +37,8 @@ import MIDIFile
             #expect(abs((events.last?.time ?? 0) - end) < 1e-6, "\(name)")
             // A loop of the last bar twice at 70 %.
             let last = lesson.bars.lastNumber
-            let loop = try Transport(lesson: lesson, plan: PracticePlan(tempo: .percent(70), bars: last...last, repeatMode: .times(2)), clock: clock)
-            #expect(runToEnd(loop, clock: clock).passes.count == 2, "\(name)")
+            var loop = try Transport(lesson: lesson, plan: PracticePlan(tempo: .percent(70), bars: last...last, repeatMode: .times(2)), clock: clock)
+            #expect(runToEnd(&loop, clock: clock).passes.count == 2, "\(name)")
             // Export and re-import: the same notes.
             let exported = try LessonExport.midiFile(lesson: lesson, plan: PracticePlan())
             let back = try Lesson(bytes: MIDIWriter.write(exported), fileName: name)

@@ -15,8 +15,8 @@ import MIDIFile
         for (i, s) in starts.enumerated() { rh += Build.note(60 + i, at: s, length: 240) }
         let lesson = Build.lesson(try Build.file([conductor, rh + Build.note(70, at: 6720, length: 1440)]))
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 2...5, metronome: .init(enabled: true, volume: 1)), clock: clock)
-        let events = runToEnd(t, clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 2...5, metronome: .init(enabled: true, volume: 1)), clock: clock)
+        let events = runToEnd(&t, clock: clock)
         let beats = events.compactMap { if case .beat(let b) = $0.event { return "\(b.bar).\(b.beat)" } else { return nil } }
         #expect(beats == ["2.1", "2.2", "2.3", "2.4", "3.1", "3.2", "3.3", "4.1", "4.2", "4.3", "5.1", "5.2"])
         let accents = events.noteOns.filter { $0.channel == 9 && $0.pitch == Int(Metronome.accentKey) }.map(\.time)
@@ -50,8 +50,8 @@ import MIDIFile
         let rh = [Build.name("RH")] + (0..<4).flatMap { Build.note(60, at: $0 * 480, length: 480) }
         let lesson = Build.lesson(try Build.file([[], rh]))
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...1, repeatMode: .times(3)), clock: clock)
-        let events = runToEnd(t, clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...1, repeatMode: .times(3)), clock: clock)
+        let events = runToEnd(&t, clock: clock)
         var sounding = 0
         for e in events {
             switch e.event {
@@ -71,7 +71,7 @@ import MIDIFile
     @Test func oneBigClockJumpDeliversEveryPassInOrder() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 2...3, repeatMode: .times(4)), clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 2...3, repeatMode: .times(4)), clock: clock)
         t.play()
         clock.set(1000)
         let events = t.advance(to: clock.now)
@@ -87,7 +87,7 @@ import MIDIFile
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
         let plan = PracticePlan(bars: 1...1, repeatMode: .forever, speedTrainer: .init(start: 80, target: 100, step: 10))
-        let t = try Transport(lesson: lesson, plan: plan, clock: clock)
+        var t = try Transport(lesson: lesson, plan: plan, clock: clock)
         t.play()
         clock.set(60)
         let tempos = t.advance(to: clock.now).passTempos
@@ -100,12 +100,12 @@ import MIDIFile
     @Test func seekKeepsThePassAndTheLoopGoesOnFromItsStart() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(tempo: .percent(50), bars: 5...8, repeatMode: .times(2)), clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(tempo: .percent(50), bars: 5...8, repeatMode: .times(2)), clock: clock)
         t.play()
         clock.set(1)
         _ = t.advance(to: clock.now)
         try t.seek(toBar: 8)
-        let rest = runToEnd(t, clock: clock)
+        let rest = runToEnd(&t, clock: clock)
         // Bar 8 at 50 % takes 4 s, then one full pass of 16 s.
         let finishes = rest.compactMap { if case .passFinished(let n, _) = $0.event { return (n, $0.time) } else { return nil } }
         #expect(finishes.count == 2)
@@ -117,7 +117,7 @@ import MIDIFile
     @Test func pauseDuringACountInResumesTheCountIn() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...1, countIn: true), clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...1, countIn: true), clock: clock)
         t.play()
         clock.set(0.75)
         let first = t.advance(to: clock.now)
@@ -125,7 +125,7 @@ import MIDIFile
         t.pause()
         clock.set(5)
         t.play()
-        let rest = runToEnd(t, clock: clock)
+        let rest = runToEnd(&t, clock: clock)
         let clicks = rest.noteOns.filter { $0.channel == 9 }.map(\.time)
         #expect(clicks.count == 2)
         for (c, e) in zip(clicks, [5.25, 5.75]) { #expect(close(c, e)) }
@@ -160,7 +160,7 @@ import MIDIFile
     @Test func notesAheadForFallingNotesWrapIntoTheNextPass() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(hands: .right, otherHand: .mute, bars: 5...5, repeatMode: .times(2)), clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(hands: .right, otherHand: .mute, bars: 5...5, repeatMode: .times(2)), clock: clock)
         // Stopped: the first notes are shown from now.
         #expect(t.notes(at: 0, ahead: 0.6).map(\.cue.pitch).sorted() == [40, 64, 64])
         t.play()
@@ -185,13 +185,13 @@ import MIDIFile
     @Test func tempoChangedMidPassKeepsHeldNotesAndHoldsForLaterPasses() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...4, repeatMode: .times(2)), clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...4, repeatMode: .times(2)), clock: clock)
         var events = t.play()
         clock.set(1.25)   // bar 1 beat 3½: the beat-3 note and the whole-bar bass are sounding
         events += t.advance(to: clock.now)
         events += try t.setTempo(percent: 50)
         #expect(t.effectiveBPM == 60)
-        events += runToEnd(t, clock: clock)
+        events += runToEnd(&t, clock: clock)
         func off(_ pitch: Int, after time: Double) -> Double? { events.noteOffs.first { $0.pitch == pitch && $0.time > time }?.time }
         #expect(close(off(60, after: 1.0) ?? 0, 1.75))   // 0.25 s of music left, now twice as long
         #expect(close(off(36, after: 0) ?? 0, 2.75))
@@ -209,12 +209,12 @@ import MIDIFile
     @Test func metronomeSwitchedOnMidPassClicksTheRemainingBeats() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...4), clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...4), clock: clock)
         t.play()
         clock.set(1.25)
         _ = t.advance(to: clock.now)
         t.setMetronome(enabled: true, volume: 1)
-        let rest = runToEnd(t, clock: clock)
+        let rest = runToEnd(&t, clock: clock)
         let clicks = rest.noteOns.filter { $0.channel == 9 }
         #expect(clicks.count == 13)
         #expect(close(clicks.first?.time ?? 0, 1.5))
@@ -225,7 +225,7 @@ import MIDIFile
     @Test func tempoChangedWhilePausedAppliesOnResume() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...1), clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...1), clock: clock)
         t.play()
         clock.set(0.25)
         _ = t.advance(to: clock.now)
@@ -233,7 +233,7 @@ import MIDIFile
         try t.setTempo(percent: 200)
         clock.set(10)
         t.play()
-        let rest = runToEnd(t, clock: clock)
+        let rest = runToEnd(&t, clock: clock)
         // 1.75 s of music left at 100 % takes 0.875 s at 200 %.
         #expect(close(rest.last?.time ?? 0, 10.875))
         #expect(close(rest.noteOns.first?.time ?? 0, 10.125))
@@ -244,14 +244,14 @@ import MIDIFile
     @Test func changingTheLoopRestartsAtItsFirstBar() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...2, repeatMode: .times(2)), clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...2, repeatMode: .times(2)), clock: clock)
         t.play()
         clock.set(0.25)
         let first = t.advance(to: clock.now)
         let silenced = try t.setLoop(9...9)
         #expect(Set(silenced.noteOffs.map(\.pitch)) == Set(first.noteOns.map(\.pitch)))
         #expect(t.bars == 9...9)
-        let rest = runToEnd(t, clock: clock)
+        let rest = runToEnd(&t, clock: clock)
         #expect(rest.passes.count == 2)
         #expect(Set(rest.noteOns.map(\.pitch)) == [68, 44])
         #expect(close(rest.last?.time ?? 0, 4.25))
@@ -261,17 +261,17 @@ import MIDIFile
     @Test func changingHandsMidPassMutesFromNowOn() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...2), clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 1...2), clock: clock)
         t.play()
         clock.set(0.25)
         _ = t.advance(to: clock.now)
         try t.setHands(.left, other: .mute)
-        let rest = runToEnd(t, clock: clock)
+        let rest = runToEnd(&t, clock: clock)
         #expect(rest.noteOns.map(\.pitch) == [37])
         #expect(rest.noteOffs.contains { $0.pitch == 36 })   // the held bass still ends
         #expect(rest.noteOns.count + 2 == rest.noteOffs.count)  // plus the 60 and 36 begun before
         let noLeft = Build.lesson(try Build.file([[], [Build.name("RH")] + Build.note(72, at: 0, length: 480)]))
-        let u = try Transport(lesson: noLeft, plan: PracticePlan(), clock: clock)
+        var u = try Transport(lesson: noLeft, plan: PracticePlan(), clock: clock)
         #expect(throws: PlanError.self) { try u.setHands(.left, other: .play) }
     }
 
@@ -287,7 +287,7 @@ import MIDIFile
     @Test func barLinesAheadIncludeTheNextPass() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(tempo: .percent(50), bars: 3...4, repeatMode: .forever), clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(tempo: .percent(50), bars: 3...4, repeatMode: .forever), clock: clock)
         t.play()
         clock.set(1)
         _ = t.advance(to: clock.now)

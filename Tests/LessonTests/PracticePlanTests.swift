@@ -63,9 +63,9 @@ import MIDIFile
         let plan = PracticePlan(tempo: .bpm(72))
         #expect(close(try plan.tempoFactor(for: lesson), 0.6))
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: plan, clock: clock)
+        var t = try Transport(lesson: lesson, plan: plan, clock: clock)
         #expect(close(t.effectiveBPM, 72))
-        let bpms = runToEnd(t, clock: clock).compactMap { if case .tempo(let b) = $0.event { return b } else { return nil } }
+        let bpms = runToEnd(&t, clock: clock).compactMap { if case .tempo(let b) = $0.event { return b } else { return nil } }
         #expect(bpms.count == 2)
         #expect(close(bpms[0], 72) && close(bpms[1], 36))
     }

@@ -12,7 +12,7 @@ extension Build {
 }
 
 /// Runs a transport to the end on a virtual clock, jumping from event to event.
-func runToEnd(_ transport: Transport, clock: VirtualClock, limit: Int = 1_000_000) -> [TimedEvent] {
+func runToEnd(_ transport: inout Transport, clock: VirtualClock, limit: Int = 1_000_000) -> [TimedEvent] {
     var out = transport.play()
     var steps = 0
     while let t = transport.nextEventTime(), steps < limit {

@@ -8,12 +8,12 @@ import MIDIFile
     @Test func halfTempoDoublesEveryEventTimeAndHalvesTheBPM() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clockA = VirtualClock(), clockB = VirtualClock()
-        let full = try Transport(lesson: lesson, plan: PracticePlan(), clock: clockA)
-        let half = try Transport(lesson: lesson, plan: PracticePlan(tempo: .percent(50)), clock: clockB)
+        var full = try Transport(lesson: lesson, plan: PracticePlan(), clock: clockA)
+        var half = try Transport(lesson: lesson, plan: PracticePlan(tempo: .percent(50)), clock: clockB)
         #expect(full.effectiveBPM == 120)
         #expect(half.effectiveBPM == 60)
-        let a = runToEnd(full, clock: clockA)
-        let b = runToEnd(half, clock: clockB)
+        let a = runToEnd(&full, clock: clockA)
+        let b = runToEnd(&half, clock: clockB)
         #expect(a.count == b.count)
         #expect(a.noteOns.count == lesson.notes.count)
         for (x, y) in zip(a, b) {
@@ -36,8 +36,8 @@ import MIDIFile
         let lesson = Build.lesson(try Build.twelveBars(extraConductor: [Build.tempo(bpm: 60, at: 6 * Build.bar)]))
         for percent in [50.0, 100, 200] {
             let clock = VirtualClock()
-            let t = try Transport(lesson: lesson, plan: PracticePlan(tempo: .percent(percent), bars: 5...8), clock: clock)
-            let events = runToEnd(t, clock: clock)
+            var t = try Transport(lesson: lesson, plan: PracticePlan(tempo: .percent(percent), bars: 5...8), clock: clock)
+            let events = runToEnd(&t, clock: clock)
             let f = percent / 100
             #expect(close(events.last?.time ?? 0, 12 / f))
             let bpms = events.compactMap { if case .tempo(let b) = $0.event { return b } else { return nil } }
@@ -51,8 +51,8 @@ import MIDIFile
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock(now: 100)
         let plan = PracticePlan(bars: 5...8, repeatMode: .times(3))
-        let t = try Transport(lesson: lesson, plan: plan, clock: clock)
-        let events = runToEnd(t, clock: clock)
+        var t = try Transport(lesson: lesson, plan: plan, clock: clock)
+        let events = runToEnd(&t, clock: clock)
         let passes = events.passes
         #expect(passes.count == 3)
         let expected = lesson.notes.filter { $0.startTick >= 4 * Build.bar && $0.startTick < 8 * Build.bar }
@@ -82,8 +82,8 @@ import MIDIFile
     @Test func aNoteHeldIntoTheFirstBarIsNotSounded() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 5...5), clock: clock)
-        let events = runToEnd(t, clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 5...5), clock: clock)
+        let events = runToEnd(&t, clock: clock)
         #expect(!events.noteOns.contains { $0.pitch == 90 })
         #expect(!events.contains { if case .noteStarted(let c) = $0.event { return c.pitch == 90 } else { return false } })
         #expect(events.noteOns.map(\.pitch).sorted() == [40, 64, 64, 64, 64])
@@ -94,8 +94,8 @@ import MIDIFile
         let leftPitches = Set(36...47)
         for other in [PracticePlan.OtherHand.play, .quiet(0.4), .mute] {
             let clock = VirtualClock()
-            let t = try Transport(lesson: lesson, plan: PracticePlan(hands: .right, otherHand: other, bars: 1...2), clock: clock)
-            let events = runToEnd(t, clock: clock)
+            var t = try Transport(lesson: lesson, plan: PracticePlan(hands: .right, otherHand: other, bars: 1...2), clock: clock)
+            let events = runToEnd(&t, clock: clock)
             let right = events.noteOns.filter { !leftPitches.contains($0.pitch) }
             let left = events.noteOns.filter { leftPitches.contains($0.pitch) }
             #expect(right.count == 8 && right.allSatisfy { $0.velocity == 80 })
@@ -113,17 +113,17 @@ import MIDIFile
         }
         // Practising the left hand: the right hand's notes are the ones muted.
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(hands: .left, otherHand: .mute, bars: 1...2), clock: clock)
-        #expect(runToEnd(t, clock: clock).noteOns.map(\.pitch).sorted() == [36, 37])
+        var t = try Transport(lesson: lesson, plan: PracticePlan(hands: .left, otherHand: .mute, bars: 1...2), clock: clock)
+        #expect(runToEnd(&t, clock: clock).noteOns.map(\.pitch).sorted() == [36, 37])
     }
 
     @Test func speedTrainerStepsAfterCleanPassesAndEndsWithASlowPass() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         func run(_ st: PracticePlan.SpeedTrainer, _ repeatMode: PracticePlan.Repeat, clean: @escaping @Sendable (FinishedPass) -> Bool = { _ in true }) throws -> [TimedEvent] {
             let clock = VirtualClock()
-            let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 3...3, repeatMode: repeatMode, speedTrainer: st), clock: clock)
+            var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 3...3, repeatMode: repeatMode, speedTrainer: st), clock: clock)
             t.isPassClean = clean
-            return runToEnd(t, clock: clock)
+            return runToEnd(&t, clock: clock)
         }
         let plain = try run(.init(start: 60, target: 100, step: 10), .times(7))
         #expect(plain.passTempos == [60, 70, 80, 90, 100, 100, 100])
@@ -160,8 +160,8 @@ import MIDIFile
         #expect(lesson.bars.count == 2)
         let clock = VirtualClock()
         let plan = PracticePlan(metronome: .init(enabled: true, volume: 0.5))
-        let t = try Transport(lesson: lesson, plan: plan, clock: clock)
-        let events = runToEnd(t, clock: clock)
+        var t = try Transport(lesson: lesson, plan: plan, clock: clock)
+        let events = runToEnd(&t, clock: clock)
         let ons = events.noteOns.filter { $0.channel == 9 }
         #expect(ons.count == clicks)
         let perBar = clicks / 2
@@ -179,7 +179,8 @@ import MIDIFile
 
         // Off: the beats are still reported for the screen, but nothing clicks.
         let quietClock = VirtualClock()
-        let off = runToEnd(try Transport(lesson: lesson, plan: PracticePlan(), clock: quietClock), clock: quietClock)
+        var quiet = try Transport(lesson: lesson, plan: PracticePlan(), clock: quietClock)
+        let off = runToEnd(&quiet, clock: quietClock)
         #expect(off.noteOns.filter { $0.channel == 9 }.isEmpty)
         #expect(off.filter { if case .beat = $0.event { return true } else { return false } }.count == clicks)
     }
@@ -187,8 +188,8 @@ import MIDIFile
     @Test func countInClicksOneBarBeforeTheFirstPassOnly() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 5...6, countIn: true, repeatMode: .times(2)), clock: clock)
-        let events = runToEnd(t, clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 5...6, countIn: true, repeatMode: .times(2)), clock: clock)
+        let events = runToEnd(&t, clock: clock)
         let clicks = events.noteOns.filter { $0.channel == 9 }
         #expect(clicks.count == 4)
         for (c, time) in zip(clicks, [0, 0.5, 1, 1.5]) { #expect(close(c.time, time)) }
@@ -210,8 +211,8 @@ import MIDIFile
         ]
         let lesson = Build.lesson(try Build.twelveBars(extraRight: extra))
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(bars: 5...6, repeatMode: .times(2)), clock: clock)
-        let events = runToEnd(t, clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(bars: 5...6, repeatMode: .times(2)), clock: clock)
+        let events = runToEnd(&t, clock: clock)
         for pass in events.passes {
             let start = pass[0].time
             let atStart = pass.filter { $0.time == start }.compactMap { if case .synth(let k) = $0.event { return k } else { return nil } }
@@ -230,7 +231,7 @@ import MIDIFile
     @Test func pauseSeekAndStopSilenceWhatIsSounding() throws {
         let lesson = Build.lesson(try Build.twelveBars())
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(), clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(), clock: clock)
         t.play()
         clock.set(0.1)
         let first = t.advance(to: clock.now)
@@ -262,14 +263,14 @@ import MIDIFile
         #expect(t.nextEventTime() == nil)
         // Played again from the top, the whole lesson still ends at 24 s after the start.
         clock.set(50)
-        let rest = runToEnd(t, clock: clock)
+        let rest = runToEnd(&t, clock: clock)
         #expect(close(rest.last?.time ?? 0, 74))
     }
 
     @Test func effectiveBPMFollowsThePosition() throws {
         let lesson = Build.lesson(try Build.twelveBars(extraConductor: [Build.tempo(bpm: 90, at: 2 * Build.bar)]))
         let clock = VirtualClock()
-        let t = try Transport(lesson: lesson, plan: PracticePlan(tempo: .percent(50)), clock: clock)
+        var t = try Transport(lesson: lesson, plan: PracticePlan(tempo: .percent(50)), clock: clock)
         t.play()
         clock.set(1)
         _ = t.advance(to: clock.now)

@@ -12,7 +12,7 @@ import Testing
 final class ScriptedRun {
     let lesson: Lesson
     let clock = VirtualClock(now: 100)
-    let transport: Transport
+    var transport: Transport
     let coach: Coach
     var pending: [PlayedEvent] = []
     var actions: [CoachAction] = []
@@ -21,7 +21,7 @@ final class ScriptedRun {
     /// Called at each pass start (pass, tempo %, clock time): returns the notes to play in it.
     var performer: (Int, Double, Double) -> [PlayedEvent] = { _, _, _ in [] }
     /// Learner commands (tempo keys, bar jumps) at clock times, applied as the session does.
-    var commands: [(time: Double, command: (Transport) throws -> [TimedEvent])] = []
+    var commands: [(time: Double, command: (inout Transport) throws -> [TimedEvent])] = []
 
     init(lesson: Lesson, plan: PracticePlan, mode: PracticeMode, onsetOnly: Bool = false) throws {
         self.lesson = lesson
@@ -31,8 +31,8 @@ final class ScriptedRun {
     }
 
     /// Runs a transport command now and hands its events to the coach, as the runner does.
-    func command(_ body: (Transport) throws -> [TimedEvent]) rethrows {
-        let batch = try body(transport)
+    func command(_ body: (inout Transport) throws -> [TimedEvent]) rethrows {
+        let batch = try body(&transport)
         events += batch
         apply(coach.handle(events: batch))
     }
@@ -397,13 +397,9 @@ struct CoachTests {
         plan.repeatMode = .times(2)
         let run = try ScriptedRun(lesson: Self.lesson(), plan: plan, mode: .play)
         run.performer = { pass, percent, t0 in Self.perform(start: t0, percent: percent, skip: pass == 2 ? [1] : []) }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("coach-report-\(UUID().uuidString).jsonl").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let appender = try PassReportAppender(path: path)
         run.run()
-        for r in run.reports { appender.append(r) }
-        appender.close()
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        // The lines as `--report` writes them (the file itself: PassReportFileTests in Trainer).
+        let lines = run.reports.map { $0.json() }
         #expect(lines.count == 2)
         let fields = ["hit", "missed", "wrong", "extra", "accuracy", "timingMeanMs", "timingSdMs", "score"]
         for (i, line) in lines.enumerated() {
@@ -414,10 +410,6 @@ struct CoachTests {
             for s in sections { for f in fields { #expect(s[f] is NSNumber, "section field \(f)") } }
             #expect((object["missed"] as? Int) == (i == 0 ? 0 : 1))
         }
-    }
-
-    @Test func unwritableReportFileIsAOneLineError() {
-        #expect(throws: PracticeFileError.self) { try PassReportAppender(path: "/nonexistent-dir/x/report.jsonl") }
     }
 
     @Test func watchModeJudgesNothingAndEveryPassIsClean() throws {
@@ -439,7 +431,7 @@ struct CoachTests {
         plan.bars = 1...2
         let clock = VirtualClock(now: 10)
         let lesson = try Self.lesson()
-        let transport = try Transport(lesson: lesson, plan: plan, clock: clock)
+        var transport = try Transport(lesson: lesson, plan: plan, clock: clock)
         let coach = Coach(lesson: lesson, plan: plan, mode: .play)
         transport.play()
         var judged: [Judgement] = []
@@ -474,7 +466,7 @@ struct CoachFeedbackTests {
         let lesson = try CoachTests.lesson()
         let coach = Coach(lesson: lesson, plan: CoachTests.rightHand, mode: .memory)
         let clock = VirtualClock(now: 0)
-        let transport = try Transport(lesson: lesson, plan: CoachTests.rightHand, clock: clock)
+        var transport = try Transport(lesson: lesson, plan: CoachTests.rightHand, clock: clock)
         transport.play()
         _ = coach.handle(events: transport.advance(to: 0))
         _ = coach.handle(played: PlayedEvent(pitch: 60, time: 0))   // right
@@ -493,7 +485,7 @@ struct CoachFeedbackTests {
     @Test func waitModeHintsTheKeysStillMissing() throws {
         let lesson = try CoachTests.lesson(chords: true)
         let coach = Coach(lesson: lesson, plan: CoachTests.rightHand, mode: .wait)
-        let transport = try Transport(lesson: lesson, plan: CoachTests.rightHand, clock: VirtualClock())
+        var transport = try Transport(lesson: lesson, plan: CoachTests.rightHand, clock: VirtualClock())
         transport.play()
         #expect(coach.handle(events: transport.advance(to: 0)).contains(.pauseTransport))
         _ = coach.handle(played: PlayedEvent(pitch: 64, time: 0.3))

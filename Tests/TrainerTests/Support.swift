@@ -20,10 +20,11 @@ final class SessionHarness: @unchecked Sendable {
          saveDirectory: String = NSTemporaryDirectory()) throws {
         session = try PracticeSession(lesson: lesson, plan: plan, clock: clock, output: output, settings: settings)
         controller = PracticeController(session: session, saveDirectory: saveDirectory)
+        controller.onSavePass = { bytes, directory, now in PassFile.save(bytes, in: directory, now: now) }
         self.display = display
     }
 
-    func snapshot() -> ScreenModel { PracticeView.model(session.state(), lesson: session.lesson, options: display) }
+    func snapshot() -> ScreenModel { PracticeView.model(session.state(), view: controller.view, lesson: session.lesson, options: display) }
 
     @discardableResult
     func handle(_ command: PracticeCommand) -> PracticeController.Outcome { controller.handle(command) }
@@ -63,7 +64,7 @@ final class SessionHarness: @unchecked Sendable {
     func score(for pass: FinishedPassInfo) -> ScoreFigures? { session.score(for: pass) }
     func learnerPlayed(_ note: LearnerNote) { session.learnerPlayed(note) }
     func saveLastPass(now: Date) -> String { controller.saveLastPass(now: now) }
-    func replacePlan(_ plan: PracticePlan) throws(PlanError) { try session.replacePlan(plan) }
+    func replacePlan(_ plan: PracticePlan) throws(PlanError) { try controller.replacePlan(plan) }
 }
 
 final class LockedBox<T>: @unchecked Sendable {

@@ -135,7 +135,7 @@ struct WeakestFromHistoryTests {
         s.start()
         s.handle(.loopWeakestSection)
         #expect(s.transport.plan.bars == 9...12, "\(String(describing: s.transport.plan.bars))")
-        #expect(s.session.state().message?.contains("looping") == true)
+        #expect(s.controller.view.message?.contains("looping") == true)
     }
 }
 

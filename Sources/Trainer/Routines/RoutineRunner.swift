@@ -240,7 +240,7 @@ private final class Run {
             decide: RoutineRunner.decide(step.length),
             control: { skipRequested(timeoutMs: 0) ? .skip : .keepGoing },
             status: { elapsed, passes, gain in
-                lastTick = Int(transport.tick(at: clock.now))
+                lastTick = Int(player.transport.tick(at: clock.now))
                 guard tty else { return }
                 var s = "  \(StatusLine.clock(elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
                 s += "  pass \(passes + 1)  \(step.tempoPercent)%"
@@ -357,7 +357,7 @@ private final class Run {
                 let now = session.now
                 if overAt == nil { overAt = now }
                 // The last pass's results stay a moment (any key goes on at once).
-                if session.shownResults == nil || now - (overAt ?? now) >= RoutineRunner.resultsLinger { loop.stop() }
+                if controller.view.results == nil || now - (overAt ?? now) >= RoutineRunner.resultsLinger { loop.stop() }
             }, decorate: { model in
                 let elapsed = lastTick?.elapsed ?? 0
                 // The routine's progress first: a long title is what the status bar cuts.
