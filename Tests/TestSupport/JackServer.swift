@@ -12,6 +12,19 @@ public final class JackServer: @unchecked Sendable {
     public let period: Int
     public let process: Spawned
 
+    /// One server at a time in this test process: two dummy servers each running a 64-frame
+    /// cycle on a loaded two-core machine starve each other's clients (a latency figure of 208
+    /// frames, a microphone port that hears nothing), so every JACK test waits its turn here.
+    private static let turn = DispatchSemaphore(value: 1)
+    private let turnLock = NSLock()
+    nonisolated(unsafe) private var holdsTurn = true
+
+    private func endTurn() {
+        turnLock.withLock {
+            if holdsTurn { holdsTurn = false; Self.turn.signal() }
+        }
+    }
+
     /// Whether `jackd` is installed and a dummy server starts here (checked once).
     public static let available: Bool = {
         guard Tools.which("jackd") != nil else { return false }
@@ -27,8 +40,14 @@ public final class JackServer: @unchecked Sendable {
         name = "etude-test-\(tag)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         self.rate = rate
         self.period = period
-        process = try Spawned("jackd", ["-n", name, "-d", "dummy", "-r", String(rate), "-p", String(period)],
-                              extra: ["JACK_NO_AUDIO_RESERVATION": "1"])
+        Self.turn.wait()
+        do {
+            process = try Spawned("jackd", ["-n", name, "-d", "dummy", "-r", String(rate), "-p", String(period)],
+                                  extra: ["JACK_NO_AUDIO_RESERVATION": "1"])
+        } catch {
+            Self.turn.signal()
+            throw error
+        }
         let deadline = Date(timeIntervalSinceNow: 10)
         while Date() < deadline {
             if !process.isRunning { break }
@@ -40,7 +59,10 @@ public final class JackServer: @unchecked Sendable {
         throw SpawnError(message: "jackd -n \(name) did not start")
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        endTurn()
+    }
 
     /// Sets `JACK_DEFAULT_SERVER` in this process so in-process clients reach this server.
     public func use() { setenv("JACK_DEFAULT_SERVER", name, 1) }
@@ -52,8 +74,9 @@ public final class JackServer: @unchecked Sendable {
         process.wait(timeout: 5)
     }
 
-    /// Stops the server (SIGTERM, then SIGKILL after 3 s).
+    /// Stops the server (SIGTERM, then SIGKILL after 3 s); the next JACK test may start.
     public func stop() {
+        defer { endTurn() }
         guard process.isRunning else { return }
         Foundation.kill(process.pid, SIGTERM)
         if process.wait(timeout: 3) == 128 + SIGKILL { return }
