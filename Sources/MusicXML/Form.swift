@@ -316,6 +316,12 @@ struct Performance {
             i += 1
         }
         for m in missing.sorted() { warnings.append(MusicXMLWarning(m)) }
+        // Endings no pass reaches (numbers garbled, or every measure inside one) would leave a
+        // score that plays nothing: a learner gets the measures as printed instead.
+        if order.isEmpty && n > 0 {
+            warnings.append(MusicXMLWarning("the repeats and endings play no measure (an ending no pass reaches): the measures are played as written"))
+            return Array(0..<n)
+        }
         return order
     }
 }

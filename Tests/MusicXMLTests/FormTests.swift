@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MIDIFile
 import Lesson
+import TestSupport
 @testable import MusicXML
 
 /// Repeats, endings, jumps and printed bar numbers: the performance and its bar map.
@@ -160,6 +161,26 @@ import Lesson
         #expect(second4.pass == 2)
         #expect(second4.lengthTicks == 4 * 480)
         #expect(lesson.bars.bars[3].lengthTicks == 3 * 480)
+    }
+
+    /// Fuzzing found a score whose only endings were numbered 18 and 2 with no repeat before
+    /// them: no pass reaches either, so nothing was played and the lesson had no bar lines.
+    @Test func endingsNoPassReachesArePlayedAsWrittenWithAWarning() throws {
+        let xml = Score.partwise([
+            Self.ending("18", stop: "stop") + Self.whole(0),
+            Self.ending("2", stop: "discontinue") + Self.whole(1),
+        ])
+        let r = try Read.file(xml)
+        #expect(try Self.measures(xml) == [1, 2])
+        #expect(Lesson(file: r.file).bars.bars.map(\.printed) == [1, 2])
+        #expect(r.warnings.contains { $0.message.contains("played as written") })
+        // A lone second ending after playable bars is still skipped as before.
+        #expect(try Self.measures(Score.partwise([Self.whole(0), Self.ending("2", stop: "discontinue") + Self.whole(1)])) == [1])
+        // The fuzzer's own input: bar lines and notes now.
+        let found = try [UInt8](Data(contentsOf: Repo.root.appendingPathComponent("Fuzz/musicxml-seeds/regression-endings-play-nothing.musicxml")))
+        let file = try MusicXMLImport.midiFile(fromXML: found).file
+        #expect(!Annotations(file: file).bars.isEmpty)
+        #expect(!Lesson(file: file).notes.isEmpty)
     }
 
     @Test func nonNumericNumbersCountOnWithAWarning() throws {
