@@ -178,6 +178,8 @@ public struct PassSchedule: Sendable {
     private let beats: [BeatItem]
     private var extras: [TimedEvent] = []
     private var cursor = Cursor()
+    /// The pass announces its start and end (`Options.announce`).
+    private let announces: Bool
 
     public struct Options: Sendable {
         public var pass: Int
@@ -244,6 +246,7 @@ public struct PassSchedule: Sendable {
         let duration = timing.time(endTick)
         self.duration = duration
 
+        announces = options.announce
         if options.announce {
             add(0, 0, Rank.announce, .passStarted(pass: options.pass, tempoPercent: percent))
         }
@@ -344,6 +347,10 @@ public struct PassSchedule: Sendable {
         loadOnset()
         advanceClickOff()
     }
+
+    /// True while an announced pass's `passStarted` (its first event) is still to be taken:
+    /// nothing of the pass has been played yet.
+    var startPending: Bool { announces && cursor.small == 0 }
 
     /// True once every event was taken.
     var isExhausted: Bool { nextKey() == nil && cursor.extra >= extras.count }

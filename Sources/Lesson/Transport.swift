@@ -413,6 +413,16 @@ public struct Transport: Sendable {
             resetKeepingTempo()
             return []
         }
+        if schedule.startPending {
+            // Nothing of the pass was played yet (its start still to come): it begins whole,
+            // announced, at the new tempo, so the judge sees its start.
+            let oldPercent = percent
+            percent = newPercent
+            schedule = PassSchedule(lesson: lesson, plan: currentPlan, from: schedule.startTick, to: range.upperBound, percent: newPercent,
+                                    options: .init(pass: passNumber, countIn: schedule.countInBeats > 0))
+            currentBPM = lesson.tempoMap.bpm(atTick: schedule.startTick) * newPercent / 100
+            return newPercent != oldPercent ? [TimedEvent(time: now, event: .tempoChanged(tempoPercent: newPercent))] : []
+        }
         var out: [TimedEvent] = []
         // Clicks are short; end the ones sounding rather than carrying them over.
         for key in sounding.keys.sorted() where UInt8(key >> 8) == Metronome.channel

@@ -26,9 +26,11 @@ public enum CoachAction: Equatable, Sendable {
 /// play-mode matching, pass reports, the speed trainer's clean-pass test, the weakest
 /// section and a recording of the last pass.
 ///
-/// Feed it from two threads (the transport runner's `onEvents`, the input's handler): every
-/// method takes an internal lock, and the Coach never calls back into the transport, so it
-/// is safe to use from `Transport.isPassClean` (called with the transport's lock held).
+/// One owner, no lock: in a session the Coach lives on the runner's thread (the transport's
+/// events, its ticks and the learner's notes all reach it there, through the runner's inbox),
+/// and every other thread reads the `CoachSnapshot` the session publishes after each change.
+/// Used alone (tests, a quiz) it belongs to the thread that calls it. It never calls back into
+/// the transport, so `Transport.isPassClean` may ask it in the middle of a transport command.
 ///
 /// Times: expected notes are laid out in pass-relative seconds from a `PassSchedule` built
 /// like the transport's; each `.noteStarted` cue re-anchors pass time to clock time, so
@@ -48,7 +50,6 @@ public final class Coach: @unchecked Sendable {
     /// from every played time before it is judged or recorded (`etude calibrate`, `--offset`).
     public let inputOffset: Double
 
-    private let lock = NSLock()
     private var pass = 0
     private var passPercent = 100.0
     /// The tempo the rest of the pass plays at (the pass's own until the learner changes it).
@@ -69,14 +70,14 @@ public final class Coach: @unchecked Sendable {
     /// Tempo changes inside the pass so far: a start after `after` moves by `scale` about it.
     private var retimes: [(after: Double, scale: Double)] = []
     private var pausedAt: Double?
-    private var flashes: [(pitch: Int, until: Double)] = []
+    private var flashes: [CoachSnapshot.Flash] = []
     private var weakest: (section: SectionReport, name: String)?
     private var matcher: PlayMatcher?
     private var gate: WaitGate?
     private var waitJudgements: [Judgement] = []
     private var pausedForChord: Int?
     private var finishedPasses: [Int: PassReport] = [:]
-    private var reports: [(pass: Int, percent: Double, report: PassReport)] = []
+    private var reports: [CoachSnapshot.Reported] = []
     private var held: Set<Int> = []
     private var wrongHeld: Set<Int> = []
     private var recorder: PerformanceRecorder?
@@ -86,7 +87,6 @@ public final class Coach: @unchecked Sendable {
     private var judged: [Int: Verdict] = [:]
     /// Notes of the last finished pass struck right but held or played off (the ear's faults).
     private var heardOff: Set<Int> = []
-    private var fullRunWeakest: [Int: Double] = [:]
     /// The ear (releases, loudness): every key event and pedal change of the pass in pass time.
     private var ear = EarLog()
 
@@ -110,32 +110,23 @@ public final class Coach: @unchecked Sendable {
 
     /// Feed every batch the transport delivers (`TransportRunner`'s `onEvents`).
     public func handle(events: [TimedEvent]) -> [CoachAction] {
-        locked {
-            var out: [CoachAction] = []
-            for e in events { out += handleLocked(e) }
-            if let last = events.last { out += expireLocked(now: last.time) }
-            return noted(out)
-        }
+        var out: [CoachAction] = []
+        for e in events { out += handleEvent(e) }
+        if let last = events.last { out += expire(now: last.time) }
+        return noted(out)
     }
 
     /// Feed every played note (key press or release) with its monotonic time.
     public func handle(played event: PlayedEvent) -> [CoachAction] {
-        locked { noted(playedLocked(event)) }
+        noted(played(event))
     }
 
     /// The session's runner thread calls this on its own clock (every few milliseconds, paused
     /// or not), so missed notes are judged while nothing is played and nothing is drawn.
     public func tick(now: Double) -> [CoachAction] {
-        locked { noted(expireLocked(now: now)) }
+        flashes.removeAll { $0.until <= now }
+        return noted(expire(now: now))
     }
-
-    /// How each note of the pass under way was judged so far, by index into `Lesson.notes`
-    /// (the staff colours them): hits, wrong pitches (on the note that was due), misses.
-    public var judgedNotes: [Int: Verdict] { locked { judged } }
-
-    /// Notes of the last finished pass struck right but released short, held long, or played
-    /// loud or soft: the staff marks them until the next pass starts.
-    public var notesHeardOff: Set<Int> { locked { heardOff } }
 
     private func noted(_ actions: [CoachAction]) -> [CoachAction] {
         for case .judged(let j) in actions where j.verdict != .extra {
@@ -148,36 +139,32 @@ public final class Coach: @unchecked Sendable {
     /// `transport.isPassClean = coach.isPassClean`. In watch mode every pass is clean.
     public var isPassClean: @Sendable (FinishedPass) -> Bool {
         { [self] finished in
-            locked {
-                guard mode.judges else { return true }
-                return finishLocked(pass: finished.pass, endTime: finished.endTime).isClean(threshold: cleanThreshold)
-            }
+            guard mode.judges else { return true }
+            return finish(pass: finished.pass, endTime: finished.endTime).isClean(threshold: cleanThreshold)
         }
     }
 
     /// The transport was paused at this clock time (space key, or a `.pauseTransport` action
     /// applied): nothing is judged missed while the music stands still.
     public func transportPaused(at time: Double) {
-        locked { if pausedAt == nil { pausedAt = time } }
+        if pausedAt == nil { pausedAt = time }
     }
 
     /// The transport resumed: expectations move on by the length of the pause.
     public func transportResumed(at time: Double) {
-        locked {
-            if let p = pausedAt { anchor += max(0, time - p) }
-            pausedAt = nil
-        }
+        if let p = pausedAt { anchor += max(0, time - p) }
+        pausedAt = nil
     }
 
     /// The sustain pedal went down or up (controller 64, at or above 64 is down) at this clock
     /// time: the ear hears notes lifted under it sounding on.
     public func handle(pedalDown down: Bool, at time: Double) {
-        locked { if mode.judges { ear.pedal.append((time - inputOffset - anchor, down)) } }
+        if mode.judges { ear.pedal.append((time - inputOffset - anchor, down)) }
     }
 
     /// Tells the Coach the plan changed (hands, loop): the next pass uses it.
     public func update(plan newPlan: PracticePlan) {
-        locked { plan = newPlan }
+        plan = newPlan
     }
 
     // MARK: Reading
@@ -185,91 +172,71 @@ public final class Coach: @unchecked Sendable {
     /// How long a wrong key stays red.
     public static let flashSeconds = 0.3
 
-    /// What the learner sees of the judging at `now`: held and wrong keys, wrong-note flashes,
-    /// in wait mode the notes of the chord waited for, and after a full run the advice.
-    public func feedback(now: Double) -> SessionState.Feedback {
-        locked {
-            var f = SessionState.Feedback()
-            flashes.removeAll { $0.until <= now }
-            f.held = held
-            f.wrong = wrongHeld
-            f.flashes = Set(flashes.map(\.pitch))
-            if mode == .wait, let g = gate, let chord = g.current {
-                f.waitingFor = chord.notes.filter { !g.struck.contains($0.pitch) }
-                    .map { ($0.pitch, $0.part == "left" ? Hand.left : $0.part == "right" ? Hand.right : nil) }
-            }
-            if let w = weakest {
-                f.advice = "Work on \(w.name): \(QuizFormat.percent(w.section.accuracy))% accuracy"
-            }
-            return f
-        }
+    /// Everything a reader on another thread may see, as one value (`CoachSnapshot`).
+    public func snapshot() -> CoachSnapshot {
+        var waiting: (chord: [ExpectedNote], struck: Set<Int>)?
+        if mode == .wait, let g = gate, let chord = g.current { waiting = (chord.notes, g.struck) }
+        return CoachSnapshot(lesson: lesson, plan: plan, mode: mode, inputOffset: inputOffset, anchor: anchor, expected: expected,
+                             waiting: waiting, held: held, wrongHeld: wrongHeld, flashes: flashes, weakest: weakest,
+                             judgedNotes: judged, notesHeardOff: heardOff, reports: reports, finishedPasses: finishedPasses,
+                             lastPassRecording: lastRecording, lastRecordingEnd: lastRecordingEnd)
     }
+
+    /// What the learner sees of the judging at `now` (`CoachSnapshot.feedback(now:)`).
+    public func feedback(now: Double) -> SessionState.Feedback { snapshot().feedback(now: now) }
+
+    /// How each note of the pass under way was judged so far, by index into `Lesson.notes`.
+    public var judgedNotes: [Int: Verdict] { judged }
+
+    /// Notes of the last finished pass struck right but released short, held long, or played
+    /// loud or soft: the staff marks them until the next pass starts.
+    public var notesHeardOff: Set<Int> { heardOff }
 
     /// The weakest section named after the last full run (nil before, or when all was right).
-    public var weakestSection: (section: SectionReport, name: String)? { locked { weakest } }
+    public var weakestSection: (section: SectionReport, name: String)? { weakest }
 
     /// The report of finished pass `number` (the history stores its bars), nil when not judged.
-    public func report(forPass number: Int) -> PassReport? { locked { finishedPasses[number] } }
+    public func report(forPass number: Int) -> PassReport? { finishedPasses[number] }
 
     /// Reports of every finished pass so far, in order.
-    public var passReports: [PassReport] { locked { reports.map(\.report) } }
-    public var lastReport: PassReport? { locked { reports.last?.report } }
+    public var passReports: [PassReport] { reports.map(\.report) }
+    public var lastReport: PassReport? { reports.last?.report }
 
     /// The results panel's figures for the last pass.
-    public var lastResults: SessionState.Results? {
-        locked { reports.last.map { SessionState.Results(pass: $0.pass, tempoPercent: $0.percent, figures: $0.report.figures, offsetMs: $0.report.offsetMs) } }
-    }
+    public var lastResults: SessionState.Results? { snapshot().lastResults }
 
     /// Keys the learner holds now and which of them are wrong.
-    public var learnerKeys: (held: Set<Int>, wrong: Set<Int>) { locked { (held, wrongHeld) } }
+    public var learnerKeys: (held: Set<Int>, wrong: Set<Int>) { (held, wrongHeld) }
 
     /// Wait mode: the pitches still to press for the chord waited for (key hints).
-    public var waitingFor: Set<Int> { locked { mode == .wait ? (gate?.missing ?? []) : [] } }
+    public var waitingFor: Set<Int> { snapshot().waitingFor }
 
-    /// The keys the learner is due to play around a clock time: in wait mode the chord waited
-    /// for, in play and memory modes the expected notes within `margin` seconds of it. A
-    /// microphone listens for these first (score-informed detection, `--input audio`).
+    /// The keys the learner is due to play around a clock time (`CoachSnapshot.expectedPitches`).
     public func expectedPitches(near time: Double, margin: Double = 0.3) -> Set<Int> {
-        locked {
-            switch mode {
-            case .watch: return []
-            case .wait: return gate?.current.map { Set($0.notes.map(\.pitch)) } ?? []
-            case .play, .memory:
-                let local = time - inputOffset - anchor
-                var lo = 0, hi = expected.count
-                while lo < hi {
-                    let mid = (lo + hi) / 2
-                    if expected[mid].time < local - margin { lo = mid + 1 } else { hi = mid }
-                }
-                var out = Set<Int>()
-                var i = lo
-                while i < expected.count, expected[i].time <= local + margin {
-                    out.insert(expected[i].pitch)
-                    i += 1
-                }
-                return out
-            }
-        }
+        snapshot().expectedPitches(near: time, margin: margin)
     }
 
     /// The last finished pass as played (nil before the first pass ends), to save as .mid.
-    public var lastPassRecording: PerformanceRecorder? { locked { lastRecording } }
+    public var lastPassRecording: PerformanceRecorder? { lastRecording }
 
     /// The last finished pass as .mid bytes.
-    public func lastPassMIDI() -> [UInt8]? {
-        locked { lastRecording.map { $0.bytes(endTime: lastRecordingEnd) } }
-    }
+    public func lastPassMIDI() -> [UInt8]? { snapshot().lastPassMIDI() }
 
     /// What the learner sees for a section index, e.g. "Bars 5–8".
-    public func sectionName(_ index: Int) -> String {
+    public func sectionName(_ index: Int) -> String { Self.sectionName(index, in: lesson) }
+
+    static func sectionName(_ index: Int, in lesson: Lesson) -> String {
         guard lesson.sections.indices.contains(index) else { return "section \(index + 1)" }
-        let s = lesson.sections[index]
-        return s.name
+        return lesson.sections[index].name
     }
 
     /// The plan that loops a section at 70 % with the speed trainer on (70 → 100 % in 5 %
     /// steps after clean passes), keeping the hands practised.
     public func weakSectionPlan(section index: Int) -> PracticePlan? {
+        Self.weakSectionPlan(section: index, lesson: lesson, plan: plan, mode: mode)
+    }
+
+    static func weakSectionPlan(section index: Int, lesson: Lesson, plan: PracticePlan, mode: PracticeMode) -> PracticePlan? {
         guard lesson.sections.indices.contains(index) else { return nil }
         let s = lesson.sections[index]
         var p = plan
@@ -286,23 +253,17 @@ public final class Coach: @unchecked Sendable {
 
     // MARK: Private
 
-    private func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
-    }
-
-    private func handleLocked(_ timed: TimedEvent) -> [CoachAction] {
+    private func handleEvent(_ timed: TimedEvent) -> [CoachAction] {
         switch timed.event {
         case .passStarted(let number, let percent):
-            return startPassLocked(number: number, percent: percent, at: timed.time)
+            return startPass(number: number, percent: percent, at: timed.time)
         case .tempoChanged(let percent):
-            retimeLocked(at: timed.time, to: percent)
+            retime(at: timed.time, to: percent)
             return []
         case .moved(let bar, let number, let percent):
             guard let tick = lesson.bars.bar(number: bar)?.startTick else { return [] }
             let paused = pausedAt != nil
-            let out = startPassLocked(number: number, percent: percent, at: timed.time, from: tick)
+            let out = startPass(number: number, percent: percent, at: timed.time, from: tick)
             if paused { pausedAt = timed.time }
             awaitingStart = true
             return out
@@ -329,10 +290,10 @@ public final class Coach: @unchecked Sendable {
         case .passFinished(let number, _):
             var out: [CoachAction] = []
             if mode.judges {
-                let report = finishLocked(pass: number, endTime: timed.time)
+                let report = finish(pass: number, endTime: timed.time)
                 out.append(.passReport(pass: number, tempoPercent: passPercent, report: report))
             } else {
-                closeRecordingLocked(endTime: timed.time)
+                closeRecording(endTime: timed.time)
             }
             return out
         case .finished:
@@ -347,7 +308,7 @@ public final class Coach: @unchecked Sendable {
 
     /// Starts judging a pass, or (`from` a bar's tick, after a jump) the rest of it: the
     /// judgements so far are dropped and the recording goes on.
-    private func startPassLocked(number: Int, percent: Double, at time: Double, from tick: Int? = nil) -> [CoachAction] {
+    private func startPass(number: Int, percent: Double, at time: Double, from tick: Int? = nil) -> [CoachAction] {
         let continuing = tick != nil && recorder != nil && pass == number
         pass = number
         passPercent = percent
@@ -400,7 +361,7 @@ public final class Coach: @unchecked Sendable {
         return []
     }
 
-    private func playedLocked(_ event: PlayedEvent) -> [CoachAction] {
+    private func played(_ event: PlayedEvent) -> [CoachAction] {
         var out: [CoachAction] = []
         // When the learner meant it: their input's offset taken off (the flashes keep clock time).
         var meant = event
@@ -414,7 +375,7 @@ public final class Coach: @unchecked Sendable {
         switch mode {
         case .watch:
             break
-        case _ where event.isOn && acceptsLocked(local):
+        case _ where event.isOn && accepts(local):
             break
         case .wait:
             if var g = gate {
@@ -426,7 +387,7 @@ public final class Coach: @unchecked Sendable {
                     waitJudgements.append(j)
                     out.append(.judged(j))
                     out.append(.flashWrong(pitch: p, until: event.time + Coach.flashSeconds))
-                    flashes.append((p, event.time + Coach.flashSeconds))
+                    flashes.append(CoachSnapshot.Flash(pitch: p, until: event.time + Coach.flashSeconds))
                 case .advanced(let chord, _):
                     ear.chordTimes.append(event.time)
                     for n in g.chords[chord].notes {
@@ -449,7 +410,7 @@ public final class Coach: @unchecked Sendable {
                     if j.verdict == .wrongPitch || j.verdict == .extra {
                         wrongNow = true
                         out.append(.flashWrong(pitch: event.pitch, until: event.time + Coach.flashSeconds))
-                        flashes.append((event.pitch, event.time + Coach.flashSeconds))
+                        flashes.append(CoachSnapshot.Flash(pitch: event.pitch, until: event.time + Coach.flashSeconds))
                     }
                 }
                 matcher = m
@@ -470,7 +431,7 @@ public final class Coach: @unchecked Sendable {
     /// proportionally sooner or later, as the transport plays them.
     /// A grace note or an ornament's note struck where one sounds (in wait mode: since the
     /// previous chord, up to the one waited for): accepted, not judged.
-    private func acceptsLocked(_ local: PlayedEvent) -> Bool {
+    private func accepts(_ local: PlayedEvent) -> Bool {
         guard !accepted.isEmpty else { return false }
         if mode == .wait, let g = gate {
             let to = g.current?.time ?? .infinity
@@ -483,7 +444,7 @@ public final class Coach: @unchecked Sendable {
         return !due && accepted.accepts(pitch: local.pitch, from: local.time - window.window, to: local.time + window.window)
     }
 
-    private func retimeLocked(at time: Double, to newPercent: Double) {
+    private func retime(at time: Double, to newPercent: Double) {
         let oldPercent = currentPercent
         currentPercent = newPercent
         guard newPercent > 0, oldPercent > 0, newPercent != oldPercent else { return }
@@ -498,7 +459,7 @@ public final class Coach: @unchecked Sendable {
         accepted.retime(after: now, scale: scale)
     }
 
-    private func expireLocked(now: Double) -> [CoachAction] {
+    private func expire(now: Double) -> [CoachAction] {
         guard pausedAt == nil, !awaitingStart, var m = matcher else { return [] }
         matcher = nil  // the only copy while it changes: its judgements are not copied each time
         // A late input's note played now is judged as meant a moment ago: keep its window open.
@@ -508,7 +469,7 @@ public final class Coach: @unchecked Sendable {
     }
 
     /// Ends the pass once (the clean-pass hook or the `.passFinished` event, whichever comes first).
-    private func finishLocked(pass number: Int, endTime: Double) -> PassReport {
+    private func finish(pass number: Int, endTime: Double) -> PassReport {
         if let done = finishedPasses[number] { return done }
         var report: PassReport
         var judgements = waitJudgements
@@ -537,12 +498,12 @@ public final class Coach: @unchecked Sendable {
             heardOff = Set(report.notes.filter(\.isHeardOff).map(\.id))
         }
         finishedPasses[number] = report
-        reports.append((number, passPercent, report))
-        closeRecordingLocked(endTime: endTime)
+        reports.append(CoachSnapshot.Reported(pass: number, percent: passPercent, report: report))
+        closeRecording(endTime: endTime)
         return report
     }
 
-    private func closeRecordingLocked(endTime: Double) {
+    private func closeRecording(endTime: Double) {
         guard let r = recorder else { return }
         lastRecording = r
         lastRecordingEnd = endTime

@@ -9,7 +9,11 @@ import Lesson
 /// none of it). The hooks reach
 /// what the session does not own: the library (saving and recalling loops), the computer
 /// keyboard (piano keys), the folder where `r` saves passes.
-public final class PracticeController: @unchecked Sendable {
+///
+/// It belongs to the front end's thread (the one that draws and reads keys), so it holds no
+/// lock: a command from another thread (a gesture key on the instrument) reaches it through the
+/// session (`PracticeSession.command`) and runs here when the view is next read.
+public final class PracticeController {
     public enum Outcome: Equatable, Sendable {
         case `continue`, quit
         /// The screen shows its next view (falling notes, staff, both): a view's own business.
@@ -17,12 +21,6 @@ public final class PracticeController: @unchecked Sendable {
     }
 
     public let session: PracticeSession
-    private let lock = NSLock()
-    private var saveHook: (@Sendable (LoopSnapshot) -> String)?
-    private var recallHook: (@Sendable () -> [NamedLoop])?
-    private var pianoHook: (@Sendable (Character, Double) -> Void)?
-    private var savePassHook: (@Sendable ([UInt8], String, Date) -> String)?
-    private var pictureHook: (@Sendable () -> [Int: (notes: Int, faults: Int)])?
     private var recallIndex = 0
     private var viewValue: PracticeViewState
     /// Where `r` saves passes.
@@ -52,14 +50,24 @@ public final class PracticeController: @unchecked Sendable {
     /// Shows a line in the status bar (after any older notice from the runtime).
     public func show(message text: String) {
         absorbNotices()
-        lock.withLock { viewValue.message = text }
+        viewValue.message = text
     }
 
+    /// Applies what the runtime posted without drawing (a front end with no screen, as a
+    /// headless routine entry, calls it on each of its ticks): a gesture's command runs then.
+    public func catchUp() {
+        absorbNotices()
+    }
+
+    /// Applies what the runtime posted, in order; a command posted from another thread runs
+    /// here, as if its key had been pressed.
     private func absorbNotices() {
-        let notices = session.takeNotices()
-        guard !notices.isEmpty else { return }
-        edit { v in
-            for n in notices { n.apply(to: &v) }
+        for n in session.takeNotices() {
+            if case .command(let command) = n {
+                handle(command)
+            } else {
+                n.apply(to: &viewValue)
+            }
         }
     }
 
@@ -70,43 +78,28 @@ public final class PracticeController: @unchecked Sendable {
     }
 
     private func edit<T>(_ body: (inout PracticeViewState) -> T) -> T {
-        lock.withLock { body(&viewValue) }
+        body(&viewValue)
     }
 
     /// Called when the learner presses `s`; returns the message to show, e.g. `saved "bars 5-8
     /// at 70%"`. Without it `s` says saving is off.
-    public var onSaveLoop: (@Sendable (LoopSnapshot) -> String)? {
-        get { lock.withLock { saveHook } }
-        set { lock.withLock { saveHook = newValue } }
-    }
+    public var onSaveLoop: (@Sendable (LoopSnapshot) -> String)?
 
     /// Called when the learner presses `L`: the lesson's saved loops, read afresh each time so a
     /// loop just saved with `s` is among them. Each press applies the next one (bars, hand,
     /// tempo, other hand). Without it `L` says saved loops are off.
-    public var onRecallLoops: (@Sendable () -> [NamedLoop])? {
-        get { lock.withLock { recallHook } }
-        set { lock.withLock { recallHook = newValue } }
-    }
+    public var onRecallLoops: (@Sendable () -> [NamedLoop])?
 
     /// The lesson's per-bar picture across judged passes (performed bar → notes, faults), from
     /// the history: `W` loops the section that fails most in it.
-    public var onBarPicture: (@Sendable () -> [Int: (notes: Int, faults: Int)])? {
-        get { lock.withLock { pictureHook } }
-        set { lock.withLock { pictureHook = newValue } }
-    }
+    public var onBarPicture: (@Sendable () -> [Int: (notes: Int, faults: Int)])?
 
     /// Writes `r`'s last pass (its .mid bytes) in a folder at a time and returns the message:
     /// the front end's (`PassFile.save` in Trainer), so Practice writes no file.
-    public var onSavePass: (@Sendable (_ bytes: [UInt8], _ directory: String, _ now: Date) -> String)? {
-        get { lock.withLock { savePassHook } }
-        set { lock.withLock { savePassHook = newValue } }
-    }
+    public var onSavePass: (@Sendable (_ bytes: [UInt8], _ directory: String, _ now: Date) -> String)?
 
     /// Where computer-keyboard piano keys go (`InputHookup.press`), with the clock time.
-    public var onPianoKey: (@Sendable (Character, Double) -> Void)? {
-        get { lock.withLock { pianoHook } }
-        set { lock.withLock { pianoHook = newValue } }
-    }
+    public var onPianoKey: (@Sendable (Character, Double) -> Void)?
 
     /// A key from the screen, as its command (nil for a key that means nothing here): any key
     /// — Esc and q included — closes the help first, and nothing else.
@@ -214,7 +207,7 @@ public final class PracticeController: @unchecked Sendable {
                 let h = order[(start + step) % order.count]
                 do {
                     try s.perform { t throws(PlanError) in try t.setHands(h, other: plan.otherHand) }
-                    s.coach.update(plan: transport.plan)
+                    s.planChanged()
                     show(message: h == .both ? "both hands" : "\(h.rawValue) hand")
                     break
                 } catch {
@@ -345,11 +338,8 @@ public final class PracticeController: @unchecked Sendable {
             show(message: "no saved loops for this lesson yet: set one with [ and ], save it with s")
             return
         }
-        let index = lock.withLock { () -> Int in
-            let i = recallIndex % loops.count
-            recallIndex = i + 1
-            return i
-        }
+        let index = recallIndex % loops.count
+        recallIndex = index + 1
         let choice = loops[index]
         let loop = choice.loop
         // Checked whole before anything changes: a loop this lesson cannot play leaves it as it was.
@@ -368,7 +358,6 @@ public final class PracticeController: @unchecked Sendable {
         }
         setLoop(loop.bars)
         guard s.transport.plan.bars == loop.bars else { return }   // setLoop said why not
-        s.coach.update(plan: s.transport.plan)
         edit { v in
             v.loopMarkStart = loop.bars.lowerBound
             v.loopMarkEnd = loop.bars.upperBound
@@ -389,7 +378,6 @@ public final class PracticeController: @unchecked Sendable {
         let s = session
         do {
             try s.perform { t throws(PlanError) in try t.setLoop(bars) }
-            s.coach.update(plan: s.transport.plan)
             s.loopChanged(enabled: bars != nil)
         } catch {
             show(message: error.message)

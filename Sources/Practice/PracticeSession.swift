@@ -7,20 +7,25 @@ import Synth
 
 /// A practice session at run time: the transport and the thread that plays it
 /// (`TransportRunner`), the sound output, and the `Coach` that judges the learner in the
-/// playing modes. The coach is ticked by the runner's thread (`tick(now)`), so judging moves on
-/// the session's clock whether or not anything is drawn; `state()` hands a view everything it
-/// needs as a plain `SessionState`, and `PracticeController` turns the learner's commands into
-/// changes here.
+/// playing modes. `state()` hands a view everything it needs as a plain `SessionState`, and
+/// `PracticeController` turns the learner's commands into changes here.
 ///
-/// Threads: the transport thread delivers events and ticks, the input thread delivers the
-/// learner's notes, the screen thread reads `state()` and sends commands. The transport is a
-/// value owned by the `TransportRunner`: commands change it through `perform` (serialised with
-/// the runner's own playing), everyone else reads the copy published after each change. Each
-/// finished pass leaves as one `PassResult` in the outbox (`takePassResults()`). This object
-/// never holds its own lock while calling the runner or the coach.
+/// One owner: the runner's thread owns the transport, the coach and the session's own
+/// practice state (the loop and its passes, the pass clock, the hold after a pass), as
+/// swift-nio confines a channel to its event loop. Every change from another thread — a
+/// command from the screen, a note or pedal from the input — goes through the runner's inbox
+/// (`TransportRunner.run`), in order with the music; the coach is ticked there too, so judging
+/// moves on the session's clock whether or not anything is drawn. After each change the owner
+/// publishes what the others read: the transport (a copy), a `CoachSnapshot`, the loop as
+/// shown, and the outbox — each finished pass as one `PassResult` (`takePassResults()`) and
+/// the notices for the view (`takeNotices()`).
+///
+/// Two locks in all: the runner's inbox, and `exchange` here (the published values and the
+/// outbox), each held only to copy a value in or out.
 ///
 /// With a `MonotonicClock` it plays in real time on its own thread; with any other clock (a
-/// `VirtualClock` in tests) nothing runs by itself: `advance()` plays what is due and ticks.
+/// `VirtualClock` in tests) nothing runs by itself and the caller owns it: `advance()` plays
+/// what is due and ticks.
 public final class PracticeSession: @unchecked Sendable {
     /// How the learner plays and is judged (fixed for the session; the mode can change).
     public struct Settings: Sendable {
@@ -85,26 +90,38 @@ public final class PracticeSession: @unchecked Sendable {
     private let threaded: Bool
     private let title: String
 
-    private let lock = NSLock()
-    private var coachValue: Coach
-    /// Lines for the front end's status line (its own `PracticeViewState`), until it takes them.
-    private var notices: [PracticeNotice] = []
-    private var loopOn: Bool
-    private var loopPasses = 0
-    private var passStartClock: Double?
-    private var passStartDate = Date()
-    /// Finished passes, each one whole value, until the front end takes them.
-    private var outbox: [PassResult] = []
-    /// Passes handed out by `takeFinishedPasses()`, for `score(for:)` (the last few only).
-    private var handedOut: [PassResult] = []
-    private var stopped = false
-    private var pausedByCoach = false
-    /// The transport waits after a judged pass until the learner has seen the results.
-    private var heldForResults = false
-    private var reportSink: (@Sendable (PassReport) -> Void)?
-    private var tickHook: (@Sendable (Double) -> Void)?
-    private var currentLoopName: String?
-    private var keysHook: (@Sendable (Int) -> String?)?
+    /// The runner's alone (read and changed only in its work: `owner { }`, its events, ticks).
+    private struct Owned {
+        var coach: Coach
+        var loopOn: Bool
+        var loopPasses = 0
+        var loopName: String?
+        var passStartClock: Double?
+        var passStartDate = Date()
+        var stopped = false
+        var pausedByCoach = false
+        /// The transport waits after a judged pass until the learner has seen the results.
+        var heldForResults = false
+    }
+    private var owned: Owned
+
+    /// What the owner publishes for the other threads, and what they hand the front end.
+    private struct Exchange {
+        var coach: CoachSnapshot
+        var loop: SessionState.Loop
+        var heldForResults = false
+        /// Lines for the front end's status line (its own `PracticeViewState`), until it takes them.
+        var notices: [PracticeNotice] = []
+        /// Finished passes, each one whole value, until the front end takes them.
+        var outbox: [PassResult] = []
+        /// Passes handed out by `takeFinishedPasses()`, for `score(for:)` (the last few only).
+        var handedOut: [PassResult] = []
+        var reportSink: (@Sendable (PassReport) -> Void)?
+        var tickHook: (@Sendable (Double) -> Void)?
+        var keysHook: (@Sendable (Int) -> String?)?
+    }
+    private let exchange = NSLock()
+    private var shared: Exchange
 
     /// Validates the plan (its one-line error) and prepares to play; nothing sounds before `start()`.
     public init(lesson: Lesson, plan: PracticePlan, clock: any TimeSource, output: any SoundOutput,
@@ -115,15 +132,17 @@ public final class PracticeSession: @unchecked Sendable {
         self.output = output
         self.settings = settings
         self.title = settings.title ?? lesson.title
-        coachValue = Coach(lesson: lesson, plan: plan, mode: settings.mode, window: settings.window,
-                           cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.onsetOnlyInput,
-                           inputOffsetMs: settings.inputOffsetMs)
-        loopOn = plan.bars != nil
+        let coach = Coach(lesson: lesson, plan: plan, mode: settings.mode, window: settings.window,
+                          cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.onsetOnlyInput,
+                          inputOffsetMs: settings.inputOffsetMs)
+        owned = Owned(coach: coach, loopOn: plan.bars != nil)
+        shared = Exchange(coach: coach.snapshot(), loop: SessionState.Loop(enabled: plan.bars != nil, passes: 0, name: nil))
         threaded = clock is MonotonicClock
         initialTransport = transport
+        // Asked by the transport in the middle of its own work: on the owner.
         transport.isPassClean = { [weak self] finished in
             guard let self else { return true }
-            return self.coach.isPassClean(finished)
+            return self.owned.coach.isPassClean(finished)
         }
         Self.applyMode(settings.mode, plan: plan, settings: settings, to: &transport)
         if let steady = clock as? MonotonicClock {
@@ -139,39 +158,39 @@ public final class PracticeSession: @unchecked Sendable {
     /// The session's clock time.
     public var now: Double { clock.now }
 
-    /// The coach judging now (a new one after each mode change).
-    public var coach: Coach { lock.withLock { coachValue } }
+    /// The coach judging now, as last published (a new coach after each mode change).
+    public var coach: CoachSnapshot { exchange.withLock { shared.coach } }
 
     /// The current mode.
     public var mode: PracticeMode { coach.mode }
 
     /// True while the computer keyboard plays notes (the piano letters then win over `h`, `s`…).
-    public var wantsPianoKeys: Bool { settings.computerKeyboard && coach.mode.judges }
+    public var wantsPianoKeys: Bool { settings.computerKeyboard && mode.judges }
 
-    /// Each finished, scored pass (the `--report` file).
+    /// Each finished, scored pass (the `--report` file), called on the runner's thread.
     public var onPassReport: (@Sendable (PassReport) -> Void)? {
-        get { lock.withLock { reportSink } }
-        set { lock.withLock { reportSink = newValue } }
+        get { exchange.withLock { shared.reportSink } }
+        set { exchange.withLock { shared.reportSink = newValue } }
     }
 
-    /// Called on every tick (transport thread, or `advance()`): the computer keyboard's notes end here.
+    /// Called on every tick (transport thread, or `advance()`).
     public var onTick: (@Sendable (Double) -> Void)? {
-        get { lock.withLock { tickHook } }
-        set { lock.withLock { tickHook = newValue } }
+        get { exchange.withLock { shared.tickHook } }
+        set { exchange.withLock { shared.tickHook = newValue } }
     }
 
     /// What to type on the computer keyboard for a pitch (wait mode names the awaited keys);
-    /// nil for a MIDI instrument.
+    /// nil for a MIDI instrument. Asked by `state()`, on the caller's thread.
     public var computerKeys: (@Sendable (Int) -> String?)? {
-        get { lock.withLock { keysHook } }
-        set { lock.withLock { keysHook = newValue } }
+        get { exchange.withLock { shared.keysHook } }
+        set { exchange.withLock { shared.keysHook = newValue } }
     }
 
     /// The saved loop playing now: recalled with `L`, saved with `s`, or set by the caller (a
     /// loop recalled with `--saved`); nil once the loop is changed by hand. `etude resume` shows it.
     public var loopName: String? {
-        get { lock.withLock { currentLoopName } }
-        set { lock.withLock { currentLoopName = newValue } }
+        get { exchange.withLock { shared.loop.name } }
+        set { owner { self.owned.loopName = newValue } }
     }
 
     /// Starts playing (real time: the transport thread starts).
@@ -191,27 +210,27 @@ public final class PracticeSession: @unchecked Sendable {
     /// before its end (at least a second of it) is handed out as unfinished, so its practice
     /// time reaches the history.
     public func stop() {
-        if lock.withLock({ let was = stopped; stopped = true; return was }) { return }
-        queueUnfinishedPass()
-        runner?.stop()
+        let first = owner { () -> Bool in
+            if owned.stopped { return false }
+            owned.stopped = true
+            queueUnfinishedPass(owned)
+            return true
+        }
+        if first { runner?.stop() }
     }
 
-    private func queueUnfinishedPass() {
+    private func queueUnfinishedPass(_ o: Owned) {
         let transport = self.transport
         let state = transport.state
         guard state == .playing || state == .paused else { return }
         let plan = transport.plan
-        let pass = transport.pass
-        let percent = transport.tempoPercent
-        let bars = transport.bars
         let now = clock.now
-        lock.withLock {
-            guard let start = passStartClock, now - start >= Self.shortestUnfinishedPass else { return }
-            var info = FinishedPassInfo(pass: pass, tempoPercent: percent, startedAt: passStartDate, durationSeconds: now - start,
-                                        bars: bars, isLoop: plan.bars != nil, hands: plan.hands)
-            info.complete = false
-            outbox.append(PassResult(info: info, mode: coachValue.mode, report: nil))
-        }
+        guard let start = owned.passStartClock, now - start >= Self.shortestUnfinishedPass else { return }
+        var info = FinishedPassInfo(pass: transport.pass, tempoPercent: transport.tempoPercent, startedAt: owned.passStartDate,
+                                    durationSeconds: now - start, bars: transport.bars, isLoop: plan.bars != nil, hands: plan.hands)
+        info.complete = false
+        let result = PassResult(info: info, mode: owned.coach.mode, report: nil)
+        exchange.withLock { shared.outbox.append(result) }
     }
 
     /// Shorter than this, a pass left at once is not worth a row in the history.
@@ -222,62 +241,61 @@ public final class PracticeSession: @unchecked Sendable {
 
     /// Pauses; returns at once. The coach's clock stands still with the music.
     public func pause() {
-        let wasPlaying = transport.state == .playing
-        perform { $0.pause() }
-        if wasPlaying { coach.transportPaused(at: clock.now) }
+        owner {
+            let wasPlaying = transport.state == .playing
+            perform { $0.pause() }
+            if wasPlaying { owned.coach.transportPaused(at: clock.now) }
+        }
     }
 
     /// Resumes after `pause()`.
     public func resume() {
-        let wasPaused = transport.state == .paused
-        perform { $0.play() }
-        if wasPaused { coach.transportResumed(at: clock.now) }
+        owner {
+            let wasPaused = transport.state == .paused
+            perform { $0.play() }
+            if wasPaused { owned.coach.transportResumed(at: clock.now) }
+        }
     }
 
-    /// A note the learner played: judged by the coach. A note played while the results hold
-    /// the transport plays on (the next pass, after its count-in).
+    /// A note the learner played: judged by the coach, on the owner, in order with the music.
+    /// A note played while the results hold the transport plays on (the next pass, after its
+    /// count-in).
     public func learnerPlayed(_ note: LearnerNote) {
-        let coach = self.coach
         let event = PlayedEvent(pitch: note.pitch, velocity: note.velocity, time: note.time, isOn: note.isOn)
-        if note.isOn {
-            if releaseHold() { return }
-            post(.resultsAway)  // playing on puts the results away
+        owner {
+            if note.isOn {
+                if releaseHeld() { return }
+                post(.resultsAway)  // playing on puts the results away
+            }
+            apply(owned.coach.handle(played: event))
         }
-        apply(coach.handle(played: event), coach: coach)
     }
 
     /// The learner's sustain pedal went down or up (clock time): the coach's ear hears it.
     public func learnerPedal(down: Bool, at time: Double) {
-        coach.handle(pedalDown: down, at: time)
+        owner { self.owned.coach.handle(pedalDown: down, at: time) }
     }
 
     /// True while the transport waits after a judged pass for the learner to read the results.
-    public var isHeldForResults: Bool { lock.withLock { heldForResults } }
+    public var isHeldForResults: Bool { exchange.withLock { shared.heldForResults } }
 
     /// Puts the results away and plays on after a hold (the next pass starts with its count-in);
     /// false when nothing was held.
     @discardableResult
     public func releaseHold() -> Bool {
-        let held = lock.withLock { () -> Bool in
-            let h = heldForResults
-            heldForResults = false
-            if h { notices.append(.resultsAway) }
-            return h
-        }
-        if held { perform { $0.play() } }
-        return held
+        owner { releaseHeld() }
+    }
+
+    private func releaseHeld() -> Bool {
+        guard owned.heldForResults else { return false }
+        owned.heldForResults = false
+        post(.resultsAway)
+        perform { $0.play() }
+        return true
     }
 
     /// What the transport does between passes in a mode: the judging modes hold after each pass
     /// (results) and count in; watch mode plays the piece once unless a loop is on.
-    private func applyModeToTransport(_ mode: PracticeMode, plan: PracticePlan) {
-        let settings = self.settings
-        perform { t in
-            Self.applyMode(mode, plan: plan, settings: settings, to: &t)
-            return []
-        }
-    }
-
     private static func applyMode(_ mode: PracticeMode, plan: PracticePlan, settings: Settings, to transport: inout Transport) {
         transport.holdBetweenPasses = mode.judges && settings.holdAfterPass
         transport.stopsAtEnd = settings.watchStopsAtEnd && mode == .watch && plan.bars == nil
@@ -285,7 +303,7 @@ public final class PracticeSession: @unchecked Sendable {
         if mode == .wait { transport.setCountIn(false) }
     }
 
-    /// Whether watch mode finishes after this pass (no loop on), from the owner's side.
+    /// Whether watch mode finishes after this pass (no loop on).
     private func setStopsAtEnd(_ on: Bool) {
         perform { t in
             t.stopsAtEnd = on
@@ -296,9 +314,9 @@ public final class PracticeSession: @unchecked Sendable {
     /// Passes finished since the last call, in the order they ended, each whole (its report
     /// with it): the front end stores them in the history, writes `--report`, shows the hint.
     public func takePassResults() -> [PassResult] {
-        lock.withLock {
-            let out = outbox
-            outbox.removeAll()
+        exchange.withLock {
+            let out = shared.outbox
+            shared.outbox.removeAll()
             return out
         }
     }
@@ -306,11 +324,11 @@ public final class PracticeSession: @unchecked Sendable {
     /// Passes finished since the last call, without their reports (`score(for:)` gives the
     /// figures of one handed out here): `takePassResults()` for callers that want both.
     public func takeFinishedPasses() -> [FinishedPassInfo] {
-        lock.withLock {
-            let out = outbox
-            outbox.removeAll()
-            handedOut += out
-            if handedOut.count > 256 { handedOut.removeFirst(handedOut.count - 256) }
+        exchange.withLock {
+            let out = shared.outbox
+            shared.outbox.removeAll()
+            shared.handedOut += out
+            if shared.handedOut.count > 256 { shared.handedOut.removeFirst(shared.handedOut.count - 256) }
             return out.map(\.info)
         }
     }
@@ -318,9 +336,9 @@ public final class PracticeSession: @unchecked Sendable {
     /// The figures of a pass handed out by `takeFinishedPasses()`, if it was judged (nil for a
     /// watched or unfinished pass).
     public func score(for pass: FinishedPassInfo) -> ScoreFigures? {
-        lock.withLock {
-            guard let i = handedOut.firstIndex(where: { $0.info == pass }) else { return nil }
-            return handedOut.remove(at: i).figures
+        exchange.withLock {
+            guard let i = shared.handedOut.firstIndex(where: { $0.info == pass }) else { return nil }
+            return shared.handedOut.remove(at: i).figures
         }
     }
 
@@ -337,9 +355,10 @@ public final class PracticeSession: @unchecked Sendable {
 
     /// Moves to a bar (clamped to the bars being played); used when resuming.
     public func seek(toBar bar: Int) {
-        let range = transport.bars
-        let target = min(max(bar, range.lowerBound), range.upperBound)
-        try? perform { t throws(PlanError) in try t.seek(toBar: target) }
+        try? perform { t throws(PlanError) in
+            let range = t.bars
+            return try t.seek(toBar: min(max(bar, range.lowerBound), range.upperBound))
+        }
     }
 
     /// Shows a one-line message in the status bar (saved file, input ended…): a notice to the
@@ -349,58 +368,74 @@ public final class PracticeSession: @unchecked Sendable {
     }
 
     private func post(_ notice: PracticeNotice) {
-        lock.withLock {
-            notices.append(notice)
-            if notices.count > 64 { notices.removeFirst(notices.count - 64) }  // a front end that never looks
+        exchange.withLock {
+            shared.notices.append(notice)
+            if shared.notices.count > 64 { shared.notices.removeFirst(shared.notices.count - 64) }  // a front end that never looks
         }
     }
 
     /// What to show posted since the last call (the runner's "the end…", an input's status,
-    /// a judged pass's panel, the panel put away), oldest first: the front end applies them
-    /// to its `PracticeViewState`.
+    /// a judged pass's panel, the panel put away, a gesture's command), oldest first: the front
+    /// end applies them to its `PracticeViewState`.
     public func takeNotices() -> [PracticeNotice] {
-        lock.withLock {
-            let out = notices
-            notices.removeAll()
+        exchange.withLock {
+            let out = shared.notices
+            shared.notices.removeAll()
             return out
         }
+    }
+
+    /// A learner's command from a thread that is not the screen's (a gesture key on the
+    /// instrument, on the input thread): handed to the front end with the notices, so the
+    /// controller and its view stay the screen thread's.
+    public func command(_ command: PracticeCommand) {
+        post(.command(command))
     }
 
     /// Practises with a whole new plan from its first bar (the weakest-section key); the
     /// plan's error when it does not fit the lesson.
     public func replacePlan(_ plan: PracticePlan) throws(PlanError) {
-        try perform { t throws(PlanError) in try t.replacePlan(plan) }
-        coach.update(plan: plan)
-        lock.withLock {
-            loopOn = plan.bars != nil
-            loopPasses = 0
-            passStartClock = clock.now
-            passStartDate = Date()
-            currentLoopName = nil
-            notices.append(.resultsAway)
-            pausedByCoach = false
-            heldForResults = false
+        let outcome: Result<Void, PlanError> = owner {
+            do throws(PlanError) {
+                try perform { t throws(PlanError) in try t.replacePlan(plan) }
+            } catch {
+                return .failure(error)
+            }
+            owned.coach.update(plan: plan)
+            owned.loopOn = plan.bars != nil
+            owned.loopPasses = 0
+            owned.passStartClock = clock.now
+            owned.passStartDate = Date()
+            owned.loopName = nil
+            owned.pausedByCoach = false
+            owned.heldForResults = false
+            post(.resultsAway)
+            setStopsAtEnd(settings.watchStopsAtEnd && owned.coach.mode == .watch && plan.bars == nil)
+            return .success(())
         }
-        setStopsAtEnd(settings.watchStopsAtEnd && coach.mode == .watch && plan.bars == nil)
+        try outcome.get()
     }
 
     /// Switches mode from the next pass on: a new coach on the transport's current plan, the
     /// bars played restarted so judging begins with a pass.
     public func setMode(_ mode: PracticeMode) {
-        let fresh = Coach(lesson: lesson, plan: transport.plan, mode: mode, window: settings.window,
-                          cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.onsetOnlyInput,
-                          inputOffsetMs: settings.inputOffsetMs)
-        let wasPaused = lock.withLock { () -> Bool in
-            coachValue = fresh
-            notices.append(.resultsAway)
-            let p = pausedByCoach
-            pausedByCoach = false
-            return p
+        owner {
+            owned.coach = Coach(lesson: lesson, plan: transport.plan, mode: mode, window: settings.window,
+                            cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.onsetOnlyInput,
+                            inputOffsetMs: settings.inputOffsetMs)
+            post(.resultsAway)
+            let wasPaused = owned.pausedByCoach
+            owned.pausedByCoach = false
+            owned.heldForResults = false
+            let settings = self.settings
+            let plan = transport.plan
+            perform { t in
+                Self.applyMode(mode, plan: plan, settings: settings, to: &t)
+                return []
+            }
+            if wasPaused { perform { $0.play() } }
+            try? perform { t throws(PlanError) in try t.seek(toBar: t.bars.lowerBound) }
         }
-        lock.withLock { heldForResults = false }
-        applyModeToTransport(mode, plan: transport.plan)
-        if wasPaused { perform { $0.play() } }
-        try? perform { t throws(PlanError) in try t.seek(toBar: t.bars.lowerBound) }
     }
 
     // MARK: What a view shows
@@ -412,32 +447,28 @@ public final class PracticeSession: @unchecked Sendable {
         let transport = self.transport
         let transportState = transport.state
         let plan = transport.plan
-        let coach = self.coach
+        let (coach, loop, keys) = exchange.withLock { (shared.coach, shared.loop, shared.keysHook) }
         let upcoming = transport.notes(at: now, ahead: lookahead).map { n in
             SessionState.Note(index: n.cue.index, pitch: Int(n.cue.pitch), start: n.start - now, end: n.end - now,
                               part: n.cue.part, practised: n.cue.practised)
         }
         let lines = transport.barLines(at: now, ahead: lookahead).map { (seconds: $0.time - now, bar: $0.bar) }
-        let local = lock.withLock {
-            (loopOn, loopPasses, currentLoopName)
-        }
         var feedback = coach.feedback(now: now)
-        if let keys = computerKeys {
+        if let keys {
             for w in feedback.waitingFor { feedback.waitingKeys[w.pitch] = keys(w.pitch) }
         }
         return SessionState(
             now: now, title: title, transport: transportState, plan: plan, pass: transport.pass, tempoPercent: transport.tempoPercent,
             bpm: transportState == .playing ? transport.bpm(at: now) : transport.effectiveBPM,
             position: transport.position(at: now), tick: transport.tick(at: now), countIn: transport.countIn(at: now), lookaheadSeconds: lookahead,
-            notes: upcoming, barLines: lines,
-            loop: SessionState.Loop(enabled: local.0, passes: local.1, name: local.2),
+            notes: upcoming, barLines: lines, loop: loop,
             mode: coach.mode, pianoKeys: settings.computerKeyboard && coach.mode.judges,
             feedback: feedback, judged: coach.judgedNotes, heardOff: coach.notesHeardOff)
     }
 
     // MARK: For the controller
 
-    /// Runs a transport command through the runner (or at once on a virtual clock).
+    /// Runs a transport command on the owner (or at once on a virtual clock).
     func perform(_ command: (inout Transport) throws(PlanError) -> [TimedEvent]) throws(PlanError) {
         try runner?.perform(command)
     }
@@ -446,56 +477,92 @@ public final class PracticeSession: @unchecked Sendable {
         runner?.perform(command)
     }
 
+    /// Runs `body` on the owner, then publishes what changed. The owner's state is reached as
+    /// `owned.x`, one access at a time (never borrowed across a transport command, whose
+    /// events come back into `received`).
+    @discardableResult
+    private func owner<T>(_ body: () -> T) -> T {
+        guard let runner else { return body() }
+        return runner.run {
+            let out = body()
+            publish()
+            return out
+        }
+    }
+
+    /// Runs `body` on the runner's thread, in order with the music (what the caller confined
+    /// to it, as a `GainOutput` it plays through), and returns its result.
+    public func onRunner<T>(_ body: () -> T) -> T {
+        guard let runner else { return body() }
+        return runner.run(body)
+    }
+
+    /// Copies what the owner changed where the other threads read it.
+    private func publish() {
+        let coach = owned.coach.snapshot()
+        let loop = SessionState.Loop(enabled: owned.loopOn, passes: owned.loopPasses, name: owned.loopName)
+        let held = owned.heldForResults
+        exchange.withLock {
+            shared.coach = coach
+            shared.loop = loop
+            shared.heldForResults = held
+        }
+    }
+
     /// Whether the loop is on (the plan's bars), as the controller's `l` toggles it.
-    var isLoopOn: Bool { lock.withLock { loopOn } }
+    var isLoopOn: Bool { exchange.withLock { shared.loop.enabled } }
 
     /// Space after the end plays the piece again: the pass count starts over.
     func restartPassCount() {
-        lock.withLock { loopPasses = 0 }
+        owner { self.owned.loopPasses = 0 }
+    }
+
+    /// The plan changed by hand (hands, loop, a recalled loop): the coach judges the next pass
+    /// by it.
+    func planChanged() {
+        owner { self.owned.coach.update(plan: self.transport.plan) }
     }
 
     /// The loop changed by hand: restart the pass clock and the count, forget the saved name.
     func loopChanged(enabled: Bool) {
-        let now = clock.now
-        lock.withLock {
-            loopOn = enabled
-            loopPasses = 0
-            passStartClock = now
-            passStartDate = Date()
+        owner {
+            owned.coach.update(plan: transport.plan)
+            owned.loopOn = enabled
+            owned.loopPasses = 0
+            owned.passStartClock = clock.now
+            owned.passStartDate = Date()
+            setStopsAtEnd(settings.watchStopsAtEnd && owned.coach.mode == .watch && !enabled)
         }
-        setStopsAtEnd(settings.watchStopsAtEnd && coach.mode == .watch && !enabled)
     }
 
-    // MARK: Events and ticks
+    // MARK: Events and ticks (on the owner)
 
     private func received(_ events: [TimedEvent]) {
         let transport = self.transport
         var finished: [FinishedPassInfo] = []
-        lock.lock()
         for e in events {
             switch e.event {
             case .passStarted:
-                passStartClock = e.time
-                passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
+                owned.passStartClock = e.time
+                owned.passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
             case .passFinished(let pass, let percent):
                 let plan = transport.plan
-                let start = passStartClock ?? e.time
-                finished.append(FinishedPassInfo(pass: pass, tempoPercent: percent, startedAt: passStartDate,
+                let start = owned.passStartClock ?? e.time
+                finished.append(FinishedPassInfo(pass: pass, tempoPercent: percent, startedAt: owned.passStartDate,
                                                  durationSeconds: max(0, e.time - start),
                                                  bars: transport.bars, isLoop: plan.bars != nil, hands: plan.hands))
-                loopPasses += 1
-                passStartClock = e.time
-                passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
+                owned.loopPasses += 1
+                owned.passStartClock = e.time
+                owned.passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
             case .finished:
-                notices.append(.message("the end: space plays again, q quits"))
+                post(.message("the end: space plays again, q quits"))
             case .heldAfterPass:
-                heldForResults = true
+                owned.heldForResults = true
             default:
                 break
             }
         }
-        lock.unlock()
-        let coach = self.coach
+        let coach = owned.coach
         let actions = coach.handle(events: events)
         if !finished.isEmpty {
             // A pass and its report come in the same batch: joined here, emitted once, whole.
@@ -507,56 +574,49 @@ public final class PracticeSession: @unchecked Sendable {
                 if let i = reports.firstIndex(where: { $0.pass == info.pass }) { report = reports.remove(at: i).report }
                 return PassResult(info: info, mode: coach.mode, report: report)
             }
-            lock.withLock { outbox += results }
+            exchange.withLock { shared.outbox += results }
         }
-        apply(actions, coach: coach)
+        apply(actions)
+        publish()
     }
 
     /// The coach's clock and the caller's tick hook, on the transport thread (or `advance()`).
     private func tick(now: Double) {
-        let coach = self.coach
-        apply(coach.tick(now: now), coach: coach)
-        lock.withLock { tickHook }?(now)
+        apply(owned.coach.tick(now: now))
+        publish()
+        exchange.withLock { shared.tickHook }?(now)
     }
 
     /// How long the results panel stays once the next pass plays on (the front end's view
     /// puts it away; any key or note does at once).
     public static let resultsSeconds = 5.0
 
-    /// Applies the coach's actions; never holds this object's lock while calling the transport.
-    private func apply(_ actions: [CoachAction], coach: Coach) {
+    /// Applies the coach's actions, on the owner.
+    private func apply(_ actions: [CoachAction]) {
+        let coach = owned.coach
         for action in actions {
             switch action {
             case .pauseTransport:
-                let now = clock.now
-                coach.transportPaused(at: now)
-                lock.withLock { pausedByCoach = true }
+                coach.transportPaused(at: clock.now)
+                owned.pausedByCoach = true
                 perform { $0.pause() }
             case .resumeTransport:
-                let was = lock.withLock { () -> Bool in
-                    let p = pausedByCoach
-                    pausedByCoach = false
-                    return p
-                }
-                if was {
+                if owned.pausedByCoach {
+                    owned.pausedByCoach = false
                     perform { $0.play() }
                     coach.transportResumed(at: clock.now)
                 }
             case .passReport(let pass, let percent, let report):
                 let now = clock.now
                 let hint = coach.mode == .play || coach.mode == .memory ? settings.timingHint?(report) : nil
-                // Asked before taking this object's lock (the transport has its own).
                 let verdict = transport.plan.speedTrainer?.verdict(percent: percent, accuracy: report.figures.accuracy,
                                                                    threshold: settings.cleanThreshold)
                 var results = SessionState.Results(pass: pass, tempoPercent: percent, figures: report.figures, offsetMs: report.offsetMs,
                                                    timingHint: hint, secondsPerChord: report.secondsPerChord, earLine: report.earLine,
                                                    review: report.reviewLines())
                 results.speedTrainer = verdict
-                let sink = lock.withLock { () -> (@Sendable (PassReport) -> Void)? in
-                    notices.append(.results(results, shownAt: now))
-                    return reportSink
-                }
-                sink?(report)
+                post(.results(results, shownAt: now))
+                exchange.withLock { shared.reportSink }?(report)
             case .weakestSection(_, let name, _):
                 let start = transport.plan.speedTrainer?.start ?? 70  // the learner's own trainer when on
                 show(message: "work on \(name): W loops it at \(PracticePlan.format(start)) % with the speed trainer")

@@ -36,6 +36,8 @@ public enum PracticeNotice: Equatable, Sendable {
     case results(SessionState.Results, shownAt: Double)
     /// The panel goes away (a note played on, the hold released, a new plan or mode).
     case resultsAway
+    /// A learner's command given on another thread (a gesture key): the controller runs it.
+    case command(PracticeCommand)
 
     /// `view` after this notice.
     public func apply(to view: inout PracticeViewState) {
@@ -46,6 +48,8 @@ public enum PracticeNotice: Equatable, Sendable {
             view.resultsShownAt = at
         case .resultsAway:
             view.results = nil
+        case .command:
+            break  // not the view's: `PracticeController` runs it
         }
     }
 }

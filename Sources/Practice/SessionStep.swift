@@ -76,7 +76,7 @@ public final class SessionStep {
             over = true
             return Tick(finished: finished, isOver: true, elapsed: elapsed, completedPasses: passes, gain: gain)
         }
-        output.setGain(newGain)
+        session.onRunner { output.setGain(newGain) }  // the output is the runner's while it plays
         gain = newGain
         if newGain < 1 { faded = true }
         return Tick(finished: finished, isOver: false, elapsed: elapsed, completedPasses: passes, gain: newGain)

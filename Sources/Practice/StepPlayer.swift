@@ -7,27 +7,27 @@ import Synth
 /// A `SoundOutput` in front of another that scales channel volume (CC 7) by a gain: the
 /// lesson's own CC 7 values pass through scaled, and `setGain` re-sends every channel's volume,
 /// so a routine step cut by its time limit fades out instead of stopping dead.
+///
+/// It belongs to the thread that plays through it, a runner's owner: `setGain` and `reset` go
+/// through that runner's inbox while it plays (`TransportRunner.run`,
+/// `PracticeSession.onRunner`), or are called once it stopped. So it holds no lock.
 public final class GainOutput: SoundOutput, @unchecked Sendable {
     /// GM default channel volume, used until the file sets its own.
     public static let defaultVolume: UInt8 = 100
     private let inner: any SoundOutput
-    private let lock = NSLock()
     private var volumes = [UInt8](repeating: GainOutput.defaultVolume, count: 16)
     private var gain = 1.0
     private var sent = [UInt8](repeating: GainOutput.defaultVolume, count: 16)
 
     public init(_ inner: any SoundOutput) { self.inner = inner }
 
-    public var currentGain: Double { lock.withLock { gain } }
+    public var currentGain: Double { gain }
 
     public func send(_ message: MIDIEvent.Kind) {
         if case .controlChange(let channel, 7, let value) = message, channel < 16 {
-            let scaled: UInt8 = lock.withLock {
-                volumes[Int(channel)] = value
-                sent[Int(channel)] = Self.scale(value, gain)
-                return sent[Int(channel)]
-            }
-            inner.send(.controlChange(channel: channel, controller: 7, value: scaled))
+            volumes[Int(channel)] = value
+            sent[Int(channel)] = Self.scale(value, gain)
+            inner.send(.controlChange(channel: channel, controller: 7, value: sent[Int(channel)]))
             return
         }
         inner.send(message)
@@ -37,29 +37,21 @@ public final class GainOutput: SoundOutput, @unchecked Sendable {
 
     /// Sets the gain (0…1) and sends the scaled volume on every channel when it changed.
     public func setGain(_ newGain: Double) {
-        let g = newGain.isFinite ? max(0, min(1, newGain)) : 1
-        let changes: [(UInt8, UInt8)] = lock.withLock {
-            var out: [(UInt8, UInt8)] = []
-            gain = g
-            for ch in 0..<16 {
-                let v = Self.scale(volumes[ch], g)
-                if v != sent[ch] {
-                    sent[ch] = v
-                    out.append((UInt8(ch), v))
-                }
+        gain = newGain.isFinite ? max(0, min(1, newGain)) : 1
+        for ch in 0..<16 {
+            let v = Self.scale(volumes[ch], gain)
+            if v != sent[ch] {
+                sent[ch] = v
+                inner.send(.controlChange(channel: UInt8(ch), controller: 7, value: v))
             }
-            return out
         }
-        for (ch, v) in changes { inner.send(.controlChange(channel: ch, controller: 7, value: v)) }
     }
 
     /// Back to full volume on every channel (the GM default), for the next step.
     public func reset() {
-        lock.withLock {
-            volumes = [UInt8](repeating: GainOutput.defaultVolume, count: 16)
-            sent = volumes
-            gain = 1
-        }
+        volumes = [UInt8](repeating: GainOutput.defaultVolume, count: 16)
+        sent = volumes
+        gain = 1
         for ch in 0..<16 { inner.send(.controlChange(channel: UInt8(ch), controller: 7, value: GainOutput.defaultVolume)) }
     }
 
@@ -69,6 +61,8 @@ public final class GainOutput: SoundOutput, @unchecked Sendable {
 /// Plays one step of a routine in real time: a `TransportRunner` on a `GainOutput`, asked every
 /// tick what to do (`decide`: keep playing at a gain, or stop), so the policy (time limit,
 /// repetitions, fade) stays a pure function the caller supplies (`RoutinePlan.decide`).
+/// It belongs to the thread that calls `run`; what the runner's events change it reads through
+/// the runner's inbox.
 public final class StepPlayer: @unchecked Sendable {
     public enum Decision: Equatable, Sendable {
         case play(gain: Double)
@@ -91,9 +85,10 @@ public final class StepPlayer: @unchecked Sendable {
     private let initial: Transport
     private let clock: MonotonicClock
     private let output: GainOutput
-    private let lock = NSLock()
+    /// The runner's own (changed in its events, read through its inbox).
     private var completed = 0
     private var passStartClock: Double?
+    /// The caller's (the thread in `run`).
     private var runner: TransportRunner?
 
     /// `transport` must have been made with `clock`.
@@ -104,7 +99,7 @@ public final class StepPlayer: @unchecked Sendable {
     }
 
     /// The transport as it plays (a copy of the runner's), or as given before `run`.
-    public var transport: Transport { lock.withLock { runner }?.transport ?? initial }
+    public var transport: Transport { runner?.transport ?? initial }
 
     /// Plays until `decide` says stop, the transport finishes or `control` says skip.
     /// Always ends with all notes off and full volume restored.
@@ -115,13 +110,13 @@ public final class StepPlayer: @unchecked Sendable {
         let runner = TransportRunner(transport: initial, clock: clock, output: output, onEvents: { [self] events in
             for e in events {
                 switch e.event {
-                case .passStarted: lock.withLock { passStartClock = e.time }
-                case .passFinished: lock.withLock { completed += 1 }
+                case .passStarted: passStartClock = e.time
+                case .passFinished: completed += 1
                 default: break
                 }
             }
         })
-        lock.withLock { self.runner = runner }
+        self.runner = runner
         let start = clock.now
         var faded = false
         var interrupted = false
@@ -129,7 +124,7 @@ public final class StepPlayer: @unchecked Sendable {
         while true {
             let now = clock.now
             let elapsed = now - start
-            let (passes, passStart) = lock.withLock { (completed, passStartClock) }
+            let (passes, passStart) = runner.run { (completed, passStartClock) }
             let passEnd = passStart.map { $0 - start + runner.transport.passDuration }
             if control() == .skip {
                 interrupted = true
@@ -142,7 +137,7 @@ public final class StepPlayer: @unchecked Sendable {
                 return finish(start: start, faded: faded, interrupted: false)
             case .play(let gain):
                 if gain < 1 { faded = true }
-                output.setGain(gain)
+                runner.run { output.setGain(gain) }
                 status(elapsed, passes, gain)
             }
             clock.sleep(until: now + tick)
@@ -154,7 +149,7 @@ public final class StepPlayer: @unchecked Sendable {
     private func finish(start: Double, faded: Bool, interrupted: Bool) -> Result {
         output.allNotesOff()
         output.reset()
-        let passes = lock.withLock { completed }
+        let passes = completed  // the runner stopped: the caller's now
         return Result(completedPasses: passes, seconds: clock.now - start, faded: faded, interrupted: interrupted)
     }
 }

@@ -4,23 +4,32 @@ import Lesson
 import MIDIFile
 import Synth
 
-/// Owns a lesson `Transport` (a value) and plays it in real time from a dedicated thread:
-/// sleeps until the transport's next event on the monotonic clock, sends synth messages to the
-/// sound output and hands every event (notes, beats, passes, tempo, finished) to `onEvents` for
-/// the judge or status line. With `onTick` it also calls that every `tickInterval` seconds,
-/// paused or not, so judging (notes missed while nothing is played) moves on its own clock,
-/// never on the screen's frames. Commands from other threads go through `perform`, which
-/// applies them to the owned value and wakes the thread so a pause, seek or tempo change
-/// applies at once, never after a stale sleep. Other threads read `transport`: an immutable
-/// copy published after every change.
+/// Owns a lesson `Transport` (a value) and everything the caller confines to it, and plays it
+/// in real time from one thread, the owner, as swift-nio confines a channel to its event loop:
+/// it sleeps until the transport's next event on the monotonic clock, sends synth messages to
+/// the sound output and hands every event (notes, beats, passes, tempo, finished) to
+/// `onEvents`; with `onTick` it also calls that every `tickInterval` seconds, paused or not, so
+/// judging moves on its own clock, never on the screen's frames.
 ///
-/// Made with `manual:` (a `VirtualClock` in tests) it starts no thread: `advance(to:)` plays
-/// what is due, in the same order and under the same rules.
+/// Other threads never touch what it owns: they put work in its inbox. `perform` (a transport
+/// command) and `run` (any work on the owner's state) wait for the owner to do it and return
+/// its result, so a pause, seek or tempo change applies at once, in order with the music;
+/// `post` hands work over without waiting (a played note from the input thread). Called on the
+/// owner itself (from inside `onEvents` or `onTick`), they run at once. Everyone reads
+/// `transport`: an immutable copy published after every change.
+///
+/// Before `start()` the thread that made it owns it (setting up is single-threaded); after
+/// `stop()` the thread that stopped it does. Made with `manual:` (a `VirtualClock` in tests) it
+/// starts no thread: the caller owns it and `advance(to:)` plays what is due, in the same order
+/// and under the same rules.
+///
+/// One lock: `inbox`, an `NSCondition` guarding the queued work, the published copy and the
+/// thread's flags (never held while work runs or events are delivered).
 public final class TransportRunner: @unchecked Sendable {
     /// The transport as of its last change (a copy: reading it never races the owner).
     public var transport: Transport {
-        condition.lock()
-        defer { condition.unlock() }
+        inbox.lock()
+        defer { inbox.unlock() }
         return published
     }
     public let clock: any TimeSource
@@ -29,21 +38,23 @@ public final class TransportRunner: @unchecked Sendable {
     private let onTick: (@Sendable (Double) -> Void)?
     /// How often `onTick` runs.
     public let tickInterval: Double
-    /// Guards `published`, the thread's flags and its sleep; `owned` changes only with it held.
-    private let condition = NSCondition()
-    /// Held while a batch of events is produced and delivered (by the thread or a command), so
-    /// listeners see them in the transport's order: a command's events (a tempo change, a jump)
-    /// never arrive after the first events that follow it. Recursive: a listener may issue a
-    /// command (wait mode pauses) from inside a delivery. Taken before `condition`, never after.
-    private let delivery = NSRecursiveLock()
-    /// The transport itself: changed only with `delivery` and `condition` held.
+    /// Guards `jobs`, `published`, `phase`, the counters and the thread's sleep.
+    private let inbox = NSCondition()
+    private var jobs: [() -> Void] = []
+    /// Work taken from the inbox so far and work done (a waiting caller's ticket is done when
+    /// `done` reaches it).
+    private var queued = 0
+    private var done = 0
+    /// The transport itself: the owner's alone.
     private var owned: Transport
     private var published: Transport
     private let manual: Bool
-    private var stopping = false
+    private enum Phase { case unstarted, running, stopping, stopped }
+    private var phase = Phase.unstarted
     private var finished = false
+    /// The owner thread while it runs (work from it runs at once).
+    private var ownerThread: pthread_t?
     private let exited = DispatchSemaphore(value: 0)
-    private var started = false
 
     /// `transport` must have been made with `clock`.
     public init(transport: Transport, clock: MonotonicClock, output: any SoundOutput, tickInterval: Double = 0.02,
@@ -72,16 +83,16 @@ public final class TransportRunner: @unchecked Sendable {
         manual = true
     }
 
-    /// Starts the dispatch thread and the transport.
+    /// Starts the owner thread and the transport.
     public func start() {
         guard !manual else {
             perform { $0.play() }
             return
         }
-        condition.lock()
-        guard !started else { condition.unlock(); return }
-        started = true
-        condition.unlock()
+        inbox.lock()
+        guard phase == .unstarted else { inbox.unlock(); return }
+        phase = .running
+        inbox.unlock()
         let thread = Thread { [self] in loop() }
         thread.name = "etude-transport"
         thread.qualityOfService = .userInteractive
@@ -89,138 +100,201 @@ public final class TransportRunner: @unchecked Sendable {
         perform { $0.play() }
     }
 
-    /// Runs a transport command (play, pause, seek, tempo, loop, hands…) and delivers the
-    /// events it returns, then wakes the dispatch thread to re-plan its sleep.
+    /// Runs a transport command (play, pause, seek, tempo, loop, hands…) on the owner and
+    /// delivers the events it returns; returns when it is done (its error thrown here).
     public func perform<E: Error>(_ command: (inout Transport) throws(E) -> [TimedEvent]) throws(E) {
-        delivery.lock()
-        defer { delivery.unlock() }
-        condition.lock()
-        let events: [TimedEvent]
-        do {
-            events = try command(&owned)
-        } catch {
-            published = owned
-            condition.unlock()
-            throw error
+        let outcome: Result<Void, E> = run {
+            do throws(E) {
+                let events = try command(&owned)
+                publish()
+                deliver(events)
+                return .success(())
+            } catch {
+                publish()
+                return .failure(error)
+            }
         }
-        published = owned
-        condition.signal()
-        condition.unlock()
-        deliver(events)
+        try outcome.get()
+    }
+
+    /// Runs `body` on the owner, in order with the music and the other work, and returns its
+    /// result: the way to read or change what the caller confined to the owner.
+    public func run<T>(_ body: () -> T) -> T {
+        inbox.lock()
+        guard phase == .running || phase == .stopping, !isOwnerThread else {
+            inbox.unlock()
+            return body()
+        }
+        return withoutActuallyEscaping(body) { escaping -> T in
+            var result: T?
+            jobs.append { result = escaping() }
+            queued += 1
+            let ticket = queued
+            inbox.broadcast()
+            while done < ticket { inbox.wait() }
+            inbox.unlock()
+            // The owner ran it before `done` passed the ticket (the lock orders the write).
+            guard let result else { preconditionFailure("the owner skipped a job") }
+            return result
+        }
+    }
+
+    /// Hands `body` to the owner without waiting (a played note from the input thread); after
+    /// `stop()` it is dropped, before `start()` it runs at once.
+    public func post(_ body: @escaping @Sendable () -> Void) {
+        inbox.lock()
+        switch phase {
+        case .running where !isOwnerThread:
+            jobs.append(body)
+            queued += 1
+            inbox.broadcast()
+            inbox.unlock()
+        case .stopping, .stopped:
+            inbox.unlock()
+        default:
+            inbox.unlock()
+            body()
+        }
     }
 
     /// Plays what is due at `now` (a manual runner's step; the thread does this by itself).
     public func advance(to now: Double) {
-        delivery.lock()
-        defer { delivery.unlock() }
-        condition.lock()
         let events = owned.advance(to: now)
-        published = owned
-        condition.unlock()
+        publish()
         deliver(events)
     }
 
     /// True once the transport played its last pass.
     public var isFinished: Bool {
-        condition.lock()
-        defer { condition.unlock() }
+        inbox.lock()
+        defer { inbox.unlock() }
         return finished
     }
 
     /// Blocks until the transport finishes or `stop()` is called; false on timeout.
     public func waitUntilFinished(timeout: Double? = nil) -> Bool {
         let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
-        condition.lock()
-        defer { condition.unlock() }
-        while !finished && !stopping {
+        inbox.lock()
+        defer { inbox.unlock() }
+        while !finished && phase != .stopping && phase != .stopped {
             if let deadline {
-                if !condition.wait(until: deadline) { return finished }
+                if !inbox.wait(until: deadline) { return finished }
             } else {
-                condition.wait()
+                inbox.wait()
             }
         }
         return finished
     }
 
-    /// Stops the thread and silences everything (all notes off): safe to call twice.
+    /// Stops the thread (the work already in the inbox done first) and silences everything
+    /// (all notes off); the caller owns what the runner owned from then on. Safe to call twice.
     public func stop() {
-        condition.lock()
-        let wasRunning = started && !stopping
-        stopping = true
-        condition.broadcast()
-        condition.unlock()
+        inbox.lock()
+        let wasRunning = phase == .running
+        if phase == .running { phase = .stopping }
+        if phase == .unstarted { phase = .stopped }
+        inbox.broadcast()
+        inbox.unlock()
         if wasRunning { exited.wait() }
-        delivery.lock()
-        condition.lock()
         let silence = owned.stop()
-        published = owned
-        condition.unlock()
+        publish()
         // A manual runner delivers the note-offs (as a command would); the thread's are
         // covered by all notes off.
         if manual { deliver(silence) }
-        delivery.unlock()
         output.allNotesOff()
+    }
+
+    private var isOwnerThread: Bool {
+        guard let ownerThread else { return false }
+        return pthread_equal(ownerThread, pthread_self()) != 0
+    }
+
+    private func publish() {
+        inbox.lock()
+        published = owned
+        inbox.unlock()
     }
 
     private func deliver(_ events: [TimedEvent]) {
         guard !events.isEmpty else { return }
-        var done = false
+        var ended = false
         for e in events {
             switch e.event {
             case .synth(let message): output.send(message)
-            case .finished: done = true
+            case .finished: ended = true
             default: break
             }
         }
         onEvents(events)
-        if done {
-            condition.lock()
+        if ended {
+            inbox.lock()
             finished = true
-            condition.broadcast()
-            condition.unlock()
+            inbox.broadcast()
+            inbox.unlock()
+        }
+    }
+
+    /// Runs the inbox's work (called with `inbox` held; returns with it held).
+    private func drainInbox() {
+        while !jobs.isEmpty {
+            let batch = jobs
+            jobs.removeAll()
+            inbox.unlock()
+            for job in batch { job() }
+            inbox.lock()
+            done += batch.count
+            inbox.broadcast()
         }
     }
 
     private func loop() {
-        condition.lock()
+        inbox.lock()
+        ownerThread = pthread_self()
         var nextTick = clock.now
-        while !stopping {
+        while phase == .running {
+            if !jobs.isEmpty {
+                drainInbox()
+                continue
+            }
             let now = clock.now
             if let onTick, now >= nextTick {
-                condition.unlock()
-                delivery.lock()
+                inbox.unlock()
                 onTick(now)
-                delivery.unlock()
-                condition.lock()
+                inbox.lock()
                 nextTick = now + tickInterval
                 continue
             }
             let next = owned.nextEventTime()
             let wake = onTick == nil ? next : min(next ?? .infinity, nextTick)
             guard let wake else {
-                condition.wait()  // paused, stopped or finished: wait for a command
+                inbox.wait()  // paused, stopped or finished: wait for work
                 continue
             }
             let wait = wake - now
             if wait > 0.002 {
-                // Sleep most of the way on the condition (a command wakes it), the last
-                // couple of milliseconds on the clock itself for precision.
-                _ = condition.wait(until: Date(timeIntervalSinceNow: wait - 0.0015))
+                // Sleep most of the way on the condition (work in the inbox wakes it), the
+                // last couple of milliseconds on the clock itself for precision.
+                _ = inbox.wait(until: Date(timeIntervalSinceNow: wait - 0.0015))
                 continue
             }
             guard let next, next <= wake else {
                 // The tick comes first: sleep to it, the top of the loop runs it.
-                condition.unlock()
+                inbox.unlock()
                 if wait > 0 { clock.sleep(until: wake) }
-                condition.lock()
+                inbox.lock()
                 continue
             }
-            condition.unlock()
+            inbox.unlock()
             if wait > 0 { clock.sleep(until: next) }
             advance(to: clock.now)
-            condition.lock()
+            inbox.lock()
         }
-        condition.unlock()
+        // Work handed in before the stop is done (no caller is left waiting).
+        drainInbox()
+        phase = .stopped
+        ownerThread = nil
+        inbox.broadcast()
+        inbox.unlock()
         exited.signal()
     }
 }

@@ -72,9 +72,10 @@ extension Gestures {
     }
 }
 
-/// Hands a gesture's command to the controller from the input's thread.
+/// Hands a gesture's command from the input's thread to the session, whose front end runs it
+/// on the screen's thread (the controller is that thread's alone).
 final class GestureCommands: @unchecked Sendable {
-    private weak var controller: PracticeController?
-    init(_ controller: PracticeController) { self.controller = controller }
-    func give(_ command: PracticeCommand) { _ = controller?.handle(command) }
+    private weak var session: PracticeSession?  // set once, here
+    init(_ controller: PracticeController) { session = controller.session }
+    func give(_ command: PracticeCommand) { session?.command(command) }
 }

@@ -31,6 +31,32 @@ import MIDIFile
         #expect(full.state == .finished)
     }
 
+    /// A tempo, metronome or hand change before the first event of a pass is played (a key
+    /// pressed as the lesson starts) keeps the pass whole: announced, every note, at the new
+    /// tempo. It used to continue "the rest of the pass" unannounced from its second tick, so
+    /// the judge never saw the pass start and the first note was dropped.
+    @Test func aChangeBeforeThePassStartsKeepsItWholeAndAnnounced() throws {
+        let lesson = Build.lesson(try Build.twelveBars())
+        for change in ["tempo", "metronome", "hands"] {
+            let clock = VirtualClock()
+            var t = try Transport(lesson: lesson, plan: PracticePlan(), clock: clock)
+            var events = t.play()
+            switch change {
+            case "tempo": events += try t.setTempo(percent: 200)
+            case "metronome": events += t.setMetronome(enabled: true)
+            default: events += try t.setHands(.both, other: .mute)
+            }
+            events += runToEnd(&t, clock: clock)
+            let starts = events.filter { if case .passStarted = $0.event { return true } else { return false } }
+            #expect(starts.count == 1, "\(change)")
+            #expect(events.noteOns.filter { $0.channel != Int(Metronome.channel) }.count == lesson.notes.count, "\(change)")
+            if change == "tempo" {
+                #expect(starts.first?.event == .passStarted(pass: 1, tempoPercent: 200))
+                #expect(close(events.last?.time ?? 0, 12))   // 12 bars × 1 s
+            }
+        }
+    }
+
     @Test func followsTempoChangesInsideTheLoopAtEveryPercent() throws {
         // 120 BPM, then 60 BPM from bar 7: bars 5–6 take 2 s each, bars 7–8 take 4 s each.
         let lesson = Build.lesson(try Build.twelveBars(extraConductor: [Build.tempo(bpm: 60, at: 6 * Build.bar)]))

@@ -37,7 +37,7 @@ final class SessionHarness: @unchecked Sendable {
     // The session's own API, so tests read as before.
     var lesson: Lesson { session.lesson }
     var transport: Transport { session.transport }
-    var coach: Coach { session.coach }
+    var coach: CoachSnapshot { session.coach }
     var isFinished: Bool { session.isFinished }
     var loopName: String? { session.loopName }
     var wantsPianoKeys: Bool { session.wantsPianoKeys }

@@ -325,7 +325,7 @@ private final class Run {
         let passes = JudgedPasses(history: history, session: session, mode: mode)
         let (outcome, resumePoint, inputEnded) = screenAvailable
             ? onScreen(scored, controller: controller, step: step, counter: counter, passes: passes)
-            : headless(scored, instrument: instrument, step: step, title: title, counter: counter, mode: mode, passes: passes)
+            : headless(scored, controller: controller, instrument: instrument, step: step, title: title, counter: counter, mode: mode, passes: passes)
         for l in passes.takeLines() { line(l, final: true) }
         let scores = passes.figures.compactMap { $0.map { Int(saturating: $0.score.rounded()) } }
         var summary = "Played \(counter) \(title) (\(mode.rawValue)): \(StatusLine.clock(outcome.seconds)), \(passes.figures.count) judged pass\(passes.figures.count == 1 ? "" : "es")"
@@ -408,7 +408,7 @@ private final class Run {
 
     /// A played entry without a terminal, on a MIDI input: the one-line status and a line per
     /// judged pass. The coach judges on its own clock (the session's runner ticks it).
-    private func headless(_ scored: SessionStep, instrument: Instrument, step: RoutinePlan.Step, title: String, counter: String,
+    private func headless(_ scored: SessionStep, controller: PracticeController, instrument: Instrument, step: RoutinePlan.Step, title: String, counter: String,
                           mode: PracticeMode, passes: JudgedPasses) -> (StepPlayer.Result, ResumePoint, Bool) {
         var interrupted = false
         var inputEnded = false
@@ -419,6 +419,7 @@ private final class Run {
                 interrupted = true
                 break
             }
+            controller.catchUp()  // a gesture played on the instrument runs here
             let t = scored.tick()
             lights?.update(scored.session.state())
             passes.record(t.finished)
