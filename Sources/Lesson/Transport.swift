@@ -365,13 +365,7 @@ public struct Transport: Sendable {
         barRange = candidate.barRange(in: lesson)
         range = candidate.tickRange(in: lesson)
         wrapSchedule = nil
-        let wasPlaying = stateValue == .playing
-        reset()
-        if wasPlaying {
-            stateValue = .playing
-            scheduleStart = now
-            passStart = now
-        }
+        restartFirstPass(at: now)
         return out
     }
 
@@ -389,6 +383,12 @@ public struct Transport: Sendable {
         barRange = newPlan.barRange(in: lesson)
         range = newPlan.tickRange(in: lesson)
         wrapSchedule = nil
+        restartFirstPass(at: now)
+        return out
+    }
+
+    /// Back to pass 1 of the (new) bars: at once when playing, else where it stands.
+    private mutating func restartFirstPass(at now: Double) {
         let wasPlaying = stateValue == .playing
         reset()
         if wasPlaying {
@@ -396,7 +396,6 @@ public struct Transport: Sendable {
             scheduleStart = now
             passStart = now
         }
-        return out
     }
 
     /// Rebuilds the rest of the current pass from the current position (tempo or metronome

@@ -31,20 +31,9 @@ import TestSupport
     /// Ode to Joy's first four bars, right hand, one note a second, rendered by another piano
     /// with room reverb: what `paplay` plays into the microphone's sink.
     static func performance(in dir: TempDir) throws -> String? {
-        guard let fluidsynth = Tools.fluidsynth.path, let sox = Tools.sox.path, let piano = Tools.otherPiano.path else { return nil }
         let notes: [UInt8] = [64, 64, 65, 67, 67, 65, 64, 62, 60, 60, 62, 64, 64, 62, 62]
-        var events = [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))]
-        for (i, n) in notes.enumerated() {
-            events.append(MIDIEvent(tick: 960 * (2 + i), .noteOn(channel: 0, key: n, velocity: 80)))
-            events.append(MIDIEvent(tick: 960 * (2 + i) + 700, .noteOff(channel: 0, key: n, velocity: 0)))
-        }
-        events.sort { $0.tick < $1.tick }
-        events.append(MIDIEvent(tick: (events.last?.tick ?? 0) + 960, .meta(type: 0x2F, data: [])))
-        let mid = try dir.write("performance.mid", MIDIWriter.write(MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [Track(events: events)])))
-        let dry = dir.file("dry.wav"), wet = dir.file("performance.wav")
-        guard try ProcessRunner.run(fluidsynth, ["-ni", "-q", "-r", "48000", "-T", "wav", "-F", dry, piano, mid], timeout: 120).status == 0,
-              try ProcessRunner.run(sox, ["-R", dry, "-c", "1", wet, "reverb", "40", "50", "60"], timeout: 60).status == 0 else { return nil }
-        return wet
+        return try OtherPiano.recording(notes.enumerated().map { i, n in OtherPiano.Note(key: n, tick: 960 * (2 + i), length: 700, velocity: 80) },
+                                        in: dir, name: "performance")
     }
 
     /// A wait-mode pass through the microphone, one note a second, with headphones (Etude's sound

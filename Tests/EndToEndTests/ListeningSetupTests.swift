@@ -18,22 +18,9 @@ import TestSupport
     /// A calibration as the learner plays it on "another piano" (FluidR3) in a room (reverb, pink
     /// noise throughout): five seconds of the room, then C2, C3, C4, C5, C6 two seconds apart.
     static func calibrationPerformance(in dir: TempDir) throws -> String? {
-        guard let fluidsynth = Tools.fluidsynth.path, let sox = Tools.sox.path, let piano = Tools.otherPiano.path else { return nil }
-        var events = [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))]
-        for (i, key) in [36, 48, 60, 72, 84].enumerated() {
-            let tick = 960 * (5 + 2 * i)  // 120 BPM, 480 a beat: 960 ticks a second
-            events.append(MIDIEvent(tick: tick, .noteOn(channel: 0, key: UInt8(key), velocity: 90)))
-            events.append(MIDIEvent(tick: tick + 1_400, .noteOff(channel: 0, key: UInt8(key), velocity: 0)))
-        }
-        events.sort { $0.tick < $1.tick }
-        events.append(MIDIEvent(tick: 960 * 16, .meta(type: 0x2F, data: [])))
-        let mid = try dir.write("setup.mid", MIDIWriter.write(MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [Track(events: events)])))
-        let dry = dir.file("setup-dry.wav"), wet = dir.file("setup-wet.wav"), noise = dir.file("noise.wav"), mixed = dir.file("setup.wav")
-        guard try ProcessRunner.run(fluidsynth, ["-ni", "-q", "-r", "48000", "-T", "wav", "-F", dry, piano, mid], timeout: 120).status == 0,
-              try ProcessRunner.run(sox, ["-R", dry, "-c", "1", wet, "reverb", "40", "50", "60"], timeout: 60).status == 0,
-              try ProcessRunner.run(sox, ["-R", "-n", "-r", "48000", "-c", "1", noise, "synth", "17", "pinknoise", "vol", "0.0015"], timeout: 60).status == 0,
-              try ProcessRunner.run(sox, ["-R", "-m", wet, noise, mixed, "trim", "0", "16"], timeout: 60).status == 0 else { return nil }
-        return mixed
+        // 120 BPM, 480 a beat: 960 ticks a second.
+        let keys = [36, 48, 60, 72, 84].enumerated().map { i, key in OtherPiano.Note(key: UInt8(key), tick: 960 * (5 + 2 * i), length: 1_400, velocity: 90) }
+        return try OtherPiano.recording(keys, endTick: 960 * 16, in: dir, name: "setup", noise: (volume: 0.0015, seconds: 16))
     }
 
     /// The whole set-up as a user runs it: the room, the five keys, the profile stored for the
