@@ -80,16 +80,26 @@ extension InputSpec {
     /// port name, unreadable device or file) are thrown as one-line `InputError`s.
     public func open(clock: any TimeSource = MonotonicClock(), listening: ListeningProfile = ListeningProfile(),
                      handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) -> OpenedInput {
-        guard let source = makeSource(clock: clock, listening: listening) else { return OpenedInput(source: nil, notice: nil) }
+        try start(makeSource(clock: clock, listening: listening)) { _ in handler }
+    }
+
+    /// `open` in two steps, for a caller whose handler must reach an object it builds first:
+    /// `source` is this spec's `makeSource` (nil = the computer keyboard, nothing starts), and
+    /// `handler(for:)` gives the handler of whichever source starts (`source`, or the JACK port
+    /// `--input midi[:NAME]` falls back to), called just before it starts delivering. The
+    /// fallback rule and the errors are `open`'s.
+    public func start(_ source: (any InputSource)?,
+                      handler: (any InputSource) -> @Sendable (InputEvent) -> Void) throws(InputError) -> OpenedInput {
+        guard let source else { return OpenedInput(source: nil, notice: nil) }
         do {
-            try source.start(handler)
+            try source.start(handler(source))
             return OpenedInput(source: source, notice: nil)
         } catch {
             // `--input midi[:NAME]` finds JACK MIDI ports too (PipeWire shows every USB
             // keyboard as one) when the ALSA sequencer has none that fits.
             if case .alsa(let target) = self, let jack = Self.jackPort(for: target) {
                 let source = JackInput(port: jack)
-                if (try? source.start(handler)) != nil { return OpenedInput(source: source, notice: nil) }
+                if (try? source.start(handler(source))) != nil { return OpenedInput(source: source, notice: nil) }
             }
             guard error.fallBackToComputerKeyboard else { throw error }
             return OpenedInput(source: nil, notice: error.message)

@@ -173,7 +173,8 @@ public final class PracticeSession: @unchecked Sendable {
         set { exchange.withLock { shared.reportSink = newValue } }
     }
 
-    /// Called on every tick (transport thread, or `advance()`).
+    /// Called on every tick, on the runner's thread (or in `advance()`): what the caller wants
+    /// to move on the session's clock, never on the screen's frames.
     public var onTick: (@Sendable (Double) -> Void)? {
         get { exchange.withLock { shared.tickHook } }
         set { exchange.withLock { shared.tickHook = newValue } }

@@ -54,7 +54,6 @@ public final class Instrument: @unchecked Sendable {
                 defer { lastStatus = nil }
                 return lastStatus
             }
-            newValue?.onTick = { [weak self] now in self?.hookup.releaseDue(now: now) }
             if let session = newValue { hookup.expect { [weak session] t in session?.coach.expectedPitches(near: t) ?? [] } }
             if let pending { newValue?.show(message: pending) }
         }
@@ -90,7 +89,12 @@ public final class Instrument: @unchecked Sendable {
         if hookup.isListening, let line = AudioSetup.notice(input: input, profile: setUp) { status(line) }
     }
 
-    /// Wires the controller's piano keys to the computer keyboard.
+    /// Ends the computer keyboard's notes whose fixed length ran out. Call it on each frame of
+    /// the screen whose keys reach `press` (the front end's thread owns the computer keyboard).
+    public func releaseDue(now: Double) { hookup.releaseDue(now: now) }
+
+    /// Wires the controller's piano keys to the computer keyboard (pressed on the screen's
+    /// thread; the screen's frames call `releaseDue(now:)`).
     public func attach(_ controller: PracticeController) {
         let hookup = self.hookup
         controller.onPianoKey = { key, time in hookup.press(key, at: time) }
@@ -230,6 +234,7 @@ public enum PracticeScreenRunner {
         shown.outputLatency = live.outputLatency
         shown.gestureHelp = sound.gestures?.helpEntry
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
+            instrument.releaseDue(now: session.now)
             lights?.update(session.state())
             if endWhenFinished && session.isFinished { loop.stop() }
             takePasses()

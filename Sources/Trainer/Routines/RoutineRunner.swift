@@ -349,6 +349,7 @@ private final class Run {
         var outcome: PracticeScreenRunner.Outcome?
         do {
             outcome = try PracticeScreenRunner.screen(controller, display: display, signals: keys.signals, begin: { scored.start() }, frame: { loop in
+                self.instrument?.releaseDue(now: session.now)
                 let t = scored.tick()
                 lights?.update(session.state())
                 passes.record(t.finished)
