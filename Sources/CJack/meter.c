@@ -37,7 +37,7 @@ struct etude_jack_meter {
     _Atomic int done;
     _Atomic uint32_t peak_bits;
     int wanted, note, timeout_ms;
-    float threshold;
+    _Atomic float threshold;  /* set by run() on the test's thread, read by the ear's callback */
     uint32_t rng;
     int32_t *results;
     unsigned char raw[3];
@@ -129,17 +129,18 @@ static int ear_process(jack_nframes_t n, void *arg) {
         }
     }
     const float *in = jack_port_get_buffer(m->in, n);
+    const float threshold = atomic_load_explicit(&m->threshold, memory_order_relaxed);
     float loudest = 0;
     int64_t first = NO_ONSET;
     for (jack_nframes_t i = 0; i < n; i++) {
         float a = fabsf(in[i]);
         if (a > loudest) loudest = a;
-        if (first == NO_ONSET && a > m->threshold) first = i;
+        if (first == NO_ONSET && a > threshold) first = i;
     }
     if (atomic_load(&m->phase) == SENT && first != NO_ONSET && atomic_load(&m->onset_frame) == NO_ONSET) {
         atomic_store(&m->onset_frame, (int64_t)jack_last_frame_time(m->ear) + first);
     }
-    if (loudest < m->threshold) atomic_fetch_add(&m->quiet, 1); else atomic_store(&m->quiet, 0);
+    if (loudest < threshold) atomic_fetch_add(&m->quiet, 1); else atomic_store(&m->quiet, 0);
     uint32_t bits;
     memcpy(&bits, &loudest, sizeof bits);
     uint32_t seen = atomic_load(&m->peak_bits);
