@@ -325,6 +325,18 @@ public enum Schema {
                 );
                 """)
         }
+        // v12: the PulseAudio buffer learned per output device (the size it plays at without
+        // gaps, the largest that underran), so a session starts from it.
+        m.registerMigration("v12-audio-buffer") { db in
+            try db.execute(sql: """
+                CREATE TABLE audioBuffer (
+                    device TEXT PRIMARY KEY NOT NULL,
+                    milliseconds DOUBLE NOT NULL,
+                    floor DOUBLE,
+                    learnedAt DATETIME NOT NULL
+                );
+                """)
+        }
         return m
     }()
 }

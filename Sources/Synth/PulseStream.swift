@@ -30,9 +30,33 @@ public struct BufferSteps: Equatable, Sendable {
         case down(from: Double, to: Double)
     }
 
-    public init(milliseconds: Double, probesDown: Bool) {
+    public init(milliseconds: Double, probesDown: Bool, floor: Double? = nil) {
         self.milliseconds = milliseconds
         self.probesDown = probesDown
+        self.floor = floor
+    }
+
+    /// What the steps learned on one device: the size it plays at and the largest that underran
+    /// there. Remembered per device (the library), so the next session starts from it instead
+    /// of finding it again through a few seconds of gaps or probing.
+    public struct Learned: Equatable, Sendable {
+        public var milliseconds: Double
+        public var floor: Double?
+
+        public init(milliseconds: Double, floor: Double?) {
+            self.milliseconds = milliseconds
+            self.floor = floor
+        }
+    }
+
+    public var learned: Learned { Learned(milliseconds: milliseconds, floor: floor) }
+
+    /// The steps for a default buffer resumed from what a device taught before: its size (on the
+    /// ladder, and above its floor), still probing down and still growing on an underrun.
+    public static func resumed(_ learned: Learned) -> BufferSteps? {
+        let size = learned.milliseconds
+        guard size.isFinite, ladder.contains(size), learned.floor.map({ $0.isFinite && $0 < size }) ?? true else { return nil }
+        return BufferSteps(milliseconds: size, probesDown: true, floor: learned.floor)
     }
 
     /// `underruns` new underruns were counted over the last `elapsed` seconds.
@@ -68,8 +92,9 @@ public struct BufferSteps: Equatable, Sendable {
     }
 }
 
-enum NumberFormat {
-    static func ms(_ value: Double) -> String {
+/// Milliseconds as the lines about the audio buffer write them (`12`, `7.5`).
+public enum NumberFormat {
+    public static func ms(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
     }
 }
@@ -88,6 +113,7 @@ public final class PulseStream: @unchecked Sendable {
     private var said = false
     private var notice: (@Sendable (String) -> Void)?
     private var log: (@Sendable (String) -> Void)?
+    private var learnedHook: (@Sendable (BufferSteps.Learned) -> Void)?
     private var thread: Thread?
 
     /// Opens the stream on `synth` with `milliseconds` of buffer in `periods` requests; nil
@@ -128,6 +154,28 @@ public final class PulseStream: @unchecked Sendable {
     public var latencySeconds: Double {
         let us = open(0) { etude_pulse_out_latency_us($0) }
         return us > 0 ? Double(us) / 1e6 : bufferMilliseconds / 1000
+    }
+
+    /// What the steps learned so far on this device.
+    public var learned: BufferSteps.Learned { lock.withLock { steps.learned } }
+
+    /// Called (on the watcher's thread) each time the buffer moved: what to remember for the device.
+    public var onLearned: (@Sendable (BufferSteps.Learned) -> Void)? {
+        get { lock.withLock { learnedHook } }
+        set { lock.withLock { learnedHook = newValue } }
+    }
+
+    /// Starts from what this device taught before (a default buffer only: one the learner gave
+    /// stays theirs); false when the size is not one the steps use.
+    @discardableResult
+    public func resume(from learned: BufferSteps.Learned) -> Bool {
+        lock.withLock {
+            guard !stopped, steps.probesDown, let resumed = BufferSteps.resumed(learned) else { return false }
+            steps = resumed
+            let frames = Self.frames(resumed.milliseconds, rate: sampleRate)
+            _ = etude_pulse_out_set_buffer(handle, UInt32(frames), UInt32(max(16, frames / periods)))
+            return true
+        }
     }
 
     /// Starts watching the underruns (every 250 ms); `notice` gets one line the first time the
@@ -174,6 +222,7 @@ public final class PulseStream: @unchecked Sendable {
             return (c, say, self.log)
         }
         if let say, let line = BufferSteps.notice(change) { say(line) }
+        if change != .none { onLearned?(learned) }
         switch change {
         case .none: break
         case .up(_, let to): log?("audio: underruns: buffer now \(NumberFormat.ms(to)) ms")

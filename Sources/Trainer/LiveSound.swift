@@ -27,6 +27,9 @@ public struct LiveSound: Sendable {
     public var lights: Int?
     /// `--gestures`: hands-free commands from keys outside the lesson (nil: off).
     public var gestures: Gestures?
+    /// Where the PulseAudio buffer learned per output device is remembered (nil: found again
+    /// each time; `AudioBufferMemory`).
+    public var library: Library?
 
     /// These settings with the instrument options a command was given (each checked where it
     /// was typed): `--echo`, `--sound`, `--midi-out`, `--lights`, `--gestures`.
@@ -38,6 +41,13 @@ public struct LiveSound: Sendable {
         s.midiOut = midiOut
         s.lights = lights?.index
         s.gestures = gestures?.gestures
+        return s
+    }
+
+    /// These settings remembering the audio buffer in `library`, unless one was given already.
+    public func remembering(in library: Library?) -> LiveSound {
+        var s = self
+        s.library = s.library ?? library
         return s
     }
 
@@ -134,6 +144,7 @@ public struct LiveSound: Sendable {
             let o = live.options
             Console.error("audio: \(driver), \(o.periodSize) × \(o.periods) frames at \(Int(rate)) Hz (\(String(format: "%.1f", o.bufferMilliseconds(at: rate))) ms buffer, audio flowing after \(String(format: "%.0f", live.audioStartup * 1000)) ms)")
         }
+        if let line = AudioBufferMemory.attach(live, library: library), verbose { Console.error(line) }
         Self.flushLog(verbose: verbose)
         return live
     }

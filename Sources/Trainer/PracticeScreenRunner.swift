@@ -194,7 +194,7 @@ public enum PracticeScreenRunner {
         defer { appender?.close() }
         // Validate before the synth loads, so a bad plan is one quick line.
         do { try plan.validate(for: opened.lesson) } catch { throw EtudeFailure(error.message) }
-        let live = try sound.open()
+        let live = try sound.remembering(in: playing.library).open()
         defer { live.close() }
         // The learner's instrument, before the screen opens (an unknown port is one line).
         let instrument = try Instrument(input: playing.input, output: live, library: playing.library)

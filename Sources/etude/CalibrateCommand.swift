@@ -45,6 +45,7 @@ struct CalibrateCommand: ParsableCommand {
         var calibrator = Calibrator(input: input, library: store.library)
         calibrator.beats = beats
         calibrator.sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
+        calibrator.sound.library = store.library  // the audio buffer learned per device
         let status = try calibrator.run()
         if status != 0 { throw ExitCode(status) }
     }

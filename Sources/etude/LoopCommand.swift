@@ -72,7 +72,8 @@ struct LoopCommand: ParsableCommand {
             }
             return
         }
-        let sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
+        var sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
+        sound.library = store.library  // the audio buffer learned per device
         let status = try LoopPlayer.play(opened, plan: plan, sound: sound,
                                          history: history, loopName: loopName)
         if status != 0 { throw ExitCode(status) }

@@ -41,5 +41,9 @@ struct MethodPlayOptions: ParsableArguments {
     @OptionGroup var audioBuffer: AudioBufferOption
     @OptionGroup var store: StoreOptions
     func playing() throws -> Playing { try playingOptions.playing(mode: .play) }
-    func sound() throws -> LiveSound { try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name)) }
+    func sound() throws -> LiveSound {
+        var sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name))
+        sound.library = store.library  // the audio buffer learned per device
+        return sound
+    }
 }

@@ -40,8 +40,9 @@ struct PlayCommand: ParsableCommand {
     }
 
     func run() throws {
-        let sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose,
+        var sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose,
                                                           periodSize: periodSize, periods: periods, rate: rate)))
+        sound.library = store.library  // the audio buffer learned per device
         if !noScreen && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
             let opened = try LessonFit.open(try store.library.lessonPath(file), transpose: transpose?.text, library: store.library)
             let status = try PracticeScreenRunner.run(opened, plan: PracticePlan(), sound: sound, display: PracticeView.Options(),

@@ -48,6 +48,7 @@ struct QuizCommand: ParsableCommand {
         }
         var runner = QuizRunner(quiz: quiz, input: input, library: store.library)
         runner.sound = try instrument.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose))
+        runner.sound.library = store.library  // the audio buffer learned per device
         let status = try runner.run()
         if status != 0 { throw ExitCode(status) }
     }

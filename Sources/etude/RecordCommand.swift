@@ -49,6 +49,7 @@ struct RecordCommand: ParsableCommand {
         recorder.bars = bars
         recorder.program = program
         recorder.sound = try instrument.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose))
+        recorder.sound.library = store.library  // the audio buffer learned per device
         recorder.offsetMs = offset?.milliseconds
         recorder.library = store.library
         let status = try recorder.run()

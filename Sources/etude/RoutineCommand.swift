@@ -188,7 +188,8 @@ struct RoutineCommand: ParsableCommand {
             let playing = try playingOptions.playing(mode: .watch)
             // --keys/--range/--fit: remembered for the input, where each entry you play finds them.
             try LessonFit.keyboard(keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit, input: playingOptions.input, library: store.library).remember()
-            let sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name)))
+            var sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name)))
+            sound.library = store.library  // the audio buffer learned per device
             let status = try App.runRoutine(name: name, library: store.library, seed: seed, planOnly: plan, sound: sound, playing: playing)
             if status != 0 { throw ExitCode(status) }
         }

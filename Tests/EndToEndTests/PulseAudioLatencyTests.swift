@@ -1,4 +1,5 @@
 import Foundation
+import Store
 import Synth
 import Testing
 import TestSupport
@@ -77,5 +78,47 @@ struct PulseAudioLatencyTests {
         _ = p.wait(timeout: 20)
         #expect(said, "\(p.stderr)")
         #expect(p.stderr.components(separatedBy: "audio gaps").count - 1 == 1, "said once: \(p.stderr)")
+    }
+
+    /// The buffer learned on a device is remembered there (issue 24): a first session steps the
+    /// default 40 ms down after 8 clean seconds (and back up if it underruns) and the library
+    /// keeps where it ended for the sink; the next
+    /// session on that sink starts from it and says so under --verbose.
+    @Test func theBufferLearnedOnASinkIsWhereTheNextSessionStarts() throws {
+        _ = try #require(Self.font, "a GM SoundFont is installed")
+        let (started, why) = try PrivatePulseAudio.start(sinks: ["etude_mem"])
+        guard let pulse = started else {
+            Issue.record(Comment(rawValue: "skipped: \(why)"))
+            return
+        }
+        defer { pulse.stop() }
+        let etude = try Etude()
+        let lesson = Repo.lesson("level1/c-major-five-finger-parallel.mid")
+        let (first, fd) = try Self.recorder(etude, pulse: pulse, arguments: ["play", lesson, "--no-screen"])
+        defer { close(fd) }
+        #expect(eventually(30) { first.stderr.contains("audio: pulseaudio") }, "\(first.stderr)")
+        let stepped = eventually(20) { first.stderr.contains("audio: no underruns for 8 s: buffer now") }
+        first.signal(SIGTERM)
+        _ = first.wait(timeout: 20)
+        try #require(stepped, "the default buffer stepped down: \(first.stderr)")
+        let learned = try #require(try Store.open(path: etude.database).audioBuffer(device: "pulse:etude_mem"), "remembered for the sink")
+        // What it learned is where the buffer was last moved to (down, or back up on a busy
+        // machine).
+        let last = first.stderr.components(separatedBy: "buffer now ").last?.prefix { $0 != " " }
+        #expect(last.map(String.init) == NumberFormat.ms(learned.milliseconds), "\(learned) \(first.stderr)")
+        let (second, fd2) = try Self.recorder(etude, pulse: pulse, arguments: ["play", lesson, "--no-screen"])
+        defer { close(fd2) }
+        let said = eventually(30) { second.stderr.contains("buffer \(NumberFormat.ms(learned.milliseconds)) ms, as learned there before") }
+        second.signal(SIGTERM)
+        _ = second.wait(timeout: 20)
+        #expect(said, "\(second.stderr)")
+        // A buffer the learner gives stays theirs.
+        let (chosen, fd3) = try Self.recorder(etude, pulse: pulse, arguments: ["play", lesson, "--no-screen", "--audio-buffer", "40"])
+        defer { close(fd3) }
+        #expect(eventually(30) { chosen.stderr.contains("audio: pulseaudio") }, "\(chosen.stderr)")
+        usleep(500_000)
+        chosen.signal(SIGTERM)
+        _ = chosen.wait(timeout: 20)
+        #expect(!chosen.stderr.contains("as learned there before"), "\(chosen.stderr)")
     }
 }

@@ -40,6 +40,30 @@ struct BufferStepsTests {
     }
 }
 
+/// What a device taught, resumed the next time (issue 24: the stepped buffer remembered per
+/// device): its size and floor carry on, the rules unchanged; a size off the ladder or at its
+/// own floor is no memory.
+struct BufferMemoryTests {
+    @Test func aLearnedBufferResumesWithItsFloor() throws {
+        var steps = BufferSteps(milliseconds: 40, probesDown: true)
+        _ = steps.observe(underruns: 0, elapsed: BufferSteps.probeAfter)  // 30
+        _ = steps.observe(underruns: 0, elapsed: BufferSteps.probeAfter)  // 25
+        _ = steps.observe(underruns: 1, elapsed: BufferSteps.settle)      // back to 30, 25 underran
+        #expect(steps.learned == BufferSteps.Learned(milliseconds: 30, floor: 25))
+        var next = try #require(BufferSteps.resumed(steps.learned))
+        #expect(next.milliseconds == 30 && next.floor == 25 && next.probesDown)
+        // It never goes to 25 again, and still grows on an underrun.
+        #expect(next.observe(underruns: 0, elapsed: 100) == .none)
+        #expect(next.observe(underruns: 1, elapsed: BufferSteps.settle) == .up(from: 30, to: 40))
+        // A device that never underran keeps probing down from where it was.
+        var clean = try #require(BufferSteps.resumed(.init(milliseconds: 12, floor: nil)))
+        #expect(clean.observe(underruns: 0, elapsed: BufferSteps.probeAfter) == .down(from: 12, to: 10))
+        #expect(BufferSteps.resumed(.init(milliseconds: 13, floor: nil)) == nil)
+        #expect(BufferSteps.resumed(.init(milliseconds: 20, floor: 20)) == nil)
+        #expect(BufferSteps.resumed(.init(milliseconds: .infinity, floor: nil)) == nil)
+    }
+}
+
 /// Dating a recording as it arrives, and a key's latency from it.
 struct KeyToSoundTests {
     @Test func framesAreDatedBackFromTheirChunksArrival() {

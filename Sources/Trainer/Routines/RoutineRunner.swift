@@ -68,7 +68,7 @@ public struct RoutineRunner {
 
     /// Plays the routine; returns the exit status (128 + a signal that ended it).
     public func run(_ plan: RoutinePlan, store: Store) throws -> Int32 {
-        let live = try sound.open()
+        let live = try sound.remembering(in: playing.library).open()
         let output = GainOutput(try sound.lesson(live))
         // The learner's instrument, once for the whole routine (an unknown port is one line).
         let needsInstrument = plan.steps.contains { ($0.mode ?? .watch).judges }
