@@ -24,7 +24,7 @@ public enum AudioBufferMemory {
         }
         guard let store, store.readOnlyReason == nil else { return said }
         stream.onLearned = { learned in
-            try? store.saveAudioBuffer(milliseconds: learned.milliseconds, floor: learned.floor, device: device)
+            try? store.saveAudioBuffer(LearnedAudioBuffer(milliseconds: learned.milliseconds, floor: learned.floor), device: device)
         }
         return said
     }

@@ -13,16 +13,16 @@ import TestSupport
         let path = dir.file("etude.sqlite")
         let store = try Store.open(path: path)
         #expect(try store.audioBuffer(device: "alsa_output.usb") == nil)
-        try store.saveAudioBuffer(milliseconds: 40, floor: nil, device: "alsa_output.usb")
-        try store.saveAudioBuffer(milliseconds: 12, floor: 10, device: "alsa_output.usb")
-        try store.saveAudioBuffer(milliseconds: 25, floor: 20, device: "bluez_sink.headphones")
+        try store.saveAudioBuffer(LearnedAudioBuffer(milliseconds: 40, floor: nil), device: "alsa_output.usb")
+        try store.saveAudioBuffer(LearnedAudioBuffer(milliseconds: 12, floor: 10), device: "alsa_output.usb")
+        try store.saveAudioBuffer(LearnedAudioBuffer(milliseconds: 25, floor: 20), device: "bluez_sink.headphones")
         let again = try Store.open(path: path)
         let usb = try #require(try again.audioBuffer(device: "alsa_output.usb"))
         #expect(usb.milliseconds == 12 && usb.floor == 10)
         let phones = try #require(try again.audioBuffer(device: "bluez_sink.headphones"))
         #expect(phones.milliseconds == 25 && phones.floor == 20)
-        #expect(throws: StoreError.self) { try again.saveAudioBuffer(milliseconds: 12, floor: nil, device: "") }
-        #expect(throws: StoreError.self) { try again.saveAudioBuffer(milliseconds: .nan, floor: nil, device: "x") }
+        #expect(throws: StoreError.self) { try again.saveAudioBuffer(LearnedAudioBuffer(milliseconds: 12, floor: nil), device: "") }
+        #expect(throws: StoreError.self) { try again.saveAudioBuffer(LearnedAudioBuffer(milliseconds: .nan, floor: nil), device: "x") }
     }
 
     @Test func aDamagedRowIsNothingLearned() throws {
