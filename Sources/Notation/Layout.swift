@@ -981,7 +981,8 @@ struct LayoutBuilder {
                         ottava: draft.ottava, spelling: n.spelling, accidental: accidental, finger: e.tiedFrom ? nil : n.finger,
                         tick: e.tick, duration: e.duration, tuplet: e.tuplet, articulations: e.tiedFrom ? [] : articulations(of: n),
                         column: c + (displaced ? 1 : 0), displaced: displaced,
-                        tiedFromPrevious: e.tiedFrom, tiesToNext: e.tiesTo, barIndex: barIdx))
+                        tiedFromPrevious: e.tiedFrom, tiesToNext: e.tiesTo, barIndex: barIdx,
+                        ornament: e.tiedFrom ? nil : ornament(of: n)))
                 }
                 let lead = draft.heads[order[0]]
                 d.systems[si].chords.append(PlacedChord(staff: staff, tick: draft.tick, column: c, heads: first..<d.systems[si].heads.count,
@@ -1029,6 +1030,7 @@ struct LayoutBuilder {
             head.duration = NoteDuration(.eighth)
             head.tuplet = nil
             head.articulations = []
+            head.ornament = nil
             head.column = chord.column - 1 - (hasAccidental ? 1 : 0)
             head.displaced = false
             head.tiedFromPrevious = false
@@ -1044,6 +1046,15 @@ struct LayoutBuilder {
             h.column -= later.count
             d.systems[si].graces.insert(h, at: 0)
         }
+    }
+
+    /// The ornament a score prints on a note (`etude:ornament`, MusicXML and ABC alike); nil on
+    /// another voice's unison head.
+    func ornament(of n: NoteInfo) -> Ornament? {
+        let ornaments = lesson.annotations.ornaments
+        guard !ornaments.isEmpty, n.unison == nil else { return nil }
+        let note = lesson.notes[n.index]
+        return ornaments[Annotations.Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))]?.ornament
     }
 
     /// The articulations a score prints on a note (`etude:marks`).
