@@ -204,6 +204,8 @@ public struct PlacedHead: Sendable, Equatable {
     /// The ornament printed on the note (its first head only; `etude:ornament`): a sign over the
     /// chord, or tremolo strokes on its stem or between the two notes of a two-note tremolo.
     public var ornament: Ornament? = nil
+    /// The first note of a two-note tremolo: its strokes are drawn from it to the next chord.
+    public var opensTwoNoteTremolo = false
 }
 
 /// The heads of one staff that start together, with their stem.

@@ -738,7 +738,6 @@ struct Painter {
     mutating func paintOrnaments() {
         let chords = system.chords
         let open: Set<Ink> = [.blank, .staffLine]
-        var partnered = Set<Int>()
         for (k, chord) in chords.enumerated() {
             guard let o = system.heads[chord.heads].lazy.compactMap(\.ornament).first else { continue }
             let rows = headRows(chord)
@@ -753,11 +752,10 @@ struct Painter {
             }
             guard let strokes = Painter.tremoloStrokes(o) else { continue }
             if Painter.isTwoNoteTremolo(o) {
-                // The first of a pair: the next chord of its staff with a two-note tremolo.
-                guard !partnered.contains(k),
+                // From the first of a pair to the next chord of its staff, its partner.
+                guard system.heads[chord.heads].contains(where: \.opensTwoNoteTremolo),
                       let j = chords.indices.first(where: { $0 > k && chords[$0].staff == chord.staff }),
                       Painter.isTwoNoteTremolo(system.heads[chords[j].heads].lazy.compactMap(\.ornament).first) else { continue }
-                partnered.insert(j)
                 let other = chords[j]
                 let x = other.column - chord.column >= 2 ? (chord.column + other.column + 1) / 2 : chord.column + 1
                 let mid: Int

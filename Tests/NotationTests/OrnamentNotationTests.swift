@@ -85,6 +85,28 @@ struct OrnamentNotationTests {
         }
     }
 
+    @Test func twoNoteTremolosInARowAreToldApart() throws {
+        // Two pairs (C5–E5, D5–F5), each two halves sounding a quarter, one stroke, in one bar:
+        // a mark between the notes of each pair, none between the pairs.
+        let pair = { (a: String, b: String) in
+            Self.note(a, 5, 2, "half", ornament: "<tremolo type=\"start\">1</tremolo>", timeModification: true)
+                + Self.note(b, 5, 2, "half", ornament: "<tremolo type=\"stop\">1</tremolo>", timeModification: true)
+        }
+        let lesson = try VoicesAndTremoloNotationTests.lesson(pair("C", "E") + pair("D", "F"))
+        let layout = ScoreLayout.layout(lesson, options: NotationOptions(width: 80))
+        let heads = layout.systems[0].heads
+        #expect(heads.map(\.ornament) == [.alternate8, .alternate8, .alternate8, .alternate8])
+        #expect(heads.map(\.opensTwoNoteTremolo) == [true, false, true, false])
+        let chords = layout.systems[0].chords
+        let raster = StaffRaster(score: layout, lesson: lesson, density: .full)
+        let strokes = Self.cells(raster, .beam).filter { $0.0 == "/" }.map(\.x).sorted()
+        #expect(strokes.count == 2, "\(Self.cells(raster, .beam).map(\.0))")
+        if strokes.count == 2, chords.count == 4 {
+            #expect(strokes[0] > chords[0].column && strokes[0] < chords[1].column)
+            #expect(strokes[1] > chords[2].column && strokes[1] < chords[3].column)
+        }
+    }
+
     @Test func aLessonWithNoOrnamentsDrawsNone() {
         let lesson = Music.lesson(right: Music.line([72, 74, 76]))
         let raster = StaffRaster(score: ScoreLayout.layout(lesson), lesson: lesson, density: .full)
