@@ -419,6 +419,8 @@ struct Painter {
         paintChords()
         paintOttavas()
         paintBarNumbers()
+        // Last, into the cells nothing else took (an ottava line or a bar number is never cut).
+        paintOrnaments()
     }
 
     mutating func paintStaffLines() {
@@ -626,7 +628,6 @@ struct Painter {
         for chord in chords { paintTies(chord) }
         for chord in chords { paintHeads(chord) }
         for chord in chords { paintArticulations(chord) }
-        paintOrnaments()
         for g in system.graces { paintGrace(g) }
         for m in system.dynamics { paintDynamic(m) }
         paintSpans()

@@ -107,6 +107,27 @@ struct OrnamentNotationTests {
         }
     }
 
+    @Test func aSignNeverCutsAnOttavaLineOrIsCutByIt() throws {
+        // Trills on C6 and D6 under an 8va line, then a half E5 with a turn.
+        let shift = { (type: String) in "<direction placement=\"above\"><direction-type><octave-shift type=\"\(type)\" size=\"8\"/></direction-type></direction>" }
+        let lesson = try VoicesAndTremoloNotationTests.lesson(
+            shift("down") + Self.note("C", 6, 2, "quarter", ornament: "<trill-mark/>") + Self.note("D", 6, 2, "quarter", ornament: "<trill-mark/>")
+                + shift("stop") + Self.note("E", 5, 4, "half", ornament: "<turn/>"))
+        let layout = ScoreLayout.layout(lesson, options: NotationOptions(width: 80))
+        #expect(!layout.systems[0].ottavas.isEmpty)
+        for density in [StaffDensity.full, .compact] {
+            let raster = StaffRaster(score: layout, lesson: lesson, density: density)
+            let s = raster.systems[0]
+            let ottava = Self.cells(raster, .ottava)
+            #expect(String(String.UnicodeScalarView(ottava.prefix(3).map(\.0))) == "8va", "\(density): \(ottava.map(\.0))")
+            // Every trill sign whole: its t and r side by side.
+            let ts = Self.cells(raster, .dot).filter { $0.0 == "t" }
+            #expect(ts.count == 2, "\(density): \(Self.cells(raster, .dot).map(\.0))")
+            for t in ts { #expect(s[t.x + 1, t.y].character == "r" && s[t.x + 1, t.y].ink == .dot, "\(density): tr whole") }
+            #expect(Self.cells(raster, .dot).contains { $0.0 == "∽" }, "\(density)")
+        }
+    }
+
     @Test func aLessonWithNoOrnamentsDrawsNone() {
         let lesson = Music.lesson(right: Music.line([72, 74, 76]))
         let raster = StaffRaster(score: ScoreLayout.layout(lesson), lesson: lesson, density: .full)
