@@ -125,6 +125,9 @@ struct Voice {
     var lastGroup: (part: Int, index: Int)?
     var pendingFinger: Int?
     var pendingOrnament: Ornament?
+    /// `!trem1!`…`!trem4!` read before the next note or chord: the strokes of a two-note
+    /// tremolo between it and the group before it (`Parser.twoNoteTremolo`).
+    var pendingTremolo: (strokes: Int, column: Int, name: String)?
     var pendingRoll = false
     var pendingDynamic: String?
     /// Articulations read before the next note or chord (`articulation(_:)`).
@@ -677,6 +680,9 @@ struct TuneParser {
             tune.voices[currentVoice].pendingOrnament = o
         } else if name == "arpeggio" {
             tune.voices[currentVoice].pendingRoll = true
+        } else if name.count == 5, name.hasPrefix("trem"), let n = name.last?.wholeNumberValue, (1...4).contains(n) {
+            ensureVoice()
+            tune.voices[currentVoice].pendingTremolo = (n, col, name)
         } else if spanDecoration(name) {
         } else if let symbol {
             warnOnce("!" + name, "decoration !\(TextDecoding.sanitize(name))! (symbol \(symbol) of U:) not played, ignored", line, col)
@@ -822,7 +828,44 @@ struct TuneParser {
         tune.voices[vi].pendingMarks = []
         tune.voices[vi].pendingRoll = false
         tune.voices[vi].tieCarry = tieCarryFromGroup(g)
+        if let trem = tune.voices[vi].pendingTremolo {
+            tune.voices[vi].pendingTremolo = nil
+            twoNoteTremolo(&g, strokes: trem.strokes, name: trem.name, line, trem.column)
+        }
         append(.group(g))
+    }
+
+    /// abcm2ps's two-note tremolo: `!tremN!` on the second of two notes (or chords) of the same
+    /// written length, straight after the first; each keeps its time (the pair lasts both, and
+    /// abcm2ps draws each head at twice its written value), and each alternates with the other
+    /// in notes of N beams more than its drawn head has (`Ornament.tremolo(strokes:alternating:)`,
+    /// as MusicXML's start/stop tremolo is played; chords pair their notes in order). Any other
+    /// placement is warned about and the notes are played as written.
+    private mutating func twoNoteTremolo(_ g: inout Group, strokes: Int, name: String, _ line: SourceLine, _ col: Int) {
+        let vi = currentVoice
+        guard let (p, idx) = tune.voices[vi].lastGroup, tune.voices[vi].parts.indices.contains(p),
+              p == tune.voices[vi].parts.count - 1, idx == tune.voices[vi].parts[p].items.count - 1,
+              case .group(var first) = tune.voices[vi].parts[p].items[idx], first.grace == nil, g.grace == nil,
+              !first.notes.isEmpty, !g.notes.isEmpty, first.duration == g.duration, g.duration > .zero else {
+            warnOnce("!" + name + "@", "decoration !\(name)! is not on the second of two notes of the same length; played as written", line, col)
+            return
+        }
+        // The drawn head (twice the written length, in wholes) has a flag per halving below a quarter.
+        var beams = strokes
+        var drawn = g.duration * Rational(2)
+        while drawn < Rational(1, 4), beams < 8 { beams += 1; drawn = drawn * Rational(2) }
+        let o = Ornament.tremolo(strokes: beams, alternating: true)
+        for k in g.notes.indices {
+            let partner = first.notes[k % first.notes.count].pitch
+            g.notes[k].ornament = o
+            g.notes[k].neighbours = (partner, partner)
+        }
+        for k in first.notes.indices {
+            let partner = g.notes[k % g.notes.count].pitch
+            first.notes[k].ornament = o
+            first.notes[k].neighbours = (partner, partner)
+        }
+        tune.voices[vi].parts[p].items[idx] = .group(first)
     }
 
     // MARK: - Notes

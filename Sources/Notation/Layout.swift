@@ -942,6 +942,7 @@ struct LayoutBuilder {
     /// continuation has none), seconds side by side, and each staff's extent.
     func placeChords(_ d: inout LayoutDraft) {
         let noteStart = Dictionary(d.notes.map { ($0.index, $0.startTick) }, uniquingKeysWith: { a, _ in a })
+        let tremoloFirsts = twoNoteTremoloFirsts()
         var accidentals: [Staff: AccidentalState] = [:]
         var accidentalBar: [Staff: Int] = [:]
         for staff in Staff.allCases {
@@ -981,7 +982,9 @@ struct LayoutBuilder {
                         ottava: draft.ottava, spelling: n.spelling, accidental: accidental, finger: e.tiedFrom ? nil : n.finger,
                         tick: e.tick, duration: e.duration, tuplet: e.tuplet, articulations: e.tiedFrom ? [] : articulations(of: n),
                         column: c + (displaced ? 1 : 0), displaced: displaced,
-                        tiedFromPrevious: e.tiedFrom, tiesToNext: e.tiesTo, barIndex: barIdx))
+                        tiedFromPrevious: e.tiedFrom, tiesToNext: e.tiesTo, barIndex: barIdx,
+                        ornament: e.tiedFrom ? nil : ornament(of: n),
+                        opensTwoNoteTremolo: !e.tiedFrom && n.unison == nil && tremoloFirsts.contains(n.index)))
                 }
                 let lead = draft.heads[order[0]]
                 d.systems[si].chords.append(PlacedChord(staff: staff, tick: draft.tick, column: c, heads: first..<d.systems[si].heads.count,
@@ -1029,6 +1032,8 @@ struct LayoutBuilder {
             head.duration = NoteDuration(.eighth)
             head.tuplet = nil
             head.articulations = []
+            head.ornament = nil
+            head.opensTwoNoteTremolo = false
             head.column = chord.column - 1 - (hasAccidental ? 1 : 0)
             head.displaced = false
             head.tiedFromPrevious = false
@@ -1044,6 +1049,35 @@ struct LayoutBuilder {
             h.column -= later.count
             d.systems[si].graces.insert(h, at: 0)
         }
+    }
+
+    /// The ornament a score prints on a note (`etude:ornament`, MusicXML and ABC alike); nil on
+    /// another voice's unison head.
+    func ornament(of n: NoteInfo) -> Ornament? {
+        let ornaments = lesson.annotations.ornaments
+        guard !ornaments.isEmpty, n.unison == nil else { return nil }
+        let note = lesson.notes[n.index]
+        return ornaments[Annotations.Key(track: note.track, tick: note.startTick, pitch: Int(note.pitch))]?.ornament
+    }
+
+    /// The notes that open a two-note tremolo: per track, the onsets of its two-note tremolo
+    /// notes taken in pairs (first, second), so a pair is told from the next one even where a
+    /// system breaks between them.
+    func twoNoteTremoloFirsts() -> Set<Int> {
+        let ornaments = lesson.annotations.ornaments
+        func alternating(_ o: Ornament?) -> Bool { o == .alternate8 || o == .alternate16 || o == .alternate32 }
+        guard ornaments.values.contains(where: { alternating($0.ornament) }) else { return [] }
+        var byTrack: [Int: [(tick: Int, index: Int)]] = [:]
+        for (i, n) in lesson.notes.enumerated() where alternating(ornaments[Annotations.Key(track: n.track, tick: n.startTick, pitch: Int(n.pitch))]?.ornament) {
+            byTrack[n.track, default: []].append((n.startTick, i))
+        }
+        var out = Set<Int>()
+        for list in byTrack.values {
+            let ticks = Set(list.map(\.tick)).sorted()
+            let firsts = Set(ticks.indices.filter { $0 % 2 == 0 }.map { ticks[$0] })
+            for e in list where firsts.contains(e.tick) { out.insert(e.index) }
+        }
+        return out
     }
 
     /// The articulations a score prints on a note (`etude:marks`).

@@ -201,6 +201,11 @@ public struct PlacedHead: Sendable, Equatable {
     /// A grace note (drawn small before its main note): true slashed (acciaccatura), false an
     /// appoggiatura; nil for a head of the bar's time.
     public var grace: Bool? = nil
+    /// The ornament printed on the note (its first head only; `etude:ornament`): a sign over the
+    /// chord, or tremolo strokes on its stem or between the two notes of a two-note tremolo.
+    public var ornament: Ornament? = nil
+    /// The first note of a two-note tremolo: its strokes are drawn from it to the next chord.
+    public var opensTwoNoteTremolo = false
 }
 
 /// The heads of one staff that start together, with their stem.

@@ -419,6 +419,8 @@ struct Painter {
         paintChords()
         paintOttavas()
         paintBarNumbers()
+        // Last, into the cells nothing else took (an ottava line or a bar number is never cut).
+        paintOrnaments()
     }
 
     mutating func paintStaffLines() {
@@ -699,6 +701,87 @@ struct Painter {
             guard y > 0, y < height, [Ink.blank, .staffLine].contains(cell(chord.column, y).ink) else { continue }
             put(chord.column, y, Painter.articulationGlyph(m), .dot)
             if up { above = y - 1 } else { below = y + 1 }
+        }
+    }
+
+    /// An ornament's sign, one or two cells (trill `tr`, shake `≈`, mordent `≁`, inverted mordent `∿`, turn `∽`, inverted turn `∾`); nil
+    /// for a tremolo, drawn as strokes.
+    static func ornamentSign(_ o: Ornament) -> String? {
+        switch o {
+        case .trill: return "tr"
+        case .shake: return "≈"
+        case .mordent: return "≁"
+        case .invertedMordent: return "∿"
+        case .turn: return "∽"
+        case .invertedTurn: return "∾"
+        case .tremolo8, .tremolo16, .tremolo32, .alternate8, .alternate16, .alternate32: return nil
+        }
+    }
+
+    /// A tremolo's strokes as one cell: `/` one, `⫽` two, `⫻` three (a 32nd tremolo or finer).
+    static func tremoloStrokes(_ o: Ornament) -> Unicode.Scalar? {
+        switch o {
+        case .tremolo8, .alternate8: return "/"
+        case .tremolo16, .alternate16: return "⫽"
+        case .tremolo32, .alternate32: return "⫻"
+        default: return nil
+        }
+    }
+
+    static func isTwoNoteTremolo(_ o: Ornament?) -> Bool { o == .alternate8 || o == .alternate16 || o == .alternate32 }
+
+    /// Ornaments: a sign (trill, mordent, turn, shake) above the chord, over its stem's tip or
+    /// its top head and any articulation already there, in the first row where every cell it
+    /// takes is blank or a staff line; a single-note tremolo's strokes across the middle of its
+    /// stem (above a stemless whole note); a two-note tremolo's strokes between its two chords,
+    /// halfway along their stems. Where the rows have no room the mark is left out (the notes
+    /// are still played and judged as written).
+    mutating func paintOrnaments() {
+        let chords = system.chords
+        let open: Set<Ink> = [.blank, .staffLine]
+        for (k, chord) in chords.enumerated() {
+            guard let o = system.heads[chord.heads].lazy.compactMap(\.ornament).first else { continue }
+            let rows = headRows(chord)
+            let stemmed = chord.duration.value.hasStem
+            let stem = stemmed ? stemSpan(chord, tipRow: nil) : nil
+            if let sign = Painter.ornamentSign(o) {
+                let width = sign.unicodeScalars.count
+                var y = (stem.map { chord.stemUp ? $0.to : rows.top } ?? rows.top) - 1
+                while y > 0, !(0..<width).allSatisfy({ open.contains(cell(chord.column + $0, y).ink) }) { y -= 1 }
+                if y >= 0, (0..<width).allSatisfy({ open.contains(cell(chord.column + $0, y).ink) }) { text(sign, x: chord.column, y: y, .dot) }
+                continue
+            }
+            guard let strokes = Painter.tremoloStrokes(o) else { continue }
+            if Painter.isTwoNoteTremolo(o) {
+                // From the first of a pair to the next chord of its staff, its partner.
+                guard system.heads[chord.heads].contains(where: \.opensTwoNoteTremolo),
+                      let j = chords.indices.first(where: { $0 > k && chords[$0].staff == chord.staff }),
+                      Painter.isTwoNoteTremolo(system.heads[chords[j].heads].lazy.compactMap(\.ornament).first) else { continue }
+                let other = chords[j]
+                let x = other.column - chord.column >= 2 ? (chord.column + other.column + 1) / 2 : chord.column + 1
+                let mid: Int
+                if let stem {
+                    mid = (stem.from + stem.to) / 2
+                } else {
+                    mid = rows.top - 1
+                }
+                for y in [mid, mid - 1, mid + 1] where y >= 0 && y < height && open.contains(cell(x, y).ink) {
+                    put(x, y, strokes, .beam, note: chord.leadNote)
+                    break
+                }
+                continue
+            }
+            if let stem {
+                // Across the stem, nearest its middle.
+                let mid = (stem.from + stem.to) / 2
+                for y in [mid, mid + (chord.stemUp ? 1 : -1), mid - (chord.stemUp ? 1 : -1)] where cell(chord.column, y).ink == .stem {
+                    put(chord.column, y, strokes, .beam, note: chord.leadNote)
+                    break
+                }
+            } else {
+                let y = rows.top - 1
+                if y >= 0, open.contains(cell(chord.column, y).ink) { put(chord.column, y, strokes, .beam, note: chord.leadNote) }
+            }
         }
     }
 

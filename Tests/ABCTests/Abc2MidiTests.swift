@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 @testable import ABC
 import MIDIFile
+import Lesson
 
 /// Runs the reference converter `abc2midi` (Debian package abcmidi) and compares, voice by
 /// voice, the pitches and onsets it plays with ours. Onsets are compared in quarter-note beats:
@@ -107,5 +108,23 @@ struct Abc2MidiTests {
             let problems = try Abc2Midi.compare(abc: text, tune: ABCImport.tunes(inABCText: text).first?.number ?? 1, name: url.lastPathComponent)
             #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         }
+    }
+
+    /// abc2midi does not play abcm2ps's two-note tremolos (it warns "instruction !trem2!
+    /// ignored" and plays the written notes): ours play them out, and the notes they judge
+    /// are exactly abc2midi's notes.
+    @Test(.enabled(if: Tools.abc2midi.available, Tools.abc2midi.reason))
+    func twoNoteTremolosJudgeAbc2midisNotes() throws {
+        let abc = "X:1\nT:Tremolo\nM:4/4\nL:1/4\nK:C\nC2!trem2!E2 | [CE]!trem1![GB] D/!trem3!F/ G |\n"
+        let file = try ABCImport.midiFile(fromABCText: abc, tune: 1).file
+        let lesson = Lesson(file: file, fileName: "trem.abc")
+        #expect(lesson.notes.count > 20, "the tremolos are played out")
+        let tpq = Double(file.ticksPerQuarter ?? 480)
+        let judged = lesson.notes.filter { !lesson.isAccepted($0) }
+            .map { Abc2Midi.NoteKey(pitch: Int($0.pitch), onset: Double($0.startTick) / tpq) }
+        let theirs = try Abc2Midi.voices(abc: abc, tune: 1)
+        #expect(theirs.count == 1)
+        let (onlyOurs, onlyTheirs) = Abc2Midi.unmatched(judged, theirs.first ?? [])
+        #expect(onlyOurs.isEmpty && onlyTheirs.isEmpty, "only ours: \(onlyOurs); only abc2midi: \(onlyTheirs)")
     }
 }

@@ -336,6 +336,50 @@ struct ConstructTests {
         #expect(lesson.annotations.ornaments.values.map(\.ornament).sorted { $0.rawValue < $1.rawValue } == [.tremolo16, .tremolo32, .tremolo8])
     }
 
+    @Test func twoNoteTremolosAlternateTheWrittenPairJudged() throws {
+        // abcm2ps: !trem2! on the second of two half notes (L:1/4): a whole-note tremolo drawn as
+        // two whole notes with two beams, so each note alternates with the other in 16ths.
+        let c = try Compiled(tune("C2!trem2!E2 |", header: "M:4/4\nL:1/4\nK:C"))
+        #expect(c.warnings.isEmpty, "\(c.warnings)")
+        let lesson = Lesson(file: c.file, fileName: "trem.abc")
+        #expect(lesson.notes.filter { $0.pitch == 60 }.map(\.startTick) == [0, 240, 480, 720, 1080, 1320, 1560, 1800])
+        #expect(lesson.notes.filter { $0.pitch == 64 }.map(\.startTick) == [120, 360, 600, 840, 960, 1200, 1440, 1680])
+        #expect(lesson.notes.allSatisfy { $0.endTick - $0.startTick == 120 })
+        // The written notes are judged; every repeat is accepted, not required.
+        let judged = lesson.notes.filter { !lesson.isAccepted($0) }
+        #expect(judged.map(\.pitch) == [60, 64])
+        #expect(judged.map(\.startTick) == [0, 960])
+        #expect(lesson.annotations.ornaments.values.map(\.ornament) == [.alternate16, .alternate16])
+    }
+
+    @Test func twoNoteTremoloChordsPairTheirNotesInOrder() throws {
+        // Quarter chords drawn as halves, one beam: eighths. C alternates with G, E with B.
+        let c = try Compiled(tune("[CE]!trem1![GB] z2 |", header: "M:4/4\nL:1/4\nK:C"))
+        #expect(c.warnings.isEmpty, "\(c.warnings)")
+        let lesson = Lesson(file: c.file, fileName: "trem.abc")
+        let played = lesson.notes.map { "\($0.pitch)@\($0.startTick)" }.sorted()
+        #expect(played == ["60@0", "60@720", "64@0", "64@720", "67@240", "67@480", "71@240", "71@480"].sorted())
+        #expect(lesson.notes.filter { !lesson.isAccepted($0) }.map { "\($0.pitch)@\($0.startTick)" }.sorted() == ["60@0", "64@0", "67@480", "71@480"])
+    }
+
+    @Test func twoNoteTremolosCountTheDrawnHeadsBeams() throws {
+        // Sixteenths drawn as eighths (one beam) plus one stroke: two beams, 16ths, which leaves
+        // each note as written; eighths (drawn quarters) with !trem3!: 32nds.
+        let c = try Compiled(tune("C/4!trem1!E/4 C/!trem3!E/ z3 |", header: "M:4/4\nL:1/4\nK:C"))
+        #expect(c.warnings.isEmpty, "\(c.warnings)")
+        #expect(c.pitches() == [60, 64, 60, 64, 60, 64, 64, 60, 64, 60])
+        #expect(c.onsets() == [0, 0.25, 0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375])
+    }
+
+    @Test func aTremoloOffItsPairWarnsAndPlaysAsWritten() throws {
+        let c = try Compiled(tune("z !trem2!C D !trem1!E2 |", header: "M:4/4\nL:1/4\nK:C"))
+        let text = c.warnings.map(\.message).joined(separator: "\n")
+        #expect(text.contains("!trem2!") && text.contains("second of two notes"), "\(text)")
+        #expect(text.contains("!trem1!"), "\(text)")
+        #expect(!text.contains("not played"), "\(text)")
+        #expect(c.pitches() == [60, 62, 64])
+    }
+
     @Test func anArpeggioRollsTheChordUpwards() throws {
         let c = try Compiled(tune("!arpeggio![CEG]2 [CEG]2 |"))
         #expect(c.warnings.isEmpty)
