@@ -551,6 +551,10 @@ struct TuneParser {
                 // ABC 2.1's default meaning of T: a trill.
                 tune.voices[currentVoice].pendingOrnament = .trill
                 i += 1
+            case UInt8(ascii: "M") where tune.voices.indices.contains(currentVoice), UInt8(ascii: "P") where tune.voices.indices.contains(currentVoice):
+                // ABC 2.1's default meanings of M and P: !lowermordent! and !uppermordent!.
+                tune.voices[currentVoice].pendingOrnament = ch == "M" ? .mordent : .invertedMordent
+                i += 1
             case UInt8(ascii: ".") where peek(1) != UInt8(ascii: "|") && articulation("."):
                 i += 1
             case UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "H"), UInt8(ascii: "L"), UInt8(ascii: "M"), UInt8(ascii: "O"),

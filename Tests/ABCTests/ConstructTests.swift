@@ -324,6 +324,18 @@ struct ConstructTests {
         #expect(turn == [71, 73, 71, 69, 71])
     }
 
+    /// ABC 2.1's default symbols M and P are !lowermordent! and !uppermordent!: played as the
+    /// named decorations are, no warning.
+    @Test func theMAndPSymbolsAreMordents() throws {
+        let named = try Compiled(tune("!lowermordent!A !uppermordent!B c d |", header: "M:4/4\nL:1/4\nK:D"))
+        let symbols = try Compiled(tune("MA PB c d |", header: "M:4/4\nL:1/4\nK:D"))
+        #expect(symbols.warnings.isEmpty, "\(symbols.warnings)")
+        #expect(symbols.pitches() == named.pitches() && symbols.onsets() == named.onsets())
+        let lesson = Lesson(file: symbols.file, fileName: "mp.abc")
+        #expect(lesson.annotations.ornaments.values.map(\.ornament).sorted { $0.rawValue < $1.rawValue } == [.invertedMordent, .mordent])
+        #expect(lesson.notes.filter { $0.startTick < 480 }.map(\.pitch) == [69, 67, 69])
+    }
+
     @Test func tremolosRepeatTheNoteTheWrittenOneJudged() throws {
         // !/! in eighths, !//! in sixteenths, !///! in 32nds, over a quarter each (L:1/4).
         let c = try Compiled(tune("!/!C !//!D !///!E F |", header: "M:4/4\nL:1/4\nK:C"))
