@@ -1,7 +1,7 @@
 // fuzz-modules: MIDIFile MusicXML
 // fuzz-seeds: Fuzz/musicxml-seeds/*.musicxml
 // fuzz-max-len: 65536
-// fuzz-options: -timeout=10
+// fuzz-options: -timeout=60 -rss_limit_mb=8192 -malloc_limit_mb=2048
 // fuzz-asan: detect_leaks=0
 //
 // libFuzzer entry point over the MusicXML text reader (built by scripts/fuzz.sh, not by SwiftPM;
