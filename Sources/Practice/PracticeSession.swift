@@ -249,14 +249,22 @@ public final class PracticeSession: @unchecked Sendable {
         }
     }
 
-    /// Resumes after `pause()`.
+    /// Resumes after `pause()`. In wait mode the music held at a chord stays held until the
+    /// learner plays it (space would let it run on without them, the chords left behind).
     public func resume() {
         owner {
+            if owned.pausedByCoach {
+                post(.message(Self.heldAtChord))
+                return
+            }
             let wasPaused = transport.state == .paused
             perform { $0.play() }
             if wasPaused { owned.coach.transportResumed(at: clock.now) }
         }
     }
+
+    /// What space says while wait mode holds the music at a chord.
+    public static let heldAtChord = "waiting for your chord: play it to go on (→ moves to the next bar)"
 
     /// A note the learner played: judged by the coach, on the owner, in order with the music.
     /// A note played while the results hold the transport plays on (the next pass, after its
@@ -268,8 +276,20 @@ public final class PracticeSession: @unchecked Sendable {
                 if releaseHeld() { return }
                 post(.resultsAway)  // playing on puts the results away
             }
-            apply(owned.coach.handle(played: event))
+            let actions = owned.coach.handle(played: event)
+            apply(actions)
+            resumeAfterChord(actions)
         }
+    }
+
+    /// Wait mode: the learner's playing moves the lesson on. A chord played while they had
+    /// paused the music with space (not held by the coach) plays on from there, as a chord the
+    /// coach waited for does.
+    private func resumeAfterChord(_ actions: [CoachAction]) {
+        guard owned.coach.mode == .wait, !owned.pausedByCoach, transport.state == .paused,
+              actions.contains(where: { if case .judged(let j) = $0 { return j.verdict == .onTime } else { return false } }) else { return }
+        perform { $0.play() }
+        owned.coach.transportResumed(at: clock.now)
     }
 
     /// The learner's sustain pedal went down or up (clock time): the coach's ear hears it.

@@ -156,6 +156,52 @@ struct PlayingModesTests {
         #expect(figures.accuracy == 100)
     }
 
+    /// Space while wait mode holds the music at a chord keeps it held (it used to let the music
+    /// run on without the learner, the wait left behind at that chord), and says so.
+    @Test func spaceDoesNotLetWaitModeRunPastTheChordItWaitsFor() throws {
+        let (s, _, clock, _) = try make(.wait)
+        s.start()
+        play(s, clock, until: 0.2)
+        #expect(s.transport.state == .paused)
+        _ = s.handle(.playPause)
+        play(s, clock, until: 1.5)
+        #expect(s.transport.state == .paused, "still waiting for C5")
+        #expect(s.snapshot().message == PracticeSession.heldAtChord)
+        #expect(s.session.state().feedback.waitingFor.map(\.pitch) == [72])
+        press(s, clock, 72)
+        #expect(s.transport.state == .playing)
+    }
+
+    /// The learner plays the first chord, then pauses with space before the next one comes (the
+    /// music paused by them, not by the wait), then plays the chord awaited: their playing moves
+    /// the lesson on, as a chord the wait holds for does — it never stands paused with every
+    /// chord already played (a robot pianist on the lights found this: issue 23's runtime).
+    @Test func aChordPlayedWhileTheLearnerPausedPlaysOn() throws {
+        let (s, _, clock, _) = try make(.wait)
+        s.start()
+        play(s, clock, until: 0.1)
+        #expect(s.transport.state == .paused, "held at C5")
+        press(s, clock, 72)
+        release(s, clock, 72)
+        #expect(s.transport.state == .playing)
+        _ = s.handle(.playPause)
+        #expect(s.transport.state == .paused, "paused by the learner")
+        play(s, clock, until: 1)
+        #expect(s.session.state().feedback.waitingFor.map(\.pitch) == [73])
+        press(s, clock, 73)
+        release(s, clock, 73)
+        #expect(s.transport.state == .playing, "the chord played moves the lesson on")
+        for p in [74, 75] {
+            play(s, clock, until: clock.now + 0.6)
+            press(s, clock, p)
+            release(s, clock, p)
+        }
+        play(s, clock, until: clock.now + 3)
+        #expect(s.isFinished)
+        let pass = try #require(s.takeFinishedPasses().first)
+        #expect(s.score(for: pass)?.hit == 4)
+    }
+
     @Test func memoryModeHidesThePractisedNotes() throws {
         let (s, _, clock, _) = try make(.memory)
         s.start()
