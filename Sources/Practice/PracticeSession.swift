@@ -214,13 +214,13 @@ public final class PracticeSession: @unchecked Sendable {
         let first = owner { () -> Bool in
             if owned.stopped { return false }
             owned.stopped = true
-            queueUnfinishedPass(owned)
+            queueUnfinishedPass()
             return true
         }
         if first { runner?.stop() }
     }
 
-    private func queueUnfinishedPass(_ o: Owned) {
+    private func queueUnfinishedPass() {
         let transport = self.transport
         let state = transport.state
         guard state == .playing || state == .paused else { return }
