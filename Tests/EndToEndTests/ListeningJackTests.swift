@@ -22,6 +22,9 @@ import TestSupport
         server.use()
         var user = try Etude()
         for (k, v) in server.environment { user.environment[k] = v }
+        // What the listener heard, each note with the keys expected then: shown when it fails.
+        let heard = try dir.write("heard.log", "")
+        user.environment["ETUDE_LISTEN_LOG"] = heard
         let report = dir.file("report.jsonl")
         let pane = try TmuxPane(etude: user, ["practice", Repo.lesson("level4/ode-to-joy.mid"), "--mode", "wait", "--hand", "right",
                                               "--other", "mute", "--bars", "1-4", "--input", "audio:jack", "--report", report],
@@ -37,7 +40,7 @@ import TestSupport
         #expect(pane.exitStatus(within: 20) == 0, "\(pane.stderr)")
         let line = try #require(dir.read("report.jsonl").split(separator: "\n").first.map(String.init))
         let pass = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        #expect(pass["hit"] as? Int == 15 && pass["missed"] as? Int == 0 && pass["wrong"] as? Int == 0, "\(line)")
+        #expect(pass["hit"] as? Int == 15 && pass["missed"] as? Int == 0 && pass["wrong"] as? Int == 0, "\(line)\nheard:\n\(dir.read("heard.log"))")
     }
 
     @Test func withoutAJackServerAudioJackIsOneLine() throws {
