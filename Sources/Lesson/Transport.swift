@@ -129,17 +129,22 @@ public struct Transport: Sendable {
         return (min(beats, Int(offset / schedule.countInSeconds * Double(beats)) + 1), beats)
     }
 
+    /// The clock time the current pass started as a display places it at `now` (paused: where
+    /// it would have to have started; stopped: now), nil once finished.
+    private func displayStart(at now: Double) -> Double? {
+        switch stateValue {
+        case .playing: return scheduleStart
+        case .paused: return now - pausedOffset
+        case .stopped: return now
+        case .finished: return nil
+        }
+    }
+
     /// Notes sounding at `now` or starting within `seconds` after it, with clock times: what
     /// a falling-notes display draws. Across the end of a pass the next pass is included at
     /// the current tempo (a speed-trainer step may make it a little faster when it comes).
     public func notes(at now: Double, ahead seconds: Double) -> [TimedNote] {
-        let base: Double
-        switch stateValue {
-        case .playing: base = scheduleStart
-        case .paused: base = now - pausedOffset
-        case .stopped: base = now
-        case .finished: return []
-        }
+        guard let base = displayStart(at: now) else { return [] }
         let horizon = now + seconds
         var out = schedule.notesShown(now: now, horizon: horizon, offset: base, lesson: lesson).notes
         func collect(_ list: PassSchedule, offset: Double) {
@@ -160,13 +165,7 @@ public struct Transport: Sendable {
     /// Bar lines at or after `now` within `seconds`, with clock times (the next pass's at
     /// the current tempo), for the falling-notes view.
     public func barLines(at now: Double, ahead seconds: Double) -> [TimedBar] {
-        let base: Double
-        switch stateValue {
-        case .playing: base = scheduleStart
-        case .paused: base = now - pausedOffset
-        case .stopped: base = now
-        case .finished: return []
-        }
+        guard let base = displayStart(at: now) else { return [] }
         let horizon = now + seconds
         var out: [TimedBar] = []
         // Bar starts are in time order: bisect to the first one shown.

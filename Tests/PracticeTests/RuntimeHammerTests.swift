@@ -13,21 +13,6 @@ import Testing
 /// in order.
 @Suite("Practice runtime under load")
 struct RuntimeHammerTests {
-    /// One bar of four quarter notes at 240 BPM (a second a pass at 100 %).
-    static func lesson() -> Lesson {
-        var events: [MIDIEvent] = [
-            MIDIEvent(tick: 0, .meta(type: MetaType.trackName, data: Array("Right Hand".utf8))),
-            MIDIEvent(tick: 0, .meta(type: MetaType.tempo, data: [0x03, 0xD0, 0x90])),
-        ]
-        for (i, p) in [60, 62, 64, 65].enumerated() {
-            events.append(MIDIEvent(tick: i * 480, .noteOn(channel: 0, key: UInt8(p), velocity: 80)))
-            events.append(MIDIEvent(tick: i * 480 + 400, .noteOff(channel: 0, key: UInt8(p), velocity: 0)))
-        }
-        events.append(MIDIEvent(tick: 1920, .meta(type: MetaType.endOfTrack, data: [])))
-        let file = MIDIFile(format: 1, division: .ticksPerQuarter(480), tracks: [Track(events: events)])
-        return Lesson(file: file, fileName: "hammer.mid")
-    }
-
     /// Counts and collects across threads (the test's own bookkeeping).
     final class Tally: @unchecked Sendable {
         private let lock = NSLock()
@@ -47,7 +32,7 @@ struct RuntimeHammerTests {
         let passes = 8
         let plan = PracticePlan(tempo: .percent(200), repeatMode: .times(passes))
         let settings = PracticeSession.Settings(mode: .play, countIn: false, holdAfterPass: false)
-        let session = try PracticeSession(lesson: Self.lesson(), plan: plan, clock: MonotonicClock(), output: RecordingOutput(),
+        let session = try PracticeSession(lesson: TransportRunnerTests().lesson(), plan: plan, clock: MonotonicClock(), output: RecordingOutput(),
                                           settings: settings)
         let tally = Tally()
         session.onPassReport = { _ in tally.reported() }
