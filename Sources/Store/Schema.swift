@@ -337,6 +337,16 @@ public enum Schema {
                 );
                 """)
         }
+        // v13: a recording judged by `etude judge`, by its content and the settings it was
+        // judged with, so judging it again (each `judge --json` run) stores no second pass.
+        m.registerMigration("v13-judged-recording") { db in
+            try db.execute(sql: """
+                CREATE TABLE judgedRecording (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    passID INTEGER NOT NULL REFERENCES pass(id) ON DELETE CASCADE
+                );
+                """)
+        }
         return m
     }()
 }

@@ -120,6 +120,11 @@ public enum BrowserApp {
             model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
         }
         try refresh()
+        if kept == nil {
+            // Opened afresh: on the ▸ lesson the method names next, not the first row.
+            model.selectNext()
+            model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
+        }
         if let returning {
             // Back from practice: the same lesson selected (its best score may have moved it).
             let message = model.message

@@ -138,6 +138,15 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
         return what
     }
 
+    /// The entry keys as help prints them (`etude routine`, `routine new`, `routine edit`): one
+    /// text beside the parser that reads them, so the help names every key the parser takes.
+    public static let specHelp = """
+        An entry is key=value pairs separated by ';': lesson=TITLE|ID|PATH or random=favourite or random=level:N; hand=right|left|both, tempo=PERCENT (10–400), bars=FIRST-LAST, mode=watch|wait|play|memory; minutes=M or reps=N (default 1); pause=SECONDS (before the entry); transpose=+2 or transpose=D (semitones or a key).
+        """
+
+    /// The keys `parseSpec` reads, in the order help lists them.
+    public static let specKeys = ["lesson", "random", "hand", "tempo", "bars", "mode", "minutes", "reps", "pause", "transpose"]
+
     /// Parses the command-line entry form, `key=value` pairs separated by `;` or `,`:
     /// `lesson=Minuet in G;hand=right;tempo=80;bars=1-8;mode=wait;minutes=5;pause=10`,
     /// `random=favourite;reps=3`, `random=level:2;minutes=3`. The lesson reference is returned
@@ -188,7 +197,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
             case "pause": fields.pause = try int()
             case "transpose": fields.transpose = v
             default:
-                throw RoutineError("entry \"\(spec)\": unknown key \(k) (lesson, random, hand, tempo, bars, mode, minutes, reps, pause, transpose)")
+                throw RoutineError("entry \"\(spec)\": unknown key \(k) (\(specKeys.joined(separator: ", ")))")
             }
         }
         guard haveSource else { throw RoutineError("entry \"\(spec)\": say what to play: lesson=TITLE, random=favourite or random=level:N") }
