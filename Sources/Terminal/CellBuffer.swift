@@ -146,13 +146,47 @@ public struct CellBuffer: Equatable, Sendable {
         return col - x
     }
 
-    /// `text` in `width` columns, cut with `…` when longer (empty when not even that fits).
+    /// `text` in `width` columns, shortened by one rule wherever text meets an edge (hints,
+    /// messages, titles, status lines), so nothing is cut mid-word: first a bracketed aside
+    /// goes (`(in G major)`, from the last), then trailing clauses (after `; `, ` — `, `: `,
+    /// `, `, from the last, marked `…`), then words from the end (`…`); only a single word
+    /// longer than the width is cut inside it. Empty when not even `…` fits.
     public static func cut(_ text: String, width: Int) -> String {
         guard self.width(of: text) > width else { return text }
         guard width > 0 else { return "" }
+        // 1. Bracketed asides, the last first.
+        var t = text
+        while let close = t.lastIndex(where: { $0 == ")" || $0 == "]" }),
+              let open = t[..<close].lastIndex(of: t[close] == ")" ? "(" : "[") {
+            var shorter = String(t[..<open]) + String(t[t.index(after: close)...])
+            while shorter.contains("  ") { shorter = shorter.replacingOccurrences(of: "  ", with: " ") }
+            shorter = shorter.trimmingCharacters(in: .whitespaces)
+            if shorter.hasSuffix(" ;") || shorter.hasSuffix(" ,") || shorter.hasSuffix(" :") { shorter.remove(at: shorter.index(shorter.endIndex, offsetBy: -2)) }
+            guard !shorter.isEmpty else { break }
+            t = shorter
+            if self.width(of: t) <= width { return t }
+        }
+        // 2. Trailing clauses, the last first.
+        for separator in ["; ", " — ", ": ", ", "] {
+            while let r = t.range(of: separator, options: .backwards), r.lowerBound > t.startIndex {
+                let head = String(t[..<r.lowerBound])
+                t = head
+                if self.width(of: head) + 1 <= width { return head + "…" }
+            }
+        }
+        // 3. Words from the end.
+        var words = t.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        while words.count > 1 {
+            words.removeLast()
+            var head = words.joined(separator: " ")
+            while let last = head.last, ",;:—-–(".contains(last) { head.removeLast(); head = head.trimmingCharacters(in: .whitespaces) }
+            if !head.isEmpty, self.width(of: head) + 1 <= width { return head + "…" }
+        }
+        // 4. One word longer than the width: cut inside it.
+        let word = words.first ?? t
         var out = ""
         var used = 0
-        for ch in text {
+        for ch in word {
             let w = self.width(of: String(ch))
             if used + w > width - 1 { break }
             out.append(ch)
