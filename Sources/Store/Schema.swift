@@ -347,6 +347,18 @@ public enum Schema {
                 );
                 """)
         }
+        // v13: the lesson the learner chose as the method's current piece (`etude next --set`);
+        // without one the current piece is the first on the path not yet mastered, and a
+        // lesson tried out of order is a side trip.
+        m.registerMigration("v13-method-choice") { db in
+            try db.execute(sql: """
+                CREATE TABLE methodChoice (
+                    slot INTEGER PRIMARY KEY NOT NULL CHECK (slot = 1),
+                    lessonID TEXT NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    chosenAt DATETIME NOT NULL
+                );
+                """)
+        }
         return m
     }()
 }
