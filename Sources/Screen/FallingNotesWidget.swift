@@ -123,6 +123,23 @@ public struct StatusBarWidget: Sendable {
         return "\(position)/\(s.barsLabel ?? String(s.bars))  \(s.beatSymbol)=\(bpm) (\(s.tempoPercent)%)"
     }
 
+    /// The second line for `width` columns: nothing cut, the parts giving way in a set order —
+    /// narrower separators first, then the other hand, the metronome and the loop drop out;
+    /// the hand and the mode (what the learner is doing) always stay.
+    public static func secondLine(_ s: StatusInfo, width: Int) -> String {
+        let full = secondLine(s)
+        if CellBuffer.width(of: full) <= width { return full }
+        var parts = full.components(separatedBy: "  ·  ")
+        var line = parts.joined(separator: " · ")
+        // Give way: other hand, metronome, loop (the parts between the hand and the mode).
+        for prefix in ["other:", "metronome", "loop", "pass"] where CellBuffer.width(of: line) > width {
+            parts.removeAll { $0.hasPrefix(prefix) }
+            line = parts.joined(separator: " · ")
+        }
+        if CellBuffer.width(of: line) > width { line = parts.map { $0.replacingOccurrences(of: ": ", with: " ") }.joined(separator: " · ") }
+        return line
+    }
+
     public static func secondLine(_ s: StatusInfo) -> String {
         var parts = ["hand: \(s.hand)", "other: \(s.otherHand)"]
         if let loop = s.loop {
@@ -157,7 +174,7 @@ public struct StatusBarWidget: Sendable {
         let titleRoom = max(0, width - rightWidth - 3 - x)
         buffer.text(s.title.isEmpty ? "Etude" : s.title, x: x, y: y, style: theme.statusAccent, maxWidth: titleRoom)
         buffer.text(right, x: max(1, width - rightWidth - 1), y: y, style: theme.statusStyle, maxWidth: width - 2)
-        buffer.text(StatusBarWidget.secondLine(s), x: 1, y: y + 1, style: theme.statusStyle, maxWidth: width - 2)
+        buffer.text(StatusBarWidget.secondLine(s, width: width - 2), x: 1, y: y + 1, style: theme.statusStyle, maxWidth: width - 2)
     }
 }
 
