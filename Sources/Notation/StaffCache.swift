@@ -38,13 +38,24 @@ public final class StaffCache: @unchecked Sendable {
         return s
     }
 
-    /// The drawing for a staff area: full density when one full system fits the height, else
-    /// compact (or the density asked for).
+    /// The density for a staff area of `height` rows: full when two full systems fit (or
+    /// compact would show no more systems than full), compact when it fills the height with
+    /// more systems than full (a 50-row terminal: three compact systems, not one full one
+    /// over half the screen) or full does not fit at all.
+    public static func density(fullHeight: Int, compactHeight: Int, height: Int) -> StaffDensity {
+        guard fullHeight <= height else { return .compact }
+        let full = height / max(1, fullHeight), compact = height / max(1, compactHeight)
+        return full >= 2 || compact <= full ? .full : .compact
+    }
+
+    /// The drawing for a staff area: the density `density(fullHeight:compactHeight:height:)`
+    /// picks (or the one asked for).
     public func raster(width: Int, height: Int, density: StaffDensity? = nil) -> StaffRaster {
         lock.lock()
         defer { lock.unlock() }
         let score = scoreLocked(width: width)
-        let chosen = density ?? (StaffRaster.systemHeight(score: score, density: .full) <= height ? .full : .compact)
+        let chosen = density ?? Self.density(fullHeight: StaffRaster.systemHeight(score: score, density: .full),
+                                             compactHeight: StaffRaster.systemHeight(score: score, density: .compact), height: height)
         let key = RasterKey(width: width, density: chosen)
         if let r = rasters[key] { return r }
         let r = StaffRaster(score: score, lesson: lesson, density: chosen)

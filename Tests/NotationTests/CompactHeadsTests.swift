@@ -41,4 +41,13 @@ import Lesson
             #expect(Set(rows).count == 2 && (Set(rows).max() ?? 0) - (Set(rows).min() ?? 0) == 1, "\(staff): rows \(Set(rows).sorted())")
         }
     }
+
+    /// A tall staff area is filled with systems: compact when it shows more of them than full
+    /// (200×50: three compact systems rather than one full one over half the screen).
+    @Test func theDensityFillsTheHeightWithMoreSystems() {
+        #expect(StaffCache.density(fullHeight: 30, compactHeight: 14, height: 46) == .compact)
+        #expect(StaffCache.density(fullHeight: 20, compactHeight: 10, height: 46) == .full, "two full systems fit")
+        #expect(StaffCache.density(fullHeight: 30, compactHeight: 14, height: 24) == .compact, "full does not fit")
+        #expect(StaffCache.density(fullHeight: 20, compactHeight: 14, height: 24) == .full, "compact shows no more")
+    }
 }
