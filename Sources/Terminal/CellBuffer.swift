@@ -154,36 +154,43 @@ public struct CellBuffer: Equatable, Sendable {
     public static func cut(_ text: String, width: Int) -> String {
         guard self.width(of: text) > width else { return text }
         guard width > 0 else { return "" }
+        /// Spaces collapsed and trimmed, a space left before `,;:` dropped.
+        func tidy(_ chars: [Character]) -> [Character] {
+            var out: [Character] = []
+            for c in chars {
+                if c == " " && (out.isEmpty || out.last == " ") { continue }
+                if ",;:".contains(c), out.last == " " { out.removeLast() }
+                out.append(c)
+            }
+            while out.last == " " { out.removeLast() }
+            return out
+        }
         // 1. Bracketed asides, the last first.
-        var t = text
+        var t = Array(text)
         while let close = t.lastIndex(where: { $0 == ")" || $0 == "]" }),
               let open = t[..<close].lastIndex(of: t[close] == ")" ? "(" : "[") {
-            var shorter = String(t[..<open]) + String(t[t.index(after: close)...])
-            while shorter.contains("  ") { shorter = shorter.replacingOccurrences(of: "  ", with: " ") }
-            shorter = shorter.trimmingCharacters(in: .whitespaces)
-            if shorter.hasSuffix(" ;") || shorter.hasSuffix(" ,") || shorter.hasSuffix(" :") { shorter.remove(at: shorter.index(shorter.endIndex, offsetBy: -2)) }
+            let shorter = tidy(Array(t[..<open]) + Array(t[(close + 1)...]))
             guard !shorter.isEmpty else { break }
             t = shorter
-            if self.width(of: t) <= width { return t }
+            if self.width(of: String(t)) <= width { return String(t) }
         }
         // 2. Trailing clauses, the last first.
-        for separator in ["; ", " — ", ": ", ", "] {
-            while let r = t.range(of: separator, options: .backwards), r.lowerBound > t.startIndex {
-                let head = String(t[..<r.lowerBound])
-                t = head
-                if self.width(of: head) + 1 <= width { return head + "…" }
+        for separator in ["; ", " — ", ": ", ", "].map(Array.init) {
+            while let at = lastStart(of: separator, in: t), at > 0 {
+                t = Array(t[..<at])
+                if self.width(of: String(t)) + 1 <= width { return String(t) + "…" }
             }
         }
         // 3. Words from the end.
-        var words = t.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        var words = String(t).split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         while words.count > 1 {
             words.removeLast()
-            var head = words.joined(separator: " ")
-            while let last = head.last, ",;:—-–(".contains(last) { head.removeLast(); head = head.trimmingCharacters(in: .whitespaces) }
-            if !head.isEmpty, self.width(of: head) + 1 <= width { return head + "…" }
+            var head = Array(words.joined(separator: " "))
+            while let last = head.last, ",;:—-–( ".contains(last) { head.removeLast() }
+            if !head.isEmpty, self.width(of: String(head)) + 1 <= width { return String(head) + "…" }
         }
         // 4. One word longer than the width: cut inside it.
-        let word = words.first ?? t
+        let word = words.first ?? String(t)
         var out = ""
         var used = 0
         for ch in word {
@@ -193,6 +200,17 @@ public struct CellBuffer: Equatable, Sendable {
             used += w
         }
         return out + "…"
+    }
+
+    /// Where the last occurrence of `needle` starts in `chars`.
+    static func lastStart(of needle: [Character], in chars: [Character]) -> Int? {
+        guard !needle.isEmpty, chars.count >= needle.count else { return nil }
+        var i = chars.count - needle.count
+        while i >= 0 {
+            if Array(chars[i..<(i + needle.count)]) == needle { return i }
+            i -= 1
+        }
+        return nil
     }
 
     /// `text` in lines of at most `width` columns, broken at spaces (a word longer than a

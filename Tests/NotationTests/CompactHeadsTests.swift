@@ -9,7 +9,7 @@ import Lesson
 /// figures stand on adjacent rows.
 @Suite struct CompactHeadsTests {
     /// Half-cell heights of a drawn head: █ is two halves, ▄ and ▀ one each.
-    static func halves(_ c: Character) -> Int { c == "█" ? 2 : (c == "▄" || c == "▀") ? 1 : 0 }
+    static func halves(_ c: Unicode.Scalar) -> Int { c == "█" ? 2 : (c == "▄" || c == "▀") ? 1 : 0 }
 
     @Test func headsOnLinesAndInSpacesAreAlike() {
         // E4 F4 G4 A4 B4 C5 D5 E5: line, space, line, space … in eighths.
