@@ -38,14 +38,14 @@ public final class StaffCache: @unchecked Sendable {
         return s
     }
 
-    /// The density for a staff area of `height` rows: full when two full systems fit (or
-    /// compact would show no more systems than full), compact when it fills the height with
-    /// more systems than full (a 50-row terminal: three compact systems, not one full one
-    /// over half the screen) or full does not fit at all.
+    /// The density for a staff area of `height` rows: compact when full does not fit, or when
+    /// compact fills the height with at least three systems and twice as many as full (a
+    /// 50-row terminal: three compact systems, not one full one over half the screen); else
+    /// full, the easier to read.
     public static func density(fullHeight: Int, compactHeight: Int, height: Int) -> StaffDensity {
         guard fullHeight <= height else { return .compact }
         let full = height / max(1, fullHeight), compact = height / max(1, compactHeight)
-        return full >= 2 || compact <= full ? .full : .compact
+        return full < 2 && compact >= 3 && compact >= 2 * full ? .compact : .full
     }
 
     /// The drawing for a staff area: the density `density(fullHeight:compactHeight:height:)`

@@ -148,12 +148,18 @@ public struct CellBuffer: Equatable, Sendable {
 
     /// `text` in `width` columns, shortened by one rule wherever text meets an edge (hints,
     /// messages, titles, status lines), so nothing is cut mid-word: first a bracketed aside
-    /// goes (`(in G major)`, from the last), then trailing clauses (after `; `, ` — `, `: `,
-    /// `, `, from the last, marked `…`), then words from the end (`…`); only a single word
-    /// longer than the width is cut inside it. Empty when not even `…` fits.
+    /// goes (`(in G major)`, from the last), then trailing clauses (after `; ` or ` — `, from
+    /// the last, marked `…`), then words from the end (`…`); only a single word longer than
+    /// the width is cut inside it. Empty when not even `…` fits.
     public static func cut(_ text: String, width: Int) -> String {
         guard self.width(of: text) > width else { return text }
         guard width > 0 else { return "" }
+        // Leading spaces (a part set after another: " — composer") are kept as they are.
+        let lead = text.prefix { $0 == " " }
+        if !lead.isEmpty {
+            guard lead.count < width else { return "" }
+            return String(lead) + cut(String(text.dropFirst(lead.count)), width: width - lead.count)
+        }
         /// Spaces collapsed and trimmed, a space left before `,;:` dropped.
         func tidy(_ chars: [Character]) -> [Character] {
             var out: [Character] = []
@@ -175,7 +181,7 @@ public struct CellBuffer: Equatable, Sendable {
             if self.width(of: String(t)) <= width { return String(t) }
         }
         // 2. Trailing clauses, the last first.
-        for separator in ["; ", " — ", ": ", ", "].map(Array.init) {
+        for separator in ["; ", " — "].map(Array.init) {
             while let at = lastStart(of: separator, in: t), at > 0 {
                 t = Array(t[..<at])
                 if self.width(of: String(t)) + 1 <= width { return String(t) + "…" }
@@ -189,8 +195,9 @@ public struct CellBuffer: Equatable, Sendable {
             while let last = head.last, ",;:—-–( ".contains(last) { head.removeLast() }
             if !head.isEmpty, self.width(of: String(head)) + 1 <= width { return String(head) + "…" }
         }
-        // 4. One word longer than the width: cut inside it.
+        // 4. One word longer than the width: cut inside it (a lone dash or sign: nothing).
         let word = words.first ?? String(t)
+        if !word.contains(where: { $0.isLetter || $0.isNumber }) { return "…" }
         var out = ""
         var used = 0
         for ch in word {

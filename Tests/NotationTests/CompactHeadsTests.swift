@@ -49,5 +49,6 @@ import Lesson
         #expect(StaffCache.density(fullHeight: 20, compactHeight: 10, height: 46) == .full, "two full systems fit")
         #expect(StaffCache.density(fullHeight: 30, compactHeight: 14, height: 24) == .compact, "full does not fit")
         #expect(StaffCache.density(fullHeight: 20, compactHeight: 14, height: 24) == .full, "compact shows no more")
+        #expect(StaffCache.density(fullHeight: 24, compactHeight: 12, height: 26) == .full, "two compact systems for one full: full reads better")
     }
 }
