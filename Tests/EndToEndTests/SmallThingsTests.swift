@@ -92,17 +92,20 @@ import TestSupport
     @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
     func theBrowserOpensOnTheNextLesson() throws {
         let etude = try Etude()
-        let next = try etude.run("next").stdout
-        try #require(next.hasPrefix("Next: C major five-finger position: parallel motion"), "\(next)")
+        let json = try JSONSerialization.jsonObject(with: Data(try etude.run("next", "--json").stdout.utf8)) as? [String: Any]
+        let next = try #require(json?["title"] as? String)
+        try #require(next.hasPrefix("C major five-finger position"), "\(next)")
         let pane = try TmuxPane(etude: etude, [], width: 120, height: 30)
         var screen = pane.waitFor { $0.contains("Etude — lessons") && $0.contains("▸") }
         // The first row is another lesson (level 1 sorts "A minor" first); Enter is on ▸.
         #expect(screen.contains("A minor five-finger"), "\(screen)")
         try pane.keys("Enter")
         screen = pane.waitFor { $0.contains("Practise ") }
-        #expect(screen.contains("Practise C major five-finger position: parallel motion"), "\(screen)")
+        #expect(screen.contains("Practise \(next)"), "\(screen)")
         try pane.keys("Escape")
+        _ = pane.waitFor { !$0.contains("Practise ") }
         try pane.keys("C-q")
+        _ = pane.waitFor { $0.contains("EXIT=") }
         #expect(pane.exitStatus() != nil)
     }
 }
