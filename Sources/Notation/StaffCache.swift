@@ -38,14 +38,15 @@ public final class StaffCache: @unchecked Sendable {
         return s
     }
 
-    /// The density for a staff area of `height` rows: compact when full does not fit, or when
-    /// compact fills the height with at least three systems and twice as many as full (a
-    /// 50-row terminal: three compact systems, not one full one over half the screen); else
-    /// full, the easier to read.
-    public static func density(fullHeight: Int, compactHeight: Int, height: Int) -> StaffDensity {
+    /// The density for a staff area of `height` rows and a score of `systems` systems: full,
+    /// the easier to read, unless it does not fit or it leaves more than a third of the area
+    /// empty while compact shows more systems (a 50-row terminal: the piece's systems in
+    /// compact, not one full system over half the screen).
+    public static func density(fullHeight: Int, compactHeight: Int, height: Int, systems: Int = .max) -> StaffDensity {
         guard fullHeight <= height else { return .compact }
-        let full = height / max(1, fullHeight), compact = height / max(1, compactHeight)
-        return full < 2 && compact >= 3 && compact >= 2 * full ? .compact : .full
+        let full = min(height / max(1, fullHeight), systems), compact = min(height / max(1, compactHeight), systems)
+        let empty = height - full * fullHeight
+        return compact > full && empty * 3 > height ? .compact : .full
     }
 
     /// The drawing for a staff area: the density `density(fullHeight:compactHeight:height:)`
@@ -55,7 +56,8 @@ public final class StaffCache: @unchecked Sendable {
         defer { lock.unlock() }
         let score = scoreLocked(width: width)
         let chosen = density ?? Self.density(fullHeight: StaffRaster.systemHeight(score: score, density: .full),
-                                             compactHeight: StaffRaster.systemHeight(score: score, density: .compact), height: height)
+                                             compactHeight: StaffRaster.systemHeight(score: score, density: .compact), height: height,
+                                             systems: score.systems.count)
         let key = RasterKey(width: width, density: chosen)
         if let r = rasters[key] { return r }
         let r = StaffRaster(score: score, lesson: lesson, density: chosen)

@@ -49,6 +49,8 @@ import Lesson
         #expect(StaffCache.density(fullHeight: 20, compactHeight: 10, height: 46) == .full, "two full systems fit")
         #expect(StaffCache.density(fullHeight: 30, compactHeight: 14, height: 24) == .compact, "full does not fit")
         #expect(StaffCache.density(fullHeight: 20, compactHeight: 14, height: 24) == .full, "compact shows no more")
-        #expect(StaffCache.density(fullHeight: 24, compactHeight: 12, height: 26) == .full, "two compact systems for one full: full reads better")
+        #expect(StaffCache.density(fullHeight: 24, compactHeight: 12, height: 26) == .full, "full fills the area: it reads better")
+        #expect(StaffCache.density(fullHeight: 28, compactHeight: 15, height: 46, systems: 2) == .compact, "a two-system piece whole")
+        #expect(StaffCache.density(fullHeight: 28, compactHeight: 15, height: 46, systems: 1) == .full, "one system: nothing more to show")
     }
 }
