@@ -607,7 +607,11 @@ public enum BrowserTitle {
             out.append(ch)
             used += w
         }
-        while out.last == " " { out.removeLast() }
+        // Never cut inside a word: back to the end of the last whole one.
+        if out.count < start, let next = characters.dropFirst(out.count).first, next.isLetter || next.isNumber {
+            while let last = out.last, last.isLetter || last.isNumber || last == "-" { out.removeLast() }
+        }
+        while let last = out.last, last == " " || last == "," || last == ":" { out.removeLast() }
         return out + "…" + tail
     }
 
