@@ -148,9 +148,9 @@ public struct CellBuffer: Equatable, Sendable {
 
     /// `text` in `width` columns, shortened by one rule wherever text meets an edge (hints,
     /// messages, titles, status lines), so nothing is cut mid-word: first a bracketed aside
-    /// goes (`(in G major)`, from the last), then trailing clauses (after `; ` or ` — `, from
-    /// the last, marked `…`), then words from the end (`…`); only a single word longer than
-    /// the width is cut inside it. Empty when not even `…` fits.
+    /// goes (`(in G major)`, from the last), then trailing parts (after ` · `, `; ` or ` — `,
+    /// from the last, marked `…`), then words from the end (`…`); only a single word longer
+    /// than the width is cut inside it. Empty when not even `…` fits.
     public static func cut(_ text: String, width: Int) -> String {
         guard self.width(of: text) > width else { return text }
         guard width > 0 else { return "" }
@@ -181,22 +181,22 @@ public struct CellBuffer: Equatable, Sendable {
             if self.width(of: String(t)) <= width { return String(t) }
         }
         // 2. Trailing clauses, the last first.
-        for separator in ["; ", " — "].map(Array.init) {
-            while let at = lastStart(of: separator, in: t), at > 0 {
-                t = Array(t[..<at])
-                if self.width(of: String(t)) + 1 <= width { return String(t) + "…" }
-            }
+        let separators = [" · ", "; ", " — "].map(Array.init)
+        while let at = separators.compactMap({ lastStart(of: $0, in: t) }).max(), at > 0 {
+            t = Array(t[..<at])
+            while t.last == " " { t.removeLast() }
+            if self.width(of: String(t)) + 1 <= width { return String(t) + "…" }
         }
-        // 3. Words from the end.
-        var words = String(t).split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        while words.count > 1 {
-            words.removeLast()
-            var head = Array(words.joined(separator: " "))
-            while let last = head.last, ",;:—-–( ".contains(last) { head.removeLast() }
+        // 3. Words from the end (the text's own spacing kept).
+        var end = t.count
+        while let space = t[..<end].lastIndex(of: " ") {
+            var head = Array(t[..<space])
+            while let last = head.last, ",;:—-–(· ".contains(last) { head.removeLast() }
             if !head.isEmpty, self.width(of: String(head)) + 1 <= width { return String(head) + "…" }
+            end = space
         }
         // 4. One word longer than the width: cut inside it (a lone dash or sign: nothing).
-        let word = words.first ?? String(t)
+        let word = String(t).split(separator: " ").first.map(String.init) ?? String(t)
         if !word.contains(where: { $0.isLetter || $0.isNumber }) { return "…" }
         var out = ""
         var used = 0

@@ -31,7 +31,7 @@ struct RoutineCommand: ParsableCommand {
             \(RoutineEntry.specHelp)
 
             Example:
-              etude routine new warm-up --entry "lesson=Ode to Joy;tempo=80;minutes=5" --entry "random=favourite;reps=2;pause=10"
+              etude routine new evening --entry "lesson=Ode to Joy;tempo=80;minutes=5" --entry "random=favourite;reps=2;pause=10"
             """
         )
         @Argument(help: "The routine's name.") var name: String

@@ -11,6 +11,9 @@ import Testing
         #expect(CellBuffer.cut("the left hand plays an octave higher than written", width: 20) == "the left hand plays…")
         #expect(CellBuffer.cut("Supercalifragilistic", width: 8) == "Superca…")
         #expect(CellBuffer.cut("anything", width: 0) == "")
+        // A line of parts loses whole parts, its spacing kept (the review's line).
+        #expect(CellBuffer.cut("bar 1: 1 wrong, 1 missed, 2 late  ·  1 of 2  ·  ←/→ bar · Esc back", width: 58)
+                == "bar 1: 1 wrong, 1 missed, 2 late  ·  1 of 2  ·  ←/→ bar…")
     }
 
     @Test func noResultEndsInsideAWordOrPastTheWidth() {
