@@ -27,6 +27,21 @@ struct PracticeScreenTests {
         }
     }
 
+    /// The status's second line gives way in a set order — separators, the other hand, the
+    /// metronome, the loop — and always keeps the hand and the mode (issue 39: cut at 60×20).
+    @Test func theSecondStatusLineGivesWayInOrder() {
+        let s = Fixture.model().status
+        let full = StatusBarWidget.secondLine(s)
+        #expect(StatusBarWidget.secondLine(s, width: 200) == full)
+        for width in [70, 60, 50, 40, 30] {
+            let line = StatusBarWidget.secondLine(s, width: width)
+            #expect(CellBuffer.width(of: line) <= width || width < 30, "\(width): \(line)")
+            #expect(line.contains("right") && line.contains("watch"), "\(width): the hand and the mode stay: \(line)")
+        }
+        #expect(!StatusBarWidget.secondLine(s, width: 58).contains("other"), "the other hand goes first")
+        #expect(StatusBarWidget.secondLine(s, width: 58).contains("loop"), "the loop stays while there is room")
+    }
+
     @Test func helpListsEveryKey() {
         let text = PracticeScreen(depth: .ansi16).render(Fixture.model(overlay: .help), size: size(80, 24)).plainText()
         for entry in PracticeKeys.controls + PracticeKeys.piano + PracticeKeys.modes {
