@@ -194,6 +194,8 @@ public struct ResultsInfo: Sendable, Equatable {
     public var review: [String]
     /// The pass can be reviewed bar by bar: the panel says which key opens it.
     public var reviewKey: String? = nil
+    /// With `--follow`: the tempo the learner kept, bar by bar ("tempo 100 → 86 % in bars 5–8").
+    public var tempoLine: String? = nil
 
     public init(title: String = "Results", figures: ScoreFigures, offsetMs: Double = 0, timingHint: String? = nil,
                 speedTrainer: String? = nil, secondsPerChord: Double? = nil, earLine: String? = nil, review: [String] = []) {
