@@ -356,13 +356,15 @@ public final class PracticeSession: @unchecked Sendable {
         guard owned.following, event.isOn, event.velocity > 0 else { return time }
         let beat = beatSeconds()
         let pending = owned.coach.pendingOnsets(from: warp.score(atWall: wall) - 2 * beat)
+        let comingIn = owned.partner.reached == nil
         guard let move = owned.partner.heard(pitch: event.pitch, wall: wall, warp: warp, pending: pending, beat: beat,
                                              behind: pitchesBehind()) else {
             relocate(wall: wall)
             return time
         }
-        // Coming back in after a stop: the note is where the music meets them, not seconds late.
-        if move.resume, let score = move.score { time = score }
+        // Coming in (the pass's first note) or back in after a stop: the learner sets the time,
+        // so the note is where the music meets them, not late by however long they took.
+        if move.resume || comingIn, let score = move.score { time = score }
         apply(move)
         if let score = move.score, !move.resume {
             owned.tempoSamples.append((transport.position(at: score).bar, transport.tempoPercent * move.rate))
@@ -444,6 +446,12 @@ public final class PracticeSession: @unchecked Sendable {
         followed.retime(atWall: wall, score: score, rate: owned.partner.rate, cap: nil)
         runner?.skipNoteOns(before: score - 0.01)
         post(.message("following you from bar \(lesson.bars.label(number: bar))"))
+    }
+
+    /// The tempo the learner kept this pass, bar by bar, while Etude followed them (nil: it did not).
+    private func followedTempo() -> [PassReport.BarTempo]? {
+        guard owned.following else { return nil }
+        return PartnerTiming.byBar(owned.tempoSamples).map { PassReport.BarTempo(bar: $0.bar, percent: ($0.percent * 10).rounded() / 10) }
     }
 
     /// A beat of the music in its own seconds (at the plan's tempo).
@@ -756,9 +764,11 @@ public final class PracticeSession: @unchecked Sendable {
             var reports = actions.compactMap { a -> (pass: Int, report: PassReport)? in
                 if case .passReport(let pass, _, let report) = a { return (pass, report) } else { return nil }
             }
+            let tempo = followedTempo()
             let results = finished.map { info -> PassResult in
                 var report: PassReport?
                 if let i = reports.firstIndex(where: { $0.pass == info.pass }) { report = reports.remove(at: i).report }
+                if let tempo { report?.barTempo = tempo }
                 return PassResult(info: info, mode: coach.mode, report: report)
             }
             exchange.withLock { shared.outbox += results }
@@ -809,10 +819,9 @@ public final class PracticeSession: @unchecked Sendable {
                                                    timingHint: hint, secondsPerChord: report.secondsPerChord, earLine: report.earLine,
                                                    review: report.reviewLines())
                 results.speedTrainer = verdict
-                if owned.following {
-                    let bars = PartnerTiming.byBar(owned.tempoSamples)
-                    results.tempoLine = PartnerTiming.summary(bars)
-                    report.barTempo = bars.map { PassReport.BarTempo(bar: $0.bar, percent: ($0.percent * 10).rounded() / 10) }
+                if let tempo = followedTempo() {
+                    results.tempoLine = PartnerTiming.summary(tempo.map { ($0.bar, $0.percent) })
+                    report.barTempo = tempo
                 }
                 post(.results(results, shownAt: now))
                 exchange.withLock { shared.reportSink }?(report)

@@ -135,6 +135,8 @@ public struct StatusInfo: Sendable, Equatable {
     public var waiting: String?
     /// `echo on` / `echo off` when the learner plays a MIDI instrument (nil: not shown).
     public var echo: String?
+    /// Etude's part keeps the learner's tempo (`--follow`): `follow` on the first line.
+    public var following = false
     /// A microphone's signal the listener cannot trust ("mic too quiet", "mic clipped", "mic too
     /// noisy"): said where the learner looks rather than scored as misses (nil: nothing to say).
     public var listening: String?

@@ -106,7 +106,8 @@ public enum PracticeView {
             status.loop = LoopStatus(startBar: a, endBar: b, enabled: false, pass: 0, label: lesson.bars.label(ofRange: a...max(a, b)))
         }
         status.metronome = state.plan.metronome.enabled
-        status.mode = state.mode.rawValue + (state.following ? " + follow" : "")
+        status.mode = state.mode.rawValue
+        status.following = state.following
         status.pass = state.pass
         status.silent = options.silent
         status.waiting = waitingText(state, naming: options.noteNaming)

@@ -262,3 +262,12 @@ struct PartnerTests {
         return on
     }
 }
+
+extension PartnerTests {
+    @Test func aFirstNoteLongAfterTheCountInIsMetNotMissed() throws {
+        let perf = Self.perform(start: 105, tempo: { _ in 0.9 }, jitterMs: 0)
+        let run = try Self.run(perf, follow: true, until: 150)
+        let report = try #require(run.reports.first)
+        #expect(report.figures.hit == 64 && report.figures.extra == 0, "\(report.figures) \(report.notes.prefix(3).map { "\($0.pitch) \($0.onset)" })")
+    }
+}
