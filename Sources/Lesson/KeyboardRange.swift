@@ -221,3 +221,22 @@ public enum OctaveFit: String, Equatable, Sendable, CaseIterable, CustomStringCo
 
     public var description: String { rawValue }
 }
+
+extension PracticePlan {
+    /// Why Etude cannot follow the learner's tempo with this plan (`--follow`), or nil. A partner
+    /// follows where the learner plays in real time (play and memory mode) and needs a part of
+    /// its own to play with them: the other hand or an accompaniment, or the metronome.
+    public func followProblem(mode: PracticeMode, in lesson: Lesson) -> PlanError? {
+        guard mode.follows else {
+            return PlanError("--follow: Etude follows your tempo in play and memory mode; add --mode play (or memory)")
+        }
+        let ticks = tickRange(in: lesson)
+        let othersPlay = otherHand != .mute && lesson.notes.contains { n in
+            n.startTick >= ticks.lowerBound && n.startTick < ticks.upperBound && !expects(n)
+        }
+        guard othersPlay || metronome.enabled else {
+            return PlanError("--follow: Etude has no part to play with you here (you play every note); practise one hand (--hand right) or add --metronome")
+        }
+        return nil
+    }
+}

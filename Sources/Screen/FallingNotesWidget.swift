@@ -171,6 +171,10 @@ public struct StatusBarWidget: Sendable {
             // Whether Etude sounds the learner's notes (issue 24), before the title so 80 columns keep it.
             x += buffer.text(echo + " · ", x: x, y: y, style: theme.statusStyle, maxWidth: max(0, width - rightWidth - 4 - x))
         }
+        if s.following {
+            // Etude keeps the learner's tempo (issue 37): said where 80 columns keep it.
+            x += buffer.text("follow · ", x: x, y: y, style: theme.statusStyle, maxWidth: max(0, width - rightWidth - 4 - x))
+        }
         let titleRoom = max(0, width - rightWidth - 3 - x)
         buffer.text(s.title.isEmpty ? "Etude" : s.title, x: x, y: y, style: theme.statusAccent, maxWidth: titleRoom)
         buffer.text(right, x: max(1, width - rightWidth - 1), y: y, style: theme.statusStyle, maxWidth: width - 2)

@@ -359,6 +359,16 @@ public enum Schema {
                 );
                 """)
         }
+        // v13: whether Etude's part follows the learner's tempo, per lesson (`--follow`).
+        m.registerMigration("v13-lesson-follow") { db in
+            try db.execute(sql: """
+                CREATE TABLE lessonFollow (
+                    lessonID TEXT PRIMARY KEY NOT NULL,
+                    follow BOOLEAN NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                """)
+        }
         return m
     }()
 }
