@@ -22,8 +22,8 @@ struct PracticeScreenCommand: ParsableCommand {
           etude practice song.abc --bars 5-8 --speed-trainer 60:100:10 --metronome
           etude practice song.mid --hand right --mode wait --input midi
           etude practice song.mid --mode play --input notes.fifo --report p.jsonl
-          etude practice song.mid --transpose D --keys 61 --mode wait --input midi
           etude practice song.mid --hand right --mode play --follow --input midi
+          etude practice song.mid --transpose D --keys 61 --mode wait --input midi
         """
     )
 
