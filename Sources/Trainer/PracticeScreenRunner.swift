@@ -21,7 +21,7 @@ public struct Playing: Sendable {
     public var watchStopsAtEnd = true
     /// The judging modes hold after each pass until a key (routines flow on instead).
     public var holdAfterPass = true
-    public var input = "keys"
+    public var input = InputSpec.computerKeyboard
     public var window = TimingWindow()
     public var threshold = 90.0
     public var reportPath: String?
@@ -70,11 +70,11 @@ public final class Instrument: @unchecked Sendable {
 
     /// Opens `input`; an unknown port or unreadable device is one line. Notes sound on `output`.
     /// A microphone listens with the set-up `etude calibrate` stored for it in `library`.
-    public init(input: String, output: any SoundOutput, library: Library? = nil) throws {
+    public init(input: InputSpec, output: any SoundOutput, library: Library? = nil) throws {
         let box = InstrumentBox()
         let setUp = AudioSetup.profile(input: input, library: library)
         do {
-            hookup = try InputHookup(spec: InputSpec(input), output: output, clock: MonotonicClock(), listening: setUp ?? ListeningProfile(),
+            hookup = try InputHookup(spec: input, output: output, clock: MonotonicClock(), listening: setUp ?? ListeningProfile(),
                                      onNote: { e in
                                          box.instrument?.session?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
                                      },
@@ -156,7 +156,7 @@ public enum PracticeScreenRunner {
     /// The session for `playing`'s mode and instrument.
     public static func makeSession(_ opened: OpenedLesson, plan: PracticePlan, output: any SoundOutput, playing: Playing,
                                    instrument: Instrument?, title: String? = nil) throws -> (PracticeSession, PracticeController) {
-        let timing = InputTiming.lookUp(input: playing.input, hookup: instrument?.hookup, override: playing.offsetMs, library: playing.library)
+        let timing = InputTiming.lookUp(hookup: instrument?.hookup, override: playing.offsetMs, library: playing.library)
         let settings = PracticeSession.Settings(mode: playing.mode, window: playing.window, cleanThreshold: playing.threshold,
                                                 computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true, title: title,
                                                 countIn: playing.countIn, watchStopsAtEnd: playing.watchStopsAtEnd,
@@ -200,7 +200,7 @@ public enum PracticeScreenRunner {
         let instrument = try Instrument(input: playing.input, output: live, library: playing.library)
         defer { instrument.stop() }
         live.onNotice = { instrument.status($0) }
-        let echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
+        let echo = EchoChoice.apply(to: instrument.hookup, explicit: sound.echo, library: playing.library)
         // What Etude sounds, remembered so a microphone can tell it from the learner's notes.
         let own = OwnSoundTap(try sound.lesson(live))
         instrument.hookup.ignore(own)
