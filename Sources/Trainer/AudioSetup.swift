@@ -13,7 +13,7 @@ public enum AudioSetup {
     /// The profile stored for `--input TEXT` (nil: not a microphone, never calibrated, or the
     /// library cannot be read — then the listener's defaults apply).
     public static func profile(input: InputSpec, library: Library?) -> ListeningProfile? {
-        guard case .audio(let source) = input, let library, let store = try? library.openStore(),
+        guard case .audio(let source) = input, let store = library?.storeIfAvailable,
               let stored = try? store.audioCalibration(device: InputDeviceID.audio(source)) else { return nil }
         return profile(stored)
     }

@@ -33,7 +33,7 @@ public enum EchoChoice {
                              ask: (String) -> Bool? = askOnTerminal) -> String? {
         guard !hookup.usesComputerKeyboard else { return nil }
         let device = hookup.deviceID
-        let store = library.flatMap { try? Store.open(path: $0.databasePath, formats: LessonFormats.all) }
+        let store = library?.storeIfAvailable
         var echo = explicit ?? (try? store?.inputEcho(device: device)) ?? nil
         if let explicit {
             try? store?.saveInputEcho(explicit, device: device)

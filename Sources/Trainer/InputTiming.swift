@@ -47,7 +47,7 @@ public struct InputTiming: Sendable {
         noticeWriter.sync {}  // a notice the last session marked is in the library before it is read
         let device = hookup?.deviceID ?? InputDevice.computerKeyboard
         if let override { return InputTiming(device: device, offsetMs: override, source: .override) }
-        guard let library, let store = try? library.openStore() else {
+        guard let store = library?.storeIfAvailable else {
             return InputTiming(device: device, offsetMs: 0, source: .none)
         }
         if let stored = try? store.inputOffset(device: device) {

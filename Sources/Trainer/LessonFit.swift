@@ -73,8 +73,7 @@ public enum LessonFit {
     /// The transposition to use: the one given (then remembered; `0` forgets), else the one
     /// remembered. A library that cannot be opened remembers nothing and stops nothing.
     static func remembered(_ given: Transposition.Request?, path: String, library: Library) throws -> (request: Transposition.Request?, remember: () -> Void) {
-        guard let store = try? library.openStore() else { return (given, {}) }
-        for n in store.notices { Console.error("etude: \(n)") }
+        guard let store = library.storeIfAvailable else { return (given, {}) }
         guard let id = try? store.catalogue(fileAt: path).id else { return (given, {}) }
         guard let given else { return (try ((try? store.transpose(lessonID: id)) ?? nil).map(stored), {}) }
         let forget = given == .semitones(0)
@@ -90,7 +89,7 @@ public enum LessonFit {
         let fitOctave = fit.map { $0 == .octave }
         let given = keys?.keyboard ?? range?.keyboard
         let device = input.deviceID
-        let store = library.flatMap { try? $0.openStore() }
+        let store = library?.storeIfAvailable
         let stored = device.flatMap { d in try? store?.keyboard(device: d) }
         let keyboard = given ?? stored.flatMap { KeyboardRange(text: $0.keyRange) }
         if fitOctave == true && keyboard == nil {

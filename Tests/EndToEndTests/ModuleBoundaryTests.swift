@@ -110,4 +110,20 @@ import TestSupport
             + sources.filter { $0.text.contains("LessonFit.open(") && $0.text.contains(".text") }
         #expect(reparsed.isEmpty, "pass the Transposition.Request itself: \(reparsed.map { "\($0.file):\($0.line)" })")
     }
+
+    /// One Store per process (issue 36 step 2, issue 40 point 6): only the library opens the
+    /// database (lazily, once, saying its notices), every open says whether the user chose the
+    /// file, and nothing opens it with its notices dropped by `try?`.
+    @Test func theStoreIsOpenedInOnePlace() throws {
+        let sources = try Self.lines(under: "Sources").filter { $0.module != "Store" }
+        let opens = sources.filter { $0.text.contains("Store.open(") }
+        #expect(opens.contains { $0.file == "Sources/Trainer/Library.swift" }, "the scan sees the library's open")
+        let elsewhere = opens.filter { !["Sources/Trainer/Library.swift", "Sources/Trainer/LessonCompletion.swift"].contains($0.file) }
+        #expect(elsewhere.isEmpty, "ask the command's Library for its store: \(elsewhere.map { "\($0.file):\($0.line)" })")
+        let unchosen = opens.filter { !$0.text.contains("chosen:") }
+        #expect(unchosen.isEmpty, "say whether the user chose the database: \(unchosen.map { "\($0.file):\($0.line)" })")
+        let dropped = sources.filter { $0.text.contains("try? Store.open(") && !$0.text.contains("chosen: true") || $0.text.contains("try? library.openStore()")
+            || $0.text.contains("try? $0.openStore()") }
+        #expect(dropped.isEmpty, "use Library.storeIfAvailable (its notices are said as it opens): \(dropped.map { "\($0.file):\($0.line)" })")
+    }
 }
