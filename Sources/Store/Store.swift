@@ -302,6 +302,15 @@ public final class Store: Sendable {
         }
     }
 
+    /// Closes the database's connections (a process about to exit: SQLite then checkpoints the
+    /// WAL and removes its sidecars). A failure to close leaves them, as a crash would.
+    public func close() {
+        // The pool's readers first: the writer, closing last, checkpoints and removes the WAL
+        // (a read-only reader closing last cannot, and would leave the sidecars).
+        (writer as? DatabasePool)?.releaseMemory()
+        try? writer.close()
+    }
+
     /// `PRAGMA integrity_check`: "ok" when the file is sound.
     public func integrityCheck() throws -> String {
         try writer.read { db in

@@ -25,12 +25,6 @@ public enum LessonFit {
         return out
     }
 
-    /// The lesson opened again in the transposition a saved loop stored (`stored`, its text).
-    public static func reopened(_ opened: OpenedLesson, stored: String, split: Int?) throws -> (OpenedLesson, Lesson) {
-        let out = try transposed(LessonOpener.open(opened.path, split: split), Self.stored(stored))
-        return (out, out.lesson)
-    }
-
     /// A transposition as stored (the lesson's remembered one, a saved loop's), read once.
     static func stored(_ text: String) throws -> Transposition.Request {
         do { return try Transposition.Request.parse(text) } catch {
@@ -115,19 +109,5 @@ public enum LessonFit {
         opened.lesson = lesson
         let left = KeyboardFit.check(lesson, plan: plan)?.notices(fitOption: "--fit octave") ?? []
         return moved + left
-    }
-
-    /// `keyboard` then `apply`, the notices on stderr (before a screen opens): one call per command.
-    public static func fitKeyboard(_ opened: inout OpenedLesson, plan: inout PracticePlan, keys: KeyboardKeysArgument?, range: KeyboardRangeArgument?, fit: OctaveFit?,
-                                   input: InputSpec, library: Library?) throws {
-        let (keyboard, octave, remember) = try self.keyboard(keys: keys, range: range, fit: fit, input: input, library: library)
-        let lines = apply(keyboard, fitOctave: octave, to: &opened, plan: &plan)
-        do {
-            try plan.validate(for: opened.lesson)  // a keyboard leaving nothing to play
-        } catch {
-            throw EtudeFailure(error.worded { "--\($0.rawValue) \($1)" })
-        }
-        remember()
-        for line in lines { Console.error("etude: \(line)") }
     }
 }

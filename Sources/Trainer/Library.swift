@@ -78,8 +78,27 @@ public struct Library: Sendable {
     /// saves to it says why). Its notices are said when it opens, as `openStore`'s.
     public var storeIfAvailable: Store? { try? openStore() }
 
-    /// How many times this process opened a database (for the test that it is once per command).
-    public static var opens: Int { OpenedStore.opens.load(ordering: .relaxed) }
+    /// The process's library for `--db` (nil: `$ETUDE_DB`, else the default place), made the
+    /// first time a command asks and the same one after (as GRDB's `AppDatabase`): the
+    /// executable's one place to get it, passed on from there.
+    public static func process(databaseOverride: String?) -> Library {
+        processLibrary.withLock { slot in
+            if let made = slot, made.databaseOverride == databaseOverride { return made }
+            let made = Library(databaseOverride: databaseOverride)
+            slot?.opened.close()  // a command names one database; another one is a new library
+            slot = made
+            return made
+        }
+    }
+
+    /// Closes the process's store before the process exits, as a store going out of scope
+    /// did: its connections closed, so SQLite checkpoints the WAL and removes the `-wal` and
+    /// `-shm` sidecars (left behind, they would stop a reader without write permission).
+    public static func closeProcess() {
+        processLibrary.withLock { $0?.opened.close() }
+    }
+
+    private static let processLibrary = Mutex<Library?>(nil)
 
     /// The file a LESSON argument names: a file that is there (or anything shaped like a path,
     /// so a mistyped one still says "no such file") is used as given; anything else is looked
@@ -147,12 +166,18 @@ extension String {
 /// is looked at or made.
 final class OpenedStore: Sendable {
     private let state = Mutex<Result<Store, any Error>?>(nil)
-    static let opens = Atomic<Int>(0)
+
+    /// Closes the store if it was opened (a later ask opens it again).
+    func close() {
+        state.withLock { state in
+            if case .success(let store)? = state { store.close() }
+            state = nil
+        }
+    }
 
     func store(_ open: () throws -> Store) throws -> Store {
         try state.withLock { state in
             if let state { return try state.get() }
-            Self.opens.add(1, ordering: .relaxed)
             let result = Result { try open() }
             state = result
             return try result.get()

@@ -178,10 +178,18 @@ public enum PracticeScreenRunner {
         return (session, controller)
     }
 
+    /// Plays a practice's setup on the practice screen (its plan was validated as it was made);
+    /// returns the exit status.
+    public static func run(_ setup: PracticeSetup, sound: LiveSound, display: PracticeView.Options, startBar: Int? = nil,
+                           loopName: String? = nil, endWhenFinished: Bool = false, playing: Playing) throws -> Int32 {
+        try run(setup.opened, plan: setup.plan, sound: sound, display: display, history: setup.history, startBar: startBar,
+                loopName: loopName, endWhenFinished: endWhenFinished, playing: playing, validated: true)
+    }
+
     /// Plays `opened` with `plan` on the practice screen; returns the exit status.
     public static func run(_ lesson: OpenedLesson, plan: PracticePlan, sound: LiveSound, display: PracticeView.Options,
                            history: StoreHistory?, startBar: Int? = nil, loopName: String? = nil,
-                           endWhenFinished: Bool = false, playing: Playing) throws -> Int32 {
+                           endWhenFinished: Bool = false, playing: Playing, validated: Bool = false) throws -> Int32 {
         let opened = try lesson.requiringNotes()
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw EtudeFailure("the practice screen needs a terminal (input and output are not a tty); run it in a terminal window")
@@ -193,7 +201,7 @@ public enum PracticeScreenRunner {
         }
         defer { appender?.close() }
         // Validate before the synth loads, so a bad plan is one quick line.
-        do { try plan.validate(for: opened.lesson) } catch { throw EtudeFailure(error.message) }
+        if !validated { do { try plan.validate(for: opened.lesson) } catch { throw EtudeFailure(error.message) } }
         let live = try sound.remembering(in: playing.library).open()
         defer { live.close() }
         // The learner's instrument, before the screen opens (an unknown port is one line).

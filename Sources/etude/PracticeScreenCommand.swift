@@ -51,24 +51,24 @@ struct PracticeScreenCommand: ParsableCommand {
         var playing = try playingOptions.playing(mode: mode, report: report, saveDir: saveDir)
         playing.countIn = countIn ?? true
         playing.watchStopsAtEnd = practice.repeat == nil
-        playing.library = store.library
+        let library = store.library
+        playing.library = library
         let sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
-        let path = try store.library.lessonPath(lesson)
-        if let report { try OutputFile.check(report, inputs: [path] + store.library.databaseFiles, option: "--report") }
-        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose, library: store.library)
-        var plan: PracticePlan
-        do {
-            plan = try practice.plan(bars: bars, lesson: opened.lesson, defaultOther: .play, defaultRepeat: .forever)
-            plan.countIn = countIn ?? playing.mode.countsIn
-            try plan.validate(for: opened.lesson)
-        } catch {
-            throw EtudeFailure(error.cliMessage)
+        let path = try library.lessonPath(lesson)
+        if let report { try OutputFile.check(report, inputs: [path] + library.databaseFiles, option: "--report") }
+        let (practice, bars, countIn, mode) = (practice, bars, countIn, playing.mode)
+        var request = PracticeSetup.Request(path: path, split: practice.splitPitch(), key: .asked(practice.transpose),
+                                            keyboard: .init(keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit,
+                                                            input: playingOptions.input),
+                                            library: library) { lesson throws(PlanError) in
+            var plan = try practice.plan(bars: bars, lesson: lesson, defaultOther: .play, defaultRepeat: .forever)
+            plan.countIn = countIn ?? mode.countsIn
+            return plan
         }
-        try LessonFit.fitKeyboard(&opened, plan: &plan, keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit,
-                                  input: playingOptions.input, library: store.library)
-        let history = StoreHistory.open(store.library, path: path)
-        let status = try PracticeScreenRunner.run(opened, plan: plan, sound: sound,
-                                                  display: display, history: history, playing: playing)
+        request.words = { $0.cliMessage }
+        let setup = try PracticeSetup.make(request)
+        for line in setup.notices { Console.error("etude: \(line)") }
+        let status = try PracticeScreenRunner.run(setup, sound: sound, display: display, playing: playing)
         if status != 0 { throw ExitCode(status) }
     }
 

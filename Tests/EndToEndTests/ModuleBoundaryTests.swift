@@ -126,4 +126,21 @@ import TestSupport
             || $0.text.contains("try? $0.openStore()") }
         #expect(dropped.isEmpty, "use Library.storeIfAvailable (its notices are said as it opens): \(dropped.map { "\($0.file):\($0.line)" })")
     }
+
+    /// A practice is set up in one place (issue 36 step 3): the lesson fitted to the keyboard
+    /// and the plan validated once, in `PracticeSetup`; the commands, the browser's Enter,
+    /// resume and routines ask it instead of writing the steps out each a little differently.
+    @Test func aPracticeIsSetUpInOnePlace() throws {
+        let sources = try Self.lines(under: "Sources")
+        let fitting = sources.filter { $0.text.contains("LessonFit.apply(") || $0.text.contains("LessonFit.keyboard(") }
+        #expect(fitting.allSatisfy { $0.file == "Sources/Trainer/PracticeSetup.swift" || $0.text.contains("remember()") || $0.file.hasSuffix("PerformanceJudge.swift") },
+                "fit the keyboard through PracticeSetup: \(fitting.map { "\($0.file):\($0.line)" })")
+        for caller in ["Sources/etude/PracticeScreenCommand.swift", "Sources/etude/LoopCommand.swift", "Sources/Trainer/App.swift",
+                       "Sources/Trainer/Routines/RoutineRunner.swift"] {
+            let lines = sources.filter { $0.file == caller }
+            #expect(lines.contains { $0.text.contains("PracticeSetup.make(") }, "\(caller) sets a practice up through PracticeSetup")
+            let own = lines.filter { $0.text.contains("LessonFit.open(") || $0.text.contains(".validate(for: opened") }
+            #expect(own.isEmpty, "\(caller) opens or validates on its own: \(own.map { "\($0.file):\($0.line)" })")
+        }
+    }
 }
