@@ -32,6 +32,7 @@ public enum App {
             return plan
         })
         for line in setup.notices { Console.error("etude: \(line)") }
+        playing.follow = (try? Following.resolve(nil, mode: playing.mode, plan: setup.plan, lesson: setup.opened.lesson, path: path, library: library)) ?? false
         return try PracticeScreenRunner.run(setup, sound: sound, display: PracticeView.Options(), playing: playing)
     }
 
@@ -67,6 +68,7 @@ public enum App {
         let seconds = state.positionSeconds.isFinite ? max(0, state.positionSeconds) : 0
         let tick = lesson.tempoMap.tick(atSeconds: seconds)
         let bar = lesson.bars.position(atTick: tick.isFinite ? Int(min(max(0, tick), Double(lesson.endTick))) : 0).bar
+        playing.follow = (try? Following.resolve(nil, mode: playing.mode, plan: setup.plan, lesson: lesson, path: path, library: library)) ?? false
         return try PracticeScreenRunner.run(setup, sound: sound, display: PracticeView.Options(), startBar: bar,
                                             loopName: state.loopName, playing: playing)
     }
