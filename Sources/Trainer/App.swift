@@ -32,7 +32,7 @@ public enum App {
             return plan
         })
         for line in setup.notices { Console.error("etude: \(line)") }
-        playing.follow = (try? Following.resolve(nil, mode: mode, plan: setup.plan, lesson: setup.opened.lesson, path: path, library: library)) ?? false
+        playing.follow = (try? Following.resolve(nil, mode: playing.mode, plan: setup.plan, lesson: setup.opened.lesson, path: path, library: library)) ?? false
         return try PracticeScreenRunner.run(setup, sound: sound, display: PracticeView.Options(), playing: playing)
     }
 

@@ -22,8 +22,8 @@ struct PracticeScreenCommand: ParsableCommand {
           etude practice song.abc --bars 5-8 --speed-trainer 60:100:10 --metronome
           etude practice song.mid --hand right --mode wait --input midi
           etude practice song.mid --mode play --input notes.fifo --report p.jsonl
-          etude practice song.mid --hand right --mode play --follow --input midi
           etude practice song.mid --transpose D --keys 61 --mode wait --input midi
+          etude practice song.mid --hand right --mode play --follow --input midi
         """
     )
 
@@ -72,8 +72,7 @@ struct PracticeScreenCommand: ParsableCommand {
         request.words = { $0.cliMessage }
         let setup = try PracticeSetup.make(request)
         for line in setup.notices { Console.error("etude: \(line)") }
-        playing.follow = try Following.resolve(follow, mode: playing.mode, plan: setup.plan, lesson: setup.opened.lesson, path: path,
-                                               library: store.library)
+        playing.follow = try Following.resolve(follow, mode: playing.mode, plan: setup.plan, lesson: setup.opened.lesson, path: path, library: library)
         let status = try PracticeScreenRunner.run(setup, sound: sound, display: display, playing: playing)
         if status != 0 { throw ExitCode(status) }
     }
