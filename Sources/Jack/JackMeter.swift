@@ -39,6 +39,38 @@ public final class JackMeter: @unchecked Sendable {
         }
     }
 
+    /// A MIDI message `listenPort` received and the absolute JACK frame it arrived at.
+    public struct Heard: Equatable, Sendable {
+        public var bytes: [UInt8]
+        public var frame: UInt32
+    }
+
+    /// The MIDI messages `listenPort` received since the last call with their frames, oldest first.
+    public func takeMIDIFrames() -> [Heard] {
+        var out: [Heard] = []
+        var bytes: [UInt8] = [0, 0, 0]
+        var frame: UInt32 = 0
+        while true {
+            let len = Int(etude_jack_meter_take_midi_at(handle, &bytes, &frame))
+            guard len > 0 else { return out }
+            out.append(Heard(bytes: Array(bytes.prefix(len)), frame: frame))
+        }
+    }
+
+    /// Keeps the frame of every onset on `earPort`: a sample above `threshold` after at least
+    /// `quietFrames` frames at or below it (nil stops). For the gaps between a lesson's notes.
+    public func recordOnsets(threshold: Float?, quietFrames: Int = 2048) {
+        etude_jack_meter_onsets(handle, threshold ?? 0, UInt32(max(0, quietFrames)))
+    }
+
+    /// The absolute frames of the onsets heard since the last call, oldest first.
+    public func takeOnsets() -> [UInt32] {
+        var out: [UInt32] = []
+        var frame: UInt32 = 0
+        while etude_jack_meter_take_onset(handle, &frame) != 0 { out.append(frame) }
+        return out
+    }
+
     /// The robot pianist: plays (on `keyPort`) every note lit on `channel` (0–15) of
     /// `listenPort`, releasing it when its light goes off; nil stops it.
     public func robot(channel: Int?) { etude_jack_meter_robot(handle, Int32(channel ?? -1)) }

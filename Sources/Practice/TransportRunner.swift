@@ -220,7 +220,8 @@ public final class TransportRunner: @unchecked Sendable {
         var ended = false
         for e in events {
             switch e.event {
-            case .synth(let message): output.send(message)
+            // Stamped with its clock time: on JACK it is played at that time's frame.
+            case .synth(let message): output.send(message, at: e.time)
             case .finished: ended = true
             default: break
             }

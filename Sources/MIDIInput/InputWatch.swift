@@ -1,0 +1,135 @@
+import Foundation
+import MIDIFile
+
+/// More MIDI than any keyboard sends, as one rule for every input: more than `maxEvents`
+/// messages within `window` seconds (the FIFO's 2 KB a quarter second, as 3-byte messages).
+/// Pure state over the event's own times, so the rule is tested on virtual clocks; the JACK
+/// callback applies the same numbers in C (`JackClient.setFloodLimit`).
+public struct FloodGuard: Sendable, Equatable {
+    /// Messages within `window` beyond which an input is flooding.
+    public static let maxEvents = ByteStreamInput.maxBurstBytes / 3
+    public static let window = ByteStreamInput.burstSeconds
+    /// Windows in a row at a keyboard's rate that end a flood (one second).
+    public static let calmWindows = 4
+
+    private var windowStart: Double?
+    private var count = 0
+    private var calm = 0
+    /// True while the input is flooding: its events are dropped, not delivered.
+    public private(set) var flooding = false
+
+    public init() {}
+
+    /// What an event at `time` does to the guard.
+    public enum Step: Equatable, Sendable {
+        /// Deliver it.
+        case pass
+        /// Drop it: the flood started with it (say so once).
+        case started
+        /// Drop it: the flood goes on.
+        case dropped
+        /// The flood ended before it (say so once); deliver it.
+        case ended
+    }
+
+    /// One event at `time` (seconds, nondecreasing).
+    public mutating func step(at time: Double) -> Step {
+        var ended = false
+        var start = windowStart ?? time
+        if time - start >= Self.window * Double(Self.calmWindows + 1) {
+            // Long quiet: every window since was calm.
+            if flooding { flooding = false; ended = true }
+            calm = 0
+            start = time
+            count = 0
+        }
+        while time - start >= Self.window {
+            if flooding {
+                calm = count <= Self.maxEvents ? calm + 1 : 0
+                if calm >= Self.calmWindows { flooding = false; calm = 0; ended = true }
+            }
+            start += Self.window
+            count = 0
+        }
+        windowStart = start
+        count += 1
+        if !flooding && count > Self.maxEvents {
+            flooding = true
+            calm = 0
+            return .started
+        }
+        if flooding { return .dropped }
+        return ended ? .ended : .pass
+    }
+
+    /// The line said when a flood starts on `name`.
+    public static func startedLine(_ name: String) -> String {
+        "MIDI input \(InputWatchText.short(name)) floods (over \(maxEvents * Int(1 / window)) events/s): ignored until it calms"
+    }
+
+    /// The line said when it ends.
+    public static func endedLine(_ name: String) -> String {
+        "MIDI input \(InputWatchText.short(name)) calmed down: its notes count again"
+    }
+}
+
+/// The JACK ports feeding `etude:midi_in`, followed through unplug and replug (as
+/// `ReconnectWatch` follows an ALSA keyboard): a connected port that disappears from the server
+/// is said at once; when a port of the same name is registered again it is reconnected and
+/// that is said too. A port the learner merely disconnected is forgotten, not awaited. Pure
+/// state over what the server reports, so the rules are tested without a server.
+public struct JackPortWatch: Sendable, Equatable {
+    /// Ports connected to `midi_in` as last seen.
+    public private(set) var connected: Set<String> = []
+    /// Ports that disappeared while connected, awaited by name.
+    public private(set) var missing: [String] = []
+
+    public init(connected: [String] = []) { self.connected = Set(connected) }
+
+    /// What changed, in the order to say it.
+    public enum Change: Equatable, Sendable {
+        case gone(String)
+        case back(String)
+    }
+
+    /// True while an instrument the learner played on is gone.
+    public var isWaiting: Bool { !missing.isEmpty }
+
+    /// A look at the server: the ports connected to `midi_in` now and which ports exist.
+    /// Returns what to say and the ports to reconnect (`back`).
+    public mutating func observe(connections now: [String], exists: (String) -> Bool) -> [Change] {
+        var changes: [Change] = []
+        for port in connected.sorted() where !now.contains(port) && !exists(port) && !missing.contains(port) {
+            missing.append(port)
+            changes.append(.gone(port))
+        }
+        for port in missing where exists(port) {
+            changes.append(.back(port))
+        }
+        missing.removeAll { exists($0) }
+        connected = Set(now)
+        return changes
+    }
+
+    /// Records a reconnected port as connected again.
+    public mutating func reconnected(_ port: String) { connected.insert(port) }
+
+    /// The status line for a change: one line that fits 80 columns.
+    public static func line(_ change: Change) -> String {
+        switch change {
+        case .gone(let port): return "MIDI keyboard \(InputWatchText.short(port)) is gone: plug it back in to carry on"
+        case .back(let port): return "MIDI keyboard \(InputWatchText.short(port)) is back: reconnected"
+        }
+    }
+}
+
+/// Port and device names shortened for a line that fits 80 columns.
+public enum InputWatchText {
+    /// At most `limit` characters (control bytes replaced), cut in the middle with `…`.
+    public static func short(_ name: String, limit: Int = 28) -> String {
+        let clean = TextDecoding.sanitize(name)
+        guard clean.count > limit else { return clean }
+        let head = (limit - 1) / 2, tail = limit - 1 - head
+        return String(clean.prefix(head)) + "…" + String(clean.suffix(tail))
+    }
+}

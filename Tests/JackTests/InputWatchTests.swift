@@ -1,0 +1,90 @@
+import Jack
+import MIDIInput
+import Synth
+import Testing
+
+/// The pure rules behind the JACK path's dropouts, floods and xruns (issues 38 and 40), on
+/// virtual times and made-up servers: what is said, once, and when.
+@Suite struct InputWatchTests {
+    @Test func aFloodStartsPastAKeyboardsRateAndEndsAfterACalmSecond() {
+        var guardian = FloodGuard()
+        // A keyboard's rate (200 events a second) passes, for ten seconds.
+        var t = 0.0
+        for _ in 0..<2000 {
+            #expect(guardian.step(at: t) == .pass)
+            t += 0.005
+        }
+        // 100 k events a second: the first window's share passes, then the flood is said once.
+        var steps: [FloodGuard.Step] = []
+        for _ in 0..<50_000 {
+            steps.append(guardian.step(at: t))
+            t += 0.00001
+        }
+        #expect(steps.filter { $0 == .started }.count == 1)
+        #expect(steps.filter { $0 == .pass }.count <= FloodGuard.maxEvents, "bounded: at most a window's share gets through")
+        #expect(steps.last == .dropped)
+        // Calm again (a key every 0.1 s): dropped until a whole second passed, then said once.
+        var after: [FloodGuard.Step] = []
+        for _ in 0..<30 {
+            t += 0.1
+            after.append(guardian.step(at: t))
+        }
+        #expect(after.filter { $0 == .ended }.count == 1, "\(after)")
+        #expect(after.prefix(while: { $0 == .dropped }).count <= 11, "\(after)")
+        #expect(after.last == .pass)
+        #expect(!guardian.flooding)
+        // A long silence ends a flood at once.
+        var quiet = FloodGuard()
+        for i in 0...FloodGuard.maxEvents { _ = quiet.step(at: Double(i) * 1e-6) }
+        #expect(quiet.flooding)
+        #expect(quiet.step(at: 60) == .ended)
+    }
+
+    @Test func floodLinesFitEightyColumns() {
+        let name = "a2j:Some Very Long Digital Piano Name [24] (capture): MIDI 1"
+        #expect(FloodGuard.startedLine(name).count <= 80, "\(FloodGuard.startedLine(name))")
+        #expect(FloodGuard.endedLine(name).count <= 80)
+        #expect(FloodGuard.startedLine("piano-key:out") == "MIDI input piano-key:out floods (over 2728 events/s): ignored until it calms")
+    }
+
+    @Test func aPortThatDisappearsIsSaidOnceAndReconnectedByNameWhenItReturns() {
+        var present: Set<String> = ["piano:out", "other:out"]
+        var watch = JackPortWatch(connected: ["piano:out"])
+        #expect(watch.observe(connections: ["piano:out"], exists: present.contains).isEmpty)
+        present.remove("piano:out")  // its client exited: the server disconnects and unregisters it
+        #expect(watch.observe(connections: [], exists: present.contains) == [.gone("piano:out")])
+        #expect(watch.isWaiting && watch.missing == ["piano:out"])
+        #expect(watch.observe(connections: [], exists: present.contains).isEmpty, "said once")
+        present.insert("piano:out")
+        #expect(watch.observe(connections: [], exists: present.contains) == [.back("piano:out")])
+        watch.reconnected("piano:out")
+        #expect(!watch.isWaiting)
+        #expect(watch.observe(connections: ["piano:out"], exists: present.contains).isEmpty)
+        // Disconnected by hand (the port still exists): forgotten, not awaited.
+        #expect(watch.observe(connections: [], exists: present.contains).isEmpty)
+        present.remove("piano:out")
+        #expect(watch.observe(connections: [], exists: present.contains).isEmpty)
+        let long = JackPortWatch.line(.gone("a2j:Some Very Long Digital Piano Name [24] (capture): MIDI 1"))
+        #expect(long.count <= 80, "\(long)")
+        #expect(JackPortWatch.line(.back("piano:out")) == "MIDI keyboard piano:out is back: reconnected")
+    }
+
+    @Test func xrunsAreSaidWithTheFixAtMostEveryTenSeconds() {
+        var notice = XrunNotice(seen: 3)
+        #expect(notice.observe(total: 3, at: 0, period: 64) == nil, "the server's start-up xruns are not the learner's")
+        #expect(notice.observe(total: 5, at: 1, period: 64) == "JACK missed 2 cycles (xruns): use a larger JACK period (jackd -p 128)")
+        #expect(notice.observe(total: 9, at: 5, period: 64) == nil)
+        #expect(notice.observe(total: 10, at: 12, period: 64) == "JACK missed 5 cycles (xruns): use a larger JACK period (jackd -p 128)")
+        #expect(XrunNotice.line(count: 100_000, period: 4096).count <= 80)
+    }
+
+    @Test func theServerStoppingSaysWhatWasLostInOneLineThatFits() {
+        #expect(JackStopLine.line(sound: JackStopLine.sound(movedTo: nil), input: "etude:midi_in")
+            == "the JACK server stopped: now silent; no notes from etude:midi_in")
+        #expect(JackStopLine.line(sound: JackStopLine.sound(movedTo: "pulseaudio"), input: nil)
+            == "the JACK server stopped: sound through pulseaudio")
+        let long = JackStopLine.line(sound: JackStopLine.sound(movedTo: "pulseaudio"),
+                                     input: "a2j:Some Very Long Digital Piano Name [24] (capture): MIDI 1")
+        #expect(long.count <= 80, "\(long)")
+    }
+}
