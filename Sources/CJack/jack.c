@@ -4,6 +4,7 @@
 #include <fluidsynth.h>
 #include <pthread.h>
 #include <errno.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,11 @@ struct etude_jack {
     _Atomic int flooding;
     _Atomic uint32_t floods, flood_events;
     _Atomic uint32_t registrations; /* ports registered or unregistered on the server so far */
+    /* The lesson's time → frame mapping (callback only): see frames_until. */
+    uint64_t anchor_usecs;
+    uint32_t anchor_frame;
+    int anchored;
+    _Atomic uint32_t reanchors;   /* times the lesson's mapping moved to the server's */
     _Atomic uint32_t late;        /* stamped lesson events that reached the callback after their frame */
     _Atomic uint32_t worst_usecs; /* the longest process callback so far, in microseconds */
     _Atomic(struct etude_mic *) mic; /* etude:mic, once opened (issue 30): see the end of this file */
@@ -175,6 +181,29 @@ void etude_jack_set_muted_keys(etude_jack *j, uint64_t low, uint64_t high) {
  * already past (it came late) at frame 0, an unstamped one at frame 0; one stamped for a later
  * cycle stays pending. An unstamped all-notes-off drops what was queued before it and not yet
  * played for the same destination (a pause or stop must not be followed by the notes it ended). */
+/* Frames from this cycle's start to JACK time `usecs` (negative: already past), on a mapping
+ * anchored at one event and the nominal rate: successive events keep their gaps to the frame
+ * however the server's own time estimate jitters (tens of microseconds, a frame being 21 µs
+ * at 48 kHz; milliseconds on a loaded machine's dummy server). The anchor moves to the
+ * server's mapping when the two drift apart by more than ANCHOR_SLIP_US (a pause, a stall, or
+ * a sound card's clock drifting from the system's). */
+#define ANCHOR_SLIP_US 5000.0
+static int64_t frames_until(etude_jack *j, uint64_t usecs, jack_nframes_t start) {
+    double rate = (double)jack_get_sample_rate(j->client);
+    jack_nframes_t server = jack_time_to_frames(j->client, (jack_time_t)usecs);
+    if (j->anchored) {
+        double predicted = (double)j->anchor_frame + ((double)usecs - (double)j->anchor_usecs) * rate / 1e6;
+        double actual = (double)j->anchor_frame + (double)(int32_t)(server - (jack_nframes_t)j->anchor_frame);
+        if (fabs(predicted - actual) * 1e6 / rate <= ANCHOR_SLIP_US)
+            return (int64_t)floor(predicted + 0.5) - (int64_t)j->anchor_frame + (int64_t)(int32_t)((jack_nframes_t)j->anchor_frame - start);
+    }
+    if (j->anchored) atomic_fetch_add_explicit(&j->reanchors, 1, memory_order_relaxed);
+    j->anchored = 1;
+    j->anchor_usecs = usecs;
+    j->anchor_frame = server;
+    return (int64_t)(int32_t)(server - start);
+}
+
 static uint32_t take_due(etude_jack *j, jack_nframes_t start, jack_nframes_t n) {
     etude_jack_event e;
     while (j->npending < PENDING_MAX && ring_pop(&j->to_rt, &e)) j->pending[j->npending++] = e;
@@ -183,10 +212,10 @@ static uint32_t take_due(etude_jack *j, jack_nframes_t start, jack_nframes_t n) 
         e = j->pending[i];
         int32_t at = 0;
         if (e.usecs) {
-            int32_t d = (int32_t)(jack_time_to_frames(j->client, (jack_time_t)e.usecs) - start);
-            if (d >= (int32_t)n) { j->pending[kept++] = e; continue; }
+            int64_t d = frames_until(j, e.usecs, start);
+            if (d >= (int64_t)n) { j->pending[kept++] = e; continue; }
             if (d < 0) { atomic_fetch_add_explicit(&j->late, 1, memory_order_relaxed); d = 0; }
-            at = d;
+            at = (int32_t)d;
         } else if (e.bytes[0] == ETUDE_JACK_ALL_OFF) {
             /* Everything queued before it for its destination is silenced by it: drop it. */
             uint32_t k = 0;
@@ -410,6 +439,7 @@ int etude_jack_connections(etude_jack *j, char *buf, size_t cap) {
     return count;
 }
 uint32_t etude_jack_late(etude_jack *j) { return atomic_load(&j->late); }
+uint32_t etude_jack_reanchors(etude_jack *j) { return atomic_load(&j->reanchors); }
 uint32_t etude_jack_worst_usecs(etude_jack *j, int reset) {
     return reset ? atomic_exchange(&j->worst_usecs, 0) : atomic_load(&j->worst_usecs);
 }

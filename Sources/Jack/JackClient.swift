@@ -141,7 +141,7 @@ public final class JackClient: @unchecked Sendable {
     /// True while an input reads `midi_in`: when the server stops, that input says so for both
     /// (one line), with what the sound did (`stopNotice`).
     public var listening: Bool { lock.withLock { listeningFlag } }
-    /// What the sound did when the server stopped ("sound through pulseaudio", "now silent").
+    /// What the sound did when the server stopped ("sound via pulseaudio", "now silent").
     public var stopNotice: String? {
         get { lock.withLock { stopText } }
         set { lock.withLock { stopText = newValue } }
@@ -163,7 +163,7 @@ public final class JackClient: @unchecked Sendable {
     /// How late a sender (the transport's thread, woken by the clock) may be before its event
     /// misses its frame and is played at the start of the next cycle instead: 4 ms, several
     /// times the wake-up delay measured on the loaded two-core test machine.
-    public static let leadMargin = 0.004
+    public static let leadMargin = 0.010
 
     // MARK: floods and ports coming and going
 
@@ -193,6 +193,9 @@ public final class JackClient: @unchecked Sendable {
 
     /// Stamped lesson events that reached the callback after their frame (played at once).
     public var lateEvents: Int { Int(etude_jack_late(handle)) }
+    /// Times the lesson's time → frame mapping moved to the server's (over 5 ms apart: a stall,
+    /// or a sound card's clock drifting from the system's); each may shift one gap.
+    public var remappings: Int { Int(etude_jack_reanchors(handle)) }
 
     /// The longest process callback so far (its own work: the synth's rendering, the MIDI, the
     /// rings), in seconds; `reset` starts a new maximum. Compare with the period's length.
@@ -307,18 +310,18 @@ public enum JackStopLine {
     /// `input`: the port the notes came from, nil when no input listened.
     public static func line(sound: String?, input: String?) -> String {
         let notes = input.map { "no notes from " + short($0) }
-        return "the JACK server stopped: " + [sound, notes].compactMap { $0 }.joined(separator: "; ")
+        return "JACK server stopped: " + [sound, notes].compactMap { $0 }.joined(separator: "; ")
     }
 
     /// The sound's part: the driver it moved to, or silent.
     public static func sound(movedTo driver: String?) -> String {
-        driver.map { "sound through \($0)" } ?? "now silent"
+        driver.map { "sound via \($0)" } ?? "now silent"
     }
 
-    /// A port name cut to 24 characters (in the middle) so the line fits.
+    /// A port name cut to 20 characters (in the middle) so the line fits.
     static func short(_ name: String) -> String {
-        let limit = 24
+        let limit = 20
         guard name.count > limit else { return name }
-        return String(name.prefix(11)) + "…" + String(name.suffix(12))
+        return String(name.prefix(9)) + "…" + String(name.suffix(10))
     }
 }

@@ -64,7 +64,7 @@ public struct FloodGuard: Sendable, Equatable {
 
     /// The line said when a flood starts on `name`.
     public static func startedLine(_ name: String) -> String {
-        "MIDI input \(InputWatchText.short(name)) floods (over \(maxEvents * Int(1 / window)) events/s): ignored until it calms"
+        "MIDI flood from \(InputWatchText.short(name)) (>\(maxEvents * Int(1 / window))/s): ignored until it calms"
     }
 
     /// The line said when it ends.

@@ -294,6 +294,14 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
         return driver == nil ? 0 : options.bufferMilliseconds(at: engine.sampleRate) / 1000
     }
 
+    /// What the JACK callback did, for `--verbose`: lesson events that came too late for their
+    /// frame, remappings, xruns, and its worst cycle against the period.
+    static func jackSummary(_ jack: JackClient) -> String {
+        let period = Double(jack.period) / Double(max(1, jack.sampleRate)) * 1000
+        return "audio: JACK: \(jack.lateEvents) lesson events late for their frame, \(jack.remappings) remappings, \(jack.xruns) xruns; "
+            + "worst callback \(String(format: "%.2f", jack.worstCallback() * 1000)) ms of a \(String(format: "%.2f", period)) ms period"
+    }
+
     /// Remembers the client whose `midi_out` the lesson goes to: `close` silences it too.
     func routeMIDIOut(_ client: JackClient) { route.withLock { route.midiOut = client } }
     /// The same for an ALSA sequencer port (`--midi-out` without JACK).
@@ -314,6 +322,7 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
             alsa.close()
         }
         if let jack {
+            route.withLock { route.bufferLog }?(Self.jackSummary(jack))
             jack.allNotesOff(to: .synth)
             jack.waitCycles(2, timeout: 0.2)
             jack.attach(synth: nil)

@@ -44,7 +44,7 @@ import Testing
         let name = "a2j:Some Very Long Digital Piano Name [24] (capture): MIDI 1"
         #expect(FloodGuard.startedLine(name).count <= 80, "\(FloodGuard.startedLine(name))")
         #expect(FloodGuard.endedLine(name).count <= 80)
-        #expect(FloodGuard.startedLine("piano-key:out") == "MIDI input piano-key:out floods (over 2728 events/s): ignored until it calms")
+        #expect(FloodGuard.startedLine("piano-key:out") == "MIDI flood from piano-key:out (>2728/s): ignored until it calms")
     }
 
     @Test func aPortThatDisappearsIsSaidOnceAndReconnectedByNameWhenItReturns() {
@@ -80,9 +80,9 @@ import Testing
 
     @Test func theServerStoppingSaysWhatWasLostInOneLineThatFits() {
         #expect(JackStopLine.line(sound: JackStopLine.sound(movedTo: nil), input: "etude:midi_in")
-            == "the JACK server stopped: now silent; no notes from etude:midi_in")
+            == "JACK server stopped: now silent; no notes from etude:midi_in")
         #expect(JackStopLine.line(sound: JackStopLine.sound(movedTo: "pulseaudio"), input: nil)
-            == "the JACK server stopped: sound through pulseaudio")
+            == "JACK server stopped: sound via pulseaudio")
         let long = JackStopLine.line(sound: JackStopLine.sound(movedTo: "pulseaudio"),
                                      input: "a2j:Some Very Long Digital Piano Name [24] (capture): MIDI 1")
         #expect(long.count <= 80, "\(long)")

@@ -66,6 +66,8 @@ int etude_jack_port_exists(etude_jack *j, const char *name);
 int etude_jack_connections(etude_jack *j, char *buf, size_t cap);
 /// Stamped lesson events that reached the callback after their frame had passed (played at once).
 uint32_t etude_jack_late(etude_jack *j);
+/// Times the lesson's time → frame mapping moved to the server's (they drifted over 5 ms apart).
+uint32_t etude_jack_reanchors(etude_jack *j);
 /// The longest process callback so far in microseconds (its own work: rendering, MIDI, the
 /// rings); `reset` = 1 starts a new maximum.
 uint32_t etude_jack_worst_usecs(etude_jack *j, int reset);
