@@ -51,6 +51,7 @@ struct etude_jack_meter {
     unsigned char raw[3];
     int raw_len;
     _Atomic int raw_repeat;
+    _Atomic int stall_usecs;
 };
 
 static uint32_t next_random(uint32_t *state) {
@@ -71,6 +72,9 @@ static void finish_note(etude_jack_meter *m, void *out, int32_t result) {
 
 static int key_process(jack_nframes_t n, void *arg) {
     etude_jack_meter *m = arg;
+    /* A test's stalled client: one cycle far past its deadline (the server counts an xrun). */
+    int stall = atomic_exchange(&m->stall_usecs, 0);
+    if (stall > 0) usleep((useconds_t)stall);
     void *out = jack_port_get_buffer(m->out, n);
     jack_midi_clear_buffer(out);
     /* The robot plays what lit up (a cycle later: the ear heard it after the key ran). */
@@ -270,6 +274,8 @@ int etude_jack_meter_take_onset(etude_jack_meter *m, uint32_t *frame) {
     atomic_store_explicit(&m->onset_tail, t + 1, memory_order_release);
     return 1;
 }
+
+void etude_jack_meter_stall(etude_jack_meter *m, int usecs) { atomic_store(&m->stall_usecs, usecs); }
 
 void etude_jack_meter_robot(etude_jack_meter *m, int channel) {
     atomic_store(&m->robot_channel, channel >= 0 && channel < 16 ? channel : -1);

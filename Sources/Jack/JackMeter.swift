@@ -87,6 +87,10 @@ public final class JackMeter: @unchecked Sendable {
         return frames.prefix(done).map { $0 == Int32.min ? nil : Int($0) }
     }
 
+    /// Stalls the key's next cycle for `seconds` (a client that misses JACK's deadline: every
+    /// client of the server is told of the xrun).
+    public func stall(_ seconds: Double) { etude_jack_meter_stall(handle, Int32(max(0, min(1, seconds)) * 1e6)) }
+
     /// The loudest sample the ear heard since the last call.
     public func takePeak() -> Float { etude_jack_meter_peak(handle) }
 

@@ -2,6 +2,7 @@ import Foundation
 import Jack
 import Synth
 import MIDIFile
+import MIDIInput
 import Testing
 import TestSupport
 
@@ -56,5 +57,105 @@ struct JackTimingTests {
         // voices on 64-frame blocks): within 63 frames, where whole 512-frame periods were before.
         #expect(audioGaps.count == expected.count, "onsets on left: \(onsets)")
         for (got, want) in zip(audioGaps, expected) { #expect(abs(got - want) < 64, "left gaps \(audioGaps) vs \(expected)") }
+    }
+
+    /// `etude record --input jack` on `server` as `name` (echo on, the default SoundFont).
+    static func record(_ etude: Etude, server: JackServer, name: String, port: String? = nil, output: String) throws -> Spawned {
+        var args = ["record", "--output", output, "--input", port.map { "jack:" + $0 } ?? "jack", "--jack-name", name]
+        if let font { args += ["--soundfont", font] }
+        return try etude.start(args, extra: server.environment)
+    }
+
+    /// The notes a recording holds.
+    static func notes(in path: String) throws -> [RecordedNote] {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        return try NotePairing.notes(in: MIDIReader.read(bytes).file).notes.map { RecordedNote(pitch: Int($0.pitch)) }
+    }
+
+    struct RecordedNote: Equatable { var pitch: Int }
+
+    /// Issue 40, point 7: 100 k events a second on etude:midi_in during `etude record` are one
+    /// line, stopped in the JACK callback before they are recorded (a bounded number of notes
+    /// gets through, the first quarter second's share); once the flood calms that is said and
+    /// the keys count again.
+    @Test func aFloodOnMidiInIsSaidOnceAndItsNotesAreNotRecorded() throws {
+        let server = try JackServer(tag: "flood100k")
+        let etude = try Etude()
+        let out = etude.home.file("flood.mid")
+        let recorder = try Self.record(etude, server: server, name: "etude-fl", output: out)
+        #expect(server.waitForPort("etude-fl:left"), "\(recorder.stderr)")
+        let key = try #require(JackMeter(name: "flooder", server: server.name))
+        #expect(eventually(20) { key.connect(midi: "etude-fl:midi_in", audio: "etude-fl:left") })
+        usleep(500_000)
+        // 134 events a 1.3 ms cycle = 100 k a second, for two seconds: note-ons and -offs in turn.
+        let started = Date()
+        var cycles = 0
+        while Date().timeIntervalSince(started) < 2 {
+            let on = cycles % 2 == 0
+            if key.send([on ? 0x90 : 0x80, UInt8(36 + cycles % 48), on ? 100 : 0], repeat: 134) { cycles += 1 } else { usleep(200) }
+        }
+        #expect(eventually(10) { recorder.stderr.contains("MIDI flood from etude-fl:midi_in (>2728/s): ignored until it calms") },
+                "the flood is said: \(recorder.stderr)")
+        // Calm again: said once, then an ordinary key is recorded.
+        #expect(eventually(10) { recorder.stderr.contains("MIDI input etude-fl:midi_in calmed down: its notes count again") },
+                "\(recorder.stderr)")
+        #expect(eventually(2, poll: 100) { key.send([0x90, 100, 90]) })
+        usleep(200_000)
+        #expect(eventually(2, poll: 100) { key.send([0x80, 100, 0]) })
+        usleep(300_000)
+        recorder.signal(SIGTERM)
+        #expect(recorder.wait(timeout: 30) == 0, "\(recorder.stderr)")
+        let lines = recorder.stderr.split(separator: "\n").filter { $0.contains("MIDI flood") }
+        #expect(lines.count == 1, "said once: \(recorder.stderr)")
+        #expect(lines.allSatisfy { $0.dropFirst("etude: ".count).count <= 80 })
+        let notes = try Self.notes(in: out)
+        #expect(notes.count <= FloodGuard.maxEvents, "bounded: \(notes.count) notes of the flood recorded (100 k a second were sent)")
+        #expect(notes.contains(RecordedNote(pitch: 100)), "the key after the flood is recorded")
+    }
+
+    /// Issue 38, point 3: the instrument's JACK client exits (switched off) and comes back under
+    /// the same name: each is said at once, the port is connected again by name, and what is
+    /// played after is recorded.
+    @Test func aClientThatExitsAndReturnsIsSaidAndReconnected() throws {
+        let server = try JackServer(tag: "dropout")
+        let etude = try Etude()
+        let out = etude.home.file("dropout.mid")
+        var piano: JackMeter? = try #require(JackMeter(name: "piano", server: server.name))
+        let recorder = try Self.record(etude, server: server, name: "etude-dr", port: "piano-key:out", output: out)
+        #expect(eventually(20) { server.lsp(["-c"]).contains("piano-key:out\n   etude-dr:midi_in") }, "connected: \(server.lsp(["-c"]))")
+        piano = nil  // the piano's client exits: its ports go
+        #expect(eventually(10) { recorder.stderr.contains("etude: MIDI keyboard piano-key:out is gone: plug it back in to carry on") },
+                "said at once: \(recorder.stderr)")
+        let back = try #require(JackMeter(name: "piano", server: server.name))
+        #expect(eventually(10) { recorder.stderr.contains("etude: MIDI keyboard piano-key:out is back: reconnected") }, "\(recorder.stderr)")
+        #expect(eventually(10) { server.lsp(["-c"]).contains("piano-key:out\n   etude-dr:midi_in") }, "reconnected: \(server.lsp(["-c"]))")
+        #expect(eventually(2, poll: 100) { back.send([0x90, 67, 90]) })
+        usleep(200_000)
+        #expect(eventually(2, poll: 100) { back.send([0x80, 67, 0]) })
+        usleep(300_000)
+        recorder.signal(SIGTERM)
+        #expect(recorder.wait(timeout: 30) == 0, "\(recorder.stderr)")
+        let said = recorder.stderr.split(separator: "\n").filter { $0.contains("MIDI keyboard piano-key:out") }
+        #expect(said.count == 2 && said.allSatisfy { $0.dropFirst("etude: ".count).count <= 80 }, "\(recorder.stderr)")
+        #expect(try Self.notes(in: out).contains(RecordedNote(pitch: 67)), "the note played after the return is recorded")
+        _ = piano
+    }
+
+    /// Issue 38, point 4: a client that misses JACK's deadline makes the server count xruns;
+    /// Etude says so in one line with the fix.
+    @Test func xrunsAreSaidWithTheFix() throws {
+        let server = try JackServer(tag: "xruns")
+        let etude = try Etude()
+        let recorder = try Self.record(etude, server: server, name: "etude-x", output: etude.home.file("x.mid"))
+        #expect(server.waitForPort("etude-x:left"), "\(recorder.stderr)")
+        let key = try #require(JackMeter(name: "staller", server: server.name))
+        #expect(eventually(20) { key.connect(midi: "etude-x:midi_in", audio: "etude-x:left") })
+        usleep(1_500_000)  // past the start-up xruns Etude does not count
+        key.stall(0.05)
+        #expect(eventually(10) { recorder.stderr.contains("use a larger JACK period (jackd -p 128)") }, "\(recorder.stderr)")
+        recorder.signal(SIGTERM)
+        _ = recorder.wait(timeout: 30)
+        let line = try #require(recorder.stderr.split(separator: "\n").first { $0.contains("xruns") })
+        #expect(line.hasPrefix("etude: JACK missed ") && line.dropFirst("etude: ".count).count <= 80, "\(line)")
     }
 }

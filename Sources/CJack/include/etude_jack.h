@@ -135,6 +135,8 @@ int etude_jack_meter_take_onset(etude_jack_meter *m, uint32_t *frame);
 /// The robot pianist: every note-on/off on `channel` (0–15) the ear's `midi` port receives is
 /// played by the key (channel 1, velocity 80) in its next cycle; -1 stops it.
 void etude_jack_meter_robot(etude_jack_meter *m, int channel);
+/// The key's next cycle sleeps `usecs` (a stalled client: the server misses its deadline).
+void etude_jack_meter_stall(etude_jack_meter *m, int usecs);
 unsigned etude_jack_meter_rate(etude_jack_meter *m);
 unsigned etude_jack_meter_period(etude_jack_meter *m);
 void etude_jack_meter_close(etude_jack_meter *m);
