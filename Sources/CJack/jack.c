@@ -263,8 +263,8 @@ static int flood_check(etude_jack *j, fluid_synth_t *s, int echo, jack_nframes_t
     if (limit && !flooding && j->window_events > limit) {
         flooding = 1;
         j->calm_windows = 0;
+        atomic_fetch_add_explicit(&j->floods, 1, memory_order_release);
         atomic_store_explicit(&j->flooding, 1, memory_order_release);
-        atomic_fetch_add_explicit(&j->floods, 1, memory_order_relaxed);
         if (s && echo >= 0) fluid_synth_all_notes_off(s, echo);
     }
     if (flooding) atomic_fetch_add_explicit(&j->flood_events, count, memory_order_relaxed);

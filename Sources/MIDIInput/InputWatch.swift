@@ -76,15 +76,20 @@ public struct FloodGuard: Sendable, Equatable {
 /// The JACK ports feeding `etude:midi_in`, followed through unplug and replug (as
 /// `ReconnectWatch` follows an ALSA keyboard): a connected port that disappears from the server
 /// is said at once; when a port of the same name is registered again it is reconnected and
-/// that is said too. A port the learner merely disconnected is forgotten, not awaited. Pure
-/// state over what the server reports, so the rules are tested without a server.
+/// that is said too. A port the learner merely disconnected is forgotten after `grace` seconds
+/// (a client that exits is disconnected a moment before its ports go). Pure state over what
+/// the server reports, so the rules are tested without a server.
 public struct JackPortWatch: Sendable, Equatable {
-    /// Ports connected to `midi_in` as last seen.
-    public private(set) var connected: Set<String> = []
+    /// Seconds a disconnected port that still exists is remembered.
+    public static let grace = 2.0
+    /// Ports connected to `midi_in`, with the last time they were seen connected.
+    public private(set) var connected: [String: Double] = [:]
     /// Ports that disappeared while connected, awaited by name.
     public private(set) var missing: [String] = []
 
-    public init(connected: [String] = []) { self.connected = Set(connected) }
+    public init(connected: [String] = [], at time: Double = 0) {
+        for port in connected { self.connected[port] = time }
+    }
 
     /// What changed, in the order to say it.
     public enum Change: Equatable, Sendable {
@@ -95,24 +100,26 @@ public struct JackPortWatch: Sendable, Equatable {
     /// True while an instrument the learner played on is gone.
     public var isWaiting: Bool { !missing.isEmpty }
 
-    /// A look at the server: the ports connected to `midi_in` now and which ports exist.
-    /// Returns what to say and the ports to reconnect (`back`).
-    public mutating func observe(connections now: [String], exists: (String) -> Bool) -> [Change] {
+    /// A look at the server at `time`: the ports connected to `midi_in` now and which ports
+    /// exist. Returns what to say; the caller reconnects the ports that are `back`.
+    public mutating func observe(connections now: [String], exists: (String) -> Bool, at time: Double) -> [Change] {
         var changes: [Change] = []
-        for port in connected.sorted() where !now.contains(port) && !exists(port) && !missing.contains(port) {
-            missing.append(port)
-            changes.append(.gone(port))
+        for port in now { connected[port] = time }
+        for port in connected.keys.sorted() where !exists(port) {
+            connected[port] = nil
+            if !missing.contains(port) {
+                missing.append(port)
+                changes.append(.gone(port))
+            }
         }
-        for port in missing where exists(port) {
-            changes.append(.back(port))
-        }
+        for (port, seen) in connected where seen < time - Self.grace && !now.contains(port) { connected[port] = nil }
+        for port in missing where exists(port) { changes.append(.back(port)) }
         missing.removeAll { exists($0) }
-        connected = Set(now)
         return changes
     }
 
     /// Records a reconnected port as connected again.
-    public mutating func reconnected(_ port: String) { connected.insert(port) }
+    public mutating func reconnected(_ port: String, at time: Double) { connected[port] = time }
 
     /// The status line for a change: one line that fits 80 columns.
     public static func line(_ change: Change) -> String {

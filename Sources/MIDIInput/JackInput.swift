@@ -97,7 +97,7 @@ public final class JackInput: InputSource, @unchecked Sendable {
         client.setReporting(true)
         let shown = TextDecoding.sanitize(connected ?? client.midiIn)
         let state = self.state
-        state.value.withLock { $0 = JackPortWatch(connected: client.midiInConnections()) }
+        state.value.withLock { $0 = JackPortWatch(connected: client.midiInConnections(), at: MonotonicClock.seconds()) }
         reader.start { [client] in
             let parser = JackEventDecoder()
             var floods = client.floods
@@ -115,19 +115,19 @@ public final class JackInput: InputSource, @unchecked Sendable {
                 }
                 // A flood: the callback stopped passing midi_in on; the notes it let through
                 // before are ended, so nothing stays held in a recording or a judgement.
-                if client.floods != floods || client.flooding != flooding {
+                let started = client.floods != floods
+                floods = client.floods
+                if (started || client.flooding) && !flooding {
+                    flooding = true
                     let now = MonotonicClock.seconds()
-                    if client.floods != floods {
-                        floods = client.floods
-                        for key in held.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                            handler(.note(PlayedNote(kind: .off, pitch: key[1], velocity: 0, channel: key[0], time: now)))
-                        }
-                        held.removeAll()
-                        handler(.status(FloodGuard.startedLine(shown)))
-                    } else if flooding {
-                        handler(.status(FloodGuard.endedLine(shown)))
+                    for key in held.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                        handler(.note(PlayedNote(kind: .off, pitch: key[1], velocity: 0, channel: key[0], time: now)))
                     }
-                    flooding = client.flooding
+                    held.removeAll()
+                    handler(.status(FloodGuard.startedLine(shown)))
+                } else if flooding && !started && !client.flooding {
+                    flooding = false
+                    handler(.status(FloodGuard.endedLine(shown)))
                 }
                 // Ports coming and going: looked at when one registers or unregisters, and
                 // four times a second (a connection made by hand registers nothing).
@@ -135,11 +135,11 @@ public final class JackInput: InputSource, @unchecked Sendable {
                 if client.alive && (client.registrations != registrations || now >= nextLook) {
                     registrations = client.registrations
                     nextLook = now + 0.25
-                    let changes = state.value.withLock { $0.observe(connections: client.midiInConnections(), exists: client.portExists) }
+                    let changes = state.value.withLock { $0.observe(connections: client.midiInConnections(), exists: client.portExists, at: now) }
                     for change in changes {
                         if case .back(let port) = change {
                             guard (try? client.connect(port, client.midiIn)) != nil else { continue }
-                            state.value.withLock { $0.reconnected(port) }
+                            state.value.withLock { $0.reconnected(port, at: now) }
                         }
                         handler(.status(JackPortWatch.line(change)))
                     }

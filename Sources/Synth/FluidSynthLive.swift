@@ -337,10 +337,12 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
 }
 
 /// JACK xruns (the server's cycles that missed their deadline: notes and note-offs may be lost)
-/// said as one status line with the fix, at most once every `interval` seconds while they go
-/// on. Pure state, tested without a server.
+/// said as one status line with the fix once `least` of them have come, at most once every
+/// `interval` seconds while they go on. Pure state, tested without a server.
 public struct XrunNotice: Sendable, Equatable {
     public static let interval = 10.0
+    /// Xruns that make a line: fewer are the server's own hiccups (a client joining).
+    public static let least = 3
     private var seen: Int
     private var saidAt: Double?
     private var unsaid = 0
@@ -354,6 +356,8 @@ public struct XrunNotice: Sendable, Equatable {
         guard total > seen else { return nil }
         unsaid += total - seen
         seen = total
+        // A lone xrun (a client joining or leaving reorders the graph) is not worth a line.
+        guard unsaid >= Self.least else { return nil }
         if let saidAt, now - saidAt < Self.interval { return nil }
         saidAt = now
         defer { unsaid = 0 }

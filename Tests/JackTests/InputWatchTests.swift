@@ -49,21 +49,23 @@ import Testing
 
     @Test func aPortThatDisappearsIsSaidOnceAndReconnectedByNameWhenItReturns() {
         var present: Set<String> = ["piano:out", "other:out"]
-        var watch = JackPortWatch(connected: ["piano:out"])
-        #expect(watch.observe(connections: ["piano:out"], exists: present.contains).isEmpty)
-        present.remove("piano:out")  // its client exited: the server disconnects and unregisters it
-        #expect(watch.observe(connections: [], exists: present.contains) == [.gone("piano:out")])
-        #expect(watch.isWaiting && watch.missing == ["piano:out"])
-        #expect(watch.observe(connections: [], exists: present.contains).isEmpty, "said once")
-        present.insert("piano:out")
-        #expect(watch.observe(connections: [], exists: present.contains) == [.back("piano:out")])
-        watch.reconnected("piano:out")
-        #expect(!watch.isWaiting)
-        #expect(watch.observe(connections: ["piano:out"], exists: present.contains).isEmpty)
-        // Disconnected by hand (the port still exists): forgotten, not awaited.
-        #expect(watch.observe(connections: [], exists: present.contains).isEmpty)
+        var watch = JackPortWatch(connected: ["piano:out"], at: 0)
+        #expect(watch.observe(connections: ["piano:out"], exists: present.contains, at: 1).isEmpty)
+        // Its client exits: the server disconnects the port, then (a moment later) unregisters it.
+        #expect(watch.observe(connections: [], exists: present.contains, at: 1.2).isEmpty)
         present.remove("piano:out")
-        #expect(watch.observe(connections: [], exists: present.contains).isEmpty)
+        #expect(watch.observe(connections: [], exists: present.contains, at: 1.4) == [.gone("piano:out")])
+        #expect(watch.isWaiting && watch.missing == ["piano:out"])
+        #expect(watch.observe(connections: [], exists: present.contains, at: 2).isEmpty, "said once")
+        present.insert("piano:out")
+        #expect(watch.observe(connections: [], exists: present.contains, at: 9) == [.back("piano:out")])
+        watch.reconnected("piano:out", at: 9)
+        #expect(!watch.isWaiting)
+        #expect(watch.observe(connections: ["piano:out"], exists: present.contains, at: 10).isEmpty)
+        // Disconnected by hand (the port still exists): forgotten after the grace, not awaited.
+        #expect(watch.observe(connections: [], exists: present.contains, at: 13).isEmpty)
+        present.remove("piano:out")
+        #expect(watch.observe(connections: [], exists: present.contains, at: 14).isEmpty)
         let long = JackPortWatch.line(.gone("a2j:Some Very Long Digital Piano Name [24] (capture): MIDI 1"))
         #expect(long.count <= 80, "\(long)")
         #expect(JackPortWatch.line(.back("piano:out")) == "MIDI keyboard piano:out is back: reconnected")
@@ -72,9 +74,10 @@ import Testing
     @Test func xrunsAreSaidWithTheFixAtMostEveryTenSeconds() {
         var notice = XrunNotice(seen: 3)
         #expect(notice.observe(total: 3, at: 0, period: 64) == nil, "the server's start-up xruns are not the learner's")
-        #expect(notice.observe(total: 5, at: 1, period: 64) == "JACK missed 2 cycles (xruns): use a larger JACK period (jackd -p 128)")
-        #expect(notice.observe(total: 9, at: 5, period: 64) == nil)
-        #expect(notice.observe(total: 10, at: 12, period: 64) == "JACK missed 5 cycles (xruns): use a larger JACK period (jackd -p 128)")
+        #expect(notice.observe(total: 5, at: 1, period: 64) == nil, "two xruns: a client joining, not yet a line")
+        #expect(notice.observe(total: 6, at: 2, period: 64) == "JACK missed 3 cycles (xruns): use a larger JACK period (jackd -p 128)")
+        #expect(notice.observe(total: 10, at: 5, period: 64) == nil, "at most every ten seconds")
+        #expect(notice.observe(total: 11, at: 13, period: 64) == "JACK missed 5 cycles (xruns): use a larger JACK period (jackd -p 128)")
         #expect(XrunNotice.line(count: 100_000, period: 4096).count <= 80)
     }
 
