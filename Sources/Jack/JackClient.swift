@@ -141,7 +141,7 @@ public final class JackClient: @unchecked Sendable {
     /// True while an input reads `midi_in`: when the server stops, that input says so for both
     /// (one line), with what the sound did (`stopNotice`).
     public var listening: Bool { lock.withLock { listeningFlag } }
-    /// What the sound did when the server stopped ("sound via pulseaudio", "now silent").
+    /// What the sound did when the server stopped ("sound via pulseaudio", "silent").
     public var stopNotice: String? {
         get { lock.withLock { stopText } }
         set { lock.withLock { stopText = newValue } }
@@ -309,19 +309,26 @@ public enum JackStopLine {
     /// `sound`: the sound's part (`sound(movedTo:)`), nil when the synth was not on JACK;
     /// `input`: the port the notes came from, nil when no input listened.
     public static func line(sound: String?, input: String?) -> String {
-        let notes = input.map { "no notes from " + short($0) }
-        return "JACK server stopped: " + [sound, notes].compactMap { $0 }.joined(separator: "; ")
+        let named = input.map { "no notes from " + short($0) }
+        let line = "JACK server gone: " + [sound, named].compactMap { $0 }.joined(separator: "; ")
+        guard line.count > budget, input != nil else { return line }
+        return "JACK server gone: " + [sound, "no more notes"].compactMap { $0 }.joined(separator: "; ")
     }
+
+    /// Columns a status line may take on an 80-column practice screen (beside its
+    /// `? help · q quit`).
+    public static let budget = 58
 
     /// The sound's part: the driver it moved to, or silent.
     public static func sound(movedTo driver: String?) -> String {
-        driver.map { "sound via \($0)" } ?? "now silent"
+        driver.map { "sound via \($0)" } ?? "silent"
     }
 
-    /// A port name cut to 20 characters (in the middle) so the line fits.
+    /// A port name cut to 18 characters (in the middle) so the line fits the practice screen's
+    /// status line at 80 columns.
     static func short(_ name: String) -> String {
-        let limit = 20
+        let limit = 18
         guard name.count > limit else { return name }
-        return String(name.prefix(9)) + "…" + String(name.suffix(10))
+        return String(name.prefix(8)) + "…" + String(name.suffix(9))
     }
 }

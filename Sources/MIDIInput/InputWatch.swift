@@ -1,4 +1,5 @@
 import Foundation
+import Jack
 import MIDIFile
 
 /// More MIDI than any keyboard sends, as one rule for every input: more than `maxEvents`
@@ -64,12 +65,12 @@ public struct FloodGuard: Sendable, Equatable {
 
     /// The line said when a flood starts on `name`.
     public static func startedLine(_ name: String) -> String {
-        "MIDI flood from \(InputWatchText.short(name)) (>\(maxEvents * Int(1 / window))/s): ignored until it calms"
+        "MIDI flood on \(InputWatchText.short(name)) (>\(maxEvents * Int(1 / window))/s): ignored"
     }
 
     /// The line said when it ends.
     public static func endedLine(_ name: String) -> String {
-        "MIDI input \(InputWatchText.short(name)) calmed down: its notes count again"
+        "\(InputWatchText.short(name)) is calm again: its notes count"
     }
 }
 
@@ -124,16 +125,20 @@ public struct JackPortWatch: Sendable, Equatable {
     /// The status line for a change: one line that fits 80 columns.
     public static func line(_ change: Change) -> String {
         switch change {
-        case .gone(let port): return "MIDI keyboard \(InputWatchText.short(port)) is gone: plug it back in to carry on"
-        case .back(let port): return "MIDI keyboard \(InputWatchText.short(port)) is back: reconnected"
+        case .gone(let port): return "Keyboard \(InputWatchText.short(port)) is gone: plug it back in"
+        case .back(let port): return "Keyboard \(InputWatchText.short(port)) is back: reconnected"
         }
     }
 }
 
-/// Port and device names shortened for a line that fits 80 columns.
+/// Port and device names shortened for a line that fits 80 columns: the practice screen's
+/// status line leaves `budget` of them beside its `? help · q quit`.
 public enum InputWatchText {
+    /// Columns a status line may take on an 80-column practice screen.
+    public static let budget = JackStopLine.budget
+
     /// At most `limit` characters (control bytes replaced), cut in the middle with `…`.
-    public static func short(_ name: String, limit: Int = 28) -> String {
+    public static func short(_ name: String, limit: Int = 20) -> String {
         let clean = TextDecoding.sanitize(name)
         guard clean.count > limit else { return clean }
         let head = (limit - 1) / 2, tail = limit - 1 - head

@@ -364,10 +364,10 @@ public struct XrunNotice: Sendable, Equatable {
         return Self.line(count: unsaid, period: period)
     }
 
-    /// One line that fits 80 columns.
+    /// One line that fits the practice screen's status line at 80 columns.
     public static func line(count: Int, period: Int) -> String {
         let larger = min(8192, max(128, period * 2))
-        return "JACK missed \(count) cycle\(count == 1 ? "" : "s") (xruns): use a larger JACK period (jackd -p \(larger))"
+        return "\(count) JACK xrun\(count == 1 ? "" : "s"): use a larger period (jackd -p \(larger))"
     }
 }
 

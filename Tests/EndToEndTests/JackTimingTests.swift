@@ -6,10 +6,12 @@ import MIDIInput
 import Testing
 import TestSupport
 
-/// The lesson on JACK lands on its frame (issue 36, step 7): each lesson event is stamped with
-/// its clock time and the callback plays it at that time's frame (plus a constant lead), so a
-/// test client recording `etude:midi_out` and `etude:left` finds the lesson's gaps, not gaps
-/// rounded to whole periods plus the sender's wake-up delay.
+/// The JACK path's timing and its troubles, each on a dummy server of its own with test clients.
+/// The lesson lands on its frame (issue 36, step 7): each lesson event is stamped with its clock
+/// time and the callback plays it at that time's frame (plus a constant lead), so a client
+/// recording `etude:midi_out` and `etude:left` finds the lesson's gaps, not gaps rounded to
+/// whole periods plus the sender's wake-up delay. A flood, a piano that goes and comes back,
+/// xruns and a dead server are each said in one line that fits 80 columns.
 @Suite(.serialized, .enabled(if: JackServer.available, JackServer.reason))
 struct JackTimingTests {
     static let font: String? = try? SoundFontLocator(explicit: nil).locate()
@@ -94,10 +96,10 @@ struct JackTimingTests {
             let on = cycles % 2 == 0
             if key.send([on ? 0x90 : 0x80, UInt8(36 + cycles % 48), on ? 100 : 0], repeat: 134) { cycles += 1 } else { usleep(200) }
         }
-        #expect(eventually(10) { recorder.stderr.contains("MIDI flood from etude-fl:midi_in (>2728/s): ignored until it calms") },
+        #expect(eventually(10) { recorder.stderr.contains("MIDI flood on etude-fl:midi_in (>2728/s): ignored") },
                 "the flood is said: \(recorder.stderr)")
         // Calm again: said once, then an ordinary key is recorded.
-        #expect(eventually(10) { recorder.stderr.contains("MIDI input etude-fl:midi_in calmed down: its notes count again") },
+        #expect(eventually(10) { recorder.stderr.contains("etude-fl:midi_in is calm again: its notes count") },
                 "\(recorder.stderr)")
         #expect(eventually(2, poll: 100) { key.send([0x90, 100, 90]) })
         usleep(200_000)
@@ -107,7 +109,7 @@ struct JackTimingTests {
         #expect(recorder.wait(timeout: 30) == 128 + SIGTERM, "\(recorder.stderr)")
         let lines = recorder.stderr.split(separator: "\n").filter { $0.contains("MIDI flood") }
         #expect(lines.count == 1, "said once: \(recorder.stderr)")
-        #expect(lines.allSatisfy { $0.dropFirst("etude: ".count).count <= 80 })
+        #expect(lines.allSatisfy { $0.dropFirst("etude: ".count).count <= InputWatchText.budget })
         let notes = try Self.notes(in: out)
         #expect(notes.count <= FloodGuard.maxEvents, "bounded: \(notes.count) notes of the flood recorded (100 k a second were sent)")
         #expect(notes.contains(RecordedNote(pitch: 100)), "the key after the flood is recorded")
@@ -124,10 +126,10 @@ struct JackTimingTests {
         let recorder = try Self.record(etude, server: server, name: "etude-dr", port: "piano-key:out", output: out)
         #expect(eventually(20) { server.lsp(["-c"]).contains("piano-key:out\n   etude-dr:midi_in") }, "connected: \(server.lsp(["-c"]))")
         piano = nil  // the piano's client exits: its ports go
-        #expect(eventually(10) { recorder.stderr.contains("etude: MIDI keyboard piano-key:out is gone: plug it back in to carry on") },
+        #expect(eventually(10) { recorder.stderr.contains("etude: Keyboard piano-key:out is gone: plug it back in") },
                 "said at once: \(recorder.stderr) \(server.lsp(["-c"]))")
         let back = try #require(JackMeter(name: "piano", server: server.name))
-        #expect(eventually(10) { recorder.stderr.contains("etude: MIDI keyboard piano-key:out is back: reconnected") }, "\(recorder.stderr)")
+        #expect(eventually(10) { recorder.stderr.contains("etude: Keyboard piano-key:out is back: reconnected") }, "\(recorder.stderr)")
         #expect(eventually(10) { server.lsp(["-c"]).contains("piano-key:out\n   etude-dr:midi_in") }, "reconnected: \(server.lsp(["-c"]))")
         #expect(eventually(2, poll: 100) { back.send([0x90, 67, 90]) })
         usleep(200_000)
@@ -135,8 +137,8 @@ struct JackTimingTests {
         usleep(300_000)
         recorder.signal(SIGTERM)
         #expect(recorder.wait(timeout: 30) == 128 + SIGTERM, "\(recorder.stderr)")
-        let said = recorder.stderr.split(separator: "\n").filter { $0.contains("MIDI keyboard piano-key:out") }
-        #expect(said.count == 2 && said.allSatisfy { $0.dropFirst("etude: ".count).count <= 80 }, "\(recorder.stderr)")
+        let said = recorder.stderr.split(separator: "\n").filter { $0.contains("Keyboard piano-key:out") }
+        #expect(said.count == 2 && said.allSatisfy { $0.dropFirst("etude: ".count).count <= InputWatchText.budget }, "\(recorder.stderr)")
         #expect(try Self.notes(in: out).contains(RecordedNote(pitch: 67)), "the note played after the return is recorded")
         _ = piano
     }
@@ -155,10 +157,48 @@ struct JackTimingTests {
             key.stall(0.05)
             usleep(300_000)
         }
-        #expect(eventually(10) { recorder.stderr.contains("use a larger JACK period (jackd -p 128)") }, "\(recorder.stderr)")
+        #expect(eventually(10) { recorder.stderr.contains("JACK xruns: use a larger period (jackd -p 128)") }, "\(recorder.stderr)")
         recorder.signal(SIGTERM)
         _ = recorder.wait(timeout: 30)
         let line = try #require(recorder.stderr.split(separator: "\n").first { $0.contains("xruns") })
-        #expect(line.hasPrefix("etude: JACK missed ") && line.dropFirst("etude: ".count).count <= 80, "\(line)")
+        #expect(line.contains(" JACK xruns: ") && line.dropFirst("etude: ".count).count <= InputWatchText.budget, "\(line)")
+    }
+
+    /// Issue 38, point 3, on the practice screen: the piano's client exits mid-pass in wait
+    /// mode — the status line says so at once, the header says `keyboard gone` and the pass
+    /// pauses (■); it comes back and is reconnected (said too); then the JACK server dies and
+    /// the header turns to `silent (no audio)` with one line saying what was lost.
+    @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func thePracticeScreenSaysTheKeyboardGoneAndTheServerDead() throws {
+        let server = try JackServer(tag: "screen-drop")
+        var etude = try Etude()
+        etude.environment.merge(server.environment) { $1 }
+        var piano: JackMeter? = try #require(JackMeter(name: "grand", server: server.name))
+        let font = Self.font.map { ["--soundfont", $0] } ?? []
+        let pane = try TmuxPane(etude: etude, ["practice", Repo.lesson("level1/c-major-five-finger-parallel.mid"), "--mode", "wait",
+                                               "--input", "jack:grand-key:out", "--echo", "on", "--jack-name", "etude-sd"] + font,
+                                width: 80, height: 24)
+        #expect(pane.waitFor { $0.contains("mode: wait") }.contains("mode: wait"), "\(pane.screen())")
+        try pane.keys(" ")  // start
+        #expect(pane.waitFor { $0.contains("▷") || $0.contains("▶") }.contains("▷") || pane.screen().contains("▶"), "\(pane.screen())")
+        piano = nil  // the piano is switched off
+        let gone = pane.waitFor { $0.contains("keyboard gone") && $0.contains("Keyboard grand-key:out is gone") }
+        #expect(gone.contains("keyboard gone") && gone.contains("Keyboard grand-key:out is gone: plug it back in"), "\(gone)")
+        // The pass does not run on without the keyboard: the position stands still.
+        let position = { (screen: String) in screen.split(separator: "\n").first?.split(separator: " ").first { $0.contains("/10") }.map(String.init) }
+        let before = position(pane.screen())
+        usleep(1_500_000)
+        #expect(before != nil && position(pane.screen()) == before, "the pass pauses: \(pane.screen())")
+        let back = try #require(JackMeter(name: "grand", server: server.name))
+        let again = pane.waitFor { $0.contains("Keyboard grand-key:out is back: reconnected") }
+        #expect(again.contains("is back: reconnected") && !again.contains("keyboard gone"), "\(again)")
+        #expect(eventually(10) { server.lsp(["-c"]).contains("grand-key:out\n   etude-sd:midi_in") })
+        server.kill()
+        let dead = pane.waitFor { $0.contains("silent (no audio)") && $0.contains("JACK server gone") }
+        #expect(dead.contains("silent (no audio)"), "the header: \(dead)")
+        #expect(dead.contains("JACK server gone: silent; no notes from grand-key:out"), "\(dead.split(separator: "\n").suffix(6))")
+        try pane.keys("q")
+        #expect(pane.exitStatus(within: 30) == 0, "\(pane.screen())")
+        _ = (piano, back)
     }
 }

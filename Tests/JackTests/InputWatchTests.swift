@@ -42,9 +42,9 @@ import Testing
 
     @Test func floodLinesFitEightyColumns() {
         let name = "a2j:Some Very Long Digital Piano Name [24] (capture): MIDI 1"
-        #expect(FloodGuard.startedLine(name).count <= 80, "\(FloodGuard.startedLine(name))")
-        #expect(FloodGuard.endedLine(name).count <= 80)
-        #expect(FloodGuard.startedLine("piano-key:out") == "MIDI flood from piano-key:out (>2728/s): ignored until it calms")
+        #expect(FloodGuard.startedLine(name).count <= InputWatchText.budget, "\(FloodGuard.startedLine(name))")
+        #expect(FloodGuard.endedLine(name).count <= InputWatchText.budget)
+        #expect(FloodGuard.startedLine("piano-key:out") == "MIDI flood on piano-key:out (>2728/s): ignored")
     }
 
     @Test func aPortThatDisappearsIsSaidOnceAndReconnectedByNameWhenItReturns() {
@@ -67,27 +67,27 @@ import Testing
         present.remove("piano:out")
         #expect(watch.observe(connections: [], exists: present.contains, at: 14).isEmpty)
         let long = JackPortWatch.line(.gone("a2j:Some Very Long Digital Piano Name [24] (capture): MIDI 1"))
-        #expect(long.count <= 80, "\(long)")
-        #expect(JackPortWatch.line(.back("piano:out")) == "MIDI keyboard piano:out is back: reconnected")
+        #expect(long.count <= InputWatchText.budget, "\(long)")
+        #expect(JackPortWatch.line(.back("piano:out")) == "Keyboard piano:out is back: reconnected")
     }
 
     @Test func xrunsAreSaidWithTheFixAtMostEveryTenSeconds() {
         var notice = XrunNotice(seen: 3)
         #expect(notice.observe(total: 3, at: 0, period: 64) == nil, "the server's start-up xruns are not the learner's")
         #expect(notice.observe(total: 5, at: 1, period: 64) == nil, "two xruns: a client joining, not yet a line")
-        #expect(notice.observe(total: 6, at: 2, period: 64) == "JACK missed 3 cycles (xruns): use a larger JACK period (jackd -p 128)")
+        #expect(notice.observe(total: 6, at: 2, period: 64) == "3 JACK xruns: use a larger period (jackd -p 128)")
         #expect(notice.observe(total: 10, at: 5, period: 64) == nil, "at most every ten seconds")
-        #expect(notice.observe(total: 11, at: 13, period: 64) == "JACK missed 5 cycles (xruns): use a larger JACK period (jackd -p 128)")
-        #expect(XrunNotice.line(count: 100_000, period: 4096).count <= 80)
+        #expect(notice.observe(total: 11, at: 13, period: 64) == "5 JACK xruns: use a larger period (jackd -p 128)")
+        #expect(XrunNotice.line(count: 100_000, period: 4096).count <= InputWatchText.budget)
     }
 
     @Test func theServerStoppingSaysWhatWasLostInOneLineThatFits() {
         #expect(JackStopLine.line(sound: JackStopLine.sound(movedTo: nil), input: "etude:midi_in")
-            == "JACK server stopped: now silent; no notes from etude:midi_in")
+            == "JACK server gone: silent; no notes from etude:midi_in")
         #expect(JackStopLine.line(sound: JackStopLine.sound(movedTo: "pulseaudio"), input: nil)
-            == "JACK server stopped: sound via pulseaudio")
+            == "JACK server gone: sound via pulseaudio")
         let long = JackStopLine.line(sound: JackStopLine.sound(movedTo: "pulseaudio"),
                                      input: "a2j:Some Very Long Digital Piano Name [24] (capture): MIDI 1")
-        #expect(long.count <= 80, "\(long)")
+        #expect(long.count <= InputWatchText.budget, "\(long)")
     }
 }
