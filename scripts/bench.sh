@@ -192,6 +192,12 @@ print(f"  etude: median {e['medianFrames']} frames ({e['medianMs']:.2f} ms), max
 print(f"  fluidsynth -a jack -m jack: median {f['medianFrames']} frames ({f['medianMs']:.2f} ms), max {f['maxFrames']} frames ({f['maxMs']:.2f} ms)")
 print(f"  median ≤ {med_bar:.2f} ms: {ok(e['medianMs'] <= med_bar)}; max ≤ {max_bar:.2f} ms: {ok(e['maxMs'] <= max_bar)}; "
       f"every note answered: {ok(e['missed'] == 0)}")
+cb = d.get("callback")
+if cb:
+    print(f"  etude's callback, its own work: worst cycle {cb['worstMs']:.2f} ms of the {cb['periodMs']:.2f} ms period "
+          f"({100 * cb['worstMs'] / cb['periodMs']:.0f} %), {cb['xruns']} xruns counted: {ok(cb['worstMs'] < cb['periodMs'])}")
+else:
+    print("  etude's callback: its --verbose line was missing")
 PY
 else
   echo "  skipped: jackd (jackd2) or fluidsynth is not installed"
