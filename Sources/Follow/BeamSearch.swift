@@ -36,6 +36,7 @@ struct BeamSearch: Sendable {
     let model: FollowModel
     private(set) var beam: [Hypothesis]
     private var candidates: [Hypothesis] = []
+    private var ranked: [(cost: Double, index: Int32)] = []
     /// Per state (chord + 1): the generation it was last offered in, and where.
     private var stamp: [Int32]
     private var slot: [Int32]
@@ -45,8 +46,8 @@ struct BeamSearch: Sendable {
         self.score = score
         self.model = model
         beam = [Hypothesis(chord: -1, matched: 0, cost: 0, anchor: .nan, tempo: 1, back: -1, note: -1, jumped: false)]
-        stamp = Array(repeating: -1, count: score.chordCount + 2)
-        slot = Array(repeating: 0, count: score.chordCount + 2)
+        stamp = Array(repeating: -1, count: 2 * score.chordCount + 4)
+        slot = Array(repeating: 0, count: 2 * score.chordCount + 4)
         candidates.reserveCapacity(model.beam * (model.maxSkip + 2) + model.jumpCandidates + 8)
     }
 
@@ -93,8 +94,11 @@ struct BeamSearch: Sendable {
         return min(max(next, 0.25), 4)
     }
 
-    private mutating func offer(_ h: Hypothesis) {
-        let key = Int(h.chord) + 1
+    /// Keeps the cheapest hypothesis per chord and way in: one that stays on its chord and one
+    /// that has just come to it are different states (the second has this key's onset and all
+    /// the chord's notes still to play), so neither hides the other.
+    private mutating func offer(_ h: Hypothesis, entering: Bool) {
+        let key = (Int(h.chord) + 1) * 2 + (entering ? 1 : 0)
         if stamp[key] == generation {
             let at = Int(slot[key])
             if h.cost < candidates[at].cost { candidates[at] = h }
@@ -112,6 +116,8 @@ struct BeamSearch: Sendable {
         let t = key.time
         let pitch = key.pitch
         let last = chordCount  // the state after the score
+        // No new hypothesis dearer than this survives: the best one now costs at most a stray more.
+        let ceiling = (beam.first?.cost ?? 0) + max(model.beforeCost, model.extraCost) + model.beamWidth
         for (i, h) in beam.enumerated() {
             let c = Int(h.chord)
             var stay = h
@@ -121,7 +127,7 @@ struct BeamSearch: Sendable {
             // Staying: another note of the chord, or a key that is not one (outside the score: a stray).
             if c < 0 || c >= last {
                 stay.cost += c < 0 ? model.beforeCost : model.afterCost
-                offer(stay)
+                offer(stay, entering: false)
             } else {
                 stay.cost += model.extraCost
                 if unplayed(h) > 0 { stay.substituted &+= 1 }
@@ -134,7 +140,7 @@ struct BeamSearch: Sendable {
                         stay.note = Int32(score.range(ofChord: c).lowerBound + k)
                     }
                 }
-                offer(stay)
+                offer(stay, entering: false)
             }
             guard c < last else { continue }
             // Moving on to one of the next chords; the notes left behind are missed.
@@ -144,7 +150,7 @@ struct BeamSearch: Sendable {
             if firstNext <= lastNext {
                 for c2 in firstNext...lastNext {
                     let skipped = leaving + Double(score.notesBefore[c2] - score.notesBefore[firstNext]) * model.missCost
-                    if skipped > model.beamWidth { break }
+                    if h.cost + skipped > ceiling { break }
                     var next = Hypothesis(chord: Int32(c2), matched: 0, cost: h.cost + skipped + timingCost(h, to: c2, at: t),
                                           anchor: t, tempo: h.tempo, back: Int32(i), note: -1, jumped: false)
                     if let k = unplayedNote(chord: c2, mask: 0, pitch: pitch) {
@@ -155,14 +161,14 @@ struct BeamSearch: Sendable {
                         next.cost += model.extraCost
                         next.substituted = 1
                     }
-                    offer(next)
+                    offer(next, entering: true)
                 }
             }
             // Past the end: every note after this one missed, the key a stray.
             if c >= 0, c + model.maxSkip >= last - 1 {
                 let skipped = leaving + Double(score.notesBefore[last] - score.notesBefore[firstNext]) * model.missCost
                 offer(Hypothesis(chord: Int32(last), matched: 0, cost: h.cost + skipped + model.afterCost, anchor: t, tempo: h.tempo,
-                                 back: Int32(i), note: -1, jumped: false))
+                                 back: Int32(i), note: -1, jumped: false), entering: true)
             }
         }
         jump(t: t, pitch: pitch)
@@ -189,10 +195,11 @@ struct BeamSearch: Sendable {
             let distance = abs(c2 - here)
             // Back: a restart, its price fixed. On: the notes jumped over are missed.
             let skipped = c2 > here ? Double(search.score.notesBefore[c2] - search.score.notesBefore[here + 1]) * search.model.missCost : 0
-            let cost = best.cost + leaving + skipped + search.model.jumpCost + 0.3 * log(1 + Double(distance))
+            let price = c2 > here ? search.model.skipCost : search.model.jumpCost
+            let cost = best.cost + leaving + skipped + price + 0.3 * log(1 + Double(distance))
             guard let k = search.unplayedNote(chord: c2, mask: 0, pitch: pitch) else { return }
             search.offer(Hypothesis(chord: Int32(c2), matched: 1 << UInt64(k), cost: cost, anchor: t, tempo: best.tempo, back: 0,
-                                    note: Int32(search.score.range(ofChord: c2).lowerBound + k), jumped: true))
+                                    note: Int32(search.score.range(ofChord: c2).lowerBound + k), jumped: true), entering: true)
         }
         while taken < model.jumpCandidates && (down >= 0 || up < list.count) {
             let dDown = down >= 0 ? here - Int(list[down]) : Int.max
@@ -211,12 +218,15 @@ struct BeamSearch: Sendable {
     }
 
     private mutating func prune() {
-        candidates.sort { $0.cost < $1.cost }
-        let limit = (candidates.first?.cost ?? 0) + model.beamWidth
-        var n = 0
-        while n < candidates.count && n < model.beam && candidates[n].cost <= limit { n += 1 }
+        var best = Double.infinity
+        for h in candidates where h.cost < best { best = h.cost }
+        let limit = best + model.beamWidth
+        ranked.removeAll(keepingCapacity: true)
+        for (i, h) in candidates.enumerated() where h.cost <= limit { ranked.append((h.cost, Int32(i))) }
+        // Sorting (cost, index) pairs, not the hypotheses themselves; ties keep the order offered.
+        ranked.sort { $0.cost != $1.cost ? $0.cost < $1.cost : $0.index < $1.index }
         beam.removeAll(keepingCapacity: true)
-        beam.append(contentsOf: candidates[0..<n])
+        for r in ranked.prefix(model.beam) { beam.append(candidates[Int(r.index)]) }
     }
 
     /// What ending here costs: the notes still to play are missed.

@@ -94,13 +94,15 @@ public struct FollowModel: Equatable, Sendable {
     public var extraCost = 3.5
     /// A key before the score starts (a stray, a recording's run-in): as dear as an extra, so
     /// waiting outside the score is never cheaper than following it through its mistakes.
-    public var beforeCost = 3.0
+    public var beforeCost = 3.6
     /// A key after the score ended (a recording's run-out): cheap, the piece is over.
     public var afterCost = 1.0
     /// A score note left unplayed.
     public var missCost = 3.0
-    /// Jumping in the score (a restart, a skipped passage); grows slowly with the distance.
+    /// Jumping back in the score (a restart); grows slowly with the distance.
     public var jumpCost = 9.0
+    /// Jumping on past `maxSkip` chords (a skipped passage), besides the notes skipped.
+    public var skipCost = 2.0
     /// Most chords an ordinary step may move forward (skipping the ones between as missed).
     public var maxSkip = 8
     /// Keys of one chord played this far apart cost nothing (a rolled or uneven chord).
@@ -115,8 +117,8 @@ public struct FollowModel: Equatable, Sendable {
     /// How much one interval moves the tempo estimate (0 = fixed, 1 = the last interval's).
     public var tempoGain = 0.35
     /// Hypotheses kept after each key, and how far (in cost) behind the best one they may be.
-    public var beam = 48
-    public var beamWidth = 30.0
+    public var beam = 96
+    public var beamWidth = 40.0
     /// Jumps considered per key: the chords nearest the current position where the key is written.
     public var jumpCandidates = 16
 
