@@ -179,6 +179,7 @@ public enum PerformanceJudge {
     public static func line(_ n: NoteVerdict) -> String {
         var words = ["bar \(n.bar) beat \(NumberText.short(n.beat))", PitchName.name(n.pitch), n.hand]
         if n.onset != "hit" { words.append(n.onset + (n.timingMs.map { " \(Int($0.rounded())) ms" } ?? "")) }
+        if n.wrongKeyFirst == true { words.append("after a wrong key") }
         if let r = n.release, r != .ok { words.append("\(r.rawValue) (held \(Int(((n.heldRatio ?? 0) * 100).rounded()))%)") }
         if let l = n.loudness, l != .ok { words.append("\(l.rawValue) (velocity \(n.velocity ?? 0)\(n.dynamic.map { ", marked \($0)" } ?? ""))") }
         return words.joined(separator: "  ")
