@@ -90,6 +90,29 @@ import TestSupport
         #expect(alignment.filter { $0["key"] == nil }.count == 1)
     }
 
+    @Test func aDriftingTempoAndExtraKeysMoveNoNoteOffItsKey() throws {
+        let etude = try Etude()
+        let lesson = Repo.lesson("level4/ode-to-joy.abc")
+        let clean = try Self.notes(of: "level4/ode-to-joy.mid")
+        // Slowing to 80 % by the end, a 2 s stop halfway, and an extra key after every tenth note.
+        let start = clean[0].on, end = clean.last!.on
+        func warp(_ t: Double) -> Double {
+            let x = t - start
+            return start + x + 0.25 * x * x / (2 * (end - start)) + (x > (end - start) / 2 ? 2 : 0)
+        }
+        var keys = clean.map { Key(pitch: $0.pitch, on: warp($0.on), off: warp($0.off)) }
+        let extras = stride(from: 5, to: clean.count, by: 10).map { Key(pitch: 90 - $0 % 7, on: warp(clean[$0].on) + 0.2, off: warp(clean[$0].on) + 0.3) }
+        keys += extras
+        keys.sort { $0.on < $1.on }
+        let r = try etude.run(["judge", lesson, etude.home.write("drift.mid", Self.midi(keys)), "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let j = try Self.json(r.stdout)
+        let all = (j["notes"] as? [[String: Any]])?.count ?? 0
+        let hits = (j["hit"] as? Int ?? 0)
+        #expect(hits == all && j["missed"] as? Int == 0 && j["wrong"] as? Int == 0 && j["extra"] as? Int == extras.count, "\(r.stdout.prefix(300))")
+        #expect((j["restarts"] as? [Any])?.isEmpty == true)
+    }
+
     @Test func aRestartIsNamedAndJudgedOnce() throws {
         let etude = try Etude()
         let lesson = Repo.lesson("level4/ode-to-joy.abc")
