@@ -25,6 +25,25 @@ struct Hypothesis: Sendable {
     var note: Int32
     /// True when this key jumped here (a restart or a skip beyond `maxSkip`).
     var jumped: Bool
+
+    /// What the offline aligner keeps of each hypothesis to trace the path back (32 bytes).
+    struct Kept: Sendable {
+        var anchor: Double
+        var tempo: Double
+        var chord: Int32
+        var back: Int32
+        var note: Int32
+        var jumped: Bool
+
+        init(_ h: Hypothesis) {
+            anchor = h.anchor
+            tempo = h.tempo
+            chord = h.chord
+            back = h.back
+            note = h.note
+            jumped = h.jumped
+        }
+    }
 }
 
 /// The walk itself, one key at a time, keeping the best `model.beam` hypotheses. The online

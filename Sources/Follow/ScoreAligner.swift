@@ -50,26 +50,32 @@ public enum ScoreAligner {
     public static func align(_ performance: [PerformedNote], to score: FollowScore, model: FollowModel = FollowModel()) -> Alignment {
         let order = performance.indices.sorted { performance[$0].time != performance[$1].time ? performance[$0].time < performance[$1].time : $0 < $1 }
         var search = BeamSearch(score: score, model: model)
-        var beams: [[Hypothesis]] = []
-        beams.reserveCapacity(order.count)
+        // Every beam, kept compact and in one array (what the path back and its points need).
+        var kept: [Hypothesis.Kept] = []
+        var stepStart: [Int] = []
+        kept.reserveCapacity(order.count * min(model.beam, 32))
+        stepStart.reserveCapacity(order.count + 1)
         for i in order {
             search.step(performance[i])
-            beams.append(search.beam)
+            stepStart.append(kept.count)
+            for h in search.beam { kept.append(Hypothesis.Kept(h)) }
         }
+        stepStart.append(kept.count)
         let chordCount = score.chordCount
         var roles = Array(repeating: Alignment.Role.before, count: performance.count)
         var points = Array(repeating: FollowPoint(chord: -1, note: nil, scoreTime: 0, performanceTime: 0, tempo: 1, jumped: false),
                            count: performance.count)
         var match: [Int?] = Array(repeating: nil, count: score.notes.count)
-        guard let lastBeam = beams.last, !lastBeam.isEmpty else {
+        let lastBeam = search.beam
+        guard !order.isEmpty, !lastBeam.isEmpty else {
             return Alignment(roles: roles, points: points, match: match, due: score.notes.map(\.time), attempts: [], restarts: [])
         }
         // The best ending, then its path back.
         var at = 0
         for (i, h) in lastBeam.enumerated() where h.cost + search.endCost(h) < lastBeam[at].cost + search.endCost(lastBeam[at]) { at = i }
-        var path = Array(repeating: lastBeam[at], count: order.count)
+        var path = Array(repeating: kept[stepStart[order.count - 1] + at], count: order.count)
         for step in stride(from: order.count - 1, through: 0, by: -1) {
-            let h = beams[step][at]
+            let h = kept[stepStart[step] + at]
             path[step] = h
             at = Int(h.back)
         }
@@ -107,7 +113,8 @@ public enum ScoreAligner {
         var tempoAt: [Double] = Array(repeating: 1, count: chordCount)
         for (step, h) in path.enumerated() {
             let i = order[step]
-            points[i] = FollowPoint(h, score: score)
+            points[i] = FollowPoint(Hypothesis(chord: h.chord, matched: 0, cost: 0, anchor: h.anchor, tempo: h.tempo, back: h.back,
+                                               note: h.note, jumped: h.jumped), score: score)
             let c = Int(h.chord)
             if c < 0 { roles[i] = .before; continue }
             if c >= chordCount { roles[i] = .after; continue }

@@ -47,6 +47,10 @@ public struct AlignedPass: Sendable {
     /// Seconds before the first note played and after the last within which a key is judged.
     public static let runOut = 2.0
 
+    /// The most key presses a performance may have: the aligner keeps 32 bytes per hypothesis
+    /// per key to trace the best path back (about 150 MB at this size, two hours of fast playing).
+    public static let maxPresses = 50_000
+
     /// Judges `presses` (key presses in time order, any clock) against `expected`.
     public static func judge(expected: [ExpectedNote], presses: [PlayedEvent], window: TimingWindow = TimingWindow()) -> AlignedPass {
         let score = FollowScore(expected.map { ScoreNote(id: $0.id, pitch: $0.pitch, time: $0.time) }, chordTolerance: 0.035)

@@ -139,6 +139,9 @@ public enum PerformanceJudge {
             throw EtudeFailure("\(hand) has no notes to judge in these bars; choose another --hand or --bars")
         }
         let presses = performance.events.filter(\.isOn)
+        guard presses.count <= AlignedPass.maxPresses else {
+            throw EtudeFailure("the performance has \(presses.count) key presses; etude judge aligns up to \(AlignedPass.maxPresses) (about two hours of playing); give a shorter recording")
+        }
         let aligned = AlignedPass.judge(expected: expected, presses: presses, window: window)
         var report = PassReport(judgements: aligned.judgements, window: window, sections: Set(expected.map(\.section)))
         let end = performance.events.last?.time ?? firstExpected
