@@ -113,6 +113,14 @@ import TestSupport
         #expect((j["restarts"] as? [Any])?.isEmpty == true)
     }
 
+    @Test func aPerformanceTooLongToAlignIsOneLine() throws {
+        let etude = try Etude()
+        let keys = (0..<50_001).map { Key(pitch: 60 + $0 % 12, on: Double($0) * 0.05, off: Double($0) * 0.05 + 0.04) }
+        let r = try etude.run(["judge", Repo.lesson("level4/ode-to-joy.abc"), etude.home.write("long.mid", Self.midi(keys))])
+        #expect(r.status == 1 && r.stdout.isEmpty)
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("50001 key presses"), "\(r.stderr)")
+    }
+
     @Test func aRestartIsNamedAndJudgedOnce() throws {
         let etude = try Etude()
         let lesson = Repo.lesson("level4/ode-to-joy.abc")
