@@ -335,10 +335,19 @@ public final class OwnSoundTap: SoundOutput, Sendable {
     }
 
     public func send(_ message: MIDIEvent.Kind) {
+        note(message)
+        inner.send(message)
+    }
+
+    public func sendGuide(_ message: MIDIEvent.Kind) {
+        note(message)
+        inner.sendGuide(message)
+    }
+
+    private func note(_ message: MIDIEvent.Kind) {
         if case .noteOn(_, let key, let velocity) = message, velocity > 0, key < 128 {
             started[Int(key)].store(clock.now.bitPattern, ordering: .relaxed)
         }
-        inner.send(message)
     }
 
     public func allNotesOff() { inner.allNotesOff() }

@@ -221,6 +221,7 @@ public final class TransportRunner: @unchecked Sendable {
         for e in events {
             switch e.event {
             case .synth(let message): output.send(message)
+            case .guide(let message): output.sendGuide(message)
             case .finished: ended = true
             default: break
             }

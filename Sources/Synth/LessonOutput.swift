@@ -40,6 +40,10 @@ public final class LessonOutput: SoundOutput, @unchecked Sendable {
         if destination.contains(.synth) { live.send(message) }
     }
 
+    /// The guide reaches Etude's synth alone, whatever `--sound` says: the instrument never
+    /// plays the learner's part for them.
+    public func sendGuide(_ message: MIDIEvent.Kind) { live.send(message) }
+
     /// Sustain up and all notes off on the synth and on `etude:midi_out` (or the ALSA port).
     public func allNotesOff() {
         midiOut?.allNotesOff(to: .midiOut)
@@ -63,7 +67,7 @@ extension FluidSynthLive {
             throw SynthError("--sound \(sound.rawValue): etude:midi_out needs a JACK server: \(error.message)")
         }
         if let port {
-            let targets = client.ports(midi: true, output: false).filter { !$0.hasPrefix(client.name + ":") }
+            let targets = client.instrumentPorts(output: false)
             guard let found = JackClient.pick(port, from: targets) else {
                 if ALSAMIDIOut.sequencerPresent, let alsa = try? ALSAMIDIOut(port: port) { return routeLesson(sound, alsa: alsa) }
                 let list = targets.isEmpty ? "none" : targets.joined(separator: ", ")

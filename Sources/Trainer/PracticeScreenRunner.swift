@@ -30,6 +30,8 @@ public struct Playing: Sendable {
     public var offsetMs: Double?
     /// Where the calibrated offsets are (nil: none are looked up).
     public var library: Library?
+    /// `--guide on|off`; nil: as last chosen for the lesson (off at first).
+    public var guide: Bool?
 
     public init() {}
 }
@@ -157,15 +159,14 @@ public enum PracticeScreenRunner {
     public static func makeSession(_ opened: OpenedLesson, plan: PracticePlan, output: any SoundOutput, playing: Playing,
                                    instrument: Instrument?, title: String? = nil) throws -> (PracticeSession, PracticeController) {
         let timing = InputTiming.lookUp(input: playing.input, hookup: instrument?.hookup, override: playing.offsetMs, library: playing.library)
+        let guide = Guide.resolve(playing.guide, path: opened.path, library: playing.library)
         let settings = PracticeSession.Settings(mode: playing.mode, window: playing.window, cleanThreshold: playing.threshold,
                                                 computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true, title: title,
                                                 countIn: playing.countIn, watchStopsAtEnd: playing.watchStopsAtEnd,
                                                 holdAfterPass: playing.holdAfterPass,
                                                 inputOffsetMs: timing.offsetMs, timingHint: timing.hint,
-                                                onsetOnlyInput: instrument?.hookup.isOnsetOnly)
-        var plan = plan
-        // A microphone listens to the learner's own piano: Etude does not sound their part.
-        if instrument?.hookup.isListening == true && playing.mode.judges { plan.soundsExpectedNotes = false }
+                                                onsetOnlyInput: instrument?.hookup.isOnsetOnly,
+                                                guide: guide.on)
         let session: PracticeSession
         do {
             session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: output, settings: settings)
@@ -174,6 +175,7 @@ public enum PracticeScreenRunner {
         }
         let controller = PracticeController(session: session, saveDirectory: playing.saveDirectory)
         controller.onSavePass = { bytes, directory, now in PassFile.save(bytes, in: directory, now: now) }
+        controller.onGuide = guide.remember
         instrument?.attach(controller)
         return (session, controller)
     }

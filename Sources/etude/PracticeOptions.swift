@@ -79,6 +79,8 @@ struct PlayingOptions: ParsableArguments {
     @Option(help: "Your keyboard's keys: 88, 76, 73, 61, 49, 37 or 25 (remembered for the input); notes off it are played for you.") var keys: KeyboardKeysArgument?
     @Option(help: "Your keyboard's range LOW-HIGH instead of --keys (e.g. C2-C7 or 36-96).") var range: KeyboardRangeArgument?
     @Option(help: "octave: move a hand that fits your keys by octaves onto them; none: don't (remembered with the keys).") var fit: OctaveFit?
+    @Option(help: ArgumentHelp("on: hear the part you play, quietly, on Etude's synth only (never your instrument); off (default): Etude never sounds it while you play. Remembered per lesson; G on the practice screen.", valueName: "on|off"))
+    var guide: Guide.Setting?
 
     /// The playing settings, checked before anything opens: one line per mistake.
     func playing(mode: PracticeMode, report: String? = nil, saveDir: String? = nil) throws -> Playing {
@@ -90,6 +92,7 @@ struct PlayingOptions: ParsableArguments {
         p.threshold = threshold.percent
         p.reportPath = report
         p.offsetMs = offset?.milliseconds
+        p.guide = guide?.on
         if let saveDir {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: saveDir, isDirectory: &isDir), isDir.boolValue else {
