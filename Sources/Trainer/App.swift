@@ -32,8 +32,9 @@ public enum App {
     }
 
     /// `etude resume`: the practice screen where the learner left off — lesson, bar, hand,
-    /// other hand, tempo, metronome, loop and its name, mode.
-    public static func resume(library: Library, sound: LiveSound = LiveSound()) throws -> Int32 {
+    /// other hand, tempo, metronome, loop and its name, mode, and the input it was played on
+    /// (unless `--input` names another; `etude setup`'s instrument for a state saved before).
+    public static func resume(library: Library, sound: LiveSound = LiveSound(), playing given: Playing = Playing()) throws -> Int32 {
         let (state, path) = try library.withStore(scan: false) { s -> (ResumeState, String) in
             guard let (state, listing) = try s.resume() else {
                 throw EtudeFailure("nothing to resume yet: practise a lesson first (see `etude list`)")
@@ -45,8 +46,10 @@ public enum App {
         }
         var opened = try LessonFit.open(path, transpose: nil, library: library)
         var plan = PracticePlan(repeatMode: .forever)
-        var playing = Playing()
+        var playing = given
+        var sound = sound
         playing.library = library  // the calibrated input offsets
+        MyInstrument.use(sound: &sound, playing: &playing, library: library, resumed: state.input)
         do {
             plan.hands = try PracticePlan.parseHands(state.hand)
             plan.tempo = .percent(TempoPercent.clamped(Double(state.tempoPercent)).value)
@@ -85,21 +88,24 @@ public enum App {
         }
     }
 
-    /// Runs an intent with its defaults.
-    public static func run(_ intent: Intent, library: Library) throws -> Int32 {
+    /// Runs an intent with the instrument the browser was given (`etude browse --input …`), or
+    /// the one set up (`etude setup`), or the computer keyboard.
+    public static func run(_ intent: Intent, library: Library, sound: LiveSound = LiveSound(), playing given: Playing = Playing()) throws -> Int32 {
+        var sound = sound
+        var playing = given
+        if intent != .resume { MyInstrument.use(sound: &sound, playing: &playing, library: library) }
         switch intent {
         case .practise(let path, let mode, let hand):
-            var playing = Playing()
             playing.mode = mode
             var plan = PracticePlan(hands: hand, repeatMode: .forever)
             plan.countIn = mode.countsIn
             // A hand this lesson does not have: both, as the screen's `h` would.
             if (try? plan.validate(for: try LessonOpener.open(path).lesson)) == nil { plan.hands = .both }
-            return try practise(path: path, plan: plan, library: library, playing: playing)
+            return try practise(path: path, plan: plan, library: library, sound: sound, playing: playing)
         case .resume:
-            return try resume(library: library)
+            return try resume(library: library, sound: sound, playing: given)
         case .runRoutine(let name):
-            return try runRoutine(name: name, library: library)
+            return try runRoutine(name: name, library: library, sound: sound, playing: playing)
         }
     }
 }

@@ -22,6 +22,8 @@ public struct Playing: Sendable {
     /// The judging modes hold after each pass until a key (routines flow on instead).
     public var holdAfterPass = true
     public var input = "keys"
+    /// `--input` was given: the instrument set up (`MyInstrument`) does not replace it.
+    public var inputChosen = false
     public var window = TimingWindow()
     public var threshold = 90.0
     public var reportPath: String?
@@ -224,6 +226,7 @@ public enum PracticeScreenRunner {
             }
         }
         if let history {
+            history.input = playing.input  // `etude resume` comes back to it
             controller.onSaveLoop = { history.saveLoop($0) }
             controller.onRecallLoops = { history.savedLoops() }
             controller.onBarPicture = { history.barPicture() }

@@ -16,7 +16,7 @@ struct TodayCommand: ParsableCommand {
     @Flag(name: .customLong("run"), help: "Play the plan now, as a routine.") var runNow = false
     @OptionGroup var play: MethodPlayOptions
     func run() throws {
-        let status = try TodayPlanner.command(minutes: minutes, json: json, library: play.store.library, play: runNow ? (try play.sound(), try play.playing()) : nil)
+        let status = try TodayPlanner.command(minutes: minutes, json: json, library: play.store.library, play: runNow ? try play.setUp() as (LiveSound, Playing) : nil)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -28,7 +28,8 @@ struct SightReadCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the exercise to this MIDI file instead of playing it.", valueName: "file.mid")) var export: String?
     @OptionGroup var play: MethodPlayOptions
     func run() throws {
-        let status = try SightReader.command(level: level, seed: seed, export: export, library: play.store.library, sound: try play.sound(), playing: try play.playing())
+        let setUp = export == nil ? try play.setUp() : (sound: LiveSound(), playing: Playing())
+        let status = try SightReader.command(level: level, seed: seed, export: export, library: play.store.library, sound: setUp.sound, playing: setUp.playing)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -37,13 +38,17 @@ struct SightReadCommand: ParsableCommand {
 struct MethodPlayOptions: ParsableArguments {
     @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
     @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @OptionGroup var instrument: InstrumentOptions
     @OptionGroup var playingOptions: PlayingOptions
     @OptionGroup var audioBuffer: AudioBufferOption
     @OptionGroup var store: StoreOptions
-    func playing() throws -> Playing { try playingOptions.playing(mode: .play) }
-    func sound() throws -> LiveSound {
-        var sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name))
+
+    /// The synth and the instrument: the options given, the rest from `etude setup`.
+    func setUp() throws -> (sound: LiveSound, playing: Playing) {
+        var playing = try playingOptions.playing(mode: .play)
+        var sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name)))
         sound.library = store.library  // the audio buffer learned per device
-        return sound
+        MyInstrument.use(sound: &sound, playing: &playing, library: store.library)
+        return (sound, playing)
     }
 }

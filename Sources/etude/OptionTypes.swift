@@ -55,6 +55,7 @@ extension KeyboardRangeArgument: CheckedOption {}
 extension OctaveFit: ListedOption { public init?(argument: String) { self.init(checking: argument) } }
 extension EchoChoice.Setting: ListedOption {}
 extension Guide.Setting: ListedOption {}
+extension MetronomeOut.Channel: CheckedOption {}
 extension LessonSound: ListedOption {
     public init?(argument: String) { self.init(checking: argument) }
     public static var names: [String] { allCases.map(\.rawValue) }

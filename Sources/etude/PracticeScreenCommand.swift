@@ -54,7 +54,8 @@ struct PracticeScreenCommand: ParsableCommand {
         playing.countIn = countIn ?? true
         playing.watchStopsAtEnd = practice.repeat == nil
         playing.library = store.library
-        let sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
+        var sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
+        MyInstrument.use(sound: &sound, playing: &playing, library: store.library)
         let path = try store.library.lessonPath(lesson)
         if let report { try OutputFile.check(report, inputs: [path] + store.library.databaseFiles, option: "--report") }
         var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose?.text, library: store.library)
@@ -67,7 +68,7 @@ struct PracticeScreenCommand: ParsableCommand {
             throw EtudeFailure(error.cliMessage)
         }
         try LessonFit.fitKeyboard(&opened, plan: &plan, keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit,
-                                  input: playingOptions.input, library: store.library)
+                                  input: playing.input, library: store.library)
         let history = StoreHistory.open(store.library, path: path)
         let status = try PracticeScreenRunner.run(opened, plan: plan, sound: sound,
                                                   display: display, history: history, playing: playing)
