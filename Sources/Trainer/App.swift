@@ -13,6 +13,8 @@ public enum Intent: Equatable, Sendable {
     case resume
     /// Run a routine (the browser's routines box, `etude routine run`).
     case runRoutine(name: String)
+    /// Choose the instrument (the browser's F7, `etude setup`).
+    case setUpInstrument
 }
 
 /// The application's actions: each opens what it needs (lesson, library, synth, instrument),
@@ -93,7 +95,7 @@ public enum App {
     public static func run(_ intent: Intent, library: Library, sound: LiveSound = LiveSound(), playing given: Playing = Playing()) throws -> Int32 {
         var sound = sound
         var playing = given
-        if intent != .resume { MyInstrument.use(sound: &sound, playing: &playing, library: library) }
+        if intent != .resume && intent != .setUpInstrument { MyInstrument.use(sound: &sound, playing: &playing, library: library) }
         switch intent {
         case .practise(let path, let mode, let hand):
             playing.mode = mode
@@ -106,6 +108,13 @@ public enum App {
             return try resume(library: library, sound: sound, playing: given)
         case .runRoutine(let name):
             return try runRoutine(name: name, library: library, sound: sound, playing: playing)
+        case .setUpInstrument:
+            guard let choice = MyInstrument.interview(list: DeviceList.scan(), current: MyInstrument.stored(library)) else {
+                Console.out(try MyInstrument.show(library: library).map { $0 + "\n" }.joined())
+                return 0
+            }
+            Console.out(try MyInstrument.save(choice, library: library).map { $0 + "\n" }.joined())
+            return 0
         }
     }
 }

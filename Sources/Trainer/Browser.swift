@@ -41,6 +41,7 @@ public enum BrowserApp {
                 if status != 0 { return status }
                 // What a routine printed stays on screen until the learner has read it.
                 if case .runRoutine = intent { waitForAKey("Press any key to go back to the lessons.") }
+                if intent == .setUpInstrument { waitForAKey("Press any key to go back to the lessons.") }
             } catch let failure as EtudeFailure {
                 // A lesson that cannot be practised is said in the browser, which stays open.
                 kept?.message = failure.message
@@ -191,6 +192,9 @@ public enum BrowserApp {
                     }
                 case .runRoutine(let name):
                     chosen = .runRoutine(name: name)
+                    return .quit
+                case .instrument:
+                    chosen = .setUpInstrument
                     return .quit
                 }
                 return .continue

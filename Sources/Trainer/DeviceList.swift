@@ -1,5 +1,6 @@
 import Foundation
 import MIDIInput
+import Synth
 
 /// What `etude devices` prints: first what the learner can play on here, each with the
 /// `--input` that names it (JACK MIDI sources, ALSA ports, a microphone, the computer
@@ -22,6 +23,30 @@ public struct DeviceList: Sendable {
         self.jack = jack
         self.microphone = microphone
         self.audioLine = audioLine
+    }
+
+    /// What is here now: the ALSA ports (or why none), the JACK server, whether a PulseAudio
+    /// server answers for a microphone, and the audio output.
+    public static func scan() -> DeviceList {
+        let (ports, reason) = alsa()
+        return DeviceList(alsaPorts: ports, alsaReason: reason, jack: JackDevices.scan(),
+                          microphone: FluidSynthLive.deviceSampleRate(drivers: ["pulseaudio"]) != nil, audioLine: LiveSound().check().line)
+    }
+
+    /// The ALSA sequencer's input ports, or why there are none.
+    public static func alsa() -> ([ALSAPort], String?) {
+        let ports: [ALSAPort]
+        var reason: String?
+        do {
+            ports = try ALSASequencer.inputPorts()
+        } catch {
+            ports = []
+            reason = error.message
+        }
+        if ports.isEmpty && reason == nil {
+            reason = "no MIDI input ports: plug in a keyboard (and switch it on), then run etude devices again"
+        }
+        return (ports, reason)
     }
 
     /// The `--input` choices available here, instruments first, the computer keyboard last.

@@ -80,8 +80,9 @@ public enum EchoChoice {
     /// true when Etude should sound the notes. One key answers (`y`/`n`, no Enter): the
     /// terminal reads key by key while it waits.
     public static func askOnTerminal(_ device: String) -> Bool? {
-        guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else { return nil }
-        Console.error("etude: \(device) is new here. Does it make its own sound? y: yes, Etude stays silent for your notes (--echo off); n: no, Etude sounds them (--echo on) [y/n] ")
+        // On the terminal the learner reads (stdout), as a screen is: never only in a log.
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return nil }
+        Console.out("\(device) is new here. Does it make its own sound?\n  y: yes, Etude stays silent for your notes (--echo off)\n  n: no, Etude sounds them (--echo on)\n[y/n] ")
         var saved = termios()
         let keyByKey = tcgetattr(STDIN_FILENO, &saved) == 0
         if keyByKey {
@@ -97,7 +98,7 @@ public enum EchoChoice {
             if keyByKey { _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
         }
         let answer = readAnswer()
-        Console.error(answer.map { $0 ? "n\n" : "y\n" } ?? "\n")
+        Console.out(answer.map { $0 ? "n\n" : "y\n" } ?? "\n")
         return answer
     }
 

@@ -166,6 +166,42 @@ extension MyInstrument {
         return lines(setup, echo: echo)
     }
 
+    /// `etude setup` on a terminal with no options (and the browser's F7): the input from what
+    /// can be played on here, then — for an instrument — where the lesson sounds, the port
+    /// `etude:midi_out` goes to, the key lights' channel and the gestures, each a number or
+    /// Enter for none; the echo is asked by `save`. Nil when no input was chosen.
+    public static func interview(list: DeviceList, current: InstrumentSetup?, readLine: () -> String? = { Swift.readLine() }) -> Choice? {
+        guard let input = pick(from: list, current: current?.input, readLine: readLine) else { return nil }
+        var choice = Choice(input: input)
+        let spec = InputSpec(input)
+        guard spec != .computerKeyboard, list.jack.running else { return choice }
+        func ask(_ question: String) -> String? {
+            Console.out(question)
+            return readLine()?.trimmingCharacters(in: .whitespaces)
+        }
+        let sounds: [LessonSound] = [.synth, .instrument, .both]
+        if let n = ask("Where should the lesson sound? 1) Etude's synth  2) your instrument  3) both  (Enter: synth): ").flatMap(Int.init),
+           sounds.indices.contains(n - 1) {
+            choice.sound = sounds[n - 1]
+        }
+        let ports = list.jack.midiDestinations
+        if !ports.isEmpty {
+            Console.out("Your instrument's MIDI input (etude:midi_out is connected to it):
+")
+            for (i, p) in ports.enumerated() { Console.out("  \(i + 1)) \(safe(p))
+") }
+            if let n = ask("Number (Enter: none): ").flatMap(Int.init), ports.indices.contains(n - 1) { choice.midiOut = ports[n - 1] }
+        }
+        if let n = ask("Key lights: the MIDI channel they listen on, 1–16 (Enter: none): ").flatMap(Int.init), (1...16).contains(n) {
+            choice.lights = n
+        }
+        if let answer = ask("Gestures: A0 restart, B0 pause, C1 slower, D1 faster, E1 next loop, played on the instrument? y/n (Enter: n): "),
+           answer.lowercased().hasPrefix("y") {
+            choice.gestures = "on"
+        }
+        return choice
+    }
+
     /// `etude setup` on a terminal with no options: what can be played on here, numbered; the
     /// learner types a number (Enter alone keeps what is set up). Nil when nothing was chosen.
     public static func pick(from list: DeviceList, current: String?, readLine: () -> String? = { Swift.readLine() }) -> String? {

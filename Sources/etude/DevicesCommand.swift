@@ -20,40 +20,8 @@ struct DevicesCommand: ParsableCommand {
 
     @Flag(help: "Print one JSON object instead of text.") var json = false
 
-    /// What can be played on here, as `etude devices` and `etude setup` list it.
-    static func list() -> DeviceList {
-        let (ports, reason) = alsa()
-        return DeviceList(alsaPorts: ports, alsaReason: reason, jack: JackDevices.scan(),
-                          microphone: FluidSynthLive.deviceSampleRate(drivers: ["pulseaudio"]) != nil, audioLine: LiveSound().check().line)
-    }
-
-    static func alsa() -> ([ALSAPort], String?) {
-        let ports: [ALSAPort]
-        var reason: String?
-        do {
-            ports = try ALSASequencer.inputPorts()
-        } catch {
-            ports = []
-            reason = error.message
-        }
-        if ports.isEmpty && reason == nil {
-            reason = "no MIDI input ports: plug in a keyboard (and switch it on), then run etude devices again"
-        }
-        return (ports, reason)
-    }
-
     func run() throws {
-        let ports: [ALSAPort]
-        var reason: String?
-        do {
-            ports = try ALSASequencer.inputPorts()
-        } catch {
-            ports = []
-            reason = error.message
-        }
-        if ports.isEmpty && reason == nil {
-            reason = "no MIDI input ports: plug in a keyboard (and switch it on), then run etude devices again"
-        }
+        let (ports, reason) = DeviceList.alsa()
         // The live synth's driver and its own buffer: its share of what `etude calibrate` measures.
         let audio = LiveSound().check()
         let jack = JackDevices.scan()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MIDIInput
+import Synth
 import Trainer
 
 /// `etude setup`: the learner's instrument chosen once — input and its echo, where the lesson
@@ -49,12 +50,11 @@ struct SetupCommand: ParsableCommand {
             return
         }
         if choice.isEmpty {
-            let current = MyInstrument.stored(library)?.input
-            guard let picked = MyInstrument.pick(from: DevicesCommand.list(), current: current) else {
+            guard let asked = MyInstrument.interview(list: DeviceList.scan(), current: MyInstrument.stored(library)) else {
                 Console.out(try MyInstrument.show(library: library).map { $0 + "\n" }.joined())
                 return
             }
-            choice.input = picked
+            choice = asked
         }
         Console.out(try MyInstrument.save(choice, library: library).map { $0 + "\n" }.joined())
     }
