@@ -186,10 +186,8 @@ extension MyInstrument {
         }
         let ports = list.jack.midiDestinations
         if !ports.isEmpty {
-            Console.out("Your instrument's MIDI input (etude:midi_out is connected to it):
-")
-            for (i, p) in ports.enumerated() { Console.out("  \(i + 1)) \(safe(p))
-") }
+            Console.out("Your instrument's MIDI input (etude:midi_out is connected to it):\n")
+            for (i, p) in ports.enumerated() { Console.out("  \(i + 1)) \(safe(p))\n") }
             if let n = ask("Number (Enter: none): ").flatMap(Int.init), ports.indices.contains(n - 1) { choice.midiOut = ports[n - 1] }
         }
         if let n = ask("Key lights: the MIDI channel they listen on, 1–16 (Enter: none): ").flatMap(Int.init), (1...16).contains(n) {
