@@ -41,8 +41,7 @@ public enum PracticeKeys {
     /// The playing modes' keys (listed last: a short terminal shows the controls first).
     public static let modes: [Entry] = [
         Entry(keys: "M", action: "mode: watch / wait / play / memory (F6)"),
-        Entry(keys: "W", action: "loop the weakest section (F9)"),
-        Entry(keys: "G", action: "guide: hear your part quietly (F11)"),
+        Entry(keys: "W  G", action: "loop the weakest section (F9) / guide (F11)"),
         Entry(keys: "r  Enter", action: "last pass: save as .mid / review"),
     ]
 
