@@ -31,7 +31,8 @@ struct InstrumentSetupTests {
     }
 
     @Test func setupIsStoredShownAndForgotten() throws {
-        let (etude, _, fifo) = try Self.setUp()
+        let (etude, dir, fifo) = try Self.setUp()
+        defer { withExtendedLifetime(dir) {} }  // the FIFO stays while the test runs
         _ = try etude.run(["setup", "--lights", "16"])
         let shown = try etude.run(["setup", "--show"])
         #expect(shown.stdout.contains("Your instrument: --input \(fifo)") && shown.stdout.contains("echo:      off"), "\(shown.stdout)")
@@ -50,7 +51,8 @@ struct InstrumentSetupTests {
     }
 
     @Test func practiceAndSightReadPlayOnTheInstrumentUnlessToldOtherwise() throws {
-        let (etude, _, _) = try Self.setUp()
+        let (etude, dir, _) = try Self.setUp()
+        defer { withExtendedLifetime(dir) {} }
         let practice = try Self.screen(try TmuxPane(etude: etude, ["practice", Self.lesson, "--mode", "wait"]))
         #expect(practice.contains("echo off"), "practice on the FIFO: \(practice)")
         let keys = try Self.screen(try TmuxPane(etude: etude, ["practice", Self.lesson, "--mode", "wait", "--input", "keys"]))
@@ -76,11 +78,12 @@ struct InstrumentSetupTests {
         #expect(try etude.run(["resume", "--show"]).stdout.contains("Input:    \(fifo)"))
         let onIt = try Self.screen(try TmuxPane(etude: etude, ["resume"]))
         #expect(onIt.contains("echo off"), "resumed on the FIFO: \(onIt)")
-        _ = dir
+        withExtendedLifetime(dir) {}
     }
 
     @Test func theBrowserPlaysOnTheInstrument() throws {
-        let (etude, _, _) = try Self.setUp()
+        let (etude, dir, _) = try Self.setUp()
+        defer { withExtendedLifetime(dir) {} }
         let pane = try TmuxPane(etude: etude, ["browse"], width: 120, height: 30)
         var screen = pane.waitFor { $0.contains("Etude — lessons") }
         try pane.type("five-finger position: parallel")
