@@ -47,7 +47,7 @@ struct LearnerPartJackTests {
             heard.midi += robot.takeMIDI()
             return FileManager.default.fileExists(atPath: report) && !etude.home.read("passes.jsonl").isEmpty
         }
-        #expect(ended, "the pass ends: \(tty.text.suffix(1500))")
+        #expect(ended, "the pass ends: \(Self.plain(tty.text).suffix(1500)); lights: \(heard.midi.filter { $0[0] & 0x0F == UInt8(lightsChannel - 1) }.suffix(12))")
         tty.send("q")
         #expect(p.wait(timeout: 30) == 0, "\(tty.text.suffix(400))")
         heard.midi += robot.takeMIDI()
@@ -56,6 +56,12 @@ struct LearnerPartJackTests {
             heard.pass = pass
         }
         return heard
+    }
+
+    /// A terminal's output without its escape sequences (what it said, roughly, for a failure).
+    static func plain(_ text: String) -> String {
+        text.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: " ", options: .regularExpression)
+            .replacingOccurrences(of: " +", with: " ", options: .regularExpression)
     }
 
     /// Note-ons (velocity > 0) on `etude:midi_out` on channels other than the lights'.
