@@ -30,16 +30,15 @@ public enum EchoChoice {
     /// time, on a terminal — the answer to `ask` (remembered), else on. Returns the label the
     /// header shows (nil for the computer keyboard, which makes no sound of its own).
     @discardableResult
-    public static func apply(to hookup: InputHookup, input: String, explicit: Bool?, library: Library?,
+    public static func apply(to hookup: InputHookup, explicit: Bool?, library: Library?,
                              ask: (String) -> Bool? = askOnTerminal) -> String? {
         guard !hookup.usesComputerKeyboard else { return nil }
-        let spec = InputSpec(input)
-        let device = InputDevice.name(spec: spec, sourceName: hookup.sourceName)
-        let store = library.flatMap { try? Store.open(path: $0.databasePath, formats: LessonFormats.all) }
+        let device = hookup.deviceID
+        let store = library?.storeIfAvailable
         var echo = explicit ?? (try? store?.inputEcho(device: device)) ?? nil
         if let explicit {
             try? store?.saveInputEcho(explicit, device: device)
-        } else if echo == nil, let named = askable(spec, sourceName: hookup.sourceName, listening: hookup.isListening),
+        } else if echo == nil, let named = askable(deviceID: device, sourceName: hookup.sourceName, listening: hookup.isListening),
                   let answer = ask(named) {
             echo = answer
             try? store?.saveInputEcho(answer, device: device)
@@ -54,23 +53,19 @@ public enum EchoChoice {
     /// learner names is asked about — never a FIFO or a file (a program's notes, no sound of
     /// their own), a microphone (it hears the piano, never echoes), `--input jack` alone
     /// (Etude's own `midi_in`: nobody named yet) or an Etude's own port.
-    public static func askable(_ spec: InputSpec, sourceName: String?, listening: Bool,
+    public static func askable(deviceID: String, sourceName: String?, listening: Bool,
                                isCharacterDevice: (String) -> Bool = ByteStreamInput.isCharacterDevice,
                                etudes: () -> Set<String> = { JackClient.current?.etudeClients() ?? [] }) -> String? {
-        guard let sourceName, !listening else { return nil }
-        switch spec {
-        case .computerKeyboard, .audio: return nil
-        case .jack(let port):
-            guard port != nil, !EtudePorts.isEtudes(sourceName, etudes: etudes(), own: JackClient.current?.name) else { return nil }
-        case .alsa:
-            // `--input midi` may have found a JACK port (PipeWire's view of a USB keyboard).
-            if sourceName.contains(":"), !sourceName.hasSuffix(")"),
-               EtudePorts.isEtudes(sourceName, etudes: etudes(), own: JackClient.current?.name) { return nil }
-            if sourceName.lowercased().hasPrefix("etude") { return nil }
-        case .byteStream(let path):
-            guard isCharacterDevice(path) else { return nil }
+        guard let sourceName, !listening, deviceID != InputDeviceID.computerKeyboard, !deviceID.hasPrefix("audio") else { return nil }
+        if deviceID.hasPrefix("jack:") {
+            // `--input jack` alone is Etude's own midi_in; another Etude's port is no instrument.
+            guard !EtudePorts.isEtudes(sourceName, etudes: etudes(), own: JackClient.current?.name) else { return nil }
+        } else if deviceID.hasPrefix("midi:") {
+            guard !sourceName.lowercased().hasPrefix("etude") else { return nil }
+        } else {
+            guard isCharacterDevice(deviceID) else { return nil }  // a FIFO or a file: a program's notes
         }
-        return InputDevice.description(InputDevice.name(spec: spec, sourceName: sourceName))
+        return InputDevice.description(deviceID)
     }
 
     /// `echo on` / `echo off`, as the header shows it.

@@ -1,4 +1,5 @@
 import Foundation
+import Jack
 import MIDIInput
 import Store
 import Synth
@@ -21,13 +22,13 @@ public enum MyInstrument {
     public static func fill(sound: inout LiveSound, playing: inout Playing, setup: InstrumentSetup?, resumed: String? = nil) {
         if !playing.inputChosen {
             if let resumed, !resumed.isEmpty {
-                playing.input = resumed
+                playing.input = InputSpec(resumed)
             } else if let setup {
-                playing.input = setup.input
+                playing.input = InputSpec(setup.input)
             }
         }
         // The rest of the setup belongs to the instrument it was made for.
-        guard let setup, playing.input == setup.input else { return }
+        guard let setup, playing.input == InputSpec(setup.input) else { return }
         if sound.lessonSound == nil, let text = setup.sound { sound.lessonSound = LessonSound(rawValue: text) }
         if sound.midiOut == nil { sound.midiOut = setup.midiOut }
         if sound.lights == nil, let channel = setup.lights, (1...16).contains(channel) { sound.lights = channel - 1 }
@@ -39,10 +40,10 @@ public enum MyInstrument {
     /// computer keyboard rather than not at all.
     public static func use(sound: inout LiveSound, playing: inout Playing, library: Library, resumed: String? = nil) {
         fill(sound: &sound, playing: &playing, setup: stored(library), resumed: resumed)
-        guard !playing.inputChosen, InputSpec(playing.input) != .computerKeyboard else { return }
-        do { try InputSpec(playing.input).check() } catch {
+        guard !playing.inputChosen, playing.input != .computerKeyboard else { return }
+        do { try playing.input.check() } catch {
             Console.error("etude: your instrument is not here (\(error.message)); playing on the computer keyboard — plug it in, or change it with `etude setup`")
-            playing.input = InputDevice.computerKeyboard
+            playing.input = .computerKeyboard
             sound.midiOut = nil
             sound.lessonSound = nil
             sound.lights = nil
@@ -94,19 +95,23 @@ extension MyInstrument {
     }
 
     /// The device an input names, as the echo and the offsets are remembered for it, resolved
-    /// the way opening it would (`jack:piano` → `jack:piano-key:out`); nil for a port not here.
+    /// the way opening it would (`jack:piano` → `jack:piano-key:out`), and its source's name.
     static func device(_ input: String) -> (name: String, source: String?) {
         let spec = InputSpec(input)
-        var source: String?
         switch spec {
-        case .computerKeyboard: source = nil
-        case .jack(let port?): source = (try? JackInput.check(port: port))?.1 ?? port
-        case .jack(nil): source = InputDevice.name(input: input).map { String($0.dropFirst(5)) }
-        case .alsa(let target): source = target.pick(from: (try? ALSASequencer.inputPorts()) ?? [])?.displayName
-        case .audio(let name): source = name ?? "default"
-        case .byteStream(let path): source = path
+        case .computerKeyboard: return (InputDeviceID.computerKeyboard, nil)
+        case .jack(let port?):
+            let found = (try? JackInput.check(port: port))?.1 ?? port
+            return (InputDeviceID.jack(found), found)
+        case .jack(nil):
+            let own = "\(JackClient.requestedName):midi_in"
+            return (InputDeviceID.jack(own), own)
+        case .alsa(let target):
+            let port = target.pick(from: (try? ALSASequencer.inputPorts()) ?? [])?.displayName
+            return (port.map(InputDeviceID.alsa) ?? spec.description, port)
+        case .audio(let name): return (InputDeviceID.audio(name), name ?? "default")
+        case .byteStream(let path): return (InputDeviceID.path(path), path)
         }
-        return (InputDevice.name(spec: spec, sourceName: source), source)
     }
 
     /// `etude setup` with options: the input checked (it must be here now), the MIDI out
@@ -116,7 +121,7 @@ extension MyInstrument {
     public static func save(_ choice: Choice, library: Library, ask: (String) -> Bool? = EchoChoice.askOnTerminal) throws -> [String] {
         let store = try library.openStore()
         let old = (try? store.instrumentSetup()) ?? nil
-        let input = choice.input ?? old?.input ?? InputDevice.computerKeyboard
+        let input = choice.input ?? old?.input ?? InputDeviceID.computerKeyboard
         do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
         var setup = choice.input == nil || choice.input == old?.input ? old ?? InstrumentSetup(input: input) : InstrumentSetup(input: input)
         setup.input = input
@@ -137,7 +142,7 @@ extension MyInstrument {
                 echo = given
             } else if let stored = try store.inputEcho(device: name) {
                 echo = stored
-            } else if let named = EchoChoice.askable(spec, sourceName: source, listening: { if case .audio = spec { return true } else { return false } }()),
+            } else if let named = EchoChoice.askable(deviceID: name, sourceName: source, listening: { if case .audio = spec { return true } else { return false } }()),
                       let answer = ask(named) {
                 try store.saveInputEcho(answer, device: name)
                 echo = answer

@@ -21,7 +21,7 @@ public struct Playing: Sendable {
     public var watchStopsAtEnd = true
     /// The judging modes hold after each pass until a key (routines flow on instead).
     public var holdAfterPass = true
-    public var input = "keys"
+    public var input = InputSpec.computerKeyboard
     /// `--input` was given: the instrument set up (`MyInstrument`) does not replace it.
     public var inputChosen = false
     public var window = TimingWindow()
@@ -74,11 +74,11 @@ public final class Instrument: @unchecked Sendable {
 
     /// Opens `input`; an unknown port or unreadable device is one line. Notes sound on `output`.
     /// A microphone listens with the set-up `etude calibrate` stored for it in `library`.
-    public init(input: String, output: any SoundOutput, library: Library? = nil) throws {
+    public init(input: InputSpec, output: any SoundOutput, library: Library? = nil) throws {
         let box = InstrumentBox()
         let setUp = AudioSetup.profile(input: input, library: library)
         do {
-            hookup = try InputHookup(spec: InputSpec(input), output: output, clock: MonotonicClock(), listening: setUp ?? ListeningProfile(),
+            hookup = try InputHookup(spec: input, output: output, clock: MonotonicClock(), listening: setUp ?? ListeningProfile(),
                                      onNote: { e in
                                          box.instrument?.session?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
                                      },
@@ -160,7 +160,7 @@ public enum PracticeScreenRunner {
     /// The session for `playing`'s mode and instrument.
     public static func makeSession(_ opened: OpenedLesson, plan: PracticePlan, output: any SoundOutput, playing: Playing,
                                    instrument: Instrument?, title: String? = nil) throws -> (PracticeSession, PracticeController) {
-        let timing = InputTiming.lookUp(input: playing.input, hookup: instrument?.hookup, override: playing.offsetMs, library: playing.library)
+        let timing = InputTiming.lookUp(hookup: instrument?.hookup, override: playing.offsetMs, library: playing.library)
         let guide = Guide.resolve(playing.guide, path: opened.path, library: playing.library)
         let settings = PracticeSession.Settings(mode: playing.mode, window: playing.window, cleanThreshold: playing.threshold,
                                                 computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true, title: title,
@@ -204,7 +204,7 @@ public enum PracticeScreenRunner {
         let instrument = try Instrument(input: playing.input, output: live, library: playing.library)
         defer { instrument.stop() }
         live.onNotice = { instrument.status($0) }
-        let echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
+        let echo = EchoChoice.apply(to: instrument.hookup, explicit: sound.echo, library: playing.library)
         // What Etude sounds, remembered so a microphone can tell it from the learner's notes.
         let own = OwnSoundTap(try sound.lesson(live))
         instrument.hookup.ignore(own)
@@ -226,7 +226,7 @@ public enum PracticeScreenRunner {
             }
         }
         if let history {
-            history.input = playing.input  // `etude resume` comes back to it
+            history.input = playing.input.description  // `etude resume` comes back to it
             controller.onSaveLoop = { history.saveLoop($0) }
             controller.onRecallLoops = { history.savedLoops() }
             controller.onBarPicture = { history.barPicture() }

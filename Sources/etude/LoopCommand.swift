@@ -26,16 +26,14 @@ struct LoopCommand: ParsableCommand {
     @Flag(name: .customLong("count-in"), help: "One bar of clicks before the first pass.") var countIn = false
     @Flag(name: .customLong("dry-run"), help: "Print the passes (tempo, BPM, length) instead of playing.") var dryRun = false
     @Option(help: "Recall a loop saved on the practice screen (`s`) or listed by `etude loops LESSON`.") var saved: String?
-    @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @OptionGroup var synth: SynthOptions
     @OptionGroup var instrument: InstrumentOptions
     @OptionGroup var audioBuffer: AudioBufferOption
-    @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @OptionGroup var store: StoreOptions
 
     func run() throws {
         let path = try store.library.lessonPath(self.lesson)
-        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose?.text, library: store.library)
+        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose, library: store.library)
         var lesson = opened.lesson
         // The history is only opened when it is needed: to recall a loop, or to play.
         let history = (saved != nil || !dryRun) ? StoreHistory.open(store.library, path: path) : nil
@@ -51,7 +49,7 @@ struct LoopCommand: ParsableCommand {
                 if practice.other == nil { plan.otherHand = try PracticePlan.parseOtherHand(SavedLoopModes.otherHand(loop.otherHandMode)) }
                 if practice.tempo == nil && practice.bpm == nil && practice.speedTrainer == nil { plan.tempo = .percent(Double(loop.tempoPercent)) }
                 loopName = loop.name
-                if practice.transpose == nil, let t = loop.transpose { (opened, lesson) = try LessonFit.reopened(opened, transpose: t, split: practice.splitPitch()) }
+                if practice.transpose == nil, let t = loop.transpose { (opened, lesson) = try LessonFit.reopened(opened, stored: t, split: practice.splitPitch()) }
             } else {
                 guard let bars else { throw EtudeFailure("give the bars to loop (e.g. 5-8) or --saved NAME") }
                 plan = try practice.plan(bars: try BarsArgument(parsing: bars), lesson: lesson, defaultOther: .play, defaultRepeat: .forever)
@@ -72,7 +70,7 @@ struct LoopCommand: ParsableCommand {
             }
             return
         }
-        var sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
+        var sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
         sound.library = store.library  // the audio buffer learned per device
         let status = try LoopPlayer.play(opened, plan: plan, sound: sound,
                                          history: history, loopName: loopName)

@@ -36,8 +36,7 @@ struct SightReadCommand: ParsableCommand {
 
 /// The synth, the instrument and the database of the method's played commands.
 struct MethodPlayOptions: ParsableArguments {
-    @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @OptionGroup var synth: SynthOptions
     @OptionGroup var instrument: InstrumentOptions
     @OptionGroup var playingOptions: PlayingOptions
     @OptionGroup var audioBuffer: AudioBufferOption
@@ -46,7 +45,7 @@ struct MethodPlayOptions: ParsableArguments {
     /// The synth and the instrument: the options given, the rest from `etude setup`.
     func setUp() throws -> (sound: LiveSound, playing: Playing) {
         var playing = try playingOptions.playing(mode: .play)
-        var sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name)))
+        var sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
         sound.library = store.library  // the audio buffer learned per device
         MyInstrument.use(sound: &sound, playing: &playing, library: store.library)
         return (sound, playing)

@@ -32,12 +32,10 @@ struct PracticeScreenCommand: ParsableCommand {
     @Flag(name: .customLong("count-in"), inversion: .prefixedNo,
           help: "A bar of clicks before each pass (default: on in play and memory modes, off in watch and wait).")
     var countIn: Bool?
-    @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @OptionGroup var synth: SynthOptions
     @OptionGroup var instrument: InstrumentOptions
     @Option(name: .customLong("note-names"), help: "Note naming: scientific (middle C = C4) or yamaha (C3).") var noteNames: NoteNaming = .scientific
     @Flag(help: "Show finger numbers on the falling notes (lessons with fingering).") var fingers = false
-    @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @Option(help: "watch (listen and look), wait (the lesson waits for each chord), play (real time, scored) or memory (play with the notes hidden).")
     var mode: PracticeMode = .watch
     @OptionGroup var playingOptions: PlayingOptions
@@ -54,11 +52,11 @@ struct PracticeScreenCommand: ParsableCommand {
         playing.countIn = countIn ?? true
         playing.watchStopsAtEnd = practice.repeat == nil
         playing.library = store.library
-        var sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
+        var sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
         MyInstrument.use(sound: &sound, playing: &playing, library: store.library)
         let path = try store.library.lessonPath(lesson)
         if let report { try OutputFile.check(report, inputs: [path] + store.library.databaseFiles, option: "--report") }
-        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose?.text, library: store.library)
+        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose, library: store.library)
         var plan: PracticePlan
         do {
             plan = try practice.plan(bars: bars, lesson: opened.lesson, defaultOther: .play, defaultRepeat: .forever)

@@ -24,7 +24,7 @@ struct SetupCommand: ParsableCommand {
     )
 
     @Option(help: "Your input, as for practice: keys, midi, midi:NAME, jack:PORT, audio, audio:SOURCE, or a MIDI device path (`etude devices` lists them).")
-    var input: String?
+    var input: InputSpec?
     @Option(help: ArgumentHelp("on: Etude sounds what you play; off: your instrument does.", valueName: "on|off")) var echo: EchoChoice.Setting?
     @Option(help: ArgumentHelp("Where the lesson sounds: synth, instrument (through etude:midi_out) or both.", valueName: "synth|instrument|both")) var sound: LessonSound?
     @Option(name: .customLong("midi-out"), help: ArgumentHelp("The JACK MIDI port (or ALSA sequencer port) etude:midi_out is connected to.", valueName: "PORT")) var midiOut: String?
@@ -36,7 +36,7 @@ struct SetupCommand: ParsableCommand {
 
     func run() throws {
         let library = store.library
-        var choice = MyInstrument.Choice(input: input, echo: echo?.on, sound: sound, midiOut: midiOut, lights: lights.map { $0.index + 1 },
+        var choice = MyInstrument.Choice(input: input?.description, echo: echo?.on, sound: sound, midiOut: midiOut, lights: lights.map { $0.index + 1 },
                                          gestures: gestures?.text)
         if forget {
             guard choice.isEmpty, !show else { throw EtudeFailure("--forget with other options: forget alone, then set up again") }

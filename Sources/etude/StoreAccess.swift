@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MIDIFile
 import Store
+import Synchronization
 import Trainer
 
 /// `--db PATH` for every command that uses the database (else `$ETUDE_DB`, else the XDG path).
@@ -11,6 +12,17 @@ struct StoreOptions: ParsableArguments {
 }
 
 extension StoreOptions {
-    /// The library this command's `--db` names.
-    var library: Library { Library(databaseOverride: db) }
+    /// The library this command's `--db` names: one per process (its store opened once, by
+    /// whatever needs it first, and passed on from here), as GRDB's `AppDatabase` is.
+    var library: Library {
+        Self.process.withLock { slot in
+            if let made = slot, made.databaseOverride == db { return made }
+            let made = Library(databaseOverride: db)
+            slot = made
+            return made
+        }
+    }
+
+    /// The process's library, made the first time a command asks for it.
+    private static let process = Mutex<Library?>(nil)
 }

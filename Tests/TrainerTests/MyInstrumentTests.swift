@@ -1,3 +1,4 @@
+import MIDIInput
 import Store
 import Synth
 import Testing
@@ -13,7 +14,7 @@ import Testing
         var sound = LiveSound()
         var playing = Playing()
         MyInstrument.fill(sound: &sound, playing: &playing, setup: nil)
-        #expect(playing.input == "keys" && sound.midiOut == nil && sound.lights == nil)
+        #expect(playing.input == .computerKeyboard && sound.midiOut == nil && sound.lights == nil)
     }
 
     @Test func theSetupFillsWhatWasNotGiven() {
@@ -21,7 +22,7 @@ import Testing
         sound.lights = 2
         var playing = Playing()
         MyInstrument.fill(sound: &sound, playing: &playing, setup: Self.setup)
-        #expect(playing.input == "jack:piano")
+        #expect(playing.input == InputSpec("jack:piano"))
         #expect(sound.lessonSound == .instrument && sound.midiOut == "piano:in")
         #expect(sound.lights == 2, "--lights 3 given: kept")
         #expect(sound.gestures != nil)
@@ -30,20 +31,20 @@ import Testing
     @Test func aGivenInputWinsAndTakesNoneOfTheSetup() {
         var sound = LiveSound()
         var playing = Playing()
-        playing.input = "keys"
+        playing.input = .computerKeyboard
         playing.inputChosen = true
         MyInstrument.fill(sound: &sound, playing: &playing, setup: Self.setup)
-        #expect(playing.input == "keys" && sound.midiOut == nil && sound.lessonSound == nil && sound.lights == nil)
+        #expect(playing.input == .computerKeyboard && sound.midiOut == nil && sound.lessonSound == nil && sound.lights == nil)
     }
 
     @Test func aResumedInputComesBeforeTheSetup() {
         var sound = LiveSound()
         var playing = Playing()
         MyInstrument.fill(sound: &sound, playing: &playing, setup: Self.setup, resumed: "keys")
-        #expect(playing.input == "keys" && sound.midiOut == nil)
+        #expect(playing.input == .computerKeyboard && sound.midiOut == nil)
         var again = Playing()
         MyInstrument.fill(sound: &sound, playing: &again, setup: Self.setup, resumed: "jack:piano")
-        #expect(again.input == "jack:piano" && sound.midiOut == "piano:in")
+        #expect(again.input == InputSpec("jack:piano") && sound.midiOut == "piano:in")
     }
 
     @Test func showSaysWhatIsSetUpOrThatNothingIs() {

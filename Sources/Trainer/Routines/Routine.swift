@@ -41,8 +41,8 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
     public var mode: PracticeMode?
     public var length: Length
     public var pauseSeconds: Int
-    /// `transpose=+2`, `transpose=D`: the lesson moved for this entry (`--transpose`), as typed.
-    public var transpose: String?
+    /// `transpose=+2`, `transpose=D`: the lesson moved for this entry (`--transpose`), stored as its text.
+    public var transpose: Transposition.Request?
     /// What was wrong with this entry as stored (a routine saved before entries were checked):
     /// it still loads, and `problem` says what to fix.
     var storedProblem: String?
@@ -77,7 +77,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
                       bars: f.bars.flatMap(RoutineEntry.parseBars), mode: f.mode.flatMap { try? PracticeMode(parsing: $0) },
                       length: minutes.map { .minutes($0) } ?? .repetitions(min(max(1, f.repetitions ?? 1), RoutineEntry.maxRepetitions)),
                       pauseSeconds: min(max(0, f.pause ?? 0), RoutineEntry.maxPause))
-            transpose = f.transpose.flatMap { try? Transposition.Request.parse($0).text }
+            transpose = f.transpose.flatMap { try? Transposition.Request.parse($0) }
             storedProblem = error.message
         }
     }
@@ -103,7 +103,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
         case .repetitions(let n): try c.encode(n, forKey: .repetitions)
         }
         if pauseSeconds != 0 { try c.encode(pauseSeconds, forKey: .pause) }
-        try c.encodeIfPresent(transpose, forKey: .transpose)
+        try c.encodeIfPresent(transpose?.text, forKey: .transpose)
     }
 
     /// "5-8" or "5" → 5...8 / 5...5; nil for anything else.
@@ -231,7 +231,7 @@ extension RoutineEntry {
         public init(_ entry: RoutineEntry) {
             self.init(source: entry.source, hand: entry.hand?.rawValue, tempo: entry.tempoPercent,
                       bars: entry.bars.map { "\($0.lowerBound)-\($0.upperBound)" }, mode: entry.mode?.rawValue, pause: entry.pauseSeconds,
-                      transpose: entry.transpose)
+                      transpose: entry.transpose?.text)
             switch entry.length {
             case .minutes(let m): minutes = m
             case .repetitions(let n): repetitions = n
@@ -319,7 +319,7 @@ extension RoutineEntry {
         guard pause >= 0 else { throw RoutineError("pause is a whole number of seconds, 0 or more, not \(pause)") }
         guard pause <= maxPause else { throw RoutineError("pause must be at most \(maxPause) seconds (an hour), not \(pause)") }
         var entry = RoutineEntry(source: f.source, hand: hand, tempoPercent: f.tempo, bars: bars, mode: mode, length: length, pauseSeconds: pause)
-        entry.transpose = try f.transpose.map { t throws(RoutineError) in try check { () throws(PlanError) in try Transposition.Request.parse(t).text } }
+        entry.transpose = try f.transpose.map { t throws(RoutineError) in try check { () throws(PlanError) in try Transposition.Request.parse(t) } }
         return entry
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import Judge
 import Lesson
 import MIDIFile
+import MIDIInput
 import Practice
 import Screen
 import Store
@@ -100,7 +101,7 @@ public struct RoutineRunner {
         if run.screenAvailable, let instrument { live.onNotice = { instrument.status($0) } }
         if let instrument, let gestures = sound.gestures { gestures.route(instrument.hookup, to: nil) }
         if let instrument {
-            run.display.echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
+            run.display.echo = EchoChoice.apply(to: instrument.hookup, explicit: sound.echo, library: playing.library)
         }
         defer {
             lights?.clear()
@@ -414,7 +415,7 @@ private final class Run {
         var interrupted = false
         var inputEnded = false
         scored.start()
-        line("Your turn: \(counter) \(title) in \(mode.rawValue) mode on \(instrument.hookup.sourceName.map(safe) ?? runner.playing.input)", final: true)
+        line("Your turn: \(counter) \(title) in \(mode.rawValue) mode on \(instrument.hookup.sourceName.map(safe) ?? safe(runner.playing.input.description))", final: true)
         while true {
             if skipRequested(timeoutMs: 20) {
                 interrupted = true
