@@ -26,14 +26,14 @@ public enum Guide {
     /// else off; and how to remember a later change (the screen's `G`). A library that cannot
     /// be opened remembers nothing and stops nothing.
     public static func resolve(_ given: Bool?, path: String, library: Library?) -> (on: Bool, remember: @Sendable (Bool) -> Void) {
-        guard let library, let store = try? library.openStore(), let id = try? store.catalogue(fileAt: path).id else {
+        guard let library, let store = library.storeIfAvailable, let id = try? store.catalogue(fileAt: path).id else {
             return (given ?? false, { _ in })
         }
         if let given { try? store.saveGuide(given, lessonID: id) }
         let on = given ?? ((try? store.guide(lessonID: id)) ?? nil) ?? false
         return (on, { value in
             // The screen thread's one write, when the learner presses `G`.
-            if let store = try? library.openStore() { try? store.saveGuide(value, lessonID: id) }
+            if let store = library.storeIfAvailable { try? store.saveGuide(value, lessonID: id) }
         })
     }
 }

@@ -11,7 +11,7 @@ import Synth
 public enum MyInstrument {
     /// What `setup` stored, nil when nothing was (or the library cannot be read).
     public static func stored(_ library: Library) -> InstrumentSetup? {
-        guard let store = try? library.openStore() else { return nil }
+        guard let store = library.storeIfAvailable else { return nil }
         return (try? store.instrumentSetup()) ?? nil
     }
 
@@ -22,13 +22,13 @@ public enum MyInstrument {
     public static func fill(sound: inout LiveSound, playing: inout Playing, setup: InstrumentSetup?, resumed: String? = nil) {
         if !playing.inputChosen {
             if let resumed, !resumed.isEmpty {
-                playing.input = InputSpec(resumed)
+                playing.input = InputSpec.stored(resumed)
             } else if let setup {
-                playing.input = InputSpec(setup.input)
+                playing.input = InputSpec.stored(setup.input)
             }
         }
         // The rest of the setup belongs to the instrument it was made for.
-        guard let setup, playing.input == InputSpec(setup.input) else { return }
+        guard let setup, playing.input == InputSpec.stored(setup.input) else { return }
         if sound.lessonSound == nil, let text = setup.sound { sound.lessonSound = LessonSound(rawValue: text) }
         if sound.midiOut == nil { sound.midiOut = setup.midiOut }
         if sound.lights == nil, let channel = setup.lights, (1...16).contains(channel) { sound.lights = channel - 1 }
@@ -97,7 +97,7 @@ extension MyInstrument {
     /// The device an input names, as the echo and the offsets are remembered for it, resolved
     /// the way opening it would (`jack:piano` → `jack:piano-key:out`), and its source's name.
     static func device(_ input: String) -> (name: String, source: String?) {
-        let spec = InputSpec(input)
+        let spec = InputSpec.stored(input)
         switch spec {
         case .computerKeyboard: return (InputDeviceID.computerKeyboard, nil)
         case .jack(let port?):
@@ -122,7 +122,7 @@ extension MyInstrument {
         let store = try library.openStore()
         let old = (try? store.instrumentSetup()) ?? nil
         let input = choice.input ?? old?.input ?? InputDeviceID.computerKeyboard
-        do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
+        do { try InputSpec.stored(input).check() } catch { throw EtudeFailure(error.message) }
         var setup = choice.input == nil || choice.input == old?.input ? old ?? InstrumentSetup(input: input) : InstrumentSetup(input: input)
         setup.input = input
         if let sound = choice.sound { setup.sound = sound.rawValue }
@@ -133,7 +133,7 @@ extension MyInstrument {
         if let lights = choice.lights { setup.lights = lights }
         if let gestures = choice.gestures { setup.gestures = gestures.lowercased() == "off" ? nil : gestures }
         setup.updatedAt = Date()
-        let spec = InputSpec(input)
+        let spec = InputSpec.stored(input)
         var echo: Bool?
         if spec != .computerKeyboard {
             let (name, source) = device(input)
@@ -166,7 +166,7 @@ extension MyInstrument {
     public static func show(library: Library) throws -> [String] {
         let setup = try library.openStore().instrumentSetup()
         let echo = setup.flatMap { s -> Bool? in
-            InputSpec(s.input) == .computerKeyboard ? nil : ((try? library.openStore().inputEcho(device: device(s.input).name)) ?? nil)
+            InputSpec.stored(s.input) == .computerKeyboard ? nil : ((try? library.storeIfAvailable?.inputEcho(device: device(s.input).name)) ?? nil)
         }
         return lines(setup, echo: echo)
     }
@@ -178,7 +178,7 @@ extension MyInstrument {
     public static func interview(list: DeviceList, current: InstrumentSetup?, readLine: () -> String? = { Swift.readLine() }) -> Choice? {
         guard let input = pick(from: list, current: current?.input, readLine: readLine) else { return nil }
         var choice = Choice(input: input)
-        let spec = InputSpec(input)
+        let spec = InputSpec.stored(input)
         guard spec != .computerKeyboard, list.jack.running else { return choice }
         func ask(_ question: String) -> String? {
             Console.out(question)

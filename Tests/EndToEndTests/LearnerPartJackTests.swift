@@ -76,7 +76,10 @@ struct LearnerPartJackTests {
         #expect(Self.lessonNotes(heard.midi, lights: 16).isEmpty, "\(mode): no lesson note on midi_out: \(Self.lessonNotes(heard.midi, lights: 16))")
         #expect(heard.midi.contains { $0[0] == 0x9F }, "the lights went out on channel 16 all the same")
         #expect(heard.midi.contains { $0[0] & 0xF0 == 0xC0 }, "the program change reached the instrument (the lesson went to both)")
-        #expect((heard.pass["hit"] as? Int ?? 0) > 0, "the robot played: \(heard.pass)")
+        #expect(!heard.pass.isEmpty, "the pass was judged and reported")
+        // In wait mode the robot's chords move the lesson on (in play mode it plays each light
+        // half a second early, its notes judged as early or extra).
+        if mode == "wait" { #expect((heard.pass["hit"] as? Int ?? 0) > 0, "the robot played: \(heard.pass)") }
     }
 
     @Test(.enabled(if: JackInstrumentTests.font != nil, "needs a GM SoundFont to hear the guide"), arguments: ["wait", "play"])

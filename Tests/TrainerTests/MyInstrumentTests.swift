@@ -22,7 +22,7 @@ import Testing
         sound.lights = 2
         var playing = Playing()
         MyInstrument.fill(sound: &sound, playing: &playing, setup: Self.setup)
-        #expect(playing.input == InputSpec("jack:piano"))
+        #expect(playing.input == .jack(port: "piano"))
         #expect(sound.lessonSound == .instrument && sound.midiOut == "piano:in")
         #expect(sound.lights == 2, "--lights 3 given: kept")
         #expect(sound.gestures != nil)
@@ -44,7 +44,7 @@ import Testing
         #expect(playing.input == .computerKeyboard && sound.midiOut == nil)
         var again = Playing()
         MyInstrument.fill(sound: &sound, playing: &again, setup: Self.setup, resumed: "jack:piano")
-        #expect(again.input == InputSpec("jack:piano") && sound.midiOut == "piano:in")
+        #expect(again.input == .jack(port: "piano") && sound.midiOut == "piano:in")
     }
 
     @Test func showSaysWhatIsSetUpOrThatNothingIs() {
