@@ -236,6 +236,15 @@ public final class PracticeController {
             onGuide?(guide)
             let inWatch = s.mode.judges ? "" : " (heard from wait, play and memory mode)"
             show(message: guide ? "guide on: your part sounds quietly on Etude's synth\(inWatch)" : "guide off: Etude never sounds your part")
+        case .toggleFollow:
+            let want = !s.isFollowing
+            let on = s.setFollowing(want)
+            if want {
+                show(message: on ? "following your tempo: Etude's part waits for you and keeps your pace"
+                                 : "follow works in play and memory mode (M changes the mode)")
+            } else {
+                show(message: "Etude's part keeps the lesson's tempo again")
+            }
         case .toggleMetronome:
             let on = !transport.plan.metronome.enabled
             s.perform { $0.setMetronome(enabled: on) }

@@ -34,6 +34,8 @@ public struct Playing: Sendable {
     public var library: Library?
     /// `--guide on|off`; nil: as last chosen for the lesson (off at first).
     public var guide: Bool?
+    /// `--follow`: Etude's part keeps the learner's tempo (play and memory mode).
+    public var follow = false
 
     public init() {}
 }
@@ -162,13 +164,14 @@ public enum PracticeScreenRunner {
                                    instrument: Instrument?, title: String? = nil) throws -> (PracticeSession, PracticeController) {
         let timing = InputTiming.lookUp(hookup: instrument?.hookup, override: playing.offsetMs, library: playing.library)
         let guide = Guide.resolve(playing.guide, path: opened.path, library: playing.library)
-        let settings = PracticeSession.Settings(mode: playing.mode, window: playing.window, cleanThreshold: playing.threshold,
+        var settings = PracticeSession.Settings(mode: playing.mode, window: playing.window, cleanThreshold: playing.threshold,
                                                 computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true, title: title,
                                                 countIn: playing.countIn, watchStopsAtEnd: playing.watchStopsAtEnd,
                                                 holdAfterPass: playing.holdAfterPass,
                                                 inputOffsetMs: timing.offsetMs, timingHint: timing.hint,
                                                 onsetOnlyInput: instrument?.hookup.isOnsetOnly,
                                                 guide: guide.on)
+        settings.follow = playing.follow && playing.mode.follows
         let session: PracticeSession
         do {
             session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: output, settings: settings)
