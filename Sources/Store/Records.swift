@@ -265,11 +265,15 @@ public struct ResumeState: Codable, Equatable, Sendable, FetchableRecord, Persis
     public var otherHand: String?
     /// Whether the metronome was on; nil in a state saved before v9 (off).
     public var metronome: Bool?
+    /// The input the session was played on (`--input` as typed); nil in a state saved before
+    /// v13 (the instrument set up, else the computer keyboard).
+    public var input: String?
     public var updatedAt: Date
 
     public init(lessonID: String, path: String, positionSeconds: Double, hand: String, tempoPercent: Int, mode: String,
                 loopFirstBar: Int? = nil, loopLastBar: Int? = nil, loopName: String? = nil, otherHand: String? = nil,
-                metronome: Bool? = nil, updatedAt: Date = Date()) {
+                metronome: Bool? = nil, input: String? = nil, updatedAt: Date = Date()) {
+        self.input = input
         self.lessonID = lessonID
         self.path = path
         self.positionSeconds = positionSeconds

@@ -369,6 +369,28 @@ public enum Schema {
                 );
                 """)
         }
+        // v13: the learner's instrument, chosen once (`etude setup`): the input with its sound,
+        // MIDI out, key lights and gestures, used by every command that does not name them; the
+        // guide per lesson (`--guide on`); the input a resumed session was left on.
+        m.registerMigration("v13-instrument") { db in
+            try db.execute(sql: """
+                CREATE TABLE instrumentSetup (
+                    id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
+                    input TEXT NOT NULL,
+                    sound TEXT,
+                    midiOut TEXT,
+                    lights INTEGER,
+                    gestures TEXT,
+                    updatedAt DATETIME NOT NULL
+                );
+                CREATE TABLE lessonGuide (
+                    lessonID TEXT PRIMARY KEY NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    guide BOOLEAN NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                ALTER TABLE resumeState ADD COLUMN input TEXT;
+                """)
+        }
         return m
     }()
 }

@@ -12,6 +12,9 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
     private let lessonID: String
     private let path: String
     private let lock = NSLock()
+    /// The input the session is played on (`--input` as typed), kept with the resume point so
+    /// `etude resume` comes back to it. Set before the session starts.
+    public var input: String?
 
     /// The history of a lesson already in the catalogue of an open store (`routine run`).
     public init(store: Store, lessonID: String, path: String) {
@@ -74,7 +77,7 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
         let state = ResumeState(lessonID: lessonID, path: path, positionSeconds: point.positionSeconds, hand: point.hands.rawValue,
                                 tempoPercent: Int(point.tempoPercent.rounded()), mode: mode.rawValue,
                                 loopFirstBar: point.loop?.lowerBound, loopLastBar: point.loop?.upperBound, loopName: loopName,
-                                otherHand: point.otherHand.name, metronome: point.metronome)
+                                otherHand: point.otherHand.name, metronome: point.metronome, input: input)
         try? store.saveResume(state)
     }
 
