@@ -200,10 +200,11 @@ public struct NoteVerdict: Equatable, Sendable, Codable {
     }
 
     /// The note with its wrong key, for a wrong note or one struck after a wrong key:
-    /// "D4 → D#4" (D#4 played instead), "D#4 → D4" (D#4 first, then D4); the name alone otherwise.
+    /// "D4 → D#4" (D#4 played instead), "D#4 before D4" (D#4 first, then D4); the name alone
+    /// otherwise.
     public var wrongKeyText: String {
         guard let played else { return PitchName.name(pitch) }
-        return onset == .wrong ? pitchText : PitchName.name(played) + " → " + PitchName.name(pitch)
+        return onset == .wrong ? pitchText : PitchName.name(played) + " before " + PitchName.name(pitch)
     }
 }
 

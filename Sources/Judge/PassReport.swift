@@ -312,7 +312,8 @@ public struct PassReport: Equatable, Sendable, Codable {
             "Hit \(figures.hit) (early \(figures.early), on time \(figures.onTime), late \(figures.late)) · missed \(figures.missed) · wrong \(figures.wrong) · extra \(figures.extra)",
         ]
         if let perChord = secondsPerChord {
-            lines.append("Wait mode: \(figures.hit) notes held, \(figures.wrong) wrong keys, \(String(format: "%.1f", perChord)) s per chord")
+            // Every key not held for a chord: a note's wrong key, or one struck before the right one.
+            lines.append("Wait mode: \(figures.hit) notes held, \(figures.wrong + figures.extra) wrong keys, \(String(format: "%.1f", perChord)) s per chord")
         } else {
             lines.append(figures.hit > 0 ? "Timing \(ms(figures.timingMeanMs)) ms on average (\(TimingLean(meanMs: figures.timingMeanMs).word)), spread ±\(Int(saturating: figures.timingSdMs.rounded())) ms" : "Timing: no notes hit")
         }
@@ -361,12 +362,16 @@ public struct PassReport: Equatable, Sendable, Codable {
     }
 
     /// One fault as a bar's line words it: "D4 short", "E4 loud (p)", "F4 → F#4 wrong",
-    /// "C#4 → C4 wrong key first".
+    /// "C4 wrong key first (C#4)".
     public static func faultText(_ n: NoteVerdict) -> String {
         let mark = n.worst
-        // A loudness fault names the dynamic marked there: "E4 loud (p)".
-        let marked = (mark == .loud || mark == .soft) ? n.dynamic.map { " (\($0))" } ?? "" : ""
-        return "\(n.wrongKeyText) \(mark.word)\(marked)"
+        var aside = ""
+        switch mark {
+        case .loud, .soft: aside = n.dynamic.map { " (\($0))" } ?? ""  // the dynamic marked there: "E4 loud (p)"
+        case .wrongKeyFirst: aside = n.played.map { " (\(PitchName.name($0)))" } ?? ""  // the key struck first
+        case .ok, .early, .late, .wrong, .missed, .short, .long: break
+        }
+        return "\(n.pitchText) \(mark.word)\(aside)"
     }
 
     /// One JSON object (sorted keys) for `--report FILE`.
