@@ -196,7 +196,7 @@ public enum PerformanceJudge {
     public static func store(_ report: PassReport, lessonID: String, plan: PracticePlan, lesson: Lesson, percent: Double,
                              seconds: Double, in store: Store) throws {
         let bars = plan.barRange(in: lesson)
-        let id = try store.recordPass(PassRecord(lessonID: lessonID, startedAt: Date(), mode: "judge", hand: plan.hands.rawValue,
+        let id = try store.recordPass(PassRecord(lessonID: lessonID, startedAt: Date(), mode: .judge, hand: plan.hands,
                                                  tempoPercent: Int(percent.rounded()), firstBar: bars.lowerBound, lastBar: bars.upperBound,
                                                  durationSeconds: max(0, seconds), figures: report.figures))
         try store.recordBars(passID: id, Self.bars(of: report))

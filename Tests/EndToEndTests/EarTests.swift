@@ -99,7 +99,7 @@ enum EarPerformance: String, CaseIterable {
         #expect(text.stdout.contains("bar 2 beat 1  G4  RH  short (held 40%)"), "\(text.stdout)")
         // The history: six judged passes with the ear's counts, and the per-bar picture in stats.
         let passes = try Store.open(path: etude.database).passes()
-        #expect(passes.map(\.mode) == Array(repeating: "judge", count: 6))
+        #expect(passes.map(\.mode.rawValue) == Array(repeating: "judge", count: 6))
         #expect(passes.compactMap(\.figures).map(\.short) == [0, 8, 0, 0, 0, 8])
         #expect(passes.compactMap(\.figures).map(\.loud) == [0, 0, 0, 4, 0, 0])
         let stats = try etude.run(["stats", lesson])

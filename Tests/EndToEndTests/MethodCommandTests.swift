@@ -33,7 +33,7 @@ import TestSupport
         // Two mastering passes on different days.
         let s = try Store.open(path: etude.database)
         for daysAgo in [2.0, 1.0] {
-            try s.recordPass(lessonID: id, startedAt: Date().addingTimeInterval(-daysAgo * 86_400), mode: "play", hand: "both",
+            try s.recordPass(lessonID: id, startedAt: Date().addingTimeInterval(-daysAgo * 86_400), mode: .play, hand: .both,
                              tempoPercent: 100, bars: 1...5,
                              figures: ScoreFigures(hit: 40, missed: 0, wrong: 0, extra: 0, accuracy: 100, score: 96), durationSeconds: 20)
         }
