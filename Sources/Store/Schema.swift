@@ -337,12 +337,44 @@ public enum Schema {
                 );
                 """)
         }
-        // v13: a pass's figures are read through `ScoreFigures`' own coding, so a scored row holds
+        // v13: a recording judged by `etude judge`, by its content and the settings it was
+        // judged with, so judging it again (each `judge --json` run) stores no second pass.
+        m.registerMigration("v13-judged-recording") { db in
+            try db.execute(sql: """
+                CREATE TABLE judgedRecording (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    passID INTEGER NOT NULL REFERENCES pass(id) ON DELETE CASCADE
+                );
+                """)
+        }
+        // v13: the lesson the learner chose as the method's current piece (`etude next --set`);
+        // without one the current piece is the first on the path not yet mastered, and a
+        // lesson tried out of order is a side trip.
+        m.registerMigration("v13-method-choice") { db in
+            try db.execute(sql: """
+                CREATE TABLE methodChoice (
+                    slot INTEGER PRIMARY KEY NOT NULL CHECK (slot = 1),
+                    lessonID TEXT NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    chosenAt DATETIME NOT NULL
+                );
+                """)
+        }
+        // v13: whether Etude's part follows the learner's tempo, per lesson (`--follow`).
+        m.registerMigration("v13-lesson-follow") { db in
+            try db.execute(sql: """
+                CREATE TABLE lessonFollow (
+                    lessonID TEXT PRIMARY KEY NOT NULL,
+                    follow BOOLEAN NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                """)
+        }
+        // v14: a pass's figures are read through `ScoreFigures`' own coding, so a scored row holds
         // every figure (older rows: NULL early/on-time/late and timing read as 0, as the bridge
         // read them; a row missing a count the bridge needed was not scored and stays so). The
         // best score the browser and `etude list` show is the best played in time (play, memory,
         // a judged recording): a wait-mode 100 is not a best of playing the piece.
-        m.registerMigration("v13-typed-passes") { db in
+        m.registerMigration("v14-typed-passes") { db in
             let inTime = PassMode.inTime.map { "'\($0.rawValue)'" }.joined(separator: ", ")
             try db.execute(sql: """
                 UPDATE pass SET hit = NULL
