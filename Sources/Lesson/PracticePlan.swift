@@ -4,7 +4,7 @@ import MIDIFile
 /// What the learner wants to practise and how: hands, tempo, loop, repeats, speed trainer,
 /// metronome. A plain value, so it can be saved, compared and validated against a lesson.
 public struct PracticePlan: Equatable, Sendable {
-    public enum Hands: String, Equatable, Sendable, CaseIterable {
+    public enum Hands: String, Equatable, Sendable, CaseIterable, Codable {
         case right, left, both
 
         /// Whether a note of this part is one the learner practises.

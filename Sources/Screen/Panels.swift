@@ -1,3 +1,4 @@
+import Judge
 import Terminal
 
 /// The keys of the practice screen, as the help overlay lists them. Kept as data so the help
@@ -173,7 +174,7 @@ public struct ResultsPanel: Sendable {
         if let (mean, sd) = f.timing {
             var t = "timing \(mean >= 0 ? "+" : "−")\(formatted(abs(mean), decimals: 0)) ms"
             t += " ± \(formatted(sd, decimals: 0)) ms"
-            t += mean < 0 ? " (early)" : (mean > 0 ? " (late)" : "")
+            t += " (\(TimingLean(meanMs: mean).word))"
             lines.append(t)
         }
         if r.offsetMs.isFinite, r.offsetMs.rounded() != 0 {

@@ -58,7 +58,7 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
             // A judged pass in which nothing was played counts as a pass (`etude stats`), but
             // its 0 is no score: the progress line shows what was played.
             if let played = f, !played.somethingPlayed { f = nil }
-            let record = PassRecord(lessonID: lessonID, startedAt: p.startedAt, mode: mode.rawValue, hand: p.hands.rawValue,
+            let record = PassRecord(lessonID: lessonID, startedAt: p.startedAt, mode: .practice(mode), hand: p.hands,
                                     tempoPercent: Int(p.tempoPercent.rounded()), firstBar: p.bars.lowerBound, lastBar: p.bars.upperBound,
                                     durationSeconds: p.durationSeconds, figures: f, complete: complete)
             guard let id = try? store.recordPass(record) else { continue }

@@ -116,10 +116,10 @@ struct PlayingModesTests {
         let pass = try #require(s.takeFinishedPasses().first)
         let figures = try #require(s.score(for: pass))
         #expect(figures.hit == 1)
-        // The wrong pitch is counted wrong, and the note it stood for missed with the rest.
+        // The wrong pitch is counted wrong (the note it stood for is not also missed), the rest missed.
         #expect(figures.wrong == 1)
-        #expect(figures.missed == 3)
-        #expect(figures.accuracy == 20)  // 1 hit of 5 judged (4 expected + 1 wrong)
+        #expect(figures.missed == 2)
+        #expect(figures.accuracy == 25)  // 1 hit of 4 expected, each counted once
     }
 
     @Test func waitModePausesUntilTheChordIsHeldThenResumes() throws {
