@@ -350,7 +350,7 @@ public enum SightReader {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
             }
             if !FileManager.default.fileExists(atPath: file) {
-                try OutputFile.write(MIDIWriter.write(exercise.file), to: file, option: "the sight-reading exercise")
+                try OutputFile.write(MIDIWriter.write(exercise.file), to: file, inputs: library.databaseFiles, option: "the sight-reading exercise")
             }
         } catch {
             let why = (error as? EtudeFailure)?.message ?? error.localizedDescription
@@ -425,6 +425,8 @@ extension TodayPlanner {
 extension SightReader {
     /// `etude sight-read`: the exercise written to `export`, or played once and scored.
     public static func command(level: Int?, seed: UInt64?, export: String?, library: Library, sound: LiveSound, playing: Playing) throws -> Int32 {
+        // The file is checked before the database opens: one line, nothing written.
+        if let export { try OutputFile.check(export, inputs: library.databaseFiles, option: "--export") }
         let history = try library.withStore(scan: false) { s in try s.sightReadings() }
         let chosen = level ?? suggestedLevel(history)
         let exercise: SightReadingExercise
@@ -434,7 +436,7 @@ extension SightReader {
             throw EtudeFailure(error.message)
         }
         if let export {
-            try OutputFile.write(MIDIWriter.write(exercise.file), to: export, option: "--export")
+            try OutputFile.write(MIDIWriter.write(exercise.file), to: export, inputs: library.databaseFiles, option: "--export")
             Console.out("Wrote \(safe(export)): \(exercise.title), \(exercise.keyName), \(exercise.bars) bars.\n")
             return 0
         }

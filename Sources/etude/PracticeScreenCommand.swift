@@ -56,7 +56,11 @@ struct PracticeScreenCommand: ParsableCommand {
         playing.library = store.library
         let sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
         let path = try store.library.lessonPath(lesson)
-        if let report { try OutputFile.check(report, inputs: [path] + store.library.databaseFiles, option: "--report") }
+        if let report {
+            // Never the lesson, the SoundFont (named or found), the input or the database.
+            playing.reportInputs = [path, playing.input] + [soundfont ?? (try? LiveSound.soundFont(nil))].compactMap { $0 }
+            try OutputFile.check(report, inputs: playing.reportInputs + store.library.databaseFiles, option: "--report")
+        }
         var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose?.text, library: store.library)
         var plan: PracticePlan
         do {
