@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Judge
 import Lesson
 
 /// What mastering a lesson means in the method, written once for `etude next`, `etude today`
@@ -130,7 +131,25 @@ public struct SightReadingRecord: Codable, Equatable, Sendable, FetchableRecord,
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// Decoded with every value checked: a level outside the method's (1–8), a score that
+    /// is not 0–100 (1e308), a date that does not read make the row damaged (skipped and reported
+    /// once, `DamagedRows`), never a trap or a refusal of the whole history.
+    public init(row: Row) throws {
+        id = try row.decode(forColumn: "id")
+        level = try row.decode(forColumn: "level")
+        seed = try row.decode(forColumn: "seed")
+        lessonID = try row.decode(forColumn: "lessonID")
+        passID = try row.decode(forColumn: "passID")
+        score = try row.decode(forColumn: "score")
+        playedAt = try row.decode(forColumn: "playedAt")
+        guard SightReadingExercise.levels.contains(level),
+              score.map({ $0.isFinite && (0...100).contains($0) }) ?? true else { throw DamagedValue() }
+    }
 }
+
+/// A value read from the database that is out of its range: the row is skipped (`DamagedRows`).
+struct DamagedValue: Error {}
 
 extension Store {
     public func recordSightReading(_ record: SightReadingRecord) throws {
@@ -142,6 +161,6 @@ extension Store {
 
     /// Sight-reading results, oldest first.
     public func sightReadings() throws -> [SightReadingRecord] {
-        try writer.read { db in try SightReadingRecord.order(Column("playedAt"), Column("id")).fetchAll(db) }
+        try writer.read { db in try SightReadingRecord.fetchDecodable(db, SightReadingRecord.order(Column("playedAt"), Column("id"))) }
     }
 }

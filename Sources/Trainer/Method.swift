@@ -331,12 +331,24 @@ public enum SightReader {
         return min(SightReadingExercise.levels.upperBound, last.level + (up ? 1 : 0))
     }
 
-    /// A seed not read before at this level (the exercise is new to the learner).
-    public static func freshSeed(level: Int, history: [SightReadingRecord], now: Date = Date()) -> UInt64 {
-        let seen = Set(history.filter { $0.level == level }.map { UInt64(bitPattern: $0.seed) })
-        var rng = SeededGenerator(seed: UInt64(now.timeIntervalSince1970 * 1000))
-        var seed = rng.next() % 1_000_000
-        while seen.contains(seed) { seed = rng.next() % 1_000_000 }
+    /// How many exercises each level has (seeds 0 to this, less one).
+    public static let seedsPerLevel: UInt64 = 1_000_000
+
+    /// A seed not read before at this level (the exercise is new to the learner), in bounded
+    /// time (F10): a few random draws, then the first unused seed after the last draw; one line
+    /// when every seed of the level has been played.
+    public static func freshSeed(level: Int, history: [SightReadingRecord], now: Date = Date(),
+                                 seeds: UInt64 = seedsPerLevel) throws -> UInt64 {
+        let seen = Set(history.filter { $0.level == level }.map { UInt64(bitPattern: $0.seed) }.filter { $0 < seeds })
+        guard UInt64(seen.count) < seeds else {
+            throw EtudeFailure("every sight-reading exercise of level \(level) has been played (\(seeds) of them); choose another --level, or give --seed N to play one again")
+        }
+        let millis = now.timeIntervalSince1970 * 1000
+        var rng = SeededGenerator(seed: millis.isFinite && millis >= 0 && millis < 1.8e19 ? UInt64(millis) : 0)
+        var seed = rng.next() % seeds
+        for _ in 0..<64 where seen.contains(seed) { seed = rng.next() % seeds }
+        // Each step looks at a seed not looked at before: at most `seeds` steps.
+        while seen.contains(seed) { seed = (seed + 1) % seeds }
         return seed
     }
 
@@ -430,8 +442,9 @@ extension SightReader {
         let history = try library.withStore(scan: false) { s in try s.sightReadings() }
         let chosen = level ?? suggestedLevel(history)
         let exercise: SightReadingExercise
+        let seed = try seed ?? freshSeed(level: chosen, history: history)
         do {
-            exercise = try SightReadingExercise(level: chosen, seed: seed ?? freshSeed(level: chosen, history: history))
+            exercise = try SightReadingExercise(level: chosen, seed: seed)
         } catch {
             throw EtudeFailure(error.message)
         }

@@ -15,6 +15,8 @@ public enum PerformanceJudge {
         public var pedal: [PedalChange]
         /// Heard through a microphone: only onsets mean something (no releases, no loudness).
         public var onsetOnly = false
+        /// A recording's length in seconds (nil for a MIDI file): the most its pass can last.
+        public var recordingSeconds: Double?
 
         public struct PedalChange: Equatable, Sendable {
             public var time: Double
@@ -46,13 +48,13 @@ public enum PerformanceJudge {
         guard FileManager.default.fileExists(atPath: performance) else {
             throw EtudeFailure("\(safe(performance)): no such file; give the .mid you recorded")
         }
-        let isRecording = performance.lowercased().hasSuffix(".wav")
-        let bytes = try LessonOpener.readBytes(performance, limit: isRecording ? (HeardPerformance.maxBytes, "recordings")
-                                                                             : (LessonFormat.midi.maxBytes, "MIDI files"))
+        // A recording is read from its file a block at a time (its header checked first), never whole.
+        let isRecording = performance.lowercased().hasSuffix(".wav") || HeardPerformance.isWAV(path: performance)
         let played: Performance
-        if isRecording || HeardPerformance.isWAV(bytes) {
-            played = try HeardPerformance.performance(wav: bytes, name: safe(performance), lesson: opened.lesson, plan: plan)
+        if isRecording {
+            played = try HeardPerformance.performance(path: performance, name: safe(performance), lesson: opened.lesson, plan: plan)
         } else {
+            let bytes = try LessonOpener.readBytes(performance, limit: (LessonFormat.midi.maxBytes, "MIDI files"))
             played = try Self.performance(bytes: bytes, name: safe(performance))
         }
         let (report, percent) = try judge(played, lesson: opened.lesson, plan: plan, onsetOnly: played.onsetOnly)
@@ -60,7 +62,7 @@ public enum PerformanceJudge {
             try library.withStore(scan: false) { s in
                 let id = try s.catalogue(fileAt: path).id
                 try store(report, lessonID: id, plan: plan, lesson: opened.lesson, percent: percent,
-                          seconds: (played.events.last?.time ?? 0) - (played.events.first?.time ?? 0), in: s)
+                          seconds: playedSeconds(played, lesson: opened.lesson, plan: plan, percent: percent), in: s)
             }
         } catch {
             Console.error("etude: the judged pass is not in the history: \((error as? EtudeFailure)?.message ?? "\(error)")")
@@ -148,6 +150,23 @@ public enum PerformanceJudge {
         report.add(hearing) { PassJudging.section(of: $0, lesson: lesson) }
         return (report, percent)
     }
+
+    /// How long the judged pass was played, as the history keeps it (F6: never the span of keys
+    /// far past the lesson): from the first key pressed to the last event within the judged bars'
+    /// span (plus the timing window and time to let the last notes go), at most the recording.
+    public static func playedSeconds(_ performance: Performance, lesson: Lesson, plan: PracticePlan, percent: Double,
+                                     window: TimingWindow = TimingWindow()) -> Double {
+        let times = expected(lesson: lesson, plan: plan, percent: percent).map(\.time)
+        guard let first = performance.events.first(where: { $0.isOn })?.time, let lo = times.min(), let hi = times.max() else { return 0 }
+        let judgedEnd = first + (hi - lo) + window.window + releaseSeconds
+        let last = performance.events.last(where: { $0.time <= judgedEnd })?.time ?? first
+        var span = max(0, last - first)
+        if let length = performance.recordingSeconds { span = min(span, max(0, length)) }
+        return span.isFinite ? span : 0
+    }
+
+    /// Time after the last note for its keys to be let go.
+    static let releaseSeconds = 10.0
 
     /// The notes the pass `plan` describes expects, timed at `percent` of the lesson's tempo.
     static func expected(lesson: Lesson, plan: PracticePlan, percent: Double) -> [ExpectedNote] {
