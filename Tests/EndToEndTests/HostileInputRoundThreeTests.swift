@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import TestSupport
 
@@ -151,5 +152,111 @@ struct HostileInputRoundThreeTests {
         let r = try etude.run(["practice", lesson, "--soundfont", font, "--report", font], timeout: 30)
         Self.clean(r, status: 1, message: "that is the input file", "--report the SoundFont")
         #expect(bytes(font) == before)
+    }
+
+    // MARK: 2. Recordings: every header number checked, in bounded memory
+
+    static func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+    static func le32(_ v: UInt64) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
+    static func le64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
+
+    /// A WAV header (and `data`) saying what it is given; `ds64`: RF64 with that data size.
+    static func wav(rate: UInt64, bits: Int = 16, data: [UInt8], ds64: UInt64? = nil, dataSize: UInt64? = nil) -> [UInt8] {
+        let align = max(1, bits / 8)
+        let fmt = le16(1) + le16(1) + le32(rate) + le32(rate &* UInt64(align)) + le16(align) + le16(bits)
+        var body: [UInt8] = Array("WAVE".utf8)
+        if let ds64 { body += Array("ds64".utf8) + le32(28) + le64(0) + le64(ds64) + le64(0) + le32(0) }
+        body += Array("fmt ".utf8) + le32(16) + fmt + Array("data".utf8) + le32(ds64 != nil ? 0xFFFF_FFFF : dataSize ?? UInt64(data.count)) + data
+        return Array((ds64 != nil ? "RF64" : "RIFF").utf8) + le32(UInt64(body.count)) + body
+    }
+
+    /// F1–F5 from headers of a few KB: rates of 460 kHz, 12.3 MHz and 2³²−1, an RF64 data size of
+    /// 2⁶³, a 500 MB 8-bit recording (a sparse file: a few KB on disk): each one line, no trap, in
+    /// seconds, never gigabytes.
+    @Test func hostileRecordingHeadersAreOneLineNeverATrap() throws {
+        let noise = (0..<4_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        let cases: [(name: String, bytes: [UInt8], message: String)] = [
+            ("f1.wav", Self.wav(rate: 460_000, data: noise), "sample rate 460000 Hz is outside 8 kHz–384 kHz"),
+            ("f2.wav", Self.wav(rate: 12_300_000, data: noise), "sample rate 12300000 Hz is outside"),
+            ("f3.wav", Self.wav(rate: 0xFFFF_FFFF, data: noise), "sample rate 4294967295 Hz is outside"),
+            ("f4.wav", Self.wav(rate: 44_100, data: noise, ds64: 1 << 63), "no piano note heard"),
+            ("f4b.wav", Self.wav(rate: 384_000, data: noise), "no piano note heard"),
+            ("12bit.wav", Self.wav(rate: 44_100, bits: 12, data: noise), "unsupported: 12-bit PCM"),
+        ]
+        for c in cases {
+            let path = try dir.write(c.name, c.bytes)
+            let r = try etude.run(["judge", lesson, path], timeout: 60)
+            Self.clean(r, status: 1, message: c.message, "judge \(c.name)")
+        }
+        // F5: 500 MB of 8-bit samples at 8 kHz (17 hours) is refused from its header, before a sample is read.
+        let big = try dir.write("f5.wav", Self.wav(rate: 8_000, bits: 8, data: [], dataSize: 500_000_000))
+        #expect(truncate(big, 500_000_044) == 0)
+        let started = ProcessInfo.processInfo.systemUptime
+        let r = try etude.run(["judge", lesson, big], timeout: 60)
+        Self.clean(r, status: 1, message: "Etude judges recordings up to 60 min", "judge a 500 MB 8-bit WAV")
+        #expect(ProcessInfo.processInfo.systemUptime - started < 20)
+    }
+
+    /// F5: a recording of the lesson as 8-bit PCM, µ-law and 64-bit float is heard, not called silence.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: smallSoundFont), "TimGM6mb.sf2 is not installed"),
+          .enabled(if: Tools.sox.available, Tools.sox.reason), .enabled(if: Tools.fluidsynth.available, Tools.fluidsynth.reason))
+    func eightBitMuLawAndDoubleRecordingsAreHeard() throws {
+        let bars = ["--bars", "1-4"]
+        let dry = dir.file("dry.wav")
+        let short = try dir.write("short.mid", [UInt8](try Data(contentsOf: URL(fileURLWithPath: lesson))))
+        #expect(try ProcessRunner.run(Tools.fluidsynth.path ?? "", ["-ni", "-q", "-r", "22050", "-T", "wav", "-F", dry, Self.smallSoundFont, short]).status == 0)
+        for (name, sox) in [("u8.wav", ["-b", "8", "-e", "unsigned-integer"]), ("mu.wav", ["-e", "mu-law"]), ("f64.wav", ["-b", "64", "-e", "floating-point"])] {
+            let out = dir.file(name)
+            #expect(try ProcessRunner.run(Tools.sox.path ?? "", [dry] + sox + [out, "trim", "0", "12"]).status == 0)
+            let r = try etude.run(["judge", lesson, out, "--json"] + bars, timeout: 300)
+            Self.clean(r, status: 0, "judge \(name)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let hit = report["hit"] as? Int ?? 0, missed = report["missed"] as? Int ?? 0
+            #expect(Double(hit) / Double(max(1, hit + missed)) >= 0.8, "\(name): hit \(hit), missed \(missed)")
+        }
+    }
+
+    // MARK: 3. The history never traps or hangs
+
+    /// F7–F9: a sight-reading score of 1e308, a date that does not read, levels 0 and 99: each row
+    /// skipped and reported once; `stats`, `today`, `next` and `sight-read` go on. F6: a
+    /// performance whose last key lies 37,000 hours on is stored as the span it was played in.
+    @Test func damagedSightReadingRowsAreSkippedAndAFarNoteIsNotHoursOfPractice() throws {
+        Self.clean(try etude.run(["debug-write-history", "--count", "3"]), status: 0, "history")
+        let db = try DatabaseQueue(path: etude.database)
+        try db.write { d in
+            let lessonID = try String.fetchOne(d, sql: "SELECT lessonID FROM pass LIMIT 1") ?? "x"
+            for (level, score, date) in [(2, "1e308", "'2026-01-01 00:00:00.000'"), (2, "50", "'garbage-date'"), (0, "50", "'2026-01-02 00:00:00.000'"),
+                                          (99, "50", "'2026-01-03 00:00:00.000'"), (3, "80", "'2026-01-04 00:00:00.000'")] {
+                try d.execute(sql: "INSERT INTO sightReading (level, seed, lessonID, passID, score, playedAt) VALUES (?, 1, ?, NULL, \(score), \(date))",
+                              arguments: [level, lessonID])
+            }
+        }
+        try db.close()
+        for args in [["stats"], ["stats", "--json"], ["today"], ["next"], ["sight-read", "--export", dir.file("sr.mid")]] {
+            let r = try etude.run(args, timeout: 60)
+            Self.clean(r, status: 0, args.joined(separator: " "))
+            #expect(!r.output.contains("--level 0") && !r.output.contains("--level 99"), "\(args): \(r.output)")
+            if args != ["next"] {
+                #expect(r.stderr.contains("rows Etude cannot read") && r.stderr.contains("4 in sightReading"), "\(args): \(r.stderr)")
+            }
+        }
+        // The one good row counts: level 3 is the level now.
+        #expect(try etude.run(["stats"]).stdout.contains("level 3 now"))
+
+        // F6: 55 bytes: a key at 0 and one 37,000 hours on (one tick per quarter note).
+        func vlq(_ n: Int) -> [UInt8] {
+            var out: [UInt8] = [UInt8(n & 0x7F)]
+            var v = n >> 7
+            while v > 0 { out.insert(UInt8(v & 0x7F) | 0x80, at: 0); v >>= 7 }
+            return out
+        }
+        let track: [UInt8] = vlq(0) + [0x90, 64, 80] + vlq(480) + [0x80, 64, 0] + vlq(0x0FFF_FFFF) + [0x90, 64, 80] + vlq(480) + [0x80, 64, 0]
+            + vlq(0) + [0xFF, 0x2F, 0]
+        let far = try dir.write("far.mid", Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 1] + Array("MTrk".utf8) + Self.le32(UInt64(track.count)).reversed() + track)
+        Self.clean(try etude.run(["judge", lesson, far], timeout: 60), status: 0, "judge a far note")
+        let check = try DatabaseQueue(path: etude.database)
+        let seconds = try check.read { d in try Double.fetchOne(d, sql: "SELECT durationSeconds FROM pass WHERE mode = 'judge'") } ?? -1
+        #expect(seconds >= 0 && seconds < 10 * 60, "stored \(seconds) s")
     }
 }

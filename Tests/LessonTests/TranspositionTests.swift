@@ -49,6 +49,23 @@ import TestSupport
         }
     }
 
+    /// Issue 40: the key suggested in the other mode is a key (`Cb` on a minor lesson: `Bm`, not `Cbm`).
+    @Test func theKeySuggestedInTheOtherModeIsAKey() throws {
+        let am = KeySignature(sharps: 0, minor: true)
+        for (given, hint) in [("Cb", "Bm"), ("Gb", "F#m"), ("Db", "C#m"), ("D", "Dm"), ("Bb", "Bbm")] {
+            do {
+                _ = try Transposition.resolve(try Transposition.Request.parse(given), key: am)
+                Issue.record("\(given) on a minor lesson was taken")
+            } catch let error as PlanError {
+                #expect(error.worded { "--\($0.rawValue) \($1)" }.hasSuffix("try --transpose \(hint)"), "\(given)")
+                #expect(KeyName(hint) != nil, "\(hint) is a key")
+            }
+        }
+        for (given, hint) in [("A#m", "Bb"), ("Am", "A"), ("D#m", "Eb"), ("F minor", "F")] {
+            #expect(KeyName(given)?.sameTonic(minor: false) == hint)
+        }
+    }
+
     @Test func writtenNotesMoveByTheInterval() throws {
         let d = try t("D")
         #expect(d.spelling(SpelledPitch(letter: 3, alter: 1), pitch: 66) == SpelledPitch(letter: 4, alter: 1))   // F♯ → G♯
