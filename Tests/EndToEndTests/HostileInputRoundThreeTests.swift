@@ -59,7 +59,7 @@ struct HostileInputRoundThreeTests {
         if Self.isRoot {
             // A character device (1, 3) made in the test's own folder: never a real system path.
             let node = dir.file("node")
-            if mknod(node, S_IFCHR | 0o666, makedev(1, 3)) == 0 { device = node }
+            if mknod(node, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0 { device = node }
         }
 
         struct Writer {

@@ -114,7 +114,7 @@ import TestSupport
     @Test func aFileIsReadInBlocksMixedToMono() throws {
         let dir = try TempDir()
         let frames = 10_000
-        let stereo = (0..<frames).flatMap { Self.le16(1_000) + Self.le16(3_000) }
+        let stereo = (0..<frames).flatMap { _ in Self.le16(1_000) + Self.le16(3_000) }
         let path = try dir.write("s.wav", Self.wav(channels: 2, rate: 8_000, data: stereo))
         let wav = try WAVSamples(path: path)
         var blocks: [Int] = []
