@@ -107,7 +107,7 @@ import TestSupport
         }
         // A-law: the table's values are G.711's (0xD5 is the smallest positive step, 0x55 its negative).
         #expect(WAVHeader.aLaw[0xD5] == 8 / 32768 && WAVHeader.aLaw[0x55] == -8 / 32768)
-        #expect(WAVHeader.aLaw[0xAA] == 32256 / 32768)
+        #expect(WAVHeader.aLaw[0xAA] == Float(32256) / 32768)
     }
 
     /// A recording on disk is read a block at a time (mixed to mono), never whole.
