@@ -228,6 +228,9 @@ struct HostileInputRoundThreeTests {
         let db = try DatabaseQueue(path: etude.database)
         try db.write { d in
             let lessonID = try String.fetchOne(d, sql: "SELECT lessonID FROM pass LIMIT 1") ?? "x"
+            // F7 in a pass: a score and a duration of 1e308, a tempo of -5 %.
+            try d.execute(sql: "UPDATE pass SET durationSeconds = 1e308, score = 1e308 WHERE id = (SELECT MIN(id) FROM pass)")
+            try d.execute(sql: "UPDATE pass SET tempoPercent = -5 WHERE id = (SELECT MAX(id) FROM pass)")
             for (level, score, date) in [(2, "1e308", "'2026-01-01 00:00:00.000'"), (2, "50", "'garbage-date'"), (0, "50", "'2026-01-02 00:00:00.000'"),
                                           (99, "50", "'2026-01-03 00:00:00.000'"), (3, "80", "'2026-01-04 00:00:00.000'")] {
                 try d.execute(sql: "INSERT INTO sightReading (level, seed, lessonID, passID, score, playedAt) VALUES (?, 1, ?, NULL, \(score), \(date))",
@@ -243,6 +246,9 @@ struct HostileInputRoundThreeTests {
                 #expect(r.stderr.contains("rows Etude cannot read") && r.stderr.contains("4 in sightReading"), "\(args): \(r.stderr)")
             }
         }
+        let stats = try etude.run(["stats", "--json"])
+        #expect(stats.stderr.contains("2 in pass") && !stats.stdout.contains("inf") && !stats.stdout.contains("e+308") && !stats.stdout.contains("-5"),
+                "\(stats.output)")
         // The one good row counts: level 3 is the level now.
         #expect(try etude.run(["stats"]).stdout.contains("level 3 now"))
 
