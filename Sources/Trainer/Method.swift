@@ -29,13 +29,12 @@ public enum MethodGuide {
         let level = l.listing.lesson.level.map { "level \($0)" } ?? "the path"
         switch l.status {
         case .inProgress:
-            let days = Mastery.masteringDays(l.passes, calendar: calendar)
+            let days = Mastery.masteringDays(days: l.days(calendar: calendar))
             if let first = days.first {
                 return "it is in progress: mastered on \(day.string(from: first)); one more such pass on another day masters it (\(Mastery.rule))"
             }
-            let both = l.passes.filter { $0.complete && $0.mode == "play" && $0.hand == "both" }
             var best = "no scored pass yet with both hands in play mode"
-            if let top = both.filter({ $0.score != nil }).max(by: { ($0.score ?? 0, $0.tempoPercent) < ($1.score ?? 0, $1.tempoPercent) }) {
+            if let top = l.bestPlay {
                 best = "best with both hands in play mode: \(Int((top.score ?? 0).rounded())) % at \(top.tempoPercent) % tempo"
             }
             return "it is in progress (\(best)); mastering it needs \(Mastery.rule)"
@@ -192,7 +191,7 @@ public enum TodayPlanner {
         }
         // Review: mastered pieces due by spaced repetition, most overdue first.
         let due = path.filter { $0.status == .mastered && $0.listing.lesson.id != current?.listing.lesson.id }
-            .compactMap { l -> (PathLesson, Review.Schedule)? in Review.schedule(l.passes, calendar: calendar).map { (l, $0) } }
+            .compactMap { l -> (PathLesson, Review.Schedule)? in Review.schedule(days: l.days(calendar: calendar), calendar: calendar).map { (l, $0) } }
             .filter { $0.1.due <= now }
             .sorted { $0.1.due < $1.1.due }
             .prefix(reviewsAtMost)

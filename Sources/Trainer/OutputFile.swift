@@ -88,6 +88,9 @@ public enum OutputFile {
         let named = real == path ? shown : "\(shown) (a link to \(safe(real)))"
         var st = stat()
         let exists = stat(path, &st) == 0
+        if exists, st.st_mode & S_IFMT == S_IFDIR {
+            throw EtudeFailure("\(option) \(named): is a directory; give a file name in it, e.g. \(shown)/NAME")
+        }
         if exists, let kind = kind(st.st_mode) {
             throw EtudeFailure("\(option) \(named): \(kind), not a file; give a file name to write")
         }

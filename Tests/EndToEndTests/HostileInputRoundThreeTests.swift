@@ -86,7 +86,7 @@ struct HostileInputRoundThreeTests {
             (db + "-shm", "its -shm", "that is the input file"),
             (db + "-journal", "its -journal (not there)", "that is the input file"),
             (fifo, "a FIFO", "a FIFO"),
-            (folder, "a folder", "a folder"),
+            (folder, "a folder", "is a directory"),
         ]
         if let device { refused.append((device, "a device node", "a device node")) }
         var n = 0
