@@ -267,4 +267,28 @@ struct HostileInputRoundThreeTests {
         let seconds = try check.read { d in try Double.fetchOne(d, sql: "SELECT durationSeconds FROM pass WHERE mode = 'judge'") } ?? -1
         #expect(seconds >= 0 && seconds < 10 * 60, "stored \(seconds) s")
     }
+
+    // MARK: 8. The minor ones
+
+    /// `routine import` refuses the keys `--entry` refuses (keys, range, fit) instead of dropping
+    /// them unsaid; `library add ""` names the folder instead of adding the current one.
+    @Test func routineImportRefusesUnknownKeysAndLibraryAddNeedsAFolder() throws {
+        let file = try dir.write("r.json", #"{"etudeRoutine":1,"name":"r","entries":[{"lesson":"x","title":"Ode to Joy","minutes":1,"keys":61}]}"#)
+        Self.clean(try etude.run(["routine", "import", file]), status: 1, message: "unknown key \"keys\"", "routine import with keys")
+        Self.clean(try etude.run(["routine", "new", "r", "--entry", "lesson=\(lesson);minutes=1;keys=61"]), status: 1, message: "unknown key keys",
+                   "--entry keys=61")
+        Self.clean(try etude.run(["routine", "list"]), status: 0, "routine list")
+        let r = try etude.run(["library", "add", ""], directory: dir.path)
+        #expect(r.status == 64 && r.stderr.contains("name the folder to add"), "\(r.stderr)")
+        #expect(try etude.run(["library", "list"]).stdout.contains(dir.path) == false)
+    }
+
+    /// `--transpose Cb` on a minor lesson suggests Bm, a key (not Cbm).
+    @Test func aMinorLessonsSuggestionIsAKey() throws {
+        let minor = try dir.write("m.abc", "X:1\nT:Minor\nK:Am\nABcd|e4|\n")
+        for (given, hint) in [("Cb", "Bm"), ("Gb", "F#m"), ("Db", "C#m")] {
+            let r = try etude.run(["export", minor, "-o", dir.file("t.mid"), "--transpose", given])
+            Self.clean(r, status: 1, message: "try --transpose \(hint)", "--transpose \(given)")
+        }
+    }
 }
