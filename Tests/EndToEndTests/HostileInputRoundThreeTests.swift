@@ -291,4 +291,21 @@ struct HostileInputRoundThreeTests {
             Self.clean(r, status: 1, message: "try --transpose \(hint)", "--transpose \(given)")
         }
     }
+
+    /// On a full disk the commands that only read still work (the database is opened for
+    /// reading); one that saves says so. A 3 MB tmpfs mounted in the test's own folder (root).
+    @Test(.enabled(if: isRoot, "needs root to mount a small tmpfs"))
+    func onAFullDiskReadingCommandsStillWork() throws {
+        let disk = dir.file("full")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
+        guard try ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", disk]).status == 0 else { return }
+        defer { _ = try? ProcessRunner.run("/bin/umount", [disk]) }
+        let db = disk + "/etude.sqlite"
+        Self.clean(try etude.run(["list", "--db", db]), status: 0, "list on an empty disk")
+        _ = try ProcessRunner.run("/bin/dd", ["if=/dev/zero", "of=\(disk)/fill", "bs=1k", "count=5000"])
+        for args in [["list"], ["stats"], ["next"], ["today"]] {
+            Self.clean(try etude.run(args + ["--db", db], timeout: 60), status: 0, "\(args[0]) on a full disk")
+        }
+        Self.clean(try etude.run(["library", "add", dir.path, "--db", db], timeout: 60), status: 1, message: "the disk is full", "library add on a full disk")
+    }
 }
