@@ -2,6 +2,7 @@ import Foundation
 import Judge
 import Lesson
 import Listening
+import Store
 import Synth
 
 /// A recording of an acoustic piano (`etude judge LESSON RECORDING.wav`), heard by the same
@@ -26,6 +27,16 @@ public enum HeardPerformance {
         guard let h = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? h.close() }
         return isWAV([UInt8]((try? h.read(upToCount: 12)) ?? Data()))
+    }
+
+    /// The SHA-256 of the file at `path`, read a megabyte at a time.
+    public static func digest(path: String) -> [UInt8] {
+        var hash = SHA256()
+        if let h = FileHandle(forReadingAtPath: path) {
+            defer { try? h.close() }
+            while let chunk = try? h.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update([UInt8](chunk)) }
+        }
+        return hash.finalize()
     }
 
     public static func performance(path: String, name: String, lesson: Lesson, plan: PracticePlan) throws -> PerformanceJudge.Performance {

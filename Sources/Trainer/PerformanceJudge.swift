@@ -51,18 +51,27 @@ public enum PerformanceJudge {
         // A recording is read from its file a block at a time (its header checked first), never whole.
         let isRecording = performance.lowercased().hasSuffix(".wav") || HeardPerformance.isWAV(path: performance)
         let played: Performance
+        // What the judged pass is stored once by: a MIDI file's bytes, a recording's SHA-256 (streamed).
+        let content: [UInt8]
         if isRecording {
             played = try HeardPerformance.performance(path: performance, name: safe(performance), lesson: opened.lesson, plan: plan)
+            content = HeardPerformance.digest(path: performance)
         } else {
             let bytes = try LessonOpener.readBytes(performance, limit: (LessonFormat.midi.maxBytes, "MIDI files"))
             played = try Self.performance(bytes: bytes, name: safe(performance))
+            content = bytes
         }
         let (report, percent) = try judge(played, lesson: opened.lesson, plan: plan, onsetOnly: played.onsetOnly)
         do {
             try library.withStore(scan: false) { s in
                 let id = try s.catalogue(fileAt: path).id
-                try store(report, lessonID: id, plan: plan, lesson: opened.lesson, percent: percent,
-                          seconds: playedSeconds(played, lesson: opened.lesson, plan: plan, percent: percent), in: s)
+                // The same recording judged the same way is stored once (by its content).
+                let settings = "\(id) \(plan.hands.rawValue) \(plan.barRange(in: opened.lesson)) \(Int(percent.rounded())) \(plan.keyboard?.text ?? "all") \(fit.transpose?.text ?? "")"
+                let key = Store.judgedRecordingKey(bytes: content, settings: settings)
+                guard try s.judgedPass(key: key) == nil else { return }
+                let passID = try store(report, lessonID: id, plan: plan, lesson: opened.lesson, percent: percent,
+                                       seconds: playedSeconds(played, lesson: opened.lesson, plan: plan, percent: percent), in: s)
+                try s.rememberJudged(key: key, passID: passID)
             }
         } catch {
             Console.error("etude: the judged pass is not in the history: \((error as? EtudeFailure)?.message ?? "\(error)")")
@@ -201,14 +210,16 @@ public enum PerformanceJudge {
         return words.joined(separator: "  ")
     }
 
-    /// Stores the judged pass in the history (mode `judge`), with its figures.
+    /// Stores the judged pass in the history (mode `judge`), with its figures; its id.
+    @discardableResult
     public static func store(_ report: PassReport, lessonID: String, plan: PracticePlan, lesson: Lesson, percent: Double,
-                             seconds: Double, in store: Store) throws {
+                             seconds: Double, in store: Store) throws -> Int64 {
         let bars = plan.barRange(in: lesson)
         let id = try store.recordPass(PassRecord(lessonID: lessonID, startedAt: Date(), mode: "judge", hand: plan.hands.rawValue,
                                                  tempoPercent: Int(percent.rounded()), firstBar: bars.lowerBound, lastBar: bars.upperBound,
                                                  durationSeconds: max(0, seconds), figures: report.figures))
         try store.recordBars(passID: id, Self.bars(of: report))
+        return id
     }
 
     /// A judged pass's bars as the history keeps them.
