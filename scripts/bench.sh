@@ -158,6 +158,18 @@ if d.get('handSetPieces'):
 else:
     print("  hand split: test set not found (run from the repository root)")
 PY
+echo "== history (issue 40): today, next and stats on 1,000,000 passes =="
+history_json=$(ETUDE_LESSONS="$PWD/Lessons" $bench history --etude .build/release/etude --passes 1000000)
+echo "$history_json"
+python3 - "$history_json" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+for c in ("today", "next", "stats"):
+    r = d[c]
+    print(f"  etude {c}: {r['seconds']:.2f} s, {r['max_rss_mb']:.0f} MB (target < 1 s and < 200 MB: {'PASS' if r['pass'] else 'FAIL'})")
+print(f"  peer: SQLite summing every pass of the same history: {d['peer_sqlite_full_scan_seconds']:.2f} s "
+      f"({d['passes']} passes written in {d['fill_seconds']:.0f} s)")
+PY
 echo "== MusicXML (issue 18): a generated 10,000-note score opened (MusicXML → MIDIFile → Lesson), best of 10 =="
 score=.build/bench/score-10k.musicxml
 mx_json=$($bench musicxml --notes 10000 --passes 10 --write "$score")

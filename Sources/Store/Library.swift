@@ -133,7 +133,7 @@ extension Store {
             var q = PassRecord.all()
             if let lessonID { q = q.filter(Column("lessonID") == lessonID) }
             if let since { q = q.filter(Column("startedAt") >= since) }
-            return try PassRecord.fetchDecodable(db, q.order(Column("startedAt"), Column("id")))
+            return try PassRecord.fetchDecodable(db, q.order(Column("startedAt"), Column("id")), valid: \.isSane)
         }
     }
 

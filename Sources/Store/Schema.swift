@@ -426,6 +426,52 @@ public enum Schema {
                 UPDATE lessonStats SET bestScore = (SELECT MAX(score) FROM pass WHERE pass.lessonID = lessonStats.lessonID AND mode IN (\(inTime)));
                 """)
         }
+        // v14: the history summarised per lesson and day (`passDay`, kept by triggers), so
+        // `today`, `next` and `stats` read days and indexes, never every pass (issue 40).
+        m.registerMigration("v14-pass-days") { db in
+            try db.execute(sql: """
+                CREATE TABLE passDay (
+                    lessonID TEXT NOT NULL,
+                    day TEXT NOT NULL,
+                    passes INTEGER NOT NULL,
+                    scored INTEGER NOT NULL,
+                    seconds DOUBLE NOT NULL,
+                    bestScore DOUBLE,
+                    masterLastBar INTEGER,
+                    maxLastBar INTEGER,
+                    PRIMARY KEY (lessonID, day)
+                ) WITHOUT ROWID;
+                CREATE INDEX passDay_day ON passDay(day);
+                CREATE INDEX pass_lesson_lastBar ON pass(lessonID, lastBar);
+                CREATE INDEX pass_best_play ON pass(lessonID, score) WHERE complete AND mode = 'play' AND hand = 'both';
+                CREATE INDEX pass_scored_time ON pass(startedAt) WHERE complete AND score IS NOT NULL;
+                \(PassDay.fill("1"))
+                CREATE TRIGGER pass_day_insert AFTER INSERT ON pass WHEN \(PassDay.sane("NEW.")) BEGIN
+                    INSERT INTO passDay (lessonID, day, passes, scored, seconds) VALUES (NEW.lessonID, \(PassDay.day("NEW.")), 0, 0, 0)
+                        ON CONFLICT DO NOTHING;
+                    UPDATE passDay SET
+                        passes = passes + (NEW.complete != 0),
+                        scored = scored + (NEW.complete != 0 AND NEW.score IS NOT NULL),
+                        seconds = seconds + NEW.durationSeconds,
+                        bestScore = CASE WHEN NEW.complete AND NEW.score IS NOT NULL AND (bestScore IS NULL OR NEW.score > bestScore)
+                                         THEN NEW.score ELSE bestScore END,
+                        masterLastBar = CASE WHEN \(PassDay.candidate("NEW."))
+                                               AND (masterLastBar IS NULL OR coalesce(NEW.lastBar, \(Int.max)) > masterLastBar)
+                                             THEN coalesce(NEW.lastBar, \(Int.max)) ELSE masterLastBar END,
+                        maxLastBar = CASE WHEN NEW.lastBar IS NOT NULL AND (maxLastBar IS NULL OR NEW.lastBar > maxLastBar)
+                                          THEN NEW.lastBar ELSE maxLastBar END
+                    WHERE lessonID = NEW.lessonID AND day = \(PassDay.day("NEW."));
+                END;
+                CREATE TRIGGER pass_day_delete AFTER DELETE ON pass BEGIN
+                    DELETE FROM passDay WHERE lessonID = OLD.lessonID;
+                    \(PassDay.fill("lessonID = OLD.lessonID"))
+                END;
+                CREATE TRIGGER pass_day_update AFTER UPDATE ON pass BEGIN
+                    DELETE FROM passDay WHERE lessonID IN (OLD.lessonID, NEW.lessonID);
+                    \(PassDay.fill("lessonID IN (OLD.lessonID, NEW.lessonID)"))
+                END;
+                """)
+        }
         return m
     }()
 }

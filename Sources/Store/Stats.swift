@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import MIDIFile
 
 /// Practice statistics computed from passes: pure, so the day/week arithmetic is tested
@@ -94,5 +95,41 @@ public enum Sparkline {
             let t = (min(max(x, lo), hi) - lo) / (hi - lo)
             return blocks[max(0, min(7, Int(saturating: (t * 7).rounded())))]
         })
+    }
+}
+
+extension Store {
+    /// `etude stats` of every lesson without reading every pass: the totals and the days and
+    /// weeks shown from the history by day (`passDay`), the sparklines (and the latest score)
+    /// from the last `recent` complete passes, read through an index.
+    public func practiceStats(now: Date, calendar: Calendar = .current, days: Int = 7, weeks: Int = 8,
+                              recent: Int = 40) throws -> PracticeStats {
+        var cal = calendar
+        cal.firstWeekday = 2
+        cal.minimumDaysInFirstWeek = 4
+        let empty = PracticeStats.compute([], now: now, calendar: calendar, days: days, weeks: weeks)
+        var stats = empty
+        for d in try passDays(calendar: calendar) {
+            stats.passCount += d.passes
+            stats.scoredPassCount += d.scored
+            stats.totalSeconds += d.seconds
+            if let b = d.bestScore { stats.bestScore = max(stats.bestScore ?? b, b) }
+            if let i = stats.days.firstIndex(where: { $0.start == d.day }) {
+                stats.days[i].seconds += d.seconds
+                stats.days[i].passes += d.passes
+            }
+            if let w = cal.dateInterval(of: .weekOfYear, for: d.day)?.start, let i = stats.weeks.firstIndex(where: { $0.start == w }) {
+                stats.weeks[i].seconds += d.seconds
+                stats.weeks[i].passes += d.passes
+            }
+        }
+        let complete = try writer.read { db in
+            try PassRecord.fetchDecodable(db, SQLRequest<Row>(sql: "SELECT * FROM pass WHERE complete ORDER BY startedAt DESC, id DESC LIMIT ?",
+                                                              arguments: [recent]), table: "pass", valid: \.isSane).reversed()
+        }
+        stats.tempos = complete.map { Double($0.tempoPercent) }
+        stats.scores = try recentScoredPasses(limit: recent).compactMap(\.score)
+        stats.latestScore = stats.scores.last
+        return stats
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Judge
 import Lesson
 import Listening
+import Store
 import Synth
 
 /// A recording of an acoustic piano (`etude judge LESSON RECORDING.wav`), heard by the same
@@ -9,8 +10,9 @@ import Synth
 /// sounds; then, with that note aligned to the first note expected, told at each moment which
 /// keys the lesson wants (score-informed, as live). Only onsets are judged from sound.
 public enum HeardPerformance {
-    /// The largest recording read (about 45 minutes of 16-bit stereo at 48 kHz).
-    public static let maxBytes = 512 << 20
+    /// The longest recording judged: a lesson played through, with room; a header saying more is
+    /// refused before a sample is read.
+    public static let maxSeconds = 60.0 * 60
     /// How long a heard key is taken as held (onsets only: nothing is judged of its length).
     static let heldSeconds = 0.15
 
@@ -20,24 +22,36 @@ public enum HeardPerformance {
             && bytes[8..<12].elementsEqual("WAVE".utf8)
     }
 
-    public static func performance(wav bytes: [UInt8], name: String, lesson: Lesson, plan: PracticePlan) throws -> PerformanceJudge.Performance {
-        let wav: WAVData
+    /// Whether the file at `path` starts as a WAV (its first 12 bytes only).
+    public static func isWAV(path: String) -> Bool {
+        guard let h = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? h.close() }
+        return isWAV([UInt8]((try? h.read(upToCount: 12)) ?? Data()))
+    }
+
+    /// The SHA-256 of the file at `path`, read a megabyte at a time.
+    public static func digest(path: String) -> [UInt8] {
+        var hash = SHA256()
+        if let h = FileHandle(forReadingAtPath: path) {
+            defer { try? h.close() }
+            while let chunk = try? h.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update([UInt8](chunk)) }
+        }
+        return hash.finalize()
+    }
+
+    public static func performance(path: String, name: String, lesson: Lesson, plan: PracticePlan) throws -> PerformanceJudge.Performance {
+        let wav: WAVSamples
         do {
-            wav = try WAVData(bytes: bytes)
+            wav = try WAVSamples(path: path)
         } catch {
             throw EtudeFailure("\(name) is not a WAV recording Etude can read (\(error.message)); give a 16-bit, 24-bit or float PCM .wav")
         }
-        guard wav.frameCount > 0, wav.sampleRate >= 8_000 else {
-            throw EtudeFailure("\(name) holds no sound (\(wav.frameCount) frames at \(wav.sampleRate) Hz); record the piano again")
+        let rate = wav.header.sampleRate
+        guard wav.header.frameCount > 0 else {
+            throw EtudeFailure("\(name) holds no sound (0 frames at \(rate) Hz); record the piano again")
         }
-        // Half a second of silence first: the listener hears an onset only once the moment before
-        // it is in its window, and a recording may start on its first note.
-        let lead = wav.sampleRate / 2
-        var mono = [Float](repeating: 0, count: lead) + wav.samples[0]
-        if wav.channels > 1 {
-            for c in 1..<wav.channels { for i in wav.samples[c].indices { mono[lead + i] += wav.samples[c][i] } }
-            let scale = 1 / Float(wav.channels)
-            for i in mono.indices { mono[i] *= scale }
+        guard wav.header.seconds <= maxSeconds else {
+            throw EtudeFailure("\(name) lasts \(Int(wav.header.seconds / 60)) min; Etude judges recordings up to \(Int(maxSeconds / 60)) min: cut it to the lesson")
         }
         let percent = ((try? plan.tempoFactor(for: lesson)) ?? 1) * 100
         let expected = PerformanceJudge.expected(lesson: lesson, plan: plan, percent: percent).sorted { $0.time < $1.time }
@@ -45,11 +59,11 @@ public enum HeardPerformance {
             let hand = plan.hands == .both ? "the lesson" : "the \(plan.hands.rawValue) hand"
             throw EtudeFailure("\(hand) has no notes to judge in these bars; choose another --hand or --bars")
         }
-        guard let first = heard(mono, rate: wav.sampleRate, firstOnly: true, expectedAt: { _ in [] }).first?.time else {
+        guard let first = try heard(wav, firstOnly: true, expectedAt: { _ in [] }).first?.time else {
             throw EtudeFailure("\(name): no piano note heard in it (too quiet, or silence); record closer to the piano")
         }
         let shift = firstExpected - first
-        let notes = heard(mono, rate: wav.sampleRate, firstOnly: false) { t in
+        let notes = try heard(wav, firstOnly: false) { t in
             let at = t + shift
             return Set(expected.lazy.filter { abs($0.time - at) <= 0.3 }.map(\.pitch))
         }
@@ -59,21 +73,29 @@ public enum HeardPerformance {
             events.append(PlayedEvent(pitch: n.pitch, velocity: 0, time: n.time + heldSeconds, isOn: false))
         }
         events.sort { $0.time != $1.time ? $0.time < $1.time : (!$0.isOn && $1.isOn) }
-        return PerformanceJudge.Performance(events: events, pedal: [], onsetOnly: true)
+        return PerformanceJudge.Performance(events: events, pedal: [], onsetOnly: true, recordingSeconds: wav.header.seconds)
     }
 
-    /// The notes the listener hears in `samples`, in time order (with `firstOnly`, as soon as one is).
-    static func heard(_ samples: [Float], rate: Int, firstOnly: Bool, expectedAt: @escaping (Double) -> Set<Int>) -> [HeardNote] {
+    /// The notes the listener hears in the recording (after half a second of silence: the
+    /// listener hears an onset only once the moment before it is in its window, and a recording
+    /// may start on its first note), in time order (with `firstOnly`, as soon as one is); read a
+    /// tenth of a second at a time.
+    static func heard(_ wav: WAVSamples, firstOnly: Bool, expectedAt: @escaping (Double) -> Set<Int>) throws -> [HeardNote] {
+        let rate = wav.header.sampleRate
         let listener = NoteListener(sampleRate: rate)
         listener.expectedAt = expectedAt
-        var out: [HeardNote] = []
         let chunk = max(1, rate / 10)
-        var i = 0
-        while i < samples.count {
-            out += listener.push(Array(samples[i..<min(samples.count, i + chunk)]))
-            if firstOnly && !out.isEmpty { return out }
-            i += chunk
+        var out: [HeardNote] = []
+        for _ in 0..<5 { out += listener.push([Float](repeating: 0, count: chunk)) }
+        do {
+            try wav.forEachMonoBlock(frames: chunk) { block in
+                out += listener.push(block)
+                return !(firstOnly && !out.isEmpty)
+            }
+        } catch {
+            throw EtudeFailure("the recording cannot be read: \(error.message)")
         }
+        if firstOnly && !out.isEmpty { return out }
         return out + listener.flush()
     }
 }

@@ -17,6 +17,8 @@ public enum PerformanceJudge {
         public var pedal: [PedalChange]
         /// Heard through a microphone: only onsets mean something (no releases, no loudness).
         public var onsetOnly = false
+        /// A recording's length in seconds (nil for a MIDI file): the most its pass can last.
+        public var recordingSeconds: Double?
 
         public struct PedalChange: Equatable, Sendable {
             public var time: Double
@@ -48,14 +50,18 @@ public enum PerformanceJudge {
         guard FileManager.default.fileExists(atPath: performance) else {
             throw EtudeFailure("\(safe(performance)): no such file; give the .mid you recorded")
         }
-        let isRecording = performance.lowercased().hasSuffix(".wav")
-        let bytes = try LessonOpener.readBytes(performance, limit: isRecording ? (HeardPerformance.maxBytes, "recordings")
-                                                                             : (LessonFormat.midi.maxBytes, "MIDI files"))
+        // A recording is read from its file a block at a time (its header checked first), never whole.
+        let isRecording = performance.lowercased().hasSuffix(".wav") || HeardPerformance.isWAV(path: performance)
         let played: Performance
-        if isRecording || HeardPerformance.isWAV(bytes) {
-            played = try HeardPerformance.performance(wav: bytes, name: safe(performance), lesson: opened.lesson, plan: plan)
+        // What the judged pass is stored once by: a MIDI file's bytes, a recording's SHA-256 (streamed).
+        let content: [UInt8]
+        if isRecording {
+            played = try HeardPerformance.performance(path: performance, name: safe(performance), lesson: opened.lesson, plan: plan)
+            content = HeardPerformance.digest(path: performance)
         } else {
+            let bytes = try LessonOpener.readBytes(performance, limit: (LessonFormat.midi.maxBytes, "MIDI files"))
             played = try Self.performance(bytes: bytes, name: safe(performance))
+            content = bytes
         }
         let judged = try judge(played, lesson: opened.lesson, plan: plan, onsetOnly: played.onsetOnly)
         let (report, percent) = (judged.report, judged.percent)
@@ -64,10 +70,10 @@ public enum PerformanceJudge {
                 let id = try s.catalogue(fileAt: path).id
                 // The same recording judged the same way is stored once (by its content).
                 let settings = "\(id) \(plan.hands.rawValue) \(plan.barRange(in: opened.lesson)) \(Int(percent.rounded())) \(plan.keyboard?.text ?? "all") \(fit.transpose?.text ?? "")"
-                let key = Store.judgedRecordingKey(bytes: bytes, settings: settings)
+                let key = Store.judgedRecordingKey(bytes: content, settings: settings)
                 guard try s.judgedPass(key: key) == nil else { return }
                 let passID = try store(report, lessonID: id, plan: plan, lesson: opened.lesson, percent: percent,
-                                       seconds: (played.events.last?.time ?? 0) - (played.events.first?.time ?? 0), in: s)
+                                       seconds: playedSeconds(played, lesson: opened.lesson, plan: plan, percent: percent), in: s)
                 try s.rememberJudged(key: key, passID: passID)
             }
         } catch {
@@ -158,6 +164,23 @@ public enum PerformanceJudge {
         report.add(hearing) { PassJudging.section(of: $0, lesson: lesson) }
         return Judged(report: report, percent: percent, aligned: aligned, presses: presses)
     }
+
+    /// How long the judged pass was played, as the history keeps it (F6: never the span of keys
+    /// far past the lesson): from the first key pressed to the last event within the judged bars'
+    /// span (plus the timing window and time to let the last notes go), at most the recording.
+    public static func playedSeconds(_ performance: Performance, lesson: Lesson, plan: PracticePlan, percent: Double,
+                                     window: TimingWindow = TimingWindow()) -> Double {
+        let times = expected(lesson: lesson, plan: plan, percent: percent).map(\.time)
+        guard let first = performance.events.first(where: { $0.isOn })?.time, let lo = times.min(), let hi = times.max() else { return 0 }
+        let judgedEnd = first + (hi - lo) + window.window + releaseSeconds
+        let last = performance.events.last(where: { $0.time <= judgedEnd })?.time ?? first
+        var span = max(0, last - first)
+        if let length = performance.recordingSeconds { span = min(span, max(0, length)) }
+        return span.isFinite ? span : 0
+    }
+
+    /// Time after the last note for its keys to be let go.
+    static let releaseSeconds = 10.0
 
     /// The notes the pass `plan` describes expects, timed at `percent` of the lesson's tempo.
     static func expected(lesson: Lesson, plan: PracticePlan, percent: Double) -> [ExpectedNote] {

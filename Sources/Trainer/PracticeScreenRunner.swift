@@ -27,6 +27,9 @@ public struct Playing: Sendable {
     public var window = TimingWindow()
     public var threshold = 90.0
     public var reportPath: String?
+    /// Files `--report` must not be (the lesson, the SoundFont, the input device or FIFO, the
+    /// database): `OutputFile` refuses them before the file is opened.
+    public var reportInputs: [String] = []
     public var saveDirectory = FileManager.default.currentDirectoryPath
     /// `--offset MS`: the input offset for this session instead of the calibrated one.
     public var offsetMs: Double?
@@ -204,7 +207,8 @@ public enum PracticeScreenRunner {
         // The report file first: a bad path is one quick line before anything loads.
         var appender: PassReportAppender?
         if let path = playing.reportPath {
-            do { appender = try PassReportAppender(path: path) } catch { throw EtudeFailure(error.message) }
+            let inputs = playing.reportInputs + (playing.input.filePath.map { [$0] } ?? []) + (playing.library?.databaseFiles ?? [])
+            do { appender = try PassReportAppender(path: path, inputs: inputs) } catch { throw EtudeFailure(error.message) }
         }
         defer { appender?.close() }
         // Validate before the synth loads, so a bad plan is one quick line.

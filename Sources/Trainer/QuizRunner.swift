@@ -162,7 +162,7 @@ public enum QuizHistory {
                     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
                 }
                 if !FileManager.default.fileExists(atPath: file) {
-                    try OutputFile.write(lessonBytes(kind: quiz.kind), to: file, option: "the quiz lesson")
+                    try OutputFile.write(lessonBytes(kind: quiz.kind), to: file, inputs: library.databaseFiles, option: "the quiz lesson")
                 }
             } catch {
                 let why = (error as? EtudeFailure)?.message ?? error.localizedDescription

@@ -60,7 +60,11 @@ struct PracticeScreenCommand: ParsableCommand {
         var sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
         MyInstrument.use(sound: &sound, playing: &playing, library: library)
         let path = try library.lessonPath(lesson)
-        if let report { try OutputFile.check(report, inputs: [path] + library.databaseFiles, option: "--report") }
+        if let report {
+            // Never the lesson, the SoundFont (named or found), the input or the database.
+            playing.reportInputs = [path] + (playing.input.filePath.map { [$0] } ?? []) + [synth.soundfont ?? (try? LiveSound.soundFont(nil))].compactMap { $0 }
+            try OutputFile.check(report, inputs: playing.reportInputs + library.databaseFiles, option: "--report")
+        }
         let (practice, bars, countIn, mode) = (practice, bars, countIn, playing.mode)
         var request = PracticeSetup.Request(path: path, split: practice.splitPitch(), key: .asked(practice.transpose),
                                             keyboard: .init(keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit,

@@ -120,7 +120,7 @@ struct RoutineCommand: ParsableCommand {
                 Console.out("Going on with your unsaved edit of \(routine.name) (\(draft.path))\n")
             } else {
                 try FileManager.default.createDirectory(at: draft.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try RoutineFile.export(routine).write(to: draft, atomically: true, encoding: .utf8)
+                try OutputFile.write(Array(try RoutineFile.export(routine).utf8), to: draft.path, inputs: [], option: "the routine draft")
             }
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -217,7 +217,7 @@ struct RoutineCommand: ParsableCommand {
                 let text = format == .json ? try RoutineFile.export(routine)
                     : RoutineFile.text(routine, titles: try s.lessonTitles())
                 if let output {
-                    try OutputFile.write(Array(text.utf8), to: output)
+                    try OutputFile.write(Array(text.utf8), to: output, inputs: store.library.databaseFiles)
                 } else {
                     Console.out(text)
                 }

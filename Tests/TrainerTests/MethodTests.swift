@@ -216,7 +216,7 @@ struct MethodTests {
         #expect(SightReader.suggestedLevel([]) == 1)
         let three = (0..<3).map { SightReadingRecord(level: 2, seed: Int64($0), lessonID: "x", passID: nil, score: 95, playedAt: Self.day($0)) }
         #expect(SightReader.suggestedLevel(three) == 3)
-        #expect(SightReader.freshSeed(level: 2, history: three, now: Self.day(0)) >= 0)
+        #expect(try SightReader.freshSeed(level: 2, history: three, now: Self.day(0)) >= 0)
     }
 
     /// `etude judge F.mid F.mid` lands on another branch; this checks the same property through
