@@ -24,12 +24,24 @@ struct AlignCommand: ParsableCommand {
     @Flag(help: "Print the bars as one JSON object: {\"bars\": [{\"bar\": \"9\", \"pass\": 1, \"start\": 12.345, \"confidence\": 0.93, …}]}.") var json = false
     @Flag(help: "Align anew even when the library has this recording's bars.") var again = false
     @Option(help: "SoundFont (.sf2/.sf3) the lesson is rendered with for the comparison.") var soundfont: String?
+    @Flag(help: "Play the recording and tap each beat (space, or any key of --input): the taps are the alignment.") var tap = false
+    @Option(help: "With --tap: tap on this MIDI input instead of space (midi, midi:NAME, CLIENT:PORT, or a device or FIFO path).") var input: String?
+    @Option(help: "With --tap: the input's offset in ms instead of the calibrated one.") var offset: Double?
     @OptionGroup var store: StoreOptions
+
+    func validate() throws {
+        if !tap, input != nil || offset != nil { throw ValidationError("--input and --offset are for tapping: add --tap") }
+    }
 
     func run() throws {
         var job = RecordingAlign.Job(lesson: try store.library.lessonPath(lesson), recording: recording)
         job.again = again
         job.soundfont = soundfont
-        try RecordingAlign.run(job, json: json, library: store.library)
+        guard tap else { return try RecordingAlign.run(job, json: json, library: store.library) }
+        var tapping = TapAlign(job: job)
+        tapping.input = input ?? "keys"
+        tapping.offsetMs = offset
+        let status = try tapping.run(json: json, library: store.library)
+        if status != 0 { throw ExitCode(status) }
     }
 }

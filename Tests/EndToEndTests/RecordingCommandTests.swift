@@ -144,6 +144,39 @@ struct RecordingCommandTests {
         #expect(errors.allSatisfy { $0 < 0.15 }, "\(errors)")
     }
 
+    @Test("--tap: beats tapped on a MIDI FIFO while the recording plays are the alignment, kept in the library")
+    func tapsFromAFifo() throws {
+        let etude = try Etude()
+        let made = try #require(try RecordedLesson.make(in: etude.home, name: "tapped", bars: 2))
+        let fifo = etude.home.file("taps.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Two bars of 4/4: eight taps, 0.4 s apart (any key; velocity-0 note-ons and offs are no taps).
+        let r = try MIDIBytes.run(etude, ["align", made.lesson, made.wav, "--tap", "--input", fifo, "--json"], fifo: fifo) { fd in
+            usleep(300_000)
+            for k in 0..<8 {
+                MIDIBytes.send(fd, [0x90, UInt8(60 + k), 90])
+                usleep(50_000)
+                MIDIBytes.send(fd, [0x90, UInt8(60 + k), 0])
+                usleep(350_000)
+            }
+        }
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("\"method\":\"taps\""), "\(r.stdout)")
+        let bars = try RecordedLesson.bars(r.stdout)
+        #expect(bars.map { $0["bar"] as? String } == ["1", "2"])
+        let starts = bars.compactMap { $0["start"] as? Double }
+        #expect(starts.count == 2 && abs(starts[1] - starts[0] - 1.6) < 0.15, "\(starts)")
+        let beats = try #require(bars.first?["beats"] as? [Double])
+        #expect(beats.count == 4)
+        #expect(zip(beats.dropFirst(), beats).allSatisfy { abs($0 - $1 - 0.4) < 0.1 }, "\(beats)")
+        let again = try etude.run(["align", made.lesson, made.wav, "--json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("\"method\":\"taps\"") && again.stdout.contains("\"stored\":true"), "\(again.stdout)")
+        let noTerminal = try etude.run(["align", made.lesson, made.wav, "--tap"])
+        #expect(noTerminal.status == 1)
+        #expect(noTerminal.stderr.contains("nothing to tap with"), "\(noTerminal.stderr)")
+    }
+
     @Test("every damaged or wrong recording is one line naming it, exit 1, nothing stored")
     func damagedRecordings() throws {
         let etude = try Etude()
