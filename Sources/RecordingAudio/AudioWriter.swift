@@ -22,7 +22,7 @@ public enum AudioWriter {
             let n = min(block, count - at)
             for f in 0..<n { for c in 0..<ch { buffer[f * ch + c] = max(-1, min(1, channels[c][at + f])) } }
             let wrote = buffer.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(n)) }
-            guard wrote == n else {
+            guard wrote == sf_count_t(n) else {
                 throw RecordingError("writing the WAV failed (\(RecordingFile.clean(String(cString: sf_strerror(file))))); check the disk space")
             }
             at += n

@@ -19,34 +19,36 @@ public final class RecordingPlayback {
 
     /// Starts playing at once; silent (`driver` nil) when no driver opens.
     public init(left: [Float], right: [Float], sampleRate: Int, drivers: [String] = RecordingPlayback.drivers) {
-        frames = min(left.count, right.count)
-        self.sampleRate = sampleRate
-        self.left = .allocate(capacity: max(1, frames))
-        self.right = .allocate(capacity: max(1, frames))
-        if frames > 0 {
-            left.withUnsafeBufferPointer { if let b = $0.baseAddress { self.left.update(from: b, count: frames) } }
-            right.withUnsafeBufferPointer { if let b = $0.baseAddress { self.right.update(from: b, count: frames) } }
-        }
+        let count = min(left.count, right.count)
+        let l = UnsafeMutablePointer<Float>.allocate(capacity: max(1, count))
+        let r = UnsafeMutablePointer<Float>.allocate(capacity: max(1, count))
+        left.withUnsafeBufferPointer { if let b = $0.baseAddress, count > 0 { l.update(from: b, count: count) } }
+        right.withUnsafeBufferPointer { if let b = $0.baseAddress, count > 0 { r.update(from: b, count: count) } }
         FluidSynthLog.capture()
         var opened: Int32 = -1
         var names = drivers.map { strdup($0) }
         defer { names.forEach { free($0) } }
-        player = names.withUnsafeMutableBufferPointer { buf in
+        let p = names.withUnsafeMutableBufferPointer { buf in
             buf.withMemoryRebound(to: UnsafePointer<CChar>?.self) {
-                etude_pcm_open($0.baseAddress, Int32($0.count), Double(sampleRate), self.left, self.right, frames, &opened)
+                etude_playback_open($0.baseAddress, Int32($0.count), Double(sampleRate), l, r, count, &opened)
             }
         }
-        driver = player != nil && opened >= 0 && Int(opened) < drivers.count ? drivers[Int(opened)] : nil
+        frames = count
+        self.sampleRate = sampleRate
+        self.left = l
+        self.right = r
+        player = p
+        driver = p != nil && opened >= 0 && Int(opened) < drivers.count ? drivers[Int(opened)] : nil
     }
 
     /// Seconds the driver has pulled (ahead of what is heard by its buffer).
-    public var pulledSeconds: Double { Double(etude_pcm_position(player)) / Double(sampleRate) }
+    public var pulledSeconds: Double { Double(etude_playback_position(player)) / Double(sampleRate) }
 
     public var seconds: Double { Double(frames) / Double(sampleRate) }
 
     /// Stops the sound and frees the driver (the samples after it).
     public func close() {
-        if let p = player { etude_pcm_close(p) }
+        if let p = player { etude_playback_close(p) }
         player = nil
     }
 

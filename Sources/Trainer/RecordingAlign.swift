@@ -138,11 +138,11 @@ public enum RecordingAlign {
     public static func run(_ job: Job, json: Bool, library: Library) throws {
         let started = MonotonicClock.seconds()
         let (alignment, stored) = try align(job, library: library)
-        print(alignment, job: job, json: json, stored: stored, seconds: MonotonicClock.seconds() - started)
+        show(alignment, job: job, json: json, stored: stored, seconds: MonotonicClock.seconds() - started)
     }
 
     /// The bars on stdout (a table, or `--json`); an unsure alignment said on stderr with the way out.
-    static func print(_ alignment: RecordingAlignment, job: Job, json: Bool, stored: Bool, seconds: Double) {
+    static func show(_ alignment: RecordingAlignment, job: Job, json: Bool, stored: Bool, seconds: Double) {
         if json {
             let out = Output(bars: alignment.bars.map { .init(bar: $0.bar, pass: $0.pass, start: round3($0.start), confidence: $0.confidence, beats: $0.beats.map(round3)) },
                              method: alignment.method.rawValue, confidence: alignment.confidence, unsure: alignment.isUnsure,

@@ -54,7 +54,7 @@ public struct RecordingRender {
             do {
                 try AudioWriter.writeWAV(fd: handle.fileDescriptor, channels: looped, sampleRate: recording.sampleRate)
             } catch {
-                throw EtudeFailure("-o \(safe(output)): \(error.message); nothing was written")
+                throw EtudeFailure("-o \(safe(output)): \((error as? RecordingError)?.message ?? "\(error)"); nothing was written")
             }
         }
         let seconds = Double(looped.first?.count ?? 0) / Double(recording.sampleRate)

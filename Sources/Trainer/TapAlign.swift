@@ -95,7 +95,7 @@ public struct TapAlign {
             return exitCode
         }
         RecordingAlign.save(alignment, keys: keys, library: library)
-        RecordingAlign.print(alignment, job: job, json: json, stored: false, seconds: clock.now - start)
+        RecordingAlign.show(alignment, job: job, json: json, stored: false, seconds: clock.now - start)
         return exitCode
     }
 }

@@ -134,7 +134,10 @@ struct AlignmentTests {
         }
         let a = AlignmentFeatures.of(Tones.render(tune.enumerated().map { (0.5 + Double($0.offset) * 0.5, 0.5, $0.element) }, seconds: 17.5))
         // Noise-like: a chromatic cluster changing every 0.13 s.
-        let other = (0..<120).map { k in (0.13 * Double(k), 0.13, [40 + (k * 7) % 40, 41 + (k * 5) % 43]) }
+        let other: [(start: Double, length: Double, pitches: [Int])] = (0..<120).map { (k: Int) -> (start: Double, length: Double, pitches: [Int]) in
+            let low: Int = 40 + (k * 7) % 40, high: Int = 41 + (k * 5) % 43
+            return (0.13 * Double(k), 0.13, [low, high])
+        }
         let b = AlignmentFeatures.of(Tones.render(other, seconds: 16))
         let found = try #require(BarAligner.align(render: a, bars: bars, recording: b))
         #expect(found.isUnsure, "confidence \(found.confidence)")

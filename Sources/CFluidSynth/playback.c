@@ -1,8 +1,8 @@
-#include "pcm_player.h"
+#include "playback.h"
 #include <fluidsynth.h>
 #include <stdlib.h>
 
-struct etude_pcm {
+struct etude_playback {
     fluid_settings_t *settings;
     fluid_audio_driver_t *driver;
     const float *left;
@@ -13,7 +13,7 @@ struct etude_pcm {
 
 static int pcm_callback(void *data, int len, int nfx, float **fx, int nout, float **out) {
     (void)nfx; (void)fx;
-    struct etude_pcm *p = data;
+    struct etude_playback *p = data;
     long at = __atomic_load_n(&p->position, __ATOMIC_RELAXED);
     for (int i = 0; i < len; i++) {
         long k = at + i;
@@ -27,9 +27,9 @@ static int pcm_callback(void *data, int len, int nfx, float **fx, int nout, floa
     return FLUID_OK;
 }
 
-etude_pcm *etude_pcm_open(const char *const *drivers, int count, double rate,
+etude_playback *etude_playback_open(const char *const *drivers, int count, double rate,
                           const float *left, const float *right, long frames, int *opened) {
-    struct etude_pcm *p = calloc(1, sizeof *p);
+    struct etude_playback *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->settings = new_fluid_settings();
     if (!p->settings) { free(p); return NULL; }
@@ -48,9 +48,9 @@ etude_pcm *etude_pcm_open(const char *const *drivers, int count, double rate,
     return NULL;
 }
 
-long etude_pcm_position(etude_pcm *p) { return p ? __atomic_load_n(&p->position, __ATOMIC_RELAXED) : 0; }
+long etude_playback_position(etude_playback *p) { return p ? __atomic_load_n(&p->position, __ATOMIC_RELAXED) : 0; }
 
-void etude_pcm_close(etude_pcm *p) {
+void etude_playback_close(etude_playback *p) {
     if (!p) return;
     if (p->driver) delete_fluid_audio_driver(p->driver);
     delete_fluid_settings(p->settings);
