@@ -57,7 +57,7 @@ public enum RecordingAlign {
         let map = lesson.tempoMap
         return lesson.bars.bars.map { bar in
             let beats = bar.beats.map { map.seconds(atTick: $0.tick) + lead }
-            return ScoreBar(number: bar.number, label: lesson.bars.label(of: bar), printed: bar.printed, pass: bar.pass,
+            return ScoreBar(number: bar.number, label: "\(bar.printed)", printed: bar.printed, pass: bar.pass,
                             start: map.seconds(atTick: bar.startTick) + lead, end: map.seconds(atTick: bar.endTick) + lead,
                             beats: beats.isEmpty ? [map.seconds(atTick: bar.startTick) + lead] : beats)
         }
