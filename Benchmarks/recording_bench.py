@@ -62,7 +62,7 @@ def sync_toolbox(reference, recording, score_starts):
                           step_weights=np.array([1.5, 1.5, 2.0]), threshold_rec=10 ** 6, verbose=False)
     wp = make_path_strictly_monotonic(wp)
     took = time.perf_counter() - started
-    starts = np.interp(np.array(score_starts) + 0.5, wp[0] / rate, wp[1] / rate)
+    starts = np.interp(np.array(score_starts), wp[0] / rate, wp[1] / rate)
     return list(starts), took, len(a2) / fs
 
 
@@ -99,7 +99,7 @@ def stretch(etude, work, name, db):
     held A4 over the stretched passage."""
     lesson, recording = f"{work}/{name}-lesson.mid", f"{work}/{name}.flac"
     aligned = json.loads(subprocess.run([etude, "align", lesson, recording, "--json", "--db", db], capture_output=True, text=True, check=True).stdout)["bars"]
-    start, end = aligned[1]["start"], aligned[3]["start"]
+    start, end = aligned[1]["start"], aligned[2]["end"]
     source, rate = read_wav(recording)
     section = source[int(start * rate):int(end * rate)]
     expected = (end - start) / 0.7

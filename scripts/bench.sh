@@ -255,7 +255,7 @@ if [ ! -x "$sync_venv/bin/python" ] || ! "$sync_venv/bin/python" -c "import sync
   python3 -m venv "$sync_venv" >/dev/null 2>&1 && "$sync_venv/bin/pip" install -q --disable-pip-version-check synctoolbox soundfile >/dev/null 2>&1
 fi
 mkdir -p "$rec"
-printf 'X:1\nT:Held A\nM:4/4\nL:1/4\nQ:1/4=90\nK:C\n%%%%MIDI program 19\n[CEA]4|[DFA]4|[EA]4|[CEA]4|\n' > "$rec/held.abc"
+printf 'X:1\nT:Held A\nM:4/4\nL:1/4\nQ:1/4=90\nK:C\n%%%%MIDI program 48\n[CEA]4|[DFA]4|[EA]4|[CEA]4|\n' > "$rec/held.abc"
 if ! $bench recording-material "$rec" Lessons/level4/minuet-in-g-petzold.mid Lessons/level4/ode-to-joy.mid Lessons/level4/greensleeves.mid "$rec/held.abc" >/dev/null ||
    ! $bench recording-material "$rec" Lessons/level4/minuet-in-g-petzold.mid --minutes 5 >/dev/null; then
   echo "recording bench skipped: etude-bench recording-material failed"

@@ -130,7 +130,10 @@ public struct AlignmentFeatures: Sendable, Equatable {
             while deque[head] < f - half { head += 1 }
             localMax[f] = strength[deque[head]]
         }
-        let floor = (strength.max() ?? 0) * 0.01 + 1e-6
+        // A floor at a tenth of a strong onset (the 95th percentile): between notes, where a
+        // recording holds only noise, the noise's flicker is not blown up to an onset.
+        let sorted = strength.sorted()
+        let floor = sorted[min(n - 1, n * 95 / 100)] * 0.1 + 1e-6
         let decay: [Float] = (0..<10).map { Float((1 - Double($0) / 10).squareRoot()) }
         var out = [Float](repeating: 0, count: n * 12)
         for f in 0..<n {

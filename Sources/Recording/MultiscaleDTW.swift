@@ -79,7 +79,11 @@ public enum MultiscaleDTW {
         }
     }
 
-    /// DTW inside `band` with steps (1,1), (1,0), (0,1) all weighted 1; the best path.
+    /// Step weights: a diagonal step 2, a horizontal or vertical one 1.5 (the Sync Toolbox's),
+    /// so a tempo change is followed rather than slid along a diagonal.
+    static let diagonal: Float = 2, straight: Float = 1.5
+
+    /// DTW inside `band` with steps (1,1), (1,0), (0,1) weighted as above; the best path.
     static func dtw(_ a: AlignmentFeatures, _ b: AlignmentFeatures, band: Band) -> Path {
         let rows = a.count
         var offsets = [Int](repeating: 0, count: rows + 1)
@@ -98,11 +102,11 @@ public enum MultiscaleDTW {
                 if i == 0 && j == 0 {
                     best = 0
                 } else {
-                    if i > 0, j - 1 >= plo, j - 1 <= phi, previous[j - 1 - plo] < best { best = previous[j - 1 - plo]; step = 0 }
-                    if i > 0, j >= plo, j <= phi, previous[j - plo] < best { best = previous[j - plo]; step = 1 }
-                    if j > lo, current[j - 1 - lo] < best { best = current[j - 1 - lo]; step = 2 }
+                    if i > 0, j - 1 >= plo, j - 1 <= phi, previous[j - 1 - plo] + diagonal * c < best { best = previous[j - 1 - plo] + diagonal * c; step = 0 }
+                    if i > 0, j >= plo, j <= phi, previous[j - plo] + straight * c < best { best = previous[j - plo] + straight * c; step = 1 }
+                    if j > lo, current[j - 1 - lo] + straight * c < best { best = current[j - 1 - lo] + straight * c; step = 2 }
                 }
-                current[j - lo] = best + c
+                current[j - lo] = i == 0 && j == 0 ? c : best
                 steps[offsets[i] + j - lo] = step
             }
             swap(&previous, &current)

@@ -19,6 +19,8 @@ public enum RecordingAlign {
             public var bar: String
             public var pass: Int
             public var start: Double
+            /// Where the bar ends in the recording (the passage `render --recording` cuts ends here).
+            public var end: Double
             public var confidence: Double
             public var beats: [Double]
         }
@@ -144,7 +146,7 @@ public enum RecordingAlign {
     /// The bars on stdout (a table, or `--json`); an unsure alignment said on stderr with the way out.
     static func show(_ alignment: RecordingAlignment, job: Job, json: Bool, stored: Bool, seconds: Double) {
         if json {
-            let out = Output(bars: alignment.bars.map { .init(bar: $0.bar, pass: $0.pass, start: round3($0.start), confidence: $0.confidence, beats: $0.beats.map(round3)) },
+            let out = Output(bars: alignment.bars.map { .init(bar: $0.bar, pass: $0.pass, start: round3($0.start), end: round3($0.end), confidence: $0.confidence, beats: $0.beats.map(round3)) },
                              method: alignment.method.rawValue, confidence: alignment.confidence, unsure: alignment.isUnsure,
                              repeatsPlayed: alignment.repeatsPlayed, stored: stored)
             Console.out(JSONOutput.line(out))

@@ -224,7 +224,7 @@ struct RecordingCommandTests {
         let aligned = try etude.run(["align", made.lesson, made.wav, "--json"])
         #expect(aligned.status == 0, "\(aligned.stderr)")
         let bars = try RecordedLesson.bars(aligned.stdout)
-        let start = try #require(bars[2]["start"] as? Double), end = try #require(bars[4]["start"] as? Double)
+        let start = try #require(bars[2]["start"] as? Double), end = try #require(bars[3]["end"] as? Double)
         let out = etude.home.file("slow-3-4.wav")
         let r = try etude.run(["render", made.lesson, "--recording", made.wav, "--bars", "3-4", "--tempo", "70%", "-o", out, "--verbose"])
         #expect(r.status == 0, "\(r.stderr)")
