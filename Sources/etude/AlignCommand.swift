@@ -12,9 +12,9 @@ struct AlignCommand: ParsableCommand {
         When the alignment is unsure (another version, very free playing), tap the beats instead: --tap plays the recording and takes each space (or MIDI key) as the next beat.
 
         Examples:
-          etude align "Ode to Joy" ode-teacher.flac
-          etude align song.abc take2.mp3 --json
-          etude render song.abc --recording take2.mp3 --bars 9-12 --tempo 70% -o slow.wav
+          etude align song.abc take.flac
+          etude align song.mid take.mp3 --json
+          etude render song.abc --recording take.mp3 --bars 5-8 --tempo 70% -o slow.wav
         """
     )
 

@@ -19,7 +19,7 @@ struct RenderCommand: ParsableCommand {
           etude render song.mid -o song.wav --rate 48000 --format float
 
         With --recording, the passage (--bars) of a recording of the lesson is written instead, as practice plays it: found by its aligned bars (etude align), slowed or sped up by --tempo (50–150 %) without a change of pitch (Rubber Band), looped once, with 10 ms crossfades:
-          etude render song.abc --recording take.flac --bars 9-12 --tempo 70% -o slow.wav
+          etude render song.abc --recording take.flac --bars 5-8 --tempo 70% -o slow.wav
         """
     )
 
