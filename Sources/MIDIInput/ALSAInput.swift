@@ -141,6 +141,8 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
     private var connectedName = ""
 
     public var name: String { connectedName.isEmpty ? "ALSA \(target.description)" : connectedName }
+    /// `midi:` and the port's name without its address (which changes on a replug).
+    public var deviceID: String { InputDeviceID.alsa(name) }
 
     public init(target: PortTarget = .firstKeyboard, clock: any TimeSource = MonotonicClock()) {
         self.target = target

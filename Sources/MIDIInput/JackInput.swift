@@ -28,9 +28,12 @@ public final class JackInput: InputSource, @unchecked Sendable {
         lock.withLock { connected ?? port ?? "\(client?.name ?? JackClient.requestedName):midi_in" }
     }
 
-    /// True when the JACK callback sounds this input's notes itself (echo on, synth on JACK).
-    public var soundsItself: Bool {
-        lock.withLock { echoChannel != nil && (client?.hasSynth ?? false) && (client?.alive ?? false) }
+    /// `jack:` and the connected port's full name.
+    public var deviceID: String { InputDeviceID.jack(name) }
+
+    /// `.soundsItself` while the JACK callback sounds this input's notes (echo on, synth on JACK).
+    public var capabilities: InputCapabilities {
+        lock.withLock { echoChannel != nil && (client?.hasSynth ?? false) && (client?.alive ?? false) } ? .soundsItself : []
     }
 
     /// Echo in the callback on `channel` (nil: the callback stays silent, as with `--echo off`).

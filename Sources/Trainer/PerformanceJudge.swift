@@ -2,6 +2,7 @@ import Foundation
 import Judge
 import Lesson
 import MIDIFile
+import MIDIInput
 import Practice
 import Store
 
@@ -33,9 +34,9 @@ public enum PerformanceJudge {
                            json: Bool, library: Library) throws {
         // As played: in its key (`--transpose`), on its keyboard (`--keys`/`--range`: notes off
         // it are not expected, as in practice); neither is remembered by a judgement.
-        let opened = try LessonFit.open(path, transpose: fit.transpose?.text)
+        let opened = try LessonFit.open(path, transpose: fit.transpose)
         var plan = PracticePlan()
-        plan.keyboard = try LessonFit.keyboard(keys: fit.keys, range: fit.range, fit: nil, input: "keys", library: nil).keyboard
+        plan.keyboard = try LessonFit.keyboard(keys: fit.keys, range: fit.range, fit: nil, input: .computerKeyboard, library: nil).keyboard
         do {
             plan.hands = hand
             if let bars { plan.bars = try PracticePlan.bars(bars, in: opened.lesson) }

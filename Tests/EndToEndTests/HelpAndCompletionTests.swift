@@ -66,13 +66,15 @@ import TestSupport
         let rows = page.split(separator: "\n").filter { $0.hasPrefix("| `-") }
         let documented = rows.map { row -> String in
             let spec = row.dropFirst(3).prefix { $0 != "`" }
-            return String(spec.split(separator: " ").first ?? "").trimmingCharacters(in: CharacterSet(charactersIn: ","))
+            let first = spec.split(separator: " ").first ?? ""
+            return String(first.split(separator: "/").first ?? first).trimmingCharacters(in: CharacterSet(charactersIn: ","))
         }
         #expect(Set(documented).count == documented.count, "an option has two rows in docs/OPTIONS.md")
         for (command, help) in try Self.allHelp(try Etude()) where command != "debug-write-history" {
             guard let start = help.range(of: "OPTIONS:\n") else { continue }
             for line in help[start.upperBound...].split(separator: "\n") where line.hasPrefix("  -") {
-                let names = line.split(separator: " ").prefix { $0.hasPrefix("-") }.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: ",")) }
+                let names = line.split(separator: " ").prefix { $0.hasPrefix("-") }.flatMap { $0.split(separator: "/") }
+                    .map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: ",")) }
                 guard let long = names.first(where: { $0.hasPrefix("--") }) ?? names.first,
                       long != "--help", long != "--version" else { continue }
                 #expect(documented.contains { $0 == long || $0.hasPrefix("-") && names.contains($0) },
