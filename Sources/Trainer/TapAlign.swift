@@ -16,8 +16,8 @@ import Synth
 /// when the sound cannot be aligned with confidence.
 public struct TapAlign {
     public var job: RecordingAlign.Job
-    /// `keys` (space on the terminal) or a MIDI input as `--input` names it (a device, a FIFO).
-    public var input = "keys"
+    /// The computer keyboard (space on the terminal) or a MIDI input as `--input` names it (a device, a FIFO).
+    public var input: InputSpec = .computerKeyboard
     /// `--offset MS`: the input offset instead of the calibrated one.
     public var offsetMs: Double?
 
@@ -30,8 +30,8 @@ public struct TapAlign {
         guard !lesson.notes.isEmpty else { throw EtudeFailure("\(safe(job.lessonPath)): no notes to align a recording with") }
         let recording = try RecordingAlign.openRecording(job.recordingPath)
         let keys = try RecordingAlign.identity(recording: job.recordingPath, lesson: job.lessonPath)
-        let fromTerminal = input == "keys"
-        if !fromTerminal { do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) } }
+        let fromTerminal = input == .computerKeyboard
+        if !fromTerminal { do { try input.check() } catch { throw EtudeFailure(error.message) } }
         let line = LineKeys()
         defer { line.close() }
         if fromTerminal && !line.isTerminal {
@@ -49,13 +49,13 @@ public struct TapAlign {
         var hookup: InputHookup?
         if !fromTerminal {
             do {
-                hookup = try InputHookup(spec: InputSpec(input), output: nil, clock: clock,
+                hookup = try InputHookup(spec: input, output: nil, clock: clock,
                                          onNote: { if $0.isOn && $0.velocity > 0 { taps.add($0.time) } }, onStatus: { messages.post($0) })
             } catch {
                 throw EtudeFailure(error.message)
             }
         }
-        let offset = (hookup.map { InputTiming.lookUp(input: input, hookup: $0, override: offsetMs, library: library).offsetMs } ?? offsetMs ?? 0) / 1000
+        let offset = (hookup.map { InputTiming.lookUp(hookup: $0, override: offsetMs, library: library).offsetMs } ?? offsetMs ?? 0) / 1000
         let player = RecordingPlayback(left: audio.left, right: audio.right, sampleRate: recording.sampleRate)
         let start = clock.now
         if player.driver == nil {

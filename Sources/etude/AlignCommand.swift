@@ -1,4 +1,5 @@
 import ArgumentParser
+import MIDIInput
 import Trainer
 
 /// `etude align LESSON RECORDING`: where each bar of the lesson falls in a recording of it (`RecordingAlign`).
@@ -25,7 +26,7 @@ struct AlignCommand: ParsableCommand {
     @Flag(help: "Align anew even when the library has this recording's bars.") var again = false
     @Option(help: "SoundFont (.sf2/.sf3) the lesson is rendered with for the comparison.") var soundfont: String?
     @Flag(help: "Play the recording and tap each beat (space, or any key of --input): the taps are the alignment.") var tap = false
-    @Option(help: "With --tap: tap on this MIDI input instead of space (midi, midi:NAME, CLIENT:PORT, or a device or FIFO path).") var input: String?
+    @Option(help: "With --tap: tap on this MIDI input instead of space (midi, midi:NAME, CLIENT:PORT, or a device or FIFO path).") var input: InputSpec?
     @Option(help: "With --tap: the input's offset in ms instead of the calibrated one.") var offset: Double?
     @OptionGroup var store: StoreOptions
 
@@ -39,7 +40,7 @@ struct AlignCommand: ParsableCommand {
         job.soundfont = soundfont
         guard tap else { return try RecordingAlign.run(job, json: json, library: store.library) }
         var tapping = TapAlign(job: job)
-        tapping.input = input ?? "keys"
+        tapping.input = input ?? .computerKeyboard
         tapping.offsetMs = offset
         let status = try tapping.run(json: json, library: store.library)
         if status != 0 { throw ExitCode(status) }
