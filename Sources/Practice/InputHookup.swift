@@ -105,6 +105,11 @@ public final class InputHookup: @unchecked Sendable {
         running?.ignoreOwnSound { [weak own] t in own?.began(near: t) ?? [:] }
     }
 
+    /// The instrument's JACK ports that disappeared (unplugged, switched off), awaited by name
+    /// and reconnected when they return; empty while all are there. For the header and wait
+    /// mode's pause.
+    public var missingPorts: [String] { jack?.missingPorts ?? [] }
+
     /// The microphone's signal as last judged (nil for other inputs), for the header.
     public var listeningSignal: SignalState? { running?.listeningSignal }
 
@@ -340,10 +345,19 @@ public final class OwnSoundTap: SoundOutput, Sendable {
     }
 
     public func send(_ message: MIDIEvent.Kind) {
-        if case .noteOn(_, let key, let velocity) = message, velocity > 0, key < 128 {
-            started[Int(key)].store(clock.now.bitPattern, ordering: .relaxed)
-        }
+        note(message, at: clock.now)
         inner.send(message)
+    }
+
+    public func send(_ message: MIDIEvent.Kind, at seconds: Double) {
+        note(message, at: seconds)
+        inner.send(message, at: seconds)
+    }
+
+    private func note(_ message: MIDIEvent.Kind, at time: Double) {
+        if case .noteOn(_, let key, let velocity) = message, velocity > 0, key < 128 {
+            started[Int(key)].store(time.bitPattern, ordering: .relaxed)
+        }
     }
 
     public func allNotesOff() { inner.allNotesOff() }

@@ -244,14 +244,22 @@ public enum PracticeScreenRunner {
         shown.echo = instrument.hookup.isListening ? nil : echo
         shown.outputLatency = live.outputLatency
         shown.gestureHelp = sound.gestures?.helpEntry
+        var pausedForDropout = false
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             instrument.releaseDue(now: session.now)
+            // The instrument's port gone (the status line says so): wait mode pauses, once.
+            let gone = !instrument.hookup.missingPorts.isEmpty
+            if gone && !pausedForDropout && session.mode == .wait { session.pause() }
+            pausedForDropout = gone
             lights?.update(session.state())
             if endWhenFinished && session.isFinished { loop.stop() }
             takePasses()
         }, decorate: { model in
             // A microphone's signal it cannot trust is said in the header (issue 30).
             model.status.listening = AudioSetup.headerWords(instrument.hookup.listeningSignal)
+                ?? (instrument.hookup.missingPorts.isEmpty ? nil : "keyboard gone")
+            // The JACK server died under the synth: the header says the lesson is silent now.
+            if live.driver == nil { model.status.silent = true }
         })
         takePasses()
         history?.saveResume(outcome.resumePoint, mode: session.mode, loopName: session.loopName)
