@@ -132,9 +132,9 @@ let package = Package(
         // The grand staff: a lesson's bars laid out as placed symbols (staves, clefs, key and time
         // signatures, spelled heads, accidentals, durations, rests, ties, fingering), systems for a
         // width, a text render for `etude score` and its JSON. Pure logic; Screen draws it.
-        .target(name: "Notation", dependencies: ["Lesson", "MIDIFile"]),
-        .testTarget(name: "NotationTests", dependencies: ["Notation", "Lesson", "MIDIFile", "MusicXML", "TestSupport"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", "Judge", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "Notation", dependencies: ["Lesson", "MIDIFile", "Judge"]),
+        .testTarget(name: "NotationTests", dependencies: ["Notation", "Lesson", "MIDIFile", "MusicXML", "Judge", "TestSupport"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", "Judge", "Lesson", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile", "TestSupport"]),
         // Etude's JACK client on a `jackd -d dummy` the tests start: key → sound in frames beside
         // fluidsynth, echo, midi_out, lights, a server that dies, a flood on midi_in.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Judge
+import Lesson
 
 /// Favourites, saved loops, history and the resume state.
 extension Store {
@@ -119,7 +120,7 @@ extension Store {
 
     /// Convenience form of `recordPass(_:)` with the figures the practice screen has at hand.
     @discardableResult
-    public func recordPass(lessonID: String, startedAt: Date, mode: String, hand: String, tempoPercent: Int,
+    public func recordPass(lessonID: String, startedAt: Date, mode: PassMode, hand: PracticePlan.Hands, tempoPercent: Int,
                            bars: ClosedRange<Int>? = nil, figures: ScoreFigures? = nil, durationSeconds: Double) throws -> Int64 {
         try recordPass(PassRecord(lessonID: lessonID, startedAt: startedAt, mode: mode, hand: hand,
                                   tempoPercent: tempoPercent, firstBar: bars?.lowerBound, lastBar: bars?.upperBound,

@@ -25,7 +25,7 @@ public enum Mastery {
     public static func masteringPasses(_ passes: [PassRecord]) -> [PassRecord] {
         let furthest = passes.compactMap(\.lastBar).max()
         return passes.filter { p in
-            p.complete && p.mode == "play" && p.hand == "both" && p.tempoPercent >= minimumTempo
+            p.complete && p.mode == .play && p.hand == .both && p.tempoPercent >= minimumTempo
                 && (p.score ?? 0) >= minimumScore && (p.firstBar ?? 1) <= 1
                 && (furthest == nil || (p.lastBar ?? Int.max) >= furthest ?? 0)
         }

@@ -369,9 +369,66 @@ public enum Schema {
                 );
                 """)
         }
-        // v13: a recording's bars found in it (`etude align`), per recording (by its content, so a
+        // v13: the learner's instrument, chosen once (`etude setup`): the input with its sound,
+        // MIDI out, key lights and gestures, used by every command that does not name them; the
+        // guide per lesson (`--guide on`); the input a resumed session was left on.
+        m.registerMigration("v13-instrument") { db in
+            try db.execute(sql: """
+                CREATE TABLE instrumentSetup (
+                    id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
+                    input TEXT NOT NULL,
+                    sound TEXT,
+                    midiOut TEXT,
+                    lights INTEGER,
+                    gestures TEXT,
+                    updatedAt DATETIME NOT NULL
+                );
+                CREATE TABLE lessonGuide (
+                    lessonID TEXT PRIMARY KEY NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    guide BOOLEAN NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                ALTER TABLE resumeState ADD COLUMN input TEXT;
+                """)
+        }
+        // v14: a pass's figures are read through `ScoreFigures`' own coding, so a scored row holds
+        // every figure (older rows: NULL early/on-time/late and timing read as 0, as the bridge
+        // read them; a row missing a count the bridge needed was not scored and stays so). The
+        // best score the browser and `etude list` show is the best played in time (play, memory,
+        // a judged recording): a wait-mode 100 is not a best of playing the piece.
+        m.registerMigration("v14-typed-passes") { db in
+            let inTime = PassMode.inTime.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            try db.execute(sql: """
+                UPDATE pass SET hit = NULL
+                    WHERE hit IS NOT NULL AND (missed IS NULL OR wrong IS NULL OR extra IS NULL OR accuracy IS NULL OR score IS NULL);
+                UPDATE pass SET early = coalesce(early, 0), onTime = coalesce(onTime, 0), late = coalesce(late, 0),
+                    timingMeanMs = coalesce(timingMeanMs, 0), timingSdMs = coalesce(timingSdMs, 0),
+                    short = coalesce(short, 0), long = coalesce(long, 0), loud = coalesce(loud, 0), soft = coalesce(soft, 0)
+                    WHERE hit IS NOT NULL;
+                DROP TRIGGER pass_insert;
+                DROP TRIGGER pass_delete;
+                CREATE TRIGGER pass_insert AFTER INSERT ON pass BEGIN
+                    INSERT INTO lessonStats (lessonID, passes, bestScore, lastPractised)
+                    VALUES (NEW.lessonID, NEW.complete, CASE WHEN NEW.mode IN (\(inTime)) THEN NEW.score END, NEW.startedAt)
+                    ON CONFLICT (lessonID) DO UPDATE SET
+                        passes = passes + NEW.complete,
+                        bestScore = CASE WHEN NEW.mode IN (\(inTime)) AND (bestScore IS NULL OR NEW.score > bestScore)
+                                         THEN coalesce(NEW.score, bestScore) ELSE bestScore END,
+                        lastPractised = CASE WHEN lastPractised IS NULL OR NEW.startedAt > lastPractised THEN NEW.startedAt ELSE lastPractised END;
+                END;
+                CREATE TRIGGER pass_delete AFTER DELETE ON pass BEGIN
+                    UPDATE lessonStats SET
+                        passes = (SELECT COUNT(*) FROM pass WHERE lessonID = OLD.lessonID AND complete),
+                        bestScore = (SELECT MAX(score) FROM pass WHERE lessonID = OLD.lessonID AND mode IN (\(inTime))),
+                        lastPractised = (SELECT MAX(startedAt) FROM pass WHERE lessonID = OLD.lessonID)
+                    WHERE lessonID = OLD.lessonID;
+                END;
+                UPDATE lessonStats SET bestScore = (SELECT MAX(score) FROM pass WHERE pass.lessonID = lessonStats.lessonID AND mode IN (\(inTime)));
+                """)
+        }
+        // v15: a recording's bars found in it (`etude align`), per recording (by its content, so a
         // moved or renamed file keeps them) and lesson (by its bytes): the bars as JSON.
-        m.registerMigration("v13-recording-alignments") { db in
+        m.registerMigration("v15-recording-alignments") { db in
             try db.execute(sql: """
                 CREATE TABLE recordingAlignment (
                     recording TEXT NOT NULL,

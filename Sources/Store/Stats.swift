@@ -3,7 +3,7 @@ import MIDIFile
 
 /// Practice statistics computed from passes: pure, so the day/week arithmetic is tested
 /// with a fixed clock and time zone.
-public struct PracticeStats: Equatable, Sendable {
+public struct PracticeStats: Sendable {
     public struct Period: Equatable, Sendable {
         /// Start of the day or week (in the calendar's time zone).
         public var start: Date
@@ -18,7 +18,11 @@ public struct PracticeStats: Equatable, Sendable {
     public var passCount: Int
     public var scoredPassCount: Int
     public var totalSeconds: Double
+    /// The best score played in time (play, memory, a judged recording: `PassMode.scoresInTime`),
+    /// nil when none was; a wait-mode 100 is never this best.
     public var bestScore: Double?
+    /// The best score of each mode practised with a score, the in-time modes first.
+    public var bests: [(mode: PassMode, score: Double)] = []
     public var latestScore: Double?
     /// Scores of scored passes in time order.
     public var scores: [Double]
@@ -58,8 +62,18 @@ public struct PracticeStats: Equatable, Sendable {
         }
         let whole = sorted.filter(\.complete)
         let scores = whole.compactMap(\.score)
+        var best: [PassMode: Double] = [:]
+        var order: [PassMode] = []
+        for p in whole {
+            guard let s = p.score else { continue }
+            if best[p.mode] == nil { order.append(p.mode) }
+            best[p.mode] = max(best[p.mode] ?? s, s)
+        }
+        let bests = order.sorted { a, b in a.scoresInTime != b.scoresInTime ? a.scoresInTime : (best[a] ?? 0) > (best[b] ?? 0) }
+            .map { (mode: $0, score: best[$0] ?? 0) }
         return PracticeStats(days: dayPeriods, weeks: weekPeriods, passCount: whole.count, scoredPassCount: scores.count,
-                             totalSeconds: sorted.reduce(0) { $0 + $1.durationSeconds }, bestScore: scores.max(),
+                             totalSeconds: sorted.reduce(0) { $0 + $1.durationSeconds },
+                             bestScore: bests.filter { $0.mode.scoresInTime }.map(\.score).max(), bests: bests,
                              latestScore: scores.last, scores: scores, tempos: whole.map { Double($0.tempoPercent) })
     }
 }

@@ -53,7 +53,7 @@ public enum MethodGuide {
             if let first = days.first {
                 return "it is in progress: mastered on \(day.string(from: first)); one more such pass on another day masters it (\(Mastery.rule))"
             }
-            let both = l.passes.filter { $0.complete && $0.mode == "play" && $0.hand == "both" }
+            let both = l.passes.filter { $0.complete && $0.mode == .play && $0.hand == .both }
             var best = "no scored pass yet with both hands in play mode"
             if let top = both.filter({ $0.score != nil }).max(by: { ($0.score ?? 0, $0.tempoPercent) < ($1.score ?? 0, $1.tempoPercent) }) {
                 best = "best with both hands in play mode: \(Int((top.score ?? 0).rounded())) % at \(top.tempoPercent) % tempo"

@@ -184,14 +184,23 @@ public enum PerformanceJudge {
         return lines.joined(separator: "\n")
     }
 
-    /// One note as the text panel lists it.
+    /// One note as the text panel lists it, always with its verdict, the hand as RH/LH so it
+    /// never reads as one: "bar 7 beat 2  C4  RH  missed", "bar 9 beat 1  D4 → D#4  LH  wrong",
+    /// "bar 3 beat 2  E4  RH  late 80 ms, short (held 40%)".
     public static func line(_ n: NoteVerdict) -> String {
-        var words = ["bar \(n.bar) beat \(NumberText.short(n.beat))", PitchName.name(n.pitch), n.hand]
-        if n.onset != "hit" { words.append(n.onset + (n.timingMs.map { " \(Int($0.rounded())) ms" } ?? "")) }
-        if n.wrongKeyFirst == true { words.append("after a wrong key") }
-        if let r = n.release, r != .ok { words.append("\(r.rawValue) (held \(Int(((n.heldRatio ?? 0) * 100).rounded()))%)") }
-        if let l = n.loudness, l != .ok { words.append("\(l.rawValue) (velocity \(n.velocity ?? 0)\(n.dynamic.map { ", marked \($0)" } ?? ""))") }
-        return words.joined(separator: "  ")
+        var verdicts: [String] = []
+        for mark in n.marks {
+            switch mark {
+            case .early, .late: verdicts.append(mark.word + (n.timingMs.map { " \(Int($0.rounded())) ms" } ?? ""))
+            case .wrongKeyFirst: verdicts.append(mark.word + (n.played.map { " (\(PitchName.name($0)))" } ?? ""))
+            case .short, .long: verdicts.append("\(mark.word) (held \(Int(((n.heldRatio ?? 0) * 100).rounded()))%)")
+            case .loud, .soft: verdicts.append("\(mark.word) (velocity \(n.velocity ?? 0)\(n.dynamic.map { ", marked \($0)" } ?? ""))")
+            case .ok, .wrong, .missed: verdicts.append(mark.word)
+            }
+        }
+        if verdicts.isEmpty { verdicts.append(VerdictMark.ok.word) }
+        return ["bar \(n.bar) beat \(NumberText.short(n.beat))", n.pitchText, HandLabel.short(n.hand), verdicts.joined(separator: ", ")]
+            .joined(separator: "  ")
     }
 
     /// Stores the judged pass in the history (mode `judge`), with its figures; its id.
@@ -199,7 +208,7 @@ public enum PerformanceJudge {
     public static func store(_ report: PassReport, lessonID: String, plan: PracticePlan, lesson: Lesson, percent: Double,
                              seconds: Double, in store: Store) throws -> Int64 {
         let bars = plan.barRange(in: lesson)
-        let id = try store.recordPass(PassRecord(lessonID: lessonID, startedAt: Date(), mode: "judge", hand: plan.hands.rawValue,
+        let id = try store.recordPass(PassRecord(lessonID: lessonID, startedAt: Date(), mode: .judge, hand: plan.hands,
                                                  tempoPercent: Int(percent.rounded()), firstBar: bars.lowerBound, lastBar: bars.upperBound,
                                                  durationSeconds: max(0, seconds), figures: report.figures))
         try store.recordBars(passID: id, Self.bars(of: report))

@@ -170,7 +170,7 @@ public enum QuizHistory {
             }
             let info = try store.catalogue(fileAt: file)
             try store.markQuiz(info.id)
-            _ = try store.recordPass(lessonID: info.id, startedAt: startedAt, mode: "quiz-\(quiz.kind.rawValue)", hand: "both",
+            _ = try store.recordPass(lessonID: info.id, startedAt: startedAt, mode: .quiz(quiz.kind.rawValue), hand: .both,
                                      tempoPercent: 100,
                                      figures: ScoreFigures(hit: correct, missed: 0, wrong: answered - correct, extra: 0,
                                                            accuracy: percent, score: percent),

@@ -94,7 +94,7 @@ import Testing
         #expect(r.hit == 2 && r.wrong == 1 && r.missed == 1)
         #expect(m.judgements.first { $0.verdict == .wrongPitch }?.expected?.id == 2)
         let heard = Ear().hear(expected: expected, judgements: m.judgements, events: [])
-        #expect(heard.notes.map(\.onset) == ["hit", "hit", "wrong"])
+        #expect(heard.notes.map(\.onset) == [.hit, .hit, .wrong])
         #expect(heard.notes[1].wrongKeyFirst == nil)
     }
 
