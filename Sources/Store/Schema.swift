@@ -472,6 +472,20 @@ public enum Schema {
                 END;
                 """)
         }
+        // v15: a recording's bars found in it (`etude align`), per recording (by its content, so a
+        // moved or renamed file keeps them) and lesson (by its bytes): the bars as JSON.
+        m.registerMigration("v15-recording-alignments") { db in
+            try db.execute(sql: """
+                CREATE TABLE recordingAlignment (
+                    recording TEXT NOT NULL,
+                    lesson TEXT NOT NULL,
+                    bars TEXT NOT NULL,
+                    method TEXT NOT NULL,
+                    alignedAt DATETIME NOT NULL,
+                    PRIMARY KEY (recording, lesson)
+                );
+                """)
+        }
         return m
     }()
 }

@@ -27,6 +27,7 @@ struct Etude: ParsableCommand {
             StatsCommand.self, ResumeCommand.self, RoutineCommand.self, DebugWriteHistoryCommand.self,
             PracticeScreenCommand.self, BrowseCommand.self, RecordCommand.self, QuizCommand.self, ScoreCommand.self, CalibrateCommand.self, JudgeCommand.self,
             NextCommand.self, TodayCommand.self, SightReadCommand.self, SetupCommand.self,
+            AlignCommand.self,
         ]
     )
 
