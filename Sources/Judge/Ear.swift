@@ -273,8 +273,13 @@ public struct Ear: Sendable {
                 let j = judgements[ji]
                 v.onset = OnsetVerdict(struck: j.verdict) ?? .hit
                 v.timingMs = j.errorMs.map { ($0 * 10).rounded() / 10 }
-                // "First" only when the wrong key came before the right one.
-                if let slip = wrongAt[n.id], slip.time < played.time {
+                // "First" only when the wrong key came before the right one, and not as a stray
+                // beside a note of the same chord already struck nearer to it (an extra).
+                if let slip = wrongAt[n.id], slip.time < played.time,
+                   !expected.contains(where: { m in
+                       m.id != n.id && abs(m.time - n.time) < 0.03 && abs(slip.pitch - m.pitch) < abs(slip.pitch - n.pitch)
+                           && (hitAt[m.id].flatMap { judgements[$0].played?.time }.map { $0 <= slip.time } ?? false)
+                   }) {
                     v.wrongKeyFirst = true
                     v.played = slip.pitch
                 }

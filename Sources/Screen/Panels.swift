@@ -41,9 +41,8 @@ public enum PracticeKeys {
 
     /// The playing modes' keys (listed last: a short terminal shows the controls first).
     public static let modes: [Entry] = [
-        Entry(keys: "M", action: "mode: watch / wait / play / memory (F6)"),
+        Entry(keys: "M  F", action: "mode (F6) / follow my tempo (F11)"),
         Entry(keys: "W  G", action: "loop the weakest section (F9) / guide (F12)"),
-        Entry(keys: "F", action: "follow my tempo on / off (F11; play, memory)"),
         Entry(keys: "r  Enter", action: "last pass: save as .mid / review"),
     ]
 

@@ -23,7 +23,7 @@ struct PracticeScreenCommand: ParsableCommand {
           etude practice song.mid --hand right --mode wait --input midi
           etude practice song.mid --mode play --input notes.fifo --report p.jsonl
           etude practice song.mid --transpose D --keys 61 --mode wait --input midi
-          etude practice song.mid --hand right --mode play --follow --input midi
+          etude practice song.abc --hand right --mode play --follow --input midi
         """
     )
 
@@ -58,13 +58,17 @@ struct PracticeScreenCommand: ParsableCommand {
         let library = store.library
         playing.library = library
         var sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
-        MyInstrument.use(sound: &sound, playing: &playing, library: library)
         let path = try library.lessonPath(lesson)
-        if let report {
-            // Never the lesson, the SoundFont (named or found), the input or the database.
+        // Never the lesson, the SoundFont (named or found), the input or the database: refused
+        // before anything opens the database (the instrument set up is read from it).
+        func checkReport() throws {
+            guard let report else { return }
             playing.reportInputs = [path] + (playing.input.filePath.map { [$0] } ?? []) + [synth.soundfont ?? (try? LiveSound.soundFont(nil))].compactMap { $0 }
             try OutputFile.check(report, inputs: playing.reportInputs + library.databaseFiles, option: "--report")
         }
+        try checkReport()
+        MyInstrument.use(sound: &sound, playing: &playing, library: library)
+        try checkReport()  // the instrument set up may be a device or FIFO path
         let (practice, bars, countIn, mode) = (practice, bars, countIn, playing.mode)
         var request = PracticeSetup.Request(path: path, split: practice.splitPitch(), key: .asked(practice.transpose),
                                             keyboard: .init(keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit,

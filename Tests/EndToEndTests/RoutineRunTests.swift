@@ -151,7 +151,7 @@ struct RoutineRunTests {
 
         // 1: wait mode, two repetitions, each a judged pass.
         #expect(eventually { pane.screen().contains("1/4 0:0") && pane.screen().contains("mode: wait") }, "\(pane.screen())")
-        #expect(pane.screen().contains("pass 1/2 · C major five-finger"), "\(pane.screen())")
+        #expect(pane.screen().contains("pass 1/2, C major five-finger"), "\(pane.screen())")
         try MIDIBytes.playFirstBar(pane)
         #expect(eventually(30) { pane.screen().contains("Pass 1 at 100%") }, "\(pane.screen())")
         #expect(ScreenText.figures(pane.screen())?["hit"] == 4, "\(pane.screen())")

@@ -375,7 +375,7 @@ private final class Run {
                 var info = "\(counter) \(StatusLine.clock(elapsed))/\(StatusLine.clock(step.plannedSeconds))"
                 if case .repetitions(let count) = step.length { info += " pass \(min(count, (lastTick?.completedPasses ?? 0) + 1))/\(count)" }
                 if (lastTick?.gain ?? 1) < 1 { info += " fading" }
-                model.status.title = "\(info) · \(model.status.title)"
+                model.status.title = "\(info), \(model.status.title)"
                 model.status.listening = AudioSetup.headerWords(self.instrument?.hookup.listeningSignal)
                 model.helpEntries = display.gestureHelp.map { g in PracticeKeys.inRoutine.filter { !PracticeKeys.piano.contains($0) } + [g] }
                     ?? PracticeKeys.inRoutine
