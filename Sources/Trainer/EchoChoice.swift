@@ -64,6 +64,10 @@ public enum EchoChoice {
             guard !sourceName.lowercased().hasPrefix("etude") else { return nil }
         } else {
             guard isCharacterDevice(deviceID) else { return nil }  // a FIFO or a file: a program's notes
+            // A MIDI device node (`/dev/snd/midiC1D0`, `/dev/midi1`), not any character device
+            // (`/dev/zero` is no instrument: it is refused as not MIDI, without a question).
+            let name = (deviceID as NSString).lastPathComponent.lowercased()
+            guard name.hasPrefix("midi") || name.hasPrefix("umidi") || name.hasPrefix("amidi") else { return nil }
         }
         return InputDevice.description(deviceID)
     }

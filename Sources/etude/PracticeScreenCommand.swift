@@ -23,7 +23,7 @@ struct PracticeScreenCommand: ParsableCommand {
           etude practice song.mid --hand right --mode wait --input midi
           etude practice song.mid --mode play --input notes.fifo --report p.jsonl
           etude practice song.mid --transpose D --keys 61 --mode wait --input midi
-          etude practice song.abc --hand right --mode play --follow --input midi
+          etude practice "Ode to Joy" --hand right --mode play --follow --input midi
         """
     )
 
