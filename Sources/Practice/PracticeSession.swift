@@ -124,7 +124,29 @@ public final class PracticeSession: @unchecked Sendable {
         /// restarted among them), made when first needed for a plan.
         var planOnsets: (plan: PracticePlan, onsets: [PartnerTiming.Onset])?
     }
-    private var owned: Owned
+    /// The owner's state itself: reached only through `owned`, which checks the thread.
+    private var ownedStorage: Owned
+    /// The owner's state, checked on every access as swift-nio's `NIOLoopBound` checks its
+    /// loop: on the runner's thread while it runs (any thread before `start()`, after `stop()`).
+    private var owned: Owned {
+        _read {
+            checkOwner()
+            yield ownedStorage
+        }
+        _modify {
+            checkOwner()
+            yield &ownedStorage
+        }
+    }
+
+    private func checkOwner() {
+        precondition(runner?.isOnOwner ?? true, "a practice session's state is its runner thread's: post a message or use its methods")
+    }
+
+    /// What other threads post (notes, pedal, ticks), drained by the owner in order.
+    private let mailbox = Mailbox<PracticeMessage>()
+    /// The one outbox: what the application performs, in order (`PracticeEffect`).
+    public let effects = EffectOutbox()
 
     /// What the owner publishes for the other threads, and what they hand the front end.
     private struct Exchange {
@@ -133,8 +155,6 @@ public final class PracticeSession: @unchecked Sendable {
         var heldForResults = false
         /// Lines for the front end's status line (its own `PracticeViewState`), until it takes them.
         var notices: [PracticeNotice] = []
-        /// Finished passes, each one whole value, until the front end takes them.
-        var outbox: [PassResult] = []
         /// Passes handed out by `takeFinishedPasses()`, for `score(for:)` (the last few only).
         var handedOut: [PassResult] = []
         var reportSink: (@Sendable (PassReport) -> Void)?
@@ -160,10 +180,10 @@ public final class PracticeSession: @unchecked Sendable {
         let coach = Coach(lesson: lesson, plan: plan, mode: settings.mode, window: settings.window,
                           cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.onsetOnlyInput,
                           inputOffsetMs: settings.inputOffsetMs)
-        owned = Owned(coach: coach, loopOn: plan.bars != nil, guide: settings.guide)
-        owned.following = settings.follow && settings.mode.follows
+        ownedStorage = Owned(coach: coach, loopOn: plan.bars != nil, guide: settings.guide)
+        ownedStorage.following = settings.follow && settings.mode.follows
         shared = Exchange(coach: coach.snapshot(), loop: SessionState.Loop(enabled: plan.bars != nil, passes: 0, name: nil))
-        shared.following = owned.following
+        shared.following = ownedStorage.following
         threaded = clock.isRealTime
         initialTransport = transport
         // Asked by the transport in the middle of its own work: on the owner.
@@ -175,7 +195,7 @@ public final class PracticeSession: @unchecked Sendable {
         if threaded {
             runner = TransportRunner(transport: transport, clock: followed, tickClock: clock, output: output,
                                      onEvents: { [weak self] events in self?.received(events) },
-                                     onTick: { [weak self] now in self?.tick(now: now) })
+                                     onTick: { [weak self] now in self?.receive(.tick(now)) })
         } else {
             runner = TransportRunner(manual: transport, output: output,
                                      onEvents: { [weak self] events in self?.received(events) })
@@ -231,7 +251,58 @@ public final class PracticeSession: @unchecked Sendable {
     public func advance() {
         guard !threaded else { return }
         runner?.advance(to: clock.now)
-        tick(now: clock.now)
+        receive(.tick(clock.now))
+    }
+
+    // MARK: The mailbox
+
+    /// Hands a message to the session without waiting for the runner (the way in for every
+    /// other thread: the input's notes and pedal, a gesture's command, a tick): it is queued in
+    /// the mailbox and the owner drains it, in order, in between the music's events. False when
+    /// the mailbox is full (the message is dropped and counted, `droppedMessages`). On a
+    /// virtual clock (no runner thread) it is handled at once; after `stop()` it is dropped.
+    @discardableResult
+    public func post(_ message: PracticeMessage) -> Bool {
+        if case .command(let command) = message {
+            // The controller and its view are the front end's thread's: it runs the command.
+            notify(.command(command))
+            return true
+        }
+        switch mailbox.post(message) {
+        case .refused: return false
+        case .queued: return true
+        case .first:
+            runner?.post { [weak self] in self?.drainMailbox() }
+            if runner == nil { drainMailbox() }
+            return true
+        }
+    }
+
+    /// Messages dropped because the mailbox was full (a flood the input's guard let through).
+    public var droppedMessages: Int { mailbox.dropped }
+
+    /// Handles everything posted so far, oldest first (on the owner).
+    private func drainMailbox() {
+        let messages = mailbox.takeAll()
+        guard !messages.isEmpty else { return }
+        for message in messages { receive(message) }
+        publish()
+    }
+
+    /// One message, on the owner.
+    private func receive(_ message: PracticeMessage) {
+        switch message {
+        case .played(let note): handlePlayed(note)
+        case .pedal(let down, let time): owned.coach.handle(pedalDown: down, at: followed.projected(atWall: time))
+        case .tick(let now): tick(now: now)
+        case .command(let command): notify(.command(command))
+        }
+    }
+
+    /// Adds an effect to the outbox, after what the runtime emitted before it (the front end's
+    /// own: a loop to save, a pass to write, where the learner stopped): one ordered stream.
+    public func emit(_ effect: PracticeEffect) {
+        effects.emit(effect)
     }
 
     /// Stops playing and silences everything (all notes off). Safe to call twice. A pass left
@@ -257,8 +328,7 @@ public final class PracticeSession: @unchecked Sendable {
         var info = FinishedPassInfo(pass: transport.pass, tempoPercent: transport.tempoPercent, startedAt: owned.passStartDate,
                                     durationSeconds: now - start, bars: transport.bars, isLoop: plan.bars != nil, hands: plan.hands)
         info.complete = false
-        let result = PassResult(info: info, mode: owned.coach.mode, report: nil)
-        exchange.withLock { shared.outbox.append(result) }
+        effects.emit(.pass(PassResult(info: info, mode: owned.coach.mode, report: nil)))
     }
 
     /// Shorter than this, a pass left at once is not worth a row in the history.
@@ -281,7 +351,7 @@ public final class PracticeSession: @unchecked Sendable {
     public func resume() {
         owner {
             if owned.pausedByCoach {
-                post(.message(Self.heldAtChord))
+                notify(.message(Self.heldAtChord))
                 return
             }
             let wasPaused = transport.state == .paused
@@ -296,18 +366,26 @@ public final class PracticeSession: @unchecked Sendable {
     /// A note the learner played: judged by the coach, on the owner, in order with the music.
     /// A note played while the results hold the transport plays on (the next pass, after its
     /// count-in).
+    ///
+    /// This waits until the note is judged (tests, and a caller that reads the verdict next);
+    /// an input posts it instead (`post(.played(note))`), never waiting.
     public func learnerPlayed(_ note: LearnerNote) {
-        var event = PlayedEvent(pitch: note.pitch, velocity: note.velocity, time: note.time, isOn: note.isOn)
         owner {
-            if note.isOn {
-                if releaseHeld() { return }
-                post(.resultsAway)  // playing on puts the results away
-            }
-            event.time = follow(event, wall: note.time)
-            let actions = owned.coach.handle(played: event)
-            apply(actions)
-            resumeAfterChord(actions)
+            drainMailbox()  // what was posted before it, first
+            handlePlayed(note)
         }
+    }
+
+    private func handlePlayed(_ note: LearnerNote) {
+        var event = PlayedEvent(pitch: note.pitch, velocity: note.velocity, time: note.time, isOn: note.isOn)
+        if note.isOn {
+            if releaseHeld() { return }
+            notify(.resultsAway)  // playing on puts the results away
+        }
+        event.time = follow(event, wall: note.time)
+        let actions = owned.coach.handle(played: event)
+        apply(actions)
+        resumeAfterChord(actions)
     }
 
     /// Wait mode: the learner's playing moves the lesson on. A chord played while they had
@@ -321,8 +399,12 @@ public final class PracticeSession: @unchecked Sendable {
     }
 
     /// The learner's sustain pedal went down or up (clock time): the coach's ear hears it.
+    /// (Waits until it is heard; an input posts `.pedal` instead.)
     public func learnerPedal(down: Bool, at time: Double) {
-        owner { self.owned.coach.handle(pedalDown: down, at: self.followed.projected(atWall: time)) }
+        owner {
+            drainMailbox()
+            receive(.pedal(down: down, at: time))
+        }
     }
 
     // MARK: Following the learner (on the owner)
@@ -451,7 +533,7 @@ public final class PracticeSession: @unchecked Sendable {
         owned.partner.relocated(at: score, wall: wall)
         followed.retime(atWall: wall, score: score, rate: owned.partner.rate, cap: nil)
         runner?.skipNoteOns(before: score - 0.01)
-        post(.message("following you from bar \(lesson.bars.label(number: bar))"))
+        notify(.message("following you from bar \(lesson.bars.label(number: bar))"))
     }
 
     /// The tempo the learner kept this pass, bar by bar, while Etude followed them (nil: it did not).
@@ -479,7 +561,7 @@ public final class PracticeSession: @unchecked Sendable {
     private func releaseHeld() -> Bool {
         guard owned.heldForResults else { return false }
         owned.heldForResults = false
-        post(.resultsAway)
+        notify(.resultsAway)
         perform { $0.play() }
         return true
     }
@@ -505,20 +587,24 @@ public final class PracticeSession: @unchecked Sendable {
 
     /// Passes finished since the last call, in the order they ended, each whole (its report
     /// with it): the front end stores them in the history, writes `--report`, shows the hint.
+    /// (Taken from the one outbox, `effects`, leaving its other effects in order.)
     public func takePassResults() -> [PassResult] {
-        exchange.withLock {
-            let out = shared.outbox
-            shared.outbox.removeAll()
-            return out
-        }
+        effects.take(where: Self.isPass).compactMap(Self.passResult)
+    }
+
+    private static func isPass(_ effect: PracticeEffect) -> Bool {
+        if case .pass = effect { return true } else { return false }
+    }
+
+    private static func passResult(_ effect: PracticeEffect) -> PassResult? {
+        if case .pass(let result) = effect { return result } else { return nil }
     }
 
     /// Passes finished since the last call, without their reports (`score(for:)` gives the
     /// figures of one handed out here): `takePassResults()` for callers that want both.
     public func takeFinishedPasses() -> [FinishedPassInfo] {
-        exchange.withLock {
-            let out = shared.outbox
-            shared.outbox.removeAll()
+        let out = effects.take(where: Self.isPass).compactMap(Self.passResult)
+        return exchange.withLock {
             shared.handedOut += out
             if shared.handedOut.count > 256 { shared.handedOut.removeFirst(shared.handedOut.count - 256) }
             return out.map(\.info)
@@ -556,13 +642,16 @@ public final class PracticeSession: @unchecked Sendable {
     /// Shows a one-line message in the status bar (saved file, input ended…): a notice to the
     /// front end, which holds the message (`PracticeViewState`); any thread.
     public func show(message text: String) {
-        post(.message(text))
+        notify(.message(text))
     }
 
-    private func post(_ notice: PracticeNotice) {
+    private func notify(_ notice: PracticeNotice) {
         exchange.withLock {
             shared.notices.append(notice)
-            if shared.notices.count > 64 { shared.notices.removeFirst(shared.notices.count - 64) }  // a front end that never looks
+            // A front end that never looks: its oldest lines go, never a command it was given.
+            while shared.notices.count > 64, let i = shared.notices.firstIndex(where: { if case .command = $0 { false } else { true } }) {
+                shared.notices.remove(at: i)
+            }
         }
     }
 
@@ -603,7 +692,7 @@ public final class PracticeSession: @unchecked Sendable {
             owned.loopName = nil
             owned.pausedByCoach = false
             owned.heldForResults = false
-            post(.resultsAway)
+            notify(.resultsAway)
             setStopsAtEnd(settings.watchStopsAtEnd && owned.coach.mode == .watch && plan.bars == nil)
             return .success(())
         }
@@ -627,7 +716,7 @@ public final class PracticeSession: @unchecked Sendable {
             owned.coach = Coach(lesson: lesson, plan: transport.plan, mode: mode, window: settings.window,
                             cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.onsetOnlyInput,
                             inputOffsetMs: settings.inputOffsetMs)
-            post(.resultsAway)
+            notify(.resultsAway)
             owned.partner.restart()
             if owned.following && !mode.follows {
                 owned.following = false
@@ -771,7 +860,7 @@ public final class PracticeSession: @unchecked Sendable {
                 owned.passStartClock = e.time
                 owned.passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
             case .finished:
-                post(.message("the end: space plays again, q quits"))
+                notify(.message("the end: space plays again, q quits"))
             case .heldAfterPass:
                 owned.heldForResults = true
             default:
@@ -792,7 +881,7 @@ public final class PracticeSession: @unchecked Sendable {
                 if let tempo { report?.barTempo = tempo }
                 return PassResult(info: info, mode: coach.mode, report: report)
             }
-            exchange.withLock { shared.outbox += results }
+            for result in results { effects.emit(.pass(result)) }
         }
         apply(actions)
         publish()
@@ -844,7 +933,7 @@ public final class PracticeSession: @unchecked Sendable {
                     results.tempoLine = PartnerTiming.summary(tempo.map { ($0.bar, $0.percent) })
                     report.barTempo = tempo
                 }
-                post(.results(results, shownAt: now))
+                notify(.results(results, shownAt: now))
                 exchange.withLock { shared.reportSink }?(report)
             case .weakestSection(_, let name, _):
                 let start = transport.plan.speedTrainer?.start ?? 70  // the learner's own trainer when on

@@ -141,6 +141,19 @@ public struct FinishedPassInfo: Equatable, Sendable {
     public var hands: PracticePlan.Hands
     /// False for the pass under way when practice stopped: stored for its time, never scored.
     public var complete = true
+
+    /// A pass as the session records it (a front end or a test may make one to store).
+    public init(pass: Int, tempoPercent: Double, startedAt: Date, durationSeconds: Double, bars: ClosedRange<Int>,
+                isLoop: Bool, hands: PracticePlan.Hands, complete: Bool = true) {
+        self.pass = pass
+        self.tempoPercent = tempoPercent
+        self.startedAt = startedAt
+        self.durationSeconds = durationSeconds
+        self.bars = bars
+        self.isLoop = isLoop
+        self.hands = hands
+        self.complete = complete
+    }
 }
 
 /// A finished pass, whole: when and what was practised (`info`), in which mode, and how it

@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import Lesson
 import MIDIFile
+import Synchronization
 import Synth
 
 /// Owns a lesson `Transport` (a value) and everything the caller confines to it, and plays it
@@ -56,6 +57,8 @@ public final class TransportRunner: @unchecked Sendable {
     private var finished = false
     /// The owner thread while it runs (work from it runs at once).
     private var ownerThread: pthread_t?
+    /// The same, readable without the lock (0: no thread owns it; whoever holds the runner does).
+    private let ownerID = Atomic<UInt>(0)
     private let exited = DispatchSemaphore(value: 0)
 
     /// `transport` must have been made with `clock`, a real-time clock (`isRealTime`): the
@@ -216,6 +219,14 @@ public final class TransportRunner: @unchecked Sendable {
         return pthread_equal(ownerThread, pthread_self()) != 0
     }
 
+    /// True on the thread that owns what the runner confines: its own thread while it runs,
+    /// any thread before `start()` and after `stop()` (the caller owns it then). What swift-nio's
+    /// `NIOLoopBound` checks before every access, read without a lock.
+    public var isOnOwner: Bool {
+        let owner = ownerID.load(ordering: .acquiring)
+        return owner == 0 || pthread_equal(pthread_t(owner), pthread_self()) != 0
+    }
+
     private func publish() {
         inbox.lock()
         published = owned
@@ -277,6 +288,7 @@ public final class TransportRunner: @unchecked Sendable {
     private func loop() {
         inbox.lock()
         ownerThread = pthread_self()
+        ownerID.store(UInt(pthread_self()), ordering: .releasing)
         var nextTick = tickClock.now
         while phase == .running {
             if !jobs.isEmpty {
@@ -322,6 +334,7 @@ public final class TransportRunner: @unchecked Sendable {
         drainInbox()
         phase = .stopped
         ownerThread = nil
+        ownerID.store(0, ordering: .releasing)
         inbox.broadcast()
         inbox.unlock()
         exited.signal()

@@ -54,3 +54,56 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// Stores a pass and its bars in one transaction, waiting at most `busyTimeout` seconds for
+    /// another process's lock (not the store's 15 s), so a caller that retries off the screen
+    /// (the practice effects) can give up in time and keep the pass elsewhere. A lock that
+    /// lasts throws an error `isLocked` recognises; nothing is half stored.
+    @discardableResult
+    public func recordPass(_ pass: PassRecord, bars: [BarFaults], busyTimeout: TimeInterval) throws -> Int64 {
+        try quickly(busyTimeout) { db in
+            var p = pass
+            p.id = nil
+            try p.insert(db)
+            let id = p.id ?? db.lastInsertedRowID
+            for b in bars {
+                try db.execute(sql: "INSERT OR REPLACE INTO passBar (passID, bar, label, notes, faults) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [id, b.bar, b.label, b.notes, b.faults])
+            }
+            return id
+        }
+    }
+
+    /// `saveResume` waiting at most `busyTimeout` seconds for another process's lock.
+    public func saveResume(_ state: ResumeState, busyTimeout: TimeInterval) throws {
+        try quickly(busyTimeout) { db in
+            var s = state
+            s.id = 1
+            try s.save(db)
+        }
+    }
+
+    /// True when `error` is another connection's lock outlasting the wait (`SQLITE_BUSY`,
+    /// `SQLITE_LOCKED`): worth trying again later, unlike the other failures.
+    public static func isLocked(_ error: Error) -> Bool {
+        guard let e = error as? DatabaseError else { return false }
+        return e.resultCode == .SQLITE_BUSY || e.resultCode == .SQLITE_LOCKED
+    }
+
+    /// One immediate transaction with its own busy timeout, the store's restored after.
+    private func quickly<T>(_ busyTimeout: TimeInterval, _ body: (Database) throws -> T) throws -> T {
+        let ms = Int((min(max(0, busyTimeout), Store.busyTimeout) * 1000).rounded())
+        return try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA busy_timeout = \(ms)")
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Int(Store.busyTimeout * 1000))") }
+            var out: T?
+            try db.inTransaction(.immediate) {
+                out = try body(db)
+                return .commit
+            }
+            guard let out else { throw StoreError("the write did not run") }
+            return out
+        }
+    }
+}

@@ -69,6 +69,8 @@ public struct Library: Sendable {
             let chosen = databaseIsExplicit
             let store = try Store.open(path: databasePath, formats: LessonFormats.all, createFolder: !chosen, chosen: chosen)
             for n in store.notices { Console.error("etude: \(n)") }
+            // Passes a session kept while another program held the library locked: stored now.
+            if let line = PassSpool.storeKept(in: store) { Console.error("etude: \(line)") }
             return store
         }
     }

@@ -85,14 +85,15 @@ public final class Instrument: @unchecked Sendable {
         do {
             hookup = try InputHookup(spec: input, output: output, clock: MonotonicClock(), listening: setUp ?? ListeningProfile(),
                                      onNote: { e in
-                                         box.instrument?.session?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
+                                         // Posted, never waited on: the input's thread goes back to its port at once.
+                                         box.instrument?.session?.post(.played(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time)))
                                      },
                                      onStatus: { text in box.status(safe(text)) })
         } catch {
             throw EtudeFailure(error.message)
         }
         box.instrument = self
-        hookup.onPedal = { down, time in box.instrument?.session?.learnerPedal(down: down, at: time) }
+        hookup.onPedal = { down, time in box.instrument?.session?.post(.pedal(down: down, at: time)) }
         if let early = box.takeEarlyStatus() { status(early) }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
         if hookup.isListening, let line = AudioSetup.notice(input: input, profile: setUp) { status(line) }
@@ -231,18 +232,22 @@ public enum PracticeScreenRunner {
             gestures.route(instrument.hookup, to: controller)
         }
         // The runner thread (the one that plays the music) only emits each finished pass, whole,
-        // into the session's outbox: the history rows and the `--report` line are written here,
-        // on the screen thread, so a slow disk is never a late note.
-        func takePasses() {
-            let results = session.takePassResults()
-            history?.record(results, mode: session.mode)
-            for result in results where result.info.complete {
-                if let report = result.report { appender?.append(report) }
-            }
+        // into the session's outbox; the history rows, the `--report` line, saved loops and
+        // files are written by the effects thread, so neither a note nor a frame waits for a
+        // disk or a library another program holds locked.
+        let effects = PracticeEffects(session: session, history: history, report: appender, rememberGuide: controller.onGuide)
+        effects.start()
+        controller.onSavePass = { [weak session] bytes, directory, now in
+            session?.emit(.savePass(bytes: bytes, directory: directory, at: now))
+            return "saving the last pass…"
         }
+        controller.onGuide = { [weak session] on in session?.emit(.guide(on)) }
         if let history {
             history.input = playing.input.description  // `etude resume` comes back to it
-            controller.onSaveLoop = { history.saveLoop($0) }
+            controller.onSaveLoop = { [weak session] loop in
+                session?.emit(.saveLoop(loop))
+                return "saving loop \"\(loop.autoName)\"…"
+            }
             controller.onRecallLoops = { history.savedLoops() }
             controller.onBarPicture = { history.barPicture() }
         }
@@ -262,7 +267,6 @@ public enum PracticeScreenRunner {
             pausedForDropout = gone
             lights?.update(session.state())
             if endWhenFinished && session.isFinished { loop.stop() }
-            takePasses()
         }, decorate: { model in
             // A microphone's signal it cannot trust is said in the header (issue 30).
             model.status.listening = AudioSetup.headerWords(instrument.hookup.listeningSignal)
@@ -270,8 +274,9 @@ public enum PracticeScreenRunner {
             // The JACK server died under the synth: the header says the lesson is silent now.
             if live.driver == nil { model.status.silent = true }
         })
-        takePasses()
-        history?.saveResume(outcome.resumePoint, mode: session.mode, loopName: session.loopName)
+        session.emit(.resume(outcome.resumePoint, mode: session.mode, loopName: session.loopName))
+        // The screen is gone: what is left is stored now, or kept in the spool with one line.
+        for line in effects.finish() { Console.error("etude: \(line)") }
         LiveSound.flushLog(verbose: sound.verbose)
         return outcome.exitStatus
     }

@@ -47,6 +47,33 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
         record(passes, mode: mode, figures: figures, reports: { _ in nil })
     }
 
+    /// The database this history writes to (its spool is beside it).
+    public var databasePath: String? { store.path }
+
+    /// A finished pass as the rows it is stored as: the pass and, judged, its bars (the same
+    /// rules as `record`: a judged pass in which nothing was played keeps no score).
+    public func rows(for result: PassResult) -> SpooledPass {
+        let p = result.info
+        var f = p.complete ? result.figures : nil
+        if let played = f, !played.somethingPlayed { f = nil }
+        let record = PassRecord(lessonID: lessonID, startedAt: p.startedAt, mode: .practice(result.mode), hand: p.hands,
+                                tempoPercent: Int(p.tempoPercent.rounded()), firstBar: p.bars.lowerBound, lastBar: p.bars.upperBound,
+                                durationSeconds: p.durationSeconds, figures: f, complete: p.complete)
+        let bars = f != nil ? result.report.map(PerformanceJudge.bars(of:)) ?? [] : []
+        return SpooledPass(record: record, bars: bars)
+    }
+
+    /// Stores one pass's rows, waiting at most `busyTimeout` for another program's lock; a
+    /// lock that lasts throws (`Store.isLocked`), for the caller to try again or spool it.
+    public func store(_ rows: SpooledPass, busyTimeout: TimeInterval) throws {
+        try lock.withLock { _ = try store.recordPass(rows.record, bars: rows.bars, busyTimeout: busyTimeout) }
+    }
+
+    /// `saveResume` waiting at most `busyTimeout` for another program's lock (it throws then).
+    public func saveResume(_ point: ResumePoint, mode: PracticeMode, loopName: String?, busyTimeout: TimeInterval) throws {
+        try store.saveResume(resumeState(point, mode: mode, loopName: loopName), busyTimeout: busyTimeout)
+    }
+
     /// Stores the passes with their figures and, for a judged pass, its bars (notes and faults).
     public func record(_ passes: [FinishedPassInfo], mode: PracticeMode, figures: (FinishedPassInfo) -> ScoreFigures?,
                        reports: (FinishedPassInfo) -> PassReport?) {
@@ -74,11 +101,14 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
     }
 
     public func saveResume(_ point: ResumePoint, mode: PracticeMode, loopName: String?) {
-        let state = ResumeState(lessonID: lessonID, path: path, positionSeconds: point.positionSeconds, hand: point.hands.rawValue,
-                                tempoPercent: Int(point.tempoPercent.rounded()), mode: mode.rawValue,
-                                loopFirstBar: point.loop?.lowerBound, loopLastBar: point.loop?.upperBound, loopName: loopName,
-                                otherHand: point.otherHand.name, metronome: point.metronome, input: input)
-        try? store.saveResume(state)
+        try? store.saveResume(resumeState(point, mode: mode, loopName: loopName))
+    }
+
+    private func resumeState(_ point: ResumePoint, mode: PracticeMode, loopName: String?) -> ResumeState {
+        ResumeState(lessonID: lessonID, path: path, positionSeconds: point.positionSeconds, hand: point.hands.rawValue,
+                    tempoPercent: Int(point.tempoPercent.rounded()), mode: mode.rawValue,
+                    loopFirstBar: point.loop?.lowerBound, loopLastBar: point.loop?.upperBound, loopName: loopName,
+                    otherHand: point.otherHand.name, metronome: point.metronome, input: input)
     }
 
     public func saveLoop(_ loop: LoopSnapshot) -> String {
