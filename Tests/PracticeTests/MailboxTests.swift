@@ -2,7 +2,9 @@ import Clocks
 import Foundation
 import Judge
 import Lesson
+import MIDIFile
 import Synchronization
+import Synth
 import Testing
 @testable import Practice
 

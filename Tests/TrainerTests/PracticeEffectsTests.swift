@@ -5,6 +5,7 @@ import Judge
 import Lesson
 import Practice
 import Store
+import Synth
 import Testing
 import TestSupport
 @testable import Trainer
@@ -71,7 +72,7 @@ import TestSupport
         f.session.emit(.pass(f.pass(6, complete: false)))
         let loop = LoopSnapshot(bars: 2...3, hands: .right, tempoPercent: 70, otherHand: .play)
         f.session.emit(.saveLoop(loop))
-        let point = ResumePoint(positionSeconds: 3, bar: 2, hands: .right, tempoPercent: 70, loop: 2...3, otherHand: .play, metronome: false)
+        let point = f.session.resumePoint()
         f.session.emit(.resume(point, mode: .play, loopName: loop.autoName))
         #expect(effects.finish().isEmpty, "nothing left to say")
         report.close()
