@@ -214,19 +214,15 @@ public enum PracticeScreenRunner {
         defer { appender?.close() }
         // Validate before the synth loads, so a bad plan is one quick line.
         if !validated { do { try plan.validate(for: opened.lesson) } catch { throw EtudeFailure(error.message) } }
-        let live = try sound.remembering(in: playing.library).open()
-        defer { live.close() }
-        // The learner's instrument, before the screen opens (an unknown port is one line).
-        let instrument = try Instrument(input: playing.input, output: live, library: playing.library)
-        defer { instrument.stop() }
-        live.onNotice = { instrument.status($0) }
-        let echo = EchoChoice.apply(to: instrument.hookup, explicit: sound.echo, library: playing.library)
+        // The synth and the learner's instrument, before the screen opens (an unknown port is one line).
+        let devices = try PracticeSetup.open(sound: sound, playing: playing)
+        defer { devices.close() }
+        guard let instrument = devices.instrument else { throw EtudeFailure("the instrument (--input) could not be opened") }
+        let (live, echo, lights) = (devices.live, devices.echo, devices.lights)
         // What Etude sounds, remembered so a microphone can tell it from the learner's notes.
-        let own = OwnSoundTap(try sound.lesson(live))
+        let own = OwnSoundTap(devices.lesson)
         instrument.hookup.ignore(own)
         let (session, controller) = try makeSession(opened, plan: plan, output: own, playing: playing, instrument: instrument)
-        let lights = try sound.keyLights()
-        defer { lights?.clear() }
         if let gestures = sound.gestures {
             try gestures.check(lessonRange: opened.lesson.pitchRange)
             gestures.route(instrument.hookup, to: controller)

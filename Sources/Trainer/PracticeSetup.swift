@@ -2,6 +2,7 @@ import Foundation
 import Lesson
 import MIDIInput
 import Store
+import Synth
 
 /// Everything a practice needs, built once from what was asked (issue 36 step 3): the lesson
 /// read once and fitted once (its key, the learner's keyboard), the plan built from that lesson
@@ -104,5 +105,80 @@ public struct PracticeSetup: Sendable {
         remember()
         let history = request.history ? request.library.flatMap { StoreHistory.open($0, path: request.path) } : nil
         return PracticeSetup(opened: opened, plan: plan, history: history, notices: notices)
+    }
+}
+
+extension PracticeSetup {
+    /// The sound and the learner's instrument of a practice, opened once (issue 36 step 3): the
+    /// live synth (its audio buffer remembered in the library), the learner's `--input` (an
+    /// unknown port or unreadable device is one line, before any screen opens), its echo
+    /// (`--echo`, remembered per device), the lesson's output (`--sound`, `--midi-out`) and the
+    /// key lights. The practice screen (practice, resume, the browser's Enter) and a routine
+    /// (one for all its entries) get them from here; `close()` undoes it all (notes off).
+    public final class Devices: @unchecked Sendable {
+        /// The live synth.
+        public let live: FluidSynthLive
+        /// Where the lesson sounds: the synth, `etude:midi_out`, or both.
+        public let lesson: LessonOutput
+        /// The learner's instrument (nil when nothing is played: a routine of watched entries).
+        public let instrument: Instrument?
+        /// The echo applied to the instrument (`--echo`, or remembered, or asked), for the header;
+        /// nil for the computer keyboard and a microphone.
+        public let echo: String?
+        /// `--lights`: the keys to play next, lit on the keyboard.
+        public let lights: KeyLights?
+        private var closed = false
+
+        init(live: FluidSynthLive, lesson: LessonOutput, instrument: Instrument?, echo: String?, lights: KeyLights?) {
+            self.live = live
+            self.lesson = lesson
+            self.instrument = instrument
+            self.echo = echo
+            self.lights = lights
+        }
+
+        /// Lights off, the instrument stopped, the synth closed (all notes off). Safe twice.
+        public func close() {
+            guard !closed else { return }
+            closed = true
+            lights?.clear()
+            lesson.allNotesOff()
+            instrument?.stop()
+            live.close()
+        }
+    }
+
+    /// Opens the devices a practice plays through: `sound` (its buffer remembered in
+    /// `playing.library`), then, when `instrument`, `playing.input` with its echo; the synth's
+    /// notices (a grown buffer, JACK gone) go to the instrument's status line when
+    /// `noticesOnScreen`. Every failure is one line and leaves nothing open.
+    public static func open(sound: LiveSound, playing: Playing, instrument wanted: Bool = true,
+                            noticesOnScreen: Bool = true) throws -> Devices {
+        let live = try sound.remembering(in: playing.library).open()
+        var instrument: Instrument?
+        let echo: String?
+        do {
+            if wanted { instrument = try Instrument(input: playing.input, output: live, library: playing.library) }
+            if noticesOnScreen, let instrument { live.onNotice = { instrument.status($0) } }
+            echo = instrument.flatMap { EchoChoice.apply(to: $0.hookup, explicit: sound.echo, library: playing.library) }
+        } catch {
+            live.close()
+            throw error
+        }
+        let lesson: LessonOutput
+        do {
+            lesson = try sound.lesson(live)  // closes the synth when it throws
+        } catch {
+            instrument?.stop()
+            throw error
+        }
+        do {
+            return Devices(live: live, lesson: lesson, instrument: instrument, echo: echo, lights: try sound.keyLights())
+        } catch {
+            lesson.allNotesOff()
+            instrument?.stop()
+            live.close()
+            throw error
+        }
     }
 }

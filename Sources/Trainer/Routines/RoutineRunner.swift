@@ -69,46 +69,25 @@ public struct RoutineRunner {
 
     /// Plays the routine; returns the exit status (128 + a signal that ended it).
     public func run(_ plan: RoutinePlan, store: Store) throws -> Int32 {
-        let live = try sound.remembering(in: playing.library).open()
-        let output = GainOutput(try sound.lesson(live))
-        // The learner's instrument, once for the whole routine (an unknown port is one line).
+        // The synth and the learner's instrument, once for the whole routine (an unknown port is
+        // one line); on the practice screen the synth's notices (the PulseAudio buffer grew, JACK
+        // stopped) go to its status line, not over the screen; without one, to stderr as before.
         let needsInstrument = plan.steps.contains { ($0.mode ?? .watch).judges }
-        let instrument: Instrument?
-        do {
-            instrument = needsInstrument ? try Instrument(input: playing.input, output: live, library: playing.library) : nil
-        } catch {
-            output.allNotesOff()
-            live.close()
-            throw error
-        }
-        // `--lights`: one line without a JACK server, before anything plays.
-        let lights: KeyLights?
-        do {
-            lights = try sound.keyLights()
-        } catch {
-            output.allNotesOff()
-            instrument?.stop()
-            live.close()
-            throw error
-        }
+        let screenAvailable = isatty(STDOUT_FILENO) != 0 && isatty(STDIN_FILENO) != 0
+        let devices = try PracticeSetup.open(sound: sound, playing: playing, instrument: needsInstrument, noticesOnScreen: screenAvailable)
+        let (live, instrument, lights) = (devices.live, devices.instrument, devices.lights)
+        let output = GainOutput(devices.lesson)
         let run = Run(plan: plan, store: store, output: output, instrument: instrument, runner: self)
         run.lights = lights
         run.display.silent = LiveSound.silentNotice(live) != nil
         run.display.outputLatency = live.outputLatency
         run.display.gestureHelp = sound.gestures?.helpEntry
-        // On the practice screen a notice (the PulseAudio buffer grew, JACK stopped) goes to its
-        // status line, not over the screen; without one, to stderr as before.
-        if run.screenAvailable, let instrument { live.onNotice = { instrument.status($0) } }
         if let instrument, let gestures = sound.gestures { gestures.route(instrument.hookup, to: nil) }
-        if let instrument {
-            run.display.echo = EchoChoice.apply(to: instrument.hookup, explicit: sound.echo, library: playing.library)
-        }
+        run.display.echo = devices.echo
         defer {
-            lights?.clear()
             output.allNotesOff()
-            instrument?.stop()
+            devices.close()
             run.keys.close()
-            live.close()
         }
         for (n, step) in plan.steps.enumerated() {
             if run.quit { break }
