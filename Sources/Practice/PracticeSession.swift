@@ -614,9 +614,15 @@ public final class PracticeSession: @unchecked Sendable {
     /// The figures of a pass handed out by `takeFinishedPasses()`, if it was judged (nil for a
     /// watched or unfinished pass).
     public func score(for pass: FinishedPassInfo) -> ScoreFigures? {
+        passResult(for: pass)?.figures
+    }
+
+    /// The whole result (its report with it) of a pass handed out by `takeFinishedPasses()`,
+    /// once; nil when it was not handed out or was asked for already.
+    public func passResult(for pass: FinishedPassInfo) -> PassResult? {
         exchange.withLock {
             guard let i = shared.handedOut.firstIndex(where: { $0.info == pass }) else { return nil }
-            return shared.handedOut.remove(at: i).figures
+            return shared.handedOut.remove(at: i)
         }
     }
 

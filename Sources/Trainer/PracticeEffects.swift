@@ -13,6 +13,8 @@ import Synchronization
 /// in the spool beside the database (`PassSpool`) and stored by the next run, with one line.
 public final class PracticeEffects: @unchecked Sendable {
     private let session: PracticeSession
+    /// Where the effects come from: the session's outbox, or one of the caller's (a routine's entry).
+    private let source: EffectOutbox
     private let history: StoreHistory?
     private let report: PassReportAppender?
     private let rememberGuide: (@Sendable (Bool) -> Void)?
@@ -37,9 +39,10 @@ public final class PracticeEffects: @unchecked Sendable {
     private var pending: [PracticeEffect] = []
     private var lockedSince: Date?
 
-    public init(session: PracticeSession, history: StoreHistory?, report: PassReportAppender?,
+    public init(session: PracticeSession, source: EffectOutbox? = nil, history: StoreHistory?, report: PassReportAppender?,
                 rememberGuide: (@Sendable (Bool) -> Void)? = nil) {
         self.session = session
+        self.source = source ?? session.effects
         self.history = history
         self.report = report
         self.rememberGuide = rememberGuide
@@ -78,12 +81,12 @@ public final class PracticeEffects: @unchecked Sendable {
     private func loop() {
         while true {
             let deadline = control.withLock { $0.closingDeadline }
-            let batch = session.effects.wait(timeout: pending.isEmpty ? 0.1 : Self.tryTimeout)
+            let batch = source.wait(timeout: pending.isEmpty ? 0.1 : Self.tryTimeout)
             for effect in batch { accept(effect) }
             drainPending()
             guard let deadline else { continue }
             // Closing: what the session emitted last (its unfinished pass, where it stopped) too.
-            for effect in session.effects.take() { accept(effect) }
+            for effect in source.take() { accept(effect) }
             drainPending()
             if pending.isEmpty { break }
             if Date() >= deadline {

@@ -307,11 +307,19 @@ private final class Run {
             lights?.clear()
         }
         let history = StoreHistory(store: store, lessonID: step.lesson.id, path: opened.path)
+        // The entry's passes, loops and resume state are written by its effects thread, off the
+        // screen's frames (a library locked by another program never stops them).
+        let outbox = EffectOutbox()
+        let effects = PracticeEffects(session: session, source: outbox, history: history, report: nil)
+        effects.start()
         // The screen's help lists s and L here too.
-        controller.onSaveLoop = { history.saveLoop($0) }
+        controller.onSaveLoop = { loop in
+            outbox.emit(.saveLoop(loop))
+            return "saving loop \"\(loop.autoName)\"…"
+        }
         controller.onRecallLoops = { history.savedLoops() }
         let scored = SessionStep(session: session, output: output, decide: RoutineRunner.decide(step.length))
-        let passes = JudgedPasses(history: history, session: session, mode: mode)
+        let passes = JudgedPasses(outbox: outbox, session: session, mode: mode)
         let (outcome, resumePoint, inputEnded) = screenAvailable
             ? onScreen(scored, controller: controller, step: step, counter: counter, passes: passes)
             : headless(scored, controller: controller, instrument: instrument, step: step, title: title, counter: counter, mode: mode, passes: passes)
@@ -322,7 +330,8 @@ private final class Run {
         summary += (outcome.faded ? ", faded out" : "") + (outcome.interrupted ? ", cut short" : "") + (inputEnded ? " (the input ended)" : "")
         line(summary, final: true)
         // `etude resume` goes on from the last entry played, as after `etude practice`.
-        history.saveResume(resumePoint, mode: mode, loopName: nil)
+        outbox.emit(.resume(resumePoint, mode: mode, loopName: nil))
+        for l in effects.finish() { line("etude: \(l)", final: true) }
     }
 
     /// A played entry on the full practice screen (the learner needs to see the notes).
@@ -435,28 +444,27 @@ private final class Run {
 }
 
 /// The judged passes of one played entry: each goes to the history as it ends (a pass cut by
-/// the limit or by → for its time only), with a line for the summary.
+/// the limit or by → for its time only), handed to the entry's effects thread, with a line for
+/// the summary.
 private final class JudgedPasses {
-    let history: StoreHistory
+    let outbox: EffectOutbox
     let session: PracticeSession
     let mode: PracticeMode
     private(set) var figures: [ScoreFigures?] = []
     private var lines: [String] = []
 
-    init(history: StoreHistory, session: PracticeSession, mode: PracticeMode) {
-        self.history = history
+    init(outbox: EffectOutbox, session: PracticeSession, mode: PracticeMode) {
+        self.outbox = outbox
         self.session = session
         self.mode = mode
     }
 
     func record(_ passes: [FinishedPassInfo]) {
         for p in passes {
-            guard p.complete else {
-                history.record([p], mode: mode) { _ in nil }
-                continue
-            }
-            let f = session.score(for: p)
-            history.record([p], mode: mode) { _ in f }
+            let result = session.passResult(for: p) ?? PassResult(info: p, mode: mode, report: nil)
+            outbox.emit(.pass(result))
+            guard p.complete else { continue }
+            let f = result.figures
             figures.append(f)
             lines.append("  pass \(figures.count): " + (f.map(\.summary) ?? "not scored"))
         }
