@@ -77,6 +77,8 @@ public enum PracticeEffect: Sendable, Equatable {
     case saveLoop(LoopSnapshot)
     /// `r`: write the last pass as played (.mid bytes) in a folder, named by the time.
     case savePass(bytes: [UInt8], directory: String, at: Date)
+    /// The calibrate hint was shown on a results panel: remember it, so it is shown once.
+    case calibrateHintShown
     /// `G`: remember the guide for the lesson.
     case guide(Bool)
     /// Where the learner stopped (the screen closed), for `etude resume`.

@@ -929,6 +929,7 @@ public final class PracticeSession: @unchecked Sendable {
             case .passReport(let pass, let percent, var report):
                 let now = clock.now
                 let hint = coach.mode == .play || coach.mode == .memory ? settings.timingHint?(report) : nil
+                if hint != nil { effects.emit(.calibrateHintShown) }  // remembered by the application
                 let verdict = transport.plan.speedTrainer?.verdict(percent: percent, accuracy: report.figures.accuracy,
                                                                    threshold: settings.cleanThreshold)
                 var results = SessionState.Results(pass: pass, tempoPercent: percent, figures: report.figures, offsetMs: report.offsetMs,

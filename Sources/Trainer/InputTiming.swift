@@ -44,7 +44,6 @@ public struct InputTiming: Sendable {
     /// The timing for an opened input. A library that cannot be opened means no stored offset
     /// and no hint (practice goes on; the history says why it is off).
     public static func lookUp(hookup: InputHookup?, override: Double?, library: Library?) -> InputTiming {
-        noticeWriter.sync {}  // a notice the last session marked is in the library before it is read
         let device = hookup?.deviceID ?? InputDevice.computerKeyboard
         if let override { return InputTiming(device: device, offsetMs: override, source: .override) }
         guard let store = library?.storeIfAvailable else {
@@ -56,23 +55,25 @@ public struct InputTiming: Sendable {
         let calibratedBefore = !((try? store.inputOffsets()) ?? []).isEmpty
         let shown = (try? store.wasShown(notice: hintNotice)) ?? true
         var timing = InputTiming(device: device, offsetMs: 0, source: .none)
-        if !calibratedBefore && !shown { timing.hint = hint(store: store) }
+        if !calibratedBefore && !shown { timing.hint = hint() }
         return timing
     }
 
-    /// Where the hint is remembered as shown: never on the runner thread that asks for it (it
-    /// plays the music; a slow disk would be a late note). `lookUp` waits for what is pending.
-    static let noticeWriter = DispatchQueue(label: "etude.notices")
-
     /// The suggestion after a pass whose hits were steadily off, the first time only: decided
-    /// in memory (the library said at `lookUp` it was never shown), remembered by `noticeWriter`.
-    static func hint(store: Store) -> @Sendable (PassReport) -> String? {
+    /// in memory (the library said at `lookUp` it was never shown). The session emits
+    /// `PracticeEffect.calibrateHintShown` when it shows it; `remembering(in:)` performs that.
+    static func hint() -> @Sendable (PassReport) -> String? {
         let told = OnceFlag()
         return { report in
             guard Calibration.suggestsCalibrating(report.figures), told.take() else { return nil }
-            noticeWriter.async { _ = try? store.markShown(notice: hintNotice) }
             return hintLine(meanMs: report.figures.timingMeanMs)
         }
+    }
+
+    /// Remembers in `library` that the calibrate hint was shown (the effects thread performs
+    /// `.calibrateHintShown` with it, never the runner or the screen).
+    public static func remembering(in library: Library?) -> @Sendable () -> Void {
+        { _ = try? library?.storeIfAvailable?.markShown(notice: hintNotice) }
     }
 
     /// "hits 62 ms late on average, steadily: `etude calibrate` measures your offset once".

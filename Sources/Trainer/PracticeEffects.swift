@@ -18,6 +18,7 @@ public final class PracticeEffects: @unchecked Sendable {
     private let history: StoreHistory?
     private let report: PassReportAppender?
     private let rememberGuide: (@Sendable (Bool) -> Void)?
+    private let rememberHint: (@Sendable () -> Void)?
     /// How long one write waits for another program's lock.
     public static let tryTimeout: TimeInterval = 0.25
     /// How long `finish` goes on trying before the passes left go to the spool.
@@ -40,7 +41,8 @@ public final class PracticeEffects: @unchecked Sendable {
     private var lockedSince: Date?
 
     public init(session: PracticeSession, source: EffectOutbox? = nil, history: StoreHistory?, report: PassReportAppender?,
-                rememberGuide: (@Sendable (Bool) -> Void)? = nil) {
+                rememberGuide: (@Sendable (Bool) -> Void)? = nil, rememberHint: (@Sendable () -> Void)? = nil) {
+        self.rememberHint = rememberHint
         self.session = session
         self.source = source ?? session.effects
         self.history = history
@@ -113,6 +115,8 @@ public final class PracticeEffects: @unchecked Sendable {
             }
         case .guide:
             if rememberGuide != nil { pending.append(effect) } else { count() }
+        case .calibrateHintShown:
+            if rememberHint != nil { pending.append(effect) } else { count() }
         case .resume:
             if history != nil { pending.append(effect) } else { count() }
         }
@@ -142,6 +146,11 @@ public final class PracticeEffects: @unchecked Sendable {
     }
 
     private func perform(_ effect: PracticeEffect) -> Outcome {
+        if case .calibrateHintShown = effect {
+            if lockedSince != nil { return .locked }
+            rememberHint?()
+            return .done
+        }
         guard let history else { return .done }
         switch effect {
         case .pass(let result):
@@ -167,7 +176,7 @@ public final class PracticeEffects: @unchecked Sendable {
             } catch {
                 // Where the learner stopped is a convenience: not worth a line of its own.
             }
-        case .savePass:
+        case .savePass, .calibrateHintShown:
             break
         }
         return .done

@@ -231,7 +231,8 @@ public enum PracticeScreenRunner {
         // into the session's outbox; the history rows, the `--report` line, saved loops and
         // files are written by the effects thread, so neither a note nor a frame waits for a
         // disk or a library another program holds locked.
-        let effects = PracticeEffects(session: session, history: history, report: appender, rememberGuide: controller.onGuide)
+        let effects = PracticeEffects(session: session, history: history, report: appender, rememberGuide: controller.onGuide,
+                                      rememberHint: InputTiming.remembering(in: playing.library))
         effects.start()
         controller.onSavePass = { [weak session] bytes, directory, now in
             session?.emit(.savePass(bytes: bytes, directory: directory, at: now))

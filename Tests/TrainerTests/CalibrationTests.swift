@@ -346,6 +346,11 @@ import TestSupport
         #expect(abs(again.figures.timingMeanMs - 62) <= 3)
         #expect(again.timingHint == nil)
         #expect(told.value == 1)
+        // Shown once, remembered once: by the application's effects, off the runner.
+        let effects = PracticeEffects(session: s.session, history: nil, report: nil, rememberHint: InputTiming.remembering(in: library))
+        effects.start()
+        effects.finish()
+        #expect(effects.performedCount == 3, "two passes and the hint, each once")
 
         // The next session: remembered in the library, not shown again.
         let second = InputTiming.lookUp(hookup: nil, override: nil, library: library)

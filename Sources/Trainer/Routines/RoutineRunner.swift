@@ -310,7 +310,8 @@ private final class Run {
         // The entry's passes, loops and resume state are written by its effects thread, off the
         // screen's frames (a library locked by another program never stops them).
         let outbox = EffectOutbox()
-        let effects = PracticeEffects(session: session, source: outbox, history: history, report: nil)
+        let effects = PracticeEffects(session: session, source: outbox, history: history, report: nil,
+                                      rememberHint: InputTiming.remembering(in: runner.playing.library))
         effects.start()
         // The screen's help lists s and L here too.
         controller.onSaveLoop = { loop in
@@ -460,6 +461,8 @@ private final class JudgedPasses {
     }
 
     func record(_ passes: [FinishedPassInfo]) {
+        // The session's other effects (the calibrate hint shown) to the entry's effects too.
+        for e in session.effects.take(where: { if case .pass = $0 { false } else { true } }) { outbox.emit(e) }
         for p in passes {
             let result = session.passResult(for: p) ?? PassResult(info: p, mode: mode, report: nil)
             outbox.emit(.pass(result))
