@@ -83,7 +83,8 @@ public final class PracticeController {
     }
 
     /// Called when the learner presses `s`; returns the message to show, e.g. `saved "bars 5-8
-    /// at 70%"`. Without it `s` says saving is off.
+    /// at 70%"`, or "" when the front end says the outcome itself once the loop is saved (its
+    /// effects thread, `PracticeSession.show`). Without it `s` says saving is off.
     public var onSaveLoop: (@Sendable (LoopSnapshot) -> String)?
 
     /// Called when the learner presses `L`: the lesson's saved loops, read afresh each time so a
@@ -271,7 +272,7 @@ public final class PracticeController {
             if let hook = onSaveLoop {
                 let message = hook(snapshot)
                 s.loopName = snapshot.autoName
-                show(message: message)
+                if !message.isEmpty { show(message: message) }  // empty: said later by the front end
             } else {
                 show(message: "saving loops needs the library (it could not be opened)")
             }
@@ -285,7 +286,9 @@ public final class PracticeController {
         case .loopWeakestSection:
             loopWeakest()
         case .saveLastPass:
-            show(message: saveLastPass(now: Date()))
+            // Empty: the front end says the outcome itself, later (its effects thread).
+            let message = saveLastPass(now: Date())
+            if !message.isEmpty { show(message: message) }
         case .goToBar:
             break  // the screen asks for the number, then calls `goToBar(_:)`
         }

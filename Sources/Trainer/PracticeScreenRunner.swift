@@ -236,14 +236,14 @@ public enum PracticeScreenRunner {
         effects.start()
         controller.onSavePass = { [weak session] bytes, directory, now in
             session?.emit(.savePass(bytes: bytes, directory: directory, at: now))
-            return "saving the last pass…"
+            return ""  // the effects thread says where it went
         }
         controller.onGuide = { [weak session] on in session?.emit(.guide(on)) }
         if let history {
             history.input = playing.input.description  // `etude resume` comes back to it
             controller.onSaveLoop = { [weak session] loop in
                 session?.emit(.saveLoop(loop))
-                return "saving loop \"\(loop.autoName)\"…"
+                return ""  // the effects thread says "saved loop …" (or why not)
             }
             controller.onRecallLoops = { history.savedLoops() }
             controller.onBarPicture = { history.barPicture() }
@@ -256,6 +256,9 @@ public enum PracticeScreenRunner {
         shown.outputLatency = live.outputLatency
         shown.gestureHelp = sound.gestures?.helpEntry
         var pausedForDropout = false
+        // Whatever ends the screen, the passes it finished are stored (or kept) before the line returns.
+        var performed = false
+        defer { if !performed { for line in effects.finish() { Console.error("etude: \(line)") } } }
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             instrument.releaseDue(now: session.now)
             // The instrument's port gone (the status line says so): wait mode pauses, once.
@@ -273,6 +276,7 @@ public enum PracticeScreenRunner {
         })
         session.emit(.resume(outcome.resumePoint, mode: session.mode, loopName: session.loopName))
         // The screen is gone: what is left is stored now, or kept in the spool with one line.
+        performed = true
         for line in effects.finish() { Console.error("etude: \(line)") }
         LiveSound.flushLog(verbose: sound.verbose)
         return outcome.exitStatus

@@ -316,7 +316,7 @@ private final class Run {
         // The screen's help lists s and L here too.
         controller.onSaveLoop = { loop in
             outbox.emit(.saveLoop(loop))
-            return "saving loop \"\(loop.autoName)\"…"
+            return ""  // the effects thread says "saved loop …" (or why not)
         }
         controller.onRecallLoops = { history.savedLoops() }
         let scored = SessionStep(session: session, output: output, decide: RoutineRunner.decide(step.length))
