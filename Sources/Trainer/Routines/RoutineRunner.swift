@@ -251,16 +251,22 @@ private final class Run {
         // A skip in the first second is a change of mind, not practice.
         guard result.seconds >= 1 else { return }
         let hand = step.hand ?? .both
+        let record = PassRecord(lessonID: step.lesson.id, startedAt: started, mode: .watch, hand: hand, tempoPercent: step.tempoPercent,
+                                firstBar: step.bars?.lowerBound, lastBar: step.bars?.upperBound, durationSeconds: result.seconds)
         do {
-            try store.recordPass(lessonID: step.lesson.id, startedAt: started, mode: .watch, hand: hand,
-                                 tempoPercent: step.tempoPercent, bars: step.bars, durationSeconds: result.seconds)
+            try store.recordPass(record, bars: [], busyTimeout: PracticeEffects.closingGrace)
+        } catch where Store.isLocked(error) {
+            // Another program holds the library: kept beside it, stored by the next run.
+            line("etude: " + PassSpool.keep([SpooledPass(record: record, bars: [])], database: store.path ?? ""), final: true)
         } catch {
             line("etude: the pass was not stored: \(Store.message(for: error) ?? "\(error)")", final: true)
         }
+        // Where the routine stopped: a convenience, not worth waiting for a locked library.
         try? store.saveResume(ResumeState(lessonID: step.lesson.id, path: opened.path,
                                           positionSeconds: opened.lesson.tempoMap.seconds(atTick: lastTick), hand: hand.rawValue,
                                           tempoPercent: step.tempoPercent, mode: PracticeMode.watch.rawValue,
-                                          loopFirstBar: step.bars?.lowerBound, loopLastBar: step.bars?.upperBound, loopName: nil))
+                                          loopFirstBar: step.bars?.lowerBound, loopLastBar: step.bars?.upperBound, loopName: nil),
+                              busyTimeout: PracticeEffects.tryTimeout)
     }
 
     /// Practising: the learner plays, the coach judges; on the screen, or on the one-line
