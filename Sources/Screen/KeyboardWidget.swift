@@ -144,16 +144,32 @@ public struct KeyboardLayout: Sendable, Equatable {
 
 /// The 88-key keyboard (or the lesson's range), four rows: two rows where black keys show,
 /// one row of white keys only (with note names when on), one row of octave labels.
-public struct KeyboardWidget: Sendable {
+public struct KeyboardWidget: Widget, Sendable {
     public static let height = 4
 
     public let theme: Theme
-    public init(theme: Theme) { self.theme = theme }
+    /// The keys' columns, made for the area's width (`KeyboardLayout(width:range:)`).
+    public let layout: KeyboardLayout
+    public let state: KeyboardState
+    public let showNoteNames: Bool
+    public let naming: NoteNaming
+    /// The learner's own keyboard (`--keys`, `--range`); keys off it are drawn greyed (░
+    /// without colour), so the screen shows the instrument they have.
+    public let learnerKeys: ClosedRange<Int>?
 
-    /// `learnerKeys`: the learner's own keyboard (`--keys`, `--range`); keys off it are drawn
-    /// greyed (░ without colour), so the screen shows the instrument they have.
-    public func draw(into buffer: inout CellBuffer, y: Int, layout: KeyboardLayout, state: KeyboardState,
-                     showNoteNames: Bool, naming: NoteNaming, learnerKeys: ClosedRange<Int>? = nil) {
+    public init(theme: Theme, layout: KeyboardLayout, state: KeyboardState, showNoteNames: Bool, naming: NoteNaming,
+                learnerKeys: ClosedRange<Int>? = nil) {
+        self.theme = theme
+        self.layout = layout
+        self.state = state
+        self.showNoteNames = showNoteNames
+        self.naming = naming
+        self.learnerKeys = learnerKeys
+    }
+
+    /// The keyboard's own columns starting at the top row of `area` (four rows).
+    public func render(into area: Rect, buffer: inout CellBuffer) {
+        let y = area.y
         let mono = theme.monochrome
         func off(_ p: Int) -> Bool { learnerKeys.map { !$0.contains(p) } ?? false }
         // White keys: every row, then black keys over the top two rows.
