@@ -88,8 +88,8 @@ public enum BrowserApp {
     /// "Resume: Minuet in G bar 9, right hand, 80%".
     static func resumeLine(_ state: ResumeState, listing: LessonListing?) -> String {
         let bar = ResumePlace.bar(seconds: state.positionSeconds, path: listing?.path ?? state.path).map { " bar \($0)," } ?? ""
-        var hand = state.hand == "both" ? "both hands" : "\(state.hand) hand"
-        if state.hand != "both", let other = state.otherHand, other != "play" { hand += " (other \(other))" }
+        var hand = state.hand == .both ? "both hands" : "\(state.hand.rawValue) hand"
+        if state.hand != .both, let other = state.otherHand, other != .play { hand += " (other \(other.name))" }
         var line = "Resume: \(TextDecoding.sanitize(listing?.lesson.title ?? (state.path as NSString).lastPathComponent))\(bar) \(hand), \(state.tempoPercent)%"
         if let a = state.loopFirstBar, let b = state.loopLastBar { line += ", loop \(ResumePlace.bars(a, b, path: listing?.path ?? state.path))" }
         if state.metronome == true { line += ", metronome" }
@@ -192,12 +192,12 @@ final class BrowserFrames: FullScreen {
             }
             // How to practise it: what was chosen for this lesson last time, else watch.
             let last = try? store.lessonChoice(for: row.id)
-            model.overlay = .practise(PractiseChoice(row: row, mode: last?.mode ?? "watch", hand: last?.hand ?? "both"))
+            model.overlay = .practise(PractiseChoice(row: row, mode: (last?.mode ?? .watch).rawValue, hand: (last?.hand ?? .both).rawValue))
         case .practise(let row, let mode, let hand):
-            guard let path = row.path else { break }
+            // The box offers the modes' and hands' own words (`PractiseChoice.modes`, `.hands`).
+            guard let path = row.path, let mode = PracticeMode(rawValue: mode), let hand = PracticePlan.Hands(rawValue: hand) else { break }
             try? store.saveLessonChoice(LessonChoice(lessonID: row.id, mode: mode, hand: hand))
-            chosen = .practise(path: path, mode: (try? PracticeMode(parsing: mode)) ?? .watch,
-                               hand: (try? PracticePlan.parseHands(hand)) ?? .both)
+            chosen = .practise(path: path, mode: mode, hand: hand)
             return .quit
         case .resume:
             if resume != nil {
