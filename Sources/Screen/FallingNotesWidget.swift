@@ -5,7 +5,7 @@ import Terminal
 /// the loop's start/end are drawn across; the loop's extent is marked at both edges.
 public struct FallingNotesWidget: Widget, Sendable {
     public let theme: Theme
-    /// The keyboard the notes fall onto (its columns are the area's).
+    /// The keyboard the notes fall onto (its columns count from the area's left edge).
     public let layout: KeyboardLayout
     public let model: ScreenModel
     public init(theme: Theme, layout: KeyboardLayout, model: ScreenModel) {
@@ -81,12 +81,12 @@ public struct FallingNotesWidget: Widget, Sendable {
                 let upper = p0 <= 2 * r + 1 && 2 * r + 1 < p1
                 let sy = y + height - 1 - r
                 if lower && upper {
-                    for c in cols { buffer.put(c, sy, glyph, style) }
+                    for c in cols { buffer.put(x + c, sy, glyph, style) }
                     if firstFull == nil { firstFull = r }
                 } else if lower && mono && !repeated {
-                    for c in cols { buffer.put(c, sy, glyph, style) }
+                    for c in cols { buffer.put(x + c, sy, glyph, style) }
                 } else if lower || upper {
-                    for c in cols { buffer.put(c, sy, lower ? "▄" : "▀", halfStyle) }
+                    for c in cols { buffer.put(x + c, sy, lower ? "▄" : "▀", halfStyle) }
                 }
             }
             // The verdict's glyph (or the finger) on the note's first whole row: it reads
@@ -95,12 +95,12 @@ public struct FallingNotesWidget: Widget, Sendable {
             if let v = note.verdict, note.start >= 0 {
                 let sy = y + height - 1 - markRow
                 let vstyle = mono ? Style(attributes: [.reverse, .bold]) : Style(fg: .rgb(0, 0, 0), bg: fill, attributes: .bold)
-                buffer.put(cols.lowerBound, sy, v.glyph, vstyle)
+                buffer.put(x + cols.lowerBound, sy, v.glyph, vstyle)
             } else if model.showFingers, let f = note.finger, (1...5).contains(f), note.start >= 0,
                let digit = Unicode.Scalar(UInt32(0x30 + f)) {
                 let sy = y + height - 1 - markRow
                 let fstyle = mono ? Style(attributes: [.reverse, .bold]) : Style(fg: .rgb(0, 0, 0), bg: theme.color(note.role), attributes: .bold)
-                buffer.put(cols.lowerBound, sy, digit, fstyle)
+                buffer.put(x + cols.lowerBound, sy, digit, fstyle)
             }
         }
         // The loop's labels last, so no note falling through them cuts a letter out.

@@ -33,8 +33,9 @@ public struct StaffScreenLayout: Equatable, Sendable {
 
     /// Staff only: everything between the timeline and the hint.
     public static func staffOnly(_ size: TerminalSize) -> StaffScreenLayout {
-        StaffScreenLayout(statusY: 0, timelineY: 2, staffY: 3, staffHeight: max(0, size.rows - 4),
-                          staffWidth: max(1, size.columns - 2), keyboardY: nil, hintY: size.rows - 1)
+        let r = Layout.vertical([.length(StatusBarWidget.height), .length(1), .fill(1), .length(1)]).split(Rect(size: size))
+        return StaffScreenLayout(statusY: r[0].y, timelineY: r[1].y, staffY: r[2].y, staffHeight: r[2].height,
+                                 staffWidth: max(1, size.columns - 2), keyboardY: nil, hintY: r[3].y)
     }
 
     /// Rows below which the staff-and-keyboard view gives way: the timeline goes first (the
@@ -44,10 +45,11 @@ public struct StaffScreenLayout: Equatable, Sendable {
     /// The staff above the keyboard (its four rows just above the hint); on a terminal lower
     /// than `timelineGivesWayBelow` rows the timeline gives way to the staff.
     public static func staffAboveKeyboard(_ size: TerminalSize) -> StaffScreenLayout {
-        let keyboardY = size.rows - 1 - KeyboardWidget.height
-        let staffY = size.rows < timelineGivesWayBelow ? 2 : 3
-        return StaffScreenLayout(statusY: 0, timelineY: staffY == 3 ? 2 : nil, staffY: staffY, staffHeight: max(0, keyboardY - staffY),
-                                 staffWidth: max(1, size.columns - 2), keyboardY: keyboardY, hintY: size.rows - 1)
+        let timeline = size.rows >= timelineGivesWayBelow
+        let r = Layout.vertical([.length(StatusBarWidget.height), .length(timeline ? 1 : 0), .fill(1), .length(KeyboardWidget.height), .length(1)])
+            .split(Rect(size: size))
+        return StaffScreenLayout(statusY: r[0].y, timelineY: timeline ? r[1].y : nil, staffY: r[2].y, staffHeight: r[2].height,
+                                 staffWidth: max(1, size.columns - 2), keyboardY: r[3].y, hintY: r[4].y)
     }
 
     public static func layout(_ size: TerminalSize, view: PracticeDisplay) -> StaffScreenLayout {
