@@ -62,7 +62,7 @@ public struct ScreenEnd: Sendable, Equatable {
 /// terminal while stopped), takes the terminal (`TerminalSession`: raw mode and the alternate
 /// screen, restored on every way out), runs the key/frame loop (`TerminalLoop`) and draws the
 /// "too small" prelude. This file is the only place a terminal session or a signal watch is
-/// made (`lineKeys` and `signalWatch` serve the one-line commands).
+/// made (`lineSession` and `signalWatch` serve the one-line commands' `LineKeys`).
 ///
 ///     let end = try ScreenHost.run { host in MyScreen(depth: host.depth) }
 ///
@@ -136,6 +136,7 @@ public final class ScreenHost: @unchecked Sendable {
                 return .quit
             }
         }, wake: { screen.wake() })
+        loop.onSuspend = nil  // the loop no longer holds the screen
         closed = true
         screen.close()
         if let failure { throw failure }
