@@ -1,0 +1,305 @@
+"""Etude's listener beside Spotify's basic-pitch on the same held-out renders (issue 41, `make bench`).
+
+Usage (scripts/bench.sh listening runs it with the bench venv's python):
+  listen_peers.py --etude .build/release/etude --material DIR --piano NAME:fluidsynth:FONT.sf2|sf3
+                  [--piano NAME:timidity:CONFIG.cfg] [--out DIR]
+  listen_peers.py --transcribe OUTDIR WAV...   (internal: basic-pitch in its own process)
+
+DIR holds what `etude-bench listen-material` wrote: all.mid (every performance, a few seconds
+apart) and NAME-KIND.mid/.json per performance. Per piano, all.mid is rendered once (FluidSynth
+or TiMidity), mixed to mono and normalised to -3 dBFS peak (a microphone's level set once), and
+cut into one WAV per performance: dry, and in a room (sox reverb 40 50 60, then pink noise 20 dB
+under the music's RMS). Etude judges each WAV as a user does (`etude judge LESSON WAV --json`,
+its own process, timed with its peak RSS). basic-pitch transcribes the same WAVs (one process,
+the model loaded once; each file's predict() timed; the process's peak RSS); its notes, written
+as MIDI, are judged by the same `etude judge LESSON TRANSCRIPTION.mid --json`, so both go
+through the same aligner and the same verdicts. For each score note the truth names, the
+judge's verdict is read from its `alignment` (the entry with that pitch due nearest the time it
+was played): found = the right key came (hit, early or late), called wrong = a right note judged
+`wrong`, planted caught = a planted wrong key judged `wrong`.
+"""
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+KIND_NAMES = {"right": "right hand", "both": "both hands", "pedal": "pedalled, both hands",
+              "chords": "chords of 4+ (their notes)", "planted": "both hands, 10 % planted wrong"}
+
+
+def wait4_run(argv):
+    """Runs argv with os.wait4: (returncode, stdout bytes, stderr bytes, wall s, cpu s, peak RSS MB)."""
+    out_f = tempfile.TemporaryFile()
+    err_f = tempfile.TemporaryFile()
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, stdout=out_f, stderr=err_f)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    out_f.seek(0)
+    err_f.seek(0)
+    return (p.returncode, out_f.read(), err_f.read(), wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0)
+
+
+def sh(argv):
+    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        raise SystemExit(f"listen_peers: {' '.join(argv[:3])}… failed: {r.stderr.decode(errors='replace')[-300:]}")
+
+
+def render(piano, material, out):
+    """all.mid through one piano: a mono float WAV at 44.1 kHz, -3 dBFS peak."""
+    name, tool, path = piano.split(":", 2)
+    raw = os.path.join(out, f"all-{name}-raw.wav")
+    mono = os.path.join(out, f"all-{name}.wav")
+    if os.path.exists(mono):
+        return name, mono
+    mid = os.path.join(material, "all.mid")
+    if tool == "fluidsynth":
+        sh(["fluidsynth", "-ni", "-q", "-r", "44100", "-T", "wav", "-F", raw, path, mid])
+    elif tool == "timidity":
+        sh(["timidity", "-c", path, "-Ow", "-s", "44100", "-o", raw, mid])
+    else:
+        raise SystemExit(f"listen_peers: unknown renderer {tool} (fluidsynth or timidity)")
+    sh(["sox", raw, "-c", "1", "-b", "32", "-e", "floating-point", mono, "remix", "-", "gain", "-n", "-3"])
+    os.remove(raw)
+    return name, mono
+
+
+def cut(long_wav, truth, out_base, room):
+    """One performance's WAV (16-bit mono 44.1 kHz): its stretch of the long render; with
+    `room`, reverb and pink noise 20 dB under the music."""
+    import numpy as np
+    import soundfile as sf
+    wav = out_base + (".room.wav" if room else ".dry.wav")
+    if os.path.exists(wav):
+        return wav
+    info = sf.info(long_wav)
+    start = int(round(truth["offset"] * info.samplerate))
+    frames = int(round(truth["seconds"] * info.samplerate))
+    x, rate = sf.read(long_wav, start=start, frames=frames, dtype="float32")
+    if not room:
+        sf.write(wav, x, rate, subtype="PCM_16")
+        return wav
+    dry, wet, noise = out_base + ".tmp-dry.wav", out_base + ".tmp-wet.wav", out_base + ".tmp-noise.wav"
+    sf.write(dry, x, rate, subtype="FLOAT")
+    sh(["sox", "-R", dry, wet, "reverb", "40", "50", "60"])
+    y, _ = sf.read(wet, dtype="float64")
+    if y.ndim > 1:
+        y = y.mean(axis=1)
+    y = y[:len(x)]
+    sh(["sox", "-R", "-n", "-r", str(rate), "-c", "1", "-b", "32", "-e", "floating-point", noise, "synth",
+        f"{len(y) / rate:.3f}", "pinknoise"])
+    n, _ = sf.read(noise, dtype="float64")
+    n = n[:len(y)]
+    # The music's RMS from its first note to its last note's end (the lead's silence left out).
+    notes = truth["notes"]
+    a = int(min(t["time"] for t in notes) * rate)
+    b = min(len(y), int((max(t["time"] for t in notes) + 0.5) * rate))
+    music = float(np.sqrt(np.mean(y[a:b] ** 2)))
+    n *= music * 10 ** (-20 / 20) / max(1e-12, float(np.sqrt(np.mean(n ** 2))))
+    mix = y + n
+    peak = float(np.max(np.abs(mix)))
+    if peak > 0.98:
+        mix *= 0.98 / peak
+    sf.write(wav, mix.astype(np.float32), rate, subtype="PCM_16")
+    for f in (dry, wet, noise):
+        os.remove(f)
+    return wav
+
+
+def judge(etude, lesson, performance, hand, db):
+    rc, out, err, wall, cpu, rss = wait4_run([etude, "judge", lesson, performance, "--json", "--hand", hand, "--db", db])
+    if rc != 0:
+        return None, wall, cpu, rss, err.decode(errors="replace").strip()
+    return json.loads(out), wall, cpu, rss, ""
+
+
+def score(truth, report, kind):
+    """Counts for one judged performance: the truth's notes looked up in the judge's alignment."""
+    c = {"right": 0, "found": 0, "onTime": 0, "calledWrong": 0, "planted": 0, "caught": 0, "plantedMissed": 0, "unmatched": 0}
+    alignment = report.get("alignment", []) if report else []
+    used = set()
+    for t in sorted(truth["notes"], key=lambda t: (t["time"], t["expected"])):
+        if kind == "chords" and not t["chord4"]:
+            continue
+        best, gap = None, 0.3
+        for k, a in enumerate(alignment):
+            if k in used or a.get("pitch") != t["expected"]:
+                continue
+            d = abs(a.get("dueAt", -9) - t["time"])
+            if d < gap:
+                best, gap = k, d
+        onset = None
+        if best is not None:
+            used.add(best)
+            onset = alignment[best].get("onset")
+        else:
+            c["unmatched"] += 1
+        if t["planted"]:
+            c["planted"] += 1
+            c["caught"] += onset == "wrong"
+            c["plantedMissed"] += onset == "missed"
+        else:
+            c["right"] += 1
+            c["found"] += onset in ("hit", "early", "late")
+            c["onTime"] += onset == "hit"
+            c["calledWrong"] += onset == "wrong"
+    return c
+
+
+def transcribe_main(args):
+    """Internal: basic-pitch over the WAVs in one process; each transcription written as MIDI."""
+    out_dir, wavs = args[0], args[1:]
+    t0 = time.monotonic()
+    from basic_pitch import ICASSP_2022_MODEL_PATH
+    from basic_pitch.inference import Model, predict
+    model = Model(ICASSP_2022_MODEL_PATH)
+    load = time.monotonic() - t0
+    files = {}
+    for w in wavs:
+        c0, t1 = time.process_time(), time.monotonic()
+        _, midi, _ = predict(w, model)
+        files[w] = {"seconds": time.monotonic() - t1, "cpuSeconds": time.process_time() - c0}
+        midi.write(os.path.join(out_dir, os.path.basename(w)[:-4] + ".bp.mid"))
+    print(json.dumps({"loadSeconds": load, "model": str(ICASSP_2022_MODEL_PATH), "files": files}))
+
+
+def main(argv):
+    if argv and argv[0] == "--transcribe":
+        return transcribe_main(argv[1:])
+    opts = {"--piano": []}
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--piano":
+            opts["--piano"].append(argv[i + 1])
+        else:
+            opts[argv[i]] = argv[i + 1]
+        i += 2
+    etude, material = os.path.abspath(opts["--etude"]), opts["--material"]
+    out = opts.get("--out", os.path.join(material, "renders"))
+    os.makedirs(out, exist_ok=True)
+    truths = []
+    for f in sorted(os.listdir(material)):
+        if f.endswith(".json"):
+            with open(os.path.join(material, f)) as h:
+                t = json.load(h)
+            t["name"] = f[:-5]
+            truths.append(t)
+    order = list(KIND_NAMES)
+    truths.sort(key=lambda t: (order.index(t["kind"]), t["name"]))
+
+    # The WAVs: every performance by every piano, dry and in the room.
+    takes = []
+    for piano in opts["--piano"]:
+        name, long_wav = render(piano, material, out)
+        for t in truths:
+            for room in (False, True):
+                wav = cut(long_wav, t, os.path.join(out, f"{t['name']}-{name}"), room)
+                takes.append({"piano": name, "room": room, "truth": t, "wav": wav})
+
+    import soundfile as sf
+    db = os.path.join(tempfile.mkdtemp(prefix="etude-listen-bench-"), "bench.sqlite")
+    # Etude, one judge process per WAV, as a user runs it.
+    etude_wall = etude_cpu = etude_rss = audio = 0.0
+    failures = []
+    for k in takes:
+        k["audio"] = sf.info(k["wav"]).duration
+        audio += k["audio"]
+        report, wall, cpu, rss, err = judge(etude, k["truth"]["lesson"], k["wav"], k["truth"]["hand"], db)
+        if report is None:
+            failures.append(f"etude judge {os.path.basename(k['wav'])}: {err}")
+        k["etude"] = score(k["truth"], report, k["truth"]["kind"])
+        etude_wall += wall
+        etude_cpu += cpu
+        etude_rss = max(etude_rss, rss)
+    # basic-pitch: one process for all the WAVs (the model loaded once), then its MIDI judged.
+    bp_dir = os.path.join(out, "basic-pitch")
+    os.makedirs(bp_dir, exist_ok=True)
+    for f in os.listdir(bp_dir):
+        os.remove(os.path.join(bp_dir, f))
+    rc, bp_out, bp_err, bp_wall, bp_cpu_total, bp_rss = wait4_run([sys.executable, os.path.abspath(__file__), "--transcribe", bp_dir]
+                                                                 + [k["wav"] for k in takes])
+    if rc != 0:
+        print(json.dumps({"error": "basic-pitch failed: " + bp_err.decode(errors="replace").strip()[-400:]}))
+        return 1
+    bp = json.loads(bp_out.decode().strip().splitlines()[-1])
+    bp_seconds = sum(f["seconds"] for f in bp["files"].values())
+    bp_cpu = sum(f["cpuSeconds"] for f in bp["files"].values())
+    for k in takes:
+        mid = os.path.join(bp_dir, os.path.basename(k["wav"])[:-4] + ".bp.mid")
+        report, _, _, _, err = judge(etude, k["truth"]["lesson"], mid, k["truth"]["hand"], db)
+        if report is None:
+            failures.append(f"etude judge (basic-pitch's notes) {os.path.basename(mid)}: {err}")
+        k["basicPitch"] = score(k["truth"], report, k["truth"]["kind"])
+
+    rows = []
+    for piano in [p.split(":", 1)[0] for p in opts["--piano"]]:
+        for room in (False, True):
+            for kind in order:
+                ks = [k for k in takes if k["piano"] == piano and k["room"] == room and k["truth"]["kind"] == kind]
+                if not ks:
+                    continue
+                row = {"piano": piano, "room": room, "kind": kind, "performances": len(ks),
+                       "audioSeconds": sum(k["audio"] for k in ks)}
+                for who in ("etude", "basicPitch"):
+                    total = {}
+                    for k in ks:
+                        for key, v in k[who].items():
+                            total[key] = total.get(key, 0) + v
+                    row[who] = total
+                rows.append(row)
+    result = {"rows": rows, "audioSeconds": audio, "takes": len(takes), "failures": failures,
+              "etude": {"secondsPerMinute": etude_wall / (audio / 60), "cpuSecondsPerMinute": etude_cpu / (audio / 60),
+                        "peakRSSMB": etude_rss, "processes": len(takes)},
+              "basicPitch": {"secondsPerMinute": bp_seconds / (audio / 60), "cpuSecondsPerMinute": bp_cpu / (audio / 60),
+                             "peakRSSMB": bp_rss, "loadSeconds": bp["loadSeconds"], "processWallSeconds": bp_wall,
+                             "processCPUSeconds": bp_cpu_total, "model": os.path.basename(bp["model"])}}
+    with open(os.path.join(out, "result.json"), "w") as h:
+        json.dump(result, h, indent=1)
+    with open(os.path.join(out, "table.md"), "w") as h:
+        h.write(print_table(result))
+    print(f"  (the table as Markdown: {os.path.join(out, 'table.md')}; every figure: {os.path.join(out, 'result.json')})")
+    return 0
+
+
+def pct(a, b):
+    return f"{100 * a / b:5.1f} %" if b else "    —  "
+
+
+def print_table(r):
+    print(f"  {r['takes']} WAVs, {r['audioSeconds'] / 60:.1f} min of audio; each cell: Etude | basic-pitch (its notes judged by the same etude judge)")
+    head = f"  {'piano':9s} {'room':4s} {'row':32s} {'notes':>5s}  {'found':>17s}  {'right called wrong':>18s}  {'planted caught':>17s}"
+    print(head)
+    md = ["| piano | room | row | notes | found: Etude | basic-pitch | right notes called wrong: Etude | basic-pitch | planted wrong caught: Etude | basic-pitch |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
+    for row in r["rows"]:
+        e, b = row["etude"], row["basicPitch"]
+        room = "room" if row["room"] else "dry"
+        print(f"  {row['piano']:9s} {room:4s} {KIND_NAMES[row['kind']]:32s} {e['right'] + e['planted']:5d}  "
+              f"{pct(e['found'], e['right'])} | {pct(b['found'], b['right'])}  {pct(e['calledWrong'], e['right'])} | {pct(b['calledWrong'], b['right'])}  "
+              f"{pct(e['caught'], e['planted'])} | {pct(b['caught'], b['planted'])}")
+        md.append(f"| {row['piano']} | {room} | {KIND_NAMES[row['kind']]} | {e['right'] + e['planted']} | {pct(e['found'], e['right']).strip()} | "
+                  f"{pct(b['found'], b['right']).strip()} | {pct(e['calledWrong'], e['right']).strip()} | {pct(b['calledWrong'], b['right']).strip()} | "
+                  f"{pct(e['caught'], e['planted']).strip()} | {pct(b['caught'], b['planted']).strip()} |")
+    e, b = r["etude"], r["basicPitch"]
+    ratio = b["secondsPerMinute"] / e["secondsPerMinute"] if e["secondsPerMinute"] else float("inf")
+    print(f"  speed: Etude {e['secondsPerMinute']:.2f} s per minute of audio (a whole `etude judge` process each, CPU {e['cpuSecondsPerMinute']:.2f} s), "
+          f"basic-pitch {b['secondsPerMinute']:.2f} s (predict() alone, CPU {b['cpuSecondsPerMinute']:.2f} s; its model loaded once in {b['loadSeconds']:.1f} s) "
+          f"-> Etude {ratio:.1f}x faster (target >= 1.5x: {'PASS' if ratio >= 1.5 else 'FAIL'})")
+    print(f"  peak memory: Etude {e['peakRSSMB']:.0f} MB, basic-pitch {b['peakRSSMB']:.0f} MB -> {b['peakRSSMB'] / max(1e-9, e['peakRSSMB']):.1f}x "
+          f"(target < 150 MB: {'PASS' if e['peakRSSMB'] < 150 else 'FAIL'})")
+    md.append("")
+    md.append(f"Speed: Etude {e['secondsPerMinute']:.2f} s per minute of audio (one whole `etude judge` process per WAV; CPU {e['cpuSecondsPerMinute']:.2f} s), "
+              f"basic-pitch {b['secondsPerMinute']:.2f} s (its `predict()` alone; CPU {b['cpuSecondsPerMinute']:.2f} s; model loaded once in {b['loadSeconds']:.1f} s): "
+              f"Etude {ratio:.1f}x faster. Peak memory: Etude {e['peakRSSMB']:.0f} MB, basic-pitch {b['peakRSSMB']:.0f} MB.")
+    for f in r["failures"]:
+        print(f"  FAILED: {f}")
+    return "\n".join(md) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]) or 0)
