@@ -92,7 +92,7 @@ def cut(long_wav, truth, out_base, room):
         y = y.mean(axis=1)
     y = y[:len(x)]
     sh(["sox", "-R", "-n", "-r", str(rate), "-c", "1", "-b", "32", "-e", "floating-point", noise, "synth",
-        f"{len(y) / rate:.3f}", "pinknoise"])
+        f"{len(y) / rate + 1:.3f}", "pinknoise"])
     n, _ = sf.read(noise, dtype="float64")
     n = n[:len(y)]
     # The music's RMS from its first note to its last note's end (the lead's silence left out).
@@ -158,6 +158,14 @@ def transcribe_main(args):
     from basic_pitch import ICASSP_2022_MODEL_PATH
     from basic_pitch.inference import Model, predict
     model = Model(ICASSP_2022_MODEL_PATH)
+    # One-time costs left out of the per-file figures (said apart): TensorFlow's first call and
+    # librosa's resampler compiled by numba, on two seconds of a tone.
+    import numpy as np
+    import soundfile as sf
+    warm = os.path.join(out_dir, "warm-up.wav")
+    sf.write(warm, (0.3 * np.sin(2 * np.pi * 440 * np.arange(88200) / 44100)).astype(np.float32), 44100)
+    predict(warm, model)
+    os.remove(warm)
     load = time.monotonic() - t0
     files = {}
     for w in wavs:
@@ -285,17 +293,32 @@ def print_table(r):
         md.append(f"| {row['piano']} | {room} | {KIND_NAMES[row['kind']]} | {e['right'] + e['planted']} | {pct(e['found'], e['right']).strip()} | "
                   f"{pct(b['found'], b['right']).strip()} | {pct(e['calledWrong'], e['right']).strip()} | {pct(b['calledWrong'], b['right']).strip()} | "
                   f"{pct(e['caught'], e['planted']).strip()} | {pct(b['caught'], b['planted']).strip()} |")
+    # The issue's targets, on the rooms' rows: a figure and no worse than basic-pitch beside it.
+    verdicts = []
+    for row in r["rows"]:
+        if not row["room"]:
+            continue
+        e, b = row["etude"], row["basicPitch"]
+        f = lambda c: 100 * c["found"] / c["right"] if c["right"] else 100.0
+        w = lambda c: 100 * c["calledWrong"] / c["right"] if c["right"] else 0.0
+        k = lambda c: 100 * c["caught"] / c["planted"] if c["planted"] else 100.0
+        checks = {"both": f(e) >= 96, "pedal": f(e) >= 96 and w(e) <= 1, "chords": f(e) >= 97, "planted": k(e) >= 95}
+        if row["kind"] in checks:
+            ok = checks[row["kind"]] and f(e) >= f(b) and w(e) <= w(b) and k(e) >= k(b)
+            verdicts.append(f"{row['piano']} {row['kind']} {'PASS' if ok else 'FAIL'}")
+    print("  targets in the room (both ≥ 96 % found; pedalled ≥ 96 % and ≤ 1 % called wrong; chords ≤ 3 % missed; planted ≥ 95 % caught; "
+          "each no worse than basic-pitch): " + ", ".join(verdicts))
     e, b = r["etude"], r["basicPitch"]
-    ratio = b["secondsPerMinute"] / e["secondsPerMinute"] if e["secondsPerMinute"] else float("inf")
-    print(f"  speed: Etude {e['secondsPerMinute']:.2f} s per minute of audio (a whole `etude judge` process each, CPU {e['cpuSecondsPerMinute']:.2f} s), "
-          f"basic-pitch {b['secondsPerMinute']:.2f} s (predict() alone, CPU {b['cpuSecondsPerMinute']:.2f} s; its model loaded once in {b['loadSeconds']:.1f} s) "
-          f"-> Etude {ratio:.1f}x faster (target >= 1.5x: {'PASS' if ratio >= 1.5 else 'FAIL'})")
-    print(f"  peak memory: Etude {e['peakRSSMB']:.0f} MB, basic-pitch {b['peakRSSMB']:.0f} MB -> {b['peakRSSMB'] / max(1e-9, e['peakRSSMB']):.1f}x "
-          f"(target < 150 MB: {'PASS' if e['peakRSSMB'] < 150 else 'FAIL'})")
-    md.append("")
-    md.append(f"Speed: Etude {e['secondsPerMinute']:.2f} s per minute of audio (one whole `etude judge` process per WAV; CPU {e['cpuSecondsPerMinute']:.2f} s), "
-              f"basic-pitch {b['secondsPerMinute']:.2f} s (its `predict()` alone; CPU {b['cpuSecondsPerMinute']:.2f} s; model loaded once in {b['loadSeconds']:.1f} s): "
-              f"Etude {ratio:.1f}x faster. Peak memory: Etude {e['peakRSSMB']:.0f} MB, basic-pitch {b['peakRSSMB']:.0f} MB.")
+    # CPU time is judged (on a shared machine the wall clock counts other processes' turns too);
+    # both are printed. basic-pitch's counts all its threads.
+    ratio = b["cpuSecondsPerMinute"] / e["cpuSecondsPerMinute"] if e["cpuSecondsPerMinute"] else float("inf")
+    speed = (f"Etude {e['cpuSecondsPerMinute']:.2f} s CPU per minute of audio (a whole `etude judge` process per WAV; wall {e['secondsPerMinute']:.2f} s), "
+             f"basic-pitch {b['cpuSecondsPerMinute']:.2f} s CPU (its predict() per WAV; wall {b['secondsPerMinute']:.2f} s; model load and warm-up once: "
+             f"{b['loadSeconds']:.1f} s wall) -> Etude {ratio:.1f}x faster")
+    memory = f"peak memory: Etude {e['peakRSSMB']:.0f} MB, basic-pitch {b['peakRSSMB']:.0f} MB ({b['peakRSSMB'] / max(1e-9, e['peakRSSMB']):.1f}x)"
+    print(f"  speed: {speed} (target >= 1.5x: {'PASS' if ratio >= 1.5 else 'FAIL'})")
+    print(f"  {memory} (target < 150 MB: {'PASS' if e['peakRSSMB'] < 150 else 'FAIL'})")
+    md += ["", f"Speed: {speed}. Peak {memory[5:]}."]
     for f in r["failures"]:
         print(f"  FAILED: {f}")
     return "\n".join(md) + "\n"
