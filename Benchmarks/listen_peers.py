@@ -15,12 +15,13 @@ the model loaded once; each file's predict() timed; the process's peak RSS); its
 as MIDI, are judged by the same `etude judge LESSON TRANSCRIPTION.mid --json`, so both go
 through the same aligner and the same verdicts. For each score note the truth names, the
 judge's verdict is read from its `alignment` (the entry with that pitch due nearest the time it
-was played): found = the right key came (hit, early or late), called wrong = a right note judged
-`wrong`, planted caught = a planted wrong key judged `wrong`.
+was played, after the shift most of those pairs agree on: the judge times a recording from
+half a second of silence it puts before it, a transcription from 0): found = the right key came
+(hit, early or late), called wrong = a right note judged `wrong`, planted caught = a planted
+wrong key judged `wrong` (judged `missed` is not caught: the learner is not told the key was wrong).
 """
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -61,7 +62,8 @@ def render(piano, material, out):
     if tool == "fluidsynth":
         sh(["fluidsynth", "-ni", "-q", "-r", "44100", "-T", "wav", "-F", raw, path, mid])
     elif tool == "timidity":
-        sh(["timidity", "-c", path, "-Ow", "-s", "44100", "-o", raw, mid])
+        # TiMidity drops the silence before the first note unless told not to: the offsets would slip.
+        sh(["timidity", "-c", path, "--preserve-silence", "-Ow", "-s", "44100", "-o", raw, mid])
     else:
         raise SystemExit(f"listen_peers: unknown renderer {tool} (fluidsynth or timidity)")
     sh(["sox", raw, "-c", "1", "-b", "32", "-e", "floating-point", mono, "remix", "-", "gain", "-n", "-3"])
@@ -122,15 +124,31 @@ def score(truth, report, kind):
     """Counts for one judged performance: the truth's notes looked up in the judge's alignment."""
     c = {"right": 0, "found": 0, "onTime": 0, "calledWrong": 0, "planted": 0, "caught": 0, "plantedMissed": 0, "unmatched": 0}
     alignment = report.get("alignment", []) if report else []
+    # The judge's times are the performance's own, which may start elsewhere than the truth's
+    # (a recording is heard after half a second of silence; a transcription starts at 0): the
+    # shift is the one most pairs of the same key agree on (20 ms bins), then each note is
+    # matched within 150 ms of it.
+    bins = {}
+    for t in truth["notes"]:
+        for a in alignment:
+            d = a.get("dueAt", -99) - t["time"]
+            if a.get("pitch") == t["expected"] and abs(d) < 3:
+                bins.setdefault(round(d / 0.02), []).append(d)
+    shift = 0.0
+    if bins:
+        top = max(bins, key=lambda b: len(bins[b]) + len(bins.get(b - 1, [])) + len(bins.get(b + 1, [])))
+        near = sorted(bins.get(top - 1, []) + bins[top] + bins.get(top + 1, []))
+        shift = near[len(near) // 2]
+    c["shift"] = shift
     used = set()
     for t in sorted(truth["notes"], key=lambda t: (t["time"], t["expected"])):
         if kind == "chords" and not t["chord4"]:
             continue
-        best, gap = None, 0.3
+        best, gap = None, 0.15
         for k, a in enumerate(alignment):
             if k in used or a.get("pitch") != t["expected"]:
                 continue
-            d = abs(a.get("dueAt", -9) - t["time"])
+            d = abs(a.get("dueAt", -99) - shift - t["time"])
             if d < gap:
                 best, gap = k, d
         onset = None
@@ -221,6 +239,7 @@ def main(argv):
         if report is None:
             failures.append(f"etude judge {os.path.basename(k['wav'])}: {err}")
         k["etude"] = score(k["truth"], report, k["truth"]["kind"])
+        k["etudeRun"] = {"wallSeconds": wall, "cpuSeconds": cpu, "peakRSSMB": rss}
         etude_wall += wall
         etude_cpu += cpu
         etude_rss = max(etude_rss, rss)
@@ -257,10 +276,13 @@ def main(argv):
                     total = {}
                     for k in ks:
                         for key, v in k[who].items():
-                            total[key] = total.get(key, 0) + v
+                            if key != "shift":
+                                total[key] = total.get(key, 0) + v
                     row[who] = total
                 rows.append(row)
-    result = {"rows": rows, "audioSeconds": audio, "takes": len(takes), "failures": failures,
+    per_take = [{"wav": os.path.basename(k["wav"]), "audioSeconds": k["audio"], "etude": k["etude"], "etudeRun": k["etudeRun"],
+                 "basicPitch": k["basicPitch"], "basicPitchRun": bp["files"].get(k["wav"], {})} for k in takes]
+    result = {"rows": rows, "perTake": per_take, "audioSeconds": audio, "takes": len(takes), "failures": failures,
               "etude": {"secondsPerMinute": etude_wall / (audio / 60), "cpuSecondsPerMinute": etude_cpu / (audio / 60),
                         "peakRSSMB": etude_rss, "processes": len(takes)},
               "basicPitch": {"secondsPerMinute": bp_seconds / (audio / 60), "cpuSecondsPerMinute": bp_cpu / (audio / 60),
