@@ -4,6 +4,7 @@ Usage (scripts/bench.sh listening runs it with the bench venv's python):
   listen_peers.py --etude .build/release/etude --material DIR --piano NAME:fluidsynth:FONT.sf2|sf3
                   [--piano NAME:timidity:CONFIG.cfg] [--out DIR]
   listen_peers.py --transcribe OUTDIR WAV...   (internal: basic-pitch in its own process)
+  listen_peers.py --self-test                  (the matcher on a made-up judgement; also run before every measurement)
 
 DIR holds what `etude-bench listen-material` wrote: all.mid (every performance, a few seconds
 apart) and NAME-KIND.mid/.json per performance. Per piano, all.mid is rendered once (FluidSynth
@@ -184,6 +185,24 @@ def score(truth, report, kind):
     return c
 
 
+def self_test():
+    """The matcher on a made-up judgement: a recording's times half a second late, a chord, a
+    planted key called wrong, a right note missed, another called wrong. Run before measuring."""
+    notes = [{"time": 1.0 + 0.5 * i, "expected": 60 + i, "pitch": 60 + i, "planted": False, "chord4": False} for i in range(8)]
+    notes += [{"time": 5.0, "expected": p, "pitch": p, "planted": False, "chord4": True} for p in (48, 64, 67, 72)]
+    notes[2]["pitch"] = 63
+    notes[2]["planted"] = True
+    verdicts = {0: "hit", 1: "late", 2: "wrong", 3: "missed", 4: "wrong", 5: "hit", 6: "early", 7: "hit"}
+    alignment = [{"pitch": n["expected"], "dueAt": n["time"] + 0.503, "onset": verdicts.get(i, "hit")} for i, n in enumerate(notes)]
+    alignment.reverse()
+    c = score({"notes": notes}, {"alignment": alignment}, "both")
+    want = {"right": 11, "found": 9, "onTime": 7, "calledWrong": 1, "planted": 1, "caught": 1, "plantedMissed": 0, "unmatched": 0}
+    got = {k: c[k] for k in want}
+    assert got == want and abs(c["shift"] - 0.503) < 1e-9, f"listen_peers self-test: {got} shift {c['shift']}, want {want}"
+    chords = score({"notes": notes}, {"alignment": alignment}, "chords")
+    assert (chords["right"], chords["found"]) == (4, 4), f"listen_peers self-test: chords {chords}"
+
+
 def transcribe_main(args):
     """Internal: basic-pitch over the WAVs in one process; each transcription written as MIDI."""
     out_dir, wavs = args[0], args[1:]
@@ -212,6 +231,10 @@ def transcribe_main(args):
 def main(argv):
     if argv and argv[0] == "--transcribe":
         return transcribe_main(argv[1:])
+    self_test()
+    if argv == ["--self-test"]:
+        print("listen_peers self-test: ok")
+        return 0
     opts = {"--piano": []}
     i = 0
     while i < len(argv):
