@@ -578,9 +578,10 @@ struct Painter {
 
     mutating func paintTime(_ time: TimeSignature, x: Int) {
         for staff in Staff.allCases {
-            // Compact: the two figures on adjacent rows (the fourth and middle lines), read as
-            // one signature, not two digits with a line between them.
-            let (top, bottom) = density == .compact ? (6, 4) : (6, 2)
+            // Compact: the two figures on adjacent rows (the middle and second lines), read as
+            // one signature, not two digits with a line between them, and below the F line the
+            // two-cell bass clef `ɔ:` stands on.
+            let (top, bottom) = density == .compact ? (4, 2) : (6, 2)
             text(String(time.numerator), x: x, y: geometry.lineRow(staff, step: top), .timeSignature)
             text(String(time.denominator), x: x, y: geometry.lineRow(staff, step: bottom), .timeSignature)
         }
