@@ -67,9 +67,9 @@ struct MethodCurriculumTests {
     }
 
     /// The dynamics of the pieces whose public edition Etude follows are that edition's (the
-    /// Peters edition as typeset by Mutopia, nos. 647 and 650): Schumann's Melody is p with a
+    /// Peters edition as typeset by Mutopia, nos. 647 and 650; Breitkopf's, no. 931): Schumann's Melody is p with a
     /// diminuendo across bars 7 and 15 and no crescendo; the Soldiers' March is f at its
-    /// phrases to the end, with neither p nor hairpin. Every other lesson at levels 4–8 with
+    /// phrases to the end, with neither p nor hairpin; Für Elise's theme is pp. Every other lesson at levels 4–8 with
     /// marks starts with one in its first bar (none begins unmarked and gains a level later).
     @Test func editionCheckedPiecesCarryTheirEditionsDynamics() throws {
         func bar(_ e: Entry, _ tick: Int) -> Int? { e.lesson.bars.bars.first { $0.startTick <= tick && tick < $0.endTick }?.number }
@@ -87,6 +87,10 @@ struct MethodCurriculumTests {
         #expect(Set(d.marks.values.joined().map(\.mark)) == ["f"])
         let bars = Set(d.marks.values.joined().compactMap { bar(march, $0.tick) })
         #expect(bars.isSuperset(of: [1, 17, 21, 25, 31, 32]), "\(bars.sorted())")
+
+        let elise = try #require(Self.all.first { $0.relative == "level5/fur-elise.abc" })
+        #expect(Set(elise.lesson.markedDynamics.marks.values.joined().map(\.mark)) == ["pp"] && elise.lesson.markedDynamics.hairpins.isEmpty,
+                "Für Elise's theme is pp without a hairpin (Breitkopf & Härtel, Mutopia 931)")
 
         for e in Self.all where (4...8).contains(e.lesson.tags.level ?? 0) {
             let marks = e.lesson.markedDynamics.marks.values.joined()
