@@ -14,6 +14,7 @@ swift="${SWIFT:-swift}"
 flags=(-c release --static-swift-stdlib --disable-local-rpath)
 
 command -v "$swift" >/dev/null 2>&1 || { echo "etude: '$swift' is not on the PATH: install Swift 6, or run \`make stage\` as yourself before \`sudo make install\`" >&2; exit 1; }
+command -v python3 >/dev/null 2>&1 || { echo "etude: python3 is not on the PATH: install it (sudo apt-get install python3); the man page's topics are added by scripts/man-topics.py" >&2; exit 1; }
 nice -n 10 "$swift" build "${flags[@]}" --product etude
 # The manual generator ships inside swift-argument-parser (its GenerateManual plugin runs the same
 # tool); building it as a product reuses the release ArgumentParser built above.
