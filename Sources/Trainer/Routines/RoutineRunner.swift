@@ -263,16 +263,10 @@ private final class Run {
         }
         // Where the routine stopped: a convenience, not worth waiting for a locked library.
         try? store.saveResume(ResumeState(lessonID: step.lesson.id, path: opened.path,
-<<<<<<< HEAD
-                                          positionSeconds: opened.lesson.tempoMap.seconds(atTick: lastTick), hand: hand.rawValue,
-                                          tempoPercent: step.tempoPercent, mode: PracticeMode.watch.rawValue,
-                                          loopFirstBar: step.bars?.lowerBound, loopLastBar: step.bars?.upperBound, loopName: nil),
-                              busyTimeout: PracticeEffects.tryTimeout)
-=======
                                           positionSeconds: opened.lesson.tempoMap.seconds(atTick: lastTick), hand: hand,
                                           tempoPercent: step.tempoPercent, mode: .watch,
-                                          loopFirstBar: step.bars?.lowerBound, loopLastBar: step.bars?.upperBound, loopName: nil))
->>>>>>> main
+                                          loopFirstBar: step.bars?.lowerBound, loopLastBar: step.bars?.upperBound, loopName: nil),
+                              busyTimeout: PracticeEffects.tryTimeout)
     }
 
     /// Practising: the learner plays, the coach judges; on the screen, or on the one-line
