@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(name: "JackTests", dependencies: ["Jack", "Synth", "MIDIInput", "MIDIFile", "TestSupport"]),
         // A practice session at run time: the session (transport, runner thread, coach), the
         // controller (commands → transport and coach), the state a view reads. No drawing here.
-        .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Listening", "Clocks"]),
+        .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Listening", "Clocks", "Follow"]),
         // The application layer between the engine modules and the command line: opening a
         // lesson by path, title or id in any format; running a practice session on the screen
         // (key map, pure view, history through a protocol Store implements); the routine runner;
