@@ -158,7 +158,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["TestSupport", "MIDIFile", "Lesson", "Judge", "Synth", "Store", "Trainer", "Jack", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks", "TestSupport"]),
+        .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks", "Follow", "TestSupport"]),
         .testTarget(name: "TrainerTests", dependencies: ["Trainer", "Terminal", "Practice", "Lesson", "Synth", "MIDIFile", "MIDIInput", "Judge", "Screen", "Store", "Clocks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]

@@ -19,6 +19,14 @@ public final class FollowedClock: TimeSource {
         /// The music stops here until the learner comes (nil: nothing to wait for).
         public var cap: Double?
 
+        /// The line through (`anchorWall`, `anchorScore`) at `rate`, held at `cap`.
+        public init(anchorWall: Double, anchorScore: Double, rate: Double, cap: Double?) {
+            self.anchorWall = anchorWall
+            self.anchorScore = anchorScore
+            self.rate = rate
+            self.cap = cap
+        }
+
         /// Where the line is at base time `wall`, ignoring the cap (where the learner is expected).
         public func projected(atWall wall: Double) -> Double {
             // Exactly the base clock until the learner is first followed (no rounding on the way).

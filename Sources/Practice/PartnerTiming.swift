@@ -94,8 +94,8 @@ public struct PartnerTiming: Sendable {
 
     /// A key went down at `wall`: the follower places it, and the music moves to meet the
     /// learner there. Nil when the key moves nothing (a chord's other notes, an extra key, a
-    /// key before the score). `pending`: the notes of the pass not yet judged, on the music's
-    /// clock (the next is where the music waits); `timeOf`: a lesson note's time on the music's
+    /// key before the score). `pending`: the pass's notes from about where the music is, on the
+    /// music's clock, judged or not (the next after the learner's is where the music waits); `timeOf`: a lesson note's time on the music's
     /// clock in the pass under way (nil: not in the part of the pass being played).
     public mutating func heard(pitch: Int, wall: Double, warp: FollowedClock.Warp, pending: [Onset], beat: Double,
                                timeOf: (Int) -> Double?) -> Move? {
@@ -107,7 +107,11 @@ public struct PartnerTiming: Sendable {
         guard point.chord >= 0, point.chord < score.chordCount else { return nil }
         // Another key of the chord the learner is on (or an extra beside it): nothing moves.
         if let b = before, b.chord == point.chord, abs(b.performanceTime - point.performanceTime) < 1e-9 { return nil }
+        // Coming in (the pass's first note, or after the music was moved) only on a note of
+        // the score or a slip beside one: a stray key before the start, taken for a wrong first
+        // note, would start the music early, and its clock never goes back.
         let notes = score.notes[score.range(ofChord: point.chord)]
+        if reached == nil && point.note == nil && !notes.contains(where: { abs($0.pitch - pitch) <= 2 }) { return nil }
         guard let first = notes.first else { return nil }
         // The learner's tempo, as the follower has it, moved on smoothly.
         let estimate = 1 / max(point.tempo, 1e-6)
@@ -141,6 +145,9 @@ public struct PartnerTiming: Sendable {
         // Silent, the music stands where it stopped until the learner plays (its transport is
         // paused there: moving the clock would move the music under it).
         guard !silenced else { return nil }
+        // The pass's notes not known yet (its first events still to come): the cap at the
+        // learner's first note stands.
+        if pending.isEmpty && reached == nil { return nil }
         let cap = cap(pending: pending)
         if !Self.same(cap, warp.cap) {
             waitingSince = nil

@@ -226,7 +226,16 @@ public final class PracticeSession: @unchecked Sendable {
 
     /// Starts playing (real time: the transport thread starts).
     public func start() {
+        owner { if owned.following { waitForFirstNote() } }
         runner?.start()
+    }
+
+    /// Following from the start: the music waits at the learner's first note, so Etude's part
+    /// comes in with them there (the partner's cap is kept once the pass's notes are known).
+    private func waitForFirstNote() {
+        let now = clock.now
+        guard let first = transport.notes(at: now, ahead: 30).filter({ $0.cue.practised }).map(\.start).min(), first >= now else { return }
+        followed.retime(atWall: baseClock.now, rate: owned.partner.rate, cap: first - PartnerTiming.capMargin)
     }
 
     /// Plays what is due at `clock.now` and ticks the coach (virtual clocks only; the runner
@@ -362,16 +371,23 @@ public final class PracticeSession: @unchecked Sendable {
     private func follow(_ event: PlayedEvent, wall: Double) -> Double {
         let warp = followed.warp
         var time = warp.projected(atWall: wall)
-        guard owned.following, event.isOn, event.velocity > 0 else { return time }
+        guard owned.following else { return time }
+        // A key that moves nothing (a release, an extra) is judged where the music is: while it
+        // waits for the learner's next note, the judge waits with it (that note is not missed).
+        let music = warp.score(atWall: wall)
+        guard event.isOn, event.velocity > 0 else { return min(time, music) }
         let beat = beatSeconds()
-        let pending = owned.coach.pendingOnsets(from: warp.score(atWall: wall) - 2 * beat)
+        let pending = owned.coach.passOnsets(from: warp.score(atWall: wall) - 2 * beat)
         let comingIn = owned.partner.reached == nil
         if owned.partner.follower == nil { owned.partner = PartnerTiming(score: planOnsets(), rate: owned.partner.rate) }
         var passTimes: [Int: Double] = [:]
         for o in owned.coach.passOnsets() where passTimes[o.id] == nil { passTimes[o.id] = o.time }
         guard let move = owned.partner.heard(pitch: event.pitch, wall: wall, warp: warp, pending: pending, beat: beat,
                                              timeOf: { passTimes[$0] }) else {
-            return time
+            // Before the learner came in the music waits for them at their first note: a key the
+            // follower does not take for it is a stray before the start (judged a beat before
+            // where the music waits: an extra, not a wrong first note).
+            return comingIn ? music - beat : min(time, music)
         }
         if let to = move.relocate {
             relocate(to: to, wall: move.wall, resume: move.resume)
@@ -807,7 +823,7 @@ public final class PracticeSession: @unchecked Sendable {
             let wall = baseClock.now
             let warp = followed.warp
             let beat = beatSeconds()
-            let pending = owned.coach.pendingOnsets(from: warp.score(atWall: wall) - 2 * beat)
+            let pending = owned.coach.passOnsets(from: warp.score(atWall: wall) - 2 * beat)
             if let move = owned.partner.tick(wall: wall, warp: warp, pending: pending, beat: beat) { apply(move) }
         }
         apply(owned.coach.tick(now: clock.now))

@@ -1,4 +1,5 @@
 import Clocks
+import Follow
 import Foundation
 import Judge
 import Lesson
@@ -172,6 +173,71 @@ struct PartnerTests {
         #expect(report.figures.missed >= 8 && report.figures.wrong + report.figures.extra >= 6, "\(report.figures)")
         #expect(Self.percentile(a, 0.5) <= 40, "median asynchrony \(Self.percentile(a, 0.5)) ms")
         #expect(Self.percentile(a, 0.95) <= 80, "95th percentile \(Self.percentile(a, 0.95)) ms")
+        // Without following, the same performance falls apart from Etude's fixed clock.
+        let fixed = try Self.run(perf, follow: false, until: 150)
+        let b = Self.asynchrony(fixed, perf)
+        #expect((b.map(abs).max() ?? 0) > 500, "fixed clock drifts: \(b.map(abs).max() ?? 0) ms")
+    }
+
+    @Test func comesInWithASlipOntoTheNeighbourKeyAndNotABeatLater() throws {
+        // Every fourth beat a slip onto the key a semitone up, on time, while the tempo drifts:
+        // the follower takes it for the note it replaced, so Etude's left hand comes in with it.
+        let perf = Self.perform(start: 102, tempo: Self.drift, wrongEvery: 4)
+        let run = try Self.run(perf, follow: true, until: 150)
+        let slips = perf.notes.filter { $0.beat == nil && $0.time > 104 }.map(\.time)
+        #expect(slips.count >= 14)
+        let a = slips.compactMap { t in run.leftOnsets.min(by: { abs($0 - t) < abs($1 - t) }).map { ($0 - t) * 1000 } }
+        #expect(Self.percentile(a, 0.5) <= 40, "median asynchrony to the slips \(Self.percentile(a, 0.5)) ms")
+        #expect(Self.percentile(a, 0.95) <= 80, "95th percentile to the slips \(Self.percentile(a, 0.95)) ms")
+        // Nothing of Etude's part skipped or played twice.
+        #expect(run.leftOnsets.count == 128, "\(run.leftOnsets.count) left-hand notes")
+        let report = try #require(run.reports.first)
+        #expect(report.figures.wrong >= 14 && report.figures.hit >= 46, "\(report.figures)")
+    }
+
+    @Test func aStrayKeyBeforeTheStartMovesNothing() throws {
+        // A key 0.6 s before the first note, the learner's part then in time: the music waits
+        // for the first note, not for the stray, and the pass is judged as played.
+        var perf = Self.perform(start: 102.6, tempo: { _ in 1 })
+        perf.notes.insert((102.0, 70, nil), at: 0)
+        let run = try Self.run(perf, follow: true, until: 140)
+        let first = try #require(perf.beats[0])
+        // (Its first note, on the pass's first tick, sounds as the pass starts: the learner's cue.)
+        let early = run.leftOnsets.filter { $0 > 100.01 && $0 < first - 0.001 }
+        #expect(early.isEmpty, "Etude came in before the learner's first note: \(early)")
+        let a = Self.asynchrony(run, perf)
+        #expect(Self.percentile(a, 0.95) <= 80, "95th percentile \(Self.percentile(a, 0.95)) ms")
+        let report = try #require(run.reports.first)
+        #expect(report.figures.hit == 64 && report.figures.wrong == 0 && report.figures.extra == 1, "\(report.figures)")
+    }
+
+    @Test func thePartnersPlaceIsTheOneFollowersPlace() {
+        // The partner keeps no matcher of its own: what it is told of a key is what the score
+        // follower, fed the same keys, says of it (a stray first, a slip, an extra, a miss).
+        let onsets = (0..<32).map { PartnerTiming.Onset(pitch: Self.rightPitch($0), time: Double($0) * 0.5, id: $0) }
+        var partner = PartnerTiming(score: onsets)
+        var follower = ScoreFollower(score: FollowScore(onsets.map { ScoreNote(id: $0.id, pitch: $0.pitch, time: $0.time) }))
+        var keys: [(pitch: Int, time: Double)] = [(70, 9.4)]
+        for i in 0..<32 where i != 9 {
+            keys.append((i == 5 ? Self.rightPitch(i) + 1 : Self.rightPitch(i), 10 + Double(i) * 0.6))
+            if i == 13 { keys.append((Self.rightPitch(i) + 5, 10 + Double(i) * 0.6 + 0.2)) }
+        }
+        let warp = FollowedClock.Warp(anchorWall: 0, anchorScore: 0, rate: 1, cap: nil)
+        var moved = 0
+        for k in keys {
+            let point = follower.play(PerformedNote(pitch: k.pitch, time: k.time))
+            let move = partner.heard(pitch: k.pitch, wall: k.time, warp: warp, pending: onsets, beat: 0.5, timeOf: { Double($0) * 0.5 })
+            #expect(partner.follower?.current == point)
+            if let move {
+                moved += 1
+                // The music is put where the follower put the learner, at their tempo.
+                #expect(move.score == point.scoreTime, "key \(k)")
+                #expect(abs(move.rate - 1 / point.tempo) < 0.2 + 1e-9)
+            }
+        }
+        // One move per note the learner came to (the slip's too), none for the stray or the extra.
+        #expect(moved == 31, "\(moved) moves")
+        #expect(abs(partner.rate - 1 / 1.2) < 0.05, "rate \(partner.rate)")
     }
 
     @Test func fallsSilentWithinABeatWhenTheLearnerStopsAndComesBackWithThem() throws {
