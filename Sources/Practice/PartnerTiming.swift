@@ -73,14 +73,21 @@ public struct PartnerTiming: Sendable {
     public static let onBeats = 4.0
 
     /// A partner following nothing yet (`heard` moves nothing until it has a score).
-    public init() {}
+    public init() { hearingDelay = 0 }
 
     /// A partner following the learner through `score`: the practised notes of the plan, in
-    /// seconds at the pass's tempo; `rate`, the tempo the learner kept so far.
-    public init(score: [Onset], rate: Double = 1) {
+    /// seconds at the pass's tempo; `rate`, the tempo the learner kept so far; `hearingDelay`,
+    /// how late (base seconds) their keys reach it after they sounded (a microphone's listener).
+    public init(score: [Onset], rate: Double = 1, hearingDelay: Double = 0) {
         follower = ScoreFollower(score: FollowScore(score.map { ScoreNote(id: $0.id, pitch: $0.pitch, time: $0.time) }))
         self.rate = min(max(rate, Self.rates.lowerBound), Self.rates.upperBound)
+        self.hearingDelay = max(0, hearingDelay)
     }
+
+    /// How late the learner's keys reach the partner after they sounded (base seconds): the
+    /// music runs on that far past their next note before it waits, so a learner on time is
+    /// met on time, not when their note is heard.
+    public let hearingDelay: Double
 
     /// The first note of the learner's part still ahead of where they are.
     static func awaited(after reached: Double?, in pending: [Onset]) -> Onset? {
@@ -89,7 +96,7 @@ public struct PartnerTiming: Sendable {
 
     /// The cap before the learner's next note, nil when none is left.
     func cap(pending: [Onset]) -> Double? {
-        Self.awaited(after: reached, in: pending).map { $0.time - Self.capMargin }
+        Self.awaited(after: reached, in: pending).map { $0.time - Self.capMargin + hearingDelay * rate }
     }
 
     /// A key went down at `wall`: the follower places it, and the music moves to meet the

@@ -62,6 +62,11 @@ public final class PracticeSession: @unchecked Sendable {
         /// Etude's part keeps the learner's tempo in play and memory mode (`--follow`): the music
         /// waits for them, catches up with them and falls silent when they stop.
         public var follow: Bool = false
+        /// Seconds the learner's keys reach the session after they sounded, stamped with when
+        /// they sounded (a microphone: its listener decides `ListeningProfile.latency` after an
+        /// onset). Under `--follow` the music runs on that far past the learner's next note
+        /// before it waits for them, so Etude's part is not late by it.
+        public var hearingDelay: Double = 0
 
         public init(mode: PracticeMode = .watch, window: TimingWindow = TimingWindow(), cleanThreshold: Double = 90,
                     computerKeyboard: Bool = true, title: String? = nil, lookaheadSeconds: Double = 3,
@@ -349,7 +354,7 @@ public final class PracticeSession: @unchecked Sendable {
         owner {
             let on = on && owned.coach.mode.follows
             owned.following = on
-            owned.partner = on ? PartnerTiming(score: planOnsets(), rate: owned.partner.rate) : PartnerTiming()
+            owned.partner = on ? followingPartner() : PartnerTiming()
             if !on { unfollow() }
             exchange.withLock { shared.following = on }
             return on
@@ -379,7 +384,7 @@ public final class PracticeSession: @unchecked Sendable {
         let beat = beatSeconds()
         let pending = owned.coach.passOnsets(from: warp.score(atWall: wall) - 2 * beat)
         let comingIn = owned.partner.reached == nil
-        if owned.partner.follower == nil { owned.partner = PartnerTiming(score: planOnsets(), rate: owned.partner.rate) }
+        if owned.partner.follower == nil { owned.partner = followingPartner() }
         var passTimes: [Int: Double] = [:]
         for o in owned.coach.passOnsets() where passTimes[o.id] == nil { passTimes[o.id] = o.time }
         guard let move = owned.partner.heard(pitch: event.pitch, wall: wall, warp: warp, pending: pending, beat: beat,
@@ -414,6 +419,11 @@ public final class PracticeSession: @unchecked Sendable {
             owned.coach.transportPaused(at: clock.now)
             perform { $0.pause() }
         }
+    }
+
+    /// A partner following the learner through the plan's notes, at the tempo they kept.
+    private func followingPartner() -> PartnerTiming {
+        PartnerTiming(score: planOnsets(), rate: owned.partner.rate, hearingDelay: settings.hearingDelay)
     }
 
     /// The practised notes of the plan's bars in seconds at the pass's tempo (made once per
@@ -776,7 +786,7 @@ public final class PracticeSession: @unchecked Sendable {
                 owned.tempoSamples = []
             case .passStarted:
                 // A new pass (its tempo may be new): the follower starts over on it.
-                owned.partner = owned.following ? PartnerTiming(score: planOnsets(), rate: owned.partner.rate) : PartnerTiming()
+                owned.partner = owned.following ? followingPartner() : PartnerTiming()
                 owned.tempoSamples = []
                 owned.passStartClock = e.time
                 owned.passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)

@@ -90,13 +90,18 @@ struct PartnerTests {
     }
 
     /// Plays the performance against a play-mode session of the right hand, Etude on the left.
-    static func run(_ performance: Performance, follow: Bool, until end: Double) throws -> Run {
+    /// `heardAfter`: each key reaches the session that long after it sounded (stamped when it
+    /// sounded), as a microphone's listener hands them on; `hearingDelay`, what the session is
+    /// told of it.
+    static func run(_ performance: Performance, follow: Bool, until end: Double, heardAfter: Double = 0,
+                    hearingDelay: Double = 0) throws -> Run {
         let clock = VirtualClock(now: 100)
         let output = RecordingOutput(clock: { clock.now })
         var plan = PracticePlan(hands: .right)
         plan.repeatMode = .times(1)
         var settings = PracticeSession.Settings(mode: .play, computerKeyboard: false, holdAfterPass: false)
         settings.follow = follow
+        settings.hearingDelay = hearingDelay
         let session = try PracticeSession(lesson: lesson(), plan: plan, clock: clock, output: output, settings: settings)
         let reports = Reports()
         session.onPassReport = { reports.add($0) }
@@ -106,7 +111,7 @@ struct PartnerTests {
         while t < end {
             t += 0.001
             clock.set(t)
-            while let n = pending.first, n.time <= t {
+            while let n = pending.first, n.time + heardAfter <= t {
                 pending = pending.dropFirst()
                 session.learnerPlayed(LearnerNote(pitch: n.pitch, velocity: 80, isOn: true, time: n.time))
                 session.learnerPlayed(LearnerNote(pitch: n.pitch, velocity: 0, isOn: false, time: n.time + 0.2))
@@ -238,6 +243,25 @@ struct PartnerTests {
         // One move per note the learner came to (the slip's too), none for the stray or the extra.
         #expect(moved == 31, "\(moved) moves")
         #expect(abs(partner.rate - 1 / 1.2) < 0.05, "rate \(partner.rate)")
+    }
+
+    @Test func byEarTheListenersDelayIsMadeUpNotAddedToEtudesPart() throws {
+        // From a microphone each key is heard 120 ms after it sounded. Told so, the music runs
+        // on past the learner's next note by that much instead of waiting to hear it: Etude's
+        // left hand meets the learner's notes as they sound, not as they are heard.
+        let perf = Self.perform(start: 102, tempo: Self.drift)
+        let byEar = try Self.run(perf, follow: true, until: 150, heardAfter: 0.12, hearingDelay: 0.12)
+        let a = Self.asynchrony(byEar, perf)
+        #expect(a.count >= 55)
+        #expect(Self.percentile(a, 0.5) <= 40, "median asynchrony by ear \(Self.percentile(a, 0.5)) ms")
+        #expect(Self.percentile(a, 0.95) <= 80, "95th percentile by ear \(Self.percentile(a, 0.95)) ms")
+        #expect(byEar.leftOnsets.count == 128, "\(byEar.leftOnsets.count) left-hand notes")
+        let report = try #require(byEar.reports.first)
+        #expect(report.figures.hit == 64, "\(report.figures)")
+        // Not told, Etude's part waits to hear each note: late by the listener's delay.
+        let deaf = try Self.run(perf, follow: true, until: 150, heardAfter: 0.12)
+        let b = Self.asynchrony(deaf, perf)
+        #expect(Self.percentile(b, 0.5) >= 100, "median asynchrony without the delay made up \(Self.percentile(b, 0.5)) ms")
     }
 
     @Test func fallsSilentWithinABeatWhenTheLearnerStopsAndComesBackWithThem() throws {
