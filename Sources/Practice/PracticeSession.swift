@@ -347,6 +347,12 @@ public final class PracticeSession: @unchecked Sendable {
     /// True while Etude's part keeps the learner's tempo.
     public var isFollowing: Bool { exchange.withLock { shared.following } }
 
+    /// The listener's delay following makes up, in ms, when the learner is heard by a
+    /// microphone (`Settings.hearingDelay`); nil for keys that arrive as they are played.
+    public var followingByEarMs: Int? {
+        settings.hearingDelay > 0 ? Int((settings.hearingDelay * 1000).rounded()) : nil
+    }
+
     /// Turns following on or off (`f`): only in play and memory mode, where the learner plays
     /// against Etude's part in real time. Off, the music goes on at the plan's tempo from where it is.
     @discardableResult
@@ -700,6 +706,7 @@ public final class PracticeSession: @unchecked Sendable {
             mode: coach.mode, pianoKeys: settings.computerKeyboard && coach.mode.judges,
             feedback: feedback, judged: coach.judgedNotes, heardOff: coach.notesHeardOff)
         state.following = following
+        state.followingByEarMs = following ? followingByEarMs : nil
         return state
     }
 

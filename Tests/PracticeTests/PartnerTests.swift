@@ -258,6 +258,8 @@ struct PartnerTests {
         #expect(byEar.leftOnsets.count == 128, "\(byEar.leftOnsets.count) left-hand notes")
         let report = try #require(byEar.reports.first)
         #expect(report.figures.hit == 64, "\(report.figures)")
+        // And says so: the header's `follow by ear +120 ms`.
+        #expect(byEar.session.state().followingByEarMs == 120)
         // Not told, Etude's part waits to hear each note: late by the listener's delay.
         let deaf = try Self.run(perf, follow: true, until: 150, heardAfter: 0.12)
         let b = Self.asynchrony(deaf, perf)
