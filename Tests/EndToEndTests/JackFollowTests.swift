@@ -42,7 +42,9 @@ struct JackFollowTests {
     struct Key { var time: Double; var pitch: UInt8; var velocity: UInt8; var tick: Int?; var off: Double }
 
     /// The right hand at a tempo that drifts from 100 % to 75 % over bars 1–8 and back over
-    /// bars 9–16; chords rolled 12 ms a note, velocities 30–110, a stray key in bar 6.
+    /// bars 9–16, each onset up to 10 ms off it (a human hand), chords rolled 12 ms a note (the
+    /// level-4 right hands have none: rolled chords are the follower's tests'), velocities 30–110,
+    /// a stray key in bar 6.
     static func performance(_ s: Score) -> [Key] {
         let lesson = s.lesson
         let tpq = Double(lesson.ticksPerQuarter)
@@ -69,7 +71,8 @@ struct JackFollowTests {
         for n in s.right {
             let k = inChord[n.startTick, default: 0]
             inChord[n.startTick] = k + 1
-            let on = seconds(at: n.startTick) + 0.012 * Double(k)
+            let jitter = (Double(rng.next() % 21) - 10) / 1000
+            let on = seconds(at: n.startTick) + 0.012 * Double(k) + (k == 0 ? jitter : 0)
             let off = max(on + 0.05, seconds(at: n.endTick) - 0.03)
             keys.append(Key(time: on, pitch: n.pitch, velocity: UInt8(30 + rng.next() % 81), tick: n.startTick, off: off))
         }
