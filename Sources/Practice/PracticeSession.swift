@@ -360,7 +360,7 @@ public final class PracticeSession: @unchecked Sendable {
         owner {
             let on = on && owned.coach.mode.follows
             owned.following = on
-            owned.partner = on ? followingPartner() : PartnerTiming()
+            owned.partner = on ? followingPartner(fromHere: true) : PartnerTiming()
             if !on { unfollow() }
             exchange.withLock { shared.following = on }
             return on
@@ -390,7 +390,7 @@ public final class PracticeSession: @unchecked Sendable {
         let beat = beatSeconds()
         let pending = owned.coach.passOnsets(from: warp.score(atWall: wall) - 2 * beat)
         let comingIn = owned.partner.reached == nil
-        if owned.partner.follower == nil { owned.partner = followingPartner() }
+        if owned.partner.follower == nil { owned.partner = followingPartner(fromHere: true) }
         var passTimes: [Int: Double] = [:]
         for o in owned.coach.passOnsets() where passTimes[o.id] == nil { passTimes[o.id] = o.time }
         guard let move = owned.partner.heard(pitch: event.pitch, wall: wall, warp: warp, pending: pending, beat: beat,
@@ -428,8 +428,18 @@ public final class PracticeSession: @unchecked Sendable {
     }
 
     /// A partner following the learner through the plan's notes, at the tempo they kept.
-    private func followingPartner() -> PartnerTiming {
-        PartnerTiming(score: planOnsets(), rate: owned.partner.rate, hearingDelay: settings.hearingDelay)
+    /// `fromHere`: its follower waits for the learner from a beat before where the music is, and
+    /// the music at their next note from here (following turned on in the middle of a pass).
+    private func followingPartner(fromHere: Bool = false) -> PartnerTiming {
+        var partner = PartnerTiming(score: planOnsets(), rate: owned.partner.rate, hearingDelay: settings.hearingDelay)
+        if fromHere, transport.state == .playing || transport.state == .paused {
+            let map = lesson.tempoMap
+            let here = map.seconds(atTick: transport.tick(at: clock.now)) * 100 / max(1, transport.tempoPercent)
+            partner.restart(from: here - beatSeconds())
+            // The music waits at the learner's next note from here, not at one already behind it.
+            partner.relocated(at: clock.now - 0.002, wall: baseClock.now)
+        }
+        return partner
     }
 
     /// The practised notes of the plan's bars in seconds at the pass's tempo (made once per

@@ -94,7 +94,7 @@ struct PartnerTests {
     /// sounded), as a microphone's listener hands them on; `hearingDelay`, what the session is
     /// told of it.
     static func run(_ performance: Performance, follow: Bool, until end: Double, heardAfter: Double = 0,
-                    hearingDelay: Double = 0) throws -> Run {
+                    hearingDelay: Double = 0, followFrom: Double? = nil) throws -> Run {
         let clock = VirtualClock(now: 100)
         let output = RecordingOutput(clock: { clock.now })
         var plan = PracticePlan(hands: .right)
@@ -111,6 +111,7 @@ struct PartnerTests {
         while t < end {
             t += 0.001
             clock.set(t)
+            if let f = followFrom, t >= f, t < f + 0.001 { session.setFollowing(true) }
             while let n = pending.first, n.time + heardAfter <= t {
                 pending = pending.dropFirst()
                 session.learnerPlayed(LearnerNote(pitch: n.pitch, velocity: 80, isOn: true, time: n.time))
@@ -264,6 +265,22 @@ struct PartnerTests {
         let deaf = try Self.run(perf, follow: true, until: 150, heardAfter: 0.12)
         let b = Self.asynchrony(deaf, perf)
         #expect(Self.percentile(b, 0.5) >= 100, "median asynchrony without the delay made up \(Self.percentile(b, 0.5)) ms")
+    }
+
+    @Test func turnedOnInTheMiddleOfAPassFollowsFromWhereTheLearnerIs() throws {
+        // In time with the lesson for four bars, following turned on in bar 5 (the `F` key), then
+        // slowing to 80 %: the follower starts where the music is, not at the top, and Etude's
+        // left hand keeps with the learner from the next bar on.
+        let perf = Self.perform(start: 100, tempo: { $0 < 20 ? 1 : max(0.8, 1 - 0.02 * Double($0 - 20)) }, jitterMs: 5)
+        let run = try Self.run(perf, follow: false, until: 150, followFrom: 108.2)
+        #expect(run.session.isFollowing)
+        let a = perf.beats.filter { $0.key >= 24 }.compactMap { beat, t in
+            run.leftOnsets.min(by: { abs($0 - t) < abs($1 - t) }).map { ($0 - t) * 1000 }
+        }
+        #expect(a.count >= 38)
+        #expect(Self.percentile(a, 0.5) <= 40, "median asynchrony \(Self.percentile(a, 0.5)) ms")
+        #expect(Self.percentile(a, 0.95) <= 80, "95th percentile \(Self.percentile(a, 0.95)) ms")
+        #expect(run.leftOnsets.count == 128, "\(run.leftOnsets.count) left-hand notes")
     }
 
     @Test func fallsSilentWithinABeatWhenTheLearnerStopsAndComesBackWithThem() throws {
