@@ -55,6 +55,9 @@ public struct PartnerTiming: Sendable {
     public private(set) var reached: Double?
     /// True while Etude's part is silent, waiting for the learner to play again.
     public private(set) var silenced = false
+    /// False until the music met the learner on a key of theirs (this pass, since following
+    /// began, or since the music was moved by hand): their first key then sets the time.
+    public private(set) var metLearner = false
     /// When the music began to wait at its cap (wall time).
     private var waitingSince: Double?
     /// The one follower: every key the learner plays goes through it.
@@ -118,7 +121,7 @@ public struct PartnerTiming: Sendable {
         // the score or a slip beside one: a stray key before the start, taken for a wrong first
         // note, would start the music early, and its clock never goes back.
         let notes = score.notes[score.range(ofChord: point.chord)]
-        if reached == nil && point.note == nil && !notes.contains(where: { abs($0.pitch - pitch) <= 2 }) { return nil }
+        if !metLearner && point.note == nil && !notes.contains(where: { abs($0.pitch - pitch) <= 2 }) { return nil }
         guard let first = notes.first else { return nil }
         // The learner's tempo, as the follower has it, moved on smoothly.
         let estimate = 1 / max(point.tempo, 1e-6)
@@ -131,6 +134,7 @@ public struct PartnerTiming: Sendable {
         let music = warp.score(atWall: wall)
         let target = notes.compactMap { timeOf($0.id) }.min()
         let wentBack = before.map { point.chord < $0.chord } ?? false
+        metLearner = true
         if let target, !(wentBack && target < music - Self.backBeats * beat), target - music <= Self.onBeats * beat {
             reached = target
             var move = Move(wall: at, score: target, rate: rate, cap: cap(pending: pending))
@@ -187,6 +191,7 @@ public struct PartnerTiming: Sendable {
     /// `from` (the follower's score; nil: its start). The tempo they kept is kept.
     public mutating func restart(from: Double? = nil) {
         reached = nil
+        metLearner = false
         waitingSince = nil
         silenced = false
         if var f = follower {

@@ -389,7 +389,7 @@ public final class PracticeSession: @unchecked Sendable {
         guard event.isOn, event.velocity > 0 else { return min(time, music) }
         let beat = beatSeconds()
         let pending = owned.coach.passOnsets(from: warp.score(atWall: wall) - 2 * beat)
-        let comingIn = owned.partner.reached == nil
+        let comingIn = !owned.partner.metLearner
         if owned.partner.follower == nil { owned.partner = followingPartner(fromHere: true) }
         var passTimes: [Int: Double] = [:]
         for o in owned.coach.passOnsets() where passTimes[o.id] == nil { passTimes[o.id] = o.time }
