@@ -181,7 +181,7 @@ struct JackFollowTests {
 }
 
 /// A small seeded generator (xorshift) for the performance's velocities.
-struct SeededRandom {
+private struct SeededRandom {
     private var state: UInt64
     init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
     mutating func next() -> UInt64 {
