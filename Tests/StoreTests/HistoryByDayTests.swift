@@ -44,6 +44,11 @@ import TestSupport
             try db.execute(sql: "UPDATE pass SET score = 1e308 WHERE id = 5")
             try db.execute(sql: "UPDATE pass SET durationSeconds = 172800 WHERE id = 6")
         }
+        // A pass on a day long past, after the later ones (an import, a clock put right): the
+        // days after it are folded again (`reviewInterval`).
+        _ = try store.recordPass(PassRecord(id: nil, lessonID: "aaaa1111", startedAt: Self.start.addingTimeInterval(2 * 86_400 + 3600), mode: .play,
+                                            hand: .both, tempoPercent: 100, firstBar: 1, lastBar: 10, durationSeconds: 40,
+                                            figures: Self.figures(20), complete: true))
         let stored = try store.passes()
         let fromSQL = try store.passDays().sorted { ($0.lessonID, $0.day) < ($1.lessonID, $1.day) }
         let fromSwift = PassDay.summarise(stored)
@@ -56,6 +61,16 @@ import TestSupport
             #expect(Mastery.masteringDays(days: days) == Mastery.masteringDays(mine))
             #expect(Mastery.status(days: days) == Mastery.status(mine))
             #expect(Review.schedule(days: days) == Review.schedule(mine))
+        }
+        // The method's path reads the same answers from a few index look-ups per lesson.
+        let path = try store.methodPath()
+        for lesson in ["aaaa1111", "bbbb2222", "cccc3333"] {
+            let mine = stored.filter { $0.lessonID == lesson }
+            let l = try #require(path.first { $0.listing.lesson.id == lesson })
+            #expect(l.status == Mastery.status(mine), "\(lesson)")
+            #expect(l.firstMasteringDay == Mastery.masteringDays(mine).first, "\(lesson)")
+            #expect(l.schedule == Review.schedule(mine), "\(lesson)")
+            #expect(l.schedule != nil)
         }
         let all = PracticeStats.compute(stored, now: Self.start.addingTimeInterval(31 * 86_400))
         let fast = try store.practiceStats(now: Self.start.addingTimeInterval(31 * 86_400))
