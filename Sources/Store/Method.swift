@@ -154,7 +154,7 @@ extension Store {
             // a sane bar is -1 or more): two are enough to know it is mastered, fewer are all there are.
             let mastering = try db.cachedStatement(sql: """
                 SELECT day FROM passDay WHERE lessonID = ?1 AND masterLastBar >=
-                    coalesce((SELECT MAX(maxLastBar) FROM passDay WHERE lessonID = ?1), -1) LIMIT 2
+                    coalesce((SELECT MAX(maxLastBar) FROM passDay WHERE lessonID = ?1), -1) LIMIT \(Mastery.daysNeeded)
                 """)
             let practised = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM passDay WHERE lessonID = ?)")
             let lastScored = try db.cachedStatement(sql: """
@@ -168,8 +168,8 @@ extension Store {
                 let days = try String.fetchAll(mastering, arguments: [id]).compactMap { PassDay.date($0, calendar: calendar) }.sorted()
                 let status: Mastery.Status = days.count >= Mastery.daysNeeded ? .mastered : .inProgress
                 var schedule: Review.Schedule?
-                if let row = try Row.fetchOne(lastScored, arguments: [id]), let text: String = row["day"],
-                   let day = PassDay.date(text, calendar: calendar), let interval: Int = row["reviewInterval"],
+                if let row = try Row.fetchOne(lastScored, arguments: [id]), let text = try? row.decode(String.self, forColumn: "day"),
+                   let day = PassDay.date(text, calendar: calendar), let interval = try? row.decode(Int.self, forColumn: "reviewInterval"),
                    (1...Review.longestDays).contains(interval) {
                     schedule = Review.Schedule(intervalDays: interval, lastPlayed: day,
                                                due: calendar.date(byAdding: .day, value: interval, to: day) ?? day)

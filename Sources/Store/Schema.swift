@@ -501,11 +501,11 @@ public enum Schema {
             var lesson: String?
             var interval = 1
             while let row = try rows.next() {
-                let id: String? = row["lessonID"]
+                let id = try? row.decode(String.self, forColumn: "lessonID")
                 if id != lesson { lesson = id; interval = 1 }
-                let best: Double = row["bestScore"] ?? 0
+                let best = (try? row.decode(Double.self, forColumn: "bestScore")) ?? 0
                 interval = best >= Review.goodScore ? min(interval * 2, Review.longestDays) : max(1, interval / 2)
-                try update.execute(arguments: [interval, id, row["day"] as String?])
+                try update.execute(arguments: [interval, id, try? row.decode(String.self, forColumn: "day")])
             }
             try db.execute(sql: """
                 DROP TRIGGER pass_day_insert;

@@ -114,10 +114,10 @@ extension Store {
         try writer.read { db in
             // The totals: one row per lesson (`passTotal`, kept by the triggers).
             if let row = try Row.fetchOne(db, sql: "SELECT SUM(passes) AS passes, SUM(scored) AS scored, SUM(seconds) AS seconds, MAX(bestScore) AS best FROM passTotal") {
-                stats.passCount = row["passes"] ?? 0
-                stats.scoredPassCount = row["scored"] ?? 0
-                stats.totalSeconds = row["seconds"] ?? 0
-                stats.bestScore = row["best"]
+                stats.passCount = (try? row.decode(Int.self, forColumn: "passes")) ?? 0
+                stats.scoredPassCount = (try? row.decode(Int.self, forColumn: "scored")) ?? 0
+                stats.totalSeconds = (try? row.decode(Double.self, forColumn: "seconds")) ?? 0
+                stats.bestScore = try? row.decode(Double.self, forColumn: "best")
             }
         }
         // The days and weeks shown: the days since the first one shown, through `passDay_day`.
