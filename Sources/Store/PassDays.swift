@@ -118,9 +118,8 @@ public struct PassDay: Equatable, Sendable {
 
     /// Review's fold (`Review.schedule`) kept in SQL: sets `reviewInterval`, the interval after
     /// each scored day, on `lesson`'s days from `from` on (SQL expressions: `NEW.lessonID`, a day
-    /// `YYYY-MM-DD`). Each day folds from the last interval stored before `from`, so a pass on
-    /// the latest day (the usual case) costs one row and two index look-ups; a day changed in
-    /// the past redoes the days after it.
+    /// `YYYY-MM-DD`). Each day folds from the last interval stored before `from`: a day changed
+    /// in the past redoes the days after it (none after the latest day: no row, no work).
     static func review(lesson: String, from: String) -> String {
         """
         UPDATE passDay SET reviewInterval = (
@@ -136,6 +135,19 @@ public struct PassDay: Equatable, Sendable {
                 FROM f JOIN s ON s.n = f.n + 1)
             SELECT iv FROM f ORDER BY n DESC LIMIT 1)
         WHERE lessonID = \(lesson) AND bestScore IS NOT NULL AND day >= \(from);
+        """
+    }
+
+    /// `reviewInterval` of `lesson`'s one day `day` (SQL expressions), folded from the last scored
+    /// day before it: a pass on the latest day, the usual case, in two index look-ups.
+    static func reviewDay(lesson: String, day: String) -> String {
+        """
+        UPDATE passDay SET reviewInterval = (
+            SELECT CASE WHEN passDay.bestScore >= \(Review.goodScore) THEN min(prev.iv * 2, \(Review.longestDays)) ELSE max(1, prev.iv / 2) END
+            FROM (SELECT coalesce((SELECT p.reviewInterval FROM passDay AS p
+                                   WHERE p.lessonID = passDay.lessonID AND p.bestScore IS NOT NULL AND p.day < passDay.day
+                                   ORDER BY p.day DESC LIMIT 1), 1) AS iv) AS prev)
+        WHERE lessonID = \(lesson) AND day = \(day) AND bestScore IS NOT NULL;
         """
     }
 

@@ -513,7 +513,8 @@ public enum Schema {
                 DROP TRIGGER pass_day_update;
                 CREATE TRIGGER pass_day_insert AFTER INSERT ON pass WHEN \(PassDay.sane("NEW.")) BEGIN
                 \(PassDay.onInsert)
-                    \(PassDay.review(lesson: "NEW.lessonID", from: PassDay.day("NEW.")))
+                    \(PassDay.reviewDay(lesson: "NEW.lessonID", day: PassDay.day("NEW.")))
+                    \(PassDay.review(lesson: "NEW.lessonID", from: "date(\(PassDay.day("NEW.")), '+1 day')"))
                     INSERT INTO passTotal (lessonID, passes, scored, seconds, bestScore)
                         VALUES (NEW.lessonID, NEW.complete != 0, NEW.complete != 0 AND NEW.score IS NOT NULL, NEW.durationSeconds,
                                 CASE WHEN NEW.complete THEN NEW.score END)
