@@ -62,6 +62,9 @@ public final class PracticeSession: @unchecked Sendable {
         /// Etude's part keeps the learner's tempo in play and memory mode (`--follow`): the music
         /// waits for them, catches up with them and falls silent when they stop.
         public var follow: Bool = false
+        /// `--recording`: the music's clock is warped so the lesson moves with the recording
+        /// heard (its aligned bars and beats, `RecordingPace`), at the practice tempo.
+        public var recording: RecordingPace?
 
         public init(mode: PracticeMode = .watch, window: TimingWindow = TimingWindow(), cleanThreshold: Double = 90,
                     computerKeyboard: Bool = true, title: String? = nil, lookaheadSeconds: Double = 3,
@@ -123,6 +126,8 @@ public final class PracticeSession: @unchecked Sendable {
         /// The practised notes of the plan's bars by tick (the partner finds a learner who
         /// restarted among them), made when first needed for a plan.
         var planOnsets: (plan: PracticePlan, onsets: [PartnerTiming.Onset])?
+        /// `--recording`: how the clock follows the recording.
+        var pace: RecordingPace?
     }
     private var owned: Owned
 
@@ -162,6 +167,7 @@ public final class PracticeSession: @unchecked Sendable {
                           inputOffsetMs: settings.inputOffsetMs)
         owned = Owned(coach: coach, loopOn: plan.bars != nil, guide: settings.guide)
         owned.following = settings.follow && settings.mode.follows
+        owned.pace = settings.recording
         shared = Exchange(coach: coach.snapshot(), loop: SessionState.Loop(enabled: plan.bars != nil, passes: 0, name: nil))
         shared.following = owned.following
         threaded = clock.isRealTime
@@ -800,6 +806,7 @@ public final class PracticeSession: @unchecked Sendable {
 
     /// The coach's clock and the caller's tick hook, on the transport thread (or `advance()`).
     private func tick(now: Double) {
+        if owned.pace != nil { paceRecording() }
         if owned.following && transport.state != .stopped && transport.state != .finished {
             let wall = baseClock.now
             let warp = followed.warp
@@ -810,6 +817,13 @@ public final class PracticeSession: @unchecked Sendable {
         apply(owned.coach.tick(now: clock.now))
         publish()
         exchange.withLock { shared.tickHook }?(now)
+    }
+
+    /// `--recording`: the music's clock moved on to where the recording is (on the owner, each tick).
+    private func paceRecording() {
+        let wall = baseClock.now
+        guard let move = owned.pace?.step(wall: wall, clockNow: followed.now, transport: transport) else { return }
+        followed.retime(atWall: wall, score: move.score, rate: move.rate, cap: nil)
     }
 
     /// How long the results panel stays once the next pass plays on (the front end's view
