@@ -102,9 +102,12 @@ public final class RecordingVoice: @unchecked Sendable {
         underrunsAtStart = etude_mix_underruns()
     }
 
-    /// Starts the worker (and the mix in the audio callback).
+    /// Starts the worker (and the mix in the audio callback), having chosen the engine: R3
+    /// when it stretches a second of this recording in under `finerBudget` of a second here,
+    /// else R2 (measured before anything plays, so the probe never starves the queue).
     public func start() {
-        makeStretcher(finer: true)
+        let cost = Self.costOfStretching(file: file, outputRate: outputRate, speed: 1, finer: true, seconds: 1, at: min(10, file.seconds / 3))
+        makeStretcher(finer: cost <= Self.finerBudget)
         let t = Thread { [self] in
             run()
             done.signal()
@@ -138,11 +141,8 @@ public final class RecordingVoice: @unchecked Sendable {
             etude_mix_flush()
             etude_mix_set_active(0)
         }
-        var measured = false
         while !stopping.load(ordering: .acquiring) {
-            let t = target()
-            step(t)
-            if !measured && playing { measured = checkEngine() }
+            step(target())
             usleep(4_000)
         }
     }
@@ -175,8 +175,8 @@ public final class RecordingVoice: @unchecked Sendable {
             if playing { state.withLock { $0.figures.jumps += 1 } }
         }
         playing = true
-        etude_mix_set_paused(0)
         fill(t)
+        etude_mix_set_paused(0)
     }
 
     private func jump(to seconds: Double) {
@@ -321,20 +321,8 @@ public final class RecordingVoice: @unchecked Sendable {
         }
     }
 
-    /// R3 where the CPU keeps up: a second of the recording stretched by R3 takes under a third of
-    /// a second here, else R2 from now on.
-    private func checkEngine() -> Bool {
-        guard engine == .r3 else { return true }
-        let probe = RecordingVoice.costOfStretching(file: file, outputRate: outputRate, speed: speed, finer: true, seconds: 1, at: nextOut)
-        if probe > RecordingVoice.finerBudget {
-            makeStretcher(finer: false)
-            jump(to: nextOut)
-        }
-        return true
-    }
-
     /// The share of real time R3 may take before R2 is used instead.
-    public static let finerBudget = 0.33
+    public static let finerBudget = 0.4
 
     /// Seconds Rubber Band (R3 or R2, real-time) takes to stretch `seconds` of `file` from `at`,
     /// per second of audio: what decides the engine, and what `make bench` prints.

@@ -237,7 +237,10 @@ public enum PracticeScreenRunner {
                                                     playing: playing, instrument: instrument, recording: recording)
         let voice = recording?.voice(live: live, session: session)
         voice?.start()
-        defer { voice?.stop() }
+        defer {
+            voice?.stop()
+            if sound.verbose, let voice { Console.error("etude: \(RecordingPractice.summary(voice))") }
+        }
         let lights = try sound.keyLights()
         defer { lights?.clear() }
         if let gestures = sound.gestures {

@@ -90,6 +90,13 @@ public final class RecordingPractice: Sendable {
         }
     }
 
+    /// What `--verbose` says of the recording heard: the engine, and what the worker counted.
+    public static func summary(_ voice: RecordingVoice) -> String {
+        let f = voice.figures
+        return "recording stretched live by \(voice.engine.rawValue) at \(voice.outputRate) Hz: \(f.underruns) underrun\(f.underruns == 1 ? "" : "s"), "
+            + "\(f.jumps) jump\(f.jumps == 1 ? "" : "s"), \(f.loopJoins) loop join\(f.loopJoins == 1 ? "" : "s")"
+    }
+
     /// Where the recording should be for a transport: pure, so tests check it on virtual clocks.
     public static func target(_ t: Transport, clockNow: Double, wall: Double, timeline: RecordingTimeline) -> RecordingVoice.Target {
         let bars = t.bars

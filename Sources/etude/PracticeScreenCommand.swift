@@ -64,6 +64,7 @@ struct PracticeScreenCommand: ParsableCommand {
         var playing = try playingOptions.playing(mode: mode, report: report, saveDir: saveDir)
         playing.countIn = countIn ?? true
         playing.recording = recording
+        if let recording { _ = try RecordingAlign.openRecording(recording) }  // a file that cannot be played: one line before anything opens
         playing.watchStopsAtEnd = practice.repeat == nil
         let library = store.library
         playing.library = library
