@@ -1,0 +1,122 @@
+import Foundation
+import MIDIFile
+import Testing
+import TestSupport
+
+/// `etude practice LESSON --recording RECORDING` as a learner runs it (issue 42 point 3), on a
+/// recording the test makes (`RecordedLesson`: another SoundFont, a tempo curve of ±25 % and a
+/// ritardando, a room and noise) whose bar times are known: the practice screen's bar counter
+/// moves with the recording stretched to 70 % (aligned first, saying so), a pass played from a
+/// FIFO at the recording's stretched times is clean, and a recording that cannot be played is
+/// one line.
+@Suite(.serialized) struct PracticeRecordingTests {
+    static let ready = Tools.tmux.available && Tools.fluidsynth.available && Tools.sox.available && Tools.otherPiano.available
+
+    /// The bar counter of the header ("bar 3:2/8" → 3).
+    static func bar(_ screen: String) -> Int? {
+        guard let header = screen.split(separator: "\n").first(where: { $0.contains("bar ") }),
+              let range = header.range(of: #"bar (\d+):"#, options: .regularExpression) else { return nil }
+        return Int(header[range].dropFirst(4).dropLast())
+    }
+
+    /// Watch mode at 70 %, no audio device: each bar comes on the screen when the stretched
+    /// recording reaches it (the aligned times, a rubato performance), in the falling notes'
+    /// view and on the staff (its cursor is the same position).
+    @Test(.enabled(if: ready, "needs tmux, fluidsynth, sox and FluidR3_GM.sf2"))
+    func theBarCounterMovesWithTheRecordingAt70Percent() throws {
+        let etude = try Etude()
+        let made = try RecordedLesson.make(in: etude.home, name: "take", bars: 8)
+        let take = try #require(made)
+        let pane = try TmuxPane(etude: etude, ["practice", take.lesson, "--recording", take.wav, "--tempo", "70%", "--repeat", "1"], width: 100, height: 30)
+        #expect(eventually(120) { Self.bar(pane.screen()) != nil }, "\(pane.screen())\n\(pane.stderr)")
+        #expect(pane.stderr.contains("had no alignment to this lesson: aligned now"), "\(pane.stderr)")
+        #expect(pane.screen().contains("with take.wav"), "the header names the recording: \(pane.screen())")
+        var seen: [Int: Double] = [:]
+        let started = Date()
+        var staffShown = false
+        while Date().timeIntervalSince(started) < 30, seen[8] == nil {
+            let screen = pane.screen()
+            if let b = Self.bar(screen), seen[b] == nil { seen[b] = Date().timeIntervalSince(started) }
+            if seen[4] != nil && !staffShown {
+                try pane.keys("v")  // the staff (and the keyboard below it) from bar 4 on
+                staffShown = true
+            }
+            usleep(10_000)
+        }
+        // Bar to bar, the screen keeps the recording's own time stretched to 70 %.
+        for bar in 3...8 {
+            let shown = try #require(seen[bar], "bar \(bar) never shown: \(seen)") - (seen[2] ?? 0)
+            let expected = (take.truth[bar - 1] - take.truth[1]) / 0.7
+            #expect(abs(shown - expected) < 0.2, "bar \(bar) came \(String(format: "%.2f", shown)) s after bar 2; the recording's at 70 %: \(String(format: "%.2f", expected)) s")
+        }
+        #expect(pane.screen().contains("𝄞") || pane.screen().contains("┃") || staffShown)
+        try pane.keys("q")
+        #expect(pane.exitStatus() == 0, "\(pane.stderr)")
+    }
+
+    /// Play mode at 70 % from a FIFO: bars 1–4 played at the recording's stretched times (the
+    /// performance's own tempo curve, not the lesson's even tempo) — every note a hit.
+    @Test(.enabled(if: ready, "needs tmux, fluidsynth, sox and FluidR3_GM.sf2"))
+    func aPassPlayedAtTheStretchedTimesIsClean() throws {
+        let etude = try Etude()
+        let made = try RecordedLesson.make(in: etude.home, name: "take", bars: 8)
+        let take = try #require(made)
+        let aligned = try etude.run(["align", take.lesson, take.wav])
+        #expect(aligned.status == 0, "\(aligned.stderr)")
+        let fifo = etude.home.file("notes.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let fd = open(fifo, O_RDWR | O_CLOEXEC)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let report = etude.home.file("passes.jsonl")
+        let pane = try TmuxPane(etude: etude, ["practice", take.lesson, "--recording", take.wav, "--tempo", "70%", "--bars", "1-4", "--repeat", "1",
+                                               "--mode", "play", "--hand", "both", "--input", fifo, "--echo", "off", "--report", report], width: 100, height: 30)
+        #expect(eventually(60, poll: 5_000) { pane.screen().contains("count-in") }, "\(pane.screen())\n\(pane.stderr)")
+        #expect(eventually(10, poll: 5_000) { !pane.screen().contains("count-in") }, "\(pane.screen())")
+        let start = Date()
+        // The performance the recording was made from: its notes at its own (curved) times.
+        let performance = RecordedLesson.curved(RecordedLesson.song(bars: 8))
+        var notes: [(time: Double, on: Bool, key: UInt8)] = []
+        for (tick, kind) in performance.events where tick < 4 * 1920 {
+            switch kind {
+            case .noteOn(_, let key, let v) where v > 0: notes.append((performance.seconds(atTick: tick) / 0.7, true, key))
+            case .noteOff(_, let key, _): notes.append((performance.seconds(atTick: tick) / 0.7, false, key))
+            default: break
+            }
+        }
+        notes.sort { $0.time < $1.time || ($0.time == $1.time && !$0.on && $1.on) }
+        for n in notes {
+            let wait = n.time - Date().timeIntervalSince(start)
+            if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+            MIDIBytes.send(fd, [n.on ? 0x90 : 0x80, n.key, n.on ? 80 : 0])
+        }
+        func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        #expect(eventually(30) { read(report).hasSuffix("\n") }, "\(pane.screen())")
+        let line = read(report).split(separator: "\n").first.map(String.init) ?? ""
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let played = notes.filter(\.on).count
+        #expect(json["hit"] as? Int == played, "\(line)")
+        #expect(json["missed"] as? Int == 0, "\(line)")
+        #expect(json["wrong"] as? Int == 0, "\(line)")
+        try pane.keys("q")
+        #expect(pane.exitStatus() == 0, "\(pane.stderr)")
+    }
+
+    /// A recording that cannot be played: one line naming it, exit 1, before anything opens.
+    @Test func aDamagedRecordingIsOneLine() throws {
+        let etude = try Etude()
+        let lesson = Repo.lesson("level1/c-major-five-finger-parallel.mid")
+        let garbage = try etude.home.write("take.flac", Array("not a recording at all".utf8) + [UInt8](repeating: 7, count: 4000))
+        let fifo = etude.home.file("take.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let cases: [(String, String)] = [(garbage, "not a recording Etude can read"), ("/dev/zero", "is a device"), (etude.home.path, "is a directory"),
+                                         (fifo, "is a pipe"), (etude.home.file("none.flac"), "no such file")]
+        for (path, words) in cases {
+            let r = try etude.run(["practice", lesson, "--recording", path], timeout: 30)
+            #expect(r.status == 1, "\(path): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(words), "\(path): \(r.stderr)")
+        }
+        let tempo = try etude.run(["practice", lesson, "--recording", "/dev/zero", "--follow", "--mode", "play"])
+        #expect(tempo.status != 0)
+    }
+}
