@@ -64,9 +64,9 @@ public final class RecordingVoice: @unchecked Sendable {
         return f
     }
 
-    /// Seconds queued ahead of the audio callback: enough for a busy two-core machine, short
-    /// enough that a pause or a jump is heard at once (the queue is faded out, not played out).
-    public static let queueSeconds = 0.12
+    /// Seconds queued ahead of the audio callback: enough for a busy two-core machine. A pause
+    /// or a jump is still heard at once: the callback fades the queue out, it is not played out.
+    public static let queueSeconds = 0.3
     /// A join's crossfade.
     public static let crossfadeSeconds = 0.010
     /// The music and the recording further apart than this: the recording jumps to the music.
@@ -133,6 +133,11 @@ public final class RecordingVoice: @unchecked Sendable {
     // MARK: The worker
 
     private func run() {
+        // Above the ordinary threads, below the audio callback (FluidSynth's drivers run at 60):
+        // a busy machine delays the stretching less. Refused without the right: it runs as is.
+        var param = sched_param()
+        param.sched_priority = 40
+        _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
         etude_mix_flush()
         etude_mix_set_paused(1)
         etude_mix_set_active(1)
@@ -156,23 +161,29 @@ public final class RecordingVoice: @unchecked Sendable {
             return
         }
         let queued = Double(etude_mix_queued()) / Double(outputRate)
-        // The recording second the music will be at when the next frame written is heard.
-        let heardAt = now + queued + outputLatency
-        var expected = t.position + t.speed * (heardAt - t.wall)
-        if let loop = t.loop, expected > loop.upperBound, loop.upperBound > loop.lowerBound {
-            expected = loop.lowerBound + (expected - loop.lowerBound).truncatingRemainder(dividingBy: loop.upperBound - loop.lowerBound)
+        // The recording second the music will be at when the next frame written is heard
+        // (after what is queued, or, the queue dropped, at once).
+        func expected(queued: Double) -> Double {
+            var e = t.position + t.speed * (now + queued + outputLatency - t.wall)
+            if let loop = t.loop, e > loop.upperBound, loop.upperBound > loop.lowerBound {
+                e = loop.lowerBound + (e - loop.lowerBound).truncatingRemainder(dividingBy: loop.upperBound - loop.lowerBound)
+            }
+            return e
         }
         if t.speed != speed { setSpeed(t.speed) }
         guard etude_mix_pulled_within(250_000) != 0 else {
             // No audio callback takes the ring (no device): nothing is stretched for nobody,
             // the place is only kept, so sound comes back where the music is.
-            nextOut = expected
+            nextOut = expected(queued: 0)
             playing = false
             return
         }
-        if !playing || abs(expected - nextOut) > Self.jumpSeconds {
-            jump(to: expected)
+        // Apart by how far, around the loop when there is one (its end and start are one place).
+        var apart = abs(expected(queued: queued) - nextOut)
+        if let loop = t.loop { apart = min(apart, abs((loop.upperBound - loop.lowerBound) - apart)) }
+        if !playing || apart > Self.jumpSeconds {
             if playing { state.withLock { $0.figures.jumps += 1 } }
+            jump(to: expected(queued: 0))
         }
         playing = true
         fill(t)

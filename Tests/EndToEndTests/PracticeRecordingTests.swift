@@ -103,6 +103,59 @@ import TestSupport
         #expect(pane.exitStatus() == 0, "\(pane.stderr)")
     }
 
+    /// RMS of mono float samples between two seconds.
+    static func rms(_ samples: [Float], rate: Int, from: Double, to: Double) -> Double {
+        let a = max(0, Int(from * Double(rate))), b = min(samples.count, Int(to * Double(rate)))
+        guard b > a else { return 0 }
+        var sum = 0.0
+        for i in a..<b { sum += Double(samples[i]) * Double(samples[i]) }
+        return (sum / Double(b - a)).squareRoot()
+    }
+
+    /// Wait mode on a JACK server of the test's own: the recording is what `etude:left` sounds,
+    /// it stands still at the first chord of the practised hands (silence, none of the synth's
+    /// lesson either) and plays on when the chord is played, to the next chord's beat.
+    @Test(.enabled(if: ready && JackServer.available && Tools.which("jack_rec") != nil, "needs tmux, fluidsynth, sox, FluidR3_GM.sf2, jackd and jack_rec"))
+    func waitModePausesTheRecordingAtEachChord() throws {
+        let etude = try Etude()
+        let made = try RecordedLesson.make(in: etude.home, name: "take", bars: 8)
+        let take = try #require(made)
+        #expect(try etude.run(["align", take.lesson, take.wav]).status == 0)
+        let server = try JackServer(tag: "recwait")
+        defer { server.stop() }
+        let fifo = etude.home.file("notes.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let fd = open(fifo, O_RDWR | O_CLOEXEC)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let command = ([EtudeBinary.path, "practice", take.lesson, "--recording", take.wav, "--mode", "wait", "--hand", "both",
+                        "--input", fifo, "--echo", "off", "--verbose"]).map(TmuxPane.quote).joined(separator: " ")
+        let pane = try TmuxPane(command: command, environment: etude.environment.merging(server.environment) { $1 })
+        #expect(eventually(60) { Self.bar(pane.screen()) != nil }, "\(pane.screen())\n\(pane.stderr)")
+        let capture = etude.home.file("heard.wav")
+        let rec = try Spawned("jack_rec", ["-f", capture, "-d", "6", "etude:left", "etude:right"], extra: server.environment)
+        // Two seconds at the first chord, unplayed: silence. Then the chord (and the melody's first note).
+        usleep(2_000_000)
+        for key: UInt8 in [48, 60, 64, 67, 72] { MIDIBytes.send(fd, [0x90, key, 80]) }
+        usleep(300_000)
+        for key: UInt8 in [48, 60, 64, 67, 72] { MIDIBytes.send(fd, [0x80, key, 0]) }
+        #expect(rec.wait(timeout: 20) == 0, "jack_rec: \((try? String(contentsOfFile: rec.stderrPath, encoding: .utf8)) ?? "")")
+        let raw = etude.home.file("heard.f32")
+        #expect(try ProcessRunner.run(Tools.sox.path ?? "sox", [capture, "-t", "f32", "-c", "1", raw], timeout: 30).status == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: raw))
+        let samples = bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let waiting = Self.rms(samples, rate: server.rate, from: 0.3, to: 1.9)
+        let played = Self.rms(samples, rate: server.rate, from: 2.1, to: 2.5)
+        // Beat 2 waits for its note: silence again a beat (0.5 s at the performance's pace) and a fade later.
+        let waitingAgain = Self.rms(samples, rate: server.rate, from: 3.6, to: 5.8)
+        #expect(waiting < 1e-4, "the recording sounded while the first chord waited: \(waiting)")
+        #expect(played > 20 * max(waiting, 1e-5), "the chord played did not start the recording: \(played) after \(waiting)")
+        #expect(waitingAgain < played / 20, "the recording did not wait at the next beat: \(waitingAgain) after \(played)")
+        try pane.keys("q")
+        #expect(pane.exitStatus() == 0, "\(pane.stderr)")
+        #expect(pane.stderr.contains("recording stretched live by Rubber Band"), "\(pane.stderr)")
+    }
+
     /// A recording that cannot be played: one line naming it, exit 1, before anything opens.
     @Test func aDamagedRecordingIsOneLine() throws {
         let etude = try Etude()
