@@ -156,6 +156,30 @@ import TestSupport
         #expect(pane.stderr.contains("recording stretched live by Rubber Band"), "\(pane.stderr)")
     }
 
+    /// `etude loop LESSON 3-4 --recording`, no terminal, no audio device: each pass lasts as
+    /// long as bars 3–4 of the recording stretched to 70 % (the loop is the recording's).
+    @Test(.enabled(if: ready, "needs tmux, fluidsynth, sox and FluidR3_GM.sf2"))
+    func aLoopLastsAsLongAsTheRecordingsBarsStretched() throws {
+        let etude = try Etude()
+        let made = try RecordedLesson.make(in: etude.home, name: "take", bars: 8)
+        let take = try #require(made)
+        #expect(try etude.run(["align", take.lesson, take.wav]).status == 0)
+        let loop = try etude.start(["loop", take.lesson, "3-4", "--recording", take.wav, "--tempo", "70%", "--repeat", "3"])
+        var seen: [Int: Date] = [:]
+        let deadline = Date(timeIntervalSinceNow: 90)
+        while Date() < deadline, seen[3] == nil {
+            let out = (try? String(contentsOfFile: loop.stdoutPath, encoding: .utf8)) ?? ""
+            for pass in 1...3 where seen[pass] == nil && out.contains("pass \(pass):") { seen[pass] = Date() }
+            usleep(5_000)
+        }
+        #expect(loop.wait(timeout: 30) == 0, "\((try? String(contentsOfFile: loop.stderrPath, encoding: .utf8)) ?? "")")
+        let one = try #require(seen[1]), two = try #require(seen[2]), three = try #require(seen[3])
+        let expected = (take.truth[4] - take.truth[2]) / 0.7
+        for (a, b) in [(one, two), (two, three)] {
+            #expect(abs(b.timeIntervalSince(a) - expected) < 0.2, "a pass took \(b.timeIntervalSince(a)) s; bars 3–4 of the recording at 70 %: \(expected) s")
+        }
+    }
+
     /// A recording that cannot be played: one line naming it, exit 1, before anything opens.
     @Test func aDamagedRecordingIsOneLine() throws {
         let etude = try Etude()
