@@ -101,7 +101,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML", "Judge", "Jack", "Listening", "Follow"],
+            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML", "Judge", "Jack", "Listening", "Follow",
+                           "RecordingAudio", "CAudioMix"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
