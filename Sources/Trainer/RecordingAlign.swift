@@ -104,18 +104,15 @@ public enum RecordingAlign {
             return (decoded, true)
         }
         let font = try LiveSound.soundFont(job.soundfont)
-        let profile = ProcessInfo.processInfo.environment["ETUDE_PROFILE_ALIGN"] != nil
         // The lesson rendered and analysed on one core while the recording is decoded and
         // analysed on the other: the two halves share nothing until the DTW.
         let file = read.file, source = RecordingFile.Box(recording), path = job.recordingPath
         let halves = Mutex<[Int: Result<AlignmentFeatures, EtudeFailure>]>([:])
         DispatchQueue.concurrentPerform(iterations: 2) { half in
-            let began = MonotonicClock.seconds()
             let result: Result<AlignmentFeatures, EtudeFailure>
             if half == 0 {
                 do {
                     let rendered = try render(file, soundfont: font)
-                    if profile { Console.error("PROFILE render: \(String(format: "%.2f", MonotonicClock.seconds() - began)) s") }
                     result = .success(AlignmentFeatures.of(rendered))
                 } catch {
                     result = .failure(error as? EtudeFailure ?? EtudeFailure("\(error)"))
@@ -123,21 +120,17 @@ public enum RecordingAlign {
             } else {
                 do {
                     let samples = try source.file.analysisSamples()
-                    if profile { Console.error("PROFILE decode: \(String(format: "%.2f", MonotonicClock.seconds() - began)) s") }
                     result = .success(AlignmentFeatures.of(samples))
                 } catch {
                     result = .failure(EtudeFailure("\(safe(path)): \(safe((error as? RecordingError)?.message ?? "\(error)")); nothing was aligned"))
                 }
             }
-            if profile { Console.error("PROFILE half \(half) with features: \(String(format: "%.2f", MonotonicClock.seconds() - began)) s") }
             halves.withLock { $0[half] = result }
         }
         let (renderResult, recordingResult) = halves.withLock { ($0[0], $0[1]) }
         guard let renderResult, let recordingResult else { throw EtudeFailure("\(safe(path)): nothing was aligned") }
         let renderFeatures = try renderResult.get()
         let recordingFeatures = try recordingResult.get()
-        let dtwStart = MonotonicClock.seconds()
-        defer { if profile { Console.error("PROFILE dtw: \(String(format: "%.2f", MonotonicClock.seconds() - dtwStart)) s") } }
         guard let alignment = BarAligner.align(render: renderFeatures, bars: scoreBars(lesson, lead: lead), recording: recordingFeatures) else {
             throw EtudeFailure("\(safe(job.recordingPath)): holds no sound to align; give a recording of this lesson")
         }
