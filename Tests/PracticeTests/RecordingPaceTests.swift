@@ -50,16 +50,18 @@ struct RecordingPaceTests {
     }
 
     /// Runs a session on a virtual clock from wall 100 until `end`, calling `each` every ms.
-    static func run(mode: PracticeMode, percent: Double, end: Double, notes: [(time: Double, pitch: Int)] = [],
+    static func run(mode: PracticeMode, percent: Double, end: Double, notes: [(time: Double, pitch: Int)] = [], metronome: Bool = false,
+                    output: RecordingOutput? = nil,
                     each: (PracticeSession, Double) -> Void = { _, _ in }) throws -> (session: PracticeSession, reports: [PassReport]) {
         let clock = VirtualClock(now: 100)
         var plan = PracticePlan(hands: mode == .watch ? .both : .right)
         plan.tempo = .percent(percent)
         plan.repeatMode = .times(1)
         plan.countIn = mode == .play  // as `etude practice` plans it: a bar of clicks first
+        plan.metronome.enabled = metronome
         var settings = PracticeSession.Settings(mode: mode, computerKeyboard: false, holdAfterPass: false)
         settings.recording = RecordingPace(timeline: try timeline(), tempoMap: lesson().tempoMap)
-        let session = try PracticeSession(lesson: lesson(), plan: plan, clock: clock, output: RecordingOutput(clock: { clock.now }), settings: settings)
+        let session = try PracticeSession(lesson: lesson(), plan: plan, clock: clock, output: output ?? RecordingOutput(clock: { clock.now }), settings: settings)
         let reports = PartnerTests.Reports()
         session.onPassReport = { reports.add($0) }
         session.start()
@@ -106,6 +108,27 @@ struct RecordingPaceTests {
             let expected = 100 + (Self.recordingBeat((bar - 1) * 4) - r0) / speed
             let seen = try #require(bars[bar])
             #expect(abs(seen - expected) < 0.015, "bar \(bar) at \(seen - 100) s, the recording's at \(expected - 100) s")
+        }
+    }
+
+    /// The metronome follows the recording's beats: at 70 %, each click within 5 ms of the
+    /// stretched recording's beat (the rubato and the ritardando included), not the lesson's
+    /// even tempo.
+    @Test func theMetronomeClicksOnTheRecordingsBeats() throws {
+        let speed = 0.7
+        let r0 = Self.recordingBeat(0)
+        let clock = VirtualClock(now: 100)
+        let output = RecordingOutput(clock: { clock.now })
+        let end = 100 + (Self.recordingBeat(64) - r0) / speed - 0.05
+        // The run's own clock stands at the same wall times as this one (both from 100, 1 ms steps).
+        _ = try Self.run(mode: .watch, percent: 70, end: end, metronome: true, output: output) { _, wall in clock.set(wall) }
+        let clicks = output.recorded.compactMap { r -> Double? in
+            if case .message(.noteOn(9, _, let v)) = r.entry, v > 0 { return r.seconds } else { return nil }
+        }
+        #expect(clicks.count >= 60, "\(clicks.count) clicks")
+        for (k, t) in clicks.prefix(63).enumerated() {
+            let expected = 100 + (Self.recordingBeat(k) - r0) / speed
+            #expect(abs(t - expected) < 0.005, "click \(k) at \(t - 100) s, the recording's beat at \(expected - 100) s")
         }
     }
 
