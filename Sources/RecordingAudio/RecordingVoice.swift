@@ -183,6 +183,7 @@ public final class RecordingVoice: @unchecked Sendable {
         if let loop = t.loop { apart = min(apart, abs((loop.upperBound - loop.lowerBound) - apart)) }
         if !playing || apart > Self.jumpSeconds {
             if playing { state.withLock { $0.figures.jumps += 1 } }
+            etude_mix_set_paused(1)  // held (faded) until the new place is queued: no underrun between
             jump(to: expected(queued: 0))
         }
         playing = true
