@@ -40,6 +40,10 @@ enum LiveStretchBench {
         let voice = RecordingVoice(file: file, outputRate: rate, outputLatency: Double(period * 3) / Double(rate)) { target }
         let stop = StopFlag()
         let consumer = Thread {
+            // As an audio callback's thread is (FluidSynth's drivers ask for 60; JACK's is higher).
+            var param = sched_param()
+            param.sched_priority = 70
+            _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
             var l = [Float](repeating: 0, count: period), r = l
             let step = Double(period) / Double(rate)
             var due = MonotonicSeconds.now()
