@@ -103,6 +103,24 @@ import TestSupport
         #expect(pane.exitStatus() == 0, "\(pane.stderr)")
     }
 
+    /// The strongest frequency between 200 and 1100 Hz (1 Hz steps, Hann window) of `seconds` from `from`.
+    static func peak(_ samples: [Float], rate: Int, from: Double, seconds: Double) -> Double {
+        let a = max(0, Int(from * Double(rate))), n = min(samples.count - a, Int(seconds * Double(rate)))
+        guard n > 0 else { return 0 }
+        var best = (f: 0.0, power: -1.0)
+        for f in stride(from: 200.0, through: 1100.0, by: 1.0) {
+            var re = 0.0, im = 0.0
+            let w = 2 * Double.pi * f / Double(rate)
+            for i in 0..<n {
+                let x = Double(samples[a + i]) * (0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n)))
+                re += x * cos(w * Double(i))
+                im -= x * sin(w * Double(i))
+            }
+            if re * re + im * im > best.power { best = (f, re * re + im * im) }
+        }
+        return best.f
+    }
+
     /// RMS of mono float samples between two seconds.
     static func rms(_ samples: [Float], rate: Int, from: Double, to: Double) -> Double {
         let a = max(0, Int(from * Double(rate))), b = min(samples.count, Int(to * Double(rate)))
@@ -128,7 +146,7 @@ import TestSupport
         let fd = open(fifo, O_RDWR | O_CLOEXEC)
         #expect(fd >= 0)
         defer { close(fd) }
-        let command = ([EtudeBinary.path, "practice", take.lesson, "--recording", take.wav, "--mode", "wait", "--hand", "both",
+        let command = ([EtudeBinary.path, "practice", take.lesson, "--recording", take.wav, "--tempo", "70%", "--mode", "wait", "--hand", "both",
                         "--input", fifo, "--echo", "off", "--verbose"]).map(TmuxPane.quote).joined(separator: " ")
         let pane = try TmuxPane(command: command, environment: etude.environment.merging(server.environment) { $1 })
         #expect(eventually(60) { Self.bar(pane.screen()) != nil }, "\(pane.screen())\n\(pane.stderr)")
@@ -151,6 +169,14 @@ import TestSupport
         #expect(waiting < 1e-4, "the recording sounded while the first chord waited: \(waiting)")
         #expect(played > 20 * max(waiting, 1e-5), "the chord played did not start the recording: \(played) after \(waiting)")
         #expect(waitingAgain < played / 20, "the recording did not wait at the next beat: \(waitingAgain) after \(played)")
+        // Heard at 70 % on a 48 kHz server from a 44.1 kHz file, its pitch is the recording's own:
+        // the strongest partial of the first chord in both, within a sixth of a semitone.
+        let own = etude.home.file("take.f32")
+        #expect(try ProcessRunner.run(Tools.sox.path ?? "sox", [take.wav, "-t", "f32", "-c", "1", own], timeout: 30).status == 0)
+        let ownSamples = try Data(contentsOf: URL(fileURLWithPath: own)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let heardPeak = Self.peak(samples, rate: server.rate, from: 2.15, seconds: 0.3)
+        let ownPeak = Self.peak(ownSamples, rate: 44_100, from: RecordedLesson.lead + 0.08, seconds: 0.3)
+        #expect(abs(heardPeak / ownPeak - 1) < 0.01, "heard \(heardPeak) Hz, the recording's \(ownPeak) Hz")
         try pane.keys("q")
         #expect(pane.exitStatus() == 0, "\(pane.stderr)")
         #expect(pane.stderr.contains("recording stretched live by Rubber Band"), "\(pane.stderr)")
