@@ -31,7 +31,10 @@ let package = Package(
         .target(name: "CALSA", linkerSettings: [.linkedLibrary("asound")]),
         // C shim over libjack (pkg-config `jack`): the one JACK client's real-time callback (FluidSynth
         // rendered in it, midi_in played at its block, midi_out written), lock-free rings, the meter.
-        .target(name: "CJack", linkerSettings: [.linkedLibrary("jack"), .linkedLibrary("fluidsynth")]),
+        .target(name: "CJack", dependencies: ["CAudioMix"], linkerSettings: [.linkedLibrary("jack"), .linkedLibrary("fluidsynth")]),
+        // The recording practised with (`--recording`), mixed into the synth's sound by whichever
+        // audio callback renders it: one lock-free ring of stereo frames, C atomics only.
+        .target(name: "CAudioMix"),
         // Etude's one JACK client (never starts a server), its ports, and the key → sound meter.
         .target(name: "Jack", dependencies: ["CJack", "Clocks"]),
         // Played-note input: ALSA keyboards, JACK MIDI, a microphone, raw MIDI byte streams (device, FIFO), computer keys.
@@ -63,7 +66,7 @@ let package = Package(
         // Plain C functions over FluidSynth for Swift (no varargs/macros), log capture, driver fallback.
         .target(
             name: "CFluidSynth",
-            dependencies: ["CFluidSynthSystem"],
+            dependencies: ["CFluidSynthSystem", "CAudioMix"],
             linkerSettings: [.linkedLibrary("fluidsynth"), .linkedLibrary("asound"), .linkedLibrary("pulse")]
         ),
         // libsndfile (pkg-config `sndfile`) and the Rubber Band library's C API (pkg-config
@@ -75,7 +78,7 @@ let package = Package(
         .target(name: "Recording", dependencies: ["Listening"]),
         // The edges of a recording: decoding any libsndfile format (sizes checked first) and
         // Rubber Band's time stretch (R3 where available, else R2).
-        .target(name: "RecordingAudio", dependencies: ["CSndFile", "CRubberBand", "Recording"]),
+        .target(name: "RecordingAudio", dependencies: ["CSndFile", "CRubberBand", "CAudioMix", "Recording"]),
         // SoundOutput protocol, live FluidSynth, offline WAV render, SoundFont discovery, scheduling.
         .target(name: "Synth", dependencies: ["CFluidSynth", "CALSA", "Jack", "MIDIFile", "Clocks"]),
         .executableTarget(
@@ -98,14 +101,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML", "Judge", "Jack", "Listening", "Follow"],
+            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML", "Judge", "Jack", "Listening", "Follow",
+                           "RecordingAudio", "CAudioMix"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
         .testTarget(name: "MIDIInputTests", dependencies: ["MIDIInput", "MIDIFile", "Judge", "TestSupport"]),
         .testTarget(name: "JudgeTests", dependencies: ["Judge", "Follow", "MIDIFile", "TestSupport"]),
         .testTarget(name: "ListeningTests", dependencies: ["Listening"]),
-        .testTarget(name: "RecordingTests", dependencies: ["Recording", "RecordingAudio", "TestSupport"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "RecordingAudio", "Listening", "TestSupport"]),
         // Raw mode, key decoding, cell buffer + frame diff, colour depth, restore on every exit. No ncurses.
         .target(name: "Terminal"),
         // Practice-screen widgets drawn into Terminal's cell buffer from a plain ScreenModel value.

@@ -363,6 +363,23 @@ else
     .build/release/etude render "$rec/$n-lesson.mid" -o "$rec/$n-ref.wav" --db "$rec/bench.sqlite" >/dev/null
   done
   "$sync_venv/bin/python" Benchmarks/recording_bench.py "$(pwd)/.build/release/etude" "$rec" minuet-in-g-petzold ode-to-joy greensleeves minuet-in-g-petzold-5min --stretch held
+  # Live: 8 s of the 5-minute recording looped at 70 % as `etude practice --recording --bars`
+  # loops it (Rubber Band's real-time stretcher on a worker, the ring pulled as an audio callback
+  # pulls it: 640-frame periods at 48 kHz, 3 of them — the default 40 ms buffer) for 5 minutes,
+  # beside the rubberband command's own real-time mode (R3) on the same passage, timed.
+  loop_seconds=${ETUDE_BENCH_LOOP_SECONDS:-300}
+  live=$($bench recording-loop "$rec/minuet-in-g-petzold-5min.flac" --from 20 --to 28 --tempo 70 --seconds "$loop_seconds")
+  sox "$rec/minuet-in-g-petzold-5min.flac" "$rec/loop-passage.wav" trim 20 8 2>/dev/null
+  rb_start=$(date +%s.%N)
+  rubberband -q --realtime -3 -t 1.428571 "$rec/loop-passage.wav" "$rec/loop-passage-rb.wav" >/dev/null 2>&1
+  rb_end=$(date +%s.%N)
+  python3 - "$live" "$rb_start" "$rb_end" <<'PY'
+import json, sys
+live = json.loads(sys.argv[1]); took = float(sys.argv[3]) - float(sys.argv[2]); out = 8 / 0.7
+print(f"  looped live at 70 %: {live['seconds']} s at {live['period']}×3 frames, {live['rate']} Hz ({live['engine']}): "
+      f"{live['underruns']} underruns, {live['loopJoins']} loop joins, {live['jumps']} jumps")
+print(f"  rubberband --realtime -3 on the same passage: {took:.2f} s for {out:.1f} s of audio ({took / out:.2f}× real time)")
+PY
 fi
 
 listening_peers

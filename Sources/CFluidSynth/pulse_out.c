@@ -1,4 +1,5 @@
 #include "pulse_out.h"
+#include "etude_mix.h"
 #include <fluidsynth.h>
 #include <pulse/pulseaudio.h>
 #include <pthread.h>
@@ -59,6 +60,7 @@ static void stream_write(pa_stream *s, size_t nbytes, void *userdata) {
         size_t frames = nbytes / FRAME_BYTES;
         if (frames > p->scratch_frames) frames = p->scratch_frames;
         fluid_synth_write_float(p->synth, (int)frames, p->scratch, 0, 2, p->scratch, 1, 2);
+        etude_mix_add(p->scratch, 2, p->scratch + 1, 2, (int)frames); /* a recording practised with */
         if (pa_stream_write(s, p->scratch, frames * FRAME_BYTES, NULL, 0, PA_SEEK_RELATIVE) < 0) return;
         atomic_fetch_add(&p->rendered, frames);
         nbytes -= frames * FRAME_BYTES;

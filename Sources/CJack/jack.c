@@ -1,4 +1,5 @@
 #include "etude_jack.h"
+#include "etude_mix.h"
 #include <jack/jack.h>
 #include <jack/midiport.h>
 #include <fluidsynth.h>
@@ -332,6 +333,7 @@ static int process(jack_nframes_t n, void *arg) {
         }
     }
     render(j, s, l, r, pos, n);
+    etude_mix_add(l, 1, r, 1, (int)n); /* a recording practised with, when one plays */
     mic_capture(j, n);
     atomic_fetch_add_explicit(&j->cycles, 1, memory_order_release);
     uint64_t took = now_usecs() - began;

@@ -67,6 +67,9 @@ public final class PracticeSession: @unchecked Sendable {
         /// onset). Under `--follow` the music runs on that far past the learner's next note
         /// before it waits for them, so Etude's part is not late by it.
         public var hearingDelay: Double = 0
+        /// `--recording`: the music's clock is warped so the lesson moves with the recording
+        /// heard (its aligned bars and beats, `RecordingPace`), at the practice tempo.
+        public var recording: RecordingPace?
 
         public init(mode: PracticeMode = .watch, window: TimingWindow = TimingWindow(), cleanThreshold: Double = 90,
                     computerKeyboard: Bool = true, title: String? = nil, lookaheadSeconds: Double = 3,
@@ -131,6 +134,8 @@ public final class PracticeSession: @unchecked Sendable {
         /// True while the music is moved to where the follower found the learner (its `.moved`
         /// leaves the follower where it is).
         var relocating = false
+        /// `--recording`: how the clock follows the recording.
+        var pace: RecordingPace?
     }
     /// The owner's state itself: reached only through `owned`, which checks the thread.
     private var ownedStorage: Owned
@@ -190,6 +195,7 @@ public final class PracticeSession: @unchecked Sendable {
                           inputOffsetMs: settings.inputOffsetMs)
         ownedStorage = Owned(coach: coach, loopOn: plan.bars != nil, guide: settings.guide)
         ownedStorage.following = settings.follow && settings.mode.follows
+        ownedStorage.pace = settings.recording
         shared = Exchange(coach: coach.snapshot(), loop: SessionState.Loop(enabled: plan.bars != nil, passes: 0, name: nil))
         shared.following = ownedStorage.following
         threaded = clock.isRealTime
@@ -941,6 +947,7 @@ public final class PracticeSession: @unchecked Sendable {
 
     /// The coach's clock and the caller's tick hook, on the transport thread (or `advance()`).
     private func tick(now: Double) {
+        if owned.pace != nil { paceRecording() }
         if owned.following && transport.state != .stopped && transport.state != .finished {
             let wall = baseClock.now
             let warp = followed.warp
@@ -951,6 +958,13 @@ public final class PracticeSession: @unchecked Sendable {
         apply(owned.coach.tick(now: clock.now))
         publish()
         exchange.withLock { shared.tickHook }?(now)
+    }
+
+    /// `--recording`: the music's clock moved on to where the recording is (on the owner, each tick).
+    private func paceRecording() {
+        let wall = baseClock.now
+        guard let move = owned.pace?.step(wall: wall, clockNow: followed.now, transport: transport) else { return }
+        followed.retime(atWall: wall, score: move.score, rate: move.rate, cap: nil)
     }
 
     /// How long the results panel stays once the next pass plays on (the front end's view

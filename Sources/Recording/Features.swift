@@ -84,9 +84,12 @@ public struct AlignmentFeatures: Sendable, Equatable {
         var pitchEnergy = [Float](repeating: 0, count: 88)
         var previous = [Float](repeating: 0, count: 88)
         var rise = [Float](repeating: 0, count: n * 12)
+        // Frames in pairs, two spectra from one FFT.
+        var spectra: (first: [Double], second: [Double]) = ([], [])
+        func start(_ f: Int) -> Int { Int((Double(f) * hop).rounded()) - fftSize / 2 }
         for f in 0..<n {
-            let centre = Int((Double(f) * hop).rounded())
-            let mags = fft.magnitudes(samples, start: centre - fftSize / 2)
+            if f % 2 == 0 { spectra = fft.magnitudes(samples, start: start(f), and: start(f + 1)) }
+            let mags = f % 2 == 0 ? spectra.first : spectra.second
             for p in 0..<88 { pitchEnergy[p] = 0 }
             for (bin, m) in mags.enumerated() where binPitch[bin] >= 0 {
                 pitchEnergy[binPitch[bin] - 21] += Float(m * m)

@@ -63,16 +63,26 @@ public enum FilePlayer {
 /// per finished pass instead.
 public enum LoopPlayer {
     public static func play(_ lesson: OpenedLesson, plan: PracticePlan, sound: LiveSound, history: StoreHistory?,
-                            loopName: String?) throws -> Int32 {
+                            loopName: String?, recording: RecordingPractice? = nil) throws -> Int32 {
         let opened = try lesson.requiringNotes()
         let live = try sound.open()
         defer { live.close() }
         let session: PracticeSession
         let output = try sound.lesson(live)
+        var settings = PracticeSession.Settings()
+        settings.recording = recording?.pace(for: opened.lesson)
         do {
-            session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: output)
+            session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(),
+                                          output: recording == nil ? output : RecordingLessonFilter(output), settings: settings)
         } catch {
             throw EtudeFailure(error.message)
+        }
+        // `--recording`: the recording is what the loop sounds (`RecordingPractice`).
+        let voice = recording?.voice(live: live, session: session)
+        voice?.start()
+        defer {
+            voice?.stop()
+            if sound.verbose, let voice { Console.error("etude: \(RecordingPractice.summary(voice))") }
         }
         let controller = PracticeController(session: session)
         let keys = LineKeys()

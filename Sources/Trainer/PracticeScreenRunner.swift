@@ -39,6 +39,8 @@ public struct Playing: Sendable {
     public var guide: Bool?
     /// `--follow`: Etude's part keeps the learner's tempo (play and memory mode).
     public var follow = false
+    /// `--recording FILE`: practised with a recording of the lesson (`RecordingPractice`).
+    public var recording: String?
 
     public init() {}
 }
@@ -169,7 +171,8 @@ public enum PracticeScreenRunner {
 
     /// The session for `playing`'s mode and instrument.
     public static func makeSession(_ opened: OpenedLesson, plan: PracticePlan, output: any SoundOutput, playing: Playing,
-                                   instrument: Instrument?, title: String? = nil) throws -> (PracticeSession, PracticeController) {
+                                   instrument: Instrument?, title: String? = nil,
+                                   recording: RecordingPractice? = nil) throws -> (PracticeSession, PracticeController) {
         let timing = InputTiming.lookUp(hookup: instrument?.hookup, override: playing.offsetMs, library: playing.library)
         let guide = Guide.resolve(playing.guide, path: opened.path, library: playing.library)
         var settings = PracticeSession.Settings(mode: playing.mode, window: playing.window, cleanThreshold: playing.threshold,
@@ -181,6 +184,10 @@ public enum PracticeScreenRunner {
                                                 guide: guide.on)
         settings.follow = playing.follow && playing.mode.follows
         settings.hearingDelay = instrument?.hearingDelay ?? 0
+        if let recording {
+            settings.recording = recording.pace(for: opened.lesson)
+            settings.title = title ?? recording.title(for: opened.lesson)
+        }
         let session: PracticeSession
         do {
             session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: output, settings: settings)
@@ -219,6 +226,9 @@ public enum PracticeScreenRunner {
         defer { appender?.close() }
         // Validate before the synth loads, so a bad plan is one quick line.
         if !validated { do { try plan.validate(for: opened.lesson) } catch { throw EtudeFailure(error.message) } }
+        let recording = try playing.recording.map { path in
+            try RecordingPractice(path: path, lessonPath: opened.path, lesson: opened.lesson, plan: plan, soundfont: sound.soundfont, library: playing.library)
+        }
         // The synth and the learner's instrument, before the screen opens (an unknown port is one line).
         let devices = try PracticeSetup.open(sound: sound, playing: playing)
         defer { devices.close() }
@@ -227,7 +237,14 @@ public enum PracticeScreenRunner {
         // What Etude sounds, remembered so a microphone can tell it from the learner's notes.
         let own = OwnSoundTap(devices.lesson)
         instrument.hookup.ignore(own)
-        let (session, controller) = try makeSession(opened, plan: plan, output: own, playing: playing, instrument: instrument)
+        let (session, controller) = try makeSession(opened, plan: plan, output: recording == nil ? own : RecordingLessonFilter(own),
+                                                    playing: playing, instrument: instrument, recording: recording)
+        let voice = recording?.voice(live: live, session: session)
+        voice?.start()
+        defer {
+            voice?.stop()
+            if sound.verbose, let voice { Console.error("etude: \(RecordingPractice.summary(voice))") }
+        }
         if let gestures = sound.gestures {
             try gestures.check(lessonRange: opened.lesson.pitchRange)
             gestures.route(instrument.hookup, to: controller)

@@ -6,6 +6,7 @@ import Recording
 import RecordingAudio
 import Store
 import Synth
+import Synchronization
 
 /// `etude align LESSON RECORDING`: where each printed bar (and beat) of the lesson falls in a
 /// recording of it. The lesson is rendered offline by FluidSynth, both are reduced to chroma and
@@ -68,10 +69,13 @@ public enum RecordingAlign {
     /// Silence before the render, so a recording's own lead-in has something to match.
     static let lead = 0.5
 
-    /// The lesson's render at the analysis rate (mono), `lead` seconds of silence first.
+    /// The lesson's render at the analysis rate (mono), `lead` seconds of silence first: rendered
+    /// at that rate by FluidSynth itself (nothing to resample) and without its chorus (the
+    /// features see pitch classes below 5.5 kHz; the chorus only costs time).
     public static func render(_ file: MIDIFile, soundfont: String) throws -> [Float] {
         var options = OfflineRenderer.Options()
-        options.sampleRate = 22_050
+        options.sampleRate = AlignmentFeatures.analysisRate
+        options.chorus = false
         options.tail = 1
         let renderer: OfflineRenderer
         do {
@@ -82,10 +86,10 @@ public enum RecordingAlign {
             throw EtudeFailure("\(error.message); \(SoundFontLocator.installHint)")
         }
         let (left, right) = try renderer.renderSamples(MessageSchedule(file: file))
-        var mono = [Float](repeating: 0, count: left.count)
-        for i in mono.indices { mono[i] = 0.5 * (left[i] + right[i]) }
-        let leadSamples = [Float](repeating: 0, count: Int(lead * Double(AlignmentFeatures.analysisRate)))
-        return leadSamples + Downsampler.resample(mono, from: 22_050)
+        let leadCount = Int(lead * Double(AlignmentFeatures.analysisRate))
+        var mono = [Float](repeating: 0, count: leadCount + left.count)
+        for i in left.indices { mono[leadCount + i] = 0.5 * (left[i] + right[i]) }
+        return mono
     }
 
     /// Finds the bars (or reads them from the library) and returns them with whether they were stored before.
@@ -100,14 +104,33 @@ public enum RecordingAlign {
             return (decoded, true)
         }
         let font = try LiveSound.soundFont(job.soundfont)
-        let samples: [Float]
-        do {
-            samples = try recording.analysisSamples()
-        } catch {
-            throw EtudeFailure("\(safe(job.recordingPath)): \(safe((error as? RecordingError)?.message ?? "\(error)")); nothing was aligned")
+        // The lesson rendered and analysed on one core while the recording is decoded and
+        // analysed on the other: the two halves share nothing until the DTW.
+        let file = read.file, source = RecordingFile.Box(recording), path = job.recordingPath
+        let halves = Mutex<[Int: Result<AlignmentFeatures, EtudeFailure>]>([:])
+        DispatchQueue.concurrentPerform(iterations: 2) { half in
+            let result: Result<AlignmentFeatures, EtudeFailure>
+            if half == 0 {
+                do {
+                    let rendered = try render(file, soundfont: font)
+                    result = .success(AlignmentFeatures.of(rendered))
+                } catch {
+                    result = .failure(error as? EtudeFailure ?? EtudeFailure("\(error)"))
+                }
+            } else {
+                do {
+                    let samples = try source.file.analysisSamples()
+                    result = .success(AlignmentFeatures.of(samples))
+                } catch {
+                    result = .failure(EtudeFailure("\(safe(path)): \(safe((error as? RecordingError)?.message ?? "\(error)")); nothing was aligned"))
+                }
+            }
+            halves.withLock { $0[half] = result }
         }
-        let renderFeatures = AlignmentFeatures.of(try render(read.file, soundfont: font))
-        let recordingFeatures = AlignmentFeatures.of(samples)
+        let (renderResult, recordingResult) = halves.withLock { ($0[0], $0[1]) }
+        guard let renderResult, let recordingResult else { throw EtudeFailure("\(safe(path)): nothing was aligned") }
+        let renderFeatures = try renderResult.get()
+        let recordingFeatures = try recordingResult.get()
         guard let alignment = BarAligner.align(render: renderFeatures, bars: scoreBars(lesson, lead: lead), recording: recordingFeatures) else {
             throw EtudeFailure("\(safe(job.recordingPath)): holds no sound to align; give a recording of this lesson")
         }

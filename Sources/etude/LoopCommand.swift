@@ -18,6 +18,7 @@ struct LoopCommand: ParsableCommand {
         Examples:
           etude loop song.mid 5-8 --tempo 60% --hand right --dry-run
           etude loop "Ode to Joy" 5-8 --speed-trainer 60:100:10 --dry-run
+          etude loop song.abc 5-8 --recording take.flac --tempo 70%
         """
     )
 
@@ -30,9 +31,12 @@ struct LoopCommand: ParsableCommand {
     @OptionGroup var synth: SynthOptions
     @OptionGroup var instrument: InstrumentOptions
     @OptionGroup var audioBuffer: AudioBufferOption
+    @Option(help: ArgumentHelp("Loop the bars of a recording of the lesson instead of the synth's (its bars from `etude align`, found first if none are kept); --tempo 50–150% stretches it without a change of pitch.", valueName: "file"))
+    var recording: String?
     @OptionGroup var store: StoreOptions
 
     func run() throws {
+        if let recording { _ = try RecordingAlign.openRecording(recording) }  // a file that cannot be played: one line first
         let library = store.library
         let path = try library.lessonPath(self.lesson)
         // A saved loop is read first: it says the bars, hand, tempo and key.
@@ -80,8 +84,9 @@ struct LoopCommand: ParsableCommand {
         }
         var sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
         sound.library = store.library  // the audio buffer learned per device
+        let practised = try recording.map { try RecordingPractice(path: $0, lessonPath: path, lesson: lesson, plan: plan, soundfont: synth.soundfont, library: library) }
         let status = try LoopPlayer.play(setup.opened, plan: plan, sound: sound,
-                                         history: history ?? setup.history, loopName: loopName)
+                                         history: history ?? setup.history, loopName: loopName, recording: practised)
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -29,6 +29,8 @@ struct PlayCommand: ParsableCommand {
     @OptionGroup var audioBuffer: AudioBufferOption
     @Option(help: "Transpose: semitones (e.g. +2) or a key (D, Bb, F#m); remembered for the lesson, 0 as written.") var transpose: Transposition.Request?
     @Flag(name: .customLong("no-screen"), help: "The one-line status instead of the practice screen (automatic when not on a terminal).") var noScreen = false
+    @Option(help: ArgumentHelp("Play a recording of the lesson instead of the synth's, the score moving with it (on the practice screen; its bars from `etude align`, found first if none are kept).", valueName: "file"))
+    var recording: String?
     @OptionGroup var store: StoreOptions
 
     func validate() throws {
@@ -44,10 +46,19 @@ struct PlayCommand: ParsableCommand {
         live.rate = rate
         var sound = try instrument.applied(to: audioBuffer.applied(to: live))
         sound.library = store.library  // the audio buffer learned per device
+        if let recording {
+            _ = try RecordingAlign.openRecording(recording)  // a file that cannot be played: one line first
+            if noScreen || isatty(STDIN_FILENO) != 1 || isatty(STDOUT_FILENO) != 1 {
+                throw EtudeFailure("--recording plays on the practice screen: run it in a terminal, without --no-screen")
+            }
+        }
         if !noScreen && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
             let opened = try LessonFit.open(try store.library.lessonPath(file), transpose: transpose, library: store.library)
+            var playing = Playing()
+            playing.recording = recording
+            if recording != nil { playing.library = store.library }  // where the alignment is kept
             let status = try PracticeScreenRunner.run(opened, plan: PracticePlan(), sound: sound, display: PracticeView.Options(),
-                                                      history: nil, endWhenFinished: true, playing: Playing())
+                                                      history: nil, endWhenFinished: true, playing: playing)
             if status != 0 { throw ExitCode(status) }
             return
         }

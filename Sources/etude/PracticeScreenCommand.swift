@@ -24,6 +24,7 @@ struct PracticeScreenCommand: ParsableCommand {
           etude practice song.mid --mode play --input notes.fifo --report p.jsonl
           etude practice song.mid --transpose D --keys 61 --mode wait --input midi
           etude practice "Ode to Joy" --hand right --mode play --follow --input midi
+          etude practice song.abc --recording take.flac --bars 5-8 --tempo 70%
         """
     )
 
@@ -48,12 +49,22 @@ struct PracticeScreenCommand: ParsableCommand {
     var report: String?
     @Option(name: .customLong("save-dir"), help: "Folder for passes saved with r (default: the current folder).")
     var saveDir: String?
+    @Option(help: ArgumentHelp("Practise with a recording of the lesson (WAV, FLAC, Ogg, Opus, MP3): it is heard instead of the synth's lesson, the score moves with it (its bars from `etude align`, found first if none are kept), --tempo 50–150% stretches it without a change of pitch.", valueName: "file"))
+    var recording: String?
     @OptionGroup var store: StoreOptions
+
+    func validate() throws {
+        if recording != nil && follow == true {
+            throw ValidationError("--follow with --recording: the recording sets the time, it cannot follow yours; leave one out")
+        }
+    }
 
     func run() throws {
         let display = Self.display(noteNames: noteNames, fingers: fingers)
         var playing = try playingOptions.playing(mode: mode, report: report, saveDir: saveDir)
         playing.countIn = countIn ?? true
+        playing.recording = recording
+        if let recording { _ = try RecordingAlign.openRecording(recording) }  // a file that cannot be played: one line before anything opens
         playing.watchStopsAtEnd = practice.repeat == nil
         let library = store.library
         playing.library = library
