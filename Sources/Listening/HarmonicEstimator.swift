@@ -56,12 +56,15 @@ public struct HarmonicEstimator: Sendable {
 
     /// `noiseFloor` is the calibrated room's RMS (0: unknown): the background is never taken
     /// below what that noise gives a key's partial peaks in this window.
-    public init(spectrum: [Double], whole: [Double], fftSize: Int, sampleRate: Int, templates: PartialTemplates? = nil, noiseFloor: Double = 0) {
+    /// `band` is the highest frequency the recording holds (nil: half the sample rate): a
+    /// recording sampled below 22 kHz and heard upsampled has only images above its own half rate.
+    public init(spectrum: [Double], whole: [Double], fftSize: Int, sampleRate: Int, templates: PartialTemplates? = nil, noiseFloor: Double = 0,
+                band bandLimit: Double? = nil) {
         self.spectrum = spectrum
         self.templates = templates
         binHz = Double(sampleRate) / Double(fftSize)
-        nyquist = Double(sampleRate) / 2
-        let lo = min(whole.count - 1, Int(50 / binHz)), hi = max(lo, min(whole.count - 1, Int(5_000 / binHz)))
+        nyquist = min(Double(sampleRate) / 2, bandLimit ?? .infinity)
+        let lo = min(whole.count - 1, Int(50 / binHz)), hi = max(lo, min(whole.count - 1, Int(min(5_000, nyquist * 0.9) / binHz)))
         let band = whole[lo...hi].sorted()
         // Twice the median, for taking the maximum of a few bins per partial.
         // White noise of RMS σ gives a Hann-windowed bin σ·√(0.375 N) on average; the maximum of

@@ -106,6 +106,10 @@ public final class NoteListener {
     /// wrong extra key be heard beside a full chord.
     public var maxNotesPerOnset = 5
 
+    /// The highest frequency the recording holds (Hz; nil: half the sample rate): a recording
+    /// made below 22 kHz and heard at 48 kHz has nothing above its own half rate but images.
+    public var bandLimit: Double?
+
     /// Sees each onset's spectrum before the decision (calibration measures partials with it).
     var onOnset: ((Double, HarmonicEstimator) -> Void)?
     let debugODF = ProcessInfo.processInfo.environment["LISTEN_ODF"] != nil
@@ -161,7 +165,7 @@ public final class NoteListener {
             var flux = 0.0
             if let previous {
                 // Up to ~6 kHz: above it a piano adds little but noise does.
-                let top = min(compressed.count, 6_000 * onsetFFT.size / sampleRate)
+                let top = min(compressed.count, Int(min(6_000, (bandLimit ?? 6_000) * 0.9)) * onsetFFT.size / sampleRate)
                 for k in 1..<top { flux += max(0, compressed[k] - previous[k]) }
             }
             previous = compressed
@@ -265,7 +269,7 @@ public final class NoteListener {
         if profile.isMeasured && rms(from: attack, seconds: 0.1) < profile.noteGate { return [] }
         let expected = expectedAt(time)
         let estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates,
-                                          noiseFloor: profile.noiseFloor)
+                                          noiseFloor: profile.noiseFloor, band: bandLimit)
         onOnset?(time, estimator)
         let typical = recentStrengths.isEmpty ? 0 : recentStrengths.sorted()[recentStrengths.count / 2]
         let notes = estimator.notes(expected: expected, known: othersAt(time), typical: typical, limit: maxNotesPerOnset).filter { found in

@@ -15,6 +15,8 @@ public enum PerformanceJudge {
         public var pedal: [PedalChange]
         /// Heard through a microphone: only onsets mean something (no releases, no loudness).
         public var onsetOnly = false
+        /// What a recording says of itself (clipped, too quiet…), said before the verdicts.
+        public var notice: String?
 
         public struct PedalChange: Equatable, Sendable {
             public var time: Double
@@ -30,7 +32,7 @@ public enum PerformanceJudge {
     /// prints the panel or, with `json`, the report object.
     public static func run(lesson path: String, performance: String, hand: PracticePlan.Hands, bars: BarsArgument?, tempo: TempoPercent?,
                            fit: (transpose: Transposition.Request?, keys: KeyboardKeysArgument?, range: KeyboardRangeArgument?) = (nil, nil, nil),
-                           json: Bool, library: Library) throws {
+                           calibration: String? = nil, json: Bool, library: Library) throws {
         // As played: in its key (`--transpose`), on its keyboard (`--keys`/`--range`: notes off
         // it are not expected, as in practice); neither is remembered by a judgement.
         let opened = try LessonFit.open(path, transpose: fit.transpose?.text)
@@ -51,11 +53,17 @@ public enum PerformanceJudge {
                                                                              : (LessonFormat.midi.maxBytes, "MIDI files"))
         let played: Performance
         if isRecording || HeardPerformance.isWAV(bytes) {
-            played = try HeardPerformance.performance(wav: bytes, name: safe(performance), lesson: opened.lesson, plan: plan)
+            played = try HeardPerformance.performance(wav: bytes, name: safe(performance), lesson: opened.lesson, plan: plan,
+                                                      calibration: try calibration.map { try AudioSetup.judgeProfile(source: $0, library: library) })
         } else {
             played = try Self.performance(bytes: bytes, name: safe(performance))
         }
+        if calibration != nil && !(isRecording || HeardPerformance.isWAV(bytes)) {
+            throw EtudeFailure("--calibration is for a .wav recording of an acoustic piano; \(safe(performance)) is MIDI: leave --calibration out")
+        }
         let (report, percent) = try judge(played, lesson: opened.lesson, plan: plan, onsetOnly: played.onsetOnly)
+        // Before the verdicts: what is wrong with the recording itself.
+        if let notice = played.notice { Console.error(notice) }
         do {
             try library.withStore(scan: false) { s in
                 let id = try s.catalogue(fileAt: path).id
