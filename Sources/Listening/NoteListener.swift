@@ -93,6 +93,8 @@ public final class NoteListener {
     private var nextFrame = 0
     private var previous: [Double]?
     private var odf: [Double] = []
+    /// Per `odf` value: whether its window held any sound (not digital silence).
+    private var odfSounding: [Bool] = []
     private var odfStart = 0
     private var lastOnsetFrame = -1_000
     private var pending: [(frame: Int, strength: Double)] = []
@@ -170,6 +172,7 @@ public final class NoteListener {
             }
             previous = compressed
             odf.append(flux)
+            odfSounding.append(rms >= Self.digitalSilence)
             if debugODF { print(String(format: "odf %.3f %.1f", Double(nextFrame * hop + onsetFFT.size / 2) / Double(sampleRate), flux)) }
             nextFrame += 1
             pickPeak()
@@ -198,6 +201,10 @@ public final class NoteListener {
     /// between the microphone and Etude rounds the flat top a little below 1.
     static let clipLevel: Float = 0.98
 
+    /// RMS under which an onset window is digital silence (−80 dBFS: under any microphone's
+    /// own noise, above a 16-bit file's dither at −90 dBFS).
+    static let digitalSilence = 1e-4
+
     /// λ of the log compression log(1 + λ|X|): small enough that noise stays near zero.
     static let compression = 1.0
     private static let lookahead = 2
@@ -213,7 +220,13 @@ public final class NoteListener {
         let lo = max(0, i - Self.lookahead), hi = i + Self.lookahead
         guard hi < odf.count else { return }
         for j in lo...hi where j != i && odf[j] > value { return }
-        let past = odf[max(0, i - Self.history)..<i].sorted()
+        // Digital silence (a digital piano's own output between notes) says nothing about the
+        // level a new onset must beat: counted in, its zeros held the median at 0 for the first
+        // 100–300 ms of a note after it, so that note's own later flux was taken for a ghost
+        // onset (which then stole the next note, timed early). Nor do the frames rising into
+        // this very peak count.
+        let pastFrames = max(0, i - Self.history)..<max(0, i - Self.lookahead)
+        let past = pastFrames.filter { odfSounding[$0] }.map { odf[$0] }.sorted()
         let median = past.isEmpty ? 0 : past[past.count / 2]
         let floor = fluxFloor
         // No onset before the window just before it holds sound (the stream's first moments).
@@ -242,6 +255,7 @@ public final class NoteListener {
         if odf.count > 400 {
             let drop = odf.count - 200
             odf.removeFirst(drop)
+            odfSounding.removeFirst(drop)
             odfStart += drop
         }
     }
