@@ -13,12 +13,24 @@ public protocol TimeSource: AnyObject, Sendable {
     var now: Double { get }
     /// Blocks (real clock) or jumps (virtual clock) until `now >= time`.
     func sleep(until time: Double)
+    /// True when `now` moves by itself (a thread may sleep on it); false for a clock tests move.
+    var isRealTime: Bool { get }
+    /// Real seconds until `now` has moved on by `seconds` (a clock that follows the learner
+    /// runs at their rate).
+    func baseSeconds(for seconds: Double) -> Double
+}
+
+extension TimeSource {
+    public var isRealTime: Bool { false }
+    public func baseSeconds(for seconds: Double) -> Double { seconds }
 }
 
 /// The real clock: CLOCK_MONOTONIC, unaffected by wall-clock changes, the base of all
 /// scheduling. The one place Etude reads it.
 public final class MonotonicClock: TimeSource {
     public init() {}
+
+    public var isRealTime: Bool { true }
 
     public var now: Double { Self.seconds() }
 

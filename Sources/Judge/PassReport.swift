@@ -202,6 +202,18 @@ public struct PassReport: Equatable, Sendable, Codable {
     public var dynamics = false
     /// Wait mode: mean seconds from one chord to the next held (timing means nothing there).
     public var secondsPerChord: Double?
+    /// With `--follow`: the tempo the learner played, bar by bar, nil otherwise.
+    public var barTempo: [BarTempo]?
+
+    /// The learner's tempo in a bar, as a percent of the lesson's own.
+    public struct BarTempo: Equatable, Sendable, Codable {
+        public var bar: Int
+        public var percent: Double
+        public init(bar: Int, percent: Double) {
+            self.bar = bar
+            self.percent = percent
+        }
+    }
 
     public subscript<T>(dynamicMember path: KeyPath<ScoreFigures, T>) -> T { figures[keyPath: path] }
 
@@ -220,7 +232,7 @@ public struct PassReport: Equatable, Sendable, Codable {
         }
     }
 
-    private enum Keys: String, CodingKey { case windowMs, onTimeMs, offsetMs, sections, notes, evennessSpread, dynamics, secondsPerChord }
+    private enum Keys: String, CodingKey { case windowMs, onTimeMs, offsetMs, sections, notes, evennessSpread, dynamics, secondsPerChord, barTempo }
 
     /// Reads older report lines too (before `offsetMs`, which then reads as 0, and before the
     /// ear's `notes`, which read as none).
@@ -235,6 +247,7 @@ public struct PassReport: Equatable, Sendable, Codable {
         evennessSpread = try c.decodeIfPresent(Double.self, forKey: .evennessSpread)
         dynamics = try c.decodeIfPresent(Bool.self, forKey: .dynamics) ?? false
         secondsPerChord = try c.decodeIfPresent(Double.self, forKey: .secondsPerChord)
+        barTempo = try c.decodeIfPresent([BarTempo].self, forKey: .barTempo)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -248,6 +261,7 @@ public struct PassReport: Equatable, Sendable, Codable {
         try c.encodeIfPresent(evennessSpread, forKey: .evennessSpread)
         try c.encode(dynamics, forKey: .dynamics)
         try c.encodeIfPresent(secondsPerChord, forKey: .secondsPerChord)
+        try c.encodeIfPresent(barTempo, forKey: .barTempo)
     }
 
     /// Adds what the ear heard: the notes list, the counts (in the pass's and each section's

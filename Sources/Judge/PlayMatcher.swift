@@ -139,6 +139,18 @@ public struct PlayMatcher: Sendable {
         PassReport(judgements: judgements, window: window, sections: Set(expected.map(\.section)))
     }
 
+    /// The expected notes neither matched nor expired yet, from `time` on, in order, at most
+    /// `limit`: what a partner following the learner still waits for.
+    public func open(from time: Double, limit: Int) -> [ExpectedNote] {
+        var out: [ExpectedNote] = []
+        var i = max(firstIndex(atOrAfter: time), expiredBefore)
+        while i < expected.count && out.count < limit {
+            if !matched[i] { out.append(expected[i]) }
+            i += 1
+        }
+        return out
+    }
+
     private func firstIndex(atOrAfter time: Double) -> Int {
         var lo = 0, hi = expected.count
         while lo < hi {

@@ -94,16 +94,24 @@ extension PracticePlan {
 }
 
 /// How the practised hands sit on the learner's keyboard: the notes Etude plays for them, and
-/// for a hand that does not fit, the octaves that would make the whole hand fit.
+/// for a hand mostly off the keys, the octaves that would put most of it on them. A pianist
+/// leaves a few stray notes (Für Elise's one low A1 on 61 keys) to someone else rather than
+/// play the whole hand in another octave, so a hand is only offered a move when most of its
+/// notes are off the keys.
 public struct KeyboardFit: Equatable, Sendable {
     public struct HandFit: Equatable, Sendable {
         public var hand: Hand
         /// Notes of the hand (in the bars practised) off the keyboard: Etude plays them.
         public var outside: Int
         public var below: Int
-        /// Octaves (±1, ±2 …) moving every note of the hand in the bars onto the keys; nil when
-        /// the hand is wider than the keyboard.
+        /// Every note of the hand in the bars practised.
+        public var total: Int = 0
+        /// Octaves (±1, ±2 …) moving the hand so that most of it is on the keys; nil when
+        /// most of the hand is on the keys as written (the few others are left to Etude) or
+        /// no octave puts most of it on them.
         public var octaves: Int?
+        /// Notes still off the keys after the move by `octaves` (Etude plays them).
+        public var offAfterMove: Int = 0
     }
 
     public var keyboard: KeyboardRange
@@ -116,17 +124,29 @@ public struct KeyboardFit: Equatable, Sendable {
         var out: [HandFit] = []
         for hand in [Hand.right, .left] where plan.hands.practises(.hand(hand)) {
             let pitches = lesson.notes.lazy.filter { $0.part == .hand(hand) && $0.startTick >= ticks.lowerBound && $0.startTick < ticks.upperBound }.map { Int($0.pitch) }
-            guard let low = pitches.min(), let high = pitches.max() else { continue }
+            guard !pitches.isEmpty else { continue }
             let outside = pitches.filter { !keyboard.contains($0) }.count
             guard outside > 0 else { continue }
-            var octaves: Int?
-            for k in [1, -1, 2, -2, 3, -3, 4, -4] where keyboard.contains(low + 12 * k) && keyboard.contains(high + 12 * k) {
-                octaves = k
-                break
-            }
-            out.append(HandFit(hand: hand, outside: outside, below: pitches.filter { $0 < keyboard.low }.count, octaves: octaves))
+            let move = octaveMove(pitches: Array(pitches), keyboard: keyboard)
+            out.append(HandFit(hand: hand, outside: outside, below: pitches.filter { $0 < keyboard.low }.count, total: pitches.count,
+                               octaves: move?.octaves, offAfterMove: move?.off ?? 0))
         }
         return KeyboardFit(keyboard: keyboard, hands: out)
+    }
+
+    /// The octave move for a hand whose notes are `pitches`: only when most of them (more than
+    /// half) are off the keys, the move that puts the most on them (the nearest of equals),
+    /// provided it puts most on them; nil otherwise.
+    static func octaveMove(pitches: [Int], keyboard: KeyboardRange) -> (octaves: Int, off: Int)? {
+        let off = pitches.filter { !keyboard.contains($0) }.count
+        guard off * 2 > pitches.count else { return nil }
+        var best: (octaves: Int, off: Int)?
+        for k in [1, -1, 2, -2, 3, -3, 4, -4] {
+            let left = pitches.filter { !keyboard.contains($0 + 12 * k) }.count
+            if left < (best?.off ?? off) { best = (k, left) }
+        }
+        guard let best, best.off * 2 < pitches.count else { return nil }
+        return best
     }
 
     /// One line per hand off the keyboard, e.g. `your 61 keys (C2–C7): Etude plays the 3 right-hand
@@ -138,7 +158,10 @@ public struct KeyboardFit: Equatable, Sendable {
             if above > 0 { side.append("\(above) above \(PitchName.name(keyboard.high))") }
             if h.below > 0 { side.append("\(h.below) below \(PitchName.name(keyboard.low))") }
             var line = "your \(keyboard): Etude plays the \(h.hand.rawValue)-hand notes off it (\(side.joined(separator: ", ")))"
-            if let k = h.octaves { line += "; the whole \(h.hand.rawValue) hand fits \(Self.octaves(k)): add \(fitOption)" }
+            if let k = h.octaves {
+                let rest = h.offAfterMove == 0 ? "the whole \(h.hand.rawValue) hand fits" : "the \(h.hand.rawValue) hand fits but for \(h.offAfterMove) \(h.offAfterMove == 1 ? "note" : "notes")"
+                line += "; \(rest) \(Self.octaves(k)): add \(fitOption)"
+            }
             return line
         }
     }
@@ -148,8 +171,8 @@ public struct KeyboardFit: Equatable, Sendable {
         "\(abs(k) == 1 ? "an octave" : "\(abs(k)) octaves") \(k > 0 ? "up" : "down")"
     }
 
-    /// The lesson with each hand that fits by octaves moved onto the keys (`--fit octave`), and
-    /// one line per hand moved.
+    /// The lesson with each hand mostly off the keys moved by its octaves (`--fit octave`), and
+    /// one line per hand moved; a hand mostly on the keys stays as written.
     public func fitted(_ lesson: Lesson) -> (lesson: Lesson, notices: [String]) {
         var out = lesson
         var lines: [String] = []
@@ -197,4 +220,23 @@ public enum OctaveFit: String, Equatable, Sendable, CaseIterable, CustomStringCo
     }
 
     public var description: String { rawValue }
+}
+
+extension PracticePlan {
+    /// Why Etude cannot follow the learner's tempo with this plan (`--follow`), or nil. A partner
+    /// follows where the learner plays in real time (play and memory mode) and needs a part of
+    /// its own to play with them: the other hand or an accompaniment, or the metronome.
+    public func followProblem(mode: PracticeMode, in lesson: Lesson) -> PlanError? {
+        guard mode.follows else {
+            return PlanError("--follow: Etude follows your tempo in play and memory mode; add --mode play (or memory)")
+        }
+        let ticks = tickRange(in: lesson)
+        let othersPlay = otherHand != .mute && lesson.notes.contains { n in
+            n.startTick >= ticks.lowerBound && n.startTick < ticks.upperBound && !expects(n)
+        }
+        guard othersPlay || metronome.enabled else {
+            return PlanError("--follow: Etude has no part to play with you here (you play every note); practise one hand (--hand right) or add --metronome")
+        }
+        return nil
+    }
 }

@@ -144,6 +144,8 @@ public enum PracticeMode: String, Equatable, Hashable, Sendable, CaseIterable, C
     public var hidesKeyHints: Bool { self == .memory }
     /// Real-time modes start each pass with a count-in so the learner can come in on time.
     public var countsIn: Bool { self == .play || self == .memory }
+    /// Etude's part can follow the learner's tempo (`--follow`) where they play in real time.
+    public var follows: Bool { self == .play || self == .memory }
 
     /// `watch`, `wait`, `play` or `memory` (any case).
     public init(parsing text: String) throws(PlanError) {

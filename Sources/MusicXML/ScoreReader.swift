@@ -220,6 +220,7 @@ struct ScoreReader {
     private mutating func readHeader(_ root: Int) {
         var work: String?
         var movement: String?
+        var credits: [Int] = []
         for c in tree.children(root) {
             switch tree.tag(c) {
             case .work?:
@@ -245,15 +246,44 @@ struct ScoreReader {
                     }
                 }
             default:
-                break
+                if tree.name(c) == "credit" { credits.append(c) }
             }
         }
         switch (work, movement) {
         case let (w?, m?) where w != m: score.title = clean("\(w): \(m)")
         case let (w?, _): score.title = clean(w)
         case let (nil, m?): score.title = clean(m)
-        default: break
+        default: score.title = creditTitle(credits).map(clean)
         }
+    }
+
+    /// The title printed on the first page (`<credit>`), for a score that has no `<work-title>`
+    /// or `<movement-title>` (many editors write only that): the credit typed `title`, else
+    /// the largest words on page 1 that no other credit type claims (a composer, the rights).
+    private func creditTitle(_ credits: [Int]) -> String? {
+        var best: (text: String, size: Double)?
+        for c in credits {
+            if let page = tree.attribute(c, "page"), page != "1" { continue }
+            var types: [String] = []
+            var words: [String] = []
+            var size = 0.0
+            for k in tree.children(c) {
+                switch tree.name(k) {
+                case "credit-type": types.append(tree.text(k).trimmingCharacters(in: .whitespacesAndNewlines).lowercased())
+                case "credit-words":
+                    let t = tree.text(k).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+                    if !t.isEmpty { words.append(t) }
+                    if let f = tree.attribute(k, "font-size").flatMap(Double.init) { size = max(size, f) }
+                default: break
+                }
+            }
+            let text = words.joined(separator: " ")
+            guard !text.isEmpty else { continue }
+            if types.contains("title") { return text }
+            guard types.isEmpty else { continue }
+            if best == nil || size > (best?.size ?? 0) { best = (text, size) }
+        }
+        return best?.text
     }
 
     private func clean(_ s: String) -> String {

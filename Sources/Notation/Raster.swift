@@ -554,8 +554,11 @@ struct Painter {
 
     mutating func paintTime(_ time: TimeSignature, x: Int) {
         for staff in Staff.allCases {
-            text(String(time.numerator), x: x, y: geometry.lineRow(staff, step: 6), .timeSignature)
-            text(String(time.denominator), x: x, y: geometry.lineRow(staff, step: 2), .timeSignature)
+            // Compact: the two figures on adjacent rows (the fourth and middle lines), read as
+            // one signature, not two digits with a line between them.
+            let (top, bottom) = density == .compact ? (6, 4) : (6, 2)
+            text(String(time.numerator), x: x, y: geometry.lineRow(staff, step: top), .timeSignature)
+            text(String(time.denominator), x: x, y: geometry.lineRow(staff, step: bottom), .timeSignature)
         }
     }
 
@@ -962,6 +965,10 @@ struct Painter {
             if let lower = r.lower {
                 put(h.column, r.main, open ? "◡" : "▄", .head, note: h.noteIndex, part: .main)
                 put(h.column, lower, open ? "◠" : "▀", .head, note: h.noteIndex, part: .lowerHalf)
+            } else if density == .compact {
+                // A head on a line, as tall as a head in a space (`▄` over `▀`): one cell of
+                // block, so eighth notes look alike whether they sit on a line or in a space.
+                put(h.column, r.main, open ? "○" : "█", .head, note: h.noteIndex, part: .main)
             } else {
                 put(h.column, r.main, open ? "○" : "●", .head, note: h.noteIndex, part: .main)
             }

@@ -38,13 +38,26 @@ public final class StaffCache: @unchecked Sendable {
         return s
     }
 
-    /// The drawing for a staff area: full density when one full system fits the height, else
-    /// compact (or the density asked for).
+    /// The density for a staff area of `height` rows and a score of `systems` systems: full,
+    /// the easier to read, unless it does not fit or it leaves more than a third of the area
+    /// empty while compact shows more systems (a 50-row terminal: the piece's systems in
+    /// compact, not one full system over half the screen).
+    public static func density(fullHeight: Int, compactHeight: Int, height: Int, systems: Int = .max) -> StaffDensity {
+        guard fullHeight <= height else { return .compact }
+        let full = min(height / max(1, fullHeight), systems), compact = min(height / max(1, compactHeight), systems)
+        let empty = height - full * fullHeight
+        return compact > full && empty * 3 > height ? .compact : .full
+    }
+
+    /// The drawing for a staff area: the density `density(fullHeight:compactHeight:height:)`
+    /// picks (or the one asked for).
     public func raster(width: Int, height: Int, density: StaffDensity? = nil) -> StaffRaster {
         lock.lock()
         defer { lock.unlock() }
         let score = scoreLocked(width: width)
-        let chosen = density ?? (StaffRaster.systemHeight(score: score, density: .full) <= height ? .full : .compact)
+        let chosen = density ?? Self.density(fullHeight: StaffRaster.systemHeight(score: score, density: .full),
+                                             compactHeight: StaffRaster.systemHeight(score: score, density: .compact), height: height,
+                                             systems: score.systems.count)
         let key = RasterKey(width: width, density: chosen)
         if let r = rasters[key] { return r }
         let r = StaffRaster(score: score, lesson: lesson, density: chosen)

@@ -216,6 +216,20 @@ public final class Coach: @unchecked Sendable {
         snapshot().expectedPitches(near: time, margin: margin)
     }
 
+    /// The practised notes not yet judged from clock time `time` on, in time order, at most
+    /// `limit`: where a partner that follows the learner (`PartnerTiming`) waits for them.
+    public func pendingOnsets(from time: Double, limit: Int = 24) -> [PartnerTiming.Onset] {
+        guard let m = matcher else { return [] }
+        return m.open(from: time - anchor, limit: limit).map { PartnerTiming.Onset(pitch: $0.pitch, time: anchor + $0.time, id: $0.id) }
+    }
+
+    /// Every practised note of the pass under way, judged or not, on the clock (the partner
+    /// finds a learner who restarted a few bars back among them).
+    public func passOnsets() -> [PartnerTiming.Onset] {
+        guard matcher != nil else { return [] }
+        return expected.map { PartnerTiming.Onset(pitch: $0.pitch, time: anchor + $0.time, id: $0.id) }
+    }
+
     /// The last finished pass as played (nil before the first pass ends), to save as .mid.
     public var lastPassRecording: PerformanceRecorder? { lastRecording }
 

@@ -39,6 +39,8 @@ public enum PracticeCommand: Equatable, Sendable {
     case pianoKey(semitone: Int)
     case octaveDown
     case octaveUp
+    /// `F`: Etude's part follows the learner's tempo, or keeps the lesson's (play and memory mode).
+    case toggleFollow
 
     /// The piano row: `a w s e d f t g y h u j k` = C C# D D# E F F# G G# A A# B C.
     public static let pianoLetters: [Character] = ["a", "w", "s", "e", "d", "f", "t", "g", "y", "h", "u", "j", "k"]

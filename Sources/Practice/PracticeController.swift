@@ -224,6 +224,15 @@ public final class PracticeController {
             }
             try? s.perform { t throws(PlanError) in try t.setHands(plan.hands, other: next) }
             show(message: "other hand: \(next.name)")
+        case .toggleFollow:
+            let want = !s.isFollowing
+            let on = s.setFollowing(want)
+            if want {
+                show(message: on ? "following your tempo: Etude's part waits for you and keeps your pace"
+                                 : "follow works in play and memory mode (M changes the mode)")
+            } else {
+                show(message: "Etude's part keeps the lesson's tempo again")
+            }
         case .toggleMetronome:
             let on = !transport.plan.metronome.enabled
             s.perform { $0.setMetronome(enabled: on) }

@@ -56,6 +56,9 @@ public final class PracticeSession: @unchecked Sendable {
         /// Asked after each pass judged in real time (play, memory): a line for its results panel
         /// about the learner's timing (the suggestion to calibrate), or nil.
         public var timingHint: (@Sendable (PassReport) -> String?)?
+        /// Etude's part keeps the learner's tempo in play and memory mode (`--follow`): the music
+        /// waits for them, catches up with them and falls silent when they stop.
+        public var follow: Bool = false
 
         public init(mode: PracticeMode = .watch, window: TimingWindow = TimingWindow(), cleanThreshold: Double = 90,
                     computerKeyboard: Bool = true, title: String? = nil, lookaheadSeconds: Double = 3,
@@ -80,7 +83,11 @@ public final class PracticeSession: @unchecked Sendable {
     public let lesson: Lesson
     /// The transport as of its last change: an immutable copy of the one the runner owns.
     public var transport: Transport { runner?.transport ?? initialTransport }
+    /// The music's time: the given clock, warped to the learner's tempo while Etude follows them.
     public let clock: any TimeSource
+    /// The clock the session was given (a played note's time is on it).
+    public let baseClock: any TimeSource
+    private let followed: FollowedClock
     public let settings: Settings
     private let output: any SoundOutput
     /// Owns the transport and plays it (its own thread on a `MonotonicClock`, else `advance()`).
@@ -102,6 +109,14 @@ public final class PracticeSession: @unchecked Sendable {
         var pausedByCoach = false
         /// The transport waits after a judged pass until the learner has seen the results.
         var heldForResults = false
+        /// Etude's part follows the learner (`--follow`, the `f` key), and how.
+        var following = false
+        var partner = PartnerTiming()
+        /// The learner's tempo at each onset the partner met them at this pass (bar, percent).
+        var tempoSamples: [(bar: Int, percent: Double)] = []
+        /// The practised notes of the plan's bars by tick (the partner finds a learner who
+        /// restarted among them), made when first needed for a plan.
+        var planOnsets: (plan: PracticePlan, onsets: [PartnerTiming.Onset])?
     }
     private var owned: Owned
 
@@ -118,6 +133,7 @@ public final class PracticeSession: @unchecked Sendable {
         var handedOut: [PassResult] = []
         var reportSink: (@Sendable (PassReport) -> Void)?
         var tickHook: (@Sendable (Double) -> Void)?
+        var following = false
         var keysHook: (@Sendable (Int) -> String?)?
     }
     private let exchange = NSLock()
@@ -127,8 +143,11 @@ public final class PracticeSession: @unchecked Sendable {
     public init(lesson: Lesson, plan: PracticePlan, clock: any TimeSource, output: any SoundOutput,
                 settings: Settings = Settings()) throws(PlanError) {
         self.lesson = lesson
-        var transport = try Transport(lesson: lesson, plan: plan, clock: clock)
-        self.clock = clock
+        let followed = FollowedClock(base: clock)
+        var transport = try Transport(lesson: lesson, plan: plan, clock: followed)
+        self.clock = followed
+        self.followed = followed
+        baseClock = clock
         self.output = output
         self.settings = settings
         self.title = settings.title ?? lesson.title
@@ -136,8 +155,10 @@ public final class PracticeSession: @unchecked Sendable {
                           cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.onsetOnlyInput,
                           inputOffsetMs: settings.inputOffsetMs)
         owned = Owned(coach: coach, loopOn: plan.bars != nil)
+        owned.following = settings.follow && settings.mode.follows
         shared = Exchange(coach: coach.snapshot(), loop: SessionState.Loop(enabled: plan.bars != nil, passes: 0, name: nil))
-        threaded = clock is MonotonicClock
+        shared.following = owned.following
+        threaded = clock.isRealTime
         initialTransport = transport
         // Asked by the transport in the middle of its own work: on the owner.
         transport.isPassClean = { [weak self] finished in
@@ -145,8 +166,8 @@ public final class PracticeSession: @unchecked Sendable {
             return self.owned.coach.isPassClean(finished)
         }
         Self.applyMode(settings.mode, plan: plan, settings: settings, to: &transport)
-        if let steady = clock as? MonotonicClock {
-            runner = TransportRunner(transport: transport, clock: steady, output: output,
+        if threaded {
+            runner = TransportRunner(transport: transport, clock: followed, tickClock: clock, output: output,
                                      onEvents: { [weak self] events in self?.received(events) },
                                      onTick: { [weak self] now in self?.tick(now: now) })
         } else {
@@ -270,12 +291,13 @@ public final class PracticeSession: @unchecked Sendable {
     /// A note played while the results hold the transport plays on (the next pass, after its
     /// count-in).
     public func learnerPlayed(_ note: LearnerNote) {
-        let event = PlayedEvent(pitch: note.pitch, velocity: note.velocity, time: note.time, isOn: note.isOn)
+        var event = PlayedEvent(pitch: note.pitch, velocity: note.velocity, time: note.time, isOn: note.isOn)
         owner {
             if note.isOn {
                 if releaseHeld() { return }
                 post(.resultsAway)  // playing on puts the results away
             }
+            event.time = follow(event, wall: note.time)
             let actions = owned.coach.handle(played: event)
             apply(actions)
             resumeAfterChord(actions)
@@ -294,7 +316,148 @@ public final class PracticeSession: @unchecked Sendable {
 
     /// The learner's sustain pedal went down or up (clock time): the coach's ear hears it.
     public func learnerPedal(down: Bool, at time: Double) {
-        owner { self.owned.coach.handle(pedalDown: down, at: time) }
+        owner { self.owned.coach.handle(pedalDown: down, at: self.followed.projected(atWall: time)) }
+    }
+
+    // MARK: Following the learner (on the owner)
+
+    /// True while Etude's part keeps the learner's tempo.
+    public var isFollowing: Bool { exchange.withLock { shared.following } }
+
+    /// Turns following on or off (`f`): only in play and memory mode, where the learner plays
+    /// against Etude's part in real time. Off, the music goes on at the plan's tempo from where it is.
+    @discardableResult
+    public func setFollowing(_ on: Bool) -> Bool {
+        owner {
+            let on = on && owned.coach.mode.follows
+            owned.following = on
+            owned.partner.restart()
+            if !on { unfollow() }
+            exchange.withLock { shared.following = on }
+            return on
+        }
+    }
+
+    /// The music at the plan's tempo again, from where it stands.
+    private func unfollow() {
+        if owned.partner.silenced {
+            perform { $0.play() }
+            owned.coach.transportResumed(at: clock.now)
+        }
+        owned.partner = PartnerTiming()
+        followed.retime(atWall: baseClock.now, rate: 1, cap: nil)
+    }
+
+    /// A note's time as judged while following (where the learner was expected, on the music's
+    /// clock), after the partner has moved the music for it.
+    private func follow(_ event: PlayedEvent, wall: Double) -> Double {
+        let warp = followed.warp
+        var time = warp.projected(atWall: wall)
+        guard owned.following, event.isOn, event.velocity > 0 else { return time }
+        let beat = beatSeconds()
+        let pending = owned.coach.pendingOnsets(from: warp.score(atWall: wall) - 2 * beat)
+        let comingIn = owned.partner.reached == nil
+        guard let move = owned.partner.heard(pitch: event.pitch, wall: wall, warp: warp, pending: pending, beat: beat,
+                                             behind: pitchesBehind()) else {
+            relocate(wall: wall)
+            return time
+        }
+        // Coming in (the pass's first note) or back in after a stop: the learner sets the time,
+        // so the note is where the music meets them, not late by however long they took.
+        if move.resume || comingIn, let score = move.score { time = score }
+        apply(move)
+        if let score = move.score, !move.resume {
+            owned.tempoSamples.append((transport.position(at: score).bar, transport.tempoPercent * move.rate))
+        }
+        return time
+    }
+
+    private func apply(_ move: PartnerTiming.Move) {
+        if move.resume && transport.state == .paused && !owned.heldForResults && !owned.pausedByCoach {
+            perform { $0.play() }
+            owned.coach.transportResumed(at: clock.now)
+        }
+        followed.retime(atWall: move.wall, score: move.score, rate: move.rate, cap: move.cap)
+        if let skip = move.skipBefore { runner?.skipNoteOns(before: skip) }
+        if move.silence && transport.state == .playing {
+            owned.coach.transportPaused(at: clock.now)
+            perform { $0.pause() }
+        }
+    }
+
+    /// The practised notes of the plan's bars, by tick (made once per plan).
+    private func planOnsets() -> [PartnerTiming.Onset] {
+        let plan = transport.plan
+        if let made = owned.planOnsets, made.plan == plan { return made.onsets }
+        let ticks = plan.tickRange(in: lesson)
+        var onsets: [PartnerTiming.Onset] = []
+        for (i, n) in lesson.notes.enumerated() where n.startTick >= ticks.lowerBound && n.startTick < ticks.upperBound && plan.expects(n) {
+            onsets.append(PartnerTiming.Onset(pitch: Int(n.pitch), time: Double(n.startTick), id: i))
+        }
+        onsets.sort { $0.time < $1.time }
+        owned.planOnsets = (plan, onsets)
+        return onsets
+    }
+
+    /// The keys of the learner's part in the two bars before the music's place.
+    private func pitchesBehind() -> Set<Int> {
+        let onsets = planOnsets()
+        let here = transport.tick(at: clock.now)
+        let from = here - Double(lesson.ticksPerQuarter * 8)
+        var lo = 0, hi = onsets.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if onsets[mid].time < from { lo = mid + 1 } else { hi = mid }
+        }
+        var out = Set<Int>()
+        for o in onsets[lo...] {
+            guard o.time < here - 1 else { break }
+            out.insert(o.pitch)
+        }
+        return out
+    }
+
+    /// Three keys in a row met nothing where the music is: when they are three notes in a row
+    /// elsewhere in the bars (a restart a few bars back, a jump on), the music goes there, from
+    /// the bar of the first of them, at the learner's place in it.
+    private func relocate(wall: Double) {
+        guard owned.partner.lost.count == 3 else { return }
+        let here = transport.tick(at: clock.now)
+        guard let found = owned.partner.locate(in: planOnsets(), near: here, within: Double(lesson.ticksPerQuarter) / 8) else { return }
+        let notes = lesson.notes
+        guard notes.indices.contains(found.first.id), notes.indices.contains(found.last.id) else { return }
+        let bar = lesson.bars.position(atTick: notes[found.first.id].startTick).bar
+        guard let barStart = lesson.bars.bar(number: bar)?.startTick else { return }
+        let wasPaused = transport.state == .paused && !owned.heldForResults && !owned.pausedByCoach
+        do {
+            try perform { t throws(PlanError) in try t.seek(toBar: bar) }
+        } catch {
+            return
+        }
+        if wasPaused {
+            perform { $0.play() }
+            owned.coach.transportResumed(at: clock.now)
+        }
+        let map = lesson.tempoMap
+        let percent = max(1, transport.tempoPercent) / 100
+        let into = max(0, map.seconds(atTick: notes[found.last.id].startTick) - map.seconds(atTick: barStart)) / percent
+        let score = clock.now + into
+        owned.partner.relocated(at: score, wall: wall)
+        followed.retime(atWall: wall, score: score, rate: owned.partner.rate, cap: nil)
+        runner?.skipNoteOns(before: score - 0.01)
+        post(.message("following you from bar \(lesson.bars.label(number: bar))"))
+    }
+
+    /// The tempo the learner kept this pass, bar by bar, while Etude followed them (nil: it did not).
+    private func followedTempo() -> [PassReport.BarTempo]? {
+        guard owned.following else { return nil }
+        return PartnerTiming.byBar(owned.tempoSamples).map { PassReport.BarTempo(bar: $0.bar, percent: ($0.percent * 10).rounded() / 10) }
+    }
+
+    /// A beat of the music in its own seconds (at the plan's tempo).
+    private func beatSeconds() -> Double {
+        let bpm = transport.effectiveBPM
+        return bpm.isFinite && bpm > 0 ? 60 / bpm : 0.5
     }
 
     /// True while the transport waits after a judged pass for the learner to read the results.
@@ -445,6 +608,12 @@ public final class PracticeSession: @unchecked Sendable {
                             cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.onsetOnlyInput,
                             inputOffsetMs: settings.inputOffsetMs)
             post(.resultsAway)
+            owned.partner.restart()
+            if owned.following && !mode.follows {
+                owned.following = false
+                unfollow()
+                exchange.withLock { shared.following = false }
+            }
             let wasPaused = owned.pausedByCoach
             owned.pausedByCoach = false
             owned.heldForResults = false
@@ -468,7 +637,7 @@ public final class PracticeSession: @unchecked Sendable {
         let transport = self.transport
         let transportState = transport.state
         let plan = transport.plan
-        let (coach, loop, keys) = exchange.withLock { (shared.coach, shared.loop, shared.keysHook) }
+        let (coach, loop, keys, following) = exchange.withLock { (shared.coach, shared.loop, shared.keysHook, shared.following) }
         let upcoming = transport.notes(at: now, ahead: lookahead).map { n in
             SessionState.Note(index: n.cue.index, pitch: Int(n.cue.pitch), start: n.start - now, end: n.end - now,
                               part: n.cue.part, practised: n.cue.practised)
@@ -478,13 +647,15 @@ public final class PracticeSession: @unchecked Sendable {
         if let keys {
             for w in feedback.waitingFor { feedback.waitingKeys[w.pitch] = keys(w.pitch) }
         }
-        return SessionState(
+        var state = SessionState(
             now: now, title: title, transport: transportState, plan: plan, pass: transport.pass, tempoPercent: transport.tempoPercent,
             bpm: transportState == .playing ? transport.bpm(at: now) : transport.effectiveBPM,
             position: transport.position(at: now), tick: transport.tick(at: now), countIn: transport.countIn(at: now), lookaheadSeconds: lookahead,
             notes: upcoming, barLines: lines, loop: loop,
             mode: coach.mode, pianoKeys: settings.computerKeyboard && coach.mode.judges,
             feedback: feedback, judged: coach.judgedNotes, heardOff: coach.notesHeardOff)
+        state.following = following
+        return state
     }
 
     // MARK: For the controller
@@ -563,7 +734,10 @@ public final class PracticeSession: @unchecked Sendable {
         var finished: [FinishedPassInfo] = []
         for e in events {
             switch e.event {
-            case .passStarted:
+            case .passStarted, .moved:
+                owned.partner.restart()
+                owned.tempoSamples = []
+                if case .moved = e.event { break }
                 owned.passStartClock = e.time
                 owned.passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
             case .passFinished(let pass, let percent):
@@ -590,9 +764,11 @@ public final class PracticeSession: @unchecked Sendable {
             var reports = actions.compactMap { a -> (pass: Int, report: PassReport)? in
                 if case .passReport(let pass, _, let report) = a { return (pass, report) } else { return nil }
             }
+            let tempo = followedTempo()
             let results = finished.map { info -> PassResult in
                 var report: PassReport?
                 if let i = reports.firstIndex(where: { $0.pass == info.pass }) { report = reports.remove(at: i).report }
+                if let tempo { report?.barTempo = tempo }
                 return PassResult(info: info, mode: coach.mode, report: report)
             }
             exchange.withLock { shared.outbox += results }
@@ -603,7 +779,14 @@ public final class PracticeSession: @unchecked Sendable {
 
     /// The coach's clock and the caller's tick hook, on the transport thread (or `advance()`).
     private func tick(now: Double) {
-        apply(owned.coach.tick(now: now))
+        if owned.following && transport.state != .stopped && transport.state != .finished {
+            let wall = baseClock.now
+            let warp = followed.warp
+            let beat = beatSeconds()
+            let pending = owned.coach.pendingOnsets(from: warp.score(atWall: wall) - 2 * beat)
+            if let move = owned.partner.tick(wall: wall, warp: warp, pending: pending, beat: beat) { apply(move) }
+        }
+        apply(owned.coach.tick(now: clock.now))
         publish()
         exchange.withLock { shared.tickHook }?(now)
     }
@@ -627,7 +810,7 @@ public final class PracticeSession: @unchecked Sendable {
                     perform { $0.play() }
                     coach.transportResumed(at: clock.now)
                 }
-            case .passReport(let pass, let percent, let report):
+            case .passReport(let pass, let percent, var report):
                 let now = clock.now
                 let hint = coach.mode == .play || coach.mode == .memory ? settings.timingHint?(report) : nil
                 let verdict = transport.plan.speedTrainer?.verdict(percent: percent, accuracy: report.figures.accuracy,
@@ -636,6 +819,10 @@ public final class PracticeSession: @unchecked Sendable {
                                                    timingHint: hint, secondsPerChord: report.secondsPerChord, earLine: report.earLine,
                                                    review: report.reviewLines())
                 results.speedTrainer = verdict
+                if let tempo = followedTempo() {
+                    results.tempoLine = PartnerTiming.summary(tempo.map { ($0.bar, $0.percent) })
+                    report.barTempo = tempo
+                }
                 post(.results(results, shownAt: now))
                 exchange.withLock { shared.reportSink }?(report)
             case .weakestSection(_, let name, _):

@@ -70,6 +70,8 @@ public struct SessionState: Sendable {
         public var earLine: String?
         /// Where it went wrong, a line per bar ("bar 9: D4 short, E4 loud").
         public var review: [String] = []
+        /// With `--follow`: the tempo the learner kept ("tempo 100 → 86 % in bars 5–8").
+        public var tempoLine: String?
 
         /// "Pass 2 at 80%".
         public var title: String { "Pass \(pass) at \(TempoPercent.text(tempoPercent))%" }
@@ -103,6 +105,8 @@ public struct SessionState: Sendable {
     public var judged: [Int: Verdict]
     /// After a pass: its notes struck right but held or played off (short, long, loud, soft).
     public var heardOff: Set<Int> = []
+    /// Etude's part keeps the learner's tempo (`--follow`).
+    public var following = false
 }
 
 /// A note the learner played (MIDI keyboard or computer keys), as the session takes it.

@@ -33,6 +33,8 @@ public final class TransportRunner: @unchecked Sendable {
         return published
     }
     public let clock: any TimeSource
+    /// What the ticks are timed by: real seconds, even while a followed clock waits.
+    private let tickClock: any TimeSource
     private let output: any SoundOutput
     private let onEvents: @Sendable ([TimedEvent]) -> Void
     private let onTick: (@Sendable (Double) -> Void)?
@@ -56,13 +58,17 @@ public final class TransportRunner: @unchecked Sendable {
     private var ownerThread: pthread_t?
     private let exited = DispatchSemaphore(value: 0)
 
-    /// `transport` must have been made with `clock`.
-    public init(transport: Transport, clock: MonotonicClock, output: any SoundOutput, tickInterval: Double = 0.02,
+    /// `transport` must have been made with `clock`, a real-time clock (`isRealTime`): the
+    /// monotonic clock, or a `FollowedClock` over it (`tickClock` then its base, so the ticks
+    /// go on while the music waits for the learner).
+    public init(transport: Transport, clock: any TimeSource, tickClock: (any TimeSource)? = nil, output: any SoundOutput,
+                tickInterval: Double = 0.02,
                 onEvents: @escaping @Sendable ([TimedEvent]) -> Void = { _ in },
                 onTick: (@Sendable (Double) -> Void)? = nil) {
         owned = transport
         published = transport
         self.clock = clock
+        self.tickClock = tickClock ?? clock
         self.output = output
         self.onEvents = onEvents
         self.onTick = onTick
@@ -76,6 +82,7 @@ public final class TransportRunner: @unchecked Sendable {
         owned = transport
         published = transport
         clock = transport.clock
+        tickClock = transport.clock
         self.output = output
         self.onEvents = onEvents
         onTick = nil
@@ -215,11 +222,22 @@ public final class TransportRunner: @unchecked Sendable {
         inbox.unlock()
     }
 
+    /// Note-ons of the lesson due before this time are not sounded (the owner's; set when a
+    /// followed clock jumps ahead with the learner, so the music skipped is not played at once).
+    private var skippingBefore: Double?
+
+    /// The lesson's notes due before `time` are skipped, not played at once (on the owner).
+    public func skipNoteOns(before time: Double) {
+        skippingBefore = max(skippingBefore ?? time, time)
+    }
+
     private func deliver(_ events: [TimedEvent]) {
         guard !events.isEmpty else { return }
         var ended = false
         for e in events {
             switch e.event {
+            case .synth(.noteOn(_, _, let velocity)) where velocity > 0 && e.time < (skippingBefore ?? -.infinity):
+                continue
             case .synth(let message): output.send(message)
             case .finished: ended = true
             default: break
@@ -250,37 +268,39 @@ public final class TransportRunner: @unchecked Sendable {
     private func loop() {
         inbox.lock()
         ownerThread = pthread_self()
-        var nextTick = clock.now
+        var nextTick = tickClock.now
         while phase == .running {
             if !jobs.isEmpty {
                 drainInbox()
                 continue
             }
             let now = clock.now
-            if let onTick, now >= nextTick {
+            let tickNow = tickClock.now
+            if let onTick, tickNow >= nextTick {
                 inbox.unlock()
                 onTick(now)
                 inbox.lock()
-                nextTick = now + tickInterval
+                nextTick = tickNow + tickInterval
                 continue
             }
             let next = owned.nextEventTime()
-            let wake = onTick == nil ? next : min(next ?? .infinity, nextTick)
-            guard let wake else {
+            // Both in real seconds from now: the music's clock may run at the learner's rate.
+            let eventWait = next.map { clock.baseSeconds(for: $0 - now) }
+            let tickWait = onTick == nil ? nil : nextTick - tickNow
+            guard let wait = [eventWait, tickWait].compactMap({ $0 }).min() else {
                 inbox.wait()  // paused, stopped or finished: wait for work
                 continue
             }
-            let wait = wake - now
             if wait > 0.002 {
                 // Sleep most of the way on the condition (work in the inbox wakes it), the
                 // last couple of milliseconds on the clock itself for precision.
                 _ = inbox.wait(until: Date(timeIntervalSinceNow: wait - 0.0015))
                 continue
             }
-            guard let next, next <= wake else {
+            guard let next, let eventWait, eventWait <= (tickWait ?? .infinity) else {
                 // The tick comes first: sleep to it, the top of the loop runs it.
                 inbox.unlock()
-                if wait > 0 { clock.sleep(until: wake) }
+                if wait > 0 { tickClock.sleep(until: nextTick) }
                 inbox.lock()
                 continue
             }

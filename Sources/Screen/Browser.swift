@@ -166,6 +166,12 @@ public struct BrowserModel: Equatable, Sendable {
         if let i = rows.firstIndex(where: { $0.id == id }) { selected = i + (resume == nil ? 0 : 1) }
     }
 
+    /// Puts the cursor on the ▸ lesson `etude next` names (the browser opens there: the lesson
+    /// to practise is the one most often chosen); it stays where it was when no row has it.
+    public mutating func selectNext() {
+        if let row = rows.first(where: { $0.mark == .next }) { select(id: row.id) }
+    }
+
     /// Keeps the cursor on the list and in view after rows changed.
     public mutating func clamp(visibleRows: Int) {
         selected = max(0, min(selected, entryCount - 1))
@@ -601,7 +607,11 @@ public enum BrowserTitle {
             out.append(ch)
             used += w
         }
-        while out.last == " " { out.removeLast() }
+        // Never cut inside a word: back to the end of the last whole one.
+        if out.count < start, let next = characters.dropFirst(out.count).first, next.isLetter || next.isNumber {
+            while let last = out.last, last.isLetter || last.isNumber || last == "-" { out.removeLast() }
+        }
+        while let last = out.last, last == " " || last == "," || last == ":" { out.removeLast() }
         return out + "…" + tail
     }
 

@@ -46,39 +46,52 @@ public struct FallingNotesWidget: Sendable {
             for c in (x + 1)..<(x + width - 1) { buffer.put(c, r, "═", theme.loopLineStyle) }
         }
         let mono = theme.monochrome
+        // Notes are drawn in half rows (`▄` a lower half, `▀` an upper one), so a note's lower
+        // edge meets the keyboard line at its time, never before: half row k is covered from
+        // k × dt/2 seconds ahead, and a note starting `start` ahead begins at half row
+        // ⌈start ÷ dt/2⌉. A note followed at once by another of its key ends half a row short,
+        // so repeated notes stay apart. Without colour, a half row at a note's top is drawn as
+        // a whole cell of its hand's glyph (which tells the hands apart); one at its foot stays
+        // a half block, so the note never looks due early.
+        let half = dt / 2
+        var startsByKey: [Int: [Double]] = [:]
+        for note in model.notes where note.start.isFinite { startsByKey[note.pitch, default: []].append(note.start) }
         for note in model.notes {
             guard note.end > 0, note.start < lookahead, !note.start.isNaN, !note.end.isNaN,
                   let cols = layout.noteColumns(note.pitch) else { continue }
-            let r0 = max(0, Int(max(0, note.start) / dt))
-            var r1 = min(height - 1, Int((min(note.end, lookahead) / dt).rounded(.up)) - 1)
-            if r1 < r0 { r1 = r0 }
+            let halves = 2 * height
+            let p0 = min(halves - 1, max(0, Int((max(0, note.start) / half).rounded(.up))))
+            let top = Int((min(note.end, lookahead + half) / half).rounded(.up))
+            let repeated = startsByKey[note.pitch]?.contains { $0 > note.start && abs($0 - note.end) < half } ?? false
+            let p1 = min(halves, max(p0 + 1, top - (repeated && top - p0 >= 2 ? 1 : 0)))   // half rows [p0, p1)
             let fill = note.verdict.map { theme.verdictColor($0) } ?? theme.color(note.role)
             let style: Style = mono ? Style() : Style(bg: fill)
             let glyph: Unicode.Scalar = mono ? theme.glyph(note.role) : " "
-            for r in r0...r1 {
+            let halfStyle: Style = mono ? Style() : Style(fg: fill)
+            var firstFull: Int?
+            for r in (p0 / 2)...((p1 - 1) / 2) {
+                let lower = p0 <= 2 * r && 2 * r < p1
+                let upper = p0 <= 2 * r + 1 && 2 * r + 1 < p1
                 let sy = y + height - 1 - r
-                for c in cols { buffer.put(c, sy, glyph, style) }
-            }
-            // Half blocks at the ends give half-row precision: smoother falling, and repeated
-            // notes of one pitch stay visibly separate.
-            if r1 > r0 && !mono {
-                if Double(r1) * dt + dt * 0.5 >= note.end {
-                    let sy = y + height - 1 - r1
-                    for c in cols { buffer.put(c, sy, "▄", Style(fg: fill)) }
-                }
-                if note.start - Double(r0) * dt >= dt * 0.5 {
-                    let sy = y + height - 1 - r0
-                    for c in cols { buffer.put(c, sy, "▀", Style(fg: fill)) }
+                if lower && upper {
+                    for c in cols { buffer.put(c, sy, glyph, style) }
+                    if firstFull == nil { firstFull = r }
+                } else if lower && mono && !repeated {
+                    for c in cols { buffer.put(c, sy, glyph, style) }
+                } else if lower || upper {
+                    for c in cols { buffer.put(c, sy, lower ? "▄" : "▀", halfStyle) }
                 }
             }
+            // The verdict's glyph (or the finger) on the note's first whole row: it reads
+            // without colour.
+            let markRow = firstFull ?? p0 / 2
             if let v = note.verdict, note.start >= 0 {
-                // The verdict's glyph on the note's first row: it reads without colour.
-                let sy = y + height - 1 - r0
+                let sy = y + height - 1 - markRow
                 let vstyle = mono ? Style(attributes: [.reverse, .bold]) : Style(fg: .rgb(0, 0, 0), bg: fill, attributes: .bold)
                 buffer.put(cols.lowerBound, sy, v.glyph, vstyle)
             } else if model.showFingers, let f = note.finger, (1...5).contains(f), note.start >= 0,
                let digit = Unicode.Scalar(UInt32(0x30 + f)) {
-                let sy = y + height - 1 - r0
+                let sy = y + height - 1 - markRow
                 let fstyle = mono ? Style(attributes: [.reverse, .bold]) : Style(fg: .rgb(0, 0, 0), bg: theme.color(note.role), attributes: .bold)
                 buffer.put(cols.lowerBound, sy, digit, fstyle)
             }
@@ -108,6 +121,23 @@ public struct StatusBarWidget: Sendable {
         let position = s.countIn.map { "\($0) → bar \(s.barLabel ?? String(s.bar))" }
             ?? "bar \(s.barLabel ?? String(s.bar)):\(s.beat)"
         return "\(position)/\(s.barsLabel ?? String(s.bars))  \(s.beatSymbol)=\(bpm) (\(s.tempoPercent)%)"
+    }
+
+    /// The second line for `width` columns: nothing cut, the parts giving way in a set order —
+    /// narrower separators first, then the other hand, the metronome and the loop drop out;
+    /// the hand and the mode (what the learner is doing) always stay.
+    public static func secondLine(_ s: StatusInfo, width: Int) -> String {
+        let full = secondLine(s)
+        if CellBuffer.width(of: full) <= width { return full }
+        var parts = full.components(separatedBy: "  ·  ")
+        var line = parts.joined(separator: " · ")
+        // Give way: other hand, metronome, loop (the parts between the hand and the mode).
+        for prefix in ["other:", "metronome", "loop", "pass"] where CellBuffer.width(of: line) > width {
+            parts.removeAll { $0.hasPrefix(prefix) }
+            line = parts.joined(separator: " · ")
+        }
+        if CellBuffer.width(of: line) > width { line = parts.map { $0.replacingOccurrences(of: ": ", with: " ") }.joined(separator: " · ") }
+        return line
     }
 
     public static func secondLine(_ s: StatusInfo) -> String {
@@ -141,10 +171,14 @@ public struct StatusBarWidget: Sendable {
             // Whether Etude sounds the learner's notes (issue 24), before the title so 80 columns keep it.
             x += buffer.text(echo + " · ", x: x, y: y, style: theme.statusStyle, maxWidth: max(0, width - rightWidth - 4 - x))
         }
+        if s.following {
+            // Etude keeps the learner's tempo (issue 37): said where 80 columns keep it.
+            x += buffer.text("follow · ", x: x, y: y, style: theme.statusStyle, maxWidth: max(0, width - rightWidth - 4 - x))
+        }
         let titleRoom = max(0, width - rightWidth - 3 - x)
         buffer.text(s.title.isEmpty ? "Etude" : s.title, x: x, y: y, style: theme.statusAccent, maxWidth: titleRoom)
         buffer.text(right, x: max(1, width - rightWidth - 1), y: y, style: theme.statusStyle, maxWidth: width - 2)
-        buffer.text(StatusBarWidget.secondLine(s), x: 1, y: y + 1, style: theme.statusStyle, maxWidth: width - 2)
+        buffer.text(StatusBarWidget.secondLine(s, width: width - 2), x: 1, y: y + 1, style: theme.statusStyle, maxWidth: width - 2)
     }
 }
 

@@ -12,12 +12,15 @@ public struct KeyboardLayout: Sendable, Equatable {
     /// Lowest and highest pitch shown (both white keys).
     public let low: Int
     public let high: Int
-    /// Columns per white key (2–4).
+    /// Columns per white key (2–4); on a wide terminal the lesson's range may be wider
+    /// (`keyWidth(of:)`).
     public let keyWidth: Int
     /// Column of the lowest key's left edge.
     public let originX: Int
     /// Left column of each white key by pitch (-1 for pitches not shown or black).
     private let whiteX: [Int]
+    /// Columns of each white key by pitch.
+    private let whiteWidth: [Int]
 
     public static func isBlack(_ pitch: Int) -> Bool {
         switch ((pitch % 12) + 12) % 12 {
@@ -67,15 +70,36 @@ public struct KeyboardLayout: Sendable, Equatable {
         low = lo
         high = hi
         keyWidth = kw
-        originX = max(0, (width - whites * kw) / 2)
+        var widths = Array(repeating: kw, count: 128)
+        // Wide: all 88 keys, the lesson's range (whole octaves) wider, the rest narrowed to two
+        // columns a key, so the piece is not a thin strip in the middle of 88 keys.
+        if width >= KeyboardLayout.fullWidth, let given = range {
+            let inLo = max(lo, given.lowerBound - ((given.lowerBound % 12) + 12) % 12)
+            let inHi = min(hi, given.upperBound + (11 - ((given.upperBound % 12) + 12) % 12))
+            let inside = KeyboardLayout.whiteCount(inLo, inHi)
+            let outside = whites - inside
+            let wide = inside > 0 ? min(KeyboardLayout.widestKey, (width - 2 * outside) / inside) : kw
+            if wide > kw {
+                for p in lo...hi { widths[p] = (inLo...inHi).contains(p) ? wide : 2 }
+            }
+        }
+        let total = (lo...hi).filter { !KeyboardLayout.isBlack($0) }.reduce(0) { $0 + widths[$1] }
+        originX = max(0, (width - total) / 2)
         var xs = Array(repeating: -1, count: 128)
         var x = originX
         for p in lo...hi where !KeyboardLayout.isBlack(p) {
             xs[p] = x
-            x += kw
+            x += widths[p]
         }
         whiteX = xs
+        whiteWidth = widths
     }
+
+    /// The widest a white key is drawn (a lesson's range on a wide terminal).
+    public static let widestKey = 6
+
+    /// Columns of the white key `pitch` (the lesson's range may be wider than the rest).
+    public func keyWidth(of pitch: Int) -> Int { (0..<128).contains(pitch) ? whiteWidth[pitch] : keyWidth }
 
     static func whiteCount(_ lo: Int, _ hi: Int) -> Int {
         guard lo <= hi else { return 0 }
@@ -86,7 +110,7 @@ public struct KeyboardLayout: Sendable, Equatable {
     static func previousWhite(_ p: Int) -> Int { isBlack(p - 1) ? p - 2 : p - 1 }
 
     /// Total columns the keys take.
-    public var width: Int { KeyboardLayout.whiteCount(low, high) * keyWidth }
+    public var width: Int { (low...high).filter { !KeyboardLayout.isBlack($0) }.reduce(0) { $0 + keyWidth(of: $1) } }
 
     public func contains(_ pitch: Int) -> Bool { pitch >= low && pitch <= high }
 
@@ -95,14 +119,15 @@ public struct KeyboardLayout: Sendable, Equatable {
         guard contains(pitch), KeyboardLayout.isBlack(pitch), contains(pitch + 1) else { return nil }
         let rightWhite = whiteX[pitch + 1]
         guard rightWhite >= 0 else { return nil }
-        return keyWidth >= 3 ? (rightWhite - 1)..<(rightWhite + 1) : (rightWhite - 1)..<rightWhite
+        let w = min(keyWidth(of: pitch - 1), keyWidth(of: pitch + 1))
+        return w >= 5 ? (rightWhite - 1)..<(rightWhite + 2) : w >= 3 ? (rightWhite - 1)..<(rightWhite + 1) : (rightWhite - 1)..<rightWhite
     }
 
     /// All columns of a white key (body plus its right edge).
     public func whiteColumns(_ pitch: Int) -> Range<Int>? {
         guard contains(pitch), !KeyboardLayout.isBlack(pitch) else { return nil }
         let x = whiteX[pitch]
-        return x..<(x + keyWidth)
+        return x..<(x + keyWidth(of: pitch))
     }
 
     /// Columns where a falling note for this pitch is drawn: a black key's columns, or the
@@ -192,7 +217,7 @@ public struct KeyboardWidget: Sendable {
                 ? (mono ? Style(attributes: [.bold, .underline]) : Style(fg: .rgb(255, 210, 90), attributes: .bold))
                 : (mono ? Style() : Style(fg: .rgb(150, 150, 160)))
             // Leave the last column free when the next label would touch it.
-            buffer.write(label, x: cols.lowerBound, y: labelRow, style: style, maxWidth: max(2, layout.keyWidth * 3))
+            buffer.write(label, x: cols.lowerBound, y: labelRow, style: style, maxWidth: max(2, layout.keyWidth(of: p) * 3))
         }
     }
 }

@@ -135,6 +135,8 @@ public struct StatusInfo: Sendable, Equatable {
     public var waiting: String?
     /// `echo on` / `echo off` when the learner plays a MIDI instrument (nil: not shown).
     public var echo: String?
+    /// Etude's part keeps the learner's tempo (`--follow`): `follow` on the first line.
+    public var following = false
     /// A microphone's signal the listener cannot trust ("mic too quiet", "mic clipped", "mic too
     /// noisy"): said where the learner looks rather than scored as misses (nil: nothing to say).
     public var listening: String?
@@ -194,6 +196,8 @@ public struct ResultsInfo: Sendable, Equatable {
     public var review: [String]
     /// The pass can be reviewed bar by bar: the panel says which key opens it.
     public var reviewKey: String? = nil
+    /// With `--follow`: the tempo the learner kept, bar by bar ("tempo 100 → 86 % in bars 5–8").
+    public var tempoLine: String? = nil
 
     public init(title: String = "Results", figures: ScoreFigures, offsetMs: Double = 0, timingHint: String? = nil,
                 speedTrainer: String? = nil, secondsPerChord: Double? = nil, earLine: String? = nil, review: [String] = []) {

@@ -42,6 +42,7 @@ public enum PracticeKeys {
     public static let modes: [Entry] = [
         Entry(keys: "M", action: "mode: watch / wait / play / memory (F6)"),
         Entry(keys: "W", action: "loop the weakest section (F9)"),
+        Entry(keys: "F", action: "follow my tempo on / off (F11; play, memory)"),
         Entry(keys: "r  Enter", action: "last pass: save as .mid / review"),
     ]
 
@@ -168,6 +169,7 @@ public struct ResultsPanel: Sendable {
             "accuracy \(formatted(f.accuracy, decimals: 1)) %",
         ]
         if let ear = r.earLine { lines.append(ear) }
+        if let tempo = r.tempoLine { lines.append(tempo) }
         if let (mean, sd) = f.timing {
             var t = "timing \(mean >= 0 ? "+" : "−")\(formatted(abs(mean), decimals: 0)) ms"
             t += " ± \(formatted(sd, decimals: 0)) ms"

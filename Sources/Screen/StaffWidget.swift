@@ -22,7 +22,8 @@ public enum PracticeDisplay: String, Sendable, CaseIterable {
 /// timeline on top, the hint at the bottom, the staff between — above the keyboard in `both`.
 public struct StaffScreenLayout: Equatable, Sendable {
     public var statusY: Int
-    public var timelineY: Int
+    /// Nil when the timeline gave way (a low terminal in the staff-and-keyboard view).
+    public var timelineY: Int?
     public var staffY: Int
     public var staffHeight: Int
     /// Columns the staff is laid out for (the screen less a margin each side).
@@ -36,10 +37,16 @@ public struct StaffScreenLayout: Equatable, Sendable {
                           staffWidth: max(1, size.columns - 2), keyboardY: nil, hintY: size.rows - 1)
     }
 
-    /// The staff above the keyboard (its four rows just above the hint).
+    /// Rows below which the staff-and-keyboard view gives way: the timeline goes first (the
+    /// status above names the bar), so a grand staff keeps its lines above the keyboard.
+    public static let timelineGivesWayBelow = 24
+
+    /// The staff above the keyboard (its four rows just above the hint); on a terminal lower
+    /// than `timelineGivesWayBelow` rows the timeline gives way to the staff.
     public static func staffAboveKeyboard(_ size: TerminalSize) -> StaffScreenLayout {
         let keyboardY = size.rows - 1 - KeyboardWidget.height
-        return StaffScreenLayout(statusY: 0, timelineY: 2, staffY: 3, staffHeight: max(0, keyboardY - 3),
+        let staffY = size.rows < timelineGivesWayBelow ? 2 : 3
+        return StaffScreenLayout(statusY: 0, timelineY: staffY == 3 ? 2 : nil, staffY: staffY, staffHeight: max(0, keyboardY - staffY),
                                  staffWidth: max(1, size.columns - 2), keyboardY: keyboardY, hintY: size.rows - 1)
     }
 
@@ -60,21 +67,37 @@ public struct StaffWidget: Sendable {
                      raster: StaffRaster, marks: StaffMarks) {
         guard width > 0, height > 0, !raster.systems.isEmpty else { return }
         let page = raster.page(forTick: marks.cursorTick, height: height)
-        // Rows of a system drawn: all of them, or (taller than the area) the top row and the
-        // window centred on the staves.
+        // Rows of a system drawn: all of them, or (taller than the area) a window that keeps
+        // every staff line: the rows beyond the staves give way first (ledger room, stems),
+        // then the top row of bar numbers; only an area lower than the staves themselves cuts
+        // them, from the window centred on them.
         let h = raster.systemHeight
         var rows = Array(0..<h)
         if h > height {
             let top = raster.lineRow(.treble, step: 8), bottom = raster.lineRow(.bass, step: 0)
-            let room = height - 1
-            let centre = (top + bottom) / 2
-            let start = max(1, min(h - room, centre - room / 2))
-            rows = [raster.topRow] + Array(start..<(start + room))
+            let span = bottom - top + 1
+            if span + 1 <= height {
+                let room = height - 1
+                let start = max(1, min(h - room, top - (room - span) / 2))
+                rows = [raster.topRow] + Array(start..<(start + room))
+            } else if span <= height {
+                let start = max(0, min(h - height, top - (height - span) / 2))
+                rows = Array(start..<(start + height))
+            } else {
+                let room = height - 1
+                let centre = (top + bottom) / 2
+                let start = max(1, min(h - room, centre - room / 2))
+                rows = [raster.topRow] + Array(start..<(start + room))
+            }
         }
         // A page shorter than the area starts at its top, right under the timeline (centred, a
-        // tall terminal showed a third of empty rows above the music).
+        // tall terminal showed a third of empty rows above the music); the rows a page leaves
+        // are shared out between its systems, so the staff fills the height.
+        let perPage = max(1, height / max(1, h))
+        let gap = h <= height ? min(h / 2, (height - perPage * h) / perPage) : 0
         var row = y
         for index in page {
+            if index != page.lowerBound { row += gap }
             let overlay = raster.overlay(system: index, marks: marks)
             let system = raster.systems[index]
             let columns = min(width, system.width)
@@ -180,7 +203,7 @@ public struct StaffPracticeScreen: Sendable {
         let layout = StaffScreenLayout.layout(size, view: view)
         let w = size.columns
         StatusBarWidget(theme: theme).draw(into: &buffer, y: layout.statusY, width: w, status: model.status)
-        TimelineWidget(theme: theme).draw(into: &buffer, y: layout.timelineY, width: w, timeline: model.timeline)
+        if let ty = layout.timelineY { TimelineWidget(theme: theme).draw(into: &buffer, y: ty, width: w, timeline: model.timeline) }
         StaffWidget(theme: theme).draw(into: &buffer, x: 1, y: layout.staffY, width: layout.staffWidth, height: layout.staffHeight,
                                        raster: staff, marks: marks)
         if let ky = layout.keyboardY {

@@ -86,15 +86,12 @@ public struct Theme: Sendable {
 @inline(__always) func safe(_ text: String) -> String { TextDecoding.sanitize(text) }
 
 extension CellBuffer {
-    /// Writes sanitized text, cut with "…" when it does not fit.
+    /// Writes sanitized text, shortened by `CellBuffer.cut`'s rule (never mid-word) when it
+    /// does not fit.
     @discardableResult
     mutating func text(_ s: String, x: Int, y: Int, style: Style, maxWidth: Int) -> Int {
         guard maxWidth > 0 else { return 0 }
         let clean = safe(s)
-        let w = CellBuffer.width(of: clean)
-        if w <= maxWidth { return write(clean, x: x, y: y, style: style, maxWidth: maxWidth) }
-        let used = write(clean, x: x, y: y, style: style, maxWidth: maxWidth - 1)
-        put(x + used, y, "…", style)
-        return used + 1
+        return write(CellBuffer.cut(clean, width: maxWidth), x: x, y: y, style: style, maxWidth: maxWidth)
     }
 }

@@ -623,11 +623,19 @@ extension Store {
         var clauses: [String] = []
         var args: [(any DatabaseValueConvertible)?] = []
         // searchText is stored lowercased, so a plain substring test (instr) does: faster than LIKE
-        // and free of wildcard characters.
+        // and free of wildcard characters. A word is matched where a word of the text starts
+        // ("ode" finds Ode to Joy, not an episode; "minu" still finds Minuet as it is typed):
+        // the text's punctuation is read as spaces first. A word starting with a symbol ("%")
+        // is found anywhere.
         let words = query.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         for word in words {
-            clauses.append("instr(l.searchText, ?) > 0")
-            args.append(word)
+            if word.first?.isLetter == true || word.first?.isNumber == true {
+                clauses.append("instr(\(Store.wordsOf("l.searchText")), ?) > 0")
+                args.append(Store.wordSeparators.reduce(" " + word) { $0.replacingOccurrences(of: $1, with: " ") })
+            } else {
+                clauses.append("instr(l.searchText, ?) > 0")
+                args.append(word)
+            }
         }
         if let level {
             clauses.append("l.level = ?")
@@ -650,6 +658,18 @@ extension Store {
         if let limit { sql += " LIMIT \(max(0, limit))" }
         let arguments = StatementArguments(args)
         return try writer.read { db in try LessonListing.fetchDecodable(db, sql: sql, arguments: arguments, table: "lesson") }
+    }
+
+    /// Characters a search reads as spaces, so a query word matches where a word starts
+    /// (after a space, a dash, a bracket, a file name's `_` or `.`).
+    static let wordSeparators: [String] = ["-", "_", ".", "(", ")", "/", ",", ":", ";", "'", "\"", "“", "‘", "—", "–", "[", "\t"]
+
+    /// SQL for `column` with a space in front and every separator as a space: `instr` of it and
+    /// " word" is true exactly when a word of the text starts with `word`.
+    static func wordsOf(_ column: String) -> String {
+        wordSeparators.reduce("' ' || \(column)") { sql, sep in
+            "replace(\(sql), '\(sep.replacingOccurrences(of: "'", with: "''"))', ' ')"
+        }
     }
 
     /// The levels the listed lessons have, ascending: the browser's level filter cycles through
@@ -695,6 +715,9 @@ extension Store {
         }()
         if candidates.count == 1 { return candidates[0] }
         if candidates.isEmpty {
+            if let near = TitleSuggestion.closest(to: ref, among: all.map(\.lesson.title)) {
+                throw StoreError("\(ref): no such lesson or file; did you mean \"\(near)\"? (`etude list` shows titles and ids)")
+            }
             throw StoreError("\(ref): no such lesson or file; see `etude list` for titles and ids")
         }
         let names = candidates.prefix(4).map { "\($0.lesson.title) (\($0.lesson.id.prefix(8)))" }.joined(separator: ", ")
@@ -721,5 +744,65 @@ extension Store {
     /// Inserts or refreshes a lesson row that has no file (generated lessons, tools, tests).
     public func register(_ info: LessonInfo) throws {
         try writer.write { db in try Store.upsert(info, db) }
+    }
+}
+
+/// "Did you mean": the title a mistyped one was most likely meant to be, by edit distance
+/// (a letter added, dropped, changed or two swapped) to the whole title or to its start as far
+/// as the learner typed ("Ode to Jyo" → Ode to Joy, "fur elis" → Für Elise).
+public enum TitleSuggestion {
+    /// The nearest title, if it is near enough to be a typo: at most one edit in five letters
+    /// (at least one, at most three); nil when none is, or two are equally near.
+    public static func closest(to typed: String, among titles: [String]) -> String? {
+        let want = fold(typed)
+        guard want.count >= 3 else { return nil }
+        let allowed = min(3, max(1, want.count / 5))
+        var best: (title: String, distance: Int)?
+        var tied = false
+        for title in Set(titles) {
+            let have = fold(title)
+            let start = Array(have.prefix(want.count))
+            let d = min(distance(want, have), distance(want, start))
+            guard d <= allowed else { continue }
+            if let b = best, d >= b.distance {
+                if d == b.distance { tied = true }
+                continue
+            }
+            best = (title, d)
+            tied = false
+        }
+        return tied ? nil : best?.title
+    }
+
+    /// Lowercased, accents dropped (ü → u), spaces and punctuation kept as one space.
+    static func fold(_ text: String) -> [Character] {
+        let plain = text.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
+        var out: [Character] = []
+        for c in plain {
+            let k: Character = c.isLetter || c.isNumber ? c : " "
+            if k == " " && (out.last == " " || out.isEmpty) { continue }
+            out.append(k)
+        }
+        while out.last == " " { out.removeLast() }
+        return out
+    }
+
+    /// Optimal string alignment distance (Damerau–Levenshtein without repeated edits of one span).
+    static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var prev2 = [Int](repeating: 0, count: b.count + 1)
+        var prev = Array(0...b.count)
+        var cur = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            cur[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { cur[j] = min(cur[j], prev2[j - 2] + 1) }
+            }
+            (prev2, prev, cur) = (prev, cur, prev2)
+        }
+        return prev[b.count]
     }
 }

@@ -35,7 +35,31 @@ public struct KeyboardSetting: Codable, Equatable, Sendable, FetchableRecord, Pe
     }
 }
 
+/// Whether Etude's part follows the learner's tempo in a lesson (`--follow`, `--no-follow`).
+public struct LessonFollow: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "lessonFollow"
+    public var lessonID: String
+    public var follow: Bool
+    public var updatedAt: Date
+
+    public init(lessonID: String, follow: Bool, updatedAt: Date = Date()) {
+        self.lessonID = lessonID
+        self.follow = follow
+        self.updatedAt = updatedAt
+    }
+}
+
 extension Store {
+    /// Whether the learner last asked Etude to follow them in a lesson, if they ever said.
+    public func follow(lessonID: String) throws -> Bool? {
+        try writer.read { db in try LessonFollow.fetchOne(db, key: lessonID)?.follow }
+    }
+
+    /// Remembers `--follow` / `--no-follow` for a lesson.
+    public func saveFollow(lessonID: String, _ on: Bool) throws {
+        try writer.write { db in try LessonFollow(lessonID: lessonID, follow: on).save(db) }
+    }
+
     /// The transposition remembered for a lesson, if any.
     public func transpose(lessonID: String) throws -> String? {
         try writer.read { db in try LessonTranspose.fetchOne(db, key: lessonID)?.transpose }

@@ -108,6 +108,24 @@ extension Store {
     }
 }
 
+extension Store {
+    /// The lesson chosen as the method's current piece (`etude next --set`), nil for the path's own.
+    public func methodChoice() throws -> String? {
+        try writer.read { db in try String.fetchOne(db, sql: "SELECT lessonID FROM methodChoice WHERE slot = 1") }
+    }
+
+    /// Chooses the current piece (nil: back to the path's own).
+    public func setMethodChoice(_ lessonID: String?) throws {
+        try writer.write { db in
+            if let lessonID {
+                try db.execute(sql: "INSERT OR REPLACE INTO methodChoice (slot, lessonID, chosenAt) VALUES (1, ?, ?)", arguments: [lessonID, Date()])
+            } else {
+                try db.execute(sql: "DELETE FROM methodChoice")
+            }
+        }
+    }
+}
+
 /// A sight-reading exercise played: which level and seed made it, and the pass it scored
 /// (`etude sight-read`; the seeds played are not offered again).
 public struct SightReadingRecord: Codable, Equatable, Sendable, FetchableRecord, MutablePersistableRecord {

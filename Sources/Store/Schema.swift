@@ -337,6 +337,38 @@ public enum Schema {
                 );
                 """)
         }
+        // v13: a recording judged by `etude judge`, by its content and the settings it was
+        // judged with, so judging it again (each `judge --json` run) stores no second pass.
+        m.registerMigration("v13-judged-recording") { db in
+            try db.execute(sql: """
+                CREATE TABLE judgedRecording (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    passID INTEGER NOT NULL REFERENCES pass(id) ON DELETE CASCADE
+                );
+                """)
+        }
+        // v13: the lesson the learner chose as the method's current piece (`etude next --set`);
+        // without one the current piece is the first on the path not yet mastered, and a
+        // lesson tried out of order is a side trip.
+        m.registerMigration("v13-method-choice") { db in
+            try db.execute(sql: """
+                CREATE TABLE methodChoice (
+                    slot INTEGER PRIMARY KEY NOT NULL CHECK (slot = 1),
+                    lessonID TEXT NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    chosenAt DATETIME NOT NULL
+                );
+                """)
+        }
+        // v13: whether Etude's part follows the learner's tempo, per lesson (`--follow`).
+        m.registerMigration("v13-lesson-follow") { db in
+            try db.execute(sql: """
+                CREATE TABLE lessonFollow (
+                    lessonID TEXT PRIMARY KEY NOT NULL,
+                    follow BOOLEAN NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                """)
+        }
         return m
     }()
 }

@@ -146,19 +146,78 @@ public struct CellBuffer: Equatable, Sendable {
         return col - x
     }
 
-    /// `text` in `width` columns, cut with `…` when longer (empty when not even that fits).
+    /// `text` in `width` columns, shortened by one rule wherever text meets an edge (hints,
+    /// messages, titles, status lines), so nothing is cut mid-word: first a bracketed aside
+    /// goes (`(in G major)`, from the last), then trailing parts (after ` · `, `; ` or ` — `,
+    /// from the last, marked `…`), then words from the end (`…`); only a single word longer
+    /// than the width is cut inside it. Empty when not even `…` fits.
     public static func cut(_ text: String, width: Int) -> String {
         guard self.width(of: text) > width else { return text }
         guard width > 0 else { return "" }
+        // Leading spaces (a part set after another: " — composer") are kept as they are.
+        let lead = text.prefix { $0 == " " }
+        if !lead.isEmpty {
+            guard lead.count < width else { return "" }
+            return String(lead) + cut(String(text.dropFirst(lead.count)), width: width - lead.count)
+        }
+        /// Spaces collapsed and trimmed, a space left before `,;:` dropped.
+        func tidy(_ chars: [Character]) -> [Character] {
+            var out: [Character] = []
+            for c in chars {
+                if c == " " && (out.isEmpty || out.last == " ") { continue }
+                if ",;:".contains(c), out.last == " " { out.removeLast() }
+                out.append(c)
+            }
+            while out.last == " " { out.removeLast() }
+            return out
+        }
+        // 1. Bracketed asides, the last first.
+        var t = Array(text)
+        while let close = t.lastIndex(where: { $0 == ")" || $0 == "]" }),
+              let open = t[..<close].lastIndex(of: t[close] == ")" ? "(" : "[") {
+            let shorter = tidy(Array(t[..<open]) + Array(t[(close + 1)...]))
+            guard !shorter.isEmpty else { break }
+            t = shorter
+            if self.width(of: String(t)) <= width { return String(t) }
+        }
+        // 2. Trailing clauses, the last first.
+        let separators = [" · ", "; ", " — "].map(Array.init)
+        while let at = separators.compactMap({ lastStart(of: $0, in: t) }).max(), at > 0 {
+            t = Array(t[..<at])
+            while t.last == " " { t.removeLast() }
+            if self.width(of: String(t)) + 1 <= width { return String(t) + "…" }
+        }
+        // 3. Words from the end (the text's own spacing kept).
+        var end = t.count
+        while let space = t[..<end].lastIndex(of: " ") {
+            var head = Array(t[..<space])
+            while let last = head.last, ",;:—-–(· ".contains(last) { head.removeLast() }
+            if !head.isEmpty, self.width(of: String(head)) + 1 <= width { return String(head) + "…" }
+            end = space
+        }
+        // 4. One word longer than the width: cut inside it (a lone dash or sign: nothing).
+        let word = String(t).split(separator: " ").first.map(String.init) ?? String(t)
+        if !word.contains(where: { $0.isLetter || $0.isNumber }) { return "…" }
         var out = ""
         var used = 0
-        for ch in text {
+        for ch in word {
             let w = self.width(of: String(ch))
             if used + w > width - 1 { break }
             out.append(ch)
             used += w
         }
         return out + "…"
+    }
+
+    /// Where the last occurrence of `needle` starts in `chars`.
+    static func lastStart(of needle: [Character], in chars: [Character]) -> Int? {
+        guard !needle.isEmpty, chars.count >= needle.count else { return nil }
+        var i = chars.count - needle.count
+        while i >= 0 {
+            if Array(chars[i..<(i + needle.count)]) == needle { return i }
+            i -= 1
+        }
+        return nil
     }
 
     /// `text` in lines of at most `width` columns, broken at spaces (a word longer than a

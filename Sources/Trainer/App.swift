@@ -27,6 +27,7 @@ public enum App {
         try LessonFit.fitKeyboard(&opened, plan: &plan, keys: nil, range: nil, fit: nil, input: playing.input, library: library)
         var playing = playing
         playing.library = playing.library ?? library  // the calibrated input offsets
+        playing.follow = (try? Following.resolve(nil, mode: playing.mode, plan: plan, lesson: opened.lesson, path: path, library: library)) ?? false
         return try PracticeScreenRunner.run(opened, plan: plan, sound: sound, display: display,
                                             history: StoreHistory.open(library, path: path), playing: playing)
     }
@@ -63,6 +64,7 @@ public enum App {
         let seconds = state.positionSeconds.isFinite ? max(0, state.positionSeconds) : 0
         let tick = opened.lesson.tempoMap.tick(atSeconds: seconds)
         let bar = opened.lesson.bars.position(atTick: tick.isFinite ? Int(min(max(0, tick), Double(opened.lesson.endTick))) : 0).bar
+        playing.follow = (try? Following.resolve(nil, mode: playing.mode, plan: plan, lesson: opened.lesson, path: path, library: library)) ?? false
         return try PracticeScreenRunner.run(opened, plan: plan, sound: sound, display: PracticeView.Options(),
                                             history: StoreHistory.open(library, path: path), startBar: bar,
                                             loopName: state.loopName, playing: playing)

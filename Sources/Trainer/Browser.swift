@@ -112,7 +112,7 @@ public enum BrowserApp {
         let resume = try store.resume()
         let resumeText = resume.map { resumeLine($0.state, listing: $0.lesson) }
         // The method's marks (mastered, in progress, next), from the history as it is now.
-        let marks = MethodGuide.marks(try store.methodPath())
+        let marks = MethodGuide.marks(try store.methodPath(), chosen: try store.methodChoice())
         func refresh() throws {
             model.rows = rows(try store.lessons(matching: model.query, level: model.level, favouritesOnly: model.favouritesOnly), marks: marks)
             // The resume line stays under the level and favourites filters; a search hides it.
@@ -120,6 +120,11 @@ public enum BrowserApp {
             model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
         }
         try refresh()
+        if kept == nil {
+            // Opened afresh: on the ▸ lesson the method names next, not the first row.
+            model.selectNext()
+            model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
+        }
         if let returning {
             // Back from practice: the same lesson selected (its best score may have moved it).
             let message = model.message

@@ -14,12 +14,32 @@ public enum MethodGuide {
         public var reason: String
     }
 
-    /// The earliest lesson on the path that is in progress (started, not mastered), else the
-    /// first not yet started; nil when every lesson on the path is mastered or there is none.
-    public static func next(_ path: [PathLesson], calendar: Calendar = .current) -> Next? {
-        let open = path.filter { $0.status != .mastered }
-        guard let chosen = open.first(where: { $0.status == .inProgress }) ?? open.first else { return nil }
+    /// The current piece: the lesson chosen with `etude next --set` while it is not mastered,
+    /// else the first lesson on the path not yet mastered (in progress or not started). A lesson
+    /// tried out of order (a level-4 piece while level 1 is being learnt) is a side trip: shown
+    /// in progress, never the current piece unless chosen, so one try does not throw the path
+    /// off. Nil when every lesson on the path is mastered (and none is chosen) or there is none.
+    public static func next(_ path: [PathLesson], chosen: String? = nil, calendar: Calendar = .current) -> Next? {
+        if let chosen, let l = path.first(where: { $0.listing.lesson.id == chosen }), l.status != .mastered {
+            var why = l.status == .new ? "not started yet" : reason(l, path: path, calendar: calendar)
+            if let own = path.first(where: { $0.status != .mastered }), own.listing.lesson.id != chosen {
+                why = "you chose it (etude next --set); \(why); the path's own next is \(own.listing.lesson.title)"
+            } else {
+                why = "you chose it (etude next --set); \(why)"
+            }
+            return Next(lesson: l, reason: why)
+        }
+        guard let chosen = path.first(where: { $0.status != .mastered }) else { return nil }
         return Next(lesson: chosen, reason: reason(chosen, path: path, calendar: calendar))
+    }
+
+    /// Lessons in progress beyond the current piece: tried out of order, kept as side trips.
+    public static func sideTrips(_ path: [PathLesson], chosen: String? = nil, calendar: Calendar = .current) -> [PathLesson] {
+        guard let current = next(path, chosen: chosen, calendar: calendar)?.lesson,
+              let at = path.firstIndex(where: { $0.listing.lesson.id == current.listing.lesson.id }) else { return [] }
+        return path.enumerated().filter { i, l in
+            l.status == .inProgress && l.listing.lesson.id != current.listing.lesson.id && (i > at || chosen != nil)
+        }.map(\.element)
     }
 
     static func reason(_ l: PathLesson, path: [PathLesson], calendar: Calendar) -> String {
@@ -50,7 +70,7 @@ public enum MethodGuide {
     }
 
     /// The browser's mark of each lesson on the path, by lesson id.
-    public static func marks(_ path: [PathLesson], calendar: Calendar = .current) -> [String: BrowserRow.Mark] {
+    public static func marks(_ path: [PathLesson], chosen: String? = nil, calendar: Calendar = .current) -> [String: BrowserRow.Mark] {
         var out: [String: BrowserRow.Mark] = [:]
         for l in path {
             switch l.status {
@@ -59,12 +79,12 @@ public enum MethodGuide {
             case .new: break
             }
         }
-        if let n = next(path, calendar: calendar) { out[n.lesson.listing.lesson.id] = .next }
+        if let n = next(path, chosen: chosen, calendar: calendar) { out[n.lesson.listing.lesson.id] = .next }
         return out
     }
 
     /// `etude next` as text: the lesson, where it is, and why.
-    public static func text(_ next: Next?, pathCount: Int) -> String {
+    public static func text(_ next: Next?, pathCount: Int, sideTrips: [PathLesson] = []) -> String {
         guard let next else {
             return pathCount == 0
                 ? "No graded lessons in the catalogue: the built-in curriculum was not found; add lessons with `etude library add DIR`.\n"
@@ -76,6 +96,10 @@ public enum MethodGuide {
         out += "\nWhy: \(safe(next.reason)).\n"
         if let d = l.description { out += "About: \(safe(d))\n" }
         out += "Practise it: etude practice \(LessonReference.quoted(l.title)) --mode play\n"
+        if !sideTrips.isEmpty {
+            let names = sideTrips.prefix(3).map { t in "\(safe(t.listing.lesson.title))\(t.listing.lesson.level.map { " (level \($0))" } ?? "")" }
+            out += "Side trips: \(names.joined(separator: ", "))\(sideTrips.count > 3 ? " +\(sideTrips.count - 3) more" : "") (tried out of order; make one the current piece with etude next --set TITLE)\n"
+        }
         return out
     }
 }
@@ -163,32 +187,44 @@ public enum TodayPlanner {
     static let sightReadingSeconds = 90.0
     static let reviewsAtMost = 2
 
+    /// Parts a plan of `minutes` has at most, the current piece included: two in 5 minutes,
+    /// one more every two and a half (4 in 10, 8 in 20), so a short session is not cut into
+    /// slivers (a 45-second warm-up).
+    public static func maximumParts(minutes: Int) -> Int { max(2, minutes * 2 / 5) }
+
+    /// The parts in the order they are kept when a short plan has room for fewer: the piece,
+    /// its weakest section, the most overdue review, sight-reading, the warm-up, a second review.
+    static let priority = ["piece", "weakest-section", "review", "sight-reading", "warm-up", "review 2"]
+
     /// The plan for `minutes` minutes from the path and its history. `sections` gives the
-    /// current piece's sections (from its file); `sightReadingLevel` the level the learner reads
-    /// at. The entries' seconds add up to the minutes exactly.
+    /// current piece's sections (from its file), `hands` the hand a lesson is played with
+    /// ("right", "left" or "both": a one-hand lesson is not "both hands"); `sightReadingLevel`
+    /// the level the learner reads at (level 1 is the right hand alone); `chosen` the lesson
+    /// chosen with `etude next --set`. The entries' seconds add up to the minutes exactly.
     public static func plan(minutes: Int, path: [PathLesson], sections: (PathLesson) -> [Section],
-                            sightReadingLevel: Int, now: Date, calendar: Calendar = .current) -> TodayPlan {
+                            hands: (PathLesson) -> String = { $0.listing.lesson.hands == 1 ? "right" : "both" },
+                            sightReadingLevel: Int, chosen: String? = nil, now: Date, calendar: Calendar = .current) -> TodayPlan {
         let total = Double(minutes * 60)
-        var entries: [TodayEntry] = []
-        let current = MethodGuide.next(path, calendar: calendar)?.lesson ?? path.last
+        var entries: [(rank: String, entry: TodayEntry)] = []
+        let current = MethodGuide.next(path, chosen: chosen, calendar: calendar)?.lesson ?? path.last
         func entry(_ kind: String, _ l: PathLesson?, title: String? = nil, bars: ClosedRange<Int>? = nil, tempo: Int = 100,
-                   seconds: Double, hand: String = "both", mode: String = "play", speedTrainer: String? = nil, why: String) -> TodayEntry {
+                   seconds: Double, hand: String? = nil, mode: String = "play", speedTrainer: String? = nil, why: String) -> TodayEntry {
             TodayEntry(kind: kind, lesson: title ?? l?.listing.lesson.title ?? "", lessonID: l?.listing.lesson.id,
                        bars: bars.map { "\($0.lowerBound)-\($0.upperBound)" }, tempo: tempo, seconds: Int(seconds.rounded()),
-                       hand: hand, mode: mode, speedTrainer: speedTrainer, why: why)
+                       hand: hand ?? l.map(hands) ?? "both", mode: mode, speedTrainer: speedTrainer, why: why)
         }
         // Warm-up: the scale (else arpeggio, else five-finger position) of the current key.
         if let current, let warm = warmUp(for: current, path: path) {
             let key = current.listing.lesson.keyName ?? "C major"
-            entries.append(entry("warm-up", warm, tempo: 80, seconds: total * warmUpShare,
-                                 why: "the key of \(current.listing.lesson.title) (\(key)), at 80 % to loosen the hands"))
+            entries.append(("warm-up", entry("warm-up", warm, tempo: 80, seconds: total * warmUpShare,
+                                             why: "the key of \(current.listing.lesson.title) (\(key)), at 80 % to loosen the hands")))
         }
         // The weakest section of the current piece, slower, with the speed trainer.
         if let current {
             let (section, why) = weakestSection(current, sections: sections(current))
             let bars = section.map { $0.firstBar...$0.lastBar }
-            entries.append(entry("weakest-section", current, bars: bars, tempo: 70, seconds: total * sectionShare,
-                                 speedTrainer: "70:100:5", why: why))
+            entries.append(("weakest-section", entry("weakest-section", current, bars: bars, tempo: 70, seconds: total * sectionShare,
+                                                     speedTrainer: "70:100:5", why: why)))
         }
         // Review: mastered pieces due by spaced repetition, most overdue first.
         let due = path.filter { $0.status == .mastered && $0.listing.lesson.id != current?.listing.lesson.id }
@@ -198,26 +234,30 @@ public enum TodayPlanner {
             .prefix(reviewsAtMost)
         if !due.isEmpty {
             let each = total * reviewShare / Double(due.count)
-            for (l, s) in due {
+            for (n, (l, s)) in due.enumerated() {
                 let day = calendar.dateComponents([.day], from: s.due, to: now).day ?? 0
-                entries.append(entry("review", l, seconds: each,
-                                     why: "mastered; due for review \(day == 0 ? "today" : "\(day) day\(day == 1 ? "" : "s") ago") (every \(s.intervalDays) day\(s.intervalDays == 1 ? "" : "s") now)"))
+                entries.append((n == 0 ? "review" : "review 2", entry("review", l, seconds: each,
+                                     why: "mastered; due for review \(day == 0 ? "today" : "\(day) day\(day == 1 ? "" : "s") ago") (every \(s.intervalDays) day\(s.intervalDays == 1 ? "" : "s") now)")))
             }
         }
-        // Sight-reading: one new exercise at the learner's level.
-        entries.append(entry("sight-reading", nil, title: "Sight-reading, level \(sightReadingLevel)", seconds: sightReadingSeconds,
-                             why: "a new exercise, played once at sight"))
+        // Sight-reading: one new exercise at the learner's level (the right hand alone at level 1).
+        entries.append(("sight-reading", entry("sight-reading", nil, title: "Sight-reading, level \(sightReadingLevel)", seconds: sightReadingSeconds,
+                                               hand: sightReadingLevel < 2 ? "right" : "both", why: "a new exercise, played once at sight")))
+        // A short plan keeps the parts that matter most (the piece counts as one).
+        let room = maximumParts(minutes: minutes) - (current == nil ? 0 : 1)
+        let kept = Set(entries.map(\.rank).sorted { (priority.firstIndex(of: $0) ?? 99) < (priority.firstIndex(of: $1) ?? 99) }.prefix(max(0, room)))
+        var list = entries.filter { kept.contains($0.rank) }.map(\.entry)
         // The current piece, whole, with what is left.
-        let used = entries.reduce(0) { $0 + $1.seconds }
+        let used = list.reduce(0) { $0 + $1.seconds }
         if let current {
             let left = max(0, Int(total) - used)
-            entries.append(TodayEntry(kind: "piece", lesson: current.listing.lesson.title, lessonID: current.listing.lesson.id, bars: nil,
-                                      tempo: 100, seconds: left, hand: "both", mode: "play", speedTrainer: nil,
-                                      why: current.status == .mastered ? "all mastered: keep it in the fingers" : "towards mastery: \(Mastery.rule)"))
-        } else if let last = entries.indices.last {
-            entries[last].seconds += max(0, Int(total) - used)
+            list.append(TodayEntry(kind: "piece", lesson: current.listing.lesson.title, lessonID: current.listing.lesson.id, bars: nil,
+                                   tempo: 100, seconds: left, hand: hands(current), mode: "play", speedTrainer: nil,
+                                   why: current.status == .mastered ? "all mastered: keep it in the fingers" : "towards mastery: \(Mastery.rule)"))
+        } else if let last = list.indices.last {
+            list[last].seconds += max(0, Int(total) - used)
         }
-        return TodayPlan(minutes: minutes, seconds: entries.reduce(0) { $0 + $1.seconds }, entries: entries.filter { $0.seconds > 0 })
+        return TodayPlan(minutes: minutes, seconds: list.reduce(0) { $0 + $1.seconds }, entries: list.filter { $0.seconds > 0 })
     }
 
     /// The warm-up for a piece: a lesson of levels 1–3 in its key, scales first, and none of a
@@ -269,7 +309,7 @@ public enum TodayPlanner {
             clock += Double(pause)
             let bars = e.bars.flatMap(RoutineEntry.parseBars)
             let length: RoutineEntry.Length = e.kind == "sight-reading" ? .repetitions(1) : .minutes(Double(e.seconds) / 60)
-            var step = RoutinePlan.Step(entryIndex: i, lesson: listing.lesson, path: listing.path, hand: .both, tempoPercent: e.tempo,
+            var step = RoutinePlan.Step(entryIndex: i, lesson: listing.lesson, path: listing.path, hand: PracticePlan.Hands(rawValue: e.hand) ?? .both, tempoPercent: e.tempo,
                                         bars: bars, mode: .play, length: length, pauseSeconds: pause, pauseStart: pauseStart,
                                         playStart: clock, plannedSeconds: Double(e.seconds))
             if e.speedTrainer != nil { step.speedTrainer = PracticePlan.SpeedTrainer(start: 70, target: 100, step: 5) }
@@ -291,7 +331,12 @@ extension TodayPlanner {
         let plan = TodayPlanner.plan(minutes: minutes, path: path, sections: { l in
             guard let p = l.listing.path, let opened = try? LessonOpener.open(p) else { return [] }
             return opened.lesson.sections
-        }, sightReadingLevel: level, now: now)
+        }, hands: { l in
+            // The hands the lesson's notes are written for, read from its file.
+            guard let p = l.listing.path, let opened = try? LessonOpener.open(p) else { return l.listing.lesson.hands == 1 ? "right" : "both" }
+            let parts = Set(opened.lesson.notes.compactMap(\.part.hand))
+            return parts == [.left] ? "left" : parts == [.right] ? "right" : "both"
+        }, sightReadingLevel: level, chosen: try store.methodChoice(), now: now)
         return (plan, path)
     }
 
@@ -403,10 +448,31 @@ public enum SightReader {
 extension MethodGuide {
     /// `etude next [--json]`'s output.
     public static func command(json: Bool, library: Library) throws -> String {
+        try command(json: json, set: nil, backToPath: false, library: library)
+    }
+
+    /// `etude next [--set LESSON | --path] [--json]`: with `--set`, the lesson becomes the
+    /// current piece (it must be on the path: a lesson with a level); with `--path`, the choice
+    /// is dropped and the path's own next lesson is current again.
+    public static func command(json: Bool, set: String?, backToPath: Bool, library: Library) throws -> String {
         try library.withStore { s in
-            let path = try s.methodPath()
-            let next = MethodGuide.next(path)
-            return json ? JSONOutput.line(next.map(NextRecord.init)) : text(next, pathCount: path.count)
+            var path = try s.methodPath()
+            if backToPath { try s.setMethodChoice(nil) }
+            if let set {
+                let listing: LessonListing
+                do { listing = try s.resolveLesson(set) } catch { throw EtudeFailure("--set \((error as? StoreError)?.message ?? "\(error)")") }
+                guard let l = path.first(where: { $0.listing.lesson.id == listing.lesson.id }) else {
+                    throw EtudeFailure("--set \(safe(listing.lesson.title)): it has no level, so it is not on the method's path; practise it with etude practice")
+                }
+                guard l.status != .mastered else {
+                    throw EtudeFailure("--set \(safe(listing.lesson.title)): it is mastered already; choose a lesson still to learn, or --path for the path's own next")
+                }
+                try s.setMethodChoice(listing.lesson.id)
+                path = try s.methodPath()
+            }
+            let chosen = try s.methodChoice()
+            let next = MethodGuide.next(path, chosen: chosen)
+            return json ? JSONOutput.line(next.map(NextRecord.init)) : text(next, pathCount: path.count, sideTrips: sideTrips(path, chosen: chosen))
         }
     }
 }
@@ -446,15 +512,17 @@ extension SightReader {
 public enum MethodHelp {
     public static let nextAbstract = "Name the next lesson on the method's path, and why."
     public static let nextDiscussion = """
-        The path runs through the graded lessons (the built-in curriculum, level 1 to 8, and any lesson with a level) from the first level up: within a level, easier keys first, then shorter lessons. A lesson is mastered when you play it \(Mastery.rule). The next lesson is the earliest one in progress, else the first not yet started. The browser marks lessons ✓ mastered, … in progress, ▸ next.
+        The path runs through the graded lessons (the built-in curriculum, level 1 to 8, and any lesson with a level) from the first level up: within a level, easier keys first, then shorter lessons. A lesson is mastered when you play it \(Mastery.rule). The next lesson (the current piece) is the first on the path not yet mastered; a lesson you try out of order is a side trip, listed but not made current, unless you choose it with --set (--path goes back to the path's own). The browser marks lessons ✓ mastered, … in progress, ▸ next.
 
         Examples:
           etude next
           etude next --json
+          etude next --set "Ode to Joy"
+          etude next --path
         """
     public static let todayAbstract = "Plan today's practice from your history (and play it with --run)."
     public static let todayDiscussion = """
-        The plan: a warm-up in the key of your current piece (the one `etude next` names), its weakest section slower with the speed trainer (70 % up to 100 % in steps of 5 after each clean pass), the mastered pieces due for review (spaced repetition: the interval doubles after a good day, 90 % or more, and halves after a weaker one), a new sight-reading exercise, and the current piece whole with the time left. --json prints entries with kind, lesson, bars, tempo and seconds; --run plays the plan as a routine (→ skips a part, q ends).
+        The plan: each part names the hand it is played with; a short plan has fewer parts (two in 5 minutes, four in 10, all in 20), keeping the piece, its weakest section, a due review and sight-reading before the warm-up. The parts: a warm-up in the key of your current piece (the one `etude next` names), its weakest section slower with the speed trainer (70 % up to 100 % in steps of 5 after each clean pass), the mastered pieces due for review (spaced repetition: the interval doubles after a good day, 90 % or more, and halves after a weaker one), a new sight-reading exercise, and the current piece whole with the time left. --json prints entries with kind, lesson, bars, tempo and seconds; --run plays the plan as a routine (→ skips a part, q ends).
 
         Examples:
           etude today

@@ -67,8 +67,13 @@ public enum PerformanceJudge {
         do {
             try library.withStore(scan: false) { s in
                 let id = try s.catalogue(fileAt: path).id
-                try store(report, lessonID: id, plan: plan, lesson: opened.lesson, percent: percent,
-                          seconds: (played.events.last?.time ?? 0) - (played.events.first?.time ?? 0), in: s)
+                // The same recording judged the same way is stored once (by its content).
+                let settings = "\(id) \(plan.hands.rawValue) \(plan.barRange(in: opened.lesson)) \(Int(percent.rounded())) \(plan.keyboard?.text ?? "all") \(fit.transpose?.text ?? "")"
+                let key = Store.judgedRecordingKey(bytes: bytes, settings: settings)
+                guard try s.judgedPass(key: key) == nil else { return }
+                let passID = try store(report, lessonID: id, plan: plan, lesson: opened.lesson, percent: percent,
+                                       seconds: (played.events.last?.time ?? 0) - (played.events.first?.time ?? 0), in: s)
+                try s.rememberJudged(key: key, passID: passID)
             }
         } catch {
             Console.error("etude: the judged pass is not in the history: \((error as? EtudeFailure)?.message ?? "\(error)")")
@@ -190,14 +195,16 @@ public enum PerformanceJudge {
         return words.joined(separator: "  ")
     }
 
-    /// Stores the judged pass in the history (mode `judge`), with its figures.
+    /// Stores the judged pass in the history (mode `judge`), with its figures; its id.
+    @discardableResult
     public static func store(_ report: PassReport, lessonID: String, plan: PracticePlan, lesson: Lesson, percent: Double,
-                             seconds: Double, in store: Store) throws {
+                             seconds: Double, in store: Store) throws -> Int64 {
         let bars = plan.barRange(in: lesson)
         let id = try store.recordPass(PassRecord(lessonID: lessonID, startedAt: Date(), mode: "judge", hand: plan.hands.rawValue,
                                                  tempoPercent: Int(percent.rounded()), firstBar: bars.lowerBound, lastBar: bars.upperBound,
                                                  durationSeconds: max(0, seconds), figures: report.figures))
         try store.recordBars(passID: id, Self.bars(of: report))
+        return id
     }
 
     /// A judged pass's bars as the history keeps them.

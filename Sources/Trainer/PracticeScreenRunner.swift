@@ -30,6 +30,8 @@ public struct Playing: Sendable {
     public var offsetMs: Double?
     /// Where the calibrated offsets are (nil: none are looked up).
     public var library: Library?
+    /// `--follow`: Etude's part keeps the learner's tempo (play and memory mode).
+    public var follow = false
 
     public init() {}
 }
@@ -157,12 +159,13 @@ public enum PracticeScreenRunner {
     public static func makeSession(_ opened: OpenedLesson, plan: PracticePlan, output: any SoundOutput, playing: Playing,
                                    instrument: Instrument?, title: String? = nil) throws -> (PracticeSession, PracticeController) {
         let timing = InputTiming.lookUp(input: playing.input, hookup: instrument?.hookup, override: playing.offsetMs, library: playing.library)
-        let settings = PracticeSession.Settings(mode: playing.mode, window: playing.window, cleanThreshold: playing.threshold,
+        var settings = PracticeSession.Settings(mode: playing.mode, window: playing.window, cleanThreshold: playing.threshold,
                                                 computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true, title: title,
                                                 countIn: playing.countIn, watchStopsAtEnd: playing.watchStopsAtEnd,
                                                 holdAfterPass: playing.holdAfterPass,
                                                 inputOffsetMs: timing.offsetMs, timingHint: timing.hint,
                                                 onsetOnlyInput: instrument?.hookup.isOnsetOnly)
+        settings.follow = playing.follow && playing.mode.follows
         var plan = plan
         // A microphone listens to the learner's own piano: Etude does not sound their part.
         if instrument?.hookup.isListening == true && playing.mode.judges { plan.soundsExpectedNotes = false }

@@ -107,6 +107,7 @@ public enum PracticeView {
         }
         status.metronome = state.plan.metronome.enabled
         status.mode = state.mode.rawValue
+        status.following = state.following
         status.pass = state.pass
         status.silent = options.silent
         status.waiting = waitingText(state, naming: options.noteNaming)
@@ -141,8 +142,10 @@ public enum PracticeView {
         if view.showHelp {
             model.overlay = .help
         } else if let r = view.results {
-            model.overlay = .results(ResultsInfo(title: r.title, figures: r.figures, offsetMs: r.offsetMs, timingHint: r.timingHint,
-                                                   speedTrainer: r.speedTrainer, secondsPerChord: r.secondsPerChord, earLine: r.earLine, review: r.review))
+            var info = ResultsInfo(title: r.title, figures: r.figures, offsetMs: r.offsetMs, timingHint: r.timingHint,
+                                   speedTrainer: r.speedTrainer, secondsPerChord: r.secondsPerChord, earLine: r.earLine, review: r.review)
+            info.tempoLine = r.tempoLine
+            model.overlay = .results(info)
         }
         return model
     }

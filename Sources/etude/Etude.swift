@@ -19,6 +19,7 @@ struct Etude: ParsableCommand {
               etude events song.mid --json
               etude export song.mid -o slow.mid --bars 5-8 --tempo 60%
             """,
+        version: EtudeVersion.current,
         subcommands: [
             InfoCommand.self, EventsCommand.self, AbcCommand.self, PlayCommand.self, RenderCommand.self,
             SoundFontsCommand.self, ExportCommand.self, LoopCommand.self,

@@ -5,8 +5,14 @@ import Trainer
 struct NextCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "next", abstract: MethodHelp.nextAbstract, discussion: MethodHelp.nextDiscussion)
     @Flag(help: "Print one JSON object (null when every lesson is mastered).") var json = false
+    @Option(name: .customLong("set"), help: ArgumentHelp("Make this lesson (title, id or path; one with a level) the current piece.", valueName: "lesson"))
+    var set: String?
+    @Flag(name: .customLong("path"), help: "Drop the lesson chosen with --set: the path's own next lesson is current again.") var backToPath = false
     @OptionGroup var store: StoreOptions
-    func run() throws { Console.out(try MethodGuide.command(json: json, library: store.library)) }
+    func validate() throws {
+        if set != nil && backToPath { throw ValidationError("give --set LESSON or --path, not both") }
+    }
+    func run() throws { Console.out(try MethodGuide.command(json: json, set: set, backToPath: backToPath, library: store.library)) }
 }
 
 struct TodayCommand: ParsableCommand {

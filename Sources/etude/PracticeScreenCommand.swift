@@ -13,7 +13,7 @@ struct PracticeScreenCommand: ParsableCommand {
         commandName: "practice",
         abstract: "Practise a lesson on the full-screen keyboard with falling notes.",
         discussion: """
-        Keys: space play/pause, ←/→ bar, g N Enter go to bar N, Home restart, [ ] loop start/end, l loop on/off, s save the loop, L next saved loop, + - tempo ±5 %, h hand, o other hand, m metronome, n note names, v view (falling notes / staff / both), M mode, W loop the weakest section (from 70 % or your --speed-trainer start), r save the last pass as .mid, Enter on the results review the pass bar by bar (→/n ←/p step, Home first mistake, Esc back; marks ✓ right ‹ early › late × wrong ◌ missed x after a wrong key . short = long f loud p soft), ? help (any key closes it), q/Esc quit.
+        Keys: space play/pause, ←/→ bar, g N Enter go to bar N, Home restart, [ ] loop start/end, l loop on/off, s save the loop, L next saved loop, + - tempo ±5 %, h hand, o other hand, m metronome, n note names, v view (falling notes / staff / both), M mode, F follow your tempo (play and memory mode), W loop the weakest section (from 70 % or your --speed-trainer start), r save the last pass as .mid, Enter on the results review the pass bar by bar (→/n ←/p step, Home first mistake, Esc back; marks ✓ right ‹ early › late × wrong ◌ missed x after a wrong key . short = long f loud p soft), ? help (any key closes it), q/Esc quit.
 
         Playing modes (--mode wait|play|memory): play on a MIDI keyboard (--input midi) or the computer keyboard (--input keys: a w s e d f t g y h u j k = C…C, z x octave down/up; these letters then play notes, and every command is also on Alt+its letter, and F1 help, F2 hand, F3 other hand, F4 save loop, F5 next saved loop, F6 mode, F7 metronome, F8 note names, F9 weakest section, F10 go to bar). Play and memory count in before each pass; after each pass its results hold the music until any key. Passes go to the history and the place you stop to `etude resume`. Watch mode plays the piece once unless a loop is on. Grace notes, ornaments (trill, shake, mordent, turn, tremolo) and arpeggiated chords are played by the lesson as a pianist would, heard in watch mode (a rolled chord is judged as a chord); in wait, play and memory modes the main note is judged, a grace note or an ornament's other notes accepted but not required. Without an audio device Etude says so in the header and practice goes on silently.
 
@@ -22,6 +22,7 @@ struct PracticeScreenCommand: ParsableCommand {
           etude practice song.abc --bars 5-8 --speed-trainer 60:100:10 --metronome
           etude practice song.mid --hand right --mode wait --input midi
           etude practice song.mid --mode play --input notes.fifo --report p.jsonl
+          etude practice song.mid --hand right --mode play --follow --input midi
           etude practice song.mid --transpose D --keys 61 --mode wait --input midi
         """
     )
@@ -40,6 +41,9 @@ struct PracticeScreenCommand: ParsableCommand {
     @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @Option(help: "watch (listen and look), wait (the lesson waits for each chord), play (real time, scored) or memory (play with the notes hidden).")
     var mode: PracticeMode = .watch
+    @Flag(inversion: .prefixedNo,
+          help: "Play and memory mode: Etude's part keeps your tempo, waits when you stop and comes back in with you (remembered per lesson).")
+    var follow: Bool?
     @OptionGroup var playingOptions: PlayingOptions
     @OptionGroup var audioBuffer: AudioBufferOption
     @Option(help: "Append each finished pass as one JSON line to this file (hit, missed, wrong, extra, accuracy, timing, score, sections).")
@@ -68,6 +72,7 @@ struct PracticeScreenCommand: ParsableCommand {
         }
         try LessonFit.fitKeyboard(&opened, plan: &plan, keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit,
                                   input: playingOptions.input, library: store.library)
+        playing.follow = try Following.resolve(follow, mode: playing.mode, plan: plan, lesson: opened.lesson, path: path, library: store.library)
         let history = StoreHistory.open(store.library, path: path)
         let status = try PracticeScreenRunner.run(opened, plan: plan, sound: sound,
                                                   display: display, history: history, playing: playing)

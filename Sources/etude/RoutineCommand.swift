@@ -11,7 +11,7 @@ struct RoutineCommand: ParsableCommand {
         commandName: "routine",
         abstract: "Practice routines: named, ordered lists of lessons with tempo, hand, bars and length.",
         discussion: """
-        An entry is key=value pairs separated by ';': lesson=TITLE|ID|PATH or random=favourite or random=level:N; hand=right|left|both, tempo=PERCENT (10–400), bars=FIRST-LAST, mode=watch|wait|play|memory; minutes=M or reps=N (default 1); pause=SECONDS (before the entry); transpose=+2 or transpose=D (semitones or a key).
+        \(RoutineEntry.specHelp)
 
         Examples:
           etude routine new warm-up --entry "lesson=Ode to Joy;tempo=80;minutes=5"
@@ -25,7 +25,15 @@ struct RoutineCommand: ParsableCommand {
     )
 
     struct New: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a routine from --entry specs.")
+        static let configuration = CommandConfiguration(
+            abstract: "Create a routine from --entry specs.",
+            discussion: """
+            \(RoutineEntry.specHelp)
+
+            Example:
+              etude routine new evening --entry "lesson=Ode to Joy;tempo=80;minutes=5" --entry "random=favourite;reps=2;pause=10"
+            """
+        )
         @Argument(help: "The routine's name.") var name: String
         @Option(name: .customLong("entry"), help: "An entry (repeat for each, in order).") var entries: [String] = []
         @OptionGroup var store: StoreOptions
@@ -47,7 +55,7 @@ struct RoutineCommand: ParsableCommand {
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change a routine: add, remove, move or replace entries, or rename it.",
-            discussion: "With no options, opens the routine's JSON in $VISUAL or $EDITOR."
+            discussion: "With no options, opens the routine's JSON in $VISUAL or $EDITOR.\n\n\(RoutineEntry.specHelp)"
         )
         @Argument(help: "The routine's name.") var name: String
         @Option(help: "A new name.") var rename: String?
@@ -218,9 +226,10 @@ struct RoutineCommand: ParsableCommand {
     }
 
     struct Import: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a routine from a JSON file (replaces one of the same name).")
+        static let configuration = CommandConfiguration(abstract: "Add a routine from a JSON file (one of the same name is replaced only with --replace).")
         @Argument(help: "The routine file.") var file: String
         @Option(help: "Store it under this name.") var name: String?
+        @Flag(help: "Replace a stored routine of the same name (without it, importing over one is refused).") var replace = false
         @OptionGroup var store: StoreOptions
         func run() throws {
             let bytes = try LessonOpener.readBytes(file, limit: (RoutineFile.maxBytes, "routine files"))
@@ -229,6 +238,9 @@ struct RoutineCommand: ParsableCommand {
                 do {
                     routine = try s.importRoutine(String(decoding: bytes, as: UTF8.self), as: name) { r in
                         try s.checkLessons(of: r)
+                        if !replace, try s.routine(named: r.name) != nil {
+                            throw EtudeFailure("a routine named \(safe(r.name)) exists; add --replace to replace it, or --name NEW to keep both")
+                        }
                     }
                 } catch let e as RoutineError {
                     throw EtudeFailure("\(file): \(e.message)")

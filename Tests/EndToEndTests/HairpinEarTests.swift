@@ -55,7 +55,9 @@ import TestSupport
         #expect(text.status == 0 && text.stdout.contains("bar 1 beat 1  C4  right  loud (velocity 110, marked cresc)"), "\(text.stdout)")
         #expect(text.stdout.contains("bar 2 beat 4  C5  right  soft (velocity 40, marked f)"), "\(text.stdout)")
         let passes = try Store.open(path: etude.database).passes()
-        #expect(passes.compactMap(\.figures).map(\.soft) == [0, 3, 3])
+        // The falling recording judged twice the same way (--json, then text) is one pass:
+        // a recording is stored once, by its content (issue 39).
+        #expect(passes.compactMap(\.figures).map(\.soft) == [0, 3])
     }
 
     @Test func hairpinAndSlurAreInScoreJSON() throws {

@@ -37,9 +37,10 @@ import TestSupport
         }
     }
 
-    /// README's command table has a row for every command `etude --help` lists (issue 27:
-    /// `etude score` was missing), and its practice row every key the `?` help names.
-    @Test func theReadmeNamesEveryCommandAndEveryPracticeKey() throws {
+    /// README's command table has a one-line row for every command `etude --help` lists (issue 27:
+    /// `etude score` was missing), the manual's practice page every key the `?` help names, and
+    /// the README stays a page to start from (issue 39: it was 720 lines).
+    @Test func theReadmeNamesEveryCommandAndTheManualEveryPracticeKey() throws {
         let readme = try String(contentsOf: Repo.root.appendingPathComponent("README.md"), encoding: .utf8)
         let helps = try Self.allHelp(try Etude())
         let commands = helps.keys.filter { !$0.isEmpty && !$0.contains(" ") }
@@ -47,11 +48,38 @@ import TestSupport
         for command in commands where command != "debug-write-history" {
             #expect(readme.contains("| `etude \(command)") || readme.contains("`etude` / `etude \(command)`"), "README's table has no row for etude \(command)")
         }
-        let practice = try #require(readme.split(separator: "\n").first { $0.hasPrefix("| `etude practice LESSON") }).description
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count <= 150, "README.md is \(lines.count) lines: the manual belongs in docs/")
+        #expect(lines.allSatisfy { !$0.hasPrefix("| `etude") || $0.count <= 160 }, "a README command row is one short line")
+        let manual = try String(contentsOf: Repo.root.appendingPathComponent("docs/PRACTICE.md"), encoding: .utf8)
         for key in ["space", "←/→", "Home", "`[` `]` `l`", "`s`", "`L`", "`+`/`-`", "`h`", "`o`", "`m`", "`n`", "`v`", "`g`", "`M`", "`W`", "`r`", "`?`", "`q`",
                     "F1 help", "F2 hand", "F3 other hand", "F4 save the loop", "F5 next saved loop", "F6 mode", "F7 metronome",
                     "F8 note names", "F9 weakest section", "F10 go to bar"] {
-            #expect(practice.contains(key), "README's practice keys lack \(key)")
+            #expect(manual.contains(key), "docs/PRACTICE.md's keys lack \(key)")
+        }
+    }
+
+    /// Every option any command's `--help` lists has exactly one row in docs/OPTIONS.md (each
+    /// option documented once; `scripts/options-doc.py` regenerates the page from the help).
+    @Test func everyOptionIsInTheManualOnce() throws {
+        let page = try String(contentsOf: Repo.root.appendingPathComponent("docs/OPTIONS.md"), encoding: .utf8)
+        let rows = page.split(separator: "\n").filter { $0.hasPrefix("| `-") }
+        let documented = rows.map { row -> String in
+            let spec = row.dropFirst(3).prefix { $0 != "`" }
+            let first = spec.split(separator: " ").first ?? ""
+            return String(first.split(separator: "/").first ?? first).trimmingCharacters(in: CharacterSet(charactersIn: ","))
+        }
+        #expect(Set(documented).count == documented.count, "an option has two rows in docs/OPTIONS.md")
+        for (command, help) in try Self.allHelp(try Etude()) where command != "debug-write-history" {
+            guard let start = help.range(of: "OPTIONS:\n") else { continue }
+            for line in help[start.upperBound...].split(separator: "\n") where line.hasPrefix("  -") {
+                let names = line.split(separator: " ").prefix { $0.hasPrefix("-") }.flatMap { $0.split(separator: "/") }
+                    .map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: ",")) }
+                guard let long = names.first(where: { $0.hasPrefix("--") }) ?? names.first,
+                      long != "--help", long != "--version" else { continue }
+                #expect(documented.contains { $0 == long || $0.hasPrefix("-") && names.contains($0) },
+                        "etude \(command) \(long) is not in docs/OPTIONS.md: run scripts/options-doc.py")
+            }
         }
     }
 

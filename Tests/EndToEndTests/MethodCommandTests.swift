@@ -42,6 +42,40 @@ import TestSupport
         #expect((after["reason"] as? String)?.contains("every lesson before it on the path is mastered") == true, "\(after)")
     }
 
+    /// One try of a level-4 piece is a side trip: `next` and `today` keep the level-1 path until
+    /// the piece is chosen with `next --set`; `next --path` goes back (issue 39).
+    @Test func aSideTripDoesNotThrowThePathOff() throws {
+        func next() throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(try etude.run("next", "--json").stdout.utf8)) as? [String: Any])
+        }
+        let first = try next()
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(try etude.run("list", "--json").stdout.utf8)) as? [[String: Any]])
+        let ode = try #require(list.first { $0["title"] as? String == "Ode to Joy" }?["id"] as? String)
+        let s = try Store.open(path: etude.database)
+        try s.recordPass(lessonID: ode, startedAt: Date(), mode: "play", hand: "both", tempoPercent: 80, bars: 1...16,
+                         figures: ScoreFigures(hit: 30, missed: 30, wrong: 0, extra: 0, accuracy: 50, score: 45), durationSeconds: 60)
+        #expect(try next()["id"] as? String == first["id"] as? String, "one try of Ode to Joy leaves the path where it was")
+        let text = try etude.run("next").stdout
+        #expect(text.contains("Side trips: Ode to Joy (level 4)"), "\(text)")
+        let today = try #require(try JSONSerialization.jsonObject(with: Data(try etude.run("today", "--json").stdout.utf8)) as? [String: Any])
+        let piece = (today["entries"] as? [[String: Any]])?.last
+        #expect(piece?["lessonID"] as? String == first["id"] as? String, "\(String(describing: piece))")
+        // Chosen, it is the current piece in next and today.
+        let set = try etude.run("next", "--set", "Ode to Joy")
+        #expect(set.status == 0 && set.stdout.hasPrefix("Next: Ode to Joy (level 4)") && set.stdout.contains("you chose it"), "\(set.stdout)\(set.stderr)")
+        #expect(try next()["id"] as? String == ode)
+        let chosenToday = try #require(try JSONSerialization.jsonObject(with: Data(try etude.run("today", "--json").stdout.utf8)) as? [String: Any])
+        #expect((chosenToday["entries"] as? [[String: Any]])?.last?["lessonID"] as? String == ode)
+        // Back to the path.
+        #expect(try etude.run("next", "--path").stdout.contains("Side trips: Ode to Joy"))
+        #expect(try next()["id"] as? String == first["id"] as? String)
+        // A lesson with no level is not on the path: one line naming the fix.
+        let dir = try TempDir("etude-unleveled")
+        try LessonMaker.write(dir.file("free.mid"), title: "Free Piece")
+        let bad = try etude.run("next", "--set", dir.file("free.mid"))
+        #expect(bad.status == 1 && bad.stderr.hasPrefix("etude: --set Free Piece: it has no level") && bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
+    }
+
     @Test func todayPlansTwentyMinutesOfSeveralKindsOfWork() throws {
         let r = try etude.run("today", "--minutes", "20", "--json")
         #expect(r.status == 0, "\(r.stderr)")

@@ -127,6 +127,17 @@ enum TwoBarPerformance {
         let falling = screen.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(3).prefix(24 - 3 - 4 - 1).joined(separator: "\n")
         #expect(falling.contains("×") && falling.contains("◌"), "\(screen)")
         #expect(!screen.contains("any key continues"), "the results panel is away: \(screen)")
+        // At 60×20 and 200×50 the review keeps its line (shortened by whole words), its marks
+        // and the footer's keys; no line past the width (issue 39).
+        let words = Set("bar 1: 1 wrong, 1 missed, 2 late · 1 of 2 · ←/→ bar · Esc back".split(separator: " ").map(String.init))
+        for (w, h) in [(60, 20), (200, 50)] {
+            try pane.resize(width: w, height: h)
+            let resized = pane.waitFor { $0.split(separator: "\n").first.map { $0.count > 24 } == true && $0.contains("bar 1:") && $0.contains("×") }
+            ScreenSizesTests.check(resized, width: w, words: words, "review \(w)×\(h)")
+            #expect(resized.contains("bar 1: 1 wrong") && resized.contains("×") && resized.contains("◌"), "\(w)×\(h): \(resized)")
+        }
+        try pane.resize(width: 80, height: 24)
+        _ = pane.waitFor { $0.contains("·  1 of 2  ·") }
         try pane.keys("Right")
         screen = pane.waitFor { $0.contains("·  2 of 2  ·") }
         #expect(screen.contains("bar 2: ") && screen.contains("·  2 of 2  ·") && !screen.contains("wrong,") && !screen.contains("missed"), "\(screen)")

@@ -126,4 +126,47 @@ import TestSupport
         #expect(moved.notes.filter { $0.part == .hand(.right) }.allSatisfy { (72...108).contains(Int($0.pitch)) })
         #expect(moved.notes.filter { $0.part == .hand(.left) }.map(\.pitch) == lesson.notes.filter { $0.part == .hand(.left) }.map(\.pitch))
     }
+
+    @Test func oneOffRangeNoteIsLeftToEtudeAndTheHandStays() throws {
+        let lesson = Lesson(file: try Build.twelveBars())  // left hand 36–47, one whole note a bar
+        var plan = PracticePlan(hands: .both)
+        plan.keyboard = try KeyboardRange.range("C#2-C7")   // 37–96: only the left hand's C2 is off
+        let fit = try #require(KeyboardFit.check(lesson, plan: plan))
+        let left = try #require(fit.hands.first { $0.hand == .left })
+        #expect(left.outside == 1 && left.total == 12 && left.octaves == nil)
+        let notices = fit.notices(fitOption: "--fit octave")
+        #expect(notices.count == 1 && notices[0].contains("Etude plays the left-hand notes off it (1 below") && !notices[0].contains("--fit"))
+        let (moved, lines) = fit.fitted(lesson)
+        #expect(lines.isEmpty)
+        #expect(moved.notes.map(\.pitch) == lesson.notes.map(\.pitch))
+        #expect(!plan.expects(try #require(lesson.notes.first { $0.pitch == 36 })))
+    }
+
+    @Test func aHandMostlyOffMovesAndLeavesItsStrayNoteToEtude() throws {
+        let lesson = Lesson(file: try Build.twelveBars())  // left hand 36–47
+        var plan = PracticePlan(hands: .left)
+        plan.keyboard = try KeyboardRange.range("C#3-C4")   // 49–60: the whole left hand is off
+        let fit = try #require(KeyboardFit.check(lesson, plan: plan))
+        let left = try #require(fit.hands.first)
+        // An octave up puts 11 of 12 on the keys (48, C3, stays off): the move is still made.
+        #expect(left.octaves == 1 && left.offAfterMove == 1)
+        #expect(fit.notices(fitOption: "--fit octave").first?.contains("the left hand fits but for 1 note an octave up: add --fit octave") == true)
+        let (moved, lines) = fit.fitted(lesson)
+        #expect(lines.count == 1 && lines[0].hasPrefix("the left hand moved an octave up to fit your "))
+        #expect(moved.notes.filter { $0.part == .hand(.left) }.map(\.pitch) == (48...59).map(UInt8.init))
+        // After the move the hand is mostly on the keys: nothing more is offered.
+        #expect(KeyboardFit.check(moved, plan: plan)?.hands.first?.octaves == nil)
+    }
+
+    @Test func fuerEliseOn61KeysKeepsItsLeftHand() throws {
+        let file = try MIDIReader.read(Array(Data(contentsOf: Repo.lessons.appendingPathComponent("level5/fur-elise.mid")))).file
+        let lesson = Lesson(file: file, fileName: "fur-elise.mid")
+        var plan = PracticePlan(hands: .both)
+        plan.keyboard = try KeyboardRange.keys("61")
+        let fit = try #require(KeyboardFit.check(lesson, plan: plan))
+        #expect(fit.hands.allSatisfy { $0.octaves == nil })
+        let (moved, lines) = fit.fitted(lesson)
+        #expect(lines.isEmpty)
+        #expect(moved.notes.map(\.pitch) == lesson.notes.map(\.pitch))
+    }
 }

@@ -28,6 +28,28 @@ import Lesson
         #expect(lesson.composer == "M. Clementi")
     }
 
+    /// A score titled only on its first page (`<credit>`, as MuseScore and many editors write
+    /// it) is titled so, not by its file name (issue 39: `maple_leaf_rag`).
+    @Test func aTitlePrintedOnlyInCreditsTitlesTheLesson() throws {
+        func title(_ header: String) throws -> String {
+            let xml = Score.partwise([Score.bar("C4", "D4", "E4", "F4")], header: header)
+            return Lesson(file: try Read.file(xml).file, fileName: "maple_leaf_rag.musicxml").title
+        }
+        let credits = """
+            <credit page="1"><credit-words font-size="10" justify="right">Scott Joplin</credit-words></credit>
+            <credit page="1"><credit-words font-size="24" justify="center">Maple Leaf
+            Rag</credit-words></credit>
+            <credit page="1"><credit-type>rights</credit-type><credit-words font-size="30">© 1899</credit-words></credit>
+            <credit page="2"><credit-words font-size="40">Page two</credit-words></credit>
+            """
+        #expect(try title(credits) == "Maple Leaf Rag")
+        // A credit typed "title" wins over a larger one.
+        #expect(try title(credits + "<credit page=\"1\"><credit-type>title</credit-type><credit-words font-size=\"12\">The Rag</credit-words></credit>") == "The Rag")
+        // A work title wins over every credit; no title at all is the file name.
+        #expect(try title("<work><work-title>Rag</work-title></work>" + credits) == "Rag")
+        #expect(try title("") == "maple_leaf_rag")
+    }
+
     @Test func etudeCatalogueFieldsFileTheScoreUnderItsLevel() throws {
         let fields = "<miscellaneous><miscellaneous-field name=\"etude-level\">3</miscellaneous-field>"
             + "<miscellaneous-field name=\"etude-description\">  A study\u{9B}2J in C. </miscellaneous-field>"

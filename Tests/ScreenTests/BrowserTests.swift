@@ -60,8 +60,9 @@ struct BrowserTests {
         let fitted = family.indices.map { i in
             BrowserTitle.fit(family[i], beside: [i - 1, i + 1].filter(family.indices.contains).map { family[$0] }, width: 43)
         }
-        #expect(fitted == ["A minor five-finger posit…: contrary motion", "A minor five-finger posi…: hands separately",
-                           "A minor five-finger posit…: parallel motion"])
+        // The shared start is shortened after a whole word, never inside one ("posit…", issue 39).
+        #expect(fitted == ["A minor five-finger…: contrary motion", "A minor five-finger…: hands separately",
+                           "A minor five-finger…: parallel motion"])
         #expect(fitted.allSatisfy { CellBuffer.width(of: $0) <= 43 })
         let narrow = BrowserTitle.fit(family[1], beside: [family[0], family[2]], width: 20)
         #expect(narrow == "…: hands separately")

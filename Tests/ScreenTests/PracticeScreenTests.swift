@@ -27,6 +27,21 @@ struct PracticeScreenTests {
         }
     }
 
+    /// The status's second line gives way in a set order — separators, the other hand, the
+    /// metronome, the loop — and always keeps the hand and the mode (issue 39: cut at 60×20).
+    @Test func theSecondStatusLineGivesWayInOrder() {
+        let s = Fixture.model().status
+        let full = StatusBarWidget.secondLine(s)
+        #expect(StatusBarWidget.secondLine(s, width: 200) == full)
+        for width in [70, 60, 50, 40, 30] {
+            let line = StatusBarWidget.secondLine(s, width: width)
+            #expect(CellBuffer.width(of: line) <= width || width < 30, "\(width): \(line)")
+            #expect(line.contains("right") && line.contains("watch"), "\(width): the hand and the mode stay: \(line)")
+        }
+        #expect(!StatusBarWidget.secondLine(s, width: 58).contains("other"), "the other hand goes first")
+        #expect(StatusBarWidget.secondLine(s, width: 58).contains("loop"), "the loop stays while there is room")
+    }
+
     @Test func helpListsEveryKey() {
         let text = PracticeScreen(depth: .ansi16).render(Fixture.model(overlay: .help), size: size(80, 24)).plainText()
         for entry in PracticeKeys.controls + PracticeKeys.piano + PracticeKeys.modes {
@@ -95,6 +110,45 @@ struct PracticeScreenTests {
         let rows61 = (3..<keyboardY).filter { buffer[c61, $0].character == "▒" }
         #expect(rows61.count == 6)
         #expect(rows61.last == keyboardY - 1 - height / 2)
+    }
+
+    /// A falling note meets the keyboard line at its time, not up to a row early (issue 39):
+    /// drawn in half rows, its foot is in the bottom row's lower half only once it is due, in
+    /// its upper half (`▀`) while it is half a row away; repeated notes of one key stay apart.
+    @Test func fallingNotesMeetTheKeyboardAtTheirTime() {
+        let layout = KeyboardLayout(width: 80, range: 48...84)
+        let keyboardY = 24 - 1 - KeyboardWidget.height
+        let height = keyboardY - 3
+        let dt = 3.0 / Double(height)
+        let c = layout.noteColumns(60)!.lowerBound
+        /// What the bottom row of the fall shows in C4's column: "full", "▀", "▄" or "empty".
+        func bottom(_ notes: [FallingNote], depth: ColorDepth = .truecolor, row: Int = 0) -> String {
+            var model = ScreenModel()
+            model.lookaheadSeconds = 3
+            model.pitchRange = 48...84
+            model.notes = notes
+            let cell = PracticeScreen(depth: depth).render(model, size: size(80, 24))[c, keyboardY - 1 - row]
+            if cell.character == "▀" || cell.character == "▄" { return String(cell.character) }
+            if depth == .none { return cell.character == "▓" ? "full" : "empty" }
+            return cell.bg != .default ? "full" : "empty"
+        }
+        func note(_ start: Double, _ end: Double? = nil) -> FallingNote { FallingNote(pitch: 60, start: start, end: end ?? start + 1, role: .rightHand) }
+        // Due now: the bottom row whole. A quarter row ahead: its upper half only, not the line.
+        #expect(bottom([note(0)]) == "full")
+        #expect(bottom([note(-0.2)]) == "full")
+        #expect(bottom([note(dt * 0.25)]) == "▀", "a note not yet due does not touch the line")
+        #expect(bottom([note(dt * 0.75)]) == "empty" && bottom([note(dt * 0.75)], row: 1) == "full")
+        #expect(bottom([note(dt * 1.25)]) == "empty" && bottom([note(dt * 1.25)], row: 1) == "▀")
+        #expect(bottom([note(dt * 0.25)], depth: .none) == "▀", "without colour too")
+        #expect(bottom([note(0)], depth: .none) == "full")
+        // C4 C4, one after the other: half a row apart, in colour and without.
+        let repeated = [note(0, 0.5), note(0.5, 1)]
+        for depth in [ColorDepth.truecolor, .none] {
+            let rows = (0..<height).map { bottom(repeated, depth: depth, row: $0) }
+            let first = rows.firstIndex { $0 != "full" } ?? 0
+            #expect(rows[first] == "▄" || rows[first] == "empty" || rows[first] == "▀", "\(depth): \(rows.prefix(14))")
+            #expect(rows[first...].contains("full"), "the second note follows: \(rows.prefix(14))")
+        }
     }
 
     /// Notes falling through the loop's end do not cut letters out of its label ("loo ▲").

@@ -145,7 +145,7 @@ struct StaffTests {
         let theme = Theme(depth: .truecolor)
         #expect(buffer.cells.contains { $0.character == "×" && $0.fg == theme.color(.wrong) })
         #expect(buffer.cells.contains { $0.character == "◌" && $0.fg == StaffWidget.missed })
-        #expect(buffer.cells.contains { $0.character == "●" && $0.fg == StaffWidget.hit })
+        #expect(buffer.cells.contains { ($0.character == "●" || $0.character == "█") && $0.fg == StaffWidget.hit })
         #expect(buffer.cells.contains { $0.fg == theme.color(.leftHand) && $0.attributes.contains(.bold) }, "the sounding bass lit in the left hand's colour")
         #expect(buffer.cells.contains { $0.bg == StaffWidget.cursorBackground }, "the cursor column")
     }
@@ -163,7 +163,7 @@ struct StaffTests {
                       into: &hidden, size: size)
         func heads(_ b: CellBuffer) -> Int {
             (area.height > 0 ? 3..<(3 + area.height) : 0..<0).reduce(0) { n, y in
-                n + (0..<size.columns).filter { ["●", "○", "◡", "▄"].contains(b[$0, y].character) }.count
+                n + (0..<size.columns).filter { ["●", "█", "○", "◡", "▄"].contains(b[$0, y].character) }.count
             }
         }
         let notesUpToBar2 = lesson.notes.filter { $0.startTick <= bar2 }.count

@@ -68,16 +68,71 @@ struct MethodTests {
         let fresh = Self.path([("a", 1, []), ("b", 1, []), ("c", 2, [])])
         let first = try #require(MethodGuide.next(fresh, calendar: Self.utc))
         #expect(first.lesson.listing.lesson.id == "a" && first.reason.contains("opens the method"))
-        let later = Self.path([("a", 1, mastered), ("b", 1, []), ("c", 2, [Self.pass("c", day: 2, score: 60, tempo: 80)])])
+        // The first lesson not mastered is the current piece; in progress, the reason says how far.
+        let later = Self.path([("a", 1, mastered), ("b", 1, [Self.pass("b", day: 2, score: 60, tempo: 80)]), ("c", 2, [])])
         let inProgress = try #require(MethodGuide.next(later, calendar: Self.utc))
-        #expect(inProgress.lesson.listing.lesson.id == "c")
+        #expect(inProgress.lesson.listing.lesson.id == "b")
         #expect(inProgress.reason.contains("in progress") && inProgress.reason.contains("60 % at 80 % tempo"), "\(inProgress.reason)")
         let marks = MethodGuide.marks(later, calendar: Self.utc)
-        #expect(marks == ["a": .mastered, "c": .next])
+        #expect(marks == ["a": .mastered, "b": .next])
         let afterA = Self.path([("a", 1, mastered), ("b", 1, [])])
         #expect(MethodGuide.next(afterA, calendar: Self.utc)?.reason.contains("every lesson before it on the path is mastered") == true)
         #expect(MethodGuide.next(Self.path([("a", 1, mastered)]), calendar: Self.utc) == nil)
         #expect(MethodGuide.text(nil, pathCount: 1).contains("mastered"))
+    }
+
+    /// A lesson tried out of order is a side trip (issue 39: after one try of a level-4 piece,
+    /// `next` and `today` made it the current piece and the level-1 path disappeared); it is
+    /// the current piece only when chosen (`etude next --set`), and a mastered choice gives way.
+    @Test func aLessonTriedOutOfOrderIsASideTripUnlessChosen() throws {
+        let mastered = [Self.pass("a", day: 0, score: 95), Self.pass("a", day: 1, score: 95)]
+        let path = Self.path([("a", 1, mastered), ("b", 1, []), ("c", 1, []), ("d", 4, [Self.pass("d", day: 2, score: 40, tempo: 60)])])
+        let next = try #require(MethodGuide.next(path, calendar: Self.utc))
+        #expect(next.lesson.listing.lesson.id == "b", "the path keeps its place")
+        #expect(MethodGuide.sideTrips(path, calendar: Self.utc).map(\.listing.lesson.id) == ["d"])
+        #expect(MethodGuide.marks(path, calendar: Self.utc) == ["a": .mastered, "b": .next, "d": .inProgress])
+        let text = MethodGuide.text(next, pathCount: path.count, sideTrips: MethodGuide.sideTrips(path, calendar: Self.utc))
+        #expect(text.hasPrefix("Next: Lesson b (level 1)") && text.contains("Side trips: Lesson d (level 4)"), "\(text)")
+        // Today's plan works on b, not d.
+        let plan = TodayPlanner.plan(minutes: 20, path: path, sections: { _ in [] }, sightReadingLevel: 1, now: Self.day(3), calendar: Self.utc)
+        #expect(plan.entries.last?.kind == "piece" && plan.entries.last?.lessonID == "b", "\(plan.entries.map(\.lesson))")
+        // Chosen, d is the current piece (the path's own named beside it) and today's piece.
+        let chosen = try #require(MethodGuide.next(path, chosen: "d", calendar: Self.utc))
+        #expect(chosen.lesson.listing.lesson.id == "d" && chosen.reason.contains("you chose it") && chosen.reason.contains("Lesson b"), "\(chosen.reason)")
+        #expect(MethodGuide.marks(path, chosen: "d", calendar: Self.utc)["d"] == .next)
+        let chosenPlan = TodayPlanner.plan(minutes: 20, path: path, sections: { _ in [] }, sightReadingLevel: 1, chosen: "d", now: Self.day(3), calendar: Self.utc)
+        #expect(chosenPlan.entries.last?.lessonID == "d")
+        // A chosen lesson once mastered gives way to the path.
+        #expect(MethodGuide.next(path, chosen: "a", calendar: Self.utc)?.lesson.listing.lesson.id == "b")
+    }
+
+    /// Each part of today's plan names the hand it is played with (level-1 sight-reading is the
+    /// right hand alone), and the number of parts scales with the minutes.
+    @Test func todayNamesEachPartsHandAndScalesItsParts() throws {
+        let review = [Self.pass("r", day: 0, score: 95), Self.pass("r", day: 1, score: 95)]
+        let path = Self.path([("r", 1, review), ("p", 1, [Self.pass("p", day: 3, score: 70)])])
+        let sections = [Section(name: "A", firstBar: 1, lastBar: 4), Section(name: "B", firstBar: 5, lastBar: 8)]
+        let hands: (PathLesson) -> String = { $0.listing.lesson.id == "p" ? "right" : "both" }
+        var counts: [Int] = []
+        for minutes in [5, 10, 20, 45] {
+            let plan = TodayPlanner.plan(minutes: minutes, path: path, sections: { _ in sections }, hands: hands, sightReadingLevel: 1,
+                                         now: Self.day(9), calendar: Self.utc)
+            #expect(plan.entries.reduce(0) { $0 + $1.seconds } == minutes * 60)
+            #expect(plan.entries.count <= TodayPlanner.maximumParts(minutes: minutes))
+            counts.append(plan.entries.count)
+            #expect(plan.entries.last?.kind == "piece" && plan.entries.last?.hand == "right", "the piece is a right-hand lesson")
+            if let s = plan.entries.first(where: { $0.kind == "sight-reading" }) { #expect(s.hand == "right", "level 1 reads with the right hand") }
+            #expect(!plan.text().contains("Sight-reading, level 1 — both hands"))
+            for e in plan.entries where e.kind != "sight-reading" { #expect(plan.text().contains(e.hand == "both" ? "both hands" : "\(e.hand) hand")) }
+        }
+        #expect(counts[0] == 2, "5 minutes: the weakest section and the piece, \(counts)")
+        #expect(counts == counts.sorted() && counts[0] < counts[2], "more minutes, more parts: \(counts)")
+        let five = TodayPlanner.plan(minutes: 5, path: path, sections: { _ in sections }, hands: hands, sightReadingLevel: 1, now: Self.day(9), calendar: Self.utc)
+        #expect(five.entries.map(\.kind) == ["weakest-section", "piece"])
+        #expect(five.entries.allSatisfy { $0.seconds >= 90 }, "no 45-second slivers: \(five.entries.map(\.seconds))")
+        // Played as a routine, each step with its hand.
+        let routine = TodayPlanner.routine(five, path: path, sightReading: nil)
+        #expect(routine.steps.allSatisfy { $0.hand == .right })
     }
 
     @Test func theBrowserMarksMasteredInProgressAndNextBeforeTheStar() {

@@ -4,6 +4,7 @@ import Notation
 import Screen
 import Terminal
 import Testing
+import TestSupport
 @testable import Trainer
 
 /// The review of a pass, bar by bar: opens on the first bar with a mistake, steps, counts each
@@ -82,5 +83,34 @@ import Testing
         // After a pass: each note's mark by lesson note.
         let verdicts = PassReview.verdicts(report)
         #expect(verdicts[rightHand[8]] == .late && verdicts[rightHand[0]] == .ok && verdicts.count == 16)
+    }
+
+    /// C4 C4 C4 C4 in a bar: four notes in the review, each set apart from the next (issue 39:
+    /// repeated notes merged into one block).
+    @Test func repeatedNotesStayApartInTheReview() throws {
+        let file = try Build.file([[Build.timeSignature(4, 4), Build.tempo(bpm: 120)],
+                                   [Build.name("RH")] + (0..<4).flatMap { Build.note(60, at: $0 * 480, length: 480) }])
+        let lesson = Lesson(file: file, fileName: "repeated.mid")
+        var report = PassReport(judgements: [])
+        report.notes = lesson.notes.indices.map { i in
+            var n = NoteVerdict(id: i, pitch: 60, hand: "right", onset: "hit", release: .ok)
+            n.barNumber = 1
+            n.bar = "1"
+            return n
+        }
+        let review = try #require(PassReview(report: report, pass: 1))
+        var base = ScreenModel()
+        base.pitchRange = 48...72
+        let model = review.model(lesson: lesson, base: base)
+        #expect(model.notes.count == 4)
+        for depth in [ColorDepth.truecolor, .none] {
+            for (w, h) in [(80, 24), (60, 20), (200, 50)] {
+                let buffer = PracticeScreen(depth: depth).render(model, size: TerminalSize(columns: w, rows: h))
+                let c = KeyboardLayout(width: w, range: 48...72).noteColumns(60)!.lowerBound
+                let keyboardY = h - 1 - KeyboardWidget.height
+                let halves = (3..<keyboardY).filter { buffer[c, $0].character == "▄" || buffer[c, $0].character == "▀" }
+                #expect(halves.count >= 3, "\(depth) \(w)×\(h): three gaps between four notes, at rows \(halves)")
+            }
+        }
     }
 }

@@ -43,6 +43,8 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
     public var pauseSeconds: Int
     /// `transpose=+2`, `transpose=D`: the lesson moved for this entry (`--transpose`), as typed.
     public var transpose: String?
+    /// `follow=on`: Etude's part keeps the learner's tempo (`--follow`; play and memory mode).
+    public var follow: Bool?
     /// What was wrong with this entry as stored (a routine saved before entries were checked):
     /// it still loads, and `problem` says what to fix.
     var storedProblem: String?
@@ -59,7 +61,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
     }
 
     enum Key: String, CodingKey {
-        case lesson, title, random, level, hand, tempo, bars, mode, minutes, repetitions, pause, transpose
+        case lesson, title, random, level, hand, tempo, bars, mode, minutes, repetitions, pause, transpose, follow
     }
 
     /// Decodes leniently: routines stored before entries were checked still load (an odd mode
@@ -78,6 +80,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
                       length: minutes.map { .minutes($0) } ?? .repetitions(min(max(1, f.repetitions ?? 1), RoutineEntry.maxRepetitions)),
                       pauseSeconds: min(max(0, f.pause ?? 0), RoutineEntry.maxPause))
             transpose = f.transpose.flatMap { try? Transposition.Request.parse($0).text }
+            follow = f.follow.flatMap(RoutineEntry.parseSwitch)
             storedProblem = error.message
         }
     }
@@ -104,6 +107,16 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
         }
         if pauseSeconds != 0 { try c.encode(pauseSeconds, forKey: .pause) }
         try c.encodeIfPresent(transpose, forKey: .transpose)
+        try c.encodeIfPresent(follow.map { $0 ? "on" : "off" }, forKey: .follow)
+    }
+
+    /// `on` / `off` (and yes/no, true/false), nil for anything else.
+    static func parseSwitch(_ s: String) -> Bool? {
+        switch s.lowercased() {
+        case "on", "yes", "true": return true
+        case "off", "no", "false": return false
+        default: return nil
+        }
     }
 
     /// "5-8" or "5" → 5...8 / 5...5; nil for anything else.
@@ -129,6 +142,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
         if let bars { how.append("bars \(bars.lowerBound)-\(bars.upperBound)") }
         if let mode { how.append("\(mode.rawValue) mode") }
         if let transpose { how.append("transposed \(transpose)") }
+        if follow == true { how.append("following your tempo") }
         if !how.isEmpty { what += " — " + how.joined(separator: ", ") }
         switch length {
         case .minutes(let m): what += " — \(RoutineEntry.number(m)) min"
@@ -137,6 +151,15 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
         if pauseSeconds > 0 { what += " (pause \(pauseSeconds) s before)" }
         return what
     }
+
+    /// The entry keys as help prints them (`etude routine`, `routine new`, `routine edit`): one
+    /// text beside the parser that reads them, so the help names every key the parser takes.
+    public static let specHelp = """
+        An entry is key=value pairs separated by ';': lesson=TITLE|ID|PATH or random=favourite or random=level:N; hand=right|left|both, tempo=PERCENT (10–400), bars=FIRST-LAST, mode=watch|wait|play|memory; minutes=M or reps=N (default 1); pause=SECONDS (before the entry); transpose=+2 or transpose=D (semitones or a key); follow=on (play and memory mode: Etude keeps your tempo).
+        """
+
+    /// The keys `parseSpec` reads, in the order help lists them.
+    public static let specKeys = ["lesson", "random", "hand", "tempo", "bars", "mode", "minutes", "reps", "pause", "transpose", "follow"]
 
     /// Parses the command-line entry form, `key=value` pairs separated by `;` or `,`:
     /// `lesson=Minuet in G;hand=right;tempo=80;bars=1-8;mode=wait;minutes=5;pause=10`,
@@ -187,8 +210,9 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
             case "reps", "repetitions", "times": fields.repetitions = try int()
             case "pause": fields.pause = try int()
             case "transpose": fields.transpose = v
+            case "follow": fields.follow = v
             default:
-                throw RoutineError("entry \"\(spec)\": unknown key \(k) (lesson, random, hand, tempo, bars, mode, minutes, reps, pause, transpose)")
+                throw RoutineError("entry \"\(spec)\": unknown key \(k) (\(specKeys.joined(separator: ", ")))")
             }
         }
         guard haveSource else { throw RoutineError("entry \"\(spec)\": say what to play: lesson=TITLE, random=favourite or random=level:N") }
@@ -213,9 +237,11 @@ extension RoutineEntry {
         public var repetitions: Int?
         public var pause: Int?
         public var transpose: String?
+        public var follow: String?
 
         public init(source: Source, hand: String? = nil, tempo: Int? = nil, bars: String? = nil, mode: String? = nil,
-                    minutes: Double? = nil, repetitions: Int? = nil, pause: Int? = nil, transpose: String? = nil) {
+                    minutes: Double? = nil, repetitions: Int? = nil, pause: Int? = nil, transpose: String? = nil, follow: String? = nil) {
+            self.follow = follow
             self.source = source
             self.hand = hand
             self.tempo = tempo
@@ -231,7 +257,7 @@ extension RoutineEntry {
         public init(_ entry: RoutineEntry) {
             self.init(source: entry.source, hand: entry.hand?.rawValue, tempo: entry.tempoPercent,
                       bars: entry.bars.map { "\($0.lowerBound)-\($0.upperBound)" }, mode: entry.mode?.rawValue, pause: entry.pauseSeconds,
-                      transpose: entry.transpose)
+                      transpose: entry.transpose, follow: entry.follow.map { $0 ? "on" : "off" })
             switch entry.length {
             case .minutes(let m): minutes = m
             case .repetitions(let n): repetitions = n
@@ -264,6 +290,7 @@ extension RoutineEntry {
             repetitions = try c.decodeIfPresent(Int.self, forKey: .repetitions)
             pause = try c.decodeIfPresent(Int.self, forKey: .pause)
             transpose = try c.decodeIfPresent(String.self, forKey: .transpose)
+            follow = try c.decodeIfPresent(String.self, forKey: .follow)
         }
     }
 
@@ -320,6 +347,13 @@ extension RoutineEntry {
         guard pause <= maxPause else { throw RoutineError("pause must be at most \(maxPause) seconds (an hour), not \(pause)") }
         var entry = RoutineEntry(source: f.source, hand: hand, tempoPercent: f.tempo, bars: bars, mode: mode, length: length, pauseSeconds: pause)
         entry.transpose = try f.transpose.map { t throws(RoutineError) in try check { () throws(PlanError) in try Transposition.Request.parse(t).text } }
+        if let text = f.follow {
+            guard let on = parseSwitch(text) else { throw RoutineError("follow must be on or off, not \(shown(text))") }
+            if on && !(mode?.follows ?? false) {
+                throw RoutineError("follow=on: Etude follows your tempo in play and memory mode; add mode=play or mode=memory")
+            }
+            entry.follow = on
+        }
         return entry
     }
 

@@ -30,6 +30,8 @@ public struct RoutinePlan: Equatable, Sendable {
         public var transpose: String? = nil
         /// The speed trainer for a played step (`etude today`'s weakest section); nil: the tempo.
         public var speedTrainer: PracticePlan.SpeedTrainer? = nil
+        /// The entry's `follow=on`: Etude's part keeps the learner's tempo.
+        public var follow: Bool? = nil
     }
 
     public struct Skipped: Equatable, Sendable {
@@ -127,7 +129,8 @@ public struct RoutinePlan: Equatable, Sendable {
             clock += Double(entry.pauseSeconds)
             steps.append(Step(entryIndex: i, lesson: lesson.lesson, path: lesson.path, hand: entry.hand, tempoPercent: tempo,
                               bars: entry.bars, mode: entry.mode, length: entry.length, pauseSeconds: entry.pauseSeconds,
-                              pauseStart: pauseStart, playStart: clock, plannedSeconds: planned, transpose: entry.transpose))
+                              pauseStart: pauseStart, playStart: clock, plannedSeconds: planned, transpose: entry.transpose,
+                              follow: entry.follow))
             clock += planned
         }
         return RoutinePlan(name: routine.name, steps: steps, skipped: skipped, totalSeconds: clock)
@@ -193,6 +196,7 @@ public struct RoutinePlan: Equatable, Sendable {
                                      tempoPercent: s.tempoPercent == 100 ? nil : s.tempoPercent, bars: s.bars,
                                      mode: s.mode, length: s.length, pauseSeconds: s.pauseSeconds)
             entry.transpose = s.transpose
+            entry.follow = s.follow
             out += "\(n + 1). [\(clock(s.playStart))] \(entry.text())\n"
         }
         for s in skipped { out += "   skipped entry \(s.entryIndex + 1): \(s.reason)\n" }

@@ -301,6 +301,7 @@ private final class Run {
         var settings = runner.playing
         settings.mode = mode
         settings.holdAfterPass = false   // an entry's passes flow on; its length ends it
+        if let follow = step.follow { settings.follow = follow && mode.follows }
         let session: PracticeSession
         let controller: PracticeController
         do {
