@@ -26,7 +26,7 @@ struct JudgeCommand: ParsableCommand {
     @Option(help: "Transpose the lesson first: semitones (e.g. +2) or a key (D, Bb, F#m), as it was played.") var transpose: Transposition.Request?
     @Option(help: "The keys of the keyboard it was played on: 88, 76, 73, 61, 49, 37 or 25 (notes off it are not expected).") var keys: KeyboardKeysArgument?
     @Option(help: "The keyboard's range LOW-HIGH instead of --keys (e.g. C2-C7).") var range: KeyboardRangeArgument?
-    @Option(help: "For a .wav: listen with the microphone set-up `etude calibrate --input audio:SOURCE` stored for SOURCE (without it, the room's noise is measured from the recording's first quiet second).") var calibration: String?
+    @Option(help: "For a .wav: listen with the microphone set-up `etude calibrate --input audio:SOURCE` stored for SOURCE.") var calibration: String?
     @Flag(help: "Print the pass report as one JSON object (every note with its verdicts).") var json = false
     @OptionGroup var store: StoreOptions
 
