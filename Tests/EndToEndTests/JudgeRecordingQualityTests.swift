@@ -11,14 +11,14 @@ import TestSupport
 /// renders with a SoundFont other than Etude's, made here.
 @Suite(.serialized) struct JudgeRecordingQualityTests {
     /// Pairs of short notes, each pair after a second and more of digital silence, its second
-    /// note 0.22 s after its first: where a ghost onset 100–130 ms after the first stole the
-    /// second (and timed it that much early). 960 ticks a second.
+    /// note 0.18 s after its first: where a ghost onset 100 ms after the first (after the opening
+    /// silence) stole the second, timed that much early. 960 ticks a second.
     static func silenceLesson(in dir: TempDir) throws -> String {
         let keys: [UInt8] = [60, 62, 64, 65, 67, 69, 71, 72, 67, 64]
         var events = [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))]
         for (i, k) in keys.enumerated() {
             let first = 960 + i * 1_440
-            for (key, tick) in [(k, first), (keys[(i + 3) % keys.count], first + 211)] {
+            for (key, tick) in [(k, first), (keys[(i + 3) % keys.count], first + 173)] {
                 events.append(MIDIEvent(tick: tick, .noteOn(channel: 0, key: key, velocity: 90)))
                 events.append(MIDIEvent(tick: tick + 110, .noteOff(channel: 0, key: key, velocity: 0)))
             }
