@@ -38,8 +38,7 @@ public enum HeardPerformance {
         // it is in its window, and a recording may start on its first note.
         let check = RecordingCheck(channels: wav.samples, sampleRate: wav.sampleRate)
         // Without a set-up the room measured from the first quiet second (`check.quietSecond`) is
-        // not listened with: as the 6 dB note gate it lost 8 of 39 notes of a render under pink
-        // noise that the defaults hear whole (JudgeRecordingQualityTests).
+        // not yet listened with: not shown to help (docs/LISTENING.md).
         let profile = calibration ?? ListeningProfile()
         // Below 22 kHz the listener's windows (sized for 44.1–48 kHz) would be seconds long: the
         // recording is heard at 48 kHz, its own band only.
