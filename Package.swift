@@ -42,7 +42,11 @@ let package = Package(
         .target(name: "Listening"),
         // Judging what was played against what was expected: wait gate, play-mode matching,
         // scoring, recording, quiz. Pure logic.
-        .target(name: "Judge", dependencies: ["MIDIFile"]),
+        .target(name: "Judge", dependencies: ["MIDIFile", "Follow"]),
+        // The score follower: played notes aligned to the score's, offline (a whole performance,
+        // restarts and all) and online (note by note: position and tempo). Pure logic.
+        .target(name: "Follow"),
+        .testTarget(name: "FollowTests", dependencies: ["Follow", "Clocks"]),
         // A lesson from a MIDIFile: hands, bars, practice plan, transport, metronome, export. Pure logic.
         .target(name: "Lesson", dependencies: ["MIDIFile", "Clocks"]),
         // SQLite (GRDB over the system libsqlite3): catalogue, favourites, loops, history, resume, routines.
@@ -84,12 +88,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "etude-bench",
-            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML", "Judge", "Jack", "Listening"],
+            dependencies: ["MIDIFile", "ABC", "Lesson", "MIDIInput", "Terminal", "Screen", "Store", "Synth", "Notation", "MusicXML", "Judge", "Jack", "Listening", "Follow"],
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
         .testTarget(name: "MIDIInputTests", dependencies: ["MIDIInput", "MIDIFile", "Judge", "TestSupport"]),
-        .testTarget(name: "JudgeTests", dependencies: ["Judge", "MIDIFile", "TestSupport"]),
+        .testTarget(name: "JudgeTests", dependencies: ["Judge", "Follow", "MIDIFile", "TestSupport"]),
         .testTarget(name: "ListeningTests", dependencies: ["Listening"]),
         // Raw mode, key decoding, cell buffer + frame diff, colour depth, restore on every exit. No ncurses.
         .target(name: "Terminal"),

@@ -83,6 +83,40 @@ d = json.loads(sys.argv[1])
 print(f"  {d['notes']} notes judged in {d['seconds'] * 1000:.1f} ms (target < 50 ms: {'PASS' if d['seconds'] < 0.05 else 'FAIL'})")
 PY
 
+echo "== the score follower (issue 37): note alignment on perturbed performances of the lessons, beside parangonar =="
+follow_dir=.build/bench/follow
+rm -rf "$follow_dir"
+follow_json=$($bench follow Lessons/level3/*-cadence.mid Lessons/level4/*.mid Lessons/level5/*.mid Lessons/level6/*-inversions.mid --write "$follow_dir")
+echo "etude: $follow_json"
+follow_py=$(bash scripts/follow-venv.sh)
+peer_json=""
+if [ -n "$follow_py" ]; then
+  peer_json=$("$follow_py" Benchmarks/peers_follow.py "$follow_dir" 2>/dev/null)
+  echo "parangonar: $peer_json"
+else
+  echo "  parangonar skipped: no follow venv (reason above)"
+fi
+python3 - "$follow_json" "$peer_json" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+p = json.loads(sys.argv[2]) if sys.argv[2].strip() else None
+print(f"  {d['performances']} performances, {d['notes']} score notes: etude matched {d['accuracy'] * 100:.2f}% right "
+      f"(target >= 99%: {'PASS' if d['accuracy'] >= 0.99 else 'FAIL'})")
+for k, v in d["byKind"].items():
+    peer = f", parangonar {p['byKind'].get(k, 0) * 100:6.2f}%" if p else ""
+    print(f"    {k:8s} etude {v * 100:6.2f}%{peer}")
+if p:
+    ratio = d["accuracy"] / p["accuracy"] if p["accuracy"] else float("inf")
+    print(f"  parangonar ({p['matcher']}): {p['accuracy'] * 100:.2f}% -> etude/parangonar = {ratio:.3f}x "
+          f"(target: no lower: {'PASS' if d['accuracy'] >= p['accuracy'] else 'FAIL'})")
+print(f"  online: {d['onlineMsPerKey'] * 1000:.1f} us CPU per key (worst key {d['onlineWorstMs']:.3f} ms wall; target < 0.2 ms: "
+      f"{'PASS' if d['onlineMsPerKey'] < 0.2 else 'FAIL'})")
+print(f"  offline: 10,000 notes aligned in {d['offline10kCPUSeconds']:.3f} s CPU ({d['offline10kSeconds']:.3f} s wall), "
+      f"{d['offline10kAccuracy'] * 100:.2f}% right (target < 1 s: {'PASS' if d['offline10kCPUSeconds'] < 1 else 'FAIL'})")
+if p:
+    print(f"  parangonar's CPU time on the {d['performances']} performances: {p['cpuSeconds']:.2f} s")
+PY
+
 for sub in render jitter input screen store; do
   echo "== $sub =="
   if [ $sub = screen ]; then
@@ -192,6 +226,12 @@ print(f"  etude: median {e['medianFrames']} frames ({e['medianMs']:.2f} ms), max
 print(f"  fluidsynth -a jack -m jack: median {f['medianFrames']} frames ({f['medianMs']:.2f} ms), max {f['maxFrames']} frames ({f['maxMs']:.2f} ms)")
 print(f"  median ≤ {med_bar:.2f} ms: {ok(e['medianMs'] <= med_bar)}; max ≤ {max_bar:.2f} ms: {ok(e['maxMs'] <= max_bar)}; "
       f"every note answered: {ok(e['missed'] == 0)}")
+cb = d.get("callback")
+if cb:
+    print(f"  etude's callback, its own work: worst cycle {cb['worstMs']:.2f} ms of the {cb['periodMs']:.2f} ms period "
+          f"({100 * cb['worstMs'] / cb['periodMs']:.0f} %), {cb['xruns']} xruns counted: {ok(cb['worstMs'] < cb['periodMs'])}")
+else:
+    print("  etude's callback: its --verbose line was missing")
 PY
 else
   echo "  skipped: jackd (jackd2) or fluidsynth is not installed"

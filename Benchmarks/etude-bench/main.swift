@@ -18,6 +18,7 @@ usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench listen SOUNDFONT LESSON.mid…   the microphone listener on rendered performances (found, false wrongs, CPU)
        etude-bench practice-open FILE --etude P first frame, frame gaps and peak RSS of `etude practice FILE`
        etude-bench judge [--notes N]            judging a recorded performance (onsets, releases, loudness)
+       etude-bench follow LESSON.mid… [--write DIR]  the score follower: alignment accuracy on perturbed performances, work per key
        etude-bench jack-latency --etude P --soundfont SF2 [--notes N]  key → sound frames on JACK vs fluidsynth
        etude-bench pulse-latency --etude P --soundfont SF2 --sink NAME [--notes N] [--settle S]  key → sound ms on PulseAudio vs fluidsynth
 """
@@ -40,6 +41,7 @@ case "musicxml": print(MusicXMLBench.run(Array(args.dropFirst())))
 case "practice-open": print(OpenBench.run(Array(args.dropFirst())))
 case "listen": exit(ListenBench.run(Array(args.dropFirst())))
 case "judge": print(JudgeBench.run(Array(args.dropFirst())))
+case "follow": print(FollowBench.run(Array(args.dropFirst())))
 case "jack-latency": print(JackBench.run(Array(args.dropFirst())))
 case "pulse-latency": print(PulseBench.run(Array(args.dropFirst())))
 default:

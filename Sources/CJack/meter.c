@@ -25,6 +25,14 @@ struct etude_jack_meter {
     /* MIDI the ear received (a listener on etude:midi_out): a single-producer ring. */
     _Atomic uint32_t heard_head, heard_tail;
     uint8_t heard[HEARD_SIZE][4];
+    uint32_t heard_frame[HEARD_SIZE];
+    /* Onsets the ear heard on `in` (a sample above onset_threshold after onset_quiet frames
+     * below it): a single-producer ring of absolute frames; onset_threshold 0 = off. */
+    _Atomic float onset_threshold;
+    _Atomic uint32_t onset_quiet;
+    uint32_t below;          /* ear callback only: frames below the onset threshold so far */
+    _Atomic uint32_t onset_head, onset_tail;
+    uint32_t onsets[HEARD_SIZE];
     /* The robot: notes lit on `robot_channel` of the ear's MIDI are played by the key. */
     _Atomic int robot_channel;
     _Atomic uint32_t robot_head, robot_tail;
@@ -43,6 +51,7 @@ struct etude_jack_meter {
     unsigned char raw[3];
     int raw_len;
     _Atomic int raw_repeat;
+    _Atomic int stall_usecs;
 };
 
 static uint32_t next_random(uint32_t *state) {
@@ -63,6 +72,9 @@ static void finish_note(etude_jack_meter *m, void *out, int32_t result) {
 
 static int key_process(jack_nframes_t n, void *arg) {
     etude_jack_meter *m = arg;
+    /* A test's stalled client: one cycle far past its deadline (the server counts an xrun). */
+    int stall = atomic_exchange(&m->stall_usecs, 0);
+    if (stall > 0) usleep((useconds_t)stall);
     void *out = jack_port_get_buffer(m->out, n);
     jack_midi_clear_buffer(out);
     /* The robot plays what lit up (a cycle later: the ear heard it after the key ran). */
@@ -113,6 +125,7 @@ static int ear_process(jack_nframes_t n, void *arg) {
             memset(slot, 0, 4);
             slot[0] = (uint8_t)e.size;
             memcpy(slot + 1, e.buffer, e.size);
+            m->heard_frame[h & (HEARD_SIZE - 1)] = jack_last_frame_time(m->ear) + e.time;
             atomic_store_explicit(&m->heard_head, h + 1, memory_order_release);
         }
         uint8_t status = e.buffer[0];
@@ -136,6 +149,22 @@ static int ear_process(jack_nframes_t n, void *arg) {
         float a = fabsf(in[i]);
         if (a > loudest) loudest = a;
         if (first == NO_ONSET && a > threshold) first = i;
+    }
+    float onset = atomic_load_explicit(&m->onset_threshold, memory_order_relaxed);
+    if (onset > 0) {
+        uint32_t quiet = atomic_load_explicit(&m->onset_quiet, memory_order_relaxed);
+        jack_nframes_t base = jack_last_frame_time(m->ear);
+        for (jack_nframes_t i = 0; i < n; i++) {
+            if (fabsf(in[i]) <= onset) { if (m->below < UINT32_MAX) m->below++; continue; }
+            if (m->below >= quiet) {
+                uint32_t h = atomic_load_explicit(&m->onset_head, memory_order_relaxed);
+                if (h - atomic_load_explicit(&m->onset_tail, memory_order_acquire) < HEARD_SIZE) {
+                    m->onsets[h & (HEARD_SIZE - 1)] = base + i;
+                    atomic_store_explicit(&m->onset_head, h + 1, memory_order_release);
+                }
+            }
+            m->below = 0;
+        }
     }
     if (atomic_load(&m->phase) == SENT && first != NO_ONSET && atomic_load(&m->onset_frame) == NO_ONSET) {
         atomic_store(&m->onset_frame, (int64_t)jack_last_frame_time(m->ear) + first);
@@ -219,14 +248,34 @@ int etude_jack_meter_send(etude_jack_meter *m, const unsigned char *bytes, int l
 }
 
 int etude_jack_meter_take_midi(etude_jack_meter *m, unsigned char *bytes) {
+    return etude_jack_meter_take_midi_at(m, bytes, NULL);
+}
+
+int etude_jack_meter_take_midi_at(etude_jack_meter *m, unsigned char *bytes, uint32_t *frame) {
     uint32_t t = atomic_load_explicit(&m->heard_tail, memory_order_relaxed);
     if (t == atomic_load_explicit(&m->heard_head, memory_order_acquire)) return 0;
     uint8_t *slot = m->heard[t & (HEARD_SIZE - 1)];
     int len = slot[0];
     memcpy(bytes, slot + 1, 3);
+    if (frame) *frame = m->heard_frame[t & (HEARD_SIZE - 1)];
     atomic_store_explicit(&m->heard_tail, t + 1, memory_order_release);
     return len;
 }
+
+void etude_jack_meter_onsets(etude_jack_meter *m, float threshold, uint32_t quiet_frames) {
+    atomic_store(&m->onset_quiet, quiet_frames);
+    atomic_store(&m->onset_threshold, threshold > 0 ? threshold : 0);
+}
+
+int etude_jack_meter_take_onset(etude_jack_meter *m, uint32_t *frame) {
+    uint32_t t = atomic_load_explicit(&m->onset_tail, memory_order_relaxed);
+    if (t == atomic_load_explicit(&m->onset_head, memory_order_acquire)) return 0;
+    *frame = m->onsets[t & (HEARD_SIZE - 1)];
+    atomic_store_explicit(&m->onset_tail, t + 1, memory_order_release);
+    return 1;
+}
+
+void etude_jack_meter_stall(etude_jack_meter *m, int usecs) { atomic_store(&m->stall_usecs, usecs); }
 
 void etude_jack_meter_robot(etude_jack_meter *m, int channel) {
     atomic_store(&m->robot_channel, channel >= 0 && channel < 16 ? channel : -1);

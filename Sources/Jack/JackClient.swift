@@ -104,8 +104,9 @@ public final class JackClient: @unchecked Sendable {
     public var cycles: Int { Int(etude_jack_cycles(handle)) }
     /// Frames from `left` to the speakers, as the server reports them.
     public var outputLatencyFrames: Int { alive ? Int(etude_jack_output_latency(handle)) : 0 }
-    /// One period (the cycle the sound is rendered in) plus the reported output latency, in seconds.
-    public var outputLatencySeconds: Double { Double(period + outputLatencyFrames) / Double(max(1, sampleRate)) }
+    /// The lesson's lead (`lessonLead`: an event due now is played a period and a margin later)
+    /// plus the reported output latency, in seconds.
+    public var outputLatencySeconds: Double { lessonLead + Double(outputLatencyFrames) / Double(max(1, sampleRate)) }
 
     public var midiIn: String { "\(name):midi_in" }
     public var midiOut: String { "\(name):midi_out" }
@@ -140,7 +141,7 @@ public final class JackClient: @unchecked Sendable {
     /// True while an input reads `midi_in`: when the server stops, that input says so for both
     /// (one line), with what the sound did (`stopNotice`).
     public var listening: Bool { lock.withLock { listeningFlag } }
-    /// What the sound did when the server stopped ("sound continues through pulseaudio").
+    /// What the sound did when the server stopped ("sound via pulseaudio", "silent").
     public var stopNotice: String? {
         get { lock.withLock { stopText } }
         set { lock.withLock { stopText = newValue } }
@@ -154,14 +155,70 @@ public final class JackClient: @unchecked Sendable {
         public static let midiOut = Destination(rawValue: 2)
     }
 
-    /// Queues a channel message (1–3 bytes) for the next cycle. Waits up to 50 ms when the ring
-    /// is full (the server stalled); false when it stayed full or the server is gone.
+    /// Seconds between a lesson event's clock time and the frame it is played at (`send(at:)`):
+    /// one period (the callback that plays a frame runs before that period starts) and
+    /// `leadMargin` for the sender being late. A constant, so the lesson's gaps are kept to the
+    /// frame; it is part of `outputLatencySeconds`.
+    public var lessonLead: Double { Double(period) / Double(max(1, sampleRate)) + Self.leadMargin }
+    /// How late a sender (the transport's thread, woken by the clock) may be before its event
+    /// misses its frame and is played at the start of the next cycle instead: 4 ms, several
+    /// times the wake-up delay measured on the loaded two-core test machine.
+    public static let leadMargin = 0.010
+
+    // MARK: floods and ports coming and going
+
+    /// More than `events` on `midi_in` within a quarter second is a flood: the callback then
+    /// neither reports nor echoes `midi_in` until a whole second passes at a keyboard's rate
+    /// (nil: no limit). Checked in the callback, so a flood's notes never reach a ring.
+    public func setFloodLimit(_ events: Int?) { etude_jack_set_flood_limit(handle, UInt32(clamping: max(0, events ?? 0))) }
+    /// True while a flood on `midi_in` is being ignored.
+    public var flooding: Bool { etude_jack_flooding(handle) != 0 }
+    /// Floods started so far, and the events ignored in them.
+    public var floods: Int { Int(etude_jack_floods(handle)) }
+    public var floodEvents: Int { Int(etude_jack_flood_events(handle)) }
+
+    /// Changes whenever a port is registered or unregistered on the server (an instrument's
+    /// client coming or going): the port-registration callback counts them.
+    public var registrations: UInt32 { etude_jack_registrations(handle) }
+    /// True when a port of that full name exists now.
+    public func portExists(_ name: String) -> Bool { etude_jack_port_exists(handle, name) != 0 }
+    /// The ports connected to `midi_in` now.
+    public func midiInConnections() -> [String] {
+        guard alive else { return [] }
+        var buf = [CChar](repeating: 0, count: 1 << 14)
+        _ = etude_jack_connections(handle, &buf, buf.count)
+        let text = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    /// Stamped lesson events that reached the callback after their frame (played at once).
+    public var lateEvents: Int { Int(etude_jack_late(handle)) }
+    /// Times the lesson's time → frame mapping moved to the server's (over 5 ms apart: a stall,
+    /// or a sound card's clock drifting from the system's); each may shift one gap.
+    public var remappings: Int { Int(etude_jack_reanchors(handle)) }
+
+    /// The longest process callback so far (its own work: the synth's rendering, the MIDI, the
+    /// rings), in seconds; `reset` starts a new maximum. Compare with the period's length.
+    public func worstCallback(reset: Bool = false) -> Double { Double(etude_jack_worst_usecs(handle, reset ? 1 : 0)) / 1e6 }
+
+    /// The JACK time in microseconds of a monotonic second (the clock the lesson runs on).
+    func jackMicroseconds(monotonic seconds: Double) -> UInt64 {
+        let usecs = (seconds - clockOffset) * 1e6
+        return usecs.isFinite && usecs >= 1 ? UInt64(usecs) : 1
+    }
+
+    /// Queues a channel message (1–3 bytes). With `at` (a monotonic second, the clock time the
+    /// lesson's event is due) the callback plays it at the frame of `at + lessonLead`, so
+    /// successive events keep the lesson's gaps to the frame however late the sender woke;
+    /// without it, at the start of the next cycle. Waits up to 50 ms when the ring is full (the
+    /// server stalled); false when it stayed full or the server is gone.
     @discardableResult
-    public func send(_ bytes: [UInt8], to destination: Destination) -> Bool {
+    public func send(_ bytes: [UInt8], to destination: Destination, at seconds: Double? = nil) -> Bool {
         guard (1...3).contains(bytes.count), !destination.isEmpty else { return false }
         var e = etude_jack_event()
         e.len = UInt8(bytes.count)
         e.dest = destination.rawValue
+        if let seconds { e.usecs = jackMicroseconds(monotonic: seconds + lessonLead) }
         withUnsafeMutableBytes(of: &e.bytes) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
         return lock.withLock {
             guard !closed else { return false }
@@ -243,5 +300,35 @@ public final class JackClient: @unchecked Sendable {
             return !was
         }
         if first { etude_jack_close(handle) }
+    }
+}
+
+/// The one line said when the JACK server stops under Etude: what was lost (the sound, moved
+/// to another driver or silent; the notes from the instrument's port), fitting 80 columns.
+public enum JackStopLine {
+    /// `sound`: the sound's part (`sound(movedTo:)`), nil when the synth was not on JACK;
+    /// `input`: the port the notes came from, nil when no input listened.
+    public static func line(sound: String?, input: String?) -> String {
+        let named = input.map { "no notes from " + short($0) }
+        let line = "JACK server gone: " + [sound, named].compactMap { $0 }.joined(separator: "; ")
+        guard line.count > budget, input != nil else { return line }
+        return "JACK server gone: " + [sound, "no more notes"].compactMap { $0 }.joined(separator: "; ")
+    }
+
+    /// Columns a status line may take on an 80-column practice screen (beside its
+    /// `? help · q quit`).
+    public static let budget = 58
+
+    /// The sound's part: the driver it moved to, or silent.
+    public static func sound(movedTo driver: String?) -> String {
+        driver.map { "sound via \($0)" } ?? "silent"
+    }
+
+    /// A port name cut to 18 characters (in the middle) so the line fits the practice screen's
+    /// status line at 80 columns.
+    static func short(_ name: String) -> String {
+        let limit = 18
+        guard name.count > limit else { return name }
+        return String(name.prefix(8)) + "…" + String(name.suffix(9))
     }
 }

@@ -39,6 +39,38 @@ public final class JackMeter: @unchecked Sendable {
         }
     }
 
+    /// A MIDI message `listenPort` received and the absolute JACK frame it arrived at.
+    public struct Heard: Equatable, Sendable {
+        public var bytes: [UInt8]
+        public var frame: UInt32
+    }
+
+    /// The MIDI messages `listenPort` received since the last call with their frames, oldest first.
+    public func takeMIDIFrames() -> [Heard] {
+        var out: [Heard] = []
+        var bytes: [UInt8] = [0, 0, 0]
+        var frame: UInt32 = 0
+        while true {
+            let len = Int(etude_jack_meter_take_midi_at(handle, &bytes, &frame))
+            guard len > 0 else { return out }
+            out.append(Heard(bytes: Array(bytes.prefix(len)), frame: frame))
+        }
+    }
+
+    /// Keeps the frame of every onset on `earPort`: a sample above `threshold` after at least
+    /// `quietFrames` frames at or below it (nil stops). For the gaps between a lesson's notes.
+    public func recordOnsets(threshold: Float?, quietFrames: Int = 2048) {
+        etude_jack_meter_onsets(handle, threshold ?? 0, UInt32(max(0, quietFrames)))
+    }
+
+    /// The absolute frames of the onsets heard since the last call, oldest first.
+    public func takeOnsets() -> [UInt32] {
+        var out: [UInt32] = []
+        var frame: UInt32 = 0
+        while etude_jack_meter_take_onset(handle, &frame) != 0 { out.append(frame) }
+        return out
+    }
+
     /// The robot pianist: plays (on `keyPort`) every note lit on `channel` (0–15) of
     /// `listenPort`, releasing it when its light goes off; nil stops it.
     public func robot(channel: Int?) { etude_jack_meter_robot(handle, Int32(channel ?? -1)) }
@@ -54,6 +86,10 @@ public final class JackMeter: @unchecked Sendable {
         let done = Int(etude_jack_meter_run(handle, Int32(count), Int32(key), threshold, seed, Int32(timeout * 1000), &frames))
         return frames.prefix(done).map { $0 == Int32.min ? nil : Int($0) }
     }
+
+    /// Stalls the key's next cycle for `seconds` (a client that misses JACK's deadline: every
+    /// client of the server is told of the xrun).
+    public func stall(_ seconds: Double) { etude_jack_meter_stall(handle, Int32(max(0, min(1, seconds)) * 1e6)) }
 
     /// The loudest sample the ear heard since the last call.
     public func takePeak() -> Float { etude_jack_meter_peak(handle) }

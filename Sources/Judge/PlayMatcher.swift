@@ -1,3 +1,5 @@
+import Follow
+
 /// How far from the written time a played note may be and still count, and what "on time" is.
 ///
 /// Defaults: a note within ±150 ms of an expected note of the same pitch is a hit; a hit
@@ -61,6 +63,8 @@ public struct PlayMatcher: Sendable {
     /// Every expected note before this index is matched or judged missed.
     private var expiredBefore = 0
     public private(set) var judgements: [Judgement] = []
+    /// Expected note → the wrong-key judgement charged to it while it was unplayed.
+    private var wrongCharged: [Int: Int] = [:]
 
     public init(expected: [ExpectedNote], parts: Set<String>? = nil, window: TimingWindow = TimingWindow()) {
         self.window = window
@@ -70,13 +74,22 @@ public struct PlayMatcher: Sendable {
     }
 
     /// Judges one played event; releases return nil (play mode scores onsets only).
+    ///
+    /// A wrong key is charged to the note it replaced (`WrongKeys`): among the unplayed notes in
+    /// the window, the nearest in time, and within a chord the nearest in pitch. A slip onto the
+    /// neighbour key, nearer the note it replaced than the next note of the key struck, is that
+    /// one wrong note, not the next note early (if that next note is then never played, `expire`
+    /// takes the key back as it, early).
     public mutating func play(_ event: PlayedEvent) -> Judgement? {
         guard event.isOn else { return nil }
         let t = event.time
         var start = firstIndex(atOrAfter: t - window.window - 1e-9)
         var best: Int?
         var nearestAny: Int?
+        var replaced: Int?
         var samePitchInWindow = false
+        let key = WrongKeys.Item(index: -1, pitch: event.pitch, time: t)
+        func item(_ i: Int) -> WrongKeys.Item { .init(index: i, pitch: expected[i].pitch, time: expected[i].time) }
         while start < expected.count, expected[start].time <= t + window.window + 1e-9 {
             let note = expected[start]
             let distance = abs(note.time - t)
@@ -84,15 +97,24 @@ public struct PlayMatcher: Sendable {
             if note.pitch == event.pitch {
                 samePitchInWindow = true
                 if !matched[start], best.map({ distance < abs(expected[$0].time - t) }) ?? true { best = start }
+            } else if !matched[start], replaced.map({ WrongKeys.cost(key: key, note: item(start)) < WrongKeys.cost(key: key, note: item($0)) }) ?? true {
+                replaced = start
             }
             start += 1
         }
+        // A slip: the neighbour key struck nearer the note it replaced than its own next note.
+        if let b = best, let r = replaced, abs(expected[r].pitch - event.pitch) <= 2, expected[r].time < expected[b].time, t < expected[b].time,
+           abs(expected[b].time - t) > window.onTime + 1e-9, abs(expected[r].time - t) + 1e-9 < abs(expected[b].time - t) {
+            best = nil
+        }
         let judgement: Judgement
         if let i = best {
-            matched[i] = true
-            let error = t - expected[i].time
-            let verdict: Verdict = abs(error) <= window.onTime + 1e-9 ? .onTime : (error < 0 ? .early : .late)
-            judgement = Judgement(verdict: verdict, expected: expected[i], played: event, errorMs: error * 1000, section: expected[i].section)
+            judgement = hit(i, by: event)
+            // A wrong key charged to this note before it was played replaced another of its chord.
+            if let w = wrongCharged[i] { recharge(w, from: i) }
+        } else if let i = replaced {
+            judgement = Judgement(verdict: .wrongPitch, expected: expected[i], played: event, errorMs: nil, section: expected[i].section)
+            wrongCharged[i] = judgements.count
         } else if let i = nearestAny, !samePitchInWindow {
             judgement = Judgement(verdict: .wrongPitch, expected: expected[i], played: event, errorMs: nil, section: expected[i].section)
         } else {
@@ -102,19 +124,76 @@ public struct PlayMatcher: Sendable {
         return judgement
     }
 
+    private mutating func hit(_ i: Int, by event: PlayedEvent) -> Judgement {
+        matched[i] = true
+        let error = event.time - expected[i].time
+        let verdict: Verdict = abs(error) <= window.onTime + 1e-9 ? .onTime : (error < 0 ? .early : .late)
+        return Judgement(verdict: verdict, expected: expected[i], played: event, errorMs: error * 1000, section: expected[i].section)
+    }
+
+    /// Notes this close in time are one chord.
+    static let chordTolerance = 0.035
+
+    /// The wrong key judged at `w`, charged to note `i` that has now been played: charged
+    /// instead to the unplayed note of the same chord it most likely replaced, if there is one.
+    private mutating func recharge(_ w: Int, from i: Int) {
+        wrongCharged[i] = nil
+        guard let key = judgements[w].played else { return }
+        let item = WrongKeys.Item(index: -1, pitch: key.pitch, time: key.time)
+        var start = firstIndex(atOrAfter: key.time - window.window - 1e-9)
+        var other: Int?
+        while start < expected.count, expected[start].time <= key.time + window.window + 1e-9 {
+            if !matched[start], expected[start].pitch != key.pitch, wrongCharged[start] == nil,
+               abs(expected[start].time - expected[i].time) <= Self.chordTolerance,
+               other.map({ WrongKeys.cost(key: item, note: .init(index: start, pitch: expected[start].pitch, time: expected[start].time))
+                   < WrongKeys.cost(key: item, note: .init(index: $0, pitch: expected[$0].pitch, time: expected[$0].time)) }) ?? true {
+                other = start
+            }
+            start += 1
+        }
+        guard let o = other else { return }
+        judgements[w].expected = expected[o]
+        judgements[w].section = expected[o].section
+        wrongCharged[o] = w
+    }
+
     /// Judges as missed every unmatched expected note whose window closed before `now`.
     public mutating func expire(upTo now: Double) -> [Judgement] {
         var out: [Judgement] = []
         while expiredBefore < expected.count, expected[expiredBefore].time + window.window < now {
             if !matched[expiredBefore] {
-                matched[expiredBefore] = true
                 let note = expected[expiredBefore]
-                out.append(Judgement(verdict: .missed, expected: note, played: nil, errorMs: nil, section: note.section))
+                if let w = slipOnto(expiredBefore), let key = judgements[w].played {
+                    // The key judged a slip onto this note's key was this note, played early.
+                    if let from = judgements[w].expected, let k = expected.firstIndex(of: from), wrongCharged[k] == w { wrongCharged[k] = nil }
+                    judgements[w] = hit(expiredBefore, by: key)
+                } else {
+                    matched[expiredBefore] = true
+                    out.append(Judgement(verdict: .missed, expected: note, played: nil, errorMs: nil, section: note.section))
+                }
             }
             expiredBefore += 1
         }
         judgements.append(contentsOf: out)
         return out
+    }
+
+    /// A wrong-key judgement of this note's key within its window, charged to another note
+    /// that came before it: a slip that was this note after all.
+    private func slipOnto(_ i: Int) -> Int? {
+        let note = expected[i]
+        var j = judgements.count - 1
+        var looked = 0
+        while j >= 0, looked < 64 {
+            let g = judgements[j]
+            if g.verdict == .wrongPitch, let key = g.played, key.pitch == note.pitch, abs(key.time - note.time) <= window.window + 1e-9,
+               let from = g.expected, from.time < note.time {
+                return j
+            }
+            j -= 1
+            looked += 1
+        }
+        return nil
     }
 
     /// The tempo changed at pass time `time`: every note due after it comes `scale` times as

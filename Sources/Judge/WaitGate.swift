@@ -48,6 +48,14 @@ public struct WaitGate: Sendable {
     /// Pitches of the current chord not yet held (for key hints).
     public var missing: Set<Int> { (current?.pitches ?? []).subtracting(struck) }
 
+    /// The note of the current chord a wrong key `pitch` stands for: the nearest in pitch among
+    /// those not yet held (the one it replaced), else among all the chord's notes.
+    public func replaced(by pitch: Int) -> ExpectedNote? {
+        guard let chord = current else { return nil }
+        let open = chord.notes.filter { !struck.contains($0.pitch) }
+        return (open.isEmpty ? chord.notes : open).min { abs($0.pitch - pitch) < abs($1.pitch - pitch) }
+    }
+
     /// Feeds one played event.
     public mutating func handle(_ event: PlayedEvent) -> Outcome {
         guard let chord = current else { return .finished }

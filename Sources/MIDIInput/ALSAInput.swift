@@ -141,6 +141,8 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
     private var connectedName = ""
 
     public var name: String { connectedName.isEmpty ? "ALSA \(target.description)" : connectedName }
+    /// `midi:` and the port's name without its address (which changes on a replug).
+    public var deviceID: String { InputDeviceID.alsa(name) }
 
     public init(target: PortTarget = .firstKeyboard, clock: any TimeSource = MonotonicClock()) {
         self.target = target
@@ -196,6 +198,11 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
         var watch = ReconnectWatch(target: target, connected: initial)
         handler(.status("MIDI input: \(initial.displayName)"))
         var event = etude_seq_event()
+        // A flood (more than any keyboard sends) is said once and dropped before delivery.
+        var flood = FloodGuard()
+        var held = Set<[UInt8]>()  // [channel, key] delivered as on: ended when a flood starts
+        let playable: Set<Int> = [Int(ETUDE_SEQ_NOTE_ON), Int(ETUDE_SEQ_NOTE_OFF), Int(ETUDE_SEQ_CONTROL),
+                                  Int(ETUDE_SEQ_PITCH_BEND), Int(ETUDE_SEQ_PROGRAM)]
         while !reader.stopRequested {
             let rc = etude_seq_read(handle.raw, &event, 100)
             if rc == 0 { continue }
@@ -205,11 +212,27 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
             }
             let time = clock.now
             let channel = UInt8(clamping: event.channel & 0x0F)
+            if playable.contains(Int(event.type)) {
+                switch flood.step(at: MonotonicClock.seconds()) {
+                case .pass: break
+                case .ended: handler(.status(FloodGuard.endedLine(watch.remembered.displayName)))
+                case .dropped: continue
+                case .started:
+                    for key in held.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                        handler(.note(PlayedNote(kind: .off, pitch: key[1], velocity: 0, channel: key[0], time: time)))
+                    }
+                    held.removeAll()
+                    handler(.status(FloodGuard.startedLine(watch.remembered.displayName)))
+                    continue
+                }
+            }
             switch Int(event.type) {
             case Int(ETUDE_SEQ_NOTE_ON), Int(ETUDE_SEQ_NOTE_OFF):
                 let on = Int(event.type) == Int(ETUDE_SEQ_NOTE_ON)
-                handler(.note(PlayedNote(kind: on ? .on : .off, pitch: UInt8(clamping: event.note & 0x7F),
-                                         velocity: UInt8(clamping: event.value & 0x7F), channel: channel, time: time)))
+                let note = PlayedNote(kind: on ? .on : .off, pitch: UInt8(clamping: event.note & 0x7F),
+                                      velocity: UInt8(clamping: event.value & 0x7F), channel: channel, time: time)
+                if note.isOn && note.velocity > 0 { held.insert([channel, note.pitch]) } else { held.remove([channel, note.pitch]) }
+                handler(.note(note))
             case Int(ETUDE_SEQ_CONTROL):
                 handler(.control(.controlChange(channel: channel, controller: UInt8(clamping: event.note & 0x7F),
                                                 value: UInt8(clamping: event.value & 0x7F)), time: time))

@@ -20,6 +20,10 @@ public final class AudioInput: InputSource, @unchecked Sendable {
     /// The PulseAudio source (nil: the default source).
     public let source: String?
     public var name: String { "microphone" + (source.map { " (\(TextDecoding.sanitize($0)))" } ?? "") }
+    /// `audio` (the default source) or `audio:SOURCE`.
+    public var deviceID: String { InputDeviceID.audio(source) }
+    /// A microphone hears onsets, and the piano sounds by itself in the room.
+    public var capabilities: InputCapabilities { [.onsetsOnly, .listens] }
     public let sampleRate: Int
     private let clock: any TimeSource
     private let profile: ListeningProfile
@@ -58,6 +62,10 @@ public final class AudioInput: InputSource, @unchecked Sendable {
 
     /// The signal as the listener last judged it (too quiet, clipped, noisy), for the header.
     public var signal: SignalState { lock.withLock { signalState } }
+
+    public func expect(_ body: @escaping @Sendable (Double) -> Set<Int>) { expectation = body }
+    public func ignoreOwnSound(_ body: @escaping @Sendable (Double) -> [Int: Double]) { ownSound = body }
+    public var listeningSignal: SignalState? { signal }
 
     /// Opens the source and closes it again: one line naming the problem before anything else
     /// opens (the synth, the screen).

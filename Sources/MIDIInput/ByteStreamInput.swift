@@ -20,6 +20,8 @@ import MIDIFile
 public final class ByteStreamInput: InputSource, @unchecked Sendable {
     public let path: String
     public var name: String { path }
+    /// The absolute path of the device or FIFO.
+    public var deviceID: String { InputDeviceID.path(path) }
     private let clock: any TimeSource
     private var reader: ReaderThread?
 

@@ -1,8 +1,9 @@
 import Clocks
 import Listening
 import Jack
-/// What `--input` asked for.
-public enum InputSpec: Equatable, Sendable {
+/// What `--input` asked for: the option's type (parsed once, where the command line is read),
+/// carried typed to whatever opens it.
+public enum InputSpec: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// `--input keys`: the computer keyboard only.
     case computerKeyboard
     /// `--input midi`, `midi:NAME`, `midi:CLIENT:PORT`: a keyboard on the ALSA sequencer.
@@ -37,6 +38,42 @@ public enum InputSpec: Equatable, Sendable {
             self = .jack(port: port.isEmpty ? nil : port)
         } else {
             self = .byteStream(path: text)
+        }
+    }
+
+    /// The value as `--input` takes it (`keys`, `midi:24:0`, `jack:PORT`, a path): parsing it
+    /// gives this value again.
+    public var description: String {
+        switch self {
+        case .computerKeyboard: return "keys"
+        case .alsa(.firstKeyboard): return "midi"
+        case .alsa(.named(let name)): return "midi:" + name
+        case .alsa(.address(let client, let port)): return "midi:\(client):\(port)"
+        case .audio(let source): return source.map { "audio:" + $0 } ?? "audio"
+        case .jack(let port): return port.map { "jack:" + $0 } ?? "jack"
+        case .byteStream(let path): return path
+        }
+    }
+
+    /// The file a byte stream reads (a device or FIFO), nil for the other inputs: no command
+    /// writes over it.
+    public var filePath: String? {
+        if case .byteStream(let path) = self { return path }
+        return nil
+    }
+
+    /// The device this spec names without opening it (for `calibrate --reset` and what is
+    /// remembered per device before the input opens): nil for an ALSA port not plugged in now.
+    /// An opened source's own `deviceID` is the same name.
+    public var deviceID: String? {
+        switch self {
+        case .computerKeyboard: return InputDeviceID.computerKeyboard
+        case .byteStream(let path): return InputDeviceID.path(path)
+        case .jack(let port): return InputDeviceID.jack(port ?? "\(JackClient.requestedName):midi_in")
+        case .audio(let source): return InputDeviceID.audio(source)
+        case .alsa(let target):
+            guard let port = target.pick(from: (try? ALSASequencer.inputPorts()) ?? []) else { return nil }
+            return InputDeviceID.alsa(port.displayName)
         }
     }
 

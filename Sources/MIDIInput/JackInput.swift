@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import Synchronization
 import Jack
 import MIDIFile
 
@@ -18,6 +19,8 @@ public final class JackInput: InputSource, @unchecked Sendable {
     private var reader: ReaderThread?
     private var echoChannel: Int?
     private var mutedKeys: Set<Int> = []
+    /// The ports feeding `midi_in`, followed by the reader thread (read by the screen).
+    private let state = PortWatchBox()
 
     public init(port: String?) {
         self.port = port
@@ -28,9 +31,12 @@ public final class JackInput: InputSource, @unchecked Sendable {
         lock.withLock { connected ?? port ?? "\(client?.name ?? JackClient.requestedName):midi_in" }
     }
 
-    /// True when the JACK callback sounds this input's notes itself (echo on, synth on JACK).
-    public var soundsItself: Bool {
-        lock.withLock { echoChannel != nil && (client?.hasSynth ?? false) && (client?.alive ?? false) }
+    /// `jack:` and the connected port's full name.
+    public var deviceID: String { InputDeviceID.jack(name) }
+
+    /// `.soundsItself` while the JACK callback sounds this input's notes (echo on, synth on JACK).
+    public var capabilities: InputCapabilities {
+        lock.withLock { echoChannel != nil && (client?.hasSynth ?? false) && (client?.alive ?? false) } ? .soundsItself : []
     }
 
     /// Echo in the callback on `channel` (nil: the callback stays silent, as with `--echo off`).
@@ -90,20 +96,62 @@ public final class JackInput: InputSource, @unchecked Sendable {
         _ = client.takePlayed()
         client.setMuted(keys: muted)
         client.setEcho(channel: channel)
+        client.setFloodLimit(FloodGuard.maxEvents)
         client.setReporting(true)
         let shown = TextDecoding.sanitize(connected ?? client.midiIn)
+        let state = self.state
+        state.value.withLock { $0 = JackPortWatch(connected: client.midiInConnections(), at: MonotonicClock.seconds()) }
         reader.start { [client] in
             let parser = JackEventDecoder()
+            var floods = client.floods
+            var flooding = false
+            var held = Set<[UInt8]>()  // [channel, key] of notes delivered as on
+            var registrations = client.registrations
+            var nextLook = MonotonicClock.seconds()
             while !reader.stopRequested {
                 for played in client.takePlayed() {
-                    if let event = parser.event(played.bytes, time: played.seconds) { handler(event) }
+                    guard let event = parser.event(played.bytes, time: played.seconds) else { continue }
+                    if case .note(let n) = event {
+                        if n.isOn && n.velocity > 0 { held.insert([n.channel, n.pitch]) } else { held.remove([n.channel, n.pitch]) }
+                    }
+                    handler(event)
+                }
+                // A flood: the callback stopped passing midi_in on; the notes it let through
+                // before are ended, so nothing stays held in a recording or a judgement.
+                let started = client.floods != floods
+                floods = client.floods
+                if (started || client.flooding) && !flooding {
+                    flooding = true
+                    let now = MonotonicClock.seconds()
+                    for key in held.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                        handler(.note(PlayedNote(kind: .off, pitch: key[1], velocity: 0, channel: key[0], time: now)))
+                    }
+                    held.removeAll()
+                    handler(.status(FloodGuard.startedLine(shown)))
+                } else if flooding && !started && !client.flooding {
+                    flooding = false
+                    handler(.status(FloodGuard.endedLine(shown)))
+                }
+                // Ports coming and going: looked at when one registers or unregisters, and
+                // four times a second (a connection made by hand registers nothing).
+                let now = MonotonicClock.seconds()
+                if client.alive && (client.registrations != registrations || now >= nextLook) {
+                    registrations = client.registrations
+                    nextLook = now + 0.25
+                    let changes = state.value.withLock { $0.observe(connections: client.midiInConnections(), exists: client.portExists, at: now) }
+                    for change in changes {
+                        if case .back(let port) = change {
+                            guard (try? client.connect(port, client.midiIn)) != nil else { continue }
+                            state.value.withLock { $0.reconnected(port, at: now) }
+                        }
+                        handler(.status(JackPortWatch.line(change)))
+                    }
                 }
                 if !client.alive {
                     // The live synth on the same client says what the sound did; wait for it briefly.
                     let deadline = MonotonicClock.seconds() + 0.3
                     while client.stopNotice == nil && MonotonicClock.seconds() < deadline { usleep(5_000) }
-                    let parts = [client.stopNotice, "no more notes from \(shown)"].compactMap { $0 }
-                    handler(.ended("the JACK server stopped: " + parts.joined(separator: "; ")))
+                    handler(.ended(JackStopLine.line(sound: client.stopNotice, input: shown)))
                     return
                 }
                 var fds = [pollfd(fd: reader.wakeFD, events: Int16(POLLIN), revents: 0)]
@@ -112,6 +160,10 @@ public final class JackInput: InputSource, @unchecked Sendable {
         }
         reader.waitUntilRunning()
     }
+
+    /// The instruments that were connected to `midi_in` and have disappeared, awaited by name
+    /// (empty while every one is there): the screen says so and wait mode pauses.
+    public var missingPorts: [String] { state.value.withLock { $0.missing } }
 
     public func stop() {
         let (client, reader) = lock.withLock { () -> (JackClient?, ReaderThread?) in
@@ -146,4 +198,9 @@ struct JackEventDecoder {
         if let note = PlayedNote(kind, time: time) { return .note(note) }
         return .control(kind, time: time)
     }
+}
+
+/// The port watch shared by the reader thread and the screen.
+final class PortWatchBox: Sendable {
+    let value = Mutex(JackPortWatch())
 }

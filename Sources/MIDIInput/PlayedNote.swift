@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Listening
 import MIDIFile
 
 /// One key going down or up, from any input source, stamped on the monotonic clock.
@@ -70,16 +71,38 @@ public enum InputEvent: Equatable, Sendable {
 public protocol InputSource: AnyObject, Sendable {
     /// A short human name for the status line, e.g. "Digital Piano (24:0)" or "/dev/midi1".
     var name: String { get }
+    /// The stable name the device is remembered under (`InputDeviceID`): offsets, keyboards,
+    /// echo and a microphone's set-up are stored per device, across runs and replugs.
+    var deviceID: String { get }
+    /// What this source can do now (sounds itself, onsets only, listens): callers ask this,
+    /// never the source's type.
+    var capabilities: InputCapabilities { get }
     /// Starts delivering events to `handler` until `stop()` or the source ends.
     func start(_ handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError)
     /// Stops the reader and waits for its thread to finish; no handler call after it returns.
     func stop()
+    /// A source that sounds its notes itself (`.soundsItself`) does so on `channel` (nil: it
+    /// stays silent, as with `--echo off`); others ignore it.
+    func echo(channel: Int?)
+    /// Keys a source that sounds itself never sounds (`--gestures`); others ignore it.
+    func mute(keys: Set<Int>)
+    /// A listening source (`.listens`) hears these keys first: the ones the lesson wants at a
+    /// clock time. Others ignore it.
+    func expect(_ body: @escaping @Sendable (Double) -> Set<Int>)
+    /// A listening source ignores the keys Etude itself began near a clock time (with the
+    /// seconds since). Others ignore it.
+    func ignoreOwnSound(_ body: @escaping @Sendable (Double) -> [Int: Double])
+    /// A listening source's signal as last judged (too quiet, clipped, noisy); nil for others.
+    var listeningSignal: SignalState? { get }
 }
 
 extension InputSource {
-    /// True when the source sounds its notes itself (Etude's JACK client plays `midi_in` in its
-    /// callback), so the hookup must not sound them again. False for every other source.
-    public var soundsItself: Bool { (self as? JackInput)?.soundsItself ?? false }
+    public var capabilities: InputCapabilities { [] }
+    public func echo(channel: Int?) {}
+    public func mute(keys: Set<Int>) {}
+    public func expect(_ body: @escaping @Sendable (Double) -> Set<Int>) {}
+    public func ignoreOwnSound(_ body: @escaping @Sendable (Double) -> [Int: Double]) {}
+    public var listeningSignal: SignalState? { nil }
 }
 
 /// An input that could not be opened: the message is one line naming the problem and the fix.

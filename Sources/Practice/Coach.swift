@@ -396,8 +396,8 @@ public final class Coach: @unchecked Sendable {
                 switch g.handle(local) {
                 case .wrong(let p):
                     wrongNow = true
-                    let j = Judgement(verdict: .wrongPitch, expected: g.current?.notes.first, played: event, errorMs: nil,
-                                      section: g.current?.notes.first?.section ?? 0)
+                    let replaced = g.replaced(by: p)
+                    let j = Judgement(verdict: .wrongPitch, expected: replaced, played: event, errorMs: nil, section: replaced?.section ?? 0)
                     waitJudgements.append(j)
                     out.append(.judged(j))
                     out.append(.flashWrong(pitch: p, until: event.time + Coach.flashSeconds))

@@ -26,7 +26,7 @@ import Synchronization
 ///   routine's screen, `record`, `quiz`) owns the computer-keyboard piano: it alone calls
 ///   `press(_:at:)` and `releaseDue(now:)`. `computerKeys(for:)` and `keyboardHelp` read an
 ///   atomic copy of the layout's octave, from any thread.
-/// - The source, its name, the notice and the JACK input are set before `init` returns; `stop()`
+/// - The source, its name, its device id and the notice are set before `init` returns; `stop()`
 ///   stops the source once (an atomic flag), after which the input thread is gone.
 public final class InputHookup: @unchecked Sendable {
     /// Channel the learner's notes sound on: apart from the lesson's channels (and not the drums').
@@ -42,8 +42,6 @@ public final class InputHookup: @unchecked Sendable {
     private let input: HookupInput
     private let source: (any InputSource)?
     private let stopped = Atomic<Bool>(false)
-    /// A JACK input whose callback sounds the notes itself (then they are not sent again).
-    private let jack: JackInput?
     /// An acoustic piano sounds by itself: Etude never echoes what a microphone hears (it
     /// would hear its own echo again).
     private let soundsPlayedNotes: Bool
@@ -63,7 +61,7 @@ public final class InputHookup: @unchecked Sendable {
     /// recorded or sounded by Etude; a key going down calls `handler` with its pitch.
     public func gestures(_ keys: Set<Int>, _ handler: @escaping @Sendable (Int) -> Void) {
         input.reroute { HookupRoutes.Values(gestureKeys: keys, onGesture: handler, onPedal: $0.onPedal) }
-        jack?.mute(keys: keys)  // the JACK callback echoes by itself: it must skip them too
+        source?.mute(keys: keys)  // a source that sounds itself (JACK's callback) must skip them too
     }
 
     /// Whether Etude sounds what the learner plays (`--echo`): off when the instrument sounds
@@ -72,36 +70,48 @@ public final class InputHookup: @unchecked Sendable {
         get { input.echoOn.load(ordering: .acquiring) }
         set {
             input.echoOn.store(newValue, ordering: .releasing)
-            jack?.echo(channel: newValue ? Int(channel) : nil)
+            source?.echo(channel: newValue ? Int(channel) : nil)
         }
     }
 
     /// True when notes come from the terminal's keys (onset-only, fixed length).
     public var usesComputerKeyboard: Bool { sourceName == nil }
 
+    /// The stable name of the device in use, remembered per device (`InputDeviceID`): the
+    /// source's own, or `keys` for the computer keyboard.
+    public let deviceID: String
+
+    /// What the input in use can do (the computer keyboard: onsets only).
+    public var capabilities: InputCapabilities { source?.capabilities ?? .onsetsOnly }
+
     /// The source while it runs (nil once stopped, as for the computer keyboard).
     private var running: (any InputSource)? { stopped.load(ordering: .acquiring) ? nil : source }
 
     /// True when only key presses mean something (the computer keyboard, a microphone): the
     /// practice judges onsets and not how long a key was held.
-    public var isOnsetOnly: Bool { usesComputerKeyboard || running is AudioInput }
+    public var isOnsetOnly: Bool { usesComputerKeyboard || running?.capabilities.contains(.onsetsOnly) == true }
 
     /// True when the input is a microphone (the learner's piano sounds in the room).
-    public var isListening: Bool { running is AudioInput }
+    public var isListening: Bool { running?.capabilities.contains(.listens) == true }
 
     /// Tells a listening input (a microphone) which keys the lesson wants at a clock time, so it
     /// listens for those first; other inputs need no telling.
     public func expect(_ body: @escaping @Sendable (Double) -> Set<Int>) {
-        if let audio = running as? AudioInput { audio.expectation = body }
+        running?.expect(body)
     }
 
     /// Lets a microphone ignore the keys Etude itself just began (see `OwnSoundTap`).
     public func ignore(_ own: OwnSoundTap) {
-        if let audio = running as? AudioInput { audio.ownSound = { [weak own] t in own?.began(near: t) ?? [:] } }
+        running?.ignoreOwnSound { [weak own] t in own?.began(near: t) ?? [:] }
     }
 
+    /// The instrument's JACK ports that disappeared (unplugged, switched off), awaited by name
+    /// and reconnected when they return; empty while all are there. For the header and wait
+    /// mode's pause.
+    public var missingPorts: [String] { jack?.missingPorts ?? [] }
+
     /// The microphone's signal as last judged (nil for other inputs), for the header.
-    public var listeningSignal: SignalState? { (running as? AudioInput)?.signal }
+    public var listeningSignal: SignalState? { running?.listeningSignal }
 
     /// True once the MIDI source has ended (FIFO closed, device gone, not MIDI after all).
     public var ended: Bool { input.ended.load(ordering: .acquiring) }
@@ -127,15 +137,15 @@ public final class InputHookup: @unchecked Sendable {
         self.input = input
         let made = spec.makeSource(clock: clock, listening: listening)
         let opened = try spec.start(made) { source in
-            let sounds = !(source is AudioInput)
-            return { [weak jack = source as? JackInput] event in input.receive(event, jack: jack, soundsPlayedNotes: sounds) }
+            let sounds = !source.capabilities.contains(.listens)
+            return { [weak source] event in input.receive(event, source: source, soundsPlayedNotes: sounds) }
         }
         source = opened.source
         sourceName = opened.source?.name
-        soundsPlayedNotes = !(opened.source is AudioInput)
+        deviceID = opened.source?.deviceID ?? InputDeviceID.computerKeyboard
+        soundsPlayedNotes = !(opened.source?.capabilities.contains(.listens) ?? false)
         notice = opened.notice
-        jack = opened.source as? JackInput
-        jack?.echo(channel: Int(self.channel))
+        source?.echo(channel: Int(self.channel))
     }
 
     /// A computer-keyboard key (the caller decides which keys are piano keys). Returns true
@@ -145,14 +155,14 @@ public final class InputHookup: @unchecked Sendable {
     public func press(_ key: Character, at time: Double) -> Bool {
         let events = piano.press(key, at: time)
         octave.store(piano.layout.baseOctave, ordering: .relaxed)
-        for e in events { input.receive(e, jack: jack, soundsPlayedNotes: soundsPlayedNotes) }
+        for e in events { input.receive(e, source: source, soundsPlayedNotes: soundsPlayedNotes) }
         return !events.isEmpty
     }
 
     /// Ends computer-keyboard notes whose fixed length ran out; call on each frame/tick of the
     /// front end's thread (the one that calls `press`).
     public func releaseDue(now: Double) {
-        for n in piano.releases(dueBy: now) { input.receive(.note(n), jack: jack, soundsPlayedNotes: soundsPlayedNotes) }
+        for n in piano.releases(dueBy: now) { input.receive(.note(n), source: source, soundsPlayedNotes: soundsPlayedNotes) }
     }
 
     /// The layout at the octave `press` left it in.
@@ -268,7 +278,7 @@ final class HookupInput: Sendable {
         return (0..<128).filter { k in ((k < 64 ? low : high) >> UInt64(k & 63)) & 1 == 1 }.map(UInt8.init)
     }
 
-    func receive(_ event: InputEvent, jack: JackInput?, soundsPlayedNotes: Bool) {
+    func receive(_ event: InputEvent, source: (any InputSource)?, soundsPlayedNotes: Bool) {
         if case .note(let n) = event {
             let routes = self.routes
             if routes.gestureKeys.contains(Int(n.pitch)), let gesture = routes.onGesture {
@@ -276,7 +286,7 @@ final class HookupInput: Sendable {
                 return
             }
         }
-        let soundedAlready = (jack?.soundsItself ?? false) || !echoOn.load(ordering: .acquiring)
+        let soundedAlready = (source?.capabilities.contains(.soundsItself) ?? false) || !echoOn.load(ordering: .acquiring)
         switch event {
         case .note(let n) where soundedAlready:
             onNote(PlayedEvent(pitch: Int(n.pitch), velocity: Int(n.velocity), time: n.time, isOn: n.isOn, channel: Int(n.channel)))
@@ -335,10 +345,19 @@ public final class OwnSoundTap: SoundOutput, Sendable {
     }
 
     public func send(_ message: MIDIEvent.Kind) {
-        if case .noteOn(_, let key, let velocity) = message, velocity > 0, key < 128 {
-            started[Int(key)].store(clock.now.bitPattern, ordering: .relaxed)
-        }
+        note(message, at: clock.now)
         inner.send(message)
+    }
+
+    public func send(_ message: MIDIEvent.Kind, at seconds: Double) {
+        note(message, at: seconds)
+        inner.send(message, at: seconds)
+    }
+
+    private func note(_ message: MIDIEvent.Kind, at time: Double) {
+        if case .noteOn(_, let key, let velocity) = message, velocity > 0, key < 128 {
+            started[Int(key)].store(time.bitPattern, ordering: .relaxed)
+        }
     }
 
     public func allNotesOff() { inner.allNotesOff() }

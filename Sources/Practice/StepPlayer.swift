@@ -23,14 +23,18 @@ public final class GainOutput: SoundOutput, @unchecked Sendable {
 
     public var currentGain: Double { gain }
 
-    public func send(_ message: MIDIEvent.Kind) {
+    public func send(_ message: MIDIEvent.Kind) { send(message, due: nil) }
+
+    public func send(_ message: MIDIEvent.Kind, at seconds: Double) { send(message, due: seconds) }
+
+    private func send(_ message: MIDIEvent.Kind, due seconds: Double?) {
+        var message = message
         if case .controlChange(let channel, 7, let value) = message, channel < 16 {
             volumes[Int(channel)] = value
             sent[Int(channel)] = Self.scale(value, gain)
-            inner.send(.controlChange(channel: channel, controller: 7, value: sent[Int(channel)]))
-            return
+            message = .controlChange(channel: channel, controller: 7, value: sent[Int(channel)])
         }
-        inner.send(message)
+        if let seconds { inner.send(message, at: seconds) } else { inner.send(message) }
     }
 
     public func allNotesOff() { inner.allNotesOff() }

@@ -231,6 +231,13 @@ public final class TransportRunner: @unchecked Sendable {
         skippingBefore = max(skippingBefore ?? time, time)
     }
 
+    /// The real second (the tick clock's: monotonic for a runner with a thread) of the music's
+    /// clock time `time`: the same for the monotonic clock, through the warp for a clock that
+    /// follows the learner.
+    private func realSeconds(of time: Double) -> Double {
+        tickClock.now + clock.baseSeconds(for: time - clock.now)
+    }
+
     private func deliver(_ events: [TimedEvent]) {
         guard !events.isEmpty else { return }
         var ended = false
@@ -238,7 +245,8 @@ public final class TransportRunner: @unchecked Sendable {
             switch e.event {
             case .synth(.noteOn(_, _, let velocity)) where velocity > 0 && e.time < (skippingBefore ?? -.infinity):
                 continue
-            case .synth(let message): output.send(message)
+            // Stamped with the real second it is due: on JACK it is played at that time's frame.
+            case .synth(let message): output.send(message, at: realSeconds(of: e.time))
             case .finished: ended = true
             default: break
             }

@@ -72,8 +72,10 @@ public final class Store: Sendable {
     /// gave must be in a folder that exists).
     ///
     /// `chosen`: the user named this path (`--db`, `$ETUDE_DB`). A file there that is not a
-    /// SQLite database (a lesson, a text file, `/etc/passwd`) is then refused, never moved
-    /// aside: only a file at the default place can be a database Etude wrote and lost.
+    /// SQLite database (a lesson, a text file, `/etc/passwd`), or a damaged one, is then
+    /// refused, never moved aside: only a file at the default place can be a database Etude
+    /// wrote and lost. Commands open it through the executable's one `Library`, which passes
+    /// `chosen` and says the notices.
     public static func open(path: String, formats: [LessonFormat] = [.midi], now: Date = Date(),
                             createFolder: Bool = true, chosen: Bool = false) throws -> Store {
         let url = URL(fileURLWithPath: path)
@@ -116,7 +118,13 @@ public final class Store: Sendable {
             let pool = try openPool(path)
             return Store(writer: pool, path: path, notices: notices, formats: formats)
         } catch let error as DatabaseError where isCorruption(error) {
-            notices.append(try moveAside(path, reason: error.message ?? "database disk image is malformed", now: now))
+            let reason = error.message ?? "database disk image is malformed"
+            // A database the user chose is theirs: refused, never moved aside (only the default
+            // place holds a database Etude itself made and may start again).
+            if chosen {
+                throw StoreError("\(path) is damaged (\(reason)); Etude leaves a database you chose as it is: repair it (sqlite3 \(path) .recover) or move it aside yourself, or choose another with --db PATH or ETUDE_DB")
+            }
+            notices.append(try moveAside(path, reason: reason, now: now))
             do {
                 let pool = try openPool(path)
                 return Store(writer: pool, path: path, notices: notices, formats: formats)
@@ -292,6 +300,15 @@ public final class Store: Sendable {
         if access(dir, W_OK) != 0 {
             throw StoreError("\(dir) is read-only: cannot write the database there; choose a writable place with --db PATH or ETUDE_DB")
         }
+    }
+
+    /// Closes the database's connections (a process about to exit: SQLite then checkpoints the
+    /// WAL and removes its sidecars). A failure to close leaves them, as a crash would.
+    public func close() {
+        // The pool's readers first: the writer, closing last, checkpoints and removes the WAL
+        // (a read-only reader closing last cannot, and would leave the sidecars).
+        (writer as? DatabasePool)?.releaseMemory()
+        try? writer.close()
     }
 
     /// `PRAGMA integrity_check`: "ok" when the file is sound.

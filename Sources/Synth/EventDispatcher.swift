@@ -152,7 +152,9 @@ public final class EventDispatcher<Source: ScheduledSource>: @unchecked Sendable
                 continue
             }
             if recordLateness { lateness.append(Int64(dispatchedAt) - Int64(deadline)) }
-            for m in source.advance(to: next) { output.send(m) }
+            // Stamped with their due time: an output on JACK plays them at its frame.
+            let due = Double(deadline) / 1e9
+            for m in source.advance(to: next) { output.send(m, at: due) }
         }
         pthread_mutex_unlock(mutex)
         exited.signal()

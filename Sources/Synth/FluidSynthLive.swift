@@ -159,8 +159,14 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
         let route = self.route
         let engine = self.engine
         let rest = Array(options.drivers.drop { $0 != "jack" }.dropFirst())
+        let period = client.period
         let thread = Thread {
+            var xruns = XrunNotice(seen: client.xruns)
             while route.jack === client {
+                // Missed deadlines: said on the status line as PulseAudio's underruns are.
+                if let line = xruns.observe(total: client.xruns, at: MonotonicClock.seconds(), period: period) {
+                    route.withLock { route.notice }?(line)
+                }
                 if !client.alive {
                     client.attach(synth: nil)
                     engine.allNotesOff()
@@ -170,9 +176,9 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
                         route.jack = nil
                         return route.notice
                     }
-                    let line = next.map { "sound continues through \($0)" } ?? "no other audio device answers, continuing silently"
+                    let sound = JackStopLine.sound(movedTo: next)
                     // An input on the same client says it for both, in one line.
-                    if client.listening { client.stopNotice = line } else { notice?("the JACK server stopped: " + line) }
+                    if client.listening { client.stopNotice = sound } else { notice?(JackStopLine.line(sound: sound, input: nil)) }
                     return
                 }
                 usleep(20_000)
@@ -261,11 +267,16 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
         "no audio device (tried \(tried.joined(separator: ", "))): continuing silently; use 'etude render' to hear it as a WAV"
     }
 
-    public func send(_ message: MIDIEvent.Kind) {
+    public func send(_ message: MIDIEvent.Kind) { send(message, due: nil) }
+
+    /// Through JACK, played at the frame of `seconds` plus the client's lead; elsewhere now.
+    public func send(_ message: MIDIEvent.Kind, at seconds: Double) { send(message, due: seconds) }
+
+    private func send(_ message: MIDIEvent.Kind, due seconds: Double?) {
         let (driver, jack) = route.current
         guard driver != nil else { return }
         // Through JACK, channel messages reach the synth in the callback, by the ring.
-        if let jack, let bytes = message.channelBytes, jack.send(bytes, to: .synth) { return }
+        if let jack, let bytes = message.channelBytes, jack.send(bytes, to: .synth, at: seconds) { return }
         engine.send(message)
     }
 
@@ -281,6 +292,14 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
         if let jack { return jack.outputLatencySeconds }
         if let stream = pulse.stream { return stream.bufferMilliseconds / 1000 }
         return driver == nil ? 0 : options.bufferMilliseconds(at: engine.sampleRate) / 1000
+    }
+
+    /// What the JACK callback did, for `--verbose`: lesson events that came too late for their
+    /// frame, remappings, xruns, and its worst cycle against the period.
+    static func jackSummary(_ jack: JackClient) -> String {
+        let period = Double(jack.period) / Double(max(1, jack.sampleRate)) * 1000
+        return "audio: JACK: \(jack.lateEvents) lesson events late for their frame, \(jack.remappings) remappings, \(jack.xruns) xruns; "
+            + "worst callback \(String(format: "%.2f", jack.worstCallback() * 1000)) ms of a \(String(format: "%.2f", period)) ms period"
     }
 
     /// Remembers the client whose `midi_out` the lesson goes to: `close` silences it too.
@@ -303,6 +322,7 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
             alsa.close()
         }
         if let jack {
+            route.withLock { route.bufferLog }?(Self.jackSummary(jack))
             jack.allNotesOff(to: .synth)
             jack.waitCycles(2, timeout: 0.2)
             jack.attach(synth: nil)
@@ -313,6 +333,41 @@ public final class FluidSynthLive: SoundOutput, @unchecked Sendable {
             stream.close()
         }
         engine.stopAudio()
+    }
+}
+
+/// JACK xruns (the server's cycles that missed their deadline: notes and note-offs may be lost)
+/// said as one status line with the fix once `least` of them have come, at most once every
+/// `interval` seconds while they go on. Pure state, tested without a server.
+public struct XrunNotice: Sendable, Equatable {
+    public static let interval = 10.0
+    /// Xruns that make a line: fewer are the server's own hiccups (a client joining).
+    public static let least = 3
+    private var seen: Int
+    private var saidAt: Double?
+    private var unsaid = 0
+
+    /// `seen`: the xruns already counted when watching starts (the server's start-up has some).
+    public init(seen: Int) { self.seen = seen }
+
+    /// The server's xrun count `total` at `now`; the line to say, if any. `period` is the
+    /// server's period in frames (the fix names twice it).
+    public mutating func observe(total: Int, at now: Double, period: Int) -> String? {
+        guard total > seen else { return nil }
+        unsaid += total - seen
+        seen = total
+        // A lone xrun (a client joining or leaving reorders the graph) is not worth a line.
+        guard unsaid >= Self.least else { return nil }
+        if let saidAt, now - saidAt < Self.interval { return nil }
+        saidAt = now
+        defer { unsaid = 0 }
+        return Self.line(count: unsaid, period: period)
+    }
+
+    /// One line that fits the practice screen's status line at 80 columns.
+    public static func line(count: Int, period: Int) -> String {
+        let larger = min(8192, max(128, period * 2))
+        return "\(count) JACK xrun\(count == 1 ? "" : "s"): use a larger period (jackd -p \(larger))"
     }
 }
 

@@ -32,12 +32,19 @@ public final class LessonOutput: SoundOutput, @unchecked Sendable {
         self.alsaOut = alsaOut
     }
 
-    public func send(_ message: MIDIEvent.Kind) {
+    public func send(_ message: MIDIEvent.Kind) { route(message, at: nil) }
+
+    /// On `etude:midi_out` and the synth on JACK, at the frame of `seconds` (plus the lead).
+    public func send(_ message: MIDIEvent.Kind, at seconds: Double) { route(message, at: seconds) }
+
+    private func route(_ message: MIDIEvent.Kind, at seconds: Double?) {
         if destination.contains(.midiOut), let bytes = message.channelBytes {
-            midiOut?.send(bytes, to: .midiOut)
+            midiOut?.send(bytes, to: .midiOut, at: seconds)
             alsaOut?.send(bytes)
         }
-        if destination.contains(.synth) { live.send(message) }
+        if destination.contains(.synth) {
+            if let seconds { live.send(message, at: seconds) } else { live.send(message) }
+        }
     }
 
     /// Sustain up and all notes off on the synth and on `etude:midi_out` (or the ALSA port).

@@ -9,8 +9,18 @@ import MIDIFile
 public protocol SoundOutput: AnyObject, Sendable {
     /// A channel message or sysex; meta events and `F7` escapes are ignored.
     func send(_ message: MIDIEvent.Kind)
+    /// The same message, due at the monotonic second `seconds` (a lesson event's clock time):
+    /// an output that can place it (Etude's JACK client) plays it at that time's frame plus a
+    /// constant lead, so the lesson's gaps survive the sender's wake-up jitter; others send it
+    /// now. Wrappers forward the time.
+    func send(_ message: MIDIEvent.Kind, at seconds: Double)
     /// Silences everything without cutting releases: sustain off and CC 123 on every channel.
     func allNotesOff()
+}
+
+extension SoundOutput {
+    /// Outputs that cannot place a message in time send it now.
+    public func send(_ message: MIDIEvent.Kind, at seconds: Double) { send(message) }
 }
 
 /// A message at a time in seconds from the start of playback.

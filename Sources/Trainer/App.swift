@@ -18,18 +18,22 @@ public enum Intent: Equatable, Sendable {
 /// The application's actions: each opens what it needs (lesson, library, synth, instrument),
 /// runs, and returns the exit status; failures a user can fix are one-line `EtudeFailure`s.
 public enum App {
-    /// `etude practice`: the practice screen on a lesson with a plan, passes to the history.
-    public static func practise(path: String, plan: PracticePlan, split: Int? = nil, library: Library,
-                                sound: LiveSound = LiveSound(), display: PracticeView.Options = PracticeView.Options(),
-                                playing: Playing = Playing()) throws -> Int32 {
-        var opened = try LessonFit.open(path, split: split, transpose: nil, library: library)
-        var plan = plan  // the lesson's remembered key, the input's remembered keyboard
-        try LessonFit.fitKeyboard(&opened, plan: &plan, keys: nil, range: nil, fit: nil, input: playing.input, library: library)
-        var playing = playing
-        playing.library = playing.library ?? library  // the calibrated input offsets
-        playing.follow = (try? Following.resolve(nil, mode: playing.mode, plan: plan, lesson: opened.lesson, path: path, library: library)) ?? false
-        return try PracticeScreenRunner.run(opened, plan: plan, sound: sound, display: display,
-                                            history: StoreHistory.open(library, path: path), playing: playing)
+    /// The browser's Enter: the practice screen on a lesson in a mode with a hand (both when
+    /// the lesson has no such hand, as the screen's `h` would), passes to the history.
+    public static func practise(path: String, mode: PracticeMode, hand: PracticePlan.Hands, library: Library,
+                                sound: LiveSound = LiveSound()) throws -> Int32 {
+        var playing = Playing()
+        playing.mode = mode
+        playing.library = library  // the calibrated input offsets
+        let setup = try PracticeSetup.make(PracticeSetup.Request(path: path, keyboard: .init(input: playing.input), library: library) { lesson in
+            var plan = PracticePlan(hands: hand, repeatMode: .forever)
+            plan.countIn = mode.countsIn
+            if (try? plan.validate(for: lesson)) == nil { plan.hands = .both }
+            return plan
+        })
+        for line in setup.notices { Console.error("etude: \(line)") }
+        playing.follow = (try? Following.resolve(nil, mode: playing.mode, plan: setup.plan, lesson: setup.opened.lesson, path: path, library: library)) ?? false
+        return try PracticeScreenRunner.run(setup, sound: sound, display: PracticeView.Options(), playing: playing)
     }
 
     /// `etude resume`: the practice screen where the learner left off — lesson, bar, hand,
@@ -44,29 +48,28 @@ public enum App {
         guard FileManager.default.fileExists(atPath: path) else {
             throw EtudeFailure("\(safe(path)): the lesson you practised last is gone; open another with `etude practice`")
         }
-        var opened = try LessonFit.open(path, transpose: nil, library: library)
-        var plan = PracticePlan(repeatMode: .forever)
         var playing = Playing()
         playing.library = library  // the calibrated input offsets
-        do {
+        playing.mode = (try? PracticeMode(parsing: state.mode)) ?? .watch
+        var request = PracticeSetup.Request(path: path, keyboard: .init(input: playing.input), library: library) { lesson throws(PlanError) in
+            var plan = PracticePlan(repeatMode: .forever)
             plan.hands = try PracticePlan.parseHands(state.hand)
             plan.tempo = .percent(TempoPercent.clamped(Double(state.tempoPercent)).value)
             if let a = state.loopFirstBar, let b = state.loopLastBar { plan.bars = a...b }
             if let other = state.otherHand { plan.otherHand = try PracticePlan.parseOtherHand(other) }
             plan.metronome.enabled = state.metronome ?? false
-            try plan.validate(for: opened.lesson)
-            playing.mode = (try? PracticeMode(parsing: state.mode)) ?? .watch
-        } catch {
-            throw EtudeFailure("the saved state no longer fits \(safe(path)) (\(error.message)); start it with `etude practice`")
+            return plan
         }
-        try LessonFit.fitKeyboard(&opened, plan: &plan, keys: nil, range: nil, fit: nil, input: playing.input, library: library)
+        request.words = { "the saved state no longer fits \(safe(path)) (\($0.message)); start it with `etude practice`" }
+        let setup = try PracticeSetup.make(request)
+        for line in setup.notices { Console.error("etude: \(line)") }
         // A stored position from an older or damaged database is clamped to the lesson.
+        let lesson = setup.opened.lesson
         let seconds = state.positionSeconds.isFinite ? max(0, state.positionSeconds) : 0
-        let tick = opened.lesson.tempoMap.tick(atSeconds: seconds)
-        let bar = opened.lesson.bars.position(atTick: tick.isFinite ? Int(min(max(0, tick), Double(opened.lesson.endTick))) : 0).bar
-        playing.follow = (try? Following.resolve(nil, mode: playing.mode, plan: plan, lesson: opened.lesson, path: path, library: library)) ?? false
-        return try PracticeScreenRunner.run(opened, plan: plan, sound: sound, display: PracticeView.Options(),
-                                            history: StoreHistory.open(library, path: path), startBar: bar,
+        let tick = lesson.tempoMap.tick(atSeconds: seconds)
+        let bar = lesson.bars.position(atTick: tick.isFinite ? Int(min(max(0, tick), Double(lesson.endTick))) : 0).bar
+        playing.follow = (try? Following.resolve(nil, mode: playing.mode, plan: setup.plan, lesson: lesson, path: path, library: library)) ?? false
+        return try PracticeScreenRunner.run(setup, sound: sound, display: PracticeView.Options(), startBar: bar,
                                             loopName: state.loopName, playing: playing)
     }
 
@@ -91,13 +94,7 @@ public enum App {
     public static func run(_ intent: Intent, library: Library) throws -> Int32 {
         switch intent {
         case .practise(let path, let mode, let hand):
-            var playing = Playing()
-            playing.mode = mode
-            var plan = PracticePlan(hands: hand, repeatMode: .forever)
-            plan.countIn = mode.countsIn
-            // A hand this lesson does not have: both, as the screen's `h` would.
-            if (try? plan.validate(for: try LessonOpener.open(path).lesson)) == nil { plan.hands = .both }
-            return try practise(path: path, plan: plan, library: library, playing: playing)
+            return try practise(path: path, mode: mode, hand: hand, library: library)
         case .resume:
             return try resume(library: library)
         case .runRoutine(let name):

@@ -16,7 +16,7 @@ public enum AudioBufferMemory {
     public static func attach(_ live: FluidSynthLive, library: Library?) -> String? {
         guard let library, let stream = live.pulseStream, !stream.device.isEmpty else { return nil }
         let device = device(stream)
-        let store = try? Store.open(path: library.databasePath, formats: LessonFormats.all)
+        let store = library.storeIfAvailable
         var said: String?
         if let known = (try? store?.audioBuffer(device: device)) ?? nil,
            stream.resume(from: BufferSteps.Learned(milliseconds: known.milliseconds, floor: known.floor)) {

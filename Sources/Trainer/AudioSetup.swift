@@ -12,9 +12,9 @@ import Terminal
 public enum AudioSetup {
     /// The profile stored for `--input TEXT` (nil: not a microphone, never calibrated, or the
     /// library cannot be read — then the listener's defaults apply).
-    public static func profile(input: String, library: Library?) -> ListeningProfile? {
-        guard case .audio(let source) = InputSpec(input), let library, let store = try? library.openStore(),
-              let stored = try? store.audioCalibration(device: InputDevice.audioName(source)) else { return nil }
+    public static func profile(input: InputSpec, library: Library?) -> ListeningProfile? {
+        guard case .audio(let source) = input, let store = library?.storeIfAvailable,
+              let stored = try? store.audioCalibration(device: InputDeviceID.audio(source)) else { return nil }
         return profile(stored)
     }
 
@@ -52,10 +52,10 @@ public enum AudioSetup {
     }
 
     /// The line practice shows when the microphone opens: which set-up it listens with.
-    public static func notice(input: String, profile: ListeningProfile?) -> String? {
-        guard case .audio(let source) = InputSpec(input) else { return nil }
+    public static func notice(input: InputSpec, profile: ListeningProfile?) -> String? {
+        guard case .audio(let source) = input else { return nil }
         guard let profile else {
-            return "microphone not set up: `etude calibrate --input \(safe(InputDevice.audioName(source)))` measures this piano and room in a minute"
+            return "microphone not set up: `etude calibrate --input \(safe(InputDeviceID.audio(source)))` measures this piano and room in a minute"
         }
         return "microphone: listening with its set-up (room \(RoomCalibration.dBFS(profile.noiseFloor)) dBFS, piano \(RoomCalibration.dBFS(profile.playedLevel)) dBFS, \(profile.templates?.keys.count ?? 0) keys)"
     }
@@ -95,7 +95,7 @@ struct AudioCalibrator {
         defer { stream.close() }
         let keys = LineKeys()
         defer { keys.close() }
-        let device = InputDevice.audioName(source)
+        let device = InputDeviceID.audio(source)
         let name = InputDevice.description(device)
         let setup = RoomCalibration(sampleRate: stream.sampleRate)
         setup.captureLatency = stream.latencySeconds

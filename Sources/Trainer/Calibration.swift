@@ -155,12 +155,12 @@ public enum CalibrationView {
 /// judge with it. On a terminal the calibration screen; without one, a line per beat and the
 /// result as the last line, so a script can follow it.
 public struct Calibrator: Sendable {
-    public var input: String
+    public var input: InputSpec
     public var beats = Calibration.defaultBeats
     public var sound = LiveSound()
     public var library: Library
 
-    public init(input: String, library: Library) {
+    public init(input: InputSpec, library: Library) {
         self.input = input
         self.library = library
     }
@@ -179,13 +179,13 @@ public struct Calibrator: Sendable {
             throw EtudeFailure("--beats \(beats): give \(Calibration.beatRange.lowerBound)–\(Calibration.beatRange.upperBound) beats (the first \(Calibration.ignoredBeats) count you in)")
         }
         // A microphone is set up, not tapped: the room, the level, a few keys (`AudioSetup`).
-        if case .audio(let source) = InputSpec(input) { return try AudioCalibrator(source: source, library: library).run() }
+        if case .audio(let source) = input { return try AudioCalibrator(source: source, library: library).run() }
         let onScreen = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        if InputSpec(input) == .computerKeyboard && isatty(STDIN_FILENO) != 1 { throw Self.nothingToTapWith }
+        if input == .computerKeyboard && isatty(STDIN_FILENO) != 1 { throw Self.nothingToTapWith }
         // The library first: a database that cannot be written is one line before any sound; then
         // the input (no JACK server, a missing port or microphone), before the synth says anything.
         try library.withStore(scan: false) { _ in }
-        do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
+        do { try input.check() } catch { throw EtudeFailure(error.message) }
         let live = try sound.open()
         defer { live.close() }
         let clock = MonotonicClock()
@@ -193,7 +193,7 @@ public struct Calibrator: Sendable {
         let messages = MessageQueue()
         let hookup: InputHookup
         do {
-            hookup = try InputHookup(spec: InputSpec(input), output: live, clock: clock,
+            hookup = try InputHookup(spec: input, output: live, clock: clock,
                                      onNote: { e in if e.isOn && e.velocity > 0 { current.run?.tap(at: e.time) } },
                                      onStatus: { messages.post($0) }, onControl: { current.run?.other($0) })
         } catch {
@@ -201,8 +201,8 @@ public struct Calibrator: Sendable {
         }
         defer { hookup.stop() }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
-        EchoChoice.apply(to: hookup, input: input, explicit: sound.echo, library: library)
-        let device = InputDevice.name(spec: InputSpec(input), sourceName: hookup.sourceName)
+        EchoChoice.apply(to: hookup, explicit: sound.echo, library: library)
+        let device = hookup.deviceID
         let attempt = Attempt(beats: beats, clock: clock, output: live, hookup: hookup, device: device, current: current,
                               messages: messages, library: library)
         let ending: Ending
@@ -276,17 +276,21 @@ public struct Calibrator: Sendable {
     }
 
     /// `etude calibrate --reset [INPUT]`: forgets one device's offset; the line saying so.
-    public static func reset(_ reference: String, library: Library) throws -> String {
-        try library.withStore(scan: false) { s in
+    /// `target` is a device as `--show` prints it or as stored, or an input as `--input` names
+    /// it; without one, `input`'s device.
+    public static func reset(_ target: String?, input: InputSpec, library: Library) throws -> String {
+        let reference = target ?? input.description
+        let named = target.map { InputDeviceID.named($0) } ?? input.deviceID
+        return try library.withStore(scan: false) { s in
             // A microphone's set-up, by its source as --input or --show names it.
             if let mic = try s.audioCalibrations().first(where: { $0.device == reference || InputDevice.description($0.device) == reference
-                || $0.device == InputDevice.name(input: reference) }), try s.deleteAudioCalibration(device: mic.device) {
+                || $0.device == named }), try s.deleteAudioCalibration(device: mic.device) {
                 return "cleared the set-up of \(InputDevice.description(mic.device))\n"
             }
             let stored = try s.inputOffsets()
             // A name as --show prints it or as stored, else what --input TEXT would open.
             let device = stored.first(where: { $0.device == reference || InputDevice.description($0.device) == reference })?.device
-                ?? InputDevice.name(input: reference)
+                ?? named
             // Nothing calibrated at all is already the state asked for; a name that matches none
             // of several stored offsets is more likely a typo, so it is refused with the names.
             if stored.isEmpty { return "nothing to clear: no input is calibrated yet\n" }

@@ -29,11 +29,11 @@ public enum EchoChoice {
     /// time, on a terminal — the answer to `ask` (remembered), else on. Returns the label the
     /// header shows (nil for the computer keyboard, which makes no sound of its own).
     @discardableResult
-    public static func apply(to hookup: InputHookup, input: String, explicit: Bool?, library: Library?,
+    public static func apply(to hookup: InputHookup, explicit: Bool?, library: Library?,
                              ask: (String) -> Bool? = askOnTerminal) -> String? {
         guard !hookup.usesComputerKeyboard else { return nil }
-        let device = InputDevice.name(spec: InputSpec(input), sourceName: hookup.sourceName)
-        let store = library.flatMap { try? Store.open(path: $0.databasePath, formats: LessonFormats.all) }
+        let device = hookup.deviceID
+        let store = library?.storeIfAvailable
         var echo = explicit ?? (try? store?.inputEcho(device: device)) ?? nil
         if let explicit {
             try? store?.saveInputEcho(explicit, device: device)

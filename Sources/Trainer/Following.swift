@@ -11,8 +11,7 @@ public enum Following {
                                library: Library?) throws -> Bool {
         let problem = plan.followProblem(mode: mode, in: lesson)
         if given == true, let problem { throw EtudeFailure(problem.message) }
-        guard let library, let store = try? library.openStore() else { return given ?? false }
-        for n in store.notices { Console.error("etude: \(n)") }
+        guard let store = library?.storeIfAvailable else { return given ?? false }
         guard let id = try? store.catalogue(fileAt: path).id else { return given ?? false }
         if let given {
             try? store.saveFollow(lessonID: id, given)

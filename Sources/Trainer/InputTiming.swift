@@ -5,38 +5,11 @@ import MIDIInput
 import Practice
 import Store
 
-/// The names offsets are stored under: one per input device, as the learner plugs it in.
+/// The names settings are stored under, one per input device (`InputDeviceID` in MIDIInput:
+/// an opened source's `deviceID`, or `InputSpec.deviceID` before it opens), as the learner reads them.
 public enum InputDevice {
     /// The computer keyboard (`--input keys`, or the fallback when no MIDI keyboard is found).
-    public static let computerKeyboard = "keys"
-
-    /// The device an opened input is: `keys`, `midi:<port name>` (without its address, which
-    /// changes when the keyboard is replugged), or the absolute path of a device or FIFO.
-    public static func name(spec: InputSpec, sourceName: String?) -> String {
-        guard let sourceName else { return computerKeyboard }
-        switch spec {
-        case .computerKeyboard: return computerKeyboard
-        case .alsa: return (sourceName.contains(":") && !sourceName.hasSuffix(")") ? "jack:" : "midi:") + withoutAddress(sourceName)
-        case .audio(let source): return audioName(source)
-        case .byteStream(let path): return absolute(path)
-        case .jack: return "jack:" + sourceName
-        }
-    }
-
-    /// The device `--input TEXT` names without opening it (for `calibrate --reset`): nil for a
-    /// MIDI port that is not plugged in now.
-    public static func name(input text: String) -> String? {
-        let spec = InputSpec(text)
-        switch spec {
-        case .computerKeyboard: return computerKeyboard
-        case .byteStream(let path): return absolute(path)
-        case .jack(let port): return "jack:" + (port ?? "\(JackClient.requestedName):midi_in")
-        case .audio(let source): return audioName(source)
-        case .alsa(let target):
-            guard let port = target.pick(from: (try? ALSASequencer.inputPorts()) ?? []) else { return nil }
-            return "midi:" + withoutAddress(port.displayName)
-        }
-    }
+    public static let computerKeyboard = InputDeviceID.computerKeyboard
 
     /// What the learner reads: "the computer keyboard", "MIDI port Digital Piano", a path.
     public static func description(_ device: String) -> String {
@@ -46,21 +19,6 @@ public enum InputDevice {
         if device.hasPrefix("audio:") { return "microphone " + safe(String(device.dropFirst(6))) }
         if device.hasPrefix("jack:") { return "JACK port " + safe(String(device.dropFirst(5))) }
         return safe(device)
-    }
-
-    /// A microphone is stored by its source name: `audio` (the default source) or `audio:NAME`.
-    static func audioName(_ source: String?) -> String { source.map { "audio:" + $0 } ?? "audio" }
-
-    /// `Digital Piano MIDI 1 (24:0)` → `Digital Piano MIDI 1`.
-    static func withoutAddress(_ name: String) -> String {
-        guard let r = name.range(of: #" \(\d+:\d+\)$"#, options: .regularExpression) else { return name }
-        return String(name[..<r.lowerBound])
-    }
-
-    static func absolute(_ path: String) -> String {
-        let url = path.hasPrefix("/") ? URL(fileURLWithPath: path)
-            : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path)
-        return url.standardizedFileURL.path
     }
 }
 
@@ -85,11 +43,11 @@ public struct InputTiming: Sendable {
 
     /// The timing for an opened input. A library that cannot be opened means no stored offset
     /// and no hint (practice goes on; the history says why it is off).
-    public static func lookUp(input: String, hookup: InputHookup?, override: Double?, library: Library?) -> InputTiming {
+    public static func lookUp(hookup: InputHookup?, override: Double?, library: Library?) -> InputTiming {
         noticeWriter.sync {}  // a notice the last session marked is in the library before it is read
-        let device = InputDevice.name(spec: InputSpec(input), sourceName: hookup?.sourceName)
+        let device = hookup?.deviceID ?? InputDevice.computerKeyboard
         if let override { return InputTiming(device: device, offsetMs: override, source: .override) }
-        guard let library, let store = try? library.openStore() else {
+        guard let store = library?.storeIfAvailable else {
             return InputTiming(device: device, offsetMs: 0, source: .none)
         }
         if let stored = try? store.inputOffset(device: device) {

@@ -1,6 +1,7 @@
 import Foundation
 import Lesson
 import MIDIFile
+import MIDIInput
 import Store
 
 /// Fitting a lesson to the player, for every command that opens one: the transposition
@@ -8,32 +9,32 @@ import Store
 /// `--fit octave`, remembered per input device). The moves themselves are pure (`Transposition`,
 /// `KeyboardFit` in Lesson); this is where the options, the library and the messages meet.
 public enum LessonFit {
-    /// The lesson at `path` in the transposition asked for: `transpose` as typed, else (with
+    /// The lesson at `path` in the transposition asked for: `transpose` as given, else (with
     /// `library`) the one remembered for the lesson. With `library` a given one is remembered,
     /// and `0` forgets it. Without `library` (export, render, score) only what is given counts,
     /// so a file written never changes key unasked.
-    public static func open(_ path: String, split: Int? = nil, transpose: String?, library: Library? = nil) throws -> OpenedLesson {
+    public static func open(_ path: String, split: Int? = nil, transpose: Transposition.Request?, library: Library? = nil) throws -> OpenedLesson {
         let opened = try LessonOpener.open(path, split: split)
-        let (text, remember) = library.map { remembered(transpose, path: path, library: $0) } ?? (transpose, {})
-        guard let text else { return opened }
-        let out = try transposed(opened, text)  // a bad value is refused before it is remembered
+        let (request, remember) = try library.map { try remembered(transpose, path: path, library: $0) } ?? (transpose, {})
+        guard let request else { return opened }
+        let out = try transposed(opened, request)  // one that cannot be made is refused before it is remembered
         remember()
         if transpose == nil, out.lesson.title != opened.lesson.title {
-            Console.error("etude: \(safe(out.lesson.title)) as last time (--transpose \(safe(text))); --transpose 0 plays it as written")
+            Console.error("etude: \(safe(out.lesson.title)) as last time (--transpose \(safe(request.text))); --transpose 0 plays it as written")
         }
         return out
     }
 
-    /// The lesson opened again in another transposition (a saved loop's own), and its lesson.
-    public static func reopened(_ opened: OpenedLesson, transpose: String, split: Int?) throws -> (OpenedLesson, Lesson) {
-        let out = try transposed(LessonOpener.open(opened.path, split: split), transpose)
-        return (out, out.lesson)
+    /// A transposition as stored (the lesson's remembered one, a saved loop's), read once.
+    static func stored(_ text: String) throws -> Transposition.Request {
+        do { return try Transposition.Request.parse(text) } catch {
+            throw EtudeFailure(error.worded { "--\($0.rawValue) \($1)" })
+        }
     }
 
-    /// `opened` moved by `text` (`+2`, `D`, `C:D`); one line naming the fix when it cannot be.
-    public static func transposed(_ opened: OpenedLesson, _ text: String) throws -> OpenedLesson {
+    /// `opened` moved by `request` (`+2`, `D`, `C:D`); one line naming the fix when it cannot be.
+    public static func transposed(_ opened: OpenedLesson, _ request: Transposition.Request) throws -> OpenedLesson {
         do {
-            let request = try Transposition.Request.parse(text)
             let t = try Transposition.resolve(request, key: opened.lesson.keySignatures.first?.value)
             var out = opened
             out.lesson = opened.lesson.transposed(t)
@@ -44,12 +45,12 @@ public enum LessonFit {
         }
     }
 
-    /// The file at `path` moved by `text`, for what plays a file as it is (`render`).
-    public static func file(_ read: MIDIReadResult, path: String, transpose text: String?) throws -> MIDIFile {
-        guard let text else { return read.file }
+    /// The file at `path` moved by `request`, for what plays a file as it is (`render`).
+    public static func file(_ read: MIDIReadResult, path: String, transpose request: Transposition.Request?) throws -> MIDIFile {
+        guard let request else { return read.file }
         let lesson = Lesson(file: read.file, fileName: path)
         do {
-            let t = try Transposition.resolve(try Transposition.Request.parse(text), key: lesson.keySignatures.first?.value)
+            let t = try Transposition.resolve(request, key: lesson.keySignatures.first?.value)
             return read.file.transposed(t)
         } catch {
             throw EtudeFailure(error.worded { "--\($0.rawValue) \($1)" })
@@ -65,25 +66,24 @@ public enum LessonFit {
 
     /// The transposition to use: the one given (then remembered; `0` forgets), else the one
     /// remembered. A library that cannot be opened remembers nothing and stops nothing.
-    static func remembered(_ given: String?, path: String, library: Library) -> (text: String?, remember: () -> Void) {
-        guard let store = try? library.openStore() else { return (given, {}) }
-        for n in store.notices { Console.error("etude: \(n)") }
+    static func remembered(_ given: Transposition.Request?, path: String, library: Library) throws -> (request: Transposition.Request?, remember: () -> Void) {
+        guard let store = library.storeIfAvailable else { return (given, {}) }
         guard let id = try? store.catalogue(fileAt: path).id else { return (given, {}) }
-        guard let given else { return ((try? store.transpose(lessonID: id)) ?? nil, {}) }
-        let forget = (try? Transposition.Request.parse(given)) == .semitones(0)
-        return (given, { try? store.saveTranspose(lessonID: id, forget ? nil : given) })
+        guard let given else { return (try ((try? store.transpose(lessonID: id)) ?? nil).map(stored), {}) }
+        let forget = given == .semitones(0)
+        return (given, { try? store.saveTranspose(lessonID: id, forget ? nil : given.text) })
     }
 
     /// The learner's keyboard on `input`: `--keys`/`--range` (and `--fit octave`) as given, then
     /// remembered for the device; else the one remembered for it; else none (every key).
     /// `remember` stores what was given for the device (called once the plan has been checked).
-    public static func keyboard(keys: KeyboardKeysArgument?, range: KeyboardRangeArgument?, fit: OctaveFit?, input: String,
+    public static func keyboard(keys: KeyboardKeysArgument?, range: KeyboardRangeArgument?, fit: OctaveFit?, input: InputSpec,
                                 library: Library?) throws -> (keyboard: KeyboardRange?, fitOctave: Bool, remember: () -> Void) {
         if let keys, let range { throw EtudeFailure("--keys \(keys) and --range \(range) both given: use one of them") }
         let fitOctave = fit.map { $0 == .octave }
         let given = keys?.keyboard ?? range?.keyboard
-        let device = InputDevice.name(input: input)
-        let store = library.flatMap { try? $0.openStore() }
+        let device = input.deviceID
+        let store = library?.storeIfAvailable
         let stored = device.flatMap { d in try? store?.keyboard(device: d) }
         let keyboard = given ?? stored.flatMap { KeyboardRange(text: $0.keyRange) }
         if fitOctave == true && keyboard == nil {
@@ -109,19 +109,5 @@ public enum LessonFit {
         opened.lesson = lesson
         let left = KeyboardFit.check(lesson, plan: plan)?.notices(fitOption: "--fit octave") ?? []
         return moved + left
-    }
-
-    /// `keyboard` then `apply`, the notices on stderr (before a screen opens): one call per command.
-    public static func fitKeyboard(_ opened: inout OpenedLesson, plan: inout PracticePlan, keys: KeyboardKeysArgument?, range: KeyboardRangeArgument?, fit: OctaveFit?,
-                                   input: String, library: Library?) throws {
-        let (keyboard, octave, remember) = try self.keyboard(keys: keys, range: range, fit: fit, input: input, library: library)
-        let lines = apply(keyboard, fitOctave: octave, to: &opened, plan: &plan)
-        do {
-            try plan.validate(for: opened.lesson)  // a keyboard leaving nothing to play
-        } catch {
-            throw EtudeFailure(error.worded { "--\($0.rawValue) \($1)" })
-        }
-        remember()
-        for line in lines { Console.error("etude: \(line)") }
     }
 }

@@ -1,12 +1,17 @@
 import Foundation
 import MIDIFile
 import Store
+import Synchronization
 
-/// The learner's library (the database) as commands use it: opened once per command, its
-/// notices on stderr, every Store failure one line, and a LESSON named by path, title or id.
+/// The learner's library (the database) as commands use it: its one `Store`, opened lazily
+/// the first time anything needs it and then shared by every copy of this value (as GRDB's
+/// `AppDatabase` is one per app), its notices on stderr once, every Store failure one line, and
+/// a LESSON named by path, title or id. A command makes one `Library` and passes it on.
 public struct Library: Sendable {
     /// `--db` (else `$ETUDE_DB`, else the XDG path).
-    public var databaseOverride: String?
+    public let databaseOverride: String?
+    /// The store once opened (or why it could not be), shared by the copies of this value.
+    private let opened = OpenedStore()
 
     public init(databaseOverride: String? = nil) {
         self.databaseOverride = databaseOverride
@@ -30,7 +35,6 @@ public struct Library: Sendable {
         do {
             let store = try openStore()
             readOnly = store.readOnlyReason
-            for n in store.notices { Console.error("etude: \(n)") }
             // A read-only database is read as it is (the catalogue as last scanned).
             if scan && readOnly == nil {
                 let report = try store.rescan(builtinDirectory: BuiltinLessons.directory())
@@ -50,17 +54,51 @@ public struct Library: Sendable {
     }
 
     /// True when the user named the database (`--db`, `$ETUDE_DB`): Etude then creates only
-    /// that file and its sidecars, in a folder that must exist. The default place may create
-    /// its own folder.
+    /// that file and its sidecars, in a folder that must exist, and never moves it aside. The
+    /// default place may create its own folder.
     public var databaseIsExplicit: Bool {
         if let o = databaseOverride, !o.isEmpty { return true }
         return !(ProcessInfo.processInfo.environment["ETUDE_DB"] ?? "").isEmpty
     }
 
-    /// Opens the database as every command does (see `databaseIsExplicit`).
+    /// The library's store, opened the first time it is asked for (see `databaseIsExplicit`)
+    /// and the same one after; its notices (a damaged default database moved aside) are said
+    /// on stderr when it opens. A failure is remembered and thrown again, never retried.
     public func openStore() throws -> Store {
-        try Store.open(path: databasePath, formats: LessonFormats.all, createFolder: !databaseIsExplicit, chosen: databaseIsExplicit)
+        try opened.store {
+            let chosen = databaseIsExplicit
+            let store = try Store.open(path: databasePath, formats: LessonFormats.all, createFolder: !chosen, chosen: chosen)
+            for n in store.notices { Console.error("etude: \(n)") }
+            return store
+        }
     }
+
+    /// The store for what only helps (a remembered setting, an offset, the audio buffer
+    /// learned): nil when it cannot be opened, and the command goes on without it (the one that
+    /// saves to it says why). Its notices are said when it opens, as `openStore`'s.
+    public var storeIfAvailable: Store? { try? openStore() }
+
+    /// The process's library for `--db` (nil: `$ETUDE_DB`, else the default place), made the
+    /// first time a command asks and the same one after (as GRDB's `AppDatabase`): the
+    /// executable's one place to get it, passed on from there.
+    public static func process(databaseOverride: String?) -> Library {
+        processLibrary.withLock { slot in
+            if let made = slot, made.databaseOverride == databaseOverride { return made }
+            let made = Library(databaseOverride: databaseOverride)
+            slot?.opened.close()  // a command names one database; another one is a new library
+            slot = made
+            return made
+        }
+    }
+
+    /// Closes the process's store before the process exits, as a store going out of scope
+    /// did: its connections closed, so SQLite checkpoints the WAL and removes the `-wal` and
+    /// `-shm` sidecars (left behind, they would stop a reader without write permission).
+    public static func closeProcess() {
+        processLibrary.withLock { $0?.opened.close() }
+    }
+
+    private static let processLibrary = Mutex<Library?>(nil)
 
     /// The file a LESSON argument names: a file that is there (or anything shaped like a path,
     /// so a mistyped one still says "no such file") is used as given; anything else is looked
@@ -122,4 +160,27 @@ public enum Listing {
 extension String {
     /// Right-aligned in `n` columns.
     public func leftPad(_ n: Int) -> String { count >= n ? self : String(repeating: " ", count: n - count) + self }
+}
+
+/// A library's store, opened once: the value or the failure, behind a mutex held only while it
+/// is looked at or made.
+final class OpenedStore: Sendable {
+    private let state = Mutex<Result<Store, any Error>?>(nil)
+
+    /// Closes the store if it was opened (a later ask opens it again).
+    func close() {
+        state.withLock { state in
+            if case .success(let store)? = state { store.close() }
+            state = nil
+        }
+    }
+
+    func store(_ open: () throws -> Store) throws -> Store {
+        try state.withLock { state in
+            if let state { return try state.get() }
+            let result = Result { try open() }
+            state = result
+            return try result.get()
+        }
+    }
 }

@@ -11,11 +11,11 @@ import Synth
 public enum FilePlayer {
     /// Plays the lesson at `path` (any format); one line when it has no notes.
     /// `transpose` as `--transpose` gives it (else, with `library`, the lesson's remembered one).
-    public static func play(path: String, sound: LiveSound, transpose: String? = nil, library: Library? = nil) throws -> Int32 {
+    public static func play(path: String, sound: LiveSound, transpose: Transposition.Request? = nil, library: Library? = nil) throws -> Int32 {
         let read = try LessonOpener.read(path)
         let lesson = try OpenedLesson(lesson: Lesson(file: read.file, fileName: path), path: path, warnings: read.warnings).requiringNotes().lesson
-        let (text, remember) = library.map { LessonFit.remembered(transpose, path: path, library: $0) } ?? (transpose, {})
-        let moved = try LessonFit.file(read, path: path, transpose: text)
+        let (request, remember) = try library.map { try LessonFit.remembered(transpose, path: path, library: $0) } ?? (transpose, {})
+        let moved = try LessonFit.file(read, path: path, transpose: request)
         remember()
         return try play(moved, lesson: lesson, sound: sound)
     }

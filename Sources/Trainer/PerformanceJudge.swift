@@ -2,12 +2,14 @@ import Foundation
 import Judge
 import Lesson
 import MIDIFile
+import MIDIInput
 import Practice
 import Store
 
 /// `etude judge LESSON PERFORMANCE.mid`: a recorded performance (from `etude record`, a DAW, a
-/// digital piano's recorder) judged with the same code as play mode — `PlayMatcher` for the
-/// onsets, `Ear` for releases and loudness — its first note aligned to the first note expected.
+/// digital piano's recorder) aligned to the lesson by the score follower (`AlignedPass`: which
+/// key played which note, whatever came before, restarts judged once), then heard by the same
+/// `Ear` as play mode for releases and loudness.
 public enum PerformanceJudge {
     /// A recording's key events and sustain pedal, in seconds from its start.
     public struct Performance: Equatable, Sendable {
@@ -35,9 +37,9 @@ public enum PerformanceJudge {
                            calibration: String? = nil, json: Bool, library: Library) throws {
         // As played: in its key (`--transpose`), on its keyboard (`--keys`/`--range`: notes off
         // it are not expected, as in practice); neither is remembered by a judgement.
-        let opened = try LessonFit.open(path, transpose: fit.transpose?.text)
+        let opened = try LessonFit.open(path, transpose: fit.transpose)
         var plan = PracticePlan()
-        plan.keyboard = try LessonFit.keyboard(keys: fit.keys, range: fit.range, fit: nil, input: "keys", library: nil).keyboard
+        plan.keyboard = try LessonFit.keyboard(keys: fit.keys, range: fit.range, fit: nil, input: .computerKeyboard, library: nil).keyboard
         do {
             plan.hands = hand
             if let bars { plan.bars = try PracticePlan.bars(bars, in: opened.lesson) }
@@ -61,7 +63,8 @@ public enum PerformanceJudge {
         if calibration != nil && !(isRecording || HeardPerformance.isWAV(bytes)) {
             throw EtudeFailure("--calibration is for a .wav recording of an acoustic piano; \(safe(performance)) is MIDI: leave --calibration out")
         }
-        let (report, percent) = try judge(played, lesson: opened.lesson, plan: plan, onsetOnly: played.onsetOnly)
+        let judged = try judge(played, lesson: opened.lesson, plan: plan, onsetOnly: played.onsetOnly)
+        let (report, percent) = (judged.report, judged.percent)
         // Before the verdicts: what is wrong with the recording itself.
         if let notice = played.notice { Console.error(notice) }
         do {
@@ -78,8 +81,8 @@ public enum PerformanceJudge {
         } catch {
             Console.error("etude: the judged pass is not in the history: \((error as? EtudeFailure)?.message ?? "\(error)")")
         }
-        Console.out((json ? JSONOutput.text(report) : text(report, title: safe(opened.lesson.title), percent: percent,
-                                                           lesson: opened.lesson)) + "\n")
+        Console.out((json ? JSONOutput.text(JudgedRecord(judged)) : text(report, title: safe(opened.lesson.title), percent: percent,
+                                                                       lesson: opened.lesson, restarts: restartLines(judged))) + "\n")
     }
 
     /// Reads a performance from .mid bytes: every note-on/off (any channel, any track) and the
@@ -119,12 +122,23 @@ public enum PerformanceJudge {
         return Performance(events: events, pedal: pedal, onsetOnly: false)
     }
 
+    /// A judged recording: the report, the tempo it was judged at, and the alignment behind it
+    /// (which key played which note, the extra keys, the passages played again).
+    public struct Judged: Sendable {
+        public var report: PassReport
+        public var percent: Double
+        public var aligned: AlignedPass
+        /// The performance's key presses, in time order (what `aligned`'s key indices count).
+        public var presses: [PlayedEvent]
+    }
+
     /// Judges `performance` against the pass `plan` describes (hands, bars, tempo) of `lesson`.
-    /// The first key pressed is moved onto the first note expected, and keys pressed after the
-    /// last note expected (a longer recording) are not judged; the report carries the ear's
-    /// notes list. Throws one line when the hand practised has no notes there.
+    /// The keys are aligned to the expected notes by the score follower (`AlignedPass`): a
+    /// stray key, a missed first note, a stop or a restart moves no other verdict, and keys far
+    /// past the last note (a longer recording: the bars that follow) are not judged. The report
+    /// carries the ear's notes list. Throws one line when the hand practised has no notes there.
     public static func judge(_ performance: Performance, lesson: Lesson, plan: PracticePlan,
-                             window: TimingWindow = TimingWindow(), onsetOnly: Bool = false) throws -> (report: PassReport, percent: Double) {
+                             window: TimingWindow = TimingWindow(), onsetOnly: Bool = false) throws -> Judged {
         let factor: Double
         do {
             try plan.validate(for: lesson)
@@ -138,28 +152,19 @@ public enum PerformanceJudge {
             let hand = plan.hands == .both ? "the lesson" : "the \(plan.hands.rawValue) hand"
             throw EtudeFailure("\(hand) has no notes to judge in these bars; choose another --hand or --bars")
         }
-        let firstPlayed = performance.events.first(where: { $0.isOn })?.time ?? 0
-        let shift = firstExpected - firstPlayed
-        let events = performance.events.map { e -> PlayedEvent in
-            var m = e
-            m.time += shift
-            return m
+        let presses = performance.events.filter(\.isOn)
+        guard presses.count <= AlignedPass.maxPresses else {
+            throw EtudeFailure("the performance has \(presses.count) key presses; etude judge aligns up to \(AlignedPass.maxPresses) (about two hours of playing); give a shorter recording")
         }
-        // The judged bars end with their last note's window: keys pressed after it (a longer
-        // recording: the bars that follow) are not judged.
-        let passEnd = (expected.map(\.time).max() ?? firstExpected) + window.window
-        var matcher = PlayMatcher(expected: expected, window: window)
-        for e in events where e.isOn && e.time <= passEnd {
-            _ = matcher.expire(upTo: e.time)
-            _ = matcher.play(e)
-        }
-        var report = matcher.finish()
-        let end = (events.last?.time ?? firstExpected)
-        var hearing = Ear(judgesReleases: !onsetOnly, judgesLoudness: !onsetOnly).hear(expected: expected, judgements: matcher.judgements, events: events,
-                                 pedal: performance.pedal.map { ($0.time + shift, $0.down) }, endTime: end)
+        let aligned = AlignedPass.judge(expected: expected, presses: presses, window: window)
+        var report = PassReport(judgements: aligned.judgements, window: window, sections: Set(expected.map(\.section)))
+        let end = performance.events.last?.time ?? firstExpected
+        var hearing = Ear(judgesReleases: !onsetOnly, judgesLoudness: !onsetOnly).hear(expected: expected, judgements: aligned.judgements,
+                                                                                     events: performance.events,
+                                                                                     pedal: performance.pedal.map { ($0.time, $0.down) }, endTime: end)
         PassJudging.place(&hearing.notes, lesson: lesson)
         report.add(hearing) { PassJudging.section(of: $0, lesson: lesson) }
-        return (report, percent)
+        return Judged(report: report, percent: percent, aligned: aligned, presses: presses)
     }
 
     /// The notes the pass `plan` describes expects, timed at `percent` of the lesson's tempo.
@@ -172,8 +177,9 @@ public enum PerformanceJudge {
 
     /// The panel printed for a judged recording: the summary lines, then each note that went
     /// wrong ("bar 9 beat 2  D4 right  short (held 40%)", "… soft (velocity 40, marked cresc)").
-    public static func text(_ report: PassReport, title: String, percent: Double, lesson: Lesson) -> String {
+    public static func text(_ report: PassReport, title: String, percent: Double, lesson: Lesson, restarts: [String] = []) -> String {
         var lines = ["\(title) at \(TempoPercent.text(percent))%, judged"]
+        lines += restarts
         lines += report.summaryLines { index in
             lesson.sections.indices.contains(index) ? lesson.sections[index].name : "section \(index + 1)"
         }
@@ -190,6 +196,7 @@ public enum PerformanceJudge {
     public static func line(_ n: NoteVerdict) -> String {
         var words = ["bar \(n.bar) beat \(NumberText.short(n.beat))", PitchName.name(n.pitch), n.hand]
         if n.onset != "hit" { words.append(n.onset + (n.timingMs.map { " \(Int($0.rounded())) ms" } ?? "")) }
+        if n.wrongKeyFirst == true { words.append("after a wrong key") }
         if let r = n.release, r != .ok { words.append("\(r.rawValue) (held \(Int(((n.heldRatio ?? 0) * 100).rounded()))%)") }
         if let l = n.loudness, l != .ok { words.append("\(l.rawValue) (velocity \(n.velocity ?? 0)\(n.dynamic.map { ", marked \($0)" } ?? ""))") }
         return words.joined(separator: "  ")

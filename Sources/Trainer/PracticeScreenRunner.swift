@@ -21,7 +21,7 @@ public struct Playing: Sendable {
     public var watchStopsAtEnd = true
     /// The judging modes hold after each pass until a key (routines flow on instead).
     public var holdAfterPass = true
-    public var input = "keys"
+    public var input = InputSpec.computerKeyboard
     public var window = TimingWindow()
     public var threshold = 90.0
     public var reportPath: String?
@@ -72,11 +72,11 @@ public final class Instrument: @unchecked Sendable {
 
     /// Opens `input`; an unknown port or unreadable device is one line. Notes sound on `output`.
     /// A microphone listens with the set-up `etude calibrate` stored for it in `library`.
-    public init(input: String, output: any SoundOutput, library: Library? = nil) throws {
+    public init(input: InputSpec, output: any SoundOutput, library: Library? = nil) throws {
         let box = InstrumentBox()
         let setUp = AudioSetup.profile(input: input, library: library)
         do {
-            hookup = try InputHookup(spec: InputSpec(input), output: output, clock: MonotonicClock(), listening: setUp ?? ListeningProfile(),
+            hookup = try InputHookup(spec: input, output: output, clock: MonotonicClock(), listening: setUp ?? ListeningProfile(),
                                      onNote: { e in
                                          box.instrument?.session?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
                                      },
@@ -158,7 +158,7 @@ public enum PracticeScreenRunner {
     /// The session for `playing`'s mode and instrument.
     public static func makeSession(_ opened: OpenedLesson, plan: PracticePlan, output: any SoundOutput, playing: Playing,
                                    instrument: Instrument?, title: String? = nil) throws -> (PracticeSession, PracticeController) {
-        let timing = InputTiming.lookUp(input: playing.input, hookup: instrument?.hookup, override: playing.offsetMs, library: playing.library)
+        let timing = InputTiming.lookUp(hookup: instrument?.hookup, override: playing.offsetMs, library: playing.library)
         var settings = PracticeSession.Settings(mode: playing.mode, window: playing.window, cleanThreshold: playing.threshold,
                                                 computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true, title: title,
                                                 countIn: playing.countIn, watchStopsAtEnd: playing.watchStopsAtEnd,
@@ -181,10 +181,18 @@ public enum PracticeScreenRunner {
         return (session, controller)
     }
 
+    /// Plays a practice's setup on the practice screen (its plan was validated as it was made);
+    /// returns the exit status.
+    public static func run(_ setup: PracticeSetup, sound: LiveSound, display: PracticeView.Options, startBar: Int? = nil,
+                           loopName: String? = nil, endWhenFinished: Bool = false, playing: Playing) throws -> Int32 {
+        try run(setup.opened, plan: setup.plan, sound: sound, display: display, history: setup.history, startBar: startBar,
+                loopName: loopName, endWhenFinished: endWhenFinished, playing: playing, validated: true)
+    }
+
     /// Plays `opened` with `plan` on the practice screen; returns the exit status.
     public static func run(_ lesson: OpenedLesson, plan: PracticePlan, sound: LiveSound, display: PracticeView.Options,
                            history: StoreHistory?, startBar: Int? = nil, loopName: String? = nil,
-                           endWhenFinished: Bool = false, playing: Playing) throws -> Int32 {
+                           endWhenFinished: Bool = false, playing: Playing, validated: Bool = false) throws -> Int32 {
         let opened = try lesson.requiringNotes()
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw EtudeFailure("the practice screen needs a terminal (input and output are not a tty); run it in a terminal window")
@@ -196,14 +204,14 @@ public enum PracticeScreenRunner {
         }
         defer { appender?.close() }
         // Validate before the synth loads, so a bad plan is one quick line.
-        do { try plan.validate(for: opened.lesson) } catch { throw EtudeFailure(error.message) }
+        if !validated { do { try plan.validate(for: opened.lesson) } catch { throw EtudeFailure(error.message) } }
         let live = try sound.remembering(in: playing.library).open()
         defer { live.close() }
         // The learner's instrument, before the screen opens (an unknown port is one line).
         let instrument = try Instrument(input: playing.input, output: live, library: playing.library)
         defer { instrument.stop() }
         live.onNotice = { instrument.status($0) }
-        let echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
+        let echo = EchoChoice.apply(to: instrument.hookup, explicit: sound.echo, library: playing.library)
         // What Etude sounds, remembered so a microphone can tell it from the learner's notes.
         let own = OwnSoundTap(try sound.lesson(live))
         instrument.hookup.ignore(own)
@@ -236,14 +244,22 @@ public enum PracticeScreenRunner {
         shown.echo = instrument.hookup.isListening ? nil : echo
         shown.outputLatency = live.outputLatency
         shown.gestureHelp = sound.gestures?.helpEntry
+        var pausedForDropout = false
         let outcome = try screen(controller, display: shown, startBar: startBar, frame: { loop in
             instrument.releaseDue(now: session.now)
+            // The instrument's port gone (the status line says so): wait mode pauses, once.
+            let gone = !instrument.hookup.missingPorts.isEmpty
+            if gone && !pausedForDropout && session.mode == .wait { session.pause() }
+            pausedForDropout = gone
             lights?.update(session.state())
             if endWhenFinished && session.isFinished { loop.stop() }
             takePasses()
         }, decorate: { model in
             // A microphone's signal it cannot trust is said in the header (issue 30).
             model.status.listening = AudioSetup.headerWords(instrument.hookup.listeningSignal)
+                ?? (instrument.hookup.missingPorts.isEmpty ? nil : "keyboard gone")
+            // The JACK server died under the synth: the header says the lesson is silent now.
+            if live.driver == nil { model.status.silent = true }
         })
         takePasses()
         history?.saveResume(outcome.resumePoint, mode: session.mode, loopName: session.loopName)

@@ -13,11 +13,11 @@ import Synth
 /// says right or wrong with the right answer, and keeps the percentage in the history.
 public struct QuizRunner: Sendable {
     public var quiz: Quiz
-    public var input: String
+    public var input: InputSpec
     public var sound = LiveSound()
     public var library: Library
 
-    public init(quiz: Quiz, input: String, library: Library) {
+    public init(quiz: Quiz, input: InputSpec, library: Library) {
         self.quiz = quiz
         self.input = input
         self.library = library
@@ -27,7 +27,7 @@ public struct QuizRunner: Sendable {
     public func run() throws -> Int32 {
         var quiz = self.quiz
         // A path that is no instrument is one line before the synth or the terminal opens.
-        do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
+        do { try input.check() } catch { throw EtudeFailure(error.message) }
         let keys = LineKeys()
         defer { keys.close() }
         let live = try sound.open()
@@ -37,14 +37,14 @@ public struct QuizRunner: Sendable {
         let messages = MessageQueue()
         let hookup: InputHookup
         do {
-            hookup = try InputHookup(spec: InputSpec(input), output: live, clock: clock,
+            hookup = try InputHookup(spec: input, output: live, clock: clock,
                                      listening: AudioSetup.profile(input: input, library: library) ?? ListeningProfile(),
                                      onNote: { played.add($0) }, onStatus: { messages.post($0) })
         } catch {
             throw EtudeFailure(error.message)
         }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
-        EchoChoice.apply(to: hookup, input: input, explicit: sound.echo, library: library)
+        EchoChoice.apply(to: hookup, explicit: sound.echo, library: library)
         if hookup.usesComputerKeyboard && !keys.isTerminal {
             hookup.stop()
             throw EtudeFailure("no way to answer: no MIDI input and stdin is not a terminal; pass --input with a MIDI device or FIFO")

@@ -13,7 +13,7 @@ import Synth
 /// Nothing is written when nothing was played, and the file is written whole or not at all.
 public struct Recorder: Sendable {
     public var output: String
-    public var input: String
+    public var input: InputSpec
     public var metronome = false
     public var bpm = 120.0
     /// Stop after this many 4/4 bars at `bpm`.
@@ -25,7 +25,7 @@ public struct Recorder: Sendable {
     /// Where the calibrated offsets are (nil: none are looked up).
     public var library: Library?
 
-    public init(output: String, input: String) {
+    public init(output: String, input: InputSpec) {
         self.output = output
         self.input = input
     }
@@ -33,8 +33,8 @@ public struct Recorder: Sendable {
     /// Records; returns the exit status (128 + signal when one ended it).
     public func run() throws -> Int32 {
         // Fail before any sound or raw mode when the file cannot be written.
-        try OutputFile.check(output, inputs: [input])
-        do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
+        try OutputFile.check(output, inputs: input.filePath.map { [$0] } ?? [])
+        do { try input.check() } catch { throw EtudeFailure(error.message) }
         let keys = LineKeys()
         defer { keys.close() }
         let live = try sound.open()
@@ -49,16 +49,16 @@ public struct Recorder: Sendable {
         take.begin(at: start)
         let hookup: InputHookup
         do {
-            hookup = try InputHookup(spec: InputSpec(input), output: live, program: UInt8(clamping: program), clock: clock,
+            hookup = try InputHookup(spec: input, output: live, program: UInt8(clamping: program), clock: clock,
                                      listening: AudioSetup.profile(input: input, library: library) ?? ListeningProfile(),
                                      onNote: { take.add($0) }, onStatus: { messages.post($0) })
         } catch {
             throw EtudeFailure(error.message)
         }
         if let notice = hookup.notice { Console.error("etude: \(notice)") }
-        EchoChoice.apply(to: hookup, input: input, explicit: sound.echo, library: library)
+        EchoChoice.apply(to: hookup, explicit: sound.echo, library: library)
         // The notes land on the beats the learner meant: their input's offset comes off.
-        take.offsetSeconds = InputTiming.lookUp(input: input, hookup: hookup, override: offsetMs, library: library).offsetMs / 1000
+        take.offsetSeconds = InputTiming.lookUp(hookup: hookup, override: offsetMs, library: library).offsetMs / 1000
         if hookup.usesComputerKeyboard && !keys.isTerminal {
             hookup.stop()
             throw EtudeFailure("nothing to record from: no MIDI input and stdin is not a terminal; pass --input with a MIDI device or FIFO")

@@ -25,8 +25,7 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
         let absolute = path.hasPrefix("/") ? URL(fileURLWithPath: path).standardizedFileURL.path
             : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path).standardizedFileURL.path
         do {
-            let s = try library.openStore()
-            for n in s.notices { Console.error("etude: \(n)") }
+            let s = try library.openStore()  // its notices said as it opened
             // Saved loops still read; passes and the resume point cannot be kept: said first.
             if let reason = s.readOnlyReason {
                 Console.error("etude: practice history is off: \(library.databasePath) cannot be written (\(reason)); make it writable or choose another database with --db PATH or ETUDE_DB")

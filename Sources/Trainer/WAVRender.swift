@@ -18,7 +18,7 @@ public struct WAVRender: Sendable {
     public var maxMinutes = WAVRender.defaultMaxMinutes
     public var verbose = false
     /// `--transpose` (semitones or a key), nil for as written.
-    public var transpose: String?
+    public var transpose: Transposition.Request?
     /// Files the output must not be besides the lesson and the SoundFont (the database).
     public var protected: [String] = []
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MIDIInput
 import Trainer
 
 /// `etude calibrate`: the learner's timing offset on one input, measured and stored.
@@ -26,25 +27,23 @@ struct CalibrateCommand: ParsableCommand {
     )
 
     @Option(help: "The input to calibrate: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack, jack:PORT, a device/FIFO/file path, or audio[:SOURCE], audio:jack, audio:alsa:DEVICE (set a microphone up).")
-    var input: String = "keys"
+    var input: InputSpec = .computerKeyboard
     @Option(help: "Beats to click, the 4 count-in beats included (8–64).") var beats: Int = 16
     @Flag(help: "Print the stored offsets and stop.") var show = false
     @Flag(help: "Forget the stored offset of INPUT (or of --input).") var reset = false
     @Argument(help: "With --reset: the input whose offset to forget, as --show prints it or as --input names it.") var target: String?
-    @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @OptionGroup var synth: SynthOptions
     @OptionGroup var instrument: InstrumentOptions
     @OptionGroup var audioBuffer: AudioBufferOption
-    @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @OptionGroup var store: StoreOptions
 
     func run() throws {
         if target != nil && !reset { throw EtudeFailure("\(safe(target ?? "")): an input is named here only with --reset; calibrate one with --input") }
         if show { return Console.out(try Calibrator.show(library: store.library)) }
-        if reset { return Console.out(try Calibrator.reset(target ?? input, library: store.library)) }
+        if reset { return Console.out(try Calibrator.reset(target, input: input, library: store.library)) }
         var calibrator = Calibrator(input: input, library: store.library)
         calibrator.beats = beats
-        calibrator.sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
+        calibrator.sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
         calibrator.sound.library = store.library  // the audio buffer learned per device
         let status = try calibrator.run()
         if status != 0 { throw ExitCode(status) }

@@ -36,7 +36,7 @@ struct Etude: ParsableCommand {
             Console.out(Etude.helpMessage() + "\n")
             return
         }
-        let status = try BrowserApp.run(Library())
+        let status = try BrowserApp.run(Library.process(databaseOverride: nil))
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -56,13 +56,17 @@ enum Main {
         do {
             var command = try Etude.parseAsRoot(OptionRefusals.negativeValuesJoined(Array(CommandLine.arguments.dropFirst())))
             try command.run()
+            Library.closeProcess()  // the store's sidecars go with its connections
         } catch let failure as EtudeFailure {
+            Library.closeProcess()
             Console.error("etude: \(failure.message)")
             exit(failure.exitCode)
         } catch let failure as RoutineError {
+            Library.closeProcess()
             Console.error("etude: \(failure.message)")
             exit(1)
         } catch {
+            Library.closeProcess()
             let code = Etude.exitCode(for: error)
             // --help, --version: the parser's text, through Console like every output.
             if code == .success && !(error is ExitCode) {

@@ -6,6 +6,7 @@ import Judge
 import Lesson
 import MIDIFile
 import Practice
+import Store
 
 struct LoopCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,44 +27,49 @@ struct LoopCommand: ParsableCommand {
     @Flag(name: .customLong("count-in"), help: "One bar of clicks before the first pass.") var countIn = false
     @Flag(name: .customLong("dry-run"), help: "Print the passes (tempo, BPM, length) instead of playing.") var dryRun = false
     @Option(help: "Recall a loop saved on the practice screen (`s`) or listed by `etude loops LESSON`.") var saved: String?
-    @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @OptionGroup var synth: SynthOptions
     @OptionGroup var instrument: InstrumentOptions
     @OptionGroup var audioBuffer: AudioBufferOption
-    @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let path = try store.library.lessonPath(self.lesson)
-        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose?.text, library: store.library)
-        var lesson = opened.lesson
-        // The history is only opened when it is needed: to recall a loop, or to play.
-        let history = (saved != nil || !dryRun) ? StoreHistory.open(store.library, path: path) : nil
-        var plan: PracticePlan
-        var loopName: String?
-        do {
-            if let saved {
-                guard let history else { throw EtudeFailure("--saved \(safe(saved)): the library could not be opened") }
-                let loop = try history.savedLoop(named: saved)
-                if bars != nil { throw EtudeFailure("--saved \(saved) and bars \(bars ?? "") both given: use one of them") }
+        let library = store.library
+        let path = try library.lessonPath(self.lesson)
+        // A saved loop is read first: it says the bars, hand, tempo and key.
+        var history: StoreHistory?
+        var loop: SavedLoop?
+        if let saved {
+            history = StoreHistory.open(library, path: path)
+            guard let history else { throw EtudeFailure("--saved \(safe(saved)): the library could not be opened") }
+            loop = try history.savedLoop(named: saved)
+            if bars != nil { throw EtudeFailure("--saved \(saved) and bars \(bars ?? "") both given: use one of them") }
+        } else if bars == nil {
+            throw EtudeFailure("give the bars to loop (e.g. 5-8) or --saved NAME")
+        }
+        let key: PracticeSetup.Key = practice.transpose == nil ? loop?.transpose.map { .stored($0) } ?? .asked(nil) : .asked(practice.transpose)
+        let (practice, bars, countIn) = (practice, bars, countIn)
+        var request = PracticeSetup.Request(path: path, split: practice.splitPitch(), key: key, library: library,
+                                            history: loop == nil && !dryRun) { lesson throws(PlanError) in
+            var plan: PracticePlan
+            if let loop {
                 plan = try practice.plan(bars: BarsArgument(parsing: "\(loop.firstBar)-\(loop.lastBar)"), defaultOther: .play, defaultRepeat: .forever)
                 if practice.hand == .both { plan.hands = try PracticePlan.parseHands(loop.hand) }
                 if practice.other == nil { plan.otherHand = try PracticePlan.parseOtherHand(SavedLoopModes.otherHand(loop.otherHandMode)) }
                 if practice.tempo == nil && practice.bpm == nil && practice.speedTrainer == nil { plan.tempo = .percent(Double(loop.tempoPercent)) }
-                loopName = loop.name
-                if practice.transpose == nil, let t = loop.transpose { (opened, lesson) = try LessonFit.reopened(opened, transpose: t, split: practice.splitPitch()) }
             } else {
-                guard let bars else { throw EtudeFailure("give the bars to loop (e.g. 5-8) or --saved NAME") }
-                plan = try practice.plan(bars: try BarsArgument(parsing: bars), lesson: lesson, defaultOther: .play, defaultRepeat: .forever)
+                plan = try practice.plan(bars: try BarsArgument(parsing: bars ?? ""), lesson: lesson, defaultOther: .play, defaultRepeat: .forever)
             }
             plan.countIn = countIn
-            try plan.validate(for: lesson)
-        } catch let error as PlanError {
-            // The bars are an argument here, not the --bars option.
+            return plan
+        }
+        // The bars are an argument here, not the --bars option.
+        request.words = { error in
             var message = error.cliMessage
             if message.hasPrefix("--bars ") { message.removeFirst(2) }
-            throw EtudeFailure(message)
+            return message
         }
+        let setup = try PracticeSetup.make(request)
+        let (lesson, plan, loopName) = (setup.opened.lesson, setup.plan, loop?.name)
         guard !dryRun else {
             do {
                 Console.out(try LoopPreview.text(lesson: lesson, plan: plan, maxPasses: 12))
@@ -72,10 +78,10 @@ struct LoopCommand: ParsableCommand {
             }
             return
         }
-        var sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
+        var sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
         sound.library = store.library  // the audio buffer learned per device
-        let status = try LoopPlayer.play(opened, plan: plan, sound: sound,
-                                         history: history, loopName: loopName)
+        let status = try LoopPlayer.play(setup.opened, plan: plan, sound: sound,
+                                         history: history ?? setup.history, loopName: loopName)
         if status != 0 { throw ExitCode(status) }
     }
 }

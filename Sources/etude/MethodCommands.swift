@@ -41,14 +41,13 @@ struct SightReadCommand: ParsableCommand {
 
 /// The synth, the instrument and the database of the method's played commands.
 struct MethodPlayOptions: ParsableArguments {
-    @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @OptionGroup var synth: SynthOptions
     @OptionGroup var playingOptions: PlayingOptions
     @OptionGroup var audioBuffer: AudioBufferOption
     @OptionGroup var store: StoreOptions
     func playing() throws -> Playing { try playingOptions.playing(mode: .play) }
     func sound() throws -> LiveSound {
-        var sound = try audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name))
+        var sound = try audioBuffer.applied(to: synth.sound)
         sound.library = store.library  // the audio buffer learned per device
         return sound
     }

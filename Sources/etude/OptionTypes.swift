@@ -2,6 +2,7 @@ import ArgumentParser
 import Judge
 import Lesson
 import MIDIFile
+import MIDIInput
 import Screen
 import Synth
 import Trainer
@@ -61,3 +62,9 @@ extension LessonSound: ListedOption {
 extension KeyLights.Channel: CheckedOption {}
 extension BeatsPerMinute: CheckedOption {}
 extension Gestures.Setting: CheckedOption {}
+
+/// `--input`: parsed once here by MIDIInput's own reader (a path for anything it does not
+/// know, checked when it opens), carried typed to whatever opens it.
+extension InputSpec: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}

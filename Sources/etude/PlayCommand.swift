@@ -21,15 +21,13 @@ struct PlayCommand: ParsableCommand {
     )
 
     @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var file: String
-    @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss) instead of trying jack (when a server runs), pipewire, pulseaudio, alsa.") var audioDriver: AudioDriver?
+    @OptionGroup var synth: SynthOptions
     @OptionGroup var instrument: InstrumentOptions
     @Option(help: "Frames per audio period (default: as many as --audio-buffer asks for).") var periodSize: Int?
     @Option(help: "Number of audio periods (default 3).") var periods: Int?
     @Option(help: "Output sample rate in Hz (default: the sound server's own rate, else 48000).") var rate: Int?
     @OptionGroup var audioBuffer: AudioBufferOption
     @Option(help: "Transpose: semitones (e.g. +2) or a key (D, Bb, F#m); remembered for the lesson, 0 as written.") var transpose: Transposition.Request?
-    @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @Flag(name: .customLong("no-screen"), help: "The one-line status instead of the practice screen (automatic when not on a terminal).") var noScreen = false
     @OptionGroup var store: StoreOptions
 
@@ -40,17 +38,20 @@ struct PlayCommand: ParsableCommand {
     }
 
     func run() throws {
-        var sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose,
-                                                          periodSize: periodSize, periods: periods, rate: rate)))
+        var live = synth.sound
+        live.periodSize = periodSize
+        live.periods = periods
+        live.rate = rate
+        var sound = try instrument.applied(to: audioBuffer.applied(to: live))
         sound.library = store.library  // the audio buffer learned per device
         if !noScreen && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
-            let opened = try LessonFit.open(try store.library.lessonPath(file), transpose: transpose?.text, library: store.library)
+            let opened = try LessonFit.open(try store.library.lessonPath(file), transpose: transpose, library: store.library)
             let status = try PracticeScreenRunner.run(opened, plan: PracticePlan(), sound: sound, display: PracticeView.Options(),
                                                       history: nil, endWhenFinished: true, playing: Playing())
             if status != 0 { throw ExitCode(status) }
             return
         }
-        let status = try FilePlayer.play(path: try store.library.lessonPath(file), sound: sound, transpose: transpose?.text, library: store.library)
+        let status = try FilePlayer.play(path: try store.library.lessonPath(file), sound: sound, transpose: transpose, library: store.library)
         if status != 0 { throw ExitCode(status) }
     }
 }

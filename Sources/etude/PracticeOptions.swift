@@ -26,33 +26,22 @@ struct PracticeOptions: ParsableArguments {
     @Option(help: "Split a single piano part at this note (e.g. C4) instead of guessing.") var split: NoteArgument?
     @Option(help: "Transpose: semitones (−24…+24, e.g. +2) or a key (D, Bb, F#m; C:D for a lesson naming no key); 0 as written.") var transpose: Transposition.Request?
 
+    /// What these options ask of the plan; its rules across settings are Lesson's (`PlanRequest`).
+    var request: PlanRequest {
+        PlanRequest(hands: hand, otherHand: other, tempo: tempo, bpm: bpm?.value, repeatMode: `repeat`, speedTrainer: speedTrainer,
+                    finalSlowPass: finalSlowPass, metronome: metronome, metronomeVolume: metronomeVolume)
+    }
+
+    /// The rules across these options, before anything opens (one line, exit 1).
+    func validate() throws {
+        do { try request.check() } catch { throw EtudeFailure(error.cliMessage) }
+    }
+
     /// The plan these options describe; `defaultOther` and `defaultRepeat` are the command's.
     /// With `lesson`, bars are read as the lesson numbers them (a score's printed bars,
     /// `12-16@2` the second time through); without, as counted bars.
     func plan(bars: BarsArgument?, lesson: Lesson? = nil, defaultOther: PracticePlan.OtherHand, defaultRepeat: PracticePlan.Repeat) throws(PlanError) -> PracticePlan {
-        var plan = PracticePlan()
-        plan.hands = hand
-        plan.otherHand = other ?? defaultOther
-        if let bars {
-            plan.bars = try PracticePlan.bars(bars, in: lesson)
-        }
-        if tempo != nil && bpm != nil {
-            throw PlanError("--tempo and --bpm both given: use one of them")
-        }
-        if let tempo { plan.tempo = .percent(tempo.value) }
-        if let bpm { plan.tempo = .bpm(bpm.value) }
-        plan.repeatMode = `repeat` ?? defaultRepeat
-        if var speedTrainer {
-            if tempo != nil || bpm != nil {
-                throw PlanError("--speed-trainer \(speedTrainer.text): the speed trainer sets the tempo itself; drop --tempo/--bpm")
-            }
-            speedTrainer.finalSlowPass = finalSlowPass
-            plan.speedTrainer = speedTrainer
-        } else if finalSlowPass {
-            throw PlanError("--final-slow-pass: only works with --speed-trainer START:TARGET:STEP")
-        }
-        plan.metronome = PracticePlan.Metronome(enabled: metronome, volume: metronomeVolume?.fraction ?? 0.8)
-        return plan
+        try request.plan(bars: bars, lesson: lesson, defaultOther: defaultOther, defaultRepeat: defaultRepeat)
     }
 
     /// The split pitch, if given.
@@ -60,7 +49,7 @@ struct PracticeOptions: ParsableArguments {
 
     /// Reads the lesson file with the hand split applied; every failure is one line.
     func lesson(_ path: String) throws -> Lesson {
-        try LessonFit.open(path, split: splitPitch(), transpose: transpose?.text).lesson
+        try LessonFit.open(path, split: splitPitch(), transpose: transpose).lesson
     }
 }
 
@@ -69,7 +58,7 @@ struct PracticeOptions: ParsableArguments {
 /// so both accept the same `--input` and word their errors alike.
 struct PlayingOptions: ParsableArguments {
     @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, audio, audio:SOURCE (PulseAudio), audio:jack (etude:mic) or audio:alsa:DEVICE (an acoustic piano through a microphone; headphones recommended; `etude calibrate --input audio` sets it up), or a MIDI device or FIFO path.")
-    var input: String = "keys"
+    var input: InputSpec = .computerKeyboard
     @Option(help: "Timing window in ms for play/memory mode: a note this close to its time counts.")
     var window = TimingWindowMilliseconds(150)
     @Option(help: "Accuracy % for a clean pass: the speed trainer steps up only then.")
@@ -80,11 +69,16 @@ struct PlayingOptions: ParsableArguments {
     @Option(help: "Your keyboard's range LOW-HIGH instead of --keys (e.g. C2-C7 or 36-96).") var range: KeyboardRangeArgument?
     @Option(help: "octave: move a hand that fits your keys by octaves onto them; none: don't (remembered with the keys).") var fit: OctaveFit?
 
+    /// The rules across these options, before anything opens (one line, exit 1).
+    func validate() throws {
+        if let keys, let range { throw EtudeFailure("--keys \(keys) and --range \(range) both given: use one of them") }
+    }
+
     /// The playing settings, checked before anything opens: one line per mistake.
     func playing(mode: PracticeMode, report: String? = nil, saveDir: String? = nil) throws -> Playing {
         var p = Playing()
         p.mode = mode
-        do { try InputSpec(input).check() } catch { throw EtudeFailure(error.message) }
+        do { try input.check() } catch { throw EtudeFailure(error.message) }
         p.input = input
         p.window = window.window
         p.threshold = threshold.percent
@@ -99,6 +93,18 @@ struct PlayingOptions: ParsableArguments {
         }
         return p
     }
+}
+
+/// The live synth's options, one group for every command that plays through it: the SoundFont,
+/// the audio driver and FluidSynth's log.
+struct SynthOptions: ParsableArguments {
+    @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
+    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss) instead of trying jack (when a server runs), pipewire, pulseaudio, alsa.")
+    var audioDriver: AudioDriver?
+    @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
+
+    /// The live synth these options describe.
+    var sound: LiveSound { LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose) }
 }
 
 /// `--audio-buffer MS` for every command that plays through the live synth.

@@ -22,8 +22,8 @@ struct PracticeScreenCommand: ParsableCommand {
           etude practice song.abc --bars 5-8 --speed-trainer 60:100:10 --metronome
           etude practice song.mid --hand right --mode wait --input midi
           etude practice song.mid --mode play --input notes.fifo --report p.jsonl
-          etude practice song.mid --hand right --mode play --follow --input midi
           etude practice song.mid --transpose D --keys 61 --mode wait --input midi
+          etude practice song.mid --hand right --mode play --follow --input midi
         """
     )
 
@@ -33,12 +33,10 @@ struct PracticeScreenCommand: ParsableCommand {
     @Flag(name: .customLong("count-in"), inversion: .prefixedNo,
           help: "A bar of clicks before each pass (default: on in play and memory modes, off in watch and wait).")
     var countIn: Bool?
-    @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @OptionGroup var synth: SynthOptions
     @OptionGroup var instrument: InstrumentOptions
     @Option(name: .customLong("note-names"), help: "Note naming: scientific (middle C = C4) or yamaha (C3).") var noteNames: NoteNaming = .scientific
     @Flag(help: "Show finger numbers on the falling notes (lessons with fingering).") var fingers = false
-    @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @Option(help: "watch (listen and look), wait (the lesson waits for each chord), play (real time, scored) or memory (play with the notes hidden).")
     var mode: PracticeMode = .watch
     @Flag(inversion: .prefixedNo,
@@ -57,25 +55,25 @@ struct PracticeScreenCommand: ParsableCommand {
         var playing = try playingOptions.playing(mode: mode, report: report, saveDir: saveDir)
         playing.countIn = countIn ?? true
         playing.watchStopsAtEnd = practice.repeat == nil
-        playing.library = store.library
-        let sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose)))
-        let path = try store.library.lessonPath(lesson)
-        if let report { try OutputFile.check(report, inputs: [path] + store.library.databaseFiles, option: "--report") }
-        var opened = try LessonFit.open(path, split: practice.splitPitch(), transpose: practice.transpose?.text, library: store.library)
-        var plan: PracticePlan
-        do {
-            plan = try practice.plan(bars: bars, lesson: opened.lesson, defaultOther: .play, defaultRepeat: .forever)
-            plan.countIn = countIn ?? playing.mode.countsIn
-            try plan.validate(for: opened.lesson)
-        } catch {
-            throw EtudeFailure(error.cliMessage)
+        let library = store.library
+        playing.library = library
+        let sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
+        let path = try library.lessonPath(lesson)
+        if let report { try OutputFile.check(report, inputs: [path] + library.databaseFiles, option: "--report") }
+        let (practice, bars, countIn, mode) = (practice, bars, countIn, playing.mode)
+        var request = PracticeSetup.Request(path: path, split: practice.splitPitch(), key: .asked(practice.transpose),
+                                            keyboard: .init(keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit,
+                                                            input: playingOptions.input),
+                                            library: library) { lesson throws(PlanError) in
+            var plan = try practice.plan(bars: bars, lesson: lesson, defaultOther: .play, defaultRepeat: .forever)
+            plan.countIn = countIn ?? mode.countsIn
+            return plan
         }
-        try LessonFit.fitKeyboard(&opened, plan: &plan, keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit,
-                                  input: playingOptions.input, library: store.library)
-        playing.follow = try Following.resolve(follow, mode: playing.mode, plan: plan, lesson: opened.lesson, path: path, library: store.library)
-        let history = StoreHistory.open(store.library, path: path)
-        let status = try PracticeScreenRunner.run(opened, plan: plan, sound: sound,
-                                                  display: display, history: history, playing: playing)
+        request.words = { $0.cliMessage }
+        let setup = try PracticeSetup.make(request)
+        for line in setup.notices { Console.error("etude: \(line)") }
+        playing.follow = try Following.resolve(follow, mode: playing.mode, plan: setup.plan, lesson: setup.opened.lesson, path: path, library: library)
+        let status = try PracticeScreenRunner.run(setup, sound: sound, display: display, playing: playing)
         if status != 0 { throw ExitCode(status) }
     }
 

@@ -27,12 +27,10 @@ struct QuizCommand: ParsableCommand {
     @Argument(help: "notes, intervals or chords.") var kind: QuizKind
     @Option(help: "How many questions.") var questions: Int = 10
     @Option(help: "Pitch range of the questions, e.g. C3-C6.") var range = PitchRange(lower: 48, upper: 84)
-    @Option(help: "Where notes come from: keys, midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, audio, audio:SOURCE (PulseAudio), audio:jack (etude:mic) or audio:alsa:DEVICE (an acoustic piano through a microphone; headphones recommended; `etude calibrate --input audio` sets it up), or a MIDI device or FIFO path.") var input: String = "midi"
+    @Option(help: "Where notes come from: keys, midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, audio, audio:SOURCE (PulseAudio), audio:jack (etude:mic) or audio:alsa:DEVICE (an acoustic piano through a microphone; headphones recommended; `etude calibrate --input audio` sets it up), or a MIDI device or FIFO path.") var input: InputSpec = .alsa(.firstKeyboard)
     @Option(help: "Seed for the questions (the same seed asks the same questions).") var seed: UInt64?
-    @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @OptionGroup var synth: SynthOptions
     @OptionGroup var instrument: InstrumentOptions
-    @Flag(help: "Show FluidSynth's own log.") var verbose = false
     @OptionGroup var store: StoreOptions
 
     func validate() throws {
@@ -47,7 +45,7 @@ struct QuizCommand: ParsableCommand {
             throw EtudeFailure(error.message)
         }
         var runner = QuizRunner(quiz: quiz, input: input, library: store.library)
-        runner.sound = try instrument.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose))
+        runner.sound = try instrument.applied(to: synth.sound)
         runner.sound.library = store.library  // the audio buffer learned per device
         let status = try runner.run()
         if status != 0 { throw ExitCode(status) }

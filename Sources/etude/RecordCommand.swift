@@ -22,15 +22,13 @@ struct RecordCommand: ParsableCommand {
     )
 
     @Option(name: [.short, .customLong("output")], help: "The .mid file to write.") var output: String
-    @Option(help: "Where notes come from: keys, midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, audio, audio:SOURCE (PulseAudio), audio:jack (etude:mic) or audio:alsa:DEVICE (an acoustic piano through a microphone; headphones recommended; `etude calibrate --input audio` sets it up), or a MIDI device or FIFO path.") var input: String = "midi"
+    @Option(help: "Where notes come from: keys, midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, audio, audio:SOURCE (PulseAudio), audio:jack (etude:mic) or audio:alsa:DEVICE (an acoustic piano through a microphone; headphones recommended; `etude calibrate --input audio` sets it up), or a MIDI device or FIFO path.") var input: InputSpec = .alsa(.firstKeyboard)
     @Flag(help: "Click the beat while recording.") var metronome = false
     @Option(help: "Tempo of the metronome and of the file written.") var bpm: Double = 120
     @Option(help: "Stop after this many 4/4 bars at --bpm.") var bars: Int?
-    @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-    @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, jack, sdl2, oss).") var audioDriver: AudioDriver?
+    @OptionGroup var synth: SynthOptions
     @OptionGroup var instrument: InstrumentOptions
     @Option(help: "General MIDI program you hear while playing (0 = piano).") var program: Int = 0
-    @Flag(help: "Show the audio driver chosen and FluidSynth's own log.") var verbose = false
     @Option(help: ArgumentHelp("Your input offset in ms instead of the one `etude calibrate` stored: the notes are written where you meant them.", valueName: "ms"))
     var offset: InputOffsetMilliseconds?
     @OptionGroup var store: StoreOptions
@@ -48,7 +46,7 @@ struct RecordCommand: ParsableCommand {
         recorder.bpm = bpm
         recorder.bars = bars
         recorder.program = program
-        recorder.sound = try instrument.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name, verbose: verbose))
+        recorder.sound = try instrument.applied(to: synth.sound)
         recorder.sound.library = store.library  // the audio buffer learned per device
         recorder.offsetMs = offset?.milliseconds
         recorder.library = store.library

@@ -53,7 +53,7 @@ struct RenderCommand: ParsableCommand {
         job.options.chorus = !noChorus
         job.maxMinutes = maxMinutes
         job.verbose = verbose
-        job.transpose = transpose?.text
+        job.transpose = transpose
         job.protected = store.library.databaseFiles
         Console.out(try job.run())
     }

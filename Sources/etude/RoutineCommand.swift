@@ -185,8 +185,7 @@ struct RoutineCommand: ParsableCommand {
         @Argument(help: "The routine's name.") var name: String
         @Option(help: "Seed for the random picks (same seed, same lessons).") var seed: UInt64?
         @Flag(help: "Only print the schedule; play nothing.") var plan = false
-        @Option(help: "SoundFont (.sf2/.sf3) to use instead of the one found automatically.") var soundfont: String?
-        @Option(help: "Force one audio driver (pipewire, pulseaudio, alsa, …).") var audioDriver: AudioDriver?
+        @OptionGroup var synth: SynthOptions
         @OptionGroup var instrument: InstrumentOptions
         @OptionGroup var playingOptions: PlayingOptions
         @OptionGroup var audioBuffer: AudioBufferOption
@@ -196,7 +195,7 @@ struct RoutineCommand: ParsableCommand {
             let playing = try playingOptions.playing(mode: .watch)
             // --keys/--range/--fit: remembered for the input, where each entry you play finds them.
             try LessonFit.keyboard(keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit, input: playingOptions.input, library: store.library).remember()
-            var sound = try instrument.applied(to: audioBuffer.applied(to: LiveSound(soundfont: soundfont, audioDriver: audioDriver?.name)))
+            var sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
             sound.library = store.library  // the audio buffer learned per device
             let status = try App.runRoutine(name: name, library: store.library, seed: seed, planOnly: plan, sound: sound, playing: playing)
             if status != 0 { throw ExitCode(status) }

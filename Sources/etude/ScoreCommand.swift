@@ -29,7 +29,7 @@ struct ScoreCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let opened = try LessonFit.open(try store.library.lessonPath(lesson), transpose: transpose?.text)
+        let opened = try LessonFit.open(try store.library.lessonPath(lesson), transpose: transpose)
         var range: ClosedRange<Int>?
         if let bars {
             do { range = try PracticePlan.bars(bars, in: opened.lesson) } catch { throw EtudeFailure(error.cliMessage) }  // a score's printed bars

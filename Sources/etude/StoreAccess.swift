@@ -11,6 +11,7 @@ struct StoreOptions: ParsableArguments {
 }
 
 extension StoreOptions {
-    /// The library this command's `--db` names.
-    var library: Library { Library(databaseOverride: db) }
+    /// The library this command's `--db` names: the process's one (its store opened once, by
+    /// whatever needs it first, and passed on from here).
+    var library: Library { Library.process(databaseOverride: db) }
 }

@@ -271,15 +271,33 @@ import TestSupport
         #expect(out.contains("best 90"))
     }
 
+    /// Issue 40 point 6: a damaged database (SQLite's header, then garbage) the user chose with
+    /// `--db` or `ETUDE_DB` is refused in one line and left exactly as it was; at the default
+    /// place, where only Etude put it, it is moved aside with the one line that says so. A file
+    /// that is not SQLite at all, named by --db, is refused too (HostileInputRoundTwoTests).
     @Test func corruptDatabaseIsReportedInOneLineByTheCLI() throws {
         let db = dir.file("etude.sqlite")
-        // A damaged database (SQLite's header, then garbage): moved aside. A file that is not
-        // SQLite at all, named by --db, is refused instead (HostileInputRoundTwoTests).
-        try (Data("SQLite format 3\0".utf8) + Data(repeating: 0x42, count: 5000)).write(to: URL(fileURLWithPath: db))
-        let r = try etude.run(["library", "list", "--db", db])
-        #expect(r.status == 0)
-        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("moved it to") && r.stderr.contains(".corrupt-"))
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        let damaged = Data("SQLite format 3\0".utf8) + Data(repeating: 0x42, count: 5000)
+        try damaged.write(to: URL(fileURLWithPath: db))
+        for (args, extra) in [(["library", "list", "--db", db], [String: String]()), (["stats"], ["ETUDE_DB": db])] {
+            let r = try etude.run(args, extra: extra)
+            #expect(r.status == 1, "\(args) \(extra): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(db) && r.stderr.contains("is damaged"), "\(r.stderr)")
+            #expect(!r.stderr.contains("moved it to"), "\(r.stderr)")
+            #expect(FileManager.default.contents(atPath: db) == damaged, "a chosen database is left exactly as it was")
+            let aside = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".corrupt-") }
+            #expect(aside.isEmpty, "\(aside)")
+        }
+        // The default place ($XDG_DATA_HOME/etude/etude.sqlite): a database Etude made and lost.
+        var user = etude
+        user.environment["ETUDE_DB"] = nil
+        let folder = user.home.file("data/etude")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try damaged.write(to: URL(fileURLWithPath: folder + "/etude.sqlite"))
+        let r = try user.run(["library", "list"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("moved it to") && r.stderr.contains(".corrupt-"), "\(r.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
         #expect(names.contains { $0.hasPrefix("etude.sqlite.corrupt-") })
     }
 }

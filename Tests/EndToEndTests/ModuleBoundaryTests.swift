@@ -46,4 +46,101 @@ import TestSupport
         let drawing = all.filter { $0.module == "Practice" && ["Screen", "Terminal"].contains($0.imported) }
         #expect(drawing.isEmpty, "Practice must not draw or read the terminal: \(drawing)")
     }
+
+    /// Every line of every Swift file under `folder` (Sources or Tests), with its path from the
+    /// repository's root, its module (the first folder below) and its number.
+    static func lines(under folder: String) throws -> [(file: String, module: String, line: Int, text: String)] {
+        let root = Repo.root.appendingPathComponent(folder)
+        var found: [(file: String, module: String, line: Int, text: String)] = []
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            let relative = String(url.path.dropFirst(root.path.count + 1))
+            guard let module = relative.split(separator: "/").first.map(String.init) else { continue }
+            let text = try String(contentsOf: url, encoding: .utf8)
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                found.append((folder + "/" + relative, module, n + 1, String(line)))
+            }
+        }
+        return found
+    }
+
+    /// `--input` is typed: parsed from text once, by MIDIInput's own reader, and never again
+    /// (the option's type, `InputSpec: ExpressibleByArgument`, calls it from inside MIDIInput).
+    @Test func inputIsParsedFromTextOnlyInMIDIInput() throws {
+        let sources = try Self.lines(under: "Sources")
+        #expect(sources.contains { $0.module == "MIDIInput" && $0.text.contains("InputSpec(") }, "the scan sees MIDIInput's own parser")
+        let parsed = sources.filter { $0.module != "MIDIInput" && $0.text.contains("InputSpec(") }
+        #expect(parsed.isEmpty, "only MIDIInput reads an input from text: \(parsed.map { "\($0.file):\($0.line)" })")
+        // Tests outside MIDIInput's and JACK's own build typed specs too.
+        let tests = try Self.lines(under: "Tests").filter {
+            !["MIDIInputTests", "JackTests"].contains($0.module) && !$0.file.hasSuffix("ModuleBoundaryTests.swift") && $0.text.contains("InputSpec(")
+        }
+        #expect(tests.isEmpty, "tests name inputs by their cases: \(tests.map { "\($0.file):\($0.line)" })")
+    }
+
+    /// What an input can do is asked of the source (`capabilities`, `deviceID`), never found by
+    /// its type: no downcast of an input source outside MIDIInput.
+    @Test func noInputSourceIsDowncastOutsideMIDIInput() throws {
+        let pattern = try Regex(#"(\bas[?!]?|\bis)\s+(JackInput|AudioInput|ALSAInput|ByteStreamInput)\b"#)
+        let sources = try Self.lines(under: "Sources")
+        let casts = try sources.filter { try $0.module != "MIDIInput" && pattern.firstMatch(in: $0.text) != nil }
+        #expect(casts.isEmpty, "ask the source's capabilities instead: \(casts.map { "\($0.file):\($0.line): \($0.text)" })")
+        #expect(sources.contains { $0.module == "Practice" && $0.text.contains("capabilities.contains(.listens)") }, "the hookup asks the source")
+    }
+
+    /// The live synth's options are one group (`SynthOptions`): `--audio-driver` is declared
+    /// once, and no command builds a `LiveSound` from its own copies of them.
+    @Test func theSynthOptionsAreOneGroup() throws {
+        let etude = try Self.lines(under: "Sources").filter { $0.module == "etude" }
+        let drivers = etude.filter { $0.text.contains("var audioDriver") }
+        #expect(drivers.count == 1, "one --audio-driver: \(drivers.map { "\($0.file):\($0.line)" })")
+        #expect(drivers.allSatisfy { $0.file.hasSuffix("PracticeOptions.swift") })
+        let built = etude.filter { $0.text.contains("LiveSound(soundfont:") }
+        #expect(built.count == 1 && built.allSatisfy { $0.text.contains("var sound: LiveSound") },
+                "build the synth through SynthOptions.sound: \(built.map { "\($0.file):\($0.line)" })")
+    }
+
+    /// The plan's rules across options live in Lesson (`PlanRequest`), not in the executable,
+    /// and a typed transposition is never turned back into text to be parsed again.
+    @Test func thePlanRulesAndTranspositionsStayTyped() throws {
+        let sources = try Self.lines(under: "Sources")
+        let rule = sources.filter { $0.text.contains("--tempo and --bpm both given") }
+        #expect(rule.map(\.module) == ["Lesson"], "the rule is Lesson's: \(rule.map { "\($0.file):\($0.line)" })")
+        let reparsed = sources.filter { $0.module == "etude" && ($0.text.contains("transpose?.text") || $0.text.contains("Request.parse(")) }
+            + sources.filter { $0.text.contains("LessonFit.open(") && $0.text.contains(".text") }
+        #expect(reparsed.isEmpty, "pass the Transposition.Request itself: \(reparsed.map { "\($0.file):\($0.line)" })")
+    }
+
+    /// One Store per process (issue 36 step 2, issue 40 point 6): only the library opens the
+    /// database (lazily, once, saying its notices), every open says whether the user chose the
+    /// file, and nothing opens it with its notices dropped by `try?`.
+    @Test func theStoreIsOpenedInOnePlace() throws {
+        let sources = try Self.lines(under: "Sources").filter { $0.module != "Store" }
+        let opens = sources.filter { $0.text.contains("Store.open(") }
+        #expect(opens.contains { $0.file == "Sources/Trainer/Library.swift" }, "the scan sees the library's open")
+        let elsewhere = opens.filter { !["Sources/Trainer/Library.swift", "Sources/Trainer/LessonCompletion.swift"].contains($0.file) }
+        #expect(elsewhere.isEmpty, "ask the command's Library for its store: \(elsewhere.map { "\($0.file):\($0.line)" })")
+        let unchosen = opens.filter { !$0.text.contains("chosen:") }
+        #expect(unchosen.isEmpty, "say whether the user chose the database: \(unchosen.map { "\($0.file):\($0.line)" })")
+        let dropped = sources.filter { $0.text.contains("try? Store.open(") && !$0.text.contains("chosen: true") || $0.text.contains("try? library.openStore()")
+            || $0.text.contains("try? $0.openStore()") }
+        #expect(dropped.isEmpty, "use Library.storeIfAvailable (its notices are said as it opens): \(dropped.map { "\($0.file):\($0.line)" })")
+    }
+
+    /// A practice is set up in one place (issue 36 step 3): the lesson fitted to the keyboard
+    /// and the plan validated once, in `PracticeSetup`; the commands, the browser's Enter,
+    /// resume and routines ask it instead of writing the steps out each a little differently.
+    @Test func aPracticeIsSetUpInOnePlace() throws {
+        let sources = try Self.lines(under: "Sources")
+        let fitting = sources.filter { $0.text.contains("LessonFit.apply(") || $0.text.contains("LessonFit.keyboard(") }
+        #expect(fitting.allSatisfy { $0.file == "Sources/Trainer/PracticeSetup.swift" || $0.text.contains("remember()") || $0.file.hasSuffix("PerformanceJudge.swift") },
+                "fit the keyboard through PracticeSetup: \(fitting.map { "\($0.file):\($0.line)" })")
+        for caller in ["Sources/etude/PracticeScreenCommand.swift", "Sources/etude/LoopCommand.swift", "Sources/Trainer/App.swift",
+                       "Sources/Trainer/Routines/RoutineRunner.swift"] {
+            let lines = sources.filter { $0.file == caller }
+            #expect(lines.contains { $0.text.contains("PracticeSetup.make(") }, "\(caller) sets a practice up through PracticeSetup")
+            let own = lines.filter { $0.text.contains("LessonFit.open(") || $0.text.contains(".validate(for: opened") }
+            #expect(own.isEmpty, "\(caller) opens or validates on its own: \(own.map { "\($0.file):\($0.line)" })")
+        }
+    }
 }

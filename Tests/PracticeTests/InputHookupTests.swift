@@ -31,7 +31,7 @@ struct InputHookupTests {
         #expect(mkfifo(path, 0o600) == 0)
         let output = RecordingOutput()
         let box = PlayedBox()
-        let hookup = try InputHookup(spec: InputSpec(path), output: output, program: 4,
+        let hookup = try InputHookup(spec: .byteStream(path: path), output: output, program: 4,
                                      onNote: { box.add($0) }, onStatus: { box.status($0) })
         #expect(!hookup.usesComputerKeyboard)
         #expect(hookup.notice == nil)
@@ -71,7 +71,7 @@ struct InputHookupTests {
             #expect(write(fd, bytes, bytes.count) == bytes.count)
             defer { close(fd) }
             let box = PlayedBox()
-            let hookup = try InputHookup(spec: InputSpec(path), output: RecordingOutput(), onNote: { box.add($0) },
+            let hookup = try InputHookup(spec: .byteStream(path: path), output: RecordingOutput(), onNote: { box.add($0) },
                                          onStatus: { box.status($0) })
             #expect(box.wait { box.events.count == 24 })
             hookup.stop()
@@ -83,7 +83,7 @@ struct InputHookupTests {
     @Test func computerKeyboardNotesAreOnsetsWithFixedLengthReleases() throws {
         let output = RecordingOutput()
         let box = PlayedBox()
-        let hookup = try InputHookup(spec: InputSpec("keys"), output: output, noteLength: 0.4, onNote: { box.add($0) })
+        let hookup = try InputHookup(spec: .computerKeyboard, output: output, noteLength: 0.4, onNote: { box.add($0) })
         #expect(hookup.usesComputerKeyboard)
         #expect(hookup.press("a", at: 10))
         #expect(hookup.press("e", at: 10.1))
@@ -98,7 +98,7 @@ struct InputHookupTests {
 
     @Test func missingInputFileIsAOneLineError() {
         #expect(throws: InputError.self) {
-            try InputHookup(spec: InputSpec("/nonexistent/midi-in"), output: nil, onNote: { _ in })
+            try InputHookup(spec: .byteStream(path: "/nonexistent/midi-in"), output: nil, onNote: { _ in })
         }
     }
 }

@@ -41,7 +41,7 @@ struct InputHookupThreadTests {
             let box = PlayedBox()
             let gestures = Count()
             let pedals = Count()
-            let hookup = try InputHookup(spec: InputSpec(path), output: output, onNote: { box.add($0) })
+            let hookup = try InputHookup(spec: .byteStream(path: path), output: output, onNote: { box.add($0) })
             hookup.gestures([21]) { _ in gestures.add() }
             hookup.onPedal = { _, _ in pedals.add() }
             let rounds = 150
@@ -82,7 +82,7 @@ struct InputHookupThreadTests {
         try Self.withFIFO { path, fd in
             let output = RecordingOutput()
             let box = PlayedBox()
-            let hookup = try InputHookup(spec: InputSpec(path), output: output, onNote: { box.add($0) })
+            let hookup = try InputHookup(spec: .byteStream(path: path), output: output, onNote: { box.add($0) })
             let bytes: [UInt8] = [0x90, 100, 70, 0x90, 30, 70, 0x90, 64, 70, 0x90, 63, 70, 0x90, 127, 70, 0x90, 0, 70, 0x80, 64, 0]
             #expect(write(fd, bytes, bytes.count) == bytes.count)
             #expect(box.wait { box.events.count == 7 })
@@ -100,7 +100,7 @@ struct InputHookupThreadTests {
     @Test func aStreamThatIsNotMIDIEndsWithItsReason() throws {
         try Self.withFIFO { path, fd in
             let box = PlayedBox()
-            let hookup = try InputHookup(spec: InputSpec(path), output: RecordingOutput(), onNote: { box.add($0) },
+            let hookup = try InputHookup(spec: .byteStream(path: path), output: RecordingOutput(), onNote: { box.add($0) },
                                          onStatus: { box.status($0) })
             let zeros = [UInt8](repeating: 0, count: ByteStreamInput.maxBytesWithoutStatus + 16)
             #expect(write(fd, zeros, zeros.count) == zeros.count)
@@ -114,7 +114,7 @@ struct InputHookupThreadTests {
     /// The computer keyboard's octave, changed by `press` on the front end's thread, is what
     /// `computerKeys(for:)` and the help lines name, read from another thread.
     @Test func theComputerKeyboardsOctaveIsReadFromAnyThread() throws {
-        let hookup = try InputHookup(spec: InputSpec("keys"), output: RecordingOutput(), onNote: { _ in })
+        let hookup = try InputHookup(spec: .computerKeyboard, output: RecordingOutput(), onNote: { _ in })
         #expect(hookup.computerKeys(for: 64) == "d")
         #expect(hookup.press("z", at: 1))
         final class Seen: @unchecked Sendable { var keys = ""; var help: [String] = [] }  // written, then read after `wait`

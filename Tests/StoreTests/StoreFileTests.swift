@@ -121,6 +121,31 @@ import TestSupport
         #expect(try s.integrityCheck() == "ok")
     }
 
+    /// Issue 40 point 6: a damaged database the user chose (`--db`, `ETUDE_DB`) is refused in
+    /// one line naming it, never moved aside; only the default place's is.
+    @Test func aChosenDamagedDatabaseIsRefusedNeverMovedAside() throws {
+        let dir = try TempDir()
+        let path = dir.file("mine.sqlite")
+        do {
+            let s = try Store.open(path: path, chosen: true)
+            for i in 0..<200 { try s.register(LessonInfo(id: "id\(i)", title: String(repeating: "t", count: 200))) }
+            try s.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            try (s.writer as? DatabasePool)?.close()
+        }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for i in 4096..<bytes.count { bytes[i] = UInt8(truncatingIfNeeded: i &* 131) }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try Store.open(path: path, chosen: true)
+            Issue.record("a damaged chosen database was opened")
+        } catch let error as StoreError {
+            #expect(error.message.contains(path) && error.message.contains("is damaged") && !error.message.contains("\n"), "\(error.message)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "left exactly as it was")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(!names.contains { $0.contains(".corrupt-") }, "\(names)")
+    }
+
     @Test func readOnlyLocationGivesAClearError() throws {
         let path: String
         var cleanup: (() -> Void)?

@@ -28,7 +28,7 @@ import TestSupport
             dir = try TempDir("etude-calibrate")
             path = dir.file("taps.fifo")
             guard mkfifo(path, 0o600) == 0 else { throw EtudeFailure("mkfifo \(path) failed") }
-            hookup = try InputHookup(spec: InputSpec(path), output: nil, clock: clock,
+            hookup = try InputHookup(spec: .byteStream(path: path), output: nil, clock: clock,
                                      onNote: { e in if e.isOn && e.velocity > 0 { run.tap(at: e.time) } })
             fd = open(path, O_WRONLY | O_CLOEXEC)
         }
@@ -169,13 +169,13 @@ import TestSupport
         let clock = VirtualClock()
         let run = CalibrationRun(clock: clock, output: nil)
         let fifo = try FifoTaps(clock: clock, run: run)
-        let fifoDevice = InputDevice.name(spec: InputSpec(fifo.path), sourceName: fifo.hookup.sourceName)
+        let fifoDevice = fifo.hookup.deviceID
         #expect(fifoDevice == URL(fileURLWithPath: fifo.path).standardizedFileURL.path)
-        #expect(InputDevice.name(spec: .computerKeyboard, sourceName: nil) == "keys")
+        let keys = try InputHookup(spec: .computerKeyboard, output: nil, onNote: { _ in })
+        #expect(keys.deviceID == "keys" && InputSpec.computerKeyboard.deviceID == "keys")
+        keys.stop()
         // A MIDI port is stored by its name, not its address (which changes when replugged).
-        #expect(InputDevice.name(spec: .alsa(.firstKeyboard), sourceName: "Digital Piano MIDI 1 (24:0)") == "midi:Digital Piano MIDI 1")
-        // Asked for MIDI but fell back to the computer keyboard: that is the device.
-        #expect(InputDevice.name(spec: .alsa(.firstKeyboard), sourceName: nil) == "keys")
+        #expect(InputDeviceID.alsa("Digital Piano MIDI 1 (24:0)") == "midi:Digital Piano MIDI 1")
 
         try Calibrator.store(Self.trusted(30), device: fifoDevice, library: library)
         try Calibrator.store(Self.trusted(-12), device: "keys", library: library)
@@ -183,21 +183,21 @@ import TestSupport
         #expect(shown.contains("the computer keyboard") && shown.contains("offset -12 ms, spread 0 ms"), "\(shown)")
         #expect(shown.contains(fifoDevice) && shown.contains("offset 30 ms, spread 0 ms"), "\(shown)")
 
-        let onFifo = InputTiming.lookUp(input: fifo.path, hookup: fifo.hookup, override: nil, library: library)
+        let onFifo = InputTiming.lookUp(hookup: fifo.hookup, override: nil, library: library)
         #expect(onFifo.offsetMs == 30 && onFifo.source == .calibrated && onFifo.hint == nil)
-        let onKeys = InputTiming.lookUp(input: "keys", hookup: nil, override: nil, library: library)
+        let onKeys = InputTiming.lookUp(hookup: nil, override: nil, library: library)
         #expect(onKeys.offsetMs == -12 && onKeys.source == .calibrated)
-        let overridden = InputTiming.lookUp(input: "keys", hookup: nil, override: 5, library: library)
+        let overridden = InputTiming.lookUp(hookup: nil, override: 5, library: library)
         #expect(overridden.offsetMs == 5 && overridden.source == .override)
 
         // --reset names the input as --input does (a relative path is taken from here) or as --show prints it.
-        #expect(InputDevice.name(input: "notes.fifo") == FileManager.default.currentDirectoryPath + "/notes.fifo")
-        #expect(InputDevice.name(input: "keys") == "keys")
-        #expect(try Calibrator.reset(fifo.path, library: library) == "cleared the offset of \(fifoDevice) (was 30 ms)\n")
-        #expect(InputTiming.lookUp(input: fifo.path, hookup: fifo.hookup, override: nil, library: library).source == .none)
-        #expect(try Calibrator.reset("the computer keyboard", library: library) == "cleared the offset of the computer keyboard (was -12 ms)\n")
+        #expect(InputDeviceID.named("notes.fifo") == FileManager.default.currentDirectoryPath + "/notes.fifo")
+        #expect(InputDeviceID.named("keys") == "keys")
+        #expect(try Calibrator.reset(fifo.path, input: .computerKeyboard, library: library) == "cleared the offset of \(fifoDevice) (was 30 ms)\n")
+        #expect(InputTiming.lookUp(hookup: fifo.hookup, override: nil, library: library).source == .none)
+        #expect(try Calibrator.reset("the computer keyboard", input: .computerKeyboard, library: library) == "cleared the offset of the computer keyboard (was -12 ms)\n")
         // Nothing left to clear is the state asked for, said so.
-        #expect(try Calibrator.reset("keys", library: library) == "nothing to clear: no input is calibrated yet\n")
+        #expect(try Calibrator.reset("keys", input: .computerKeyboard, library: library) == "nothing to clear: no input is calibrated yet\n")
         #expect(try Calibrator.show(library: library).hasPrefix("No input calibrated yet"))
     }
 
@@ -267,9 +267,9 @@ import TestSupport
         let run = CalibrationRun(clock: clock, output: nil, start: 11)
         let fifo = try FifoTaps(clock: clock, run: run)
         _ = Self.perform(run, clock: clock, fifo: fifo) { _ in 0.030 }
-        let device = InputDevice.name(spec: InputSpec(fifo.path), sourceName: fifo.hookup.sourceName)
+        let device = fifo.hookup.deviceID
         try Calibrator.store(run.result(), device: device, library: library)
-        let timing = InputTiming.lookUp(input: fifo.path, hookup: fifo.hookup, override: nil, library: library)
+        let timing = InputTiming.lookUp(hookup: fifo.hookup, override: nil, library: library)
         #expect(timing.offsetMs == 30)
 
         let (s, sessionClock, _) = try session(timing)
@@ -325,7 +325,7 @@ import TestSupport
         #expect(hint == "hits 62 ms late on average, steadily: `etude calibrate` measures your offset once")
 
         let library = try Self.library()
-        let first = InputTiming.lookUp(input: "keys", hookup: nil, override: nil, library: library)
+        let first = InputTiming.lookUp(hookup: nil, override: nil, library: library)
         #expect(first.hint != nil)
         // Two passes 62 ms late: told in the first pass's results panel, not in the second's.
         let (s, clock, told) = try session(first, passes: 2)
@@ -348,7 +348,7 @@ import TestSupport
         #expect(told.value == 1)
 
         // The next session: remembered in the library, not shown again.
-        let second = InputTiming.lookUp(input: "keys", hookup: nil, override: nil, library: library)
+        let second = InputTiming.lookUp(hookup: nil, override: nil, library: library)
         #expect(second.hint == nil)
         let (s2, clock2, _) = try session(second)
         _ = try playLate(s2, clock2, by: 0.062)
@@ -361,14 +361,13 @@ import TestSupport
         // A learner who calibrated (any input) is never told; nor is one playing on time.
         let calibrated = try Self.library()
         try Calibrator.store(Self.trusted(62), device: "keys", library: calibrated)
-        #expect(InputTiming.lookUp(input: "keys", hookup: nil, override: nil, library: calibrated).hint == nil)
-        #expect(InputTiming.lookUp(input: "/dev/midi9", hookup: nil, override: nil, library: calibrated).hint == nil)
+        #expect(InputTiming.lookUp(hookup: nil, override: nil, library: calibrated).hint == nil)
         let onTime = try Self.library()
-        let fresh = InputTiming.lookUp(input: "keys", hookup: nil, override: nil, library: onTime)
+        let fresh = InputTiming.lookUp(hookup: nil, override: nil, library: onTime)
         let (s3, clock3, told3) = try session(fresh)
         _ = try playLate(s3, clock3, by: 0.010)
         #expect(told3.value == 0)
-        #expect(InputTiming.lookUp(input: "keys", hookup: nil, override: nil, library: onTime).hint != nil, "still to be told")
+        #expect(InputTiming.lookUp(hookup: nil, override: nil, library: onTime).hint != nil, "still to be told")
     }
 }
 

@@ -4,6 +4,7 @@ import TestSupport
 import Store
 import Practice
 import Lesson
+import MIDIInput
 @testable import Trainer
 
 /// What the library remembers for fitting a piece: a lesson's transposition (and a loop saved
@@ -36,17 +37,17 @@ import Lesson
     @Test func givenKeysAreRememberedForTheInputAndEightyEightForgetsThem() throws {
         let dir = try TempDir("fit")
         let library = Library(databaseOverride: dir.file("e.sqlite"))
-        var k = try LessonFit.keyboard(keys: try KeyboardKeysArgument(parsing: "61"), range: nil, fit: nil, input: "keys", library: library)
+        var k = try LessonFit.keyboard(keys: try KeyboardKeysArgument(parsing: "61"), range: nil, fit: nil, input: .computerKeyboard, library: library)
         #expect(k.keyboard?.range == 36...96)
         k.remember()
-        k = try LessonFit.keyboard(keys: nil, range: nil, fit: nil, input: "keys", library: library)
+        k = try LessonFit.keyboard(keys: nil, range: nil, fit: nil, input: .computerKeyboard, library: library)
         #expect(k.keyboard?.size == 61 && !k.fitOctave)
-        #expect(try LessonFit.keyboard(keys: nil, range: nil, fit: nil, input: dir.file("other.fifo"), library: library).keyboard == nil,
+        #expect(try LessonFit.keyboard(keys: nil, range: nil, fit: nil, input: .byteStream(path: dir.file("other.fifo")), library: library).keyboard == nil,
                 "another input has its own")
-        try LessonFit.keyboard(keys: try KeyboardKeysArgument(parsing: "88"), range: nil, fit: nil, input: "keys", library: library).remember()
-        #expect(try LessonFit.keyboard(keys: nil, range: nil, fit: nil, input: "keys", library: library).keyboard == nil)
-        #expect(throws: EtudeFailure.self) { try LessonFit.keyboard(keys: try KeyboardKeysArgument(parsing: "61"), range: try KeyboardRangeArgument(parsing: "C2-C7"), fit: nil, input: "keys", library: library) }
-        #expect(throws: EtudeFailure.self) { try LessonFit.keyboard(keys: nil, range: nil, fit: .octave, input: "keys", library: library) }
+        try LessonFit.keyboard(keys: try KeyboardKeysArgument(parsing: "88"), range: nil, fit: nil, input: .computerKeyboard, library: library).remember()
+        #expect(try LessonFit.keyboard(keys: nil, range: nil, fit: nil, input: .computerKeyboard, library: library).keyboard == nil)
+        #expect(throws: EtudeFailure.self) { try LessonFit.keyboard(keys: try KeyboardKeysArgument(parsing: "61"), range: try KeyboardRangeArgument(parsing: "C2-C7"), fit: nil, input: .computerKeyboard, library: library) }
+        #expect(throws: EtudeFailure.self) { try LessonFit.keyboard(keys: nil, range: nil, fit: .octave, input: .computerKeyboard, library: library) }
         #expect(throws: PlanError.self) { try OctaveFit(parsing: "sideways") }
     }
 }

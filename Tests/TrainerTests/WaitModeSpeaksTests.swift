@@ -25,7 +25,7 @@ struct WaitModeSpeaksTests {
         let s = try SessionHarness(lesson: opened.lesson, plan: PracticePlan(hands: hands, repeatMode: .times(1)), clock: clock,
                                    output: output, settings: .init(mode: .wait, computerKeyboard: true))
         let box = LockedBox<PracticeSession?>(s.session)
-        let hookup = try InputHookup(spec: InputSpec("keys"), output: output, clock: clock, onNote: { e in
+        let hookup = try InputHookup(spec: .computerKeyboard, output: output, clock: clock, onNote: { e in
             box.value?.learnerPlayed(LearnerNote(pitch: e.pitch, velocity: e.velocity, isOn: e.isOn, time: e.time))
         })
         s.controller.onPianoKey = { key, time in hookup.press(key, at: time) }

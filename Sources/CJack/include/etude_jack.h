@@ -14,8 +14,12 @@
 extern "C" {
 #endif
 
-/// One MIDI event crossing a ring: up to three bytes, its frame and (played events) the JACK
-/// time in microseconds. `dest` (app → callback): 1 the synth, 2 midi_out, 3 both.
+/// One MIDI event crossing a ring: up to three bytes, its frame and a JACK time in microseconds.
+/// Played events (callback → app) carry the time of the frame they arrived at. Lesson events
+/// (app → callback) carry the time they are due (0: at once): the callback plays each at the
+/// frame of that time — on midi_out to the frame, on the synth from the start of the 64-frame
+/// block the frame falls in — and holds one due in a later cycle until then. `dest` (app →
+/// callback): 1 the synth, 2 midi_out, 3 both.
 typedef struct {
     uint64_t usecs;
     uint32_t frame;
@@ -45,6 +49,28 @@ int etude_jack_alive(etude_jack *j);
 uint32_t etude_jack_cycles(etude_jack *j);
 uint32_t etude_jack_xruns(etude_jack *j);
 uint32_t etude_jack_dropped(etude_jack *j);
+/// More than `events` on midi_in within a quarter second (a keyboard sends at most a few
+/// hundred) is a flood: from then the callback neither reports nor echoes midi_in (the echo
+/// channel's notes are ended once) until a whole second passes at a keyboard's rate. 0 = no limit.
+void etude_jack_set_flood_limit(etude_jack *j, uint32_t events);
+/// 1 while a flood is being ignored; floods started so far; events ignored in them.
+int etude_jack_flooding(etude_jack *j);
+uint32_t etude_jack_floods(etude_jack *j);
+uint32_t etude_jack_flood_events(etude_jack *j);
+/// Ports registered or unregistered on the server since the client opened (a counter that
+/// changes when an instrument's port comes or goes).
+uint32_t etude_jack_registrations(etude_jack *j);
+/// 1 when a port of that full name exists now.
+int etude_jack_port_exists(etude_jack *j, const char *name);
+/// The ports connected to midi_in, one a line, into `buf`; returns how many.
+int etude_jack_connections(etude_jack *j, char *buf, size_t cap);
+/// Stamped lesson events that reached the callback after their frame had passed (played at once).
+uint32_t etude_jack_late(etude_jack *j);
+/// Times the lesson's time → frame mapping moved to the server's (they drifted over 5 ms apart).
+uint32_t etude_jack_reanchors(etude_jack *j);
+/// The longest process callback so far in microseconds (its own work: rendering, MIDI, the
+/// rings); `reset` = 1 starts a new maximum.
+uint32_t etude_jack_worst_usecs(etude_jack *j, int reset);
 /// Frames between etude:left and the speakers (the largest playback latency reported).
 uint32_t etude_jack_output_latency(etude_jack *j);
 /// The JACK clock in microseconds (the one played events carry).
@@ -99,9 +125,18 @@ int etude_jack_meter_send(etude_jack_meter *m, const unsigned char *bytes, int l
 /// The next MIDI message the ear's `midi` port received (bytes[0..<3]); returns its length, 0
 /// when there is none.
 int etude_jack_meter_take_midi(etude_jack_meter *m, unsigned char *bytes);
+/// The same, with the absolute JACK frame it arrived at in `frame` (when not NULL).
+int etude_jack_meter_take_midi_at(etude_jack_meter *m, unsigned char *bytes, uint32_t *frame);
+/// Onsets on the ear's audio port: the first sample above `threshold` after at least
+/// `quiet_frames` frames at or below it is kept (its absolute frame); threshold 0 stops it.
+void etude_jack_meter_onsets(etude_jack_meter *m, float threshold, uint32_t quiet_frames);
+/// The next onset's absolute frame; returns 0 when there is none.
+int etude_jack_meter_take_onset(etude_jack_meter *m, uint32_t *frame);
 /// The robot pianist: every note-on/off on `channel` (0–15) the ear's `midi` port receives is
 /// played by the key (channel 1, velocity 80) in its next cycle; -1 stops it.
 void etude_jack_meter_robot(etude_jack_meter *m, int channel);
+/// The key's next cycle sleeps `usecs` (a stalled client: the server misses its deadline).
+void etude_jack_meter_stall(etude_jack_meter *m, int usecs);
 unsigned etude_jack_meter_rate(etude_jack_meter *m);
 unsigned etude_jack_meter_period(etude_jack_meter *m);
 void etude_jack_meter_close(etude_jack_meter *m);

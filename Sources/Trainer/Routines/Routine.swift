@@ -41,8 +41,8 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
     public var mode: PracticeMode?
     public var length: Length
     public var pauseSeconds: Int
-    /// `transpose=+2`, `transpose=D`: the lesson moved for this entry (`--transpose`), as typed.
-    public var transpose: String?
+    /// `transpose=+2`, `transpose=D`: the lesson moved for this entry (`--transpose`), stored as its text.
+    public var transpose: Transposition.Request?
     /// `follow=on`: Etude's part keeps the learner's tempo (`--follow`; play and memory mode).
     public var follow: Bool?
     /// What was wrong with this entry as stored (a routine saved before entries were checked):
@@ -79,7 +79,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
                       bars: f.bars.flatMap(RoutineEntry.parseBars), mode: f.mode.flatMap { try? PracticeMode(parsing: $0) },
                       length: minutes.map { .minutes($0) } ?? .repetitions(min(max(1, f.repetitions ?? 1), RoutineEntry.maxRepetitions)),
                       pauseSeconds: min(max(0, f.pause ?? 0), RoutineEntry.maxPause))
-            transpose = f.transpose.flatMap { try? Transposition.Request.parse($0).text }
+            transpose = f.transpose.flatMap { try? Transposition.Request.parse($0) }
             follow = f.follow.flatMap(RoutineEntry.parseSwitch)
             storedProblem = error.message
         }
@@ -106,7 +106,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
         case .repetitions(let n): try c.encode(n, forKey: .repetitions)
         }
         if pauseSeconds != 0 { try c.encode(pauseSeconds, forKey: .pause) }
-        try c.encodeIfPresent(transpose, forKey: .transpose)
+        try c.encodeIfPresent(transpose?.text, forKey: .transpose)
         try c.encodeIfPresent(follow.map { $0 ? "on" : "off" }, forKey: .follow)
     }
 
@@ -257,7 +257,7 @@ extension RoutineEntry {
         public init(_ entry: RoutineEntry) {
             self.init(source: entry.source, hand: entry.hand?.rawValue, tempo: entry.tempoPercent,
                       bars: entry.bars.map { "\($0.lowerBound)-\($0.upperBound)" }, mode: entry.mode?.rawValue, pause: entry.pauseSeconds,
-                      transpose: entry.transpose, follow: entry.follow.map { $0 ? "on" : "off" })
+                      transpose: entry.transpose?.text, follow: entry.follow.map { $0 ? "on" : "off" })
             switch entry.length {
             case .minutes(let m): minutes = m
             case .repetitions(let n): repetitions = n
@@ -346,7 +346,7 @@ extension RoutineEntry {
         guard pause >= 0 else { throw RoutineError("pause is a whole number of seconds, 0 or more, not \(pause)") }
         guard pause <= maxPause else { throw RoutineError("pause must be at most \(maxPause) seconds (an hour), not \(pause)") }
         var entry = RoutineEntry(source: f.source, hand: hand, tempoPercent: f.tempo, bars: bars, mode: mode, length: length, pauseSeconds: pause)
-        entry.transpose = try f.transpose.map { t throws(RoutineError) in try check { () throws(PlanError) in try Transposition.Request.parse(t).text } }
+        entry.transpose = try f.transpose.map { t throws(RoutineError) in try check { () throws(PlanError) in try Transposition.Request.parse(t) } }
         if let text = f.follow {
             guard let on = parseSwitch(text) else { throw RoutineError("follow must be on or off, not \(shown(text))") }
             if on && !(mode?.follows ?? false) {

@@ -27,7 +27,7 @@ public struct RoutinePlan: Equatable, Sendable {
         /// the whole lesson) at this tempo.
         public var plannedSeconds: Double
         /// The entry's `transpose=` (else the lesson's remembered transposition).
-        public var transpose: String? = nil
+        public var transpose: Transposition.Request? = nil
         /// The speed trainer for a played step (`etude today`'s weakest section); nil: the tempo.
         public var speedTrainer: PracticePlan.SpeedTrainer? = nil
         /// The entry's `follow=on`: Etude's part keeps the learner's tempo.

@@ -3,6 +3,7 @@ import Foundation
 import Judge
 import Lesson
 import MIDIFile
+import MIDIInput
 import Practice
 import Screen
 import Store
@@ -100,7 +101,7 @@ public struct RoutineRunner {
         if run.screenAvailable, let instrument { live.onNotice = { instrument.status($0) } }
         if let instrument, let gestures = sound.gestures { gestures.route(instrument.hookup, to: nil) }
         if let instrument {
-            run.display.echo = EchoChoice.apply(to: instrument.hookup, input: playing.input, explicit: sound.echo, library: playing.library)
+            run.display.echo = EchoChoice.apply(to: instrument.hookup, explicit: sound.echo, library: playing.library)
         }
         defer {
             lights?.clear()
@@ -153,19 +154,36 @@ private final class Run {
             line("Skipping \(title): its file is missing (`etude library rescan`)", final: true)
             return
         }
-        let opened: OpenedLesson
+        let mode = step.mode ?? .watch
+        let played = mode.judges && instrument != nil
+        let setup: PracticeSetup
         do {
-            // The entry's key, else the one the learner chose for the lesson (not changed here).
-            opened = try step.transpose.map { try LessonFit.open(path, transpose: $0) } ?? LessonFit.open(path, transpose: nil, library: runner.playing.library)
+            // The entry's key, else the one the learner chose for the lesson (not changed here);
+            // a played entry on the learner's keyboard (notes off it are played for them).
+            var request = PracticeSetup.Request(path: path, key: step.transpose.map { .fixed($0) } ?? .asked(nil),
+                                                keyboard: played ? .init(input: runner.playing.input) : nil,
+                                                library: runner.playing.library, history: false) { _ in
+                var plan = RoutineRunner.practicePlan(hand: step.hand, tempoPercent: step.tempoPercent, bars: step.bars, length: step.length)
+                if played {
+                    // Real time from the first note: one bar of clicks to come in on (wait mode waits anyway).
+                    if mode != .wait { plan.countIn = true }
+                    if let trainer = step.speedTrainer {
+                        plan.tempo = .percent(100)
+                        plan.speedTrainer = trainer
+                    }
+                }
+                return plan
+            }
+            request.words = RoutineEntry.words
+            setup = try PracticeSetup.make(request)
         } catch {
             line("Skipping \(title): \(safe((error as? EtudeFailure)?.message ?? "\(error)"))", final: true)
             return
         }
-        let mode = step.mode ?? .watch
-        if mode.judges, let instrument {
-            played(step, opened, mode: mode, instrument: instrument, title: title, counter: counter)
+        if played, let instrument {
+            self.played(step, setup, mode: mode, instrument: instrument, title: title, counter: counter)
         } else {
-            watched(step, opened, title: title, counter: counter)
+            watched(step, setup, title: title, counter: counter)
         }
     }
 
@@ -222,8 +240,8 @@ private final class Run {
     }
 
     /// Watching: the lesson plays with the other hand along, on the one-line status.
-    private func watched(_ step: RoutinePlan.Step, _ opened: OpenedLesson, title: String, counter: String) {
-        let practice = RoutineRunner.practicePlan(hand: step.hand, tempoPercent: step.tempoPercent, bars: step.bars, length: step.length)
+    private func watched(_ step: RoutinePlan.Step, _ setup: PracticeSetup, title: String, counter: String) {
+        let (opened, practice) = (setup.opened, setup.plan)
         let clock = MonotonicClock()
         let transport: Transport
         do {
@@ -268,7 +286,7 @@ private final class Run {
 
     /// Practising: the learner plays, the coach judges; on the screen, or on the one-line
     /// status with a MIDI input when there is no terminal.
-    private func played(_ step: RoutinePlan.Step, _ opened: OpenedLesson, mode: PracticeMode, instrument: Instrument,
+    private func played(_ step: RoutinePlan.Step, _ setup: PracticeSetup, mode: PracticeMode, instrument: Instrument,
                         title: String, counter: String) {
         if !screenAvailable && instrument.hookup.usesComputerKeyboard {
             line("Skipping \(title): \(mode.rawValue) mode needs you to play; run the routine in a terminal, or give --input midi or a FIFO", final: true)
@@ -278,17 +296,8 @@ private final class Run {
             line("Skipping \(title): \(mode.rawValue) mode needs you to play, and the input has ended", final: true)
             return
         }
-        var practice = RoutineRunner.practicePlan(hand: step.hand, tempoPercent: step.tempoPercent, bars: step.bars, length: step.length)
-        // Real time from the first note: one bar of clicks to come in on (wait mode waits anyway).
-        if mode != .wait { practice.countIn = true }
-        var opened = opened  // the learner's keyboard on this input (notes off it are played for them)
-        if let fit = try? LessonFit.keyboard(keys: nil, range: nil, fit: nil, input: runner.playing.input, library: runner.playing.library) {
-            for l in LessonFit.apply(fit.keyboard, fitOctave: fit.fitOctave, to: &opened, plan: &practice) { line(l, final: true) }
-        }
-        if let trainer = step.speedTrainer {
-            practice.tempo = .percent(100)
-            practice.speedTrainer = trainer
-        }
+        let (opened, practice) = (setup.opened, setup.plan)
+        for l in setup.notices { line(l, final: true) }
         // `--gestures`: a key of this entry's lesson cannot be a gesture (the entry is skipped).
         if let gestures = runner.sound.gestures {
             do {
@@ -415,7 +424,7 @@ private final class Run {
         var interrupted = false
         var inputEnded = false
         scored.start()
-        line("Your turn: \(counter) \(title) in \(mode.rawValue) mode on \(instrument.hookup.sourceName.map(safe) ?? runner.playing.input)", final: true)
+        line("Your turn: \(counter) \(title) in \(mode.rawValue) mode on \(instrument.hookup.sourceName.map(safe) ?? safe(runner.playing.input.description))", final: true)
         while true {
             if skipRequested(timeoutMs: 20) {
                 interrupted = true
