@@ -66,6 +66,16 @@ let package = Package(
             dependencies: ["CFluidSynthSystem"],
             linkerSettings: [.linkedLibrary("fluidsynth"), .linkedLibrary("asound"), .linkedLibrary("pulse")]
         ),
+        // libsndfile (pkg-config `sndfile`) and the Rubber Band library's C API (pkg-config
+        // `rubberband`): system libraries only RecordingAudio includes.
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+        // A recording's alignment to a lesson: chroma + onset features, multiscale DTW, bar times,
+        // taps, loop crossfades. Pure Swift on sample arrays (no file, no device).
+        .target(name: "Recording", dependencies: ["Listening"]),
+        // The edges of a recording: decoding any libsndfile format (sizes checked first) and
+        // Rubber Band's time stretch (R3 where available, else R2).
+        .target(name: "RecordingAudio", dependencies: ["CSndFile", "CRubberBand", "Recording"]),
         // SoundOutput protocol, live FluidSynth, offline WAV render, SoundFont discovery, scheduling.
         .target(name: "Synth", dependencies: ["CFluidSynth", "CALSA", "Jack", "MIDIFile", "Clocks"]),
         .executableTarget(
@@ -95,6 +105,7 @@ let package = Package(
         .testTarget(name: "MIDIInputTests", dependencies: ["MIDIInput", "MIDIFile", "Judge", "TestSupport"]),
         .testTarget(name: "JudgeTests", dependencies: ["Judge", "Follow", "MIDIFile", "TestSupport"]),
         .testTarget(name: "ListeningTests", dependencies: ["Listening"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "RecordingAudio", "TestSupport"]),
         // Raw mode, key decoding, cell buffer + frame diff, colour depth, restore on every exit. No ncurses.
         .target(name: "Terminal"),
         // Practice-screen widgets drawn into Terminal's cell buffer from a plain ScreenModel value.
@@ -121,9 +132,9 @@ let package = Package(
         // The grand staff: a lesson's bars laid out as placed symbols (staves, clefs, key and time
         // signatures, spelled heads, accidentals, durations, rests, ties, fingering), systems for a
         // width, a text render for `etude score` and its JSON. Pure logic; Screen draws it.
-        .target(name: "Notation", dependencies: ["Lesson", "MIDIFile"]),
-        .testTarget(name: "NotationTests", dependencies: ["Notation", "Lesson", "MIDIFile", "MusicXML", "TestSupport"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", "Judge", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "Notation", dependencies: ["Lesson", "MIDIFile", "Judge"]),
+        .testTarget(name: "NotationTests", dependencies: ["Notation", "Lesson", "MIDIFile", "MusicXML", "Judge", "TestSupport"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "MIDIFile", "Judge", "Lesson", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SynthTests", dependencies: ["Synth", "MIDIFile", "TestSupport"]),
         // Etude's JACK client on a `jackd -d dummy` the tests start: key → sound in frames beside
         // fluidsynth, echo, midi_out, lights, a server that dies, a flood on midi_in.
@@ -135,7 +146,7 @@ let package = Package(
         // lesson by path, title or id in any format; running a practice session on the screen
         // (key map, pure view, history through a protocol Store implements); the routine runner;
         // the browser's intents; the one terminal input path for one-line commands.
-        .target(name: "Trainer", dependencies: ["Practice", "Screen", "Notation", "Terminal", "Store", "Synth", "MIDIInput", "Lesson", "Jack",
+        .target(name: "Trainer", dependencies: ["Practice", "Recording", "RecordingAudio", "Screen", "Notation", "Terminal", "Store", "Synth", "MIDIInput", "Lesson", "Jack",
                                                 "Judge", "MIDIFile", "ABC", "MusicXML", "Clocks", "Listening"]),
         // One process runner, one tmux harness, the built binary's path and the skip conditions,
         // shared by every test target; with the music fixtures several targets build.

@@ -158,6 +158,18 @@ if d.get('handSetPieces'):
 else:
     print("  hand split: test set not found (run from the repository root)")
 PY
+echo "== history (issue 40): today, next and stats on 1,000,000 passes =="
+history_json=$(ETUDE_LESSONS="$PWD/Lessons" $bench history --etude .build/release/etude --passes 1000000)
+echo "$history_json"
+python3 - "$history_json" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+for c in ("today", "next", "stats"):
+    r = d[c]
+    print(f"  etude {c}: {r['seconds']:.2f} s, {r['max_rss_mb']:.0f} MB (target < 1 s and < 200 MB: {'PASS' if r['pass'] else 'FAIL'})")
+print(f"  peer: SQLite summing every pass of the same history: {d['peer_sqlite_full_scan_seconds']:.2f} s "
+      f"({d['passes']} passes written in {d['fill_seconds']:.0f} s)")
+PY
 echo "== MusicXML (issue 18): a generated 10,000-note score opened (MusicXML → MIDIFile → Lesson), best of 10 =="
 score=.build/bench/score-10k.musicxml
 mx_json=$($bench musicxml --notes 10000 --passes 10 --write "$score")
@@ -280,4 +292,39 @@ if [ -f "$piano" ] && command -v sox >/dev/null; then
   echo "  targets: found ≥ 95 %, false wrongs ≤ 5 %, planted wrong found ≥ 90 %; CPU per second of audio and the decision latency above"
 else
   echo "  skipped: fluid-soundfont-gm or sox is not installed"
+fi
+
+echo "== practising with a recording (issue 42): etude align beside the Sync Toolbox, render --recording beside rubberband =="
+# Material: three lessons and a 5-minute one played with a tempo curve (±25 %, a ritardando) by a
+# SoundFont Etude does not ship (MuseScore General), through sox's reverb and pink noise, encoded to
+# FLAC and MP3; a held A4 organ chord for the stretch. The Sync Toolbox (PyPI, its own venv) aligns
+# each recording to the lesson as etude render renders it; Etude aligns it to the lesson itself.
+rec=.build/bench/recording
+sync_venv=.build/bench/venv-sync
+sf="/usr/share/sounds/sf3/MuseScore_General.sf3"
+[ -f "$sf" ] || sf=/usr/share/sounds/sf2/FluidR3_GM.sf2
+if [ ! -x "$sync_venv/bin/python" ] || ! "$sync_venv/bin/python" -c "import synctoolbox, soundfile" 2>/dev/null; then
+  python3 -m venv "$sync_venv" >/dev/null 2>&1 && "$sync_venv/bin/pip" install -q --disable-pip-version-check synctoolbox soundfile >/dev/null 2>&1
+fi
+mkdir -p "$rec"
+printf 'X:1\nT:Held A\nM:4/4\nL:1/4\nQ:1/4=90\nK:C\n%%%%MIDI program 48\n[CEA]4|[DFA]4|[EA]4|[CEA]4|\n' > "$rec/held.abc"
+if ! $bench recording-material "$rec" Lessons/level4/minuet-in-g-petzold.mid Lessons/level4/ode-to-joy.mid Lessons/level4/greensleeves.mid "$rec/held.abc" >/dev/null ||
+   ! $bench recording-material "$rec" Lessons/level4/minuet-in-g-petzold.mid --minutes 5 >/dev/null; then
+  echo "recording bench skipped: etude-bench recording-material failed"
+elif ! "$sync_venv/bin/python" -c "import synctoolbox, soundfile" 2>/dev/null; then
+  echo "recording bench skipped: the Sync Toolbox could not be installed in $sync_venv (is PyPI reachable?)"
+else
+  names=(minuet-in-g-petzold ode-to-joy greensleeves minuet-in-g-petzold-5min held)
+  for n in "${names[@]}"; do
+    [ -f "$rec/$n.flac" ] && continue
+    fluidsynth -ni -q -r 44100 -T wav -F "$rec/$n-dry.wav" "$sf" "$rec/$n-performance.mid" >/dev/null 2>&1
+    secs=$(python3 -c "import json; print(int(json.load(open('$rec/$n-truth.json'))['seconds']) + 4)")
+    sox -R "$rec/$n-dry.wav" -c 2 "$rec/$n-wet.wav" reverb 40 50 60 pad 1.0
+    sox -R -n -r 44100 -c 2 "$rec/$n-noise.wav" synth "$secs" pinknoise vol 0.01
+    sox -R -m "$rec/$n-wet.wav" "$rec/$n-noise.wav" -b 16 "$rec/$n-mix.wav" trim 0 "$secs"
+    sox "$rec/$n-mix.wav" "$rec/$n.flac"
+    [ "$n" = held ] || lame --quiet -b 128 "$rec/$n-mix.wav" "$rec/$n.mp3"
+    .build/release/etude render "$rec/$n-lesson.mid" -o "$rec/$n-ref.wav" --db "$rec/bench.sqlite" >/dev/null
+  done
+  "$sync_venv/bin/python" Benchmarks/recording_bench.py "$(pwd)/.build/release/etude" "$rec" minuet-in-g-petzold ode-to-joy greensleeves minuet-in-g-petzold-5min --stretch held
 fi

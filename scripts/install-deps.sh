@@ -3,9 +3,9 @@
 # Usage: scripts/install-deps.sh [--test|--deb]   (--test adds the tools the test suite drives,
 # --deb what make deb needs)
 set -euo pipefail
-runtime=(libfluidsynth-dev libasound2-dev libjack-jackd2-dev libsqlite3-dev pkg-config timgm6mb-soundfont)
+runtime=(libfluidsynth-dev libasound2-dev libjack-jackd2-dev libsqlite3-dev libsndfile1-dev librubberband-dev pkg-config timgm6mb-soundfont)
 packaging=(dpkg-dev)
-testing=(fluidsynth fluid-soundfont-gm jackd2 pulseaudio pulseaudio-utils sox abcmidi tmux python3-venv python3-pip man-db "${packaging[@]}")
+testing=(fluidsynth fluid-soundfont-gm jackd2 pulseaudio pulseaudio-utils sox lame rubberband-cli ffmpeg abcmidi tmux python3-venv python3-pip man-db "${packaging[@]}")
 want=("${runtime[@]}")
 case "${1:-}" in
   --test) want+=("${testing[@]}") ;;

@@ -1,4 +1,5 @@
 import Foundation
+import Judge
 import Lesson
 import MIDIFile
 import Notation
@@ -83,7 +84,7 @@ func runStaffBench(piece: DensePiece, seconds: Double, keyboardMedian: Double) {
         var buffer = CellBuffer(size: size)
         var times: [Double] = []
         var bytes: [Int] = []
-        var judgements: [Int: StaffJudgement] = [:]
+        var judgements: [Int: VerdictMark] = [:]
         var judgedUpTo = 0
         let ticksPerSecond = Double(lesson.ticksPerQuarter) * 2  // 120 BPM
         for f in 0..<Int(seconds * fps) {
@@ -92,7 +93,7 @@ func runStaffBench(piece: DensePiece, seconds: Double, keyboardMedian: Double) {
             let start = clock.now
             // What the session would hand over each frame: judged notes so far, the sounding ones.
             while judgedUpTo < lesson.notes.count, lesson.notes[judgedUpTo].startTick <= tick {
-                judgements[judgedUpTo] = judgedUpTo % 17 == 0 ? .wrong : (judgedUpTo % 23 == 0 ? .missed : .hit)
+                judgements[judgedUpTo] = judgedUpTo % 17 == 0 ? .wrong : (judgedUpTo % 23 == 0 ? .missed : .ok)
                 judgedUpTo += 1
             }
             let marks = StaffMarks(cursorTick: tick, sounding: sounding.at(tick: tick), judgements: judgements, loopBars: 5...8)

@@ -68,8 +68,8 @@ enum StoreBench {
         // History: 20,000 passes in one transaction.
         try store.writer.write { db in
             for n in 0..<20_000 {
-                var p = PassRecord(lessonID: ids[n % ids.count], startedAt: Date(timeIntervalSinceNow: Double(-n * 60)), mode: "play",
-                                   hand: "both", tempoPercent: 60 + n % 40, durationSeconds: 60, score: Double(n % 100))
+                var p = PassRecord(lessonID: ids[n % ids.count], startedAt: Date(timeIntervalSinceNow: Double(-n * 60)), mode: .play,
+                                   hand: .both, tempoPercent: 60 + n % 40, durationSeconds: 60, score: Double(n % 100))
                 try p.insert(db)
             }
         }

@@ -19,8 +19,10 @@ usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench practice-open FILE --etude P first frame, frame gaps and peak RSS of `etude practice FILE`
        etude-bench judge [--notes N]            judging a recorded performance (onsets, releases, loudness)
        etude-bench follow LESSON.mid… [--write DIR]  the score follower: alignment accuracy on perturbed performances, work per key
+       etude-bench history --etude P [--passes N]  today/next/stats on a history of N passes (default 1,000,000) vs SQLite's full sum
        etude-bench jack-latency --etude P --soundfont SF2 [--notes N]  key → sound frames on JACK vs fluidsynth
        etude-bench pulse-latency --etude P --soundfont SF2 --sink NAME [--notes N] [--settle S]  key → sound ms on PulseAudio vs fluidsynth
+       etude-bench recording-material OUT LESSON.mid… [--minutes M]  tempo-curved performances and their bar starts (etude align's bench)
 """
 switch args.first {
 case "parse": print(ParseBench.run(Array(args.dropFirst())))
@@ -42,8 +44,14 @@ case "practice-open": print(OpenBench.run(Array(args.dropFirst())))
 case "listen": exit(ListenBench.run(Array(args.dropFirst())))
 case "judge": print(JudgeBench.run(Array(args.dropFirst())))
 case "follow": print(FollowBench.run(Array(args.dropFirst())))
+case "history":
+    do { print(try HistoryBench.run(Array(args.dropFirst()))) } catch {
+        FileHandle.standardError.write(Data("etude-bench history: \(error)\n".utf8))
+        exit(1)
+    }
 case "jack-latency": print(JackBench.run(Array(args.dropFirst())))
 case "pulse-latency": print(PulseBench.run(Array(args.dropFirst())))
+case "recording-material": exit(RecordingBench.run(Array(args.dropFirst())))
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8))
     exit(2)

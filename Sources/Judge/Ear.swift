@@ -1,3 +1,5 @@
+import MIDIFile
+
 /// A teacher's ear: beyond when each key went down, how long it sounded against its written
 /// length (releases) and how loud it was against the rest of the learner's own pass (dynamics).
 ///
@@ -101,10 +103,14 @@ public struct NoteVerdict: Equatable, Sendable, Codable {
     /// Beat within the bar, from 1 (1.5 = halfway through the first beat).
     public var beat: Double
     public var pitch: Int
-    /// "right", "left", "accompaniment"…
+    /// "right", "left", "accompaniment"… (`HandLabel.short` spells it RH/LH beside a verdict).
     public var hand: String
-    /// hit (on time), early, late, missed, wrong (a wrong key struck where this note was due).
-    public var onset: String
+    /// When the key went down: hit (on time), early, late, missed, or wrong (a wrong key struck
+    /// where this note was due, and the note never came).
+    public var onset: OnsetVerdict
+    /// The wrong key struck where this note was due (MIDI pitch): the key played instead of a
+    /// `wrong` note, or the slip before a note struck right (`wrongKeyFirst`). Nil otherwise.
+    public var played: Int?
     /// Played minus written onset, ms (hits only).
     public var timingMs: Double?
     /// Nil when releases were not judged (onset-only input, wait mode, a missed note).
@@ -118,14 +124,14 @@ public struct NoteVerdict: Equatable, Sendable, Codable {
     /// The dynamic marked where the note is ("p", "f"…), when the lesson names it.
     public var dynamic: String?
     /// True when a wrong key was struck where this note was due before it was hit (wait mode's
-    /// wrong keys, a play-mode slip corrected in time).
+    /// wrong keys, a play-mode slip corrected in time); a stray key after the hit is not "first".
     public var wrongKeyFirst: Bool?
     /// Index of the expected note (`ExpectedNote.id`).
     public var id: Int
 
-    public init(id: Int, bar: String = "", beat: Double = 1, pitch: Int, hand: String, onset: String, timingMs: Double? = nil,
+    public init(id: Int, bar: String = "", beat: Double = 1, pitch: Int, hand: String, onset: OnsetVerdict, timingMs: Double? = nil,
                 release: ReleaseVerdict? = nil, heldRatio: Double? = nil, loudness: LoudnessVerdict? = nil, velocity: Int? = nil,
-                dynamic: String? = nil) {
+                dynamic: String? = nil, played: Int? = nil, wrongKeyFirst: Bool? = nil) {
         self.id = id
         self.bar = bar
         self.beat = beat
@@ -138,27 +144,67 @@ public struct NoteVerdict: Equatable, Sendable, Codable {
         self.loudness = loudness
         self.velocity = velocity
         self.dynamic = dynamic
+        self.played = played
+        self.wrongKeyFirst = wrongKeyFirst
     }
 
     /// True when anything about the note was wrong (onset, release or loudness).
-    public var isFault: Bool {
-        onset != "hit" || wrongKeyFirst == true || (release.map { $0 != .ok } ?? false) || (loudness.map { $0 != .ok } ?? false)
-    }
+    public var isFault: Bool { worst != .ok }
 
-    /// Struck right (on time, early or late) but after a wrong key, or held or played off: what
-    /// the staff marks `◇` after a pass.
+    /// Struck right (on time, early or late) but after a wrong key, or held or played off.
     public var isHeardOff: Bool {
-        guard onset == "hit" || onset == "early" || onset == "late" else { return false }
+        guard onset.isHit else { return false }
         return wrongKeyFirst == true || (release.map { $0 != .ok } ?? false) || (loudness.map { $0 != .ok } ?? false)
     }
 
-    /// The one word a mark shows for the note: its worst verdict, onset first.
-    public var worst: String {
-        if onset != "hit" { return onset }
-        if wrongKeyFirst == true { return "wrong key first" }
-        if let r = release, r != .ok { return r.rawValue }
-        if let l = loudness, l != .ok { return l.rawValue }
-        return "ok"
+    /// The note's one mark: its worst verdict, onset first (wrong, missed, early, late), then a
+    /// wrong key before it, then its release, then its loudness.
+    public var worst: VerdictMark {
+        if onset != .hit { return VerdictMark(onset) }
+        if wrongKeyFirst == true { return .wrongKeyFirst }
+        switch release {
+        case .short?: return .short
+        case .long?: return .long
+        case .ok?, nil: break
+        }
+        switch loudness {
+        case .loud?: return .loud
+        case .soft?: return .soft
+        case .ok?, nil: break
+        }
+        return .ok
+    }
+
+    /// Every verdict the note carries, worst first (a late note held short is both): what a
+    /// bar's counts count.
+    public var marks: [VerdictMark] {
+        var out: [VerdictMark] = []
+        if onset != .hit { out.append(VerdictMark(onset)) }
+        if wrongKeyFirst == true { out.append(.wrongKeyFirst) }
+        switch release {
+        case .short?: out.append(.short)
+        case .long?: out.append(.long)
+        case .ok?, nil: break
+        }
+        switch loudness {
+        case .loud?: out.append(.loud)
+        case .soft?: out.append(.soft)
+        case .ok?, nil: break
+        }
+        return out
+    }
+
+    /// The note's name, with the key played instead when it was wrong: "D4", "D4 → D#4".
+    public var pitchText: String {
+        PitchName.name(pitch) + (onset == .wrong ? played.map { " → " + PitchName.name($0) } ?? "" : "")
+    }
+
+    /// The note with its wrong key, for a wrong note or one struck after a wrong key:
+    /// "D4 → D#4" (D#4 played instead), "D#4 before D4" (D#4 first, then D4); the name alone
+    /// otherwise.
+    public var wrongKeyText: String {
+        guard let played else { return PitchName.name(pitch) }
+        return onset == .wrong ? pitchText : PitchName.name(played) + " before " + PitchName.name(pitch)
     }
 }
 
@@ -206,10 +252,12 @@ public struct Ear: Sendable {
         // Indices, not copies: a judgement carries its expected note (strings and all).
         var hitAt: [Int: Int] = [:]
         hitAt.reserveCapacity(expected.count)
-        var wrongAt: Set<Int> = []
+        // The first wrong key struck where each note was due.
+        var wrongAt: [Int: PlayedEvent] = [:]
         for (i, j) in judgements.enumerated() {
             guard let id = j.expected?.id else { continue }
-            if j.verdict.isHit { hitAt[id] = i } else if j.verdict == .wrongPitch { wrongAt.insert(id) }
+            if j.verdict.isHit { hitAt[id] = i } else if j.verdict == .wrongPitch, let p = j.played,
+                                                         wrongAt[id].map({ p.time < $0.time }) ?? true { wrongAt[id] = p }
         }
         let ordered = expected.indices.sorted { a, b in
             expected[a].time != expected[b].time ? expected[a].time < expected[b].time : expected[a].pitch < expected[b].pitch
@@ -220,16 +268,21 @@ public struct Ear: Sendable {
         velocities.reserveCapacity(ordered.count)
         for k in ordered {
             let n = expected[k]
-            var v = NoteVerdict(id: n.id, pitch: n.pitch, hand: n.part, onset: "missed", dynamic: n.dynamic)
+            var v = NoteVerdict(id: n.id, pitch: n.pitch, hand: n.part, onset: .missed, dynamic: n.dynamic)
             if let ji = hitAt[n.id], let played = judgements[ji].played {
                 let j = judgements[ji]
-                v.onset = switch j.verdict {
-                case .early: "early"
-                case .late: "late"
-                default: "hit"
-                }
+                v.onset = OnsetVerdict(struck: j.verdict) ?? .hit
                 v.timingMs = j.errorMs.map { ($0 * 10).rounded() / 10 }
-                if wrongAt.contains(n.id) { v.wrongKeyFirst = true }
+                // "First" only when the wrong key came before the right one, and not as a stray
+                // beside a note of the same chord already struck nearer to it (an extra).
+                if let slip = wrongAt[n.id], slip.time < played.time,
+                   !expected.contains(where: { m in
+                       m.id != n.id && abs(m.time - n.time) < 0.03 && abs(slip.pitch - m.pitch) < abs(slip.pitch - n.pitch)
+                           && (hitAt[m.id].flatMap { judgements[$0].played?.time }.map { $0 <= slip.time } ?? false)
+                   }) {
+                    v.wrongKeyFirst = true
+                    v.played = slip.pitch
+                }
                 if judgesLoudness, played.velocity > 0 {
                     v.velocity = played.velocity
                     velocities.append((notes.count, Double(played.velocity), n.marked.map(Double.init)))
@@ -247,8 +300,9 @@ public struct Ear: Sendable {
                     v.release = release.verdict(sounded: sounded, keyHeld: keyUp - played.time, written: n.duration,
                                                 articulation: n.articulation)
                 }
-            } else if wrongAt.contains(n.id) {
-                v.onset = "wrong"
+            } else if let slip = wrongAt[n.id] {
+                v.onset = .wrong
+                v.played = slip.pitch
             }
             notes.append(v)
         }

@@ -3,9 +3,13 @@ import MIDIFile
 
 /// The figures of one pass or one section of it.
 ///
+/// - Each expected note is counted once: hit (on time, early or late), wrong (a wrong key was
+///   struck where it was due and the note never came: not also missed) or missed. Every other
+///   key played is an extra: a duplicate strike, a stray key, a second wrong key for the same
+///   note, the slip before a note struck right in the end (the wrong key that counts as a
+///   note's `wrong` is not also an extra).
 /// - accuracy = 100 × hit / (hit + missed + wrong + extra); 100 when there was nothing to
-///   play and nothing was played. A wrong key therefore costs twice: once as wrong, once as
-///   the missed right note.
+///   play and nothing was played.
 /// - timingMeanMs / timingSdMs: mean and population standard deviation of (played − written)
 ///   time over hits, in ms (positive = late); 0 without hits.
 /// - score (0–100) = 100 × Σ hit points / (hit + missed + wrong + extra), where an on-time hit
@@ -109,13 +113,24 @@ public struct ScoreFigures: Equatable, Sendable, Codable {
     init(_ judgements: [Judgement], window: TimingWindow) {
         var errors: [Double] = []
         var points = 0.0
+        // Each expected note once: the notes struck right, then those a wrong key stood for.
+        var struck: Set<Int> = []
+        for j in judgements where j.verdict.isHit { if let id = j.expected?.id { struck.insert(id) } }
+        var wrongNotes: Set<Int> = []
+        for j in judgements where j.verdict == .wrongPitch {
+            if let id = j.expected?.id, !struck.contains(id) { wrongNotes.insert(id) }
+        }
+        var wrongCounted: Set<Int> = []
         for j in judgements {
             switch j.verdict {
             case .early: early += 1
             case .onTime: onTime += 1
             case .late: late += 1
-            case .wrongPitch: wrong += 1
-            case .missed: missed += 1
+            case .wrongPitch:
+                if let id = j.expected?.id, wrongNotes.contains(id), wrongCounted.insert(id).inserted { wrong += 1 } else { extra += 1 }
+            case .missed:
+                if let id = j.expected?.id, wrongNotes.contains(id) { break }
+                missed += 1
             case .extra: extra += 1
             }
             if j.verdict.isHit, let e = j.errorMs {
@@ -162,7 +177,7 @@ public struct SectionReport: Equatable, Sendable, Codable {
     public subscript<T>(dynamicMember path: KeyPath<ScoreFigures, T>) -> T { figures[keyPath: path] }
 
     /// Notes the section asked for.
-    public var expectedCount: Int { figures.hit + figures.missed }
+    public var expectedCount: Int { figures.hit + figures.missed + figures.wrong }
 
     private enum Keys: String, CodingKey { case section }
 
@@ -311,9 +326,10 @@ public struct PassReport: Equatable, Sendable, Codable {
             "Hit \(figures.hit) (early \(figures.early), on time \(figures.onTime), late \(figures.late)) · missed \(figures.missed) · wrong \(figures.wrong) · extra \(figures.extra)",
         ]
         if let perChord = secondsPerChord {
-            lines.append("Wait mode: \(figures.hit) notes held, \(figures.wrong) wrong keys, \(String(format: "%.1f", perChord)) s per chord")
+            // Every key not held for a chord: a note's wrong key, or one struck before the right one.
+            lines.append("Wait mode: \(figures.hit) notes held, \(figures.wrong + figures.extra) wrong keys, \(String(format: "%.1f", perChord)) s per chord")
         } else {
-            lines.append(figures.hit > 0 ? "Timing \(ms(figures.timingMeanMs)) ms on average, spread ±\(Int(saturating: figures.timingSdMs.rounded())) ms" : "Timing: no notes hit")
+            lines.append(figures.hit > 0 ? "Timing \(ms(figures.timingMeanMs)) ms on average (\(TimingLean(meanMs: figures.timingMeanMs).word)), spread ±\(Int(saturating: figures.timingSdMs.rounded())) ms" : "Timing: no notes hit")
         }
         if let ear = earLine { lines.append(ear) }
         if let weakest = weakestSection {
@@ -334,8 +350,9 @@ public struct PassReport: Equatable, Sendable, Codable {
         return text.prefix(1).uppercased() + text.dropFirst()
     }
 
-    /// Where it went wrong, bar by bar: the `limit` bars with the most faults, in bar order,
-    /// e.g. "bar 9: D4 short, E4 loud (p), F4 wrong" (at most four notes a bar, then "+2").
+    /// Where it went wrong, bar by bar: the first `limit` bars with a fault, in the order
+    /// played, then "+N more bars" when more went wrong, e.g. "bar 9: D4 short, E4 loud (p),
+    /// F4 → F#4 wrong" (at most four notes a bar, then "+2").
     public func reviewLines(limit: Int = 3) -> [String] {
         var bars: [(key: Int, label: String, faults: [NoteVerdict])] = []
         var index: [String: Int] = [:]
@@ -345,17 +362,30 @@ public struct PassReport: Equatable, Sendable, Codable {
                 bars.append((n.barNumber ?? bars.count, n.bar, [n]))
             }
         }
-        let worst = bars.sorted { $0.faults.count != $1.faults.count ? $0.faults.count > $1.faults.count : $0.key < $1.key }
-            .prefix(max(0, limit)).sorted { $0.key < $1.key }
-        return worst.map { b in
-            var words = b.faults.prefix(4).map { n in
-                // A loudness fault names the dynamic marked there: "E4 loud (p)".
-                let marked = (n.worst == "loud" || n.worst == "soft") ? n.dynamic.map { " (\($0))" } ?? "" : ""
-                return "\(PitchName.name(n.pitch)) \(n.worst)\(marked)"
-            }
+        // In the order played (notes are in time order; a bar's number orders repeats too).
+        let ordered = bars.enumerated().sorted { a, b in a.element.key != b.element.key ? a.element.key < b.element.key : a.offset < b.offset }
+            .map(\.element)
+        var lines = ordered.prefix(max(0, limit)).map { b in
+            var words = b.faults.prefix(4).map(Self.faultText)
             if b.faults.count > 4 { words.append("+\(b.faults.count - 4)") }
             return "bar \(b.label): " + words.joined(separator: ", ")
         }
+        let more = ordered.count - lines.count
+        if more > 0, limit > 0 { lines.append("+\(more) more bar\(more == 1 ? "" : "s")") }
+        return lines
+    }
+
+    /// One fault as a bar's line words it: "D4 short", "E4 loud (p)", "F4 → F#4 wrong",
+    /// "C4 wrong key first (C#4)".
+    public static func faultText(_ n: NoteVerdict) -> String {
+        let mark = n.worst
+        var aside = ""
+        switch mark {
+        case .loud, .soft: aside = n.dynamic.map { " (\($0))" } ?? ""  // the dynamic marked there: "E4 loud (p)"
+        case .wrongKeyFirst: aside = n.played.map { " (\(PitchName.name($0)))" } ?? ""  // the key struck first
+        case .ok, .early, .late, .wrong, .missed, .short, .long: break
+        }
+        return "\(n.pitchText) \(mark.word)\(aside)"
     }
 
     /// One JSON object (sorted keys) for `--report FILE`.

@@ -59,6 +59,9 @@ public enum TransportEvent: Equatable, Sendable {
     /// A channel message for the synth (notes, program, controllers, metronome clicks on
     /// channel 10).
     case synth(MIDIEvent.Kind)
+    /// A note of the learner's own part they asked to hear (`PracticePlan.LearnerPart.guide`):
+    /// for Etude's synth only, never the instrument or the key lights' port.
+    case guide(MIDIEvent.Kind)
     case noteStarted(NoteCue)
     case noteEnded(NoteCue)
     case beat(BeatCue)
@@ -283,9 +286,15 @@ public struct PassSchedule: Sendable {
                 let n = lesson.notes[h]
                 guard n.endTick > startTick else { continue }
                 let end = min(n.endTick, endTick)
-                let cue = NoteCue(index: h, pitch: n.pitch, channel: n.channel, part: n.part, practised: plan.expects(n),
+                let practised = plan.expects(n)
+                let cue = NoteCue(index: h, pitch: n.pitch, channel: n.channel, part: n.part, practised: practised,
                                   velocity: n.velocity, startTick: n.startTick, endTick: end)
-                add(timing.time(end), 2, Rank.held, .synth(.noteOff(channel: n.channel, key: n.pitch, velocity: 0)))
+                let off = MIDIEvent.Kind.noteOff(channel: n.channel, key: n.pitch, velocity: 0)
+                switch practised ? plan.learnerPart : .heard {
+                case .heard: add(timing.time(end), 2, Rank.held, .synth(off))
+                case .guide: add(timing.time(end), 2, Rank.held, .guide(off))
+                case .silent: break  // never struck: nothing to end
+                }
                 add(timing.time(end), 2, Rank.held, .noteEnded(cue))
                 held.append(TimedNote(cue: cue, start: timing.time(n.startTick), end: timing.time(end)))
             }
@@ -361,6 +370,11 @@ public struct PassSchedule: Sendable {
         return cursor.extra < extras.count ? extras[cursor.extra].time : nil
     }
 
+    /// A note's message as the plan sounds it: the learner's guide to the synth only.
+    private func sound(_ cue: NoteCue, _ kind: MIDIEvent.Kind) -> TransportEvent {
+        cue.practised && notes.plan.learnerPart == .guide ? .guide(kind) : .synth(kind)
+    }
+
     /// Takes the next event in order.
     mutating func next() -> TimedEvent? {
         guard let (key, stream) = nextKey() else {
@@ -386,7 +400,7 @@ public struct PassSchedule: Sendable {
                 let priority = n.cue.endTick <= n.cue.startTick ? 6 : 2
                 if n.cue.velocity > 0 {
                     cursor.releases.push(.init(key: Key(time: n.end, priority: priority, rank: Rank.notes, offset: 4 * k + 2),
-                                               event: .synth(.noteOff(channel: n.cue.channel, key: n.cue.pitch, velocity: 0))))
+                                               event: sound(n.cue, .noteOff(channel: n.cue.channel, key: n.cue.pitch, velocity: 0))))
                 }
                 cursor.releases.push(.init(key: Key(time: n.end, priority: priority, rank: Rank.notes, offset: 4 * k + 3),
                                            event: .noteEnded(n.cue)))
@@ -400,7 +414,7 @@ public struct PassSchedule: Sendable {
             }
             cursor.onset += 1
             loadOnset()
-            return TimedEvent(time: n.start, event: .synth(.noteOn(channel: n.cue.channel, key: n.cue.pitch, velocity: n.cue.velocity)))
+            return TimedEvent(time: n.start, event: sound(n.cue, .noteOn(channel: n.cue.channel, key: n.cue.pitch, velocity: n.cue.velocity)))
         case .release:
             guard let r = cursor.releases.pop() else { return nil }
             return TimedEvent(time: r.key.time, event: r.event)
@@ -599,7 +613,14 @@ public struct PassNotes: RandomAccessCollection, Sendable {
         let i = first + position - held.count
         let n = lessonNotes[i]
         let practised = plan.expects(n)
-        var velocity = practised && !plan.soundsExpectedNotes ? 0 : n.velocity
+        var velocity = n.velocity
+        if practised {
+            switch plan.learnerPart {
+            case .heard: break
+            case .silent: velocity = 0
+            case .guide: velocity = UInt8(clamping: Swift.max(1, Int(saturating: (Double(n.velocity) * PracticePlan.LearnerPart.guideFactor).rounded())))
+            }
+        }
         switch n.part {
         case .accompaniment:
             if !playAccompaniment { velocity = 0 }

@@ -4,7 +4,7 @@ import MIDIFile
 /// What the learner wants to practise and how: hands, tempo, loop, repeats, speed trainer,
 /// metronome. A plain value, so it can be saved, compared and validated against a lesson.
 public struct PracticePlan: Equatable, Sendable {
-    public enum Hands: String, Equatable, Sendable, CaseIterable {
+    public enum Hands: String, Equatable, Sendable, CaseIterable, Codable {
         case right, left, both
 
         /// Whether a note of this part is one the learner practises.
@@ -27,6 +27,28 @@ public struct PracticePlan: Equatable, Sendable {
         case mute
 
         public static let quietDefault = OtherHand.quiet(0.4)
+    }
+
+    /// What Etude does with the learner's own part (the notes `expects`). A learner who plays
+    /// must never be given the answer: in the judging modes their part is silent unless they
+    /// ask to hear it (`--guide on`), and then only quietly and only on Etude's synth, never
+    /// on their instrument (`etude:midi_out`, where the key lights also go).
+    public enum LearnerPart: Equatable, Sendable {
+        /// Played as written (watch mode, render, export: nobody plays along).
+        case heard
+        /// Not sounded (shown and judged only).
+        case silent
+        /// Sounded on the synth only, at `guideFactor` of the written velocity.
+        case guide
+
+        /// How loud the guide is against the written velocity.
+        public static let guideFactor = 0.35
+
+        /// The part for a session in a mode: heard unless the learner plays; then silent, or
+        /// the quiet guide when asked for.
+        public static func forMode(judging: Bool, guide: Bool) -> LearnerPart {
+            judging ? (guide ? .guide : .silent) : .heard
+        }
     }
 
     public enum Tempo: Equatable, Sendable {
@@ -111,10 +133,10 @@ public struct PracticePlan: Equatable, Sendable {
     /// The learner's keyboard (`--keys 61`, `--range C2-C7`): practised notes outside it are
     /// played by Etude, never expected (see `expects`). Nil: every key.
     public var keyboard: KeyboardRange?
-    /// False when the learner's instrument must be the only one sounding the notes they play (an
-    /// acoustic piano heard through a microphone, which would otherwise hear Etude's copy): the
-    /// notes the learner is expected to play stay silent. The other hand still sounds.
-    public var soundsExpectedNotes: Bool = true
+    /// What Etude sounds of the notes the learner is expected to play (the other hand and the
+    /// notes off their keyboard are not theirs and sound as the plan says). `PracticeSession`
+    /// sets it from the mode and `--guide`.
+    public var learnerPart: LearnerPart = .heard
 
     public init(hands: Hands = .both, otherHand: OtherHand = .play, tempo: Tempo = .percent(100),
                 bars: ClosedRange<Int>? = nil, countIn: Bool = false, repeatMode: Repeat = .times(1),

@@ -62,6 +62,8 @@ public struct Transport: Sendable {
     private var percent: Double
     private var currentBPM: Double
     private var sounding: [UInt16: Int] = [:]
+    /// The guide notes sounding (`TransportEvent.guide`), silenced on the synth alone.
+    private var guideSounding: [UInt16: Int] = [:]
     private var pedalDown = Set<UInt8>()
     private var range: Range<Int>
     private var wrapSchedule: PassSchedule?
@@ -350,6 +352,15 @@ public struct Transport: Sendable {
         return continuePass(percent: percent)
     }
 
+    /// What Etude sounds of the learner's own part (the mode and `--guide` decide), from the
+    /// current position; notes already sounding end as written.
+    @discardableResult
+    public mutating func setLearnerPart(_ part: PracticePlan.LearnerPart) -> [TimedEvent] {
+        guard currentPlan.learnerPart != part else { return [] }
+        currentPlan.learnerPart = part
+        return continuePass(percent: percent)
+    }
+
     /// Loops other bars (nil = the whole lesson): silences what sounds, restarts at pass 1
     /// from the new first bar (at once when playing), speed trainer from its start. Returns
     /// the note-offs to send now.
@@ -517,6 +528,18 @@ public struct Transport: Sendable {
 
     private mutating func track(_ event: TransportEvent) {
         switch event {
+        case .guide(let kind):
+            switch kind {
+            case .noteOn(let c, let k, let v) where v > 0:
+                guideSounding[UInt16(c) << 8 | UInt16(k), default: 0] += 1
+            case .noteOn(let c, let k, _), .noteOff(let c, let k, _):
+                let key = UInt16(c) << 8 | UInt16(k)
+                if let n = guideSounding[key] {
+                    if n <= 1 { guideSounding[key] = nil } else { guideSounding[key] = n - 1 }
+                }
+            default:
+                break
+            }
         case .synth(let kind):
             switch kind {
             case .noteOn(let c, let k, let v) where v > 0:
@@ -544,6 +567,10 @@ public struct Transport: Sendable {
             out.append(TimedEvent(time: now, event: .synth(.noteOff(channel: UInt8(key >> 8), key: UInt8(key & 0xFF), velocity: 0))))
         }
         sounding.removeAll()
+        for key in guideSounding.keys.sorted() {
+            out.append(TimedEvent(time: now, event: .guide(.noteOff(channel: UInt8(key >> 8), key: UInt8(key & 0xFF), velocity: 0))))
+        }
+        guideSounding.removeAll()
         for c in pedalDown.sorted() {
             out.append(TimedEvent(time: now, event: .synth(.controlChange(channel: c, controller: 64, value: 0))))
         }

@@ -27,6 +27,15 @@ public struct KeyName: Equatable, Sendable {
 
     public init(signature: KeySignature) { self.signature = signature }
 
+    /// The key on the same tonic in the other mode, as a signature can write it: `Cb` → `Bm`
+    /// (Cbm is no key), `Gb` → `F#m`, `A#m` → `Bb`, `D` → `Dm`; the fewest sharps or flats.
+    public func sameTonic(minor: Bool) -> String {
+        let table = minor ? Self.minors : Self.majors
+        let fits = table.indices.filter { Self.tonic(KeySignature(sharps: $0 - 7, minor: minor)) == tonic }
+        guard let best = fits.min(by: { abs($0 - 7) < abs($1 - 7) }) else { return minor ? "Am" : "C" }
+        return table[best] + (minor ? "m" : "")
+    }
+
     /// The tonic's pitch class (0 = C).
     public var tonic: Int { Self.tonic(signature) }
 
@@ -131,7 +140,7 @@ public struct Transposition: Equatable, Sendable, CustomStringConvertible {
                 throw PlanError(.transpose, request.text, "the lesson names no key; give its key too, e.g. C:\(request.text), or semitones such as +2")
             }
             guard key.minor == target.signature.minor else {
-                let hint = key.minor ? request.text + "m" : String(request.text.dropLast())
+                let hint = target.sameTonic(minor: key.minor)
                 throw PlanError(.transpose, request.text, "the lesson is in \(key.name); give a \(key.minor ? "minor" : "major") key", suggestion: hint)
             }
             return between(key, target.signature)

@@ -14,6 +14,8 @@ public struct RecordingCheck: Equatable, Sendable {
     public var noise: Double
     /// RMS of the first second that held no note (nil when none did): the room measured.
     public var quietSecond: Double?
+    /// Where that quiet second starts, in seconds from the recording's start.
+    public var quietStart: Double?
 
     /// Below this rate a piano's upper partials are gone (and the listener's windows are long).
     public static let lowestRate = 22_000
@@ -29,37 +31,67 @@ public struct RecordingCheck: Equatable, Sendable {
 
     /// Measures `channels` (each in −1…1, at `sampleRate`).
     public init(channels: [[Float]], sampleRate: Int) {
-        self.sampleRate = sampleRate
-        var runs = 0
-        for c in channels {
-            var run = 0
-            for s in c {
-                if abs(s) >= 0.98 {
-                    run += 1
-                    if run == 3 { runs += 1 }
-                } else {
-                    run = 0
+        var meter = Meter(sampleRate: sampleRate)
+        meter.add(channels)
+        self = meter.check
+    }
+
+    /// The same measures taken a block at a time (a long recording is never held whole): feed
+    /// every block of channels in order with `add`, then read `check`.
+    public struct Meter: Sendable {
+        let sampleRate: Int
+        let block: Int
+        var runs: [Int] = []
+        var clippedRuns = 0
+        /// Squared sum of the 10 ms block being filled, and how many frames it holds.
+        var sum = 0.0
+        var filled = 0
+        /// Every 10 ms block's RMS (a recording of an hour: 360 000 doubles).
+        var levels: [Double] = []
+
+        public init(sampleRate: Int) {
+            self.sampleRate = sampleRate
+            block = max(1, sampleRate / 100)
+        }
+
+        /// The next frames of every channel (equal lengths).
+        public mutating func add(_ channels: [[Float]]) {
+            if runs.count < channels.count { runs += [Int](repeating: 0, count: channels.count - runs.count) }
+            for (c, samples) in channels.enumerated() {
+                var run = runs[c]
+                for s in samples {
+                    if abs(s) >= 0.98 {
+                        run += 1
+                        if run == 3 { clippedRuns += 1 }
+                    } else {
+                        run = 0
+                    }
+                }
+                runs[c] = run
+            }
+            let frames = channels.map(\.count).min() ?? 0
+            let scale = 1 / Double(max(1, channels.count))
+            for i in 0..<frames {
+                var v = 0.0
+                for c in channels { v += Double(c[i]) }
+                v *= scale
+                sum += v * v
+                filled += 1
+                if filled == block {
+                    levels.append((sum / Double(block)).squareRoot())
+                    sum = 0
+                    filled = 0
                 }
             }
         }
-        clippedRuns = runs
-        // 10 ms blocks of the channels' mean.
-        let block = max(1, sampleRate / 100)
-        let frames = channels.map(\.count).min() ?? 0
-        var levels: [Double] = []
-        levels.reserveCapacity(frames / block + 1)
-        var start = 0
-        while start + block <= frames {
-            var sum = 0.0
-            for i in start..<(start + block) {
-                var v = 0.0
-                for c in channels { v += Double(c[i]) }
-                v /= Double(max(1, channels.count))
-                sum += v * v
-            }
-            levels.append((sum / Double(block)).squareRoot())
-            start += block
-        }
+
+        /// What the frames so far say.
+        public var check: RecordingCheck { RecordingCheck(sampleRate: sampleRate, clippedRuns: clippedRuns, levels: levels) }
+    }
+
+    init(sampleRate: Int, clippedRuns: Int, levels: [Double]) {
+        self.sampleRate = sampleRate
+        self.clippedRuns = clippedRuns
         loudest = levels.max() ?? 0
         // The first second (100 blocks) whose loudest block stays within 6 dB of its quietest and
         // under a tenth of the loudest: nobody played then. Digital silence is no room.
@@ -71,6 +103,7 @@ public struct RecordingCheck: Equatable, Sendable {
                 let lo = second.min() ?? 0, hi = second.max() ?? 0
                 if lo > 1e-7, hi <= lo * 2, hi < loudest * 0.1 {
                     quiet = (second.reduce(0) { $0 + $1 * $1 } / 100).squareRoot()
+                    quietStart = Double(i) / 100
                     break
                 }
                 i += 10

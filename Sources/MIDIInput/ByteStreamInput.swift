@@ -30,6 +30,13 @@ public final class ByteStreamInput: InputSource, @unchecked Sendable {
         self.clock = clock
     }
 
+    /// Whether `path` is a character device (a MIDI instrument's `/dev/midiN`, `/dev/snd/midiC1D0`)
+    /// rather than a FIFO or file another program writes: only an instrument can sound itself.
+    public static func isCharacterDevice(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFCHR
+    }
+
     /// What `path` is, refused unless a character device or a FIFO: one line naming it.
     /// Commands check it before anything opens (the synth, the screen).
     public static func check(_ path: String) throws(InputError) -> mode_t {

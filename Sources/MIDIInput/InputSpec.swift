@@ -41,6 +41,10 @@ public enum InputSpec: Equatable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// An input as the library stored it (`etude setup`'s instrument, the input a resumed
+    /// session was left on): its `description`, read back by the one parser.
+    public static func stored(_ text: String) -> InputSpec { InputSpec(text) }
+
     /// The value as `--input` takes it (`keys`, `midi:24:0`, `jack:PORT`, a path): parsing it
     /// gives this value again.
     public var description: String {

@@ -60,8 +60,8 @@ public final class JackInput: InputSource, @unchecked Sendable {
     /// The MIDI sources a JACK server offers (hardware first), empty when none answers.
     public static func sourcePorts() -> [String] {
         guard let client = try? JackClient.shared() else { return [] }
-        let hardware = client.ports(midi: true, output: true, physical: true)
-        let all = client.ports(midi: true, output: true).filter { !$0.hasPrefix(client.name + ":") }
+        let hardware = client.instrumentPorts(output: true, physical: true)
+        let all = client.instrumentPorts(output: true)
         return hardware + all.filter { !hardware.contains($0) }
     }
 
@@ -73,7 +73,8 @@ public final class JackInput: InputSource, @unchecked Sendable {
             throw InputError("--input jack: \(error.message)")
         }
         guard let port else { return (client, nil) }
-        let sources = client.ports(midi: true, output: true).filter { !$0.hasPrefix(client.name + ":") }
+        // Never an Etude's own port (another Etude's midi_out plays lessons, not a learner).
+        let sources = client.instrumentPorts(output: true)
         guard let found = JackClient.pick(port, from: sources) else {
             let list = sources.isEmpty ? "none" : sources.map { TextDecoding.sanitize($0) }.joined(separator: ", ")
             throw InputError("--input jack:\(TextDecoding.sanitize(port)): no JACK MIDI port by that name (MIDI sources: \(list)); `etude devices` lists them")

@@ -94,6 +94,9 @@ public protocol InputSource: AnyObject, Sendable {
     func ignoreOwnSound(_ body: @escaping @Sendable (Double) -> [Int: Double])
     /// A listening source's signal as last judged (too quiet, clipped, noisy); nil for others.
     var listeningSignal: SignalState? { get }
+    /// The source's ports that disappeared (unplugged, switched off), awaited by name; empty
+    /// while all are there, and for sources that have none.
+    var missingPorts: [String] { get }
 }
 
 extension InputSource {
@@ -103,6 +106,7 @@ extension InputSource {
     public func expect(_ body: @escaping @Sendable (Double) -> Set<Int>) {}
     public func ignoreOwnSound(_ body: @escaping @Sendable (Double) -> [Int: Double]) {}
     public var listeningSignal: SignalState? { nil }
+    public var missingPorts: [String] { [] }
 }
 
 /// An input that could not be opened: the message is one line naming the problem and the fix.

@@ -1,4 +1,5 @@
 import Lesson
+import enum Judge.VerdictMark
 import MIDIFile
 
 /// The grand staff's two staves, named as `etude score --json` names them: the upper one is
@@ -75,40 +76,21 @@ public struct Tuplet: Equatable, Hashable, Sendable {
     public static let triplet = Tuplet(actual: 3, normal: 2)
 }
 
-/// How the learner's cursor, sounding notes and judgements show on the staff. Set per frame by
-/// the practice screen as plain values; nothing here is fetched.
-public enum StaffJudgement: String, Codable, Sendable, Hashable {
-    case hit, wrong, missed
-    /// Struck right, but released short or held long, or played loud or soft (the ear, after a pass).
-    case off
-
-    /// From the name of a Judge `Verdict` (`early`, `onTime`, `late` → hit; `wrongPitch` →
-    /// wrong; `missed`), nil for `extra` (a played note no lesson note stands for). By name so
-    /// the layout engine does not depend on the judge.
-    public init?(verdict: String) {
-        switch verdict {
-        case "early", "onTime", "late": self = .hit
-        case "wrongPitch": self = .wrong
-        case "missed": self = .missed
-        default: return nil
-        }
-    }
-}
-
 /// Everything that changes from frame to frame on a laid-out score.
 public struct StaffMarks: Sendable, Equatable {
     /// The transport's position in lesson ticks: the cursor, and the page shown.
     public var cursorTick: Int?
     /// Indices into `Lesson.notes` sounding now: lit in their hand's colour.
     public var sounding: Set<Int>
-    /// Indices into `Lesson.notes` the coach has judged.
-    public var judgements: [Int: StaffJudgement]
+    /// Indices into `Lesson.notes` the coach has judged, with their marks (Judge's one
+    /// vocabulary: the falling notes show the same glyphs).
+    public var judgements: [Int: VerdictMark]
     /// Memory mode: notes starting after this tick are not drawn.
     public var hideNotesAfterTick: Int?
     /// The loop's bars (`Bar.number`, first and last included): bracketed over the staff.
     public var loopBars: ClosedRange<Int>?
 
-    public init(cursorTick: Int? = nil, sounding: Set<Int> = [], judgements: [Int: StaffJudgement] = [:],
+    public init(cursorTick: Int? = nil, sounding: Set<Int> = [], judgements: [Int: VerdictMark] = [:],
                 hideNotesAfterTick: Int? = nil, loopBars: ClosedRange<Int>? = nil) {
         self.cursorTick = cursorTick
         self.sounding = sounding
@@ -121,23 +103,18 @@ public struct StaffMarks: Sendable, Equatable {
     /// lit; a hidden note is not drawn at all.
     public func mark(noteIndex: Int, startTick: Int) -> NoteMark {
         if let limit = hideNotesAfterTick, startTick > limit, judgements[noteIndex] == nil { return .hidden }
-        if let j = judgements[noteIndex] {
-            switch j {
-            case .hit: return .hit
-            case .wrong: return .wrong
-            case .missed: return .missed
-            case .off: return .off
-            }
-        }
+        if let j = judgements[noteIndex] { return .judged(j) }
         return sounding.contains(noteIndex) ? .lit : .plain
     }
 }
 
 /// The state a note is drawn in.
-public enum NoteMark: UInt8, Sendable, Hashable {
-    case plain, lit, hit, wrong, missed, hidden
-    /// Struck right but held or played off (short, long, loud, soft): its head becomes `◇`.
-    case off
+public enum NoteMark: Sendable, Hashable {
+    case plain, lit, hidden
+    /// Judged: a head marked anything but `.ok` becomes the mark's glyph (`×` wrong, `◌` missed,
+    /// `‹` early, `›` late, `x` after a wrong key, `.` short, `=` long, `f` loud, `p` soft), so
+    /// every verdict reads without colour.
+    case judged(VerdictMark)
 }
 
 /// Choices for a layout. The width is the one that decides where systems break.

@@ -1,5 +1,6 @@
 import Foundation
 import Lesson
+import enum Judge.VerdictMark
 import MIDIFile
 
 /// How tall a staff is drawn.
@@ -108,8 +109,9 @@ public struct StaffRaster: Sendable {
     }
 
     /// What a cell shows under the frame's marks: its character, ink and the note's state.
-    /// Hidden notes show what lies under them; a wrong note's head becomes `×`, a missed one
-    /// `◌`, so judgements read without colour.
+    /// Hidden notes show what lies under them; a judged head not right becomes its verdict's
+    /// glyph (`VerdictMark.glyph`: `×` wrong, `◌` missed, `‹` early…), so judgements read
+    /// without colour.
     @inline(__always)
     public func resolve(_ cell: RasterCell, marks: StaffMarks) -> (scalar: UInt32, ink: Ink, mark: NoteMark) {
         guard cell.note >= 0 else { return (cell.scalar, cell.ink, .plain) }
@@ -119,12 +121,8 @@ public struct StaffRaster: Sendable {
         switch mark {
         case .hidden:
             return (cell.underScalar, cell.underInk, .plain)
-        case .wrong where cell.ink == .head:
-            return (cell.part == .lowerHalf ? cell.scalar : 0xD7, cell.ink, mark)  // ×
-        case .missed where cell.ink == .head:
-            return (cell.part == .lowerHalf ? cell.scalar : 0x25CC, cell.ink, mark)  // ◌
-        case .off where cell.ink == .head:
-            return (cell.part == .lowerHalf ? cell.scalar : 0x25C7, cell.ink, mark)  // ◇
+        case .judged(let verdict) where cell.ink == .head && verdict != .ok:
+            return (cell.part == .lowerHalf ? cell.scalar : verdict.glyph.value, cell.ink, mark)
         default:
             return (cell.scalar, cell.ink, mark)
         }

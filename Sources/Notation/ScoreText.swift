@@ -1,4 +1,5 @@
 import Lesson
+import enum Judge.VerdictMark
 import MIDIFile
 
 /// Whether `etude score` colours its text: `auto` colours a terminal unless NO_COLOR (or
@@ -101,10 +102,14 @@ public enum ScoreText {
     public static func sgr(for cell: ResolvedCell) -> String {
         var codes: [String] = []
         switch cell.mark {
-        case .hit: codes = ["1", "92"]
-        case .wrong: codes = ["1", "91"]
-        case .missed: codes = ["90"]
-        case .off: codes = ["1", "93"]
+        case .judged(let verdict):
+            switch verdict {
+            case .ok: codes = ["1", "92"]
+            case .wrong, .wrongKeyFirst: codes = ["1", "91"]
+            case .missed: codes = ["90"]
+            case .early, .late: codes = ["1", "33"]
+            case .short, .long, .loud, .soft: codes = ["1", "95"]
+            }
         case .lit:
             codes = ["1", "7", cell.hand == .left ? "32" : (cell.hand == .right ? "34" : "35")]
         case .plain, .hidden:

@@ -86,7 +86,7 @@ public final class Coach: @unchecked Sendable {
     private var fullRun = false
     private var judged: [Int: Verdict] = [:]
     /// Notes of the last finished pass struck right but held or played off (the ear's faults).
-    private var heardOff: Set<Int> = []
+    private var heardOff: [Int: VerdictMark] = [:]
     /// The ear (releases, loudness): every key event and pedal change of the pass in pass time.
     private var ear = EarLog()
 
@@ -130,7 +130,8 @@ public final class Coach: @unchecked Sendable {
 
     private func noted(_ actions: [CoachAction]) -> [CoachAction] {
         for case .judged(let j) in actions where j.verdict != .extra {
-            if let id = j.expected?.id { judged[id] = j.verdict }
+            // A note a wrong key stood for stays wrong when its window closes (not also missed).
+            if let id = j.expected?.id, !(j.verdict == .missed && judged[id] == .wrongPitch) { judged[id] = j.verdict }
         }
         return actions
     }
@@ -190,7 +191,7 @@ public final class Coach: @unchecked Sendable {
 
     /// Notes of the last finished pass struck right but released short, held long, or played
     /// loud or soft: the staff marks them until the next pass starts.
-    public var notesHeardOff: Set<Int> { heardOff }
+    public var notesHeardOff: [Int: VerdictMark] { heardOff }
 
     /// The weakest section named after the last full run (nil before, or when all was right).
     public var weakestSection: (section: SectionReport, name: String)? { weakest }
@@ -361,7 +362,7 @@ public final class Coach: @unchecked Sendable {
         ear.start(at: time, continuing: continuing)
         if !continuing {
             judged = [:]
-            heardOff = []
+            heardOff = [:]
         }
         pausedForChord = nil
         finishedPasses[number] = nil
@@ -509,7 +510,7 @@ public final class Coach: @unchecked Sendable {
         if mode.judges {
             ear.hear(into: &report, expected: expected, judgements: judgements, mode: mode, onsetOnly: onsetOnlyInput, lesson: lesson,
                      endTime: endTime - anchor)
-            heardOff = Set(report.notes.filter(\.isHeardOff).map(\.id))
+            heardOff = Dictionary(report.notes.filter(\.isHeardOff).map { ($0.id, $0.worst) }, uniquingKeysWith: { a, _ in a })
         }
         finishedPasses[number] = report
         reports.append(CoachSnapshot.Reported(pass: number, percent: passPercent, report: report))

@@ -37,9 +37,9 @@ public struct CoachSnapshot: Sendable {
     /// How each note of the pass under way was judged so far, by index into `Lesson.notes`
     /// (the staff colours them): hits, wrong pitches (on the note that was due), misses.
     public let judgedNotes: [Int: Verdict]
-    /// Notes of the last finished pass struck right but released short, held long, or played
-    /// loud or soft: the staff marks them until the next pass starts.
-    public let notesHeardOff: Set<Int>
+    /// Notes of the last finished pass struck right but after a wrong key, released short, held
+    /// long, or played loud or soft, with their marks: the staff shows them until the next pass.
+    public let notesHeardOff: [Int: VerdictMark]
     let reports: [Reported]
     let finishedPasses: [Int: PassReport]
     /// The last finished pass as played (nil before the first pass ends), to save as .mid.

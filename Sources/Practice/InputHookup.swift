@@ -108,7 +108,7 @@ public final class InputHookup: @unchecked Sendable {
     /// The instrument's JACK ports that disappeared (unplugged, switched off), awaited by name
     /// and reconnected when they return; empty while all are there. For the header and wait
     /// mode's pause.
-    public var missingPorts: [String] { jack?.missingPorts ?? [] }
+    public var missingPorts: [String] { running?.missingPorts ?? [] }
 
     /// The microphone's signal as last judged (nil for other inputs), for the header.
     public var listeningSignal: SignalState? { running?.listeningSignal }
@@ -347,6 +347,11 @@ public final class OwnSoundTap: SoundOutput, Sendable {
     public func send(_ message: MIDIEvent.Kind) {
         note(message, at: clock.now)
         inner.send(message)
+    }
+
+    public func sendGuide(_ message: MIDIEvent.Kind) {
+        note(message, at: clock.now)
+        inner.sendGuide(message)
     }
 
     public func send(_ message: MIDIEvent.Kind, at seconds: Double) {

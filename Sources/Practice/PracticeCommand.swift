@@ -29,6 +29,9 @@ public enum PracticeCommand: Equatable, Sendable {
     case quit
     /// `M`: watch → wait → play → memory.
     case cycleMode
+    /// `G`: the guide on / off: the learner's own part heard quietly on the synth while they
+    /// play (`--guide`).
+    case toggleGuide
     /// `W`: after a full run, loop the weakest section at 70 % with the speed trainer on.
     case loopWeakestSection
     /// `r`: save the last pass as played to a .mid file.

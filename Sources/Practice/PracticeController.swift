@@ -29,6 +29,7 @@ public final class PracticeController {
     public init(session: PracticeSession, saveDirectory: String = FileManager.default.currentDirectoryPath) {
         self.session = session
         self.saveDirectory = saveDirectory
+        guide = session.settings.guide
         let bars = session.transport.plan.bars
         viewValue = PracticeViewState(loopMarkStart: bars?.lowerBound, loopMarkEnd: bars?.upperBound)
     }
@@ -96,6 +97,11 @@ public final class PracticeController {
 
     /// Writes `r`'s last pass (its .mid bytes) in a folder at a time and returns the message:
     /// the front end's (`PassFile.save` in Trainer), so Practice writes no file.
+    /// Told each time the learner turns the guide on or off (`G`), to remember it for the lesson.
+    public var onGuide: (@Sendable (Bool) -> Void)?
+    /// The guide as the learner last set it (`--guide`, `G`).
+    public private(set) var guide: Bool
+
     public var onSavePass: (@Sendable (_ bytes: [UInt8], _ directory: String, _ now: Date) -> String)?
 
     /// Where computer-keyboard piano keys go (`InputHookup.press`), with the clock time.
@@ -224,6 +230,12 @@ public final class PracticeController {
             }
             try? s.perform { t throws(PlanError) in try t.setHands(plan.hands, other: next) }
             show(message: "other hand: \(next.name)")
+        case .toggleGuide:
+            guide.toggle()
+            s.setGuide(guide)
+            onGuide?(guide)
+            let inWatch = s.mode.judges ? "" : " (heard from wait, play and memory mode)"
+            show(message: guide ? "guide on: your part sounds quietly on Etude's synth\(inWatch)" : "guide off: Etude never sounds your part")
         case .toggleFollow:
             let want = !s.isFollowing
             let on = s.setFollowing(want)

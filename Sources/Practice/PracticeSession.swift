@@ -56,6 +56,9 @@ public final class PracticeSession: @unchecked Sendable {
         /// Asked after each pass judged in real time (play, memory): a line for its results panel
         /// about the learner's timing (the suggestion to calibrate), or nil.
         public var timingHint: (@Sendable (PassReport) -> String?)?
+        /// `--guide on`: the learner hears their own part quietly on the synth while they play
+        /// (never on their instrument); off, Etude never sounds it in the judging modes.
+        public var guide: Bool
         /// Etude's part keeps the learner's tempo in play and memory mode (`--follow`): the music
         /// waits for them, catches up with them and falls silent when they stop.
         public var follow: Bool = false
@@ -64,8 +67,9 @@ public final class PracticeSession: @unchecked Sendable {
                     computerKeyboard: Bool = true, title: String? = nil, lookaheadSeconds: Double = 3,
                     countIn: Bool = true, watchStopsAtEnd: Bool = true, holdAfterPass: Bool = true,
                     inputOffsetMs: Double = 0, timingHint: (@Sendable (PassReport) -> String?)? = nil,
-                    onsetOnlyInput: Bool? = nil) {
+                    onsetOnlyInput: Bool? = nil, guide: Bool = false) {
             self.onsetOnlyInput = onsetOnlyInput ?? computerKeyboard
+            self.guide = guide
             self.mode = mode
             self.window = window
             self.cleanThreshold = cleanThreshold
@@ -109,6 +113,8 @@ public final class PracticeSession: @unchecked Sendable {
         var pausedByCoach = false
         /// The transport waits after a judged pass until the learner has seen the results.
         var heldForResults = false
+        /// `--guide`, as the learner last set it (`setGuide`).
+        var guide = false
         /// Etude's part follows the learner (`--follow`, the `f` key), and how.
         var following = false
         var partner = PartnerTiming()
@@ -154,7 +160,7 @@ public final class PracticeSession: @unchecked Sendable {
         let coach = Coach(lesson: lesson, plan: plan, mode: settings.mode, window: settings.window,
                           cleanThreshold: settings.cleanThreshold, onsetOnlyInput: settings.onsetOnlyInput,
                           inputOffsetMs: settings.inputOffsetMs)
-        owned = Owned(coach: coach, loopOn: plan.bars != nil)
+        owned = Owned(coach: coach, loopOn: plan.bars != nil, guide: settings.guide)
         owned.following = settings.follow && settings.mode.follows
         shared = Exchange(coach: coach.snapshot(), loop: SessionState.Loop(enabled: plan.bars != nil, passes: 0, name: nil))
         shared.following = owned.following
@@ -165,7 +171,7 @@ public final class PracticeSession: @unchecked Sendable {
             guard let self else { return true }
             return self.owned.coach.isPassClean(finished)
         }
-        Self.applyMode(settings.mode, plan: plan, settings: settings, to: &transport)
+        Self.applyMode(settings.mode, plan: plan, settings: settings, guide: settings.guide, to: &transport)
         if threaded {
             runner = TransportRunner(transport: transport, clock: followed, tickClock: clock, output: output,
                                      onEvents: { [weak self] events in self?.received(events) },
@@ -480,7 +486,9 @@ public final class PracticeSession: @unchecked Sendable {
 
     /// What the transport does between passes in a mode: the judging modes hold after each pass
     /// (results) and count in; watch mode plays the piece once unless a loop is on.
-    private static func applyMode(_ mode: PracticeMode, plan: PracticePlan, settings: Settings, to transport: inout Transport) {
+    private static func applyMode(_ mode: PracticeMode, plan: PracticePlan, settings: Settings, guide: Bool, to transport: inout Transport) {
+        // The learner's part: heard only when nobody plays along, or as the guide they asked for.
+        transport.setLearnerPart(.forMode(judging: mode.judges, guide: guide))
         transport.holdBetweenPasses = mode.judges && settings.holdAfterPass
         transport.stopsAtEnd = settings.watchStopsAtEnd && mode == .watch && plan.bars == nil
         if mode.countsIn && settings.countIn { transport.setCountIn(true) }
@@ -580,6 +588,8 @@ public final class PracticeSession: @unchecked Sendable {
     /// plan's error when it does not fit the lesson.
     public func replacePlan(_ plan: PracticePlan) throws(PlanError) {
         let outcome: Result<Void, PlanError> = owner {
+            var plan = plan
+            plan.learnerPart = .forMode(judging: owned.coach.mode.judges, guide: owned.guide)
             do throws(PlanError) {
                 try perform { t throws(PlanError) in try t.replacePlan(plan) }
             } catch {
@@ -598,6 +608,16 @@ public final class PracticeSession: @unchecked Sendable {
             return .success(())
         }
         try outcome.get()
+    }
+
+    /// Turns the guide on or off from the current position (`--guide`, the practice screen's
+    /// key): the learner's part sounds quietly on the synth, or not at all, in the judging modes.
+    public func setGuide(_ on: Bool) {
+        owner {
+            owned.guide = on
+            let part = PracticePlan.LearnerPart.forMode(judging: owned.coach.mode.judges, guide: on)
+            perform { $0.setLearnerPart(part) }
+        }
     }
 
     /// Switches mode from the next pass on: a new coach on the transport's current plan, the
@@ -619,8 +639,9 @@ public final class PracticeSession: @unchecked Sendable {
             owned.heldForResults = false
             let settings = self.settings
             let plan = transport.plan
+            let guide = owned.guide
             perform { t in
-                Self.applyMode(mode, plan: plan, settings: settings, to: &t)
+                Self.applyMode(mode, plan: plan, settings: settings, guide: guide, to: &t)
                 return []
             }
             if wasPaused { perform { $0.play() } }

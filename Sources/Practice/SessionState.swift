@@ -103,8 +103,9 @@ public struct SessionState: Sendable {
     public var feedback: Feedback
     /// How the notes of the pass under way were judged so far, by index into `Lesson.notes`.
     public var judged: [Int: Verdict]
-    /// After a pass: its notes struck right but held or played off (short, long, loud, soft).
-    public var heardOff: Set<Int> = []
+    /// After a pass: its notes struck right but not cleanly (after a wrong key, held or played
+    /// off), each with its mark.
+    public var heardOff: [Int: VerdictMark] = [:]
     /// Etude's part keeps the learner's tempo (`--follow`).
     public var following = false
 }

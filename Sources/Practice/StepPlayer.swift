@@ -37,6 +37,8 @@ public final class GainOutput: SoundOutput, @unchecked Sendable {
         if let seconds { inner.send(message, at: seconds) } else { inner.send(message) }
     }
 
+    public func sendGuide(_ message: MIDIEvent.Kind) { inner.sendGuide(message) }
+
     public func allNotesOff() { inner.allNotesOff() }
 
     /// Sets the gain (0…1) and sends the scaled volume on every channel when it changed.

@@ -247,6 +247,7 @@ public final class TransportRunner: @unchecked Sendable {
                 continue
             // Stamped with the real second it is due: on JACK it is played at that time's frame.
             case .synth(let message): output.send(message, at: realSeconds(of: e.time))
+            case .guide(let message): output.sendGuide(message)
             case .finished: ended = true
             default: break
             }

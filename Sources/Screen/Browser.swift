@@ -96,6 +96,8 @@ public enum BrowserAction: Equatable, Sendable {
     case toggleFavourite(BrowserRow)
     case stats(BrowserRow)
     case routines
+    /// F7: the learner's instrument, chosen once (`etude setup`'s questions).
+    case instrument
     /// Enter on a routine in the routines box.
     case runRoutine(String)
     case quit
@@ -113,6 +115,7 @@ public enum BrowserKeys {
         PracticeKeys.Entry(keys: "Ctrl-F  F4", action: "favourite on / off (★)"),
         PracticeKeys.Entry(keys: "Ctrl-S  F5", action: "stats of the lesson"),
         PracticeKeys.Entry(keys: "Ctrl-R  F6", action: "routines (Enter runs one)"),
+        PracticeKeys.Entry(keys: "F7", action: "your instrument (etude setup)"),
         PracticeKeys.Entry(keys: "?  F1", action: "this help (? while the search is empty)"),
         PracticeKeys.Entry(keys: "✓ … ▸", action: "mastered / in progress / next (etude next)"),
         PracticeKeys.Entry(keys: "Esc", action: "clear the search, then quit"),
@@ -236,6 +239,7 @@ public struct BrowserModel: Equatable, Sendable {
         case .function(4): return onLesson { .toggleFavourite($0) }
         case .function(5): return onLesson { .stats($0) }
         case .function(6): return .routines
+        case .function(7): return .instrument
         case .function(1):
             overlay = .help
             return .none

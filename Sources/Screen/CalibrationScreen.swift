@@ -1,3 +1,4 @@
+import Judge
 import Terminal
 
 /// The calibration screen as plain values: the beats clicked so far, where each tap landed,
@@ -161,8 +162,8 @@ public struct CalibrationScreen: Sendable {
         let half = min(30, (width - 20) / 2)
         guard half >= 5 else { return }
         let centre = width / 2
-        buffer.text("early", x: centre - half - 6, y: y, style: theme.hintStyle, maxWidth: 5)
-        buffer.text("late", x: centre + half + 2, y: y, style: theme.hintStyle, maxWidth: 4)
+        buffer.text(VerdictMark.early.word, x: centre - half - 6, y: y, style: theme.hintStyle, maxWidth: 5)
+        buffer.text(VerdictMark.late.word, x: centre + half + 2, y: y, style: theme.hintStyle, maxWidth: 4)
         for x in (centre - half)...(centre + half) { buffer.put(x, y, "─", theme.timelineTrack) }
         buffer.put(centre, y, "┼", theme.timelineHead)
         let scale = Double(half) / max(1, model.halfBeatMs)

@@ -1,3 +1,4 @@
+import Judge
 import Terminal
 
 /// The keys of the practice screen, as the help overlay lists them. Kept as data so the help
@@ -40,9 +41,8 @@ public enum PracticeKeys {
 
     /// The playing modes' keys (listed last: a short terminal shows the controls first).
     public static let modes: [Entry] = [
-        Entry(keys: "M", action: "mode: watch / wait / play / memory (F6)"),
-        Entry(keys: "W", action: "loop the weakest section (F9)"),
-        Entry(keys: "F", action: "follow my tempo on / off (F11; play, memory)"),
+        Entry(keys: "M  F", action: "mode (F6) / follow my tempo (F11)"),
+        Entry(keys: "W  G", action: "loop the weakest section (F9) / guide (F12)"),
         Entry(keys: "r  Enter", action: "last pass: save as .mid / review"),
     ]
 
@@ -173,7 +173,7 @@ public struct ResultsPanel: Sendable {
         if let (mean, sd) = f.timing {
             var t = "timing \(mean >= 0 ? "+" : "−")\(formatted(abs(mean), decimals: 0)) ms"
             t += " ± \(formatted(sd, decimals: 0)) ms"
-            t += mean < 0 ? " (early)" : (mean > 0 ? " (late)" : "")
+            t += " (\(TimingLean(meanMs: mean).word))"
             lines.append(t)
         }
         if r.offsetMs.isFinite, r.offsetMs.rounded() != 0 {

@@ -117,14 +117,20 @@ public struct StaffWidget: Sendable {
         let mono = theme.monochrome
         var style: Style
         switch cell.mark {
-        case .hit:
-            style = mono ? Style(attributes: [.bold, .underline]) : Style(fg: StaffWidget.hit, attributes: .bold)
-        case .wrong:
-            style = mono ? Style(attributes: .bold) : Style(fg: theme.color(.wrong), attributes: .bold)
-        case .missed:
-            style = mono ? Style(attributes: .dim) : Style(fg: StaffWidget.missed)
-        case .off:
-            style = mono ? Style(attributes: [.bold, .underline]) : Style(fg: StaffWidget.off, attributes: .bold)
+        case .judged(let verdict):
+            // The glyph tells the verdicts apart without colour; colour says them at a glance.
+            switch verdict {
+            case .ok:
+                style = mono ? Style(attributes: [.bold, .underline]) : Style(fg: StaffWidget.hit, attributes: .bold)
+            case .wrong, .wrongKeyFirst:
+                style = mono ? Style(attributes: .bold) : Style(fg: theme.color(.wrong), attributes: .bold)
+            case .missed:
+                style = mono ? Style(attributes: .dim) : Style(fg: StaffWidget.missed)
+            case .early, .late:
+                style = mono ? Style(attributes: [.bold, .underline]) : Style(fg: theme.verdictColor(verdict), attributes: .bold)
+            case .short, .long, .loud, .soft:
+                style = mono ? Style(attributes: [.bold, .underline]) : Style(fg: StaffWidget.off, attributes: .bold)
+            }
         case .lit:
             let role: NoteRole = cell.hand == .left ? .leftHand : (cell.hand == .right ? .rightHand : .accompaniment)
             style = mono ? Style(attributes: [.bold, .reverse]) : Style(fg: theme.color(role), attributes: .bold)
@@ -169,8 +175,9 @@ public struct StaffWidget: Sendable {
     static let finger = Color.rgb(255, 210, 90)
     static let hit = Color.rgb(70, 210, 90)
     static let missed = Color.rgb(120, 120, 120)
-    /// A note struck right but held or played off (the ear's verdicts after a pass).
-    static let off = Color.rgb(235, 180, 40)
+    /// A note struck right but held or played off (the ear's verdicts after a pass): violet,
+    /// as on the falling notes, apart from early and late's amber.
+    static let off = Color.rgb(185, 110, 235)
     static let cursorBackground = Color.rgb(52, 58, 84)
 }
 

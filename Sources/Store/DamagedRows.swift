@@ -30,13 +30,19 @@ enum DamagedRows {
 }
 
 extension FetchableRecord {
-    /// Every row of `request` that decodes (`init(row:)` with `try`); the others are skipped
-    /// and noted in `DamagedRows` under `table`.
-    static func fetchDecodable(_ db: Database, _ request: some FetchRequest, table: String) throws -> [Self] {
+    /// Every row of `request` that decodes (`init(row:)` with `try`) and is `valid` (its numbers
+    /// in their ranges); the others are skipped and noted in `DamagedRows` under `table`.
+    static func fetchDecodable(_ db: Database, _ request: some FetchRequest, table: String,
+                               valid: (Self) -> Bool = { _ in true }) throws -> [Self] {
         var out: [Self] = []
         let cursor = try Row.fetchCursor(db, request)
         while let row = try cursor.next() {
-            do { out.append(try Self(row: row)) } catch { DamagedRows.note(table: table, row: row) }
+            do {
+                let record = try Self(row: row)
+                if valid(record) { out.append(record) } else { DamagedRows.note(table: table, row: row) }
+            } catch {
+                DamagedRows.note(table: table, row: row)
+            }
         }
         return out
     }
@@ -50,8 +56,8 @@ extension FetchableRecord {
 
 extension FetchableRecord where Self: TableRecord {
     /// `fetchDecodable` noting damaged rows under the record's own table.
-    static func fetchDecodable(_ db: Database, _ request: some FetchRequest) throws -> [Self] {
-        try fetchDecodable(db, request, table: databaseTableName)
+    static func fetchDecodable(_ db: Database, _ request: some FetchRequest, valid: (Self) -> Bool = { _ in true }) throws -> [Self] {
+        try fetchDecodable(db, request, table: databaseTableName, valid: valid)
     }
 
     /// The row with a primary key, nil when there is none or it does not decode (noted).
@@ -67,5 +73,20 @@ extension Store {
         DamagedRows.takeNew().map {
             "the database holds rows Etude cannot read (\($0); a damaged or hand-edited value): they were left out, the rest is intact"
         }
+    }
+}
+
+extension PassRecord {
+    /// The longest one pass is taken to last (a day): a stored 1e308 or 5,000 hours is damage.
+    static let longestSeconds = 86_400.0
+
+    /// Whether every number of the pass is one Etude could have stored (a finite duration of at
+    /// most a day, a tempo of 1–1000 %, scores 0–100, bars up to a million): a hand-edited or
+    /// damaged row (a score of 1e308) is skipped and reported, never summed into the stats.
+    var isSane: Bool {
+        func percent(_ v: Double?) -> Bool { v.map { $0.isFinite && (0...100).contains($0) } ?? true }
+        func bar(_ b: Int?) -> Bool { b.map { (-1...1_000_000).contains($0) } ?? true }
+        return durationSeconds.isFinite && (0...Self.longestSeconds).contains(durationSeconds) && (1...1000).contains(tempoPercent)
+            && percent(score) && percent(figures?.accuracy) && bar(firstBar) && bar(lastBar)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Judge
+import Lesson
 
 /// Favourites, saved loops, history and the resume state.
 extension Store {
@@ -119,7 +120,7 @@ extension Store {
 
     /// Convenience form of `recordPass(_:)` with the figures the practice screen has at hand.
     @discardableResult
-    public func recordPass(lessonID: String, startedAt: Date, mode: String, hand: String, tempoPercent: Int,
+    public func recordPass(lessonID: String, startedAt: Date, mode: PassMode, hand: PracticePlan.Hands, tempoPercent: Int,
                            bars: ClosedRange<Int>? = nil, figures: ScoreFigures? = nil, durationSeconds: Double) throws -> Int64 {
         try recordPass(PassRecord(lessonID: lessonID, startedAt: startedAt, mode: mode, hand: hand,
                                   tempoPercent: tempoPercent, firstBar: bars?.lowerBound, lastBar: bars?.upperBound,
@@ -132,7 +133,7 @@ extension Store {
             var q = PassRecord.all()
             if let lessonID { q = q.filter(Column("lessonID") == lessonID) }
             if let since { q = q.filter(Column("startedAt") >= since) }
-            return try PassRecord.fetchDecodable(db, q.order(Column("startedAt"), Column("id")))
+            return try PassRecord.fetchDecodable(db, q.order(Column("startedAt"), Column("id")), valid: \.isSane)
         }
     }
 

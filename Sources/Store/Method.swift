@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Judge
 import Lesson
 
 /// What mastering a lesson means in the method, written once for `etude next`, `etude today`
@@ -25,7 +26,7 @@ public enum Mastery {
     public static func masteringPasses(_ passes: [PassRecord]) -> [PassRecord] {
         let furthest = passes.compactMap(\.lastBar).max()
         return passes.filter { p in
-            p.complete && p.mode == "play" && p.hand == "both" && p.tempoPercent >= minimumTempo
+            p.complete && p.mode == .play && p.hand == .both && p.tempoPercent >= minimumTempo
                 && (p.score ?? 0) >= minimumScore && (p.firstBar ?? 1) <= 1
                 && (furthest == nil || (p.lastBar ?? Int.max) >= furthest ?? 0)
         }
@@ -40,6 +41,19 @@ public enum Mastery {
     public static func status(_ passes: [PassRecord], calendar: Calendar = .current) -> Status {
         if masteringDays(passes, calendar: calendar).count >= daysNeeded { return .mastered }
         return passes.isEmpty ? .new : .inProgress
+    }
+
+    /// `masteringDays` from the history by day (`PassDay`): the same days, read from a row per
+    /// day instead of every pass.
+    public static func masteringDays(days: [PassDay]) -> [Date] {
+        let furthest = days.compactMap(\.maxLastBar).max()
+        return Array(Set(days.filter { d in d.masterLastBar.map { furthest == nil || $0 >= furthest ?? 0 } ?? false }.map(\.day))).sorted()
+    }
+
+    /// `status` from the history by day.
+    public static func status(days: [PassDay]) -> Status {
+        if masteringDays(days: days).count >= daysNeeded { return .mastered }
+        return days.isEmpty ? .new : .inProgress
     }
 }
 
@@ -64,6 +78,17 @@ public enum Review {
             let day = calendar.startOfDay(for: p.startedAt)
             best[day] = max(best[day] ?? -Double.infinity, s)
         }
+        return schedule(best: best, calendar: calendar)
+    }
+
+    /// The schedule from one lesson's history by day (each day's best score).
+    public static func schedule(days: [PassDay], calendar: Calendar = .current) -> Schedule? {
+        var best: [Date: Double] = [:]
+        for d in days { if let s = d.bestScore, s.isFinite { best[d.day] = max(best[d.day] ?? -Double.infinity, s) } }
+        return schedule(best: best, calendar: calendar)
+    }
+
+    static func schedule(best: [Date: Double], calendar: Calendar) -> Schedule? {
         guard let last = best.keys.max() else { return nil }
         var interval = 1
         for day in best.keys.sorted() {
@@ -78,13 +103,36 @@ public enum Review {
 public struct PathLesson: Equatable, Sendable {
     public var listing: LessonListing
     public var status: Mastery.Status
-    /// Passes of this lesson, oldest first.
+    /// Passes of this lesson, oldest first: from the store its last 200 (the weakest section's),
+    /// the rest of its history being in `summary`.
     public var passes: [PassRecord]
+    /// The lesson's whole history by day (from the store; nil when made from `passes` alone).
+    public var summary: [PassDay]?
+    /// Its best complete pass with both hands in play mode (by score, then tempo).
+    public var bestPlay: PassRecord?
 
+    /// A path lesson from all its passes.
     public init(listing: LessonListing, status: Mastery.Status, passes: [PassRecord]) {
         self.listing = listing
         self.status = status
         self.passes = passes
+        summary = nil
+        bestPlay = passes.filter { $0.complete && $0.mode == .play && $0.hand == .both && $0.score != nil }
+            .max { ($0.score ?? 0, $0.tempoPercent) < ($1.score ?? 0, $1.tempoPercent) }
+    }
+
+    /// A path lesson from its history by day, its recent passes and its best play pass.
+    public init(listing: LessonListing, summary: [PassDay], recent: [PassRecord], bestPlay: PassRecord?) {
+        self.listing = listing
+        status = Mastery.status(days: summary)
+        passes = recent
+        self.summary = summary
+        self.bestPlay = bestPlay
+    }
+
+    /// The history by day in `calendar`'s days.
+    public func days(calendar: Calendar = .current) -> [PassDay] {
+        summary ?? PassDay.summarise(passes, calendar: calendar)
     }
 
     public var place: CurriculumPlace {
@@ -96,14 +144,18 @@ public struct PathLesson: Equatable, Sendable {
 extension Store {
     /// Every listed lesson with a level (the curriculum and any graded lesson added), in the
     /// path's order (`CurriculumPlace`), each with its passes and mastery.
+    /// Its cost grows with the lessons and the days practised, never with every pass: the
+    /// history by day (`passDay`), and for each lesson practised its last passes and its best
+    /// play pass through indexes.
     public func methodPath(calendar: Calendar = .current) throws -> [PathLesson] {
         let leveled = try lessons().filter { $0.lesson.level != nil }
-        let all = try passes()
-        var byLesson: [String: [PassRecord]] = [:]
-        for p in all { byLesson[p.lessonID, default: []].append(p) }
-        return leveled.map { l in
-            let passes = byLesson[l.lesson.id] ?? []
-            return PathLesson(listing: l, status: Mastery.status(passes, calendar: calendar), passes: passes)
+        var byLesson: [String: [PassDay]] = [:]
+        for d in try passDays(calendar: calendar) { byLesson[d.lessonID, default: []].append(d) }
+        return try leveled.map { l in
+            let days = byLesson[l.lesson.id] ?? []
+            guard !days.isEmpty else { return PathLesson(listing: l, summary: [], recent: [], bestPlay: nil) }
+            return PathLesson(listing: l, summary: days, recent: try recentPasses(lessonID: l.lesson.id),
+                              bestPlay: try bestPlayPass(lessonID: l.lesson.id))
         }.sorted { $0.place < $1.place }
     }
 }
@@ -148,7 +200,25 @@ public struct SightReadingRecord: Codable, Equatable, Sendable, FetchableRecord,
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// Decoded with every value checked: a level outside the method's (1–8), a score that
+    /// is not 0–100 (1e308), a date that does not read make the row damaged (skipped and reported
+    /// once, `DamagedRows`), never a trap or a refusal of the whole history.
+    public init(row: Row) throws {
+        id = try row.decode(forColumn: "id")
+        level = try row.decode(forColumn: "level")
+        seed = try row.decode(forColumn: "seed")
+        lessonID = try row.decode(forColumn: "lessonID")
+        passID = try row.decode(forColumn: "passID")
+        score = try row.decode(forColumn: "score")
+        playedAt = try row.decode(forColumn: "playedAt")
+        guard SightReadingExercise.levels.contains(level),
+              score.map({ $0.isFinite && (0...100).contains($0) }) ?? true else { throw DamagedValue() }
+    }
 }
+
+/// A value read from the database that is out of its range: the row is skipped (`DamagedRows`).
+struct DamagedValue: Error {}
 
 extension Store {
     public func recordSightReading(_ record: SightReadingRecord) throws {
@@ -160,6 +230,6 @@ extension Store {
 
     /// Sight-reading results, oldest first.
     public func sightReadings() throws -> [SightReadingRecord] {
-        try writer.read { db in try SightReadingRecord.order(Column("playedAt"), Column("id")).fetchAll(db) }
+        try writer.read { db in try SightReadingRecord.fetchDecodable(db, SightReadingRecord.order(Column("playedAt"), Column("id"))) }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Judge
+import Lesson
 
 /// A lesson in the catalogue, identified by the SHA-256 of its file's bytes; metadata is read
 /// from the file (tags, tracks, tempo, signatures) when it is first seen or changes.
@@ -114,44 +115,36 @@ public struct LibraryFolder: Codable, Equatable, Sendable, FetchableRecord, Pers
 
 /// One practised pass through a lesson (or a loop of it). Score figures are `nil` for passes
 /// that were only watched or not scored.
+///
+/// The mode and hand are typed columns stored as their raw values; the figures are stored
+/// through `ScoreFigures`' own coding, flat in the row's columns (`hit`, `missed`, … `soft`),
+/// so a new figure is one field there and one column here.
+@dynamicMemberLookup
 public struct PassRecord: Codable, Equatable, Sendable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "pass"
     public var id: Int64?
     public var lessonID: String
     public var startedAt: Date
-    /// e.g. "watch", "wait", "play" — the practice mode as the lesson engine names it.
-    public var mode: String
-    /// "right", "left" or "both".
-    public var hand: String
+    /// How the pass was played (practice mode, judge, quiz).
+    public var mode: PassMode
+    public var hand: PracticePlan.Hands
     public var tempoPercent: Int
     public var firstBar: Int?
     public var lastBar: Int?
     public var durationSeconds: Double
-    // The figures' columns (see `figures`), nil for a pass that was not scored.
-    public private(set) var hit: Int?
-    public private(set) var missed: Int?
-    public private(set) var wrong: Int?
-    public private(set) var extra: Int?
-    public private(set) var early: Int?
-    public private(set) var onTime: Int?
-    public private(set) var late: Int?
-    /// 0…100.
-    public private(set) var accuracy: Double?
-    /// Nil when nothing was hit.
-    public private(set) var timingMeanMs: Double?
-    public private(set) var timingSdMs: Double?
-    /// 0…100: the column the best score and the stats read.
+    /// The pass's score figures (the one record Judge makes, the results panel shows and
+    /// `--report` writes), nil for a pass that was only watched or not scored.
+    public var figures: ScoreFigures? {
+        didSet { score = figures?.score }
+    }
+    /// 0…100: the column the best score and the stats read (the figures' score, or a score
+    /// alone from older tools).
     public private(set) var score: Double?
-    /// The ear's counts (v10), nil for passes stored before it or not scored.
-    public private(set) var short: Int?
-    public private(set) var long: Int?
-    public private(set) var loud: Int?
-    public private(set) var soft: Int?
     /// False for a pass left before its end (practice quit mid-way): its time counts as practice,
     /// but it is not counted, scored or drawn as a pass.
     public var complete: Bool
 
-    public init(id: Int64? = nil, lessonID: String, startedAt: Date, mode: String, hand: String, tempoPercent: Int,
+    public init(id: Int64? = nil, lessonID: String, startedAt: Date, mode: PassMode, hand: PracticePlan.Hands, tempoPercent: Int,
                 firstBar: Int? = nil, lastBar: Int? = nil, durationSeconds: Double, figures: ScoreFigures? = nil,
                 complete: Bool = true) {
         self.id = id
@@ -165,48 +158,58 @@ public struct PassRecord: Codable, Equatable, Sendable, FetchableRecord, Mutable
         self.durationSeconds = durationSeconds
         self.complete = complete
         self.figures = figures
+        self.score = figures?.score
     }
 
     /// A pass with only a score (older tools and tests that have no other figures).
-    public init(lessonID: String, startedAt: Date, mode: String, hand: String, tempoPercent: Int, durationSeconds: Double,
+    public init(lessonID: String, startedAt: Date, mode: PassMode, hand: PracticePlan.Hands, tempoPercent: Int, durationSeconds: Double,
                 score: Double?) {
         self.init(lessonID: lessonID, startedAt: startedAt, mode: mode, hand: hand, tempoPercent: tempoPercent,
                   durationSeconds: durationSeconds)
         self.score = score
     }
 
-    /// The pass's score figures (the one record Judge makes, the results panel shows and
-    /// `--report` writes), nil for a pass that was only watched or not scored.
-    public var figures: ScoreFigures? {
-        get {
-            guard let hit, let missed, let wrong, let extra, let accuracy, let score else { return nil }
-            var f = ScoreFigures(hit: hit, missed: missed, wrong: wrong, extra: extra, early: early ?? 0, onTime: onTime ?? 0,
-                                 late: late ?? 0, accuracy: accuracy, timingMeanMs: timingMeanMs ?? 0,
-                                 timingSdMs: timingSdMs ?? 0, score: score)
-            f.short = short ?? 0
-            f.long = long ?? 0
-            f.loud = loud ?? 0
-            f.soft = soft ?? 0
-            return f
-        }
-        set {
-            hit = newValue?.hit
-            missed = newValue?.missed
-            wrong = newValue?.wrong
-            extra = newValue?.extra
-            early = newValue?.early
-            onTime = newValue?.onTime
-            late = newValue?.late
-            accuracy = newValue?.accuracy
-            timingMeanMs = newValue?.timing?.meanMs
-            timingSdMs = newValue?.timing?.sdMs
-            score = newValue?.score
-            short = newValue?.short
-            long = newValue?.long
-            loud = newValue?.loud
-            soft = newValue?.soft
-        }
+    private enum CodingKeys: String, CodingKey {
+        case id, lessonID, startedAt, mode, hand, tempoPercent, firstBar, lastBar, durationSeconds, complete, score
+        /// Present (not NULL) exactly when the pass was scored with figures.
+        case hit
     }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decodeIfPresent(Int64.self, forKey: .id)
+        lessonID = try c.decode(String.self, forKey: .lessonID)
+        startedAt = try c.decode(Date.self, forKey: .startedAt)
+        mode = try c.decode(PassMode.self, forKey: .mode)
+        hand = try c.decode(PracticePlan.Hands.self, forKey: .hand)
+        tempoPercent = try c.decode(Int.self, forKey: .tempoPercent)
+        firstBar = try c.decodeIfPresent(Int.self, forKey: .firstBar)
+        lastBar = try c.decodeIfPresent(Int.self, forKey: .lastBar)
+        durationSeconds = try c.decode(Double.self, forKey: .durationSeconds)
+        complete = try c.decodeIfPresent(Bool.self, forKey: .complete) ?? true
+        score = try c.decodeIfPresent(Double.self, forKey: .score)
+        // The figures' own coding, from the same row (v13 filled the NULLs older rows held).
+        figures = try c.decodeIfPresent(Int.self, forKey: .hit) == nil ? nil : try ScoreFigures(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if let figures { try figures.encode(to: encoder) }
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(id, forKey: .id)
+        try c.encode(lessonID, forKey: .lessonID)
+        try c.encode(startedAt, forKey: .startedAt)
+        try c.encode(mode, forKey: .mode)
+        try c.encode(hand, forKey: .hand)
+        try c.encode(tempoPercent, forKey: .tempoPercent)
+        try c.encodeIfPresent(firstBar, forKey: .firstBar)
+        try c.encodeIfPresent(lastBar, forKey: .lastBar)
+        try c.encode(durationSeconds, forKey: .durationSeconds)
+        try c.encode(complete, forKey: .complete)
+        try c.encodeIfPresent(score, forKey: .score)
+    }
+
+    /// A figure of a scored pass (`pass.hit`, `pass.accuracy`), nil when it was not scored.
+    public subscript<T>(dynamicMember path: KeyPath<ScoreFigures, T>) -> T? { figures?[keyPath: path] }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
@@ -265,11 +268,15 @@ public struct ResumeState: Codable, Equatable, Sendable, FetchableRecord, Persis
     public var otherHand: String?
     /// Whether the metronome was on; nil in a state saved before v9 (off).
     public var metronome: Bool?
+    /// The input the session was played on (`--input` as typed); nil in a state saved before
+    /// v13 (the instrument set up, else the computer keyboard).
+    public var input: String?
     public var updatedAt: Date
 
     public init(lessonID: String, path: String, positionSeconds: Double, hand: String, tempoPercent: Int, mode: String,
                 loopFirstBar: Int? = nil, loopLastBar: Int? = nil, loopName: String? = nil, otherHand: String? = nil,
-                metronome: Bool? = nil, updatedAt: Date = Date()) {
+                metronome: Bool? = nil, input: String? = nil, updatedAt: Date = Date()) {
+        self.input = input
         self.lessonID = lessonID
         self.path = path
         self.positionSeconds = positionSeconds

@@ -369,6 +369,123 @@ public enum Schema {
                 );
                 """)
         }
+        // v13: the learner's instrument, chosen once (`etude setup`): the input with its sound,
+        // MIDI out, key lights and gestures, used by every command that does not name them; the
+        // guide per lesson (`--guide on`); the input a resumed session was left on.
+        m.registerMigration("v13-instrument") { db in
+            try db.execute(sql: """
+                CREATE TABLE instrumentSetup (
+                    id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
+                    input TEXT NOT NULL,
+                    sound TEXT,
+                    midiOut TEXT,
+                    lights INTEGER,
+                    gestures TEXT,
+                    updatedAt DATETIME NOT NULL
+                );
+                CREATE TABLE lessonGuide (
+                    lessonID TEXT PRIMARY KEY NOT NULL REFERENCES lesson(id) ON DELETE CASCADE,
+                    guide BOOLEAN NOT NULL,
+                    updatedAt DATETIME NOT NULL
+                );
+                ALTER TABLE resumeState ADD COLUMN input TEXT;
+                """)
+        }
+        // v14: a pass's figures are read through `ScoreFigures`' own coding, so a scored row holds
+        // every figure (older rows: NULL early/on-time/late and timing read as 0, as the bridge
+        // read them; a row missing a count the bridge needed was not scored and stays so). The
+        // best score the browser and `etude list` show is the best played in time (play, memory,
+        // a judged recording): a wait-mode 100 is not a best of playing the piece.
+        m.registerMigration("v14-typed-passes") { db in
+            let inTime = PassMode.inTime.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            try db.execute(sql: """
+                UPDATE pass SET hit = NULL
+                    WHERE hit IS NOT NULL AND (missed IS NULL OR wrong IS NULL OR extra IS NULL OR accuracy IS NULL OR score IS NULL);
+                UPDATE pass SET early = coalesce(early, 0), onTime = coalesce(onTime, 0), late = coalesce(late, 0),
+                    timingMeanMs = coalesce(timingMeanMs, 0), timingSdMs = coalesce(timingSdMs, 0),
+                    short = coalesce(short, 0), long = coalesce(long, 0), loud = coalesce(loud, 0), soft = coalesce(soft, 0)
+                    WHERE hit IS NOT NULL;
+                DROP TRIGGER pass_insert;
+                DROP TRIGGER pass_delete;
+                CREATE TRIGGER pass_insert AFTER INSERT ON pass BEGIN
+                    INSERT INTO lessonStats (lessonID, passes, bestScore, lastPractised)
+                    VALUES (NEW.lessonID, NEW.complete, CASE WHEN NEW.mode IN (\(inTime)) THEN NEW.score END, NEW.startedAt)
+                    ON CONFLICT (lessonID) DO UPDATE SET
+                        passes = passes + NEW.complete,
+                        bestScore = CASE WHEN NEW.mode IN (\(inTime)) AND (bestScore IS NULL OR NEW.score > bestScore)
+                                         THEN coalesce(NEW.score, bestScore) ELSE bestScore END,
+                        lastPractised = CASE WHEN lastPractised IS NULL OR NEW.startedAt > lastPractised THEN NEW.startedAt ELSE lastPractised END;
+                END;
+                CREATE TRIGGER pass_delete AFTER DELETE ON pass BEGIN
+                    UPDATE lessonStats SET
+                        passes = (SELECT COUNT(*) FROM pass WHERE lessonID = OLD.lessonID AND complete),
+                        bestScore = (SELECT MAX(score) FROM pass WHERE lessonID = OLD.lessonID AND mode IN (\(inTime))),
+                        lastPractised = (SELECT MAX(startedAt) FROM pass WHERE lessonID = OLD.lessonID)
+                    WHERE lessonID = OLD.lessonID;
+                END;
+                UPDATE lessonStats SET bestScore = (SELECT MAX(score) FROM pass WHERE pass.lessonID = lessonStats.lessonID AND mode IN (\(inTime)));
+                """)
+        }
+        // v14: the history summarised per lesson and day (`passDay`, kept by triggers), so
+        // `today`, `next` and `stats` read days and indexes, never every pass (issue 40).
+        m.registerMigration("v14-pass-days") { db in
+            try db.execute(sql: """
+                CREATE TABLE passDay (
+                    lessonID TEXT NOT NULL,
+                    day TEXT NOT NULL,
+                    passes INTEGER NOT NULL,
+                    scored INTEGER NOT NULL,
+                    seconds DOUBLE NOT NULL,
+                    bestScore DOUBLE,
+                    masterLastBar INTEGER,
+                    maxLastBar INTEGER,
+                    PRIMARY KEY (lessonID, day)
+                ) WITHOUT ROWID;
+                CREATE INDEX passDay_day ON passDay(day);
+                CREATE INDEX pass_lesson_lastBar ON pass(lessonID, lastBar);
+                CREATE INDEX pass_best_play ON pass(lessonID, score) WHERE complete AND mode = 'play' AND hand = 'both';
+                CREATE INDEX pass_scored_time ON pass(startedAt) WHERE complete AND score IS NOT NULL;
+                \(PassDay.fill("1"))
+                CREATE TRIGGER pass_day_insert AFTER INSERT ON pass WHEN \(PassDay.sane("NEW.")) BEGIN
+                    INSERT INTO passDay (lessonID, day, passes, scored, seconds) VALUES (NEW.lessonID, \(PassDay.day("NEW.")), 0, 0, 0)
+                        ON CONFLICT DO NOTHING;
+                    UPDATE passDay SET
+                        passes = passes + (NEW.complete != 0),
+                        scored = scored + (NEW.complete != 0 AND NEW.score IS NOT NULL),
+                        seconds = seconds + NEW.durationSeconds,
+                        bestScore = CASE WHEN NEW.complete AND NEW.score IS NOT NULL AND (bestScore IS NULL OR NEW.score > bestScore)
+                                         THEN NEW.score ELSE bestScore END,
+                        masterLastBar = CASE WHEN \(PassDay.candidate("NEW."))
+                                               AND (masterLastBar IS NULL OR coalesce(NEW.lastBar, \(Int.max)) > masterLastBar)
+                                             THEN coalesce(NEW.lastBar, \(Int.max)) ELSE masterLastBar END,
+                        maxLastBar = CASE WHEN NEW.lastBar IS NOT NULL AND (maxLastBar IS NULL OR NEW.lastBar > maxLastBar)
+                                          THEN NEW.lastBar ELSE maxLastBar END
+                    WHERE lessonID = NEW.lessonID AND day = \(PassDay.day("NEW."));
+                END;
+                CREATE TRIGGER pass_day_delete AFTER DELETE ON pass BEGIN
+                    DELETE FROM passDay WHERE lessonID = OLD.lessonID;
+                    \(PassDay.fill("lessonID = OLD.lessonID"))
+                END;
+                CREATE TRIGGER pass_day_update AFTER UPDATE ON pass BEGIN
+                    DELETE FROM passDay WHERE lessonID IN (OLD.lessonID, NEW.lessonID);
+                    \(PassDay.fill("lessonID IN (OLD.lessonID, NEW.lessonID)"))
+                END;
+                """)
+        }
+        // v15: a recording's bars found in it (`etude align`), per recording (by its content, so a
+        // moved or renamed file keeps them) and lesson (by its bytes): the bars as JSON.
+        m.registerMigration("v15-recording-alignments") { db in
+            try db.execute(sql: """
+                CREATE TABLE recordingAlignment (
+                    recording TEXT NOT NULL,
+                    lesson TEXT NOT NULL,
+                    bars TEXT NOT NULL,
+                    method TEXT NOT NULL,
+                    alignedAt DATETIME NOT NULL,
+                    PRIMARY KEY (recording, lesson)
+                );
+                """)
+        }
         return m
     }()
 }

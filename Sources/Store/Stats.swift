@@ -1,9 +1,10 @@
 import Foundation
+import GRDB
 import MIDIFile
 
 /// Practice statistics computed from passes: pure, so the day/week arithmetic is tested
 /// with a fixed clock and time zone.
-public struct PracticeStats: Equatable, Sendable {
+public struct PracticeStats: Sendable {
     public struct Period: Equatable, Sendable {
         /// Start of the day or week (in the calendar's time zone).
         public var start: Date
@@ -18,7 +19,11 @@ public struct PracticeStats: Equatable, Sendable {
     public var passCount: Int
     public var scoredPassCount: Int
     public var totalSeconds: Double
+    /// The best score played in time (play, memory, a judged recording: `PassMode.scoresInTime`),
+    /// nil when none was; a wait-mode 100 is never this best.
     public var bestScore: Double?
+    /// The best score of each mode practised with a score, the in-time modes first.
+    public var bests: [(mode: PassMode, score: Double)] = []
     public var latestScore: Double?
     /// Scores of scored passes in time order.
     public var scores: [Double]
@@ -58,8 +63,18 @@ public struct PracticeStats: Equatable, Sendable {
         }
         let whole = sorted.filter(\.complete)
         let scores = whole.compactMap(\.score)
+        var best: [PassMode: Double] = [:]
+        var order: [PassMode] = []
+        for p in whole {
+            guard let s = p.score else { continue }
+            if best[p.mode] == nil { order.append(p.mode) }
+            best[p.mode] = max(best[p.mode] ?? s, s)
+        }
+        let bests = order.sorted { a, b in a.scoresInTime != b.scoresInTime ? a.scoresInTime : (best[a] ?? 0) > (best[b] ?? 0) }
+            .map { (mode: $0, score: best[$0] ?? 0) }
         return PracticeStats(days: dayPeriods, weeks: weekPeriods, passCount: whole.count, scoredPassCount: scores.count,
-                             totalSeconds: sorted.reduce(0) { $0 + $1.durationSeconds }, bestScore: scores.max(),
+                             totalSeconds: sorted.reduce(0) { $0 + $1.durationSeconds },
+                             bestScore: bests.filter { $0.mode.scoresInTime }.map(\.score).max(), bests: bests,
                              latestScore: scores.last, scores: scores, tempos: whole.map { Double($0.tempoPercent) })
     }
 }
@@ -80,5 +95,41 @@ public enum Sparkline {
             let t = (min(max(x, lo), hi) - lo) / (hi - lo)
             return blocks[max(0, min(7, Int(saturating: (t * 7).rounded())))]
         })
+    }
+}
+
+extension Store {
+    /// `etude stats` of every lesson without reading every pass: the totals and the days and
+    /// weeks shown from the history by day (`passDay`), the sparklines (and the latest score)
+    /// from the last `recent` complete passes, read through an index.
+    public func practiceStats(now: Date, calendar: Calendar = .current, days: Int = 7, weeks: Int = 8,
+                              recent: Int = 40) throws -> PracticeStats {
+        var cal = calendar
+        cal.firstWeekday = 2
+        cal.minimumDaysInFirstWeek = 4
+        let empty = PracticeStats.compute([], now: now, calendar: calendar, days: days, weeks: weeks)
+        var stats = empty
+        for d in try passDays(calendar: calendar) {
+            stats.passCount += d.passes
+            stats.scoredPassCount += d.scored
+            stats.totalSeconds += d.seconds
+            if let b = d.bestScore { stats.bestScore = max(stats.bestScore ?? b, b) }
+            if let i = stats.days.firstIndex(where: { $0.start == d.day }) {
+                stats.days[i].seconds += d.seconds
+                stats.days[i].passes += d.passes
+            }
+            if let w = cal.dateInterval(of: .weekOfYear, for: d.day)?.start, let i = stats.weeks.firstIndex(where: { $0.start == w }) {
+                stats.weeks[i].seconds += d.seconds
+                stats.weeks[i].passes += d.passes
+            }
+        }
+        let complete = try writer.read { db in
+            try PassRecord.fetchDecodable(db, SQLRequest<Row>(sql: "SELECT * FROM pass WHERE complete ORDER BY startedAt DESC, id DESC LIMIT ?",
+                                                              arguments: [recent]), table: "pass", valid: \.isSane).reversed()
+        }
+        stats.tempos = complete.map { Double($0.tempoPercent) }
+        stats.scores = try recentScoredPasses(limit: recent).compactMap(\.score)
+        stats.latestScore = stats.scores.last
+        return stats
     }
 }

@@ -133,9 +133,17 @@ public final class Store: Sendable {
             }
         } catch let error as StoreError {
             throw error
+        } catch let error as DatabaseError where Self.isFullDisk(error) && st.st_mode & S_IFMT == S_IFREG {
+            // A full disk: the commands that only read still work (issue 40); those that save say so.
+            return try openReadOnly(path, reason: "the disk is full", formats: formats)
         } catch {
             throw StoreError("\(path): cannot open the database (\(describe(error))); choose another with --db PATH or ETUDE_DB")
         }
+    }
+
+    /// SQLite could not write for want of room (`SQLITE_FULL`, or an I/O error a full disk gives).
+    static func isFullDisk(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_FULL || error.resultCode == .SQLITE_IOERR
     }
 
     /// The database at `path` for reading only: an Etude database of this version (one that

@@ -14,6 +14,9 @@ public protocol SoundOutput: AnyObject, Sendable {
     /// constant lead, so the lesson's gaps survive the sender's wake-up jitter; others send it
     /// now. Wrappers forward the time.
     func send(_ message: MIDIEvent.Kind, at seconds: Double)
+    /// A note of the learner's own part they asked to hear (`--guide on`): Etude's synth only,
+    /// never their instrument; outputs that wrap another pass it on as such.
+    func sendGuide(_ message: MIDIEvent.Kind)
     /// Silences everything without cutting releases: sustain off and CC 123 on every channel.
     func allNotesOff()
 }
@@ -21,6 +24,8 @@ public protocol SoundOutput: AnyObject, Sendable {
 extension SoundOutput {
     /// Outputs that cannot place a message in time send it now.
     public func send(_ message: MIDIEvent.Kind, at seconds: Double) { send(message) }
+    /// An output that is only a synth plays the guide as any other note.
+    public func sendGuide(_ message: MIDIEvent.Kind) { send(message) }
 }
 
 /// A message at a time in seconds from the start of playback.
@@ -39,6 +44,8 @@ public struct TimedMessage: Equatable, Sendable {
 public final class RecordingOutput: SoundOutput, @unchecked Sendable {
     public enum Entry: Equatable, Sendable {
         case message(MIDIEvent.Kind)
+        /// A guide note (`sendGuide`): for the synth only.
+        case guide(MIDIEvent.Kind)
         case allNotesOff
     }
 
@@ -56,6 +63,11 @@ public final class RecordingOutput: SoundOutput, @unchecked Sendable {
         lock.withLock { entries.append((now, .message(message))) }
     }
 
+    public func sendGuide(_ message: MIDIEvent.Kind) {
+        let now = clock()
+        lock.withLock { entries.append((now, .guide(message))) }
+    }
+
     public func allNotesOff() {
         let now = clock()
         lock.withLock { entries.append((now, .allNotesOff)) }
@@ -69,6 +81,11 @@ public final class RecordingOutput: SoundOutput, @unchecked Sendable {
     /// Only the messages, in call order.
     public var messages: [MIDIEvent.Kind] {
         recorded.compactMap { if case .message(let m) = $0.entry { return m } else { return nil } }
+    }
+
+    /// Only the guide notes, in call order.
+    public var guides: [MIDIEvent.Kind] {
+        recorded.compactMap { if case .guide(let m) = $0.entry { return m } else { return nil } }
     }
 }
 

@@ -160,64 +160,15 @@ public struct WAVData: Sendable {
 
     public var frameCount: Int { samples.first?.count ?? 0 }
 
-    /// Parses PCM 16-bit or float 32-bit WAV (incl. WAVE_FORMAT_EXTENSIBLE, and RF64 with its
-    /// ds64 sizes), any chunk order.
+    /// Parses a WAV or RF64 file (`WAVHeader`: every header number checked; 8/16/24/32-bit
+    /// PCM, 32/64-bit float, µ-law and A-law; WAVE_FORMAT_EXTENSIBLE; any chunk order).
     public init(bytes: [UInt8]) throws(SynthError) {
-        func u32(_ o: Int) -> Int { Int(bytes[o]) | Int(bytes[o + 1]) << 8 | Int(bytes[o + 2]) << 16 | Int(bytes[o + 3]) << 24 }
-        func u16(_ o: Int) -> Int { Int(bytes[o]) | Int(bytes[o + 1]) << 8 }
-        func u64(_ o: Int) -> Int { u32(o) | u32(o + 4) << 32 }
-        let magic = bytes.count >= 4 ? Array(bytes[0..<4]) : []
-        guard bytes.count >= 12, magic == Array("RIFF".utf8) || magic == Array("RF64".utf8),
-              Array(bytes[8..<12]) == Array("WAVE".utf8) else {
-            throw SynthError("not a WAV file")
-        }
-        var o = 12
-        var fmt: (tag: Int, ch: Int, rate: Int, bits: Int)?
-        var data: Range<Int>?
-        var ds64DataSize: Int?
-        while o + 8 <= bytes.count {
-            let id = String(decoding: bytes[o..<o + 4], as: UTF8.self)
-            var size = u32(o + 4)
-            let body = o + 8
-            if id == "ds64", body + 16 <= bytes.count {
-                ds64DataSize = u64(body + 8)
-            }
-            if id == "data", size == 0xFFFF_FFFF, let big = ds64DataSize { size = big }
-            if id == "fmt ", body + 16 <= bytes.count {
-                var tag = u16(body)
-                if tag == 0xFFFE, body + 26 <= bytes.count { tag = u16(body + 24) }
-                fmt = (tag, u16(body + 2), u32(body + 4), u16(body + 14))
-            } else if id == "data" {
-                data = body..<min(bytes.count, body + size)
-            }
-            o = body + size + (size & 1)
-        }
-        guard let fmt, let data, fmt.ch > 0 else { throw SynthError("WAV without fmt/data chunk") }
-        sampleRate = fmt.rate
-        channels = fmt.ch
-        bitsPerSample = fmt.bits
-        isFloat = fmt.tag == 3
-        let bps = fmt.bits / 8
-        guard bps > 0 else { throw SynthError("WAV with 0 bits per sample") }
-        let frames = data.count / (bps * fmt.ch)
-        var out = [[Float]](repeating: [Float](repeating: 0, count: frames), count: fmt.ch)
-        for f in 0..<frames {
-            for c in 0..<fmt.ch {
-                let p = data.lowerBound + (f * fmt.ch + c) * bps
-                if isFloat && bps == 4 {
-                    out[c][f] = Float(bitPattern: UInt32(u32(p)))
-                } else if bps == 2 {
-                    out[c][f] = Float(Int16(bitPattern: UInt16(u16(p)))) / 32768
-                } else if bps == 4 {
-                    out[c][f] = Float(Int32(bitPattern: UInt32(u32(p)))) / 2147483648
-                } else if bps == 3 {
-                    let raw = UInt32(bytes[p]) | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p + 2]) << 16
-                    let v = Int32(bitPattern: raw << 8) >> 8
-                    out[c][f] = Float(v) / 8388608
-                }
-            }
-        }
-        samples = out
+        let header = try WAVHeader(bytes: bytes)
+        sampleRate = header.sampleRate
+        channels = header.channels
+        bitsPerSample = header.encoding.bytesPerSample * 8
+        if case .float = header.encoding { isFloat = true } else { isFloat = false }
+        samples = header.decode(Array(bytes[header.dataOffset..<header.dataOffset + header.dataBytes]))
     }
 
     public init(path: String) throws(SynthError) {

@@ -13,6 +13,8 @@ public enum Intent: Equatable, Sendable {
     case resume
     /// Run a routine (the browser's routines box, `etude routine run`).
     case runRoutine(name: String)
+    /// Choose the instrument (the browser's F7, `etude setup`).
+    case setUpInstrument
 }
 
 /// The application's actions: each opens what it needs (lesson, library, synth, instrument),
@@ -21,8 +23,8 @@ public enum App {
     /// The browser's Enter: the practice screen on a lesson in a mode with a hand (both when
     /// the lesson has no such hand, as the screen's `h` would), passes to the history.
     public static func practise(path: String, mode: PracticeMode, hand: PracticePlan.Hands, library: Library,
-                                sound: LiveSound = LiveSound()) throws -> Int32 {
-        var playing = Playing()
+                                sound: LiveSound = LiveSound(), playing given: Playing = Playing()) throws -> Int32 {
+        var playing = given
         playing.mode = mode
         playing.library = library  // the calibrated input offsets
         let setup = try PracticeSetup.make(PracticeSetup.Request(path: path, keyboard: .init(input: playing.input), library: library) { lesson in
@@ -37,8 +39,9 @@ public enum App {
     }
 
     /// `etude resume`: the practice screen where the learner left off — lesson, bar, hand,
-    /// other hand, tempo, metronome, loop and its name, mode.
-    public static func resume(library: Library, sound: LiveSound = LiveSound()) throws -> Int32 {
+    /// other hand, tempo, metronome, loop and its name, mode, and the input it was played on
+    /// (unless `--input` names another; `etude setup`'s instrument for a state saved before).
+    public static func resume(library: Library, sound: LiveSound = LiveSound(), playing given: Playing = Playing()) throws -> Int32 {
         let (state, path) = try library.withStore(scan: false) { s -> (ResumeState, String) in
             guard let (state, listing) = try s.resume() else {
                 throw EtudeFailure("nothing to resume yet: practise a lesson first (see `etude list`)")
@@ -48,8 +51,10 @@ public enum App {
         guard FileManager.default.fileExists(atPath: path) else {
             throw EtudeFailure("\(safe(path)): the lesson you practised last is gone; open another with `etude practice`")
         }
-        var playing = Playing()
+        var playing = given
+        var sound = sound
         playing.library = library  // the calibrated input offsets
+        MyInstrument.use(sound: &sound, playing: &playing, library: library, resumed: state.input)
         playing.mode = (try? PracticeMode(parsing: state.mode)) ?? .watch
         var request = PracticeSetup.Request(path: path, keyboard: .init(input: playing.input), library: library) { lesson throws(PlanError) in
             var plan = PracticePlan(repeatMode: .forever)
@@ -90,15 +95,26 @@ public enum App {
         }
     }
 
-    /// Runs an intent with its defaults.
-    public static func run(_ intent: Intent, library: Library) throws -> Int32 {
+    /// Runs an intent with the instrument the browser was given (`etude browse --input …`), or
+    /// the one set up (`etude setup`), or the computer keyboard.
+    public static func run(_ intent: Intent, library: Library, sound: LiveSound = LiveSound(), playing given: Playing = Playing()) throws -> Int32 {
+        var sound = sound
+        var playing = given
+        if intent != .resume && intent != .setUpInstrument { MyInstrument.use(sound: &sound, playing: &playing, library: library) }
         switch intent {
         case .practise(let path, let mode, let hand):
-            return try practise(path: path, mode: mode, hand: hand, library: library)
+            return try practise(path: path, mode: mode, hand: hand, library: library, sound: sound, playing: playing)
         case .resume:
-            return try resume(library: library)
+            return try resume(library: library, sound: sound, playing: given)
         case .runRoutine(let name):
-            return try runRoutine(name: name, library: library)
+            return try runRoutine(name: name, library: library, sound: sound, playing: playing)
+        case .setUpInstrument:
+            guard let choice = MyInstrument.interview(list: DeviceList.scan(), current: MyInstrument.stored(library)) else {
+                Console.out(try MyInstrument.show(library: library).map { $0 + "\n" }.joined())
+                return 0
+            }
+            Console.out(try MyInstrument.save(choice, library: library).map { $0 + "\n" }.joined())
+            return 0
         }
     }
 }

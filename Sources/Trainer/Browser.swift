@@ -13,7 +13,7 @@ import Terminal
 public enum BrowserApp {
     /// The browser until the learner quits; the exit status (128 + a signal, 130 for Ctrl-C in
     /// practice, which ends Etude with it).
-    public static func run(_ library: Library) throws -> Int32 {
+    public static func run(_ library: Library, sound: LiveSound = LiveSound(), playing: Playing = Playing()) throws -> Int32 {
         // Kept across practice: q there comes back to the same search, filters and lesson.
         var kept: BrowserModel?
         // Said from the first screen, not first heard as silence in practice.
@@ -37,10 +37,11 @@ public enum BrowserApp {
             guard let intent = chosen else { return 0 }
             kept?.message = nil
             do {
-                let status = try App.run(intent, library: library)
+                let status = try App.run(intent, library: library, sound: sound, playing: playing)
                 if status != 0 { return status }
                 // What a routine printed stays on screen until the learner has read it.
                 if case .runRoutine = intent { waitForAKey("Press any key to go back to the lessons.") }
+                if intent == .setUpInstrument { waitForAKey("Press any key to go back to the lessons.") }
             } catch let failure as EtudeFailure {
                 // A lesson that cannot be practised is said in the browser, which stays open.
                 kept?.message = failure.message
@@ -196,6 +197,9 @@ public enum BrowserApp {
                     }
                 case .runRoutine(let name):
                     chosen = .runRoutine(name: name)
+                    return .quit
+                case .instrument:
+                    chosen = .setUpInstrument
                     return .quit
                 }
                 return .continue

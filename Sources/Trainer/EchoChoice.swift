@@ -1,4 +1,5 @@
 import Foundation
+import Jack
 import MIDIInput
 import Practice
 import Store
@@ -37,7 +38,8 @@ public enum EchoChoice {
         var echo = explicit ?? (try? store?.inputEcho(device: device)) ?? nil
         if let explicit {
             try? store?.saveInputEcho(explicit, device: device)
-        } else if echo == nil, let answer = ask(InputDevice.description(device)) {
+        } else if echo == nil, let named = askable(deviceID: device, sourceName: hookup.sourceName, listening: hookup.isListening),
+                  let answer = ask(named) {
             echo = answer
             try? store?.saveInputEcho(answer, device: device)
         }
@@ -46,14 +48,60 @@ public enum EchoChoice {
         return label(on)
     }
 
+    /// The instrument to ask about, as the learner knows it ("JACK port piano:out", "MIDI port
+    /// Digital Piano"), or nil when the question makes no sense: only a MIDI instrument the
+    /// learner names is asked about — never a FIFO or a file (a program's notes, no sound of
+    /// their own), a microphone (it hears the piano, never echoes), `--input jack` alone
+    /// (Etude's own `midi_in`: nobody named yet) or an Etude's own port.
+    public static func askable(deviceID: String, sourceName: String?, listening: Bool,
+                               isCharacterDevice: (String) -> Bool = ByteStreamInput.isCharacterDevice,
+                               etudes: () -> Set<String> = { JackClient.current?.etudeClients() ?? [] }) -> String? {
+        guard let sourceName, !listening, deviceID != InputDeviceID.computerKeyboard, !deviceID.hasPrefix("audio") else { return nil }
+        if deviceID.hasPrefix("jack:") {
+            // `--input jack` alone is Etude's own midi_in; another Etude's port is no instrument.
+            guard !EtudePorts.isEtudes(sourceName, etudes: etudes(), own: JackClient.current?.name) else { return nil }
+        } else if deviceID.hasPrefix("midi:") {
+            guard !sourceName.lowercased().hasPrefix("etude") else { return nil }
+        } else {
+            guard isCharacterDevice(deviceID) else { return nil }  // a FIFO or a file: a program's notes
+            // A MIDI device node (`/dev/snd/midiC1D0`, `/dev/midi1`), not any character device
+            // (`/dev/zero` is no instrument: it is refused as not MIDI, without a question).
+            let name = (deviceID as NSString).lastPathComponent.lowercased()
+            guard name.hasPrefix("midi") || name.hasPrefix("umidi") || name.hasPrefix("amidi") else { return nil }
+        }
+        return InputDevice.description(deviceID)
+    }
+
     /// `echo on` / `echo off`, as the header shows it.
     public static func label(_ on: Bool) -> String { on ? "echo on" : "echo off" }
 
     /// The question, on a terminal only (nil without one, or after 60 s without an answer):
-    /// true when Etude should sound the notes.
+    /// true when Etude should sound the notes. One key answers (`y`/`n`, no Enter): the
+    /// terminal reads key by key while it waits.
     public static func askOnTerminal(_ device: String) -> Bool? {
-        guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else { return nil }
-        Console.error("etude: \(device) is new here. Does it make its own sound? y: yes, Etude stays silent for your notes (--echo off); n: no, Etude sounds them (--echo on) [y/n] ")
+        // On the terminal the learner reads (stdout), as a screen is: never only in a log.
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return nil }
+        Console.out("\(device) is new here. Does it make its own sound?\n  y: yes, Etude stays silent for your notes (--echo off)\n  n: no, Etude sounds them (--echo on)\n[y/n] ")
+        var saved = termios()
+        let keyByKey = tcgetattr(STDIN_FILENO, &saved) == 0
+        if keyByKey {
+            var raw = saved
+            raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+            withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+                cc[Int(VMIN)] = 1
+                cc[Int(VTIME)] = 0
+            }
+            _ = tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+        }
+        defer {
+            if keyByKey { _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+        }
+        let answer = readAnswer()
+        Console.out(answer.map { $0 ? "n\n" : "y\n" } ?? "\n")
+        return answer
+    }
+
+    private static func readAnswer() -> Bool? {
         let deadline = Date(timeIntervalSinceNow: 60)
         while Date() < deadline {
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)]

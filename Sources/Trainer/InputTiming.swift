@@ -77,7 +77,7 @@ public struct InputTiming: Sendable {
 
     /// "hits 62 ms late on average, steadily: `etude calibrate` measures your offset once".
     public static func hintLine(meanMs: Double) -> String {
-        "hits \(Int(abs(meanMs).rounded())) ms \(meanMs > 0 ? "late" : "early") on average, steadily: `etude calibrate` measures your offset once"
+        "hits \(Int(abs(meanMs).rounded())) ms \(TimingLean(meanMs: meanMs).word) on average, steadily: `etude calibrate` measures your offset once"
     }
 
     /// `--offset MS` checked: one line naming the range when it is outside it (`InputOffsetMilliseconds`'s rule).

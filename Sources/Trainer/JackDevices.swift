@@ -23,10 +23,10 @@ public struct JackDevices: Encodable, Sendable {
         let server = JackClient.serverName
         do {
             let client = try JackClient.shared()
-            let own = client.name + ":"
+            // Never Etude's own ports, this process's or another Etude's.
             return JackDevices(server: server, running: true, client: client.name, sampleRate: client.sampleRate, period: client.period,
-                               midiSources: client.ports(midi: true, output: true).filter { !$0.hasPrefix(own) },
-                               midiDestinations: client.ports(midi: true, output: false).filter { !$0.hasPrefix(own) }, reason: nil)
+                               midiSources: client.instrumentPorts(output: true),
+                               midiDestinations: client.instrumentPorts(output: false), reason: nil)
         } catch {
             return JackDevices(server: server, running: false, client: nil, sampleRate: nil, period: nil, midiSources: [],
                                midiDestinations: [], reason: error.message)

@@ -16,7 +16,7 @@ struct JudgedRecord: Encodable {
         var bar: String
         var beat: Double
         var pitch: Int
-        var onset: String
+        var onset: OnsetVerdict?
         /// The key press that played it (its index among the performance's presses) and when.
         var key: Int?
         var playedAt: Double?
@@ -48,7 +48,7 @@ struct JudgedRecord: Encodable {
         func seconds(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
         let notes = judged.aligned.notes.map { n -> AlignedNote in
             let v = verdicts[n.id]
-            return AlignedNote(id: n.id, bar: v?.bar ?? "", beat: v?.beat ?? 1, pitch: v?.pitch ?? 0, onset: v?.onset ?? "",
+            return AlignedNote(id: n.id, bar: v?.bar ?? "", beat: v?.beat ?? 1, pitch: v?.pitch ?? 0, onset: v?.onset,
                                key: n.key, playedAt: n.playedAt.map(seconds), dueAt: seconds(n.dueAt),
                                wrongPitch: n.wrongKey.map { presses[$0].pitch }, wrongAt: n.wrongKey.map { seconds(presses[$0].time) })
         }

@@ -27,6 +27,9 @@ public struct LiveSound: Sendable {
     public var lights: Int?
     /// `--gestures`: hands-free commands from keys outside the lesson (nil: off).
     public var gestures: Gestures?
+    /// `--metronome-out CHANNEL` (0–15 here): the clicks to the instrument on that channel
+    /// (nil: on Etude's synth only).
+    public var metronomeOut: Int?
     /// Where the PulseAudio buffer learned per output device is remembered (nil: found again
     /// each time; `AudioBufferMemory`).
     public var library: Library?
@@ -34,8 +37,9 @@ public struct LiveSound: Sendable {
     /// These settings with the instrument options a command was given (each checked where it
     /// was typed): `--echo`, `--sound`, `--midi-out`, `--lights`, `--gestures`.
     public func instrument(echo: EchoChoice.Setting?, sound: LessonSound?, midiOut: String?, lights: KeyLights.Channel?,
-                           gestures: Gestures.Setting?) -> LiveSound {
+                           gestures: Gestures.Setting?, metronomeOut: MetronomeOut.Channel? = nil) -> LiveSound {
         var s = self
+        s.metronomeOut = metronomeOut?.index
         s.echo = echo?.on
         s.lessonSound = sound
         s.midiOut = midiOut
@@ -55,7 +59,7 @@ public struct LiveSound: Sendable {
     /// etude:midi_out has no JACK server or the port does not exist).
     public func lesson(_ live: FluidSynthLive) throws -> LessonOutput {
         do {
-            return try live.routeLesson(lessonSound ?? (midiOut == nil ? .synth : .both), midiOut: midiOut)
+            return try live.routeLesson(lessonSound ?? (midiOut == nil ? .synth : .both), midiOut: midiOut, route: instrumentRoute)
         } catch {
             live.close()
             throw EtudeFailure(error.message)

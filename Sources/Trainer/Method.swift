@@ -49,13 +49,12 @@ public enum MethodGuide {
         let level = l.listing.lesson.level.map { "level \($0)" } ?? "the path"
         switch l.status {
         case .inProgress:
-            let days = Mastery.masteringDays(l.passes, calendar: calendar)
+            let days = Mastery.masteringDays(days: l.days(calendar: calendar))
             if let first = days.first {
                 return "it is in progress: mastered on \(day.string(from: first)); one more such pass on another day masters it (\(Mastery.rule))"
             }
-            let both = l.passes.filter { $0.complete && $0.mode == "play" && $0.hand == "both" }
             var best = "no scored pass yet with both hands in play mode"
-            if let top = both.filter({ $0.score != nil }).max(by: { ($0.score ?? 0, $0.tempoPercent) < ($1.score ?? 0, $1.tempoPercent) }) {
+            if let top = l.bestPlay {
                 best = "best with both hands in play mode: \(Int((top.score ?? 0).rounded())) % at \(top.tempoPercent) % tempo"
             }
             return "it is in progress (\(best)); mastering it needs \(Mastery.rule)"
@@ -228,7 +227,7 @@ public enum TodayPlanner {
         }
         // Review: mastered pieces due by spaced repetition, most overdue first.
         let due = path.filter { $0.status == .mastered && $0.listing.lesson.id != current?.listing.lesson.id }
-            .compactMap { l -> (PathLesson, Review.Schedule)? in Review.schedule(l.passes, calendar: calendar).map { (l, $0) } }
+            .compactMap { l -> (PathLesson, Review.Schedule)? in Review.schedule(days: l.days(calendar: calendar), calendar: calendar).map { (l, $0) } }
             .filter { $0.1.due <= now }
             .sorted { $0.1.due < $1.1.due }
             .prefix(reviewsAtMost)
@@ -376,12 +375,24 @@ public enum SightReader {
         return min(SightReadingExercise.levels.upperBound, last.level + (up ? 1 : 0))
     }
 
-    /// A seed not read before at this level (the exercise is new to the learner).
-    public static func freshSeed(level: Int, history: [SightReadingRecord], now: Date = Date()) -> UInt64 {
-        let seen = Set(history.filter { $0.level == level }.map { UInt64(bitPattern: $0.seed) })
-        var rng = SeededGenerator(seed: UInt64(now.timeIntervalSince1970 * 1000))
-        var seed = rng.next() % 1_000_000
-        while seen.contains(seed) { seed = rng.next() % 1_000_000 }
+    /// How many exercises each level has (seeds 0 to this, less one).
+    public static let seedsPerLevel: UInt64 = 1_000_000
+
+    /// A seed not read before at this level (the exercise is new to the learner), in bounded
+    /// time (F10): a few random draws, then the first unused seed after the last draw; one line
+    /// when every seed of the level has been played.
+    public static func freshSeed(level: Int, history: [SightReadingRecord], now: Date = Date(),
+                                 seeds: UInt64 = seedsPerLevel) throws -> UInt64 {
+        let seen = Set(history.filter { $0.level == level }.map { UInt64(bitPattern: $0.seed) }.filter { $0 < seeds })
+        guard UInt64(seen.count) < seeds else {
+            throw EtudeFailure("every sight-reading exercise of level \(level) has been played (\(seeds) of them); choose another --level, or give --seed N to play one again")
+        }
+        let millis = now.timeIntervalSince1970 * 1000
+        var rng = SeededGenerator(seed: millis.isFinite && millis >= 0 && millis < 1.8e19 ? UInt64(millis) : 0)
+        var seed = rng.next() % seeds
+        for _ in 0..<64 where seen.contains(seed) { seed = rng.next() % seeds }
+        // Each step looks at a seed not looked at before: at most `seeds` steps.
+        while seen.contains(seed) { seed = (seed + 1) % seeds }
         return seed
     }
 
@@ -395,7 +406,7 @@ public enum SightReader {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
             }
             if !FileManager.default.fileExists(atPath: file) {
-                try OutputFile.write(MIDIWriter.write(exercise.file), to: file, option: "the sight-reading exercise")
+                try OutputFile.write(MIDIWriter.write(exercise.file), to: file, inputs: library.databaseFiles, option: "the sight-reading exercise")
             }
         } catch {
             let why = (error as? EtudeFailure)?.message ?? error.localizedDescription
@@ -491,16 +502,19 @@ extension TodayPlanner {
 extension SightReader {
     /// `etude sight-read`: the exercise written to `export`, or played once and scored.
     public static func command(level: Int?, seed: UInt64?, export: String?, library: Library, sound: LiveSound, playing: Playing) throws -> Int32 {
+        // The file is checked before the database opens: one line, nothing written.
+        if let export { try OutputFile.check(export, inputs: library.databaseFiles, option: "--export") }
         let history = try library.withStore(scan: false) { s in try s.sightReadings() }
         let chosen = level ?? suggestedLevel(history)
         let exercise: SightReadingExercise
+        let seed = try seed ?? freshSeed(level: chosen, history: history)
         do {
-            exercise = try SightReadingExercise(level: chosen, seed: seed ?? freshSeed(level: chosen, history: history))
+            exercise = try SightReadingExercise(level: chosen, seed: seed)
         } catch {
             throw EtudeFailure(error.message)
         }
         if let export {
-            try OutputFile.write(MIDIWriter.write(exercise.file), to: export, option: "--export")
+            try OutputFile.write(MIDIWriter.write(exercise.file), to: export, inputs: library.databaseFiles, option: "--export")
             Console.out("Wrote \(safe(export)): \(exercise.title), \(exercise.keyName), \(exercise.bars) bars.\n")
             return 0
         }

@@ -8,14 +8,16 @@ public final class PassReportAppender: @unchecked Sendable {
     private let handle: FileHandle
     private let lock = NSLock()
 
-    /// Creates (or truncates) the file; throws a one-line message when it cannot be written.
-    public init(path: String) throws(PracticeFileError) {
+    /// Opens the file to append to (created when missing, never truncated: the lines already
+    /// there stay) through `OutputFile`, which first refuses `inputs` (the lesson, the SoundFont,
+    /// the input device), the database, a folder, a device or a FIFO; a one-line message then.
+    public init(path: String, inputs: [String] = []) throws(PracticeFileError) {
         self.path = path
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-              let h = FileHandle(forWritingAtPath: path) else {
-            throw PracticeFileError("cannot write the report file \(path); check the folder exists and is writable")
+        do {
+            handle = try OutputFile.openForAppend(path, inputs: inputs, option: "--report")
+        } catch {
+            throw PracticeFileError((error as? EtudeFailure)?.message ?? "--report \(safe(path)): cannot write it; check the folder exists and is writable")
         }
-        handle = h
     }
 
     /// Writes one line and flushes it, so a script reading the file sees each pass at once.
@@ -50,15 +52,17 @@ public enum PassFile {
         formatter.dateFormat = "yyyyMMdd-HHmmss"
         var path = (directory as NSString).appendingPathComponent("etude-pass-\(formatter.string(from: now)).mid")
         var n = 2
-        while FileManager.default.fileExists(atPath: path) {
+        // A name nothing has (not even a dangling symlink): a saved pass never writes over one.
+        var st = stat()
+        while lstat(path, &st) == 0 {
             path = (directory as NSString).appendingPathComponent("etude-pass-\(formatter.string(from: now))-\(n).mid")
             n += 1
         }
-        // Through a temporary file renamed into place: a failure leaves no partial file.
+        // Through the one writer: a temporary file renamed into place, never the database.
         do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+            try OutputFile.write(bytes, to: path, inputs: [], option: "--save-dir")
         } catch {
-            return "could not write \(path): check the folder exists and is writable (--save-dir)"
+            return "could not write \(safe(path)): " + ((error as? EtudeFailure)?.message ?? "check the folder exists and is writable (--save-dir)")
         }
         return "saved the last pass to \(path)"
     }

@@ -102,28 +102,15 @@ public struct PassReview: Equatable, Sendable {
     public static func counts(_ notes: [NoteVerdict]) -> String {
         var counts: [VerdictMark: Int] = [:]
         for n in notes {
-            switch n.onset {
-            case "early": counts[.early, default: 0] += 1
-            case "late": counts[.late, default: 0] += 1
-            case "wrong": counts[.wrong, default: 0] += 1
-            case "missed": counts[.missed, default: 0] += 1
-            default: break
-            }
-            if n.wrongKeyFirst == true { counts[.wrongKeyFirst, default: 0] += 1 }
-            switch n.release {
-            case .short?: counts[.short, default: 0] += 1
-            case .long?: counts[.long, default: 0] += 1
-            default: break
-            }
-            switch n.loudness {
-            case .loud?: counts[.loud, default: 0] += 1
-            case .soft?: counts[.soft, default: 0] += 1
-            default: break
-            }
+            for mark in n.marks { counts[mark, default: 0] += 1 }
         }
-        let order: [(VerdictMark, String)] = [(.wrong, "wrong"), (.missed, "missed"), (.wrongKeyFirst, "wrong key first"), (.early, "early"),
-                                              (.late, "late"), (.short, "short"), (.long, "long"), (.loud, "loud"), (.soft, "soft")]
-        let words = order.compactMap { mark, word in counts[mark].map { "\($0) \(word)" } }
+        let words = VerdictMark.severity.compactMap { mark -> String? in
+            guard let count = counts[mark] else { return nil }
+            guard mark == .wrong || mark == .wrongKeyFirst else { return "\(count) \(mark.word)" }
+            // The wrong keys named: "1 wrong (D4 → D#4)".
+            let named = notes.filter { $0.marks.contains(mark) }.map(\.wrongKeyText)
+            return "\(count) \(mark.word) (\(named.prefix(3).joined(separator: ", "))\(named.count > 3 ? ", …" : ""))"
+        }
         if words.isEmpty { return notes.count == 1 ? "the note right" : "all \(notes.count) notes right" }
         return words.joined(separator: ", ")
     }
@@ -132,7 +119,7 @@ public struct PassReview: Equatable, Sendable {
     public static func verdicts(_ report: PassReport) -> [Int: VerdictMark] {
         var out: [Int: VerdictMark] = [:]
         out.reserveCapacity(report.notes.count)
-        for n in report.notes { out[n.id] = VerdictMark(n) }
+        for n in report.notes { out[n.id] = n.worst }
         return out
     }
 
@@ -155,7 +142,7 @@ public struct PassReview: Equatable, Sendable {
             let start = lesson.tempoMap.seconds(atTick: note.startTick) - t0
             let end = lesson.tempoMap.seconds(atTick: note.endTick) - t0
             let role: NoteRole = note.part.hand == .left ? .leftHand : note.part.hand == .right ? .rightHand : .accompaniment
-            notes.append(FallingNote(pitch: n.pitch, start: max(0, start), end: max(start + 0.01, end), role: role, verdict: VerdictMark(n)))
+            notes.append(FallingNote(pitch: n.pitch, start: max(0, start), end: max(start + 0.01, end), role: role, verdict: n.worst))
         }
         model.notes = notes
         let nextLabel = bars.bars.first { $0.startTick >= endTick }.map { bars.label(of: $0) }
@@ -181,17 +168,12 @@ public struct PassReview: Equatable, Sendable {
     }
 
     /// The staff in the review: the page of the bar shown, the bar bracketed, every judged
-    /// note of the pass marked (× wrong, ◌ missed, ◇ struck right but held or played off).
+    /// note of the pass marked with its worst verdict, as on the falling notes (× wrong, ◌
+    /// missed, ‹ early, › late, x after a wrong key, . short, = long, f loud, p soft).
     public func staffMarks(lesson: Lesson) -> StaffMarks {
-        var judgements: [Int: StaffJudgement] = [:]
+        var judgements: [Int: VerdictMark] = [:]
         for b in bars {
-            for n in b.notes {
-                switch n.onset {
-                case "wrong": judgements[n.id] = .wrong
-                case "missed": judgements[n.id] = .missed
-                default: judgements[n.id] = n.isHeardOff ? .off : .hit
-                }
-            }
+            for n in b.notes { judgements[n.id] = n.worst }
         }
         let tick = lesson.bars.bar(number: bar.number)?.startTick
         return StaffMarks(cursorTick: tick, judgements: judgements, loopBars: bar.number...bar.number)

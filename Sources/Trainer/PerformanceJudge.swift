@@ -17,6 +17,8 @@ public enum PerformanceJudge {
         public var pedal: [PedalChange]
         /// Heard through a microphone: only onsets mean something (no releases, no loudness).
         public var onsetOnly = false
+        /// A recording's length in seconds (nil for a MIDI file): the most its pass can last.
+        public var recordingSeconds: Double?
         /// What a recording says of itself (clipped, too quiet…), said before the verdicts.
         public var notice: String?
 
@@ -50,18 +52,22 @@ public enum PerformanceJudge {
         guard FileManager.default.fileExists(atPath: performance) else {
             throw EtudeFailure("\(safe(performance)): no such file; give the .mid you recorded")
         }
-        let isRecording = performance.lowercased().hasSuffix(".wav")
-        let bytes = try LessonOpener.readBytes(performance, limit: isRecording ? (HeardPerformance.maxBytes, "recordings")
-                                                                             : (LessonFormat.midi.maxBytes, "MIDI files"))
-        let played: Performance
-        if isRecording || HeardPerformance.isWAV(bytes) {
-            played = try HeardPerformance.performance(wav: bytes, name: safe(performance), lesson: opened.lesson, plan: plan,
-                                                      calibration: try calibration.map { try AudioSetup.judgeProfile(source: $0, library: library) })
-        } else {
-            played = try Self.performance(bytes: bytes, name: safe(performance))
-        }
-        if calibration != nil && !(isRecording || HeardPerformance.isWAV(bytes)) {
+        // A recording is read from its file a block at a time (its header checked first), never whole.
+        let isRecording = performance.lowercased().hasSuffix(".wav") || HeardPerformance.isWAV(path: performance)
+        if calibration != nil && !isRecording {
             throw EtudeFailure("--calibration is for a .wav recording of an acoustic piano; \(safe(performance)) is MIDI: leave --calibration out")
+        }
+        let played: Performance
+        // What the judged pass is stored once by: a MIDI file's bytes, a recording's SHA-256 (streamed).
+        let content: [UInt8]
+        if isRecording {
+            played = try HeardPerformance.performance(path: performance, name: safe(performance), lesson: opened.lesson, plan: plan,
+                                                      calibration: try calibration.map { try AudioSetup.judgeProfile(source: $0, library: library) })
+            content = HeardPerformance.digest(path: performance)
+        } else {
+            let bytes = try LessonOpener.readBytes(performance, limit: (LessonFormat.midi.maxBytes, "MIDI files"))
+            played = try Self.performance(bytes: bytes, name: safe(performance))
+            content = bytes
         }
         let judged = try judge(played, lesson: opened.lesson, plan: plan, onsetOnly: played.onsetOnly)
         let (report, percent) = (judged.report, judged.percent)
@@ -72,10 +78,11 @@ public enum PerformanceJudge {
                 let id = try s.catalogue(fileAt: path).id
                 // The same recording judged the same way is stored once (by its content).
                 let settings = "\(id) \(plan.hands.rawValue) \(plan.barRange(in: opened.lesson)) \(Int(percent.rounded())) \(plan.keyboard?.text ?? "all") \(fit.transpose?.text ?? "")"
-                let key = Store.judgedRecordingKey(bytes: bytes, settings: settings)
+                    + (calibration.map { " calibration:\($0)" } ?? "")
+                let key = Store.judgedRecordingKey(bytes: content, settings: settings)
                 guard try s.judgedPass(key: key) == nil else { return }
                 let passID = try store(report, lessonID: id, plan: plan, lesson: opened.lesson, percent: percent,
-                                       seconds: (played.events.last?.time ?? 0) - (played.events.first?.time ?? 0), in: s)
+                                       seconds: playedSeconds(played, lesson: opened.lesson, plan: plan, percent: percent), in: s)
                 try s.rememberJudged(key: key, passID: passID)
             }
         } catch {
@@ -167,6 +174,23 @@ public enum PerformanceJudge {
         return Judged(report: report, percent: percent, aligned: aligned, presses: presses)
     }
 
+    /// How long the judged pass was played, as the history keeps it (F6: never the span of keys
+    /// far past the lesson): from the first key pressed to the last event within the judged bars'
+    /// span (plus the timing window and time to let the last notes go), at most the recording.
+    public static func playedSeconds(_ performance: Performance, lesson: Lesson, plan: PracticePlan, percent: Double,
+                                     window: TimingWindow = TimingWindow()) -> Double {
+        let times = expected(lesson: lesson, plan: plan, percent: percent).map(\.time)
+        guard let first = performance.events.first(where: { $0.isOn })?.time, let lo = times.min(), let hi = times.max() else { return 0 }
+        let judgedEnd = first + (hi - lo) + window.window + releaseSeconds
+        let last = performance.events.last(where: { $0.time <= judgedEnd })?.time ?? first
+        var span = max(0, last - first)
+        if let length = performance.recordingSeconds { span = min(span, max(0, length)) }
+        return span.isFinite ? span : 0
+    }
+
+    /// Time after the last note for its keys to be let go.
+    static let releaseSeconds = 10.0
+
     /// The notes the pass `plan` describes expects, timed at `percent` of the lesson's tempo.
     static func expected(lesson: Lesson, plan: PracticePlan, percent: Double) -> [ExpectedNote] {
         let range = plan.tickRange(in: lesson)
@@ -192,14 +216,23 @@ public enum PerformanceJudge {
         return lines.joined(separator: "\n")
     }
 
-    /// One note as the text panel lists it.
+    /// One note as the text panel lists it, always with its verdict, the hand as RH/LH so it
+    /// never reads as one: "bar 7 beat 2  C4  RH  missed", "bar 9 beat 1  D4 → D#4  LH  wrong",
+    /// "bar 3 beat 2  E4  RH  late 80 ms, short (held 40%)".
     public static func line(_ n: NoteVerdict) -> String {
-        var words = ["bar \(n.bar) beat \(NumberText.short(n.beat))", PitchName.name(n.pitch), n.hand]
-        if n.onset != "hit" { words.append(n.onset + (n.timingMs.map { " \(Int($0.rounded())) ms" } ?? "")) }
-        if n.wrongKeyFirst == true { words.append("after a wrong key") }
-        if let r = n.release, r != .ok { words.append("\(r.rawValue) (held \(Int(((n.heldRatio ?? 0) * 100).rounded()))%)") }
-        if let l = n.loudness, l != .ok { words.append("\(l.rawValue) (velocity \(n.velocity ?? 0)\(n.dynamic.map { ", marked \($0)" } ?? ""))") }
-        return words.joined(separator: "  ")
+        var verdicts: [String] = []
+        for mark in n.marks {
+            switch mark {
+            case .early, .late: verdicts.append(mark.word + (n.timingMs.map { " \(Int($0.rounded())) ms" } ?? ""))
+            case .wrongKeyFirst: verdicts.append(mark.word + (n.played.map { " (\(PitchName.name($0)))" } ?? ""))
+            case .short, .long: verdicts.append("\(mark.word) (held \(Int(((n.heldRatio ?? 0) * 100).rounded()))%)")
+            case .loud, .soft: verdicts.append("\(mark.word) (velocity \(n.velocity ?? 0)\(n.dynamic.map { ", marked \($0)" } ?? ""))")
+            case .ok, .wrong, .missed: verdicts.append(mark.word)
+            }
+        }
+        if verdicts.isEmpty { verdicts.append(VerdictMark.ok.word) }
+        return ["bar \(n.bar) beat \(NumberText.short(n.beat))", n.pitchText, HandLabel.short(n.hand), verdicts.joined(separator: ", ")]
+            .joined(separator: "  ")
     }
 
     /// Stores the judged pass in the history (mode `judge`), with its figures; its id.
@@ -207,7 +240,7 @@ public enum PerformanceJudge {
     public static func store(_ report: PassReport, lessonID: String, plan: PracticePlan, lesson: Lesson, percent: Double,
                              seconds: Double, in store: Store) throws -> Int64 {
         let bars = plan.barRange(in: lesson)
-        let id = try store.recordPass(PassRecord(lessonID: lessonID, startedAt: Date(), mode: "judge", hand: plan.hands.rawValue,
+        let id = try store.recordPass(PassRecord(lessonID: lessonID, startedAt: Date(), mode: .judge, hand: plan.hands,
                                                  tempoPercent: Int(percent.rounded()), firstBar: bars.lowerBound, lastBar: bars.upperBound,
                                                  durationSeconds: max(0, seconds), figures: report.figures))
         try store.recordBars(passID: id, Self.bars(of: report))

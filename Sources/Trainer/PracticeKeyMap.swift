@@ -8,12 +8,13 @@ import Terminal
 /// `x`) are notes, so every command also has a key that is never a note: Alt with the command's
 /// letter (Alt-h for the hand), or a function key — F2 hand, F3 other hand, F4 save loop,
 /// F5 next saved loop, F6 mode, F7 metronome, F8 note names, F9 weakest section, F10 go to
-/// bar, F11 follow (F1 is help).
+/// bar, F11 follow, F12 the guide (F1 is help).
 public enum PracticeKeyMap {
     /// The function keys and the commands they give, in every mode.
     public static let functionKeys: [Int: PracticeCommand] = [
         1: .toggleHelp, 2: .cycleHand, 3: .cycleOtherHand, 4: .saveLoop, 5: .recallLoop,
         6: .cycleMode, 7: .toggleMetronome, 8: .toggleNoteNames, 9: .loopWeakestSection, 10: .goToBar, 11: .toggleFollow,
+        12: .toggleGuide,
     ]
 
     /// The command for a key, or nil. With `pianoKeys` on (the playing modes on the computer
@@ -49,6 +50,7 @@ public enum PracticeKeyMap {
             case "q": return .quit
             case "M": return .cycleMode
             case "W": return .loopWeakestSection
+            case "G": return .toggleGuide
             case "r": return .saveLastPass
             case "g": return .goToBar
             case "F": return .toggleFollow

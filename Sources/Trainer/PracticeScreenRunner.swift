@@ -22,14 +22,21 @@ public struct Playing: Sendable {
     /// The judging modes hold after each pass until a key (routines flow on instead).
     public var holdAfterPass = true
     public var input = InputSpec.computerKeyboard
+    /// `--input` was given: the instrument set up (`MyInstrument`) does not replace it.
+    public var inputChosen = false
     public var window = TimingWindow()
     public var threshold = 90.0
     public var reportPath: String?
+    /// Files `--report` must not be (the lesson, the SoundFont, the input device or FIFO, the
+    /// database): `OutputFile` refuses them before the file is opened.
+    public var reportInputs: [String] = []
     public var saveDirectory = FileManager.default.currentDirectoryPath
     /// `--offset MS`: the input offset for this session instead of the calibrated one.
     public var offsetMs: Double?
     /// Where the calibrated offsets are (nil: none are looked up).
     public var library: Library?
+    /// `--guide on|off`; nil: as last chosen for the lesson (off at first).
+    public var guide: Bool?
     /// `--follow`: Etude's part keeps the learner's tempo (play and memory mode).
     public var follow = false
 
@@ -159,16 +166,15 @@ public enum PracticeScreenRunner {
     public static func makeSession(_ opened: OpenedLesson, plan: PracticePlan, output: any SoundOutput, playing: Playing,
                                    instrument: Instrument?, title: String? = nil) throws -> (PracticeSession, PracticeController) {
         let timing = InputTiming.lookUp(hookup: instrument?.hookup, override: playing.offsetMs, library: playing.library)
+        let guide = Guide.resolve(playing.guide, path: opened.path, library: playing.library)
         var settings = PracticeSession.Settings(mode: playing.mode, window: playing.window, cleanThreshold: playing.threshold,
                                                 computerKeyboard: instrument?.hookup.usesComputerKeyboard ?? true, title: title,
                                                 countIn: playing.countIn, watchStopsAtEnd: playing.watchStopsAtEnd,
                                                 holdAfterPass: playing.holdAfterPass,
                                                 inputOffsetMs: timing.offsetMs, timingHint: timing.hint,
-                                                onsetOnlyInput: instrument?.hookup.isOnsetOnly)
+                                                onsetOnlyInput: instrument?.hookup.isOnsetOnly,
+                                                guide: guide.on)
         settings.follow = playing.follow && playing.mode.follows
-        var plan = plan
-        // A microphone listens to the learner's own piano: Etude does not sound their part.
-        if instrument?.hookup.isListening == true && playing.mode.judges { plan.soundsExpectedNotes = false }
         let session: PracticeSession
         do {
             session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: output, settings: settings)
@@ -177,6 +183,7 @@ public enum PracticeScreenRunner {
         }
         let controller = PracticeController(session: session, saveDirectory: playing.saveDirectory)
         controller.onSavePass = { bytes, directory, now in PassFile.save(bytes, in: directory, now: now) }
+        controller.onGuide = guide.remember
         instrument?.attach(controller)
         return (session, controller)
     }
@@ -200,7 +207,8 @@ public enum PracticeScreenRunner {
         // The report file first: a bad path is one quick line before anything loads.
         var appender: PassReportAppender?
         if let path = playing.reportPath {
-            do { appender = try PassReportAppender(path: path) } catch { throw EtudeFailure(error.message) }
+            let inputs = playing.reportInputs + (playing.input.filePath.map { [$0] } ?? []) + (playing.library?.databaseFiles ?? [])
+            do { appender = try PassReportAppender(path: path, inputs: inputs) } catch { throw EtudeFailure(error.message) }
         }
         defer { appender?.close() }
         // Validate before the synth loads, so a bad plan is one quick line.
@@ -233,6 +241,7 @@ public enum PracticeScreenRunner {
             }
         }
         if let history {
+            history.input = playing.input.description  // `etude resume` comes back to it
             controller.onSaveLoop = { history.saveLoop($0) }
             controller.onRecallLoops = { history.savedLoops() }
             controller.onBarPicture = { history.barPicture() }

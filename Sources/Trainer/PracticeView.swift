@@ -1,4 +1,5 @@
 import Foundation
+import Judge
 import Lesson
 import MIDIFile
 import Notation
@@ -159,12 +160,12 @@ public enum PracticeView {
         case .right: [.right]
         case .left: [.left]
         }
-        var judgements: [Int: StaffJudgement] = [:]
+        var judgements: [Int: VerdictMark] = [:]
         for (index, verdict) in state.judged {
-            if let j = StaffJudgement(verdict: verdict.rawValue) { judgements[index] = j }
+            if let mark = VerdictMark(live: verdict) { judgements[index] = mark }
         }
-        // After a pass, the ear's faults on notes struck right: held or played off.
-        for index in state.heardOff where judgements[index] == .hit { judgements[index] = .off }
+        // After a pass, the ear's faults on notes struck right: after a wrong key, held or played off.
+        for (index, mark) in state.heardOff where judgements[index]?.isStruckRight ?? false { judgements[index] = mark }
         return StaffMarks(cursorTick: tick, sounding: state.transport == .playing ? sounding.at(tick: tick, hands: hands) : [],
                           judgements: judgements, hideNotesAfterTick: state.mode.hidesFallingNotes ? tick : nil,
                           loopBars: state.plan.bars)

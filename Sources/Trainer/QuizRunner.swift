@@ -162,7 +162,7 @@ public enum QuizHistory {
                     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
                 }
                 if !FileManager.default.fileExists(atPath: file) {
-                    try OutputFile.write(lessonBytes(kind: quiz.kind), to: file, option: "the quiz lesson")
+                    try OutputFile.write(lessonBytes(kind: quiz.kind), to: file, inputs: library.databaseFiles, option: "the quiz lesson")
                 }
             } catch {
                 let why = (error as? EtudeFailure)?.message ?? error.localizedDescription
@@ -170,7 +170,7 @@ public enum QuizHistory {
             }
             let info = try store.catalogue(fileAt: file)
             try store.markQuiz(info.id)
-            _ = try store.recordPass(lessonID: info.id, startedAt: startedAt, mode: "quiz-\(quiz.kind.rawValue)", hand: "both",
+            _ = try store.recordPass(lessonID: info.id, startedAt: startedAt, mode: .quiz(quiz.kind.rawValue), hand: .both,
                                      tempoPercent: 100,
                                      figures: ScoreFigures(hit: correct, missed: 0, wrong: answered - correct, extra: 0,
                                                            accuracy: percent, score: percent),

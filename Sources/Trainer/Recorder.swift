@@ -30,10 +30,16 @@ public struct Recorder: Sendable {
         self.input = input
     }
 
+    /// What `-o` must never be: the input device or FIFO, the SoundFont played through (named or
+    /// found) and the database.
+    var protected: [String] {
+        (input.filePath.map { [$0] } ?? []) + [sound.soundfont ?? (try? LiveSound.soundFont(nil))].compactMap { $0 } + (library?.databaseFiles ?? [])
+    }
+
     /// Records; returns the exit status (128 + signal when one ended it).
     public func run() throws -> Int32 {
         // Fail before any sound or raw mode when the file cannot be written.
-        try OutputFile.check(output, inputs: input.filePath.map { [$0] } ?? [])
+        try OutputFile.check(output, inputs: protected)
         do { try input.check() } catch { throw EtudeFailure(error.message) }
         let keys = LineKeys()
         defer { keys.close() }
@@ -127,7 +133,7 @@ public struct Recorder: Sendable {
             Console.out("nothing was played: \(safe(output)) was not written\n")
             return exitCode
         }
-        try OutputFile.write(recorder.bytes(endTime: stopTime), to: output)
+        try OutputFile.write(recorder.bytes(endTime: stopTime), to: output, inputs: protected)
         Console.out("recorded \(notes.count) note\(notes.count == 1 ? "" : "s") (\(StatusLine.clock(stopTime - start))) to \(safe(output))\n")
         return exitCode
     }

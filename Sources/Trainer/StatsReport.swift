@@ -14,7 +14,14 @@ public enum StatsReport {
     public static func text(_ st: PracticeStats, title: String) -> String {
         var out = "\(safe(title))\n"
         out += "Passes:       \(st.passCount) (\(st.scoredPassCount) scored), \(minutes(st.totalSeconds)) in all\n"
-        if let b = st.bestScore { out += "Best score:   \(Int(saturating: b.rounded()))\n" }
+        // Best per mode: "Best score:   90 (play) · 100 in wait mode" — a wait-mode 100 is not the best of playing.
+        if !st.bests.isEmpty {
+            let inTime = st.bests.filter { $0.mode.scoresInTime }
+            var parts = inTime.map { "\(Int(saturating: $0.score.rounded())) (\($0.mode.label))" }
+            if parts.isEmpty { parts = ["none in time"] }
+            parts += st.bests.filter { !$0.mode.scoresInTime }.map { "\(Int(saturating: $0.score.rounded())) in \($0.mode.label) mode" }
+            out += "Best score:   \(parts.joined(separator: " · "))\n"
+        }
         if let l = st.latestScore { out += "Latest score: \(Int(saturating: l.rounded()))\n" }
         let day = DateFormatter()
         day.locale = Locale(identifier: "en_US_POSIX")

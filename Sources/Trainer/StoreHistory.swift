@@ -12,6 +12,9 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
     private let lessonID: String
     private let path: String
     private let lock = NSLock()
+    /// The input the session is played on (`--input` as typed), kept with the resume point so
+    /// `etude resume` comes back to it. Set before the session starts.
+    public var input: String?
 
     /// The history of a lesson already in the catalogue of an open store (`routine run`).
     public init(store: Store, lessonID: String, path: String) {
@@ -55,7 +58,7 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
             // A judged pass in which nothing was played counts as a pass (`etude stats`), but
             // its 0 is no score: the progress line shows what was played.
             if let played = f, !played.somethingPlayed { f = nil }
-            let record = PassRecord(lessonID: lessonID, startedAt: p.startedAt, mode: mode.rawValue, hand: p.hands.rawValue,
+            let record = PassRecord(lessonID: lessonID, startedAt: p.startedAt, mode: .practice(mode), hand: p.hands,
                                     tempoPercent: Int(p.tempoPercent.rounded()), firstBar: p.bars.lowerBound, lastBar: p.bars.upperBound,
                                     durationSeconds: p.durationSeconds, figures: f, complete: complete)
             guard let id = try? store.recordPass(record) else { continue }
@@ -74,7 +77,7 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
         let state = ResumeState(lessonID: lessonID, path: path, positionSeconds: point.positionSeconds, hand: point.hands.rawValue,
                                 tempoPercent: Int(point.tempoPercent.rounded()), mode: mode.rawValue,
                                 loopFirstBar: point.loop?.lowerBound, loopLastBar: point.loop?.upperBound, loopName: loopName,
-                                otherHand: point.otherHand.name, metronome: point.metronome)
+                                otherHand: point.otherHand.name, metronome: point.metronome, input: input)
         try? store.saveResume(state)
     }
 

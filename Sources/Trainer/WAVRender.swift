@@ -64,7 +64,7 @@ public struct WAVRender: Sendable {
         } : nil
         var result: OfflineRenderer.Result?
         do {
-            try OutputFile.write(to: output) { handle in
+            try OutputFile.write(to: output, inputs: [input, font] + protected) { handle in
                 do {
                     result = try renderer.render(schedule, into: handle, progress: bar)
                 } catch {

@@ -39,6 +39,6 @@ struct AbcCommand: ParsableCommand {
         if !quiet {
             for w in result.warnings { Console.error("etude: \(safe(file)): warning: \(safe(w.message))") }
         }
-        try OutputFile.write(MIDIWriter.write(result.file), to: out)
+        try OutputFile.write(MIDIWriter.write(result.file), to: out, inputs: [file])
     }
 }

@@ -21,10 +21,16 @@ struct BrowseCommand: ParsableCommand {
         """
     )
 
+    @OptionGroup var instrument: InstrumentOptions
+    @OptionGroup var playingOptions: PlayingOptions
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let status = try BrowserApp.run(store.library)
+        // The instrument for what the browser starts (your `etude setup`'s unless given here).
+        var playing = try playingOptions.playing(mode: .watch)
+        playing.library = store.library
+        let sound = try instrument.applied(to: LiveSound())
+        let status = try BrowserApp.run(store.library, sound: sound, playing: playing)
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -22,7 +22,7 @@ struct DebugWriteHistoryCommand: ParsableCommand {
             let id = SHA256.hex(Array("etude debug lesson".utf8))
             try s.register(LessonInfo(id: id, title: "Debug lesson"))
             for i in 0..<count {
-                let rowID = try s.recordPass(PassRecord(lessonID: id, startedAt: Date(), mode: tag, hand: "both",
+                let rowID = try s.recordPass(PassRecord(lessonID: id, startedAt: Date(), mode: PassMode(rawValue: tag), hand: .both,
                                                         tempoPercent: 100, durationSeconds: Double(i), score: Double(i % 101)))
                 Console.out("\(rowID)\n")
                 if pauseMs > 0 { usleep(UInt32(min(pauseMs, 10_000)) * 1000) }

@@ -8,9 +8,9 @@ import Synth
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List MIDI input ports (ALSA sequencer, JACK) to use with --input midi:NAME, jack:PORT, and the audio output.",
+        abstract: "List what you can play on here (each with its --input), then the JACK server, MIDI ports and audio output.",
         discussion: """
-        Without a MIDI keyboard, practise with --input keys (the computer keyboard) or feed raw MIDI bytes from a MIDI device or a FIFO with --input PATH.
+        The inputs come first: JACK MIDI sources (--input jack:PORT), ALSA ports (--input midi:NAME), a microphone (--input audio), and the computer keyboard (--input keys), which always works. A MIDI device or FIFO can be given as --input PATH. Etude's own ports are never listed. `etude setup` stores one as your instrument.
 
         Examples:
           etude devices
@@ -21,17 +21,7 @@ struct DevicesCommand: ParsableCommand {
     @Flag(help: "Print one JSON object instead of text.") var json = false
 
     func run() throws {
-        let ports: [ALSAPort]
-        var reason: String?
-        do {
-            ports = try ALSASequencer.inputPorts()
-        } catch {
-            ports = []
-            reason = error.message
-        }
-        if ports.isEmpty && reason == nil {
-            reason = "no MIDI input ports: plug in a keyboard (and switch it on), then run etude devices again"
-        }
+        let (ports, reason) = DeviceList.alsa()
         // The live synth's driver and its own buffer: its share of what `etude calibrate` measures.
         let audio = LiveSound().check()
         let jack = JackDevices.scan()
@@ -39,17 +29,8 @@ struct DevicesCommand: ParsableCommand {
             Console.out(JSONOutput.line(DevicesRecord(ports: ports, reason: reason, audio: audio, jack: jack)))
             return
         }
-        defer { Console.out(jack.lines.map { $0 + "\n" }.joined() + "Audio output: \(audio.line)\n") }
-        if let reason {
-            Console.out("No MIDI input ports. \(reason)\nPractise with --input keys (computer keyboard) or --input /dev/midiN.\n")
-            return
-        }
-        Console.out("MIDI input ports (use --input midi:NAME or midi:CLIENT:PORT):\n")
-        let first = PortTarget.firstKeyboard.pick(from: ports)
-        for p in ports {
-            let kind = p.isHardware ? "hardware" : "software"
-            let mark = p == first ? "  ← --input midi" : ""
-            Console.out("  \(p.address.padding(toLength: 7, withPad: " ", startingAt: 0)) \(TextDecoding.sanitize(p.clientName)) / \(TextDecoding.sanitize(p.portName))  [\(kind)]\(mark)\n")
-        }
+        let list = DeviceList(alsaPorts: ports, alsaReason: reason, jack: jack,
+                              microphone: FluidSynthLive.deviceSampleRate(drivers: ["pulseaudio"]) != nil, audioLine: audio.line)
+        Console.out(list.lines.map { $0 + "\n" }.joined())
     }
 }

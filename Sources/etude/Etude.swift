@@ -26,7 +26,8 @@ struct Etude: ParsableCommand {
             DevicesCommand.self, ListCommand.self, LibraryCommand.self, FavCommand.self, LoopsCommand.self,
             StatsCommand.self, ResumeCommand.self, RoutineCommand.self, DebugWriteHistoryCommand.self,
             PracticeScreenCommand.self, BrowseCommand.self, RecordCommand.self, QuizCommand.self, ScoreCommand.self, CalibrateCommand.self, JudgeCommand.self,
-            NextCommand.self, TodayCommand.self, SightReadCommand.self,
+            NextCommand.self, TodayCommand.self, SightReadCommand.self, SetupCommand.self,
+            AlignCommand.self,
         ]
     )
 

@@ -31,7 +31,7 @@ struct ExportCommand: ParsableCommand {
             let source = try practice.lesson(path)
             let plan = try practice.plan(bars: bars, lesson: source, defaultOther: .mute, defaultRepeat: .times(1))
             let file = try LessonExport.midiFile(lesson: source, plan: plan)
-            try OutputFile.write(MIDIWriter.write(file), to: output)
+            try OutputFile.write(MIDIWriter.write(file), to: output, inputs: [path] + store.library.databaseFiles)
             let exportedLesson = Lesson(file: file, fileName: output)
             let range = plan.barRange(in: source)
             let passes = try LessonExport.passPercents(lesson: source, plan: plan)

@@ -30,6 +30,8 @@ struct LibraryCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a folder (searched recursively) and scan it.")
         @Argument(help: "The folder.") var folder: String
         @OptionGroup var store: StoreOptions
+        // An empty name is no folder (it would be the current one): name it.
+        func validate() throws { if folder.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("name the folder to add, e.g. etude library add ~/Music/lessons (or . for this one)") } }
         func run() throws {
             try store.library.withStore(scan: false) { s in
                 Console.out(LibraryCommand.summary(try s.addFolder(folder)))

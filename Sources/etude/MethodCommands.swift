@@ -22,7 +22,7 @@ struct TodayCommand: ParsableCommand {
     @Flag(name: .customLong("run"), help: "Play the plan now, as a routine.") var runNow = false
     @OptionGroup var play: MethodPlayOptions
     func run() throws {
-        let status = try TodayPlanner.command(minutes: minutes, json: json, library: play.store.library, play: runNow ? (try play.sound(), try play.playing()) : nil)
+        let status = try TodayPlanner.command(minutes: minutes, json: json, library: play.store.library, play: runNow ? try play.setUp() as (LiveSound, Playing) : nil)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -34,7 +34,8 @@ struct SightReadCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the exercise to this MIDI file instead of playing it.", valueName: "file.mid")) var export: String?
     @OptionGroup var play: MethodPlayOptions
     func run() throws {
-        let status = try SightReader.command(level: level, seed: seed, export: export, library: play.store.library, sound: try play.sound(), playing: try play.playing())
+        let setUp = export == nil ? try play.setUp() : (sound: LiveSound(), playing: Playing())
+        let status = try SightReader.command(level: level, seed: seed, export: export, library: play.store.library, sound: setUp.sound, playing: setUp.playing)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -42,13 +43,17 @@ struct SightReadCommand: ParsableCommand {
 /// The synth, the instrument and the database of the method's played commands.
 struct MethodPlayOptions: ParsableArguments {
     @OptionGroup var synth: SynthOptions
+    @OptionGroup var instrument: InstrumentOptions
     @OptionGroup var playingOptions: PlayingOptions
     @OptionGroup var audioBuffer: AudioBufferOption
     @OptionGroup var store: StoreOptions
-    func playing() throws -> Playing { try playingOptions.playing(mode: .play) }
-    func sound() throws -> LiveSound {
-        var sound = try audioBuffer.applied(to: synth.sound)
+
+    /// The synth and the instrument: the options given, the rest from `etude setup`.
+    func setUp() throws -> (sound: LiveSound, playing: Playing) {
+        var playing = try playingOptions.playing(mode: .play)
+        var sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
         sound.library = store.library  // the audio buffer learned per device
-        return sound
+        MyInstrument.use(sound: &sound, playing: &playing, library: store.library)
+        return (sound, playing)
     }
 }

@@ -55,6 +55,8 @@ extension KeyboardKeysArgument: ListedOption {}
 extension KeyboardRangeArgument: CheckedOption {}
 extension OctaveFit: ListedOption { public init?(argument: String) { self.init(checking: argument) } }
 extension EchoChoice.Setting: ListedOption {}
+extension Guide.Setting: ListedOption {}
+extension MetronomeOut.Channel: CheckedOption {}
 extension LessonSound: ListedOption {
     public init?(argument: String) { self.init(checking: argument) }
     public static var names: [String] { allCases.map(\.rawValue) }

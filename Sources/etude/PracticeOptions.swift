@@ -57,8 +57,8 @@ struct PracticeOptions: ParsableArguments {
 /// mode): the instrument and how strictly it is judged. Shared by `practice` and `routine run`
 /// so both accept the same `--input` and word their errors alike.
 struct PlayingOptions: ParsableArguments {
-    @Option(help: "Where your notes come from: keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, audio, audio:SOURCE (PulseAudio), audio:jack (etude:mic) or audio:alsa:DEVICE (an acoustic piano through a microphone; headphones recommended; `etude calibrate --input audio` sets it up), or a MIDI device or FIFO path.")
-    var input: InputSpec = .computerKeyboard
+    @Option(help: "Where your notes come from (default: your instrument from `etude setup`, else keys): keys (computer keyboard), midi, midi:NAME, midi:CLIENT:PORT, jack (etude:midi_in), jack:PORT, audio, audio:SOURCE (PulseAudio), audio:jack (etude:mic) or audio:alsa:DEVICE (an acoustic piano through a microphone; headphones recommended; `etude calibrate --input audio` sets it up), or a MIDI device or FIFO path.")
+    var input: InputSpec?
     @Option(help: "Timing window in ms for play/memory mode: a note this close to its time counts.")
     var window = TimingWindowMilliseconds(150)
     @Option(help: "Accuracy % for a clean pass: the speed trainer steps up only then.")
@@ -68,6 +68,8 @@ struct PlayingOptions: ParsableArguments {
     @Option(help: "Your keyboard's keys: 88, 76, 73, 61, 49, 37 or 25 (remembered for the input); notes off it are played for you.") var keys: KeyboardKeysArgument?
     @Option(help: "Your keyboard's range LOW-HIGH instead of --keys (e.g. C2-C7 or 36-96).") var range: KeyboardRangeArgument?
     @Option(help: "octave: move a hand that fits your keys by octaves onto them; none: don't (remembered with the keys).") var fit: OctaveFit?
+    @Option(help: ArgumentHelp("on: hear the part you play, quietly, on Etude's synth only (never your instrument); off (default): Etude never sounds it while you play. Remembered per lesson; G on the practice screen.", valueName: "on|off"))
+    var guide: Guide.Setting?
 
     /// The rules across these options, before anything opens (one line, exit 1).
     func validate() throws {
@@ -78,12 +80,16 @@ struct PlayingOptions: ParsableArguments {
     func playing(mode: PracticeMode, report: String? = nil, saveDir: String? = nil) throws -> Playing {
         var p = Playing()
         p.mode = mode
-        do { try input.check() } catch { throw EtudeFailure(error.message) }
-        p.input = input
+        if let input {
+            do { try input.check() } catch { throw EtudeFailure(error.message) }
+            p.input = input
+            p.inputChosen = true
+        }
         p.window = window.window
         p.threshold = threshold.percent
         p.reportPath = report
         p.offsetMs = offset?.milliseconds
+        p.guide = guide?.on
         if let saveDir {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: saveDir, isDirectory: &isDir), isDir.boolValue else {
@@ -127,6 +133,8 @@ struct InstrumentOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Where the lesson sounds: synth, instrument (through etude:midi_out) or both.", valueName: "synth|instrument|both")) var sound: LessonSound?
     @Option(name: .customLong("midi-out"), help: ArgumentHelp("Connect etude:midi_out to this JACK MIDI port first, or an ALSA sequencer port without JACK (the lesson then sounds on both unless --sound).", valueName: "PORT")) var midiOut: String?
     @Option(help: ArgumentHelp("Practice and routine run: light the keys to play next on this MIDI channel of etude:midi_out (Synthesia's key lights).", valueName: "1-16")) var lights: KeyLights.Channel?
+    @Option(name: .customLong("metronome-out"), help: ArgumentHelp("Send the metronome to your instrument (etude:midi_out) on this MIDI channel, e.g. 10 for its drum kit; without it the clicks sound on Etude's synth only.", valueName: "1-16"))
+    var metronomeOut: MetronomeOut.Channel?
     @Option(help: ArgumentHelp("Practice and routine run: commands from the instrument: off (default), on (A0 restart, B0 pause, C1 slower, D1 faster, E1 next loop) or NAME=KEY,…", valueName: "on|off|LIST")) var gestures: Gestures.Setting?
 
     /// The client's name is set while parsing: `--input jack` is checked (and the client opened) early.
@@ -134,6 +142,6 @@ struct InstrumentOptions: ParsableArguments {
 
     /// `sound` with these settings (one line for a bad value).
     func applied(to sound: LiveSound) throws -> LiveSound {
-        sound.instrument(echo: echo, sound: self.sound, midiOut: midiOut, lights: lights, gestures: gestures)
+        sound.instrument(echo: echo, sound: self.sound, midiOut: midiOut, lights: lights, gestures: gestures, metronomeOut: metronomeOut)
     }
 }

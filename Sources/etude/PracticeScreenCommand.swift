@@ -15,7 +15,7 @@ struct PracticeScreenCommand: ParsableCommand {
         discussion: """
         Keys: space play/pause, ←/→ bar, g N Enter go to bar N, Home restart, [ ] loop start/end, l loop on/off, s save the loop, L next saved loop, + - tempo ±5 %, h hand, o other hand, m metronome, n note names, v view (falling notes / staff / both), M mode, F follow your tempo (play and memory mode), W loop the weakest section (from 70 % or your --speed-trainer start), r save the last pass as .mid, Enter on the results review the pass bar by bar (→/n ←/p step, Home first mistake, Esc back; marks ✓ right ‹ early › late × wrong ◌ missed x after a wrong key . short = long f loud p soft), ? help (any key closes it), q/Esc quit.
 
-        Playing modes (--mode wait|play|memory): play on a MIDI keyboard (--input midi) or the computer keyboard (--input keys: a w s e d f t g y h u j k = C…C, z x octave down/up; these letters then play notes, and every command is also on Alt+its letter, and F1 help, F2 hand, F3 other hand, F4 save loop, F5 next saved loop, F6 mode, F7 metronome, F8 note names, F9 weakest section, F10 go to bar). Play and memory count in before each pass; after each pass its results hold the music until any key. Passes go to the history and the place you stop to `etude resume`. Watch mode plays the piece once unless a loop is on. Grace notes, ornaments (trill, shake, mordent, turn, tremolo) and arpeggiated chords are played by the lesson as a pianist would, heard in watch mode (a rolled chord is judged as a chord); in wait, play and memory modes the main note is judged, a grace note or an ornament's other notes accepted but not required. Without an audio device Etude says so in the header and practice goes on silently.
+        Playing modes (--mode wait|play|memory): play on a MIDI keyboard (--input midi) or the computer keyboard (--input keys: a w s e d f t g y h u j k = C…C, z x octave down/up; these letters then play notes, and every command is also on Alt+its letter, and F1 help, F2 hand, F3 other hand, F4 save loop, F5 next saved loop, F6 mode, F7 metronome, F8 note names, F9 weakest section, F10 go to bar, F11 follow, F12 guide). In wait, play and memory modes Etude never sounds the part you play, nor sends it to your instrument or the key lights' channel: --guide on (G on the screen) plays it quietly on Etude's synth, remembered per lesson. Play and memory count in before each pass; after each pass its results hold the music until any key. Passes go to the history and the place you stop to `etude resume`. Watch mode plays the piece once unless a loop is on. Grace notes, ornaments (trill, shake, mordent, turn, tremolo) and arpeggiated chords are played by the lesson as a pianist would, heard in watch mode (a rolled chord is judged as a chord); in wait, play and memory modes the main note is judged, a grace note or an ornament's other notes accepted but not required. Without an audio device Etude says so in the header and practice goes on silently.
 
         Examples:
           etude practice "Ode to Joy" --hand right --tempo 70%
@@ -23,7 +23,7 @@ struct PracticeScreenCommand: ParsableCommand {
           etude practice song.mid --hand right --mode wait --input midi
           etude practice song.mid --mode play --input notes.fifo --report p.jsonl
           etude practice song.mid --transpose D --keys 61 --mode wait --input midi
-          etude practice song.mid --hand right --mode play --follow --input midi
+          etude practice "Ode to Joy" --hand right --mode play --follow --input midi
         """
     )
 
@@ -57,13 +57,22 @@ struct PracticeScreenCommand: ParsableCommand {
         playing.watchStopsAtEnd = practice.repeat == nil
         let library = store.library
         playing.library = library
-        let sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
+        var sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
         let path = try library.lessonPath(lesson)
-        if let report { try OutputFile.check(report, inputs: [path] + library.databaseFiles, option: "--report") }
+        // Never the lesson, the SoundFont (named or found), the input or the database: refused
+        // before anything opens the database (the instrument set up is read from it).
+        func checkReport() throws {
+            guard let report else { return }
+            playing.reportInputs = [path] + (playing.input.filePath.map { [$0] } ?? []) + [synth.soundfont ?? (try? LiveSound.soundFont(nil))].compactMap { $0 }
+            try OutputFile.check(report, inputs: playing.reportInputs + library.databaseFiles, option: "--report")
+        }
+        try checkReport()
+        MyInstrument.use(sound: &sound, playing: &playing, library: library)
+        try checkReport()  // the instrument set up may be a device or FIFO path
         let (practice, bars, countIn, mode) = (practice, bars, countIn, playing.mode)
         var request = PracticeSetup.Request(path: path, split: practice.splitPitch(), key: .asked(practice.transpose),
                                             keyboard: .init(keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit,
-                                                            input: playingOptions.input),
+                                                            input: playing.input),
                                             library: library) { lesson throws(PlanError) in
             var plan = try practice.plan(bars: bars, lesson: lesson, defaultOther: .play, defaultRepeat: .forever)
             plan.countIn = countIn ?? mode.countsIn

@@ -120,7 +120,7 @@ struct RoutineCommand: ParsableCommand {
                 Console.out("Going on with your unsaved edit of \(routine.name) (\(draft.path))\n")
             } else {
                 try FileManager.default.createDirectory(at: draft.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try RoutineFile.export(routine).write(to: draft, atomically: true, encoding: .utf8)
+                try OutputFile.write(Array(try RoutineFile.export(routine).utf8), to: draft.path, inputs: [], option: "the routine draft")
             }
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -192,11 +192,12 @@ struct RoutineCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
         func run() throws {
             // Checked before the library or the synth opens: one line per mistake.
-            let playing = try playingOptions.playing(mode: .watch)
-            // --keys/--range/--fit: remembered for the input, where each entry you play finds them.
-            try LessonFit.keyboard(keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit, input: playingOptions.input, library: store.library).remember()
+            var playing = try playingOptions.playing(mode: .watch)
             var sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))
             sound.library = store.library  // the audio buffer learned per device
+            MyInstrument.use(sound: &sound, playing: &playing, library: store.library)  // `etude setup`'s, unless given
+            // --keys/--range/--fit: remembered for the input, where each entry you play finds them.
+            try LessonFit.keyboard(keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit, input: playing.input, library: store.library).remember()
             let status = try App.runRoutine(name: name, library: store.library, seed: seed, planOnly: plan, sound: sound, playing: playing)
             if status != 0 { throw ExitCode(status) }
         }
@@ -216,7 +217,7 @@ struct RoutineCommand: ParsableCommand {
                 let text = format == .json ? try RoutineFile.export(routine)
                     : RoutineFile.text(routine, titles: try s.lessonTitles())
                 if let output {
-                    try OutputFile.write(Array(text.utf8), to: output)
+                    try OutputFile.write(Array(text.utf8), to: output, inputs: store.library.databaseFiles)
                 } else {
                     Console.out(text)
                 }

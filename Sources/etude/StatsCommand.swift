@@ -28,7 +28,8 @@ struct StatsCommand: ParsableCommand {
                 title = l.lesson.title
                 id = l.lesson.id
             }
-            let stats = PracticeStats.compute(try s.passes(lessonID: id), now: Date())
+            // Every lesson: from the history by day and an index, never every pass.
+            let stats = try id.map { PracticeStats.compute(try s.passes(lessonID: $0), now: Date()) } ?? s.practiceStats(now: Date())
             let sightReading = id == nil ? SightReader.statsText(try s.sightReadings()) : ""
             Console.out(json ? JSONOutput.line(StatsRecord(stats, title: title))
                 : StatsReport.text(stats, title: title) + (try id.flatMap { PerformanceJudge.barPictureText(try s.barPicture(lessonID: $0)) } ?? "") + sightReading)

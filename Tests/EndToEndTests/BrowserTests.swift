@@ -98,7 +98,7 @@ struct BrowserTests {
         screen = pane.waitFor { $0.contains("EXIT=") }
         #expect(screen.contains("EXIT=0"), "\(screen)")
         #expect(pane.exitStatus() != nil && pane.ttyRestored, "terminal settings restored")
-        #expect(try Store.open(path: etude.database).passes().map(\.mode) == ["watch"], "the routine's entry is in the history")
+        #expect(try Store.open(path: etude.database).passes().map(\.mode) == [.watch], "the routine's entry is in the history")
     }
 
     /// The resume line goes on where the learner stopped: the bar inside the loop, with the

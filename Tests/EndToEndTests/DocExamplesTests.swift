@@ -144,6 +144,11 @@ import TestSupport
         try fm.copyItem(atPath: Repo.lesson("level4/ode-to-joy.mid"), toPath: home.file("Music/lessons/ode.mid"))
         try fm.createSymbolicLink(atPath: home.file("Lessons"), withDestinationPath: Repo.lessons.path)
         _ = mkfifo(home.file("notes.fifo"), 0o644)
+        // A recording of their song (etude align, render --recording): rendered, then FLAC and MP3.
+        let take = home.file("take.wav")
+        #expect(try etude.run(["render", home.file("song.mid"), "-o", take]).status == 0)
+        if let sox = Tools.sox.path { _ = try ProcessRunner.run(sox, [take, home.file("take.flac")], timeout: 60) }
+        if let lame = Tools.which("lame") { _ = try ProcessRunner.run(lame, ["--quiet", take, home.file("take.mp3")], timeout: 60) }
         return (etude, home)
     }
 

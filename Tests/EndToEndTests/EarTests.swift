@@ -62,7 +62,8 @@ enum EarPerformance: String, CaseIterable {
         case .short: return ["hit": 8, "missed": 0, "wrong": 0, "short": 8, "long": 0, "loud": 0, "soft": 0]
         case .pedalled: return ["hit": 8, "missed": 0, "wrong": 0, "short": 0, "long": 0, "loud": 0, "soft": 0]
         case .reversed: return ["hit": 8, "missed": 0, "wrong": 0, "short": 0, "long": 0, "loud": 4, "soft": 4]
-        case .semitone: return ["hit": 7, "missed": 1, "wrong": 1, "short": 0, "long": 0, "loud": 0, "soft": 0]
+        // The wrong key is wrong, not also missed, and not also an extra.
+        case .semitone: return ["hit": 7, "missed": 0, "wrong": 1, "extra": 0, "short": 0, "long": 0, "loud": 0, "soft": 0]
         }
     }
 
@@ -88,21 +89,28 @@ enum EarPerformance: String, CaseIterable {
             #expect(notes.count == 8 && notes.first?["bar"] as? String == "1" && notes.last?["beat"] as? Double == 4)
             if performance == .semitone {
                 #expect(notes[2]["onset"] as? String == "wrong" && notes[2]["pitch"] as? Int == 64)
+                #expect(notes[2]["played"] as? Int == 65, "the wrong key is named: \(notes[2])")
+                #expect(notes.filter { $0["played"] != nil }.count == 1)
             }
         }
         // The text panel names where it went wrong; the pass is in the history.
         let text = try etude.run(["judge", lesson, etude.home.file("short.mid")])
         #expect(text.status == 0 && text.stdout.contains("Releases: short 8, long 0"), "\(text.stdout)")
-        #expect(text.stdout.contains("bar 2 beat 1  G4  right  short (held 40%)"), "\(text.stdout)")
-        // The history: six judged passes with the ear's counts, and the per-bar picture in stats.
+        #expect(text.stdout.contains("bar 2 beat 1  G4  RH  short (held 40%)"), "\(text.stdout)")
+        // The history: five judged passes with the ear's counts (short.mid judged again the same
+        // way is the same recording: stored once), and the per-bar picture in stats.
         let passes = try Store.open(path: etude.database).passes()
-        #expect(passes.map(\.mode) == Array(repeating: "judge", count: 6))
-        #expect(passes.compactMap(\.figures).map(\.short) == [0, 8, 0, 0, 0, 8])
-        #expect(passes.compactMap(\.figures).map(\.loud) == [0, 0, 0, 4, 0, 0])
+        #expect(passes.map(\.mode.rawValue) == Array(repeating: "judge", count: 5))
+        #expect(passes.compactMap(\.figures).map(\.short) == [0, 8, 0, 0, 0])
+        #expect(passes.compactMap(\.figures).map(\.loud) == [0, 0, 0, 4, 0])
         let stats = try etude.run(["stats", lesson])
-        #expect(stats.status == 0 && stats.stdout.contains("Bars (last 6 judged passes, · = no faults): 1–2 "), "\(stats.stdout)")
-        // Bar 1: 8 + 4 + 1 faults of 24 notes; bar 2: 8 + 4 of 24.
-        #expect(stats.stdout.contains("Fail most: bar 1 (13 of 24 notes), bar 2 (12 of 24 notes)"), "\(stats.stdout)")
+        #expect(stats.status == 0 && stats.stdout.contains("Bars (last 5 judged passes, · = no faults): 1–2 "), "\(stats.stdout)")
+        // Bar 1: 4 short + 4 loud + 1 wrong of 20 notes; bar 2: 4 + 4 of 20.
+        #expect(stats.stdout.contains("Fail most: bar 1 (9 of 20 notes), bar 2 (8 of 20 notes)"), "\(stats.stdout)")
+        // Every line carries its verdict, the hand as RH/LH, the wrong key named; counted once.
+        let semitone = try etude.run(["judge", lesson, etude.home.file("semitone.mid")])
+        #expect(semitone.stdout.contains("bar 1 beat 3  E4 → F4  RH  wrong"), "\(semitone.stdout)")
+        #expect(semitone.stdout.contains("Hit 7 (early 0, on time 7, late 0) · missed 0 · wrong 1 · extra 0"), "\(semitone.stdout)")
     }
 
     @Test func badInputsAreOneLineEach() throws {

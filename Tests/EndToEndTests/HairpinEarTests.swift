@@ -52,8 +52,8 @@ import TestSupport
         #expect(downNotes.map { $0["loudness"] as? String ?? "-" } == ["loud", "loud", "loud", "ok", "ok", "soft", "soft", "soft"])
         // The text panel names the dynamic marked where a note went against it; the history counts them.
         let text = try etude.run(["judge", lesson, falling])
-        #expect(text.status == 0 && text.stdout.contains("bar 1 beat 1  C4  right  loud (velocity 110, marked cresc)"), "\(text.stdout)")
-        #expect(text.stdout.contains("bar 2 beat 4  C5  right  soft (velocity 40, marked f)"), "\(text.stdout)")
+        #expect(text.status == 0 && text.stdout.contains("bar 1 beat 1  C4  RH  loud (velocity 110, marked cresc)"), "\(text.stdout)")
+        #expect(text.stdout.contains("bar 2 beat 4  C5  RH  soft (velocity 40, marked f)"), "\(text.stdout)")
         let passes = try Store.open(path: etude.database).passes()
         // The falling recording judged twice the same way (--json, then text) is one pass:
         // a recording is stored once, by its content (issue 39).

@@ -29,8 +29,8 @@ struct JackTimingTests {
         var tick = 480
         for gap in [0] + gaps {
             tick += gap
-            track.append(MIDIEvent(tick: tick, .noteOn(channel: 9, key: 76, velocity: 110)))
-            track.append(MIDIEvent(tick: tick + 48, .noteOff(channel: 9, key: 76, velocity: 0)))
+            track.append(MIDIEvent(tick: tick, .noteOn(channel: 9, key: 75, velocity: 110)))
+            track.append(MIDIEvent(tick: tick + 48, .noteOff(channel: 9, key: 75, velocity: 0)))
         }
         track.append(MIDIEvent(tick: tick + 480, .meta(type: MetaType.endOfTrack, data: [])))
         return MIDIWriter.write(MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [Track(events: track)]))

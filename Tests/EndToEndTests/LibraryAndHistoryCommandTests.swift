@@ -249,8 +249,8 @@ import TestSupport
             let s = try Store.open(path: etude.database)
             let minuet = try s.resolveLesson("Minuet in G")
             for (i, score) in [40.0, 55, 70, 90].enumerated() {
-                try s.recordPass(lessonID: minuet.lesson.id, startedAt: Date(timeIntervalSinceNow: Double(i - 10)), mode: "play",
-                                 hand: "right", tempoPercent: 60 + 10 * i,
+                try s.recordPass(lessonID: minuet.lesson.id, startedAt: Date(timeIntervalSinceNow: Double(i - 10)), mode: .play,
+                                 hand: .right, tempoPercent: 60 + 10 * i,
                                  figures: ScoreFigures(hit: 10, missed: 0, wrong: 0, extra: 0, accuracy: 1, timingMeanMs: 0, timingSdMs: 0, score: score),
                                  durationSeconds: 120)
             }

@@ -33,7 +33,7 @@ import TestSupport
         // Two mastering passes on different days.
         let s = try Store.open(path: etude.database)
         for daysAgo in [2.0, 1.0] {
-            try s.recordPass(lessonID: id, startedAt: Date().addingTimeInterval(-daysAgo * 86_400), mode: "play", hand: "both",
+            try s.recordPass(lessonID: id, startedAt: Date().addingTimeInterval(-daysAgo * 86_400), mode: .play, hand: .both,
                              tempoPercent: 100, bars: 1...5,
                              figures: ScoreFigures(hit: 40, missed: 0, wrong: 0, extra: 0, accuracy: 100, score: 96), durationSeconds: 20)
         }
@@ -52,7 +52,7 @@ import TestSupport
         let list = try #require(try JSONSerialization.jsonObject(with: Data(try etude.run("list", "--json").stdout.utf8)) as? [[String: Any]])
         let ode = try #require(list.first { $0["title"] as? String == "Ode to Joy" }?["id"] as? String)
         let s = try Store.open(path: etude.database)
-        try s.recordPass(lessonID: ode, startedAt: Date(), mode: "play", hand: "both", tempoPercent: 80, bars: 1...16,
+        try s.recordPass(lessonID: ode, startedAt: Date(), mode: .play, hand: .both, tempoPercent: 80, bars: 1...16,
                          figures: ScoreFigures(hit: 30, missed: 30, wrong: 0, extra: 0, accuracy: 50, score: 45), durationSeconds: 60)
         #expect(try next()["id"] as? String == first["id"] as? String, "one try of Ode to Joy leaves the path where it was")
         let text = try etude.run("next").stdout

@@ -130,7 +130,7 @@ struct QuizCommandTests {
         let store = try Store.open(path: etude.database)
         let passes = try store.passes()
         #expect(passes.count == 1)
-        #expect(passes.first?.mode == "quiz-notes")
+        #expect(passes.first?.mode.rawValue == "quiz-notes")
         #expect(passes.first?.accuracy == 66.67)
         #expect(passes.first?.hit == 2 && passes.first?.wrong == 1)
         // The result is history (stats), not a lesson to list or open.

@@ -121,7 +121,7 @@ enum TwoBarPerformance {
         #expect(screen.contains("Enter reviews the pass bar by bar") && screen.contains("any key continues"), "\(screen)")
         try pane.keys("Enter")
         screen = pane.waitFor { $0.contains("bar 1: 1 wrong, 1 missed") }
-        #expect(screen.contains("bar 1: 1 wrong, 1 missed") && screen.contains("·  1 of 2  ·"), "\(screen)")
+        #expect(screen.contains("bar 1: 1 wrong, 1 missed") && screen.contains("· 1 of 2 ·"), "\(screen)")
         #expect(screen.contains("review of pass 1"), "\(screen)")
         // The wrong and the missed note carry their glyphs on the falling notes (no colour).
         let falling = screen.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(3).prefix(24 - 3 - 4 - 1).joined(separator: "\n")

@@ -29,7 +29,7 @@ struct RoutineRunTests {
         let store = try Store.open(path: etude.database)
         let passes = try store.passes()
         #expect(passes.count == 2)
-        #expect(passes.allSatisfy { $0.mode == "watch" })
+        #expect(passes.allSatisfy { $0.mode.rawValue == "watch" })
         #expect(passes.map(\.tempoPercent) == [100, 90])
         #expect(passes.first?.firstBar == 1 && passes.first?.lastBar == 1)
         #expect((passes.last?.durationSeconds ?? 0) >= 3.0, "the minuet played to its limit")
@@ -81,13 +81,13 @@ struct RoutineRunTests {
 
         let store = try Store.open(path: etude.database)
         let passes = try store.passes()
-        #expect(passes.map(\.mode) == ["wait", "wait", "play"])
+        #expect(passes.map(\.mode.rawValue) == ["wait", "wait", "play"])
         // The play pass in which nothing was played is a pass (stats count it), not a score of 0.
         #expect(passes.map(\.hit) == [4, 4, nil])
         #expect(passes.map(\.missed) == [0, 0, nil])
         #expect(passes.map(\.score) == [100, 100, nil])
         #expect(passes.map(\.complete) == [true, true, true])
-        #expect(passes.allSatisfy { $0.hand == "right" && $0.firstBar == 1 && $0.lastBar == 1 })
+        #expect(passes.allSatisfy { $0.hand == .right && $0.firstBar == 1 && $0.lastBar == 1 })
         #expect(passes.map(\.tempoPercent) == [100, 100, 200])
         let stats = try etude.run(["stats", "--json"]).stdout
         #expect(stats.contains("\"passes\":3,\"scoredPasses\":2"), "\(stats)")
@@ -111,7 +111,7 @@ struct RoutineRunTests {
         #expect(r.stdout.contains("Skipping \(lesson): wait mode needs you to play; run the routine in a terminal, or give --input midi or a FIFO"), "\(r.stdout)")
         #expect(r.stdout.contains("Played 2/2 \(lesson): "))
         let store = try Store.open(path: etude.database)
-        #expect(try store.passes().map(\.mode) == ["watch"])
+        #expect(try store.passes().map(\.mode.rawValue) == ["watch"])
         // Bad playing options are one line before anything plays.
         let bad = try etude.run(["routine", "run", "k", "--window", "5"])
         #expect(bad.status == 1 && bad.stderr == "etude: --window 5: give the timing window in milliseconds, 10–2000 (e.g. 150)\n", "\(bad.stderr)")
@@ -151,7 +151,7 @@ struct RoutineRunTests {
 
         // 1: wait mode, two repetitions, each a judged pass.
         #expect(eventually { pane.screen().contains("1/4 0:0") && pane.screen().contains("mode: wait") }, "\(pane.screen())")
-        #expect(pane.screen().contains("pass 1/2 · C major five-finger"), "\(pane.screen())")
+        #expect(pane.screen().contains("pass 1/2, C major five-finger"), "\(pane.screen())")
         try MIDIBytes.playFirstBar(pane)
         #expect(eventually(30) { pane.screen().contains("Pass 1 at 100%") }, "\(pane.screen())")
         #expect(ScreenText.figures(pane.screen())?["hit"] == 4, "\(pane.screen())")
@@ -186,11 +186,11 @@ struct RoutineRunTests {
         // The two judged passes of entry 1; entry 2, cut by its limit while waiting, keeps its
         // time as an unfinished pass (no figures); entry 3, skipped at once, leaves nothing.
         let passes = stored.filter(\.complete)
-        #expect(passes.map(\.mode) == ["wait", "wait"], "\(stored)")
-        #expect(passes.allSatisfy { $0.hit == 4 && $0.missed == 0 && $0.wrong == 0 && $0.score == 100 && $0.hand == "right" })
+        #expect(passes.map(\.mode.rawValue) == ["wait", "wait"], "\(stored)")
+        #expect(passes.allSatisfy { $0.hit == 4 && $0.missed == 0 && $0.wrong == 0 && $0.score == 100 && $0.hand == .right })
         #expect(passes.allSatisfy { $0.firstBar == 1 && $0.lastBar == 1 && $0.tempoPercent == 100 })
         let unfinished = stored.filter { !$0.complete }
-        #expect(unfinished.count == 1 && unfinished.first?.mode == "wait" && unfinished.first?.score == nil
+        #expect(unfinished.count == 1 && unfinished.first?.mode.rawValue == "wait" && unfinished.first?.score == nil
                 && unfinished.first?.hit == nil && (unfinished.first?.durationSeconds ?? 0) >= 1, "\(stored)")
     }
 
@@ -218,7 +218,7 @@ struct RoutineRunTests {
         #expect(!out.contains("Played 2/2"))
         let stored = try Store.open(path: etude.database).passes()
         let passes = stored.filter(\.complete)
-        #expect(passes.map(\.mode) == ["wait"], "\(stored)")
+        #expect(passes.map(\.mode.rawValue) == ["wait"], "\(stored)")
         #expect(passes.first?.score == 100)
         // Pass 2 was under way: at most its time is kept, never a score.
         #expect(stored.filter { !$0.complete }.allSatisfy { $0.score == nil && $0.hit == nil }, "\(stored)")

@@ -50,7 +50,7 @@ import TestSupport
             #expect(r.status == 0, "\(r.stderr)")
         }
         let s = try Store.open(path: etude.database)
-        #expect(try s.passes().filter { $0.mode == "judge" }.count == 1, "three looks at one recording are one pass")
+        #expect(try s.passes().filter { $0.mode.rawValue == "judge" }.count == 1, "three looks at one recording are one pass")
         // Judged another way (one hand) it is another pass; a changed file is another recording.
         #expect(try etude.run("judge", lesson, lesson, "--hand", "right").status == 0)
         // The same bytes under another name: still the same recording.
@@ -58,7 +58,7 @@ import TestSupport
         let copy = etude.home.file("copy.mid")
         try Data(bytes).write(to: URL(fileURLWithPath: copy))
         #expect(try etude.run("judge", lesson, copy).status == 0)
-        #expect(try s.passes().filter { $0.mode == "judge" }.count == 2)
+        #expect(try s.passes().filter { $0.mode.rawValue == "judge" }.count == 2)
     }
 
     @Test func aMistypedTitleGetsADidYouMean() throws {

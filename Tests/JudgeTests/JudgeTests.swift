@@ -85,15 +85,54 @@ enum Script {
         #expect(wide.late == 12)
     }
 
-    @Test func aWrongPitchIsCountedWrongAndTheRightOneMissed() {
+    @Test func aWrongPitchIsCountedOnceAsWrongNotAlsoMissed() {
         let r = Script.judge(Script.performance { i, e in if i == 5 { e.pitch = 70 } })
         #expect(r.wrong == 1)
-        #expect(r.missed == 1)
+        #expect(r.missed == 0)
         #expect(r.hit == 11)
         #expect(r.extra == 0)
-        #expect(abs(r.accuracy - 100 * 11 / 13) < 0.01)
+        // Twelve notes, each counted once.
+        #expect(abs(r.accuracy - 100 * 11 / 12) < 0.01)
         let s1 = r.sections[1]
-        #expect(s1.wrong == 1 && s1.missed == 1 && s1.hit == 3)
+        #expect(s1.wrong == 1 && s1.missed == 0 && s1.hit == 3)
+        #expect(s1.expectedCount == 4)
+    }
+
+    @Test func aSlipCorrectedInTimeIsAHitAndItsStrayKeyAnExtra() {
+        // Note 5 is struck right 40 ms after a wrong key; note 8 gets two wrong keys and never comes.
+        var m = PlayMatcher(expected: Script.expected, parts: ["right"])
+        var played: [PlayedEvent] = []
+        for (i, p) in Script.rightPitches.enumerated() {
+            let t = 1.0 + Double(i) * 0.5
+            if i == 5 { played.append(PlayedEvent(pitch: p + 1, time: t - 0.04)) }
+            if i == 8 {
+                played.append(PlayedEvent(pitch: p + 1, time: t))
+                played.append(PlayedEvent(pitch: p + 2, time: t + 0.01))
+                continue
+            }
+            played.append(PlayedEvent(pitch: p, time: t))
+        }
+        for e in played { _ = m.expire(upTo: e.time); _ = m.play(e) }
+        let r = m.finish()
+        // Note 8: wrong once (the second wrong key an extra); note 5 hit, its slip an extra.
+        #expect(r.hit == 11 && r.wrong == 1 && r.missed == 0 && r.extra == 2, "\(r.figures.summary)")
+        let hearing = Ear(judgesReleases: false, judgesLoudness: false).hear(expected: m.expected, judgements: m.judgements, events: played)
+        let slip = hearing.notes.first { $0.id == 5 }
+        #expect(slip?.onset == .hit && slip?.wrongKeyFirst == true && slip?.played == 70 && slip?.worst == .wrongKeyFirst)
+        let wrong = hearing.notes.first { $0.id == 8 }
+        #expect(wrong?.onset == .wrong && wrong?.played == 72 && wrong?.pitchText == "B4 → C5", "the first wrong key is named")
+    }
+
+    @Test func aStrayKeyAfterTheRightOneIsNotWrongKeyFirst() {
+        // The right key, then 5 ms later a wrong one near it: a hit and an extra, never "first".
+        let expected = [ExpectedNote(id: 0, pitch: 60, time: 1.0), ExpectedNote(id: 1, pitch: 64, time: 1.0)]
+        let played = [PlayedEvent(pitch: 60, time: 1.0), PlayedEvent(pitch: 61, time: 1.005), PlayedEvent(pitch: 64, time: 1.01)]
+        var m = PlayMatcher(expected: expected)
+        for e in played { _ = m.play(e) }
+        let r = m.finish()
+        #expect(r.hit == 2 && r.wrong == 0 && r.extra == 1 && r.missed == 0, "\(r.figures.summary)")
+        let hearing = Ear(judgesReleases: false, judgesLoudness: false).hear(expected: expected, judgements: m.judgements, events: played)
+        #expect(hearing.notes.allSatisfy { $0.wrongKeyFirst == nil && $0.worst == .ok }, "\(hearing.notes)")
     }
 
     @Test func eachJudgementSaysWhatHappenedAsItHappens() throws {
@@ -134,7 +173,7 @@ enum Script {
         let r = Script.judge(played)
         let weakest = try #require(r.weakestSection)
         #expect(weakest.section == 2)
-        #expect(weakest.wrong == 2 && weakest.missed == 2)
+        #expect(weakest.wrong == 2 && weakest.missed == 0)
         #expect(r.sections[0].accuracy == 100)
         #expect(r.sections[0].score < 100)
         #expect(!r.isClean(threshold: 90))
@@ -363,8 +402,8 @@ enum Script {
         let lines = r.summaryLines { "bars \($0 * 4 + 1)–\($0 * 4 + 4)" }
         #expect(lines[0].hasPrefix("Accuracy"))
         #expect(lines[2].contains("+20 ms"))
-        // Section 2 (index 1): 3 hits of 3 + 1 missed + 1 wrong = 60 %.
-        #expect(lines.last == "Work on bars 5–8: 60% accuracy")
+        // Section 2 (index 1): 3 hits of 3 + 1 wrong = 75 % (the wrong note is not also missed).
+        #expect(lines.last == "Work on bars 5–8: 75% accuracy")
         #expect(Script.judge(Script.performance()).summaryLines().count == 3)
     }
 }

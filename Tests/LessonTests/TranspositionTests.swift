@@ -49,6 +49,27 @@ import TestSupport
         }
     }
 
+    /// The one line a transposition to `text` is refused with, nil when it is taken.
+    static func refusal(_ text: String, key: KeySignature) -> String? {
+        let request: Transposition.Request
+        do { request = try Transposition.Request.parse(text) } catch { return error.worded { "--\($0.rawValue) \($1)" } }
+        do { _ = try Transposition.resolve(request, key: key) } catch { return error.worded { "--\($0.rawValue) \($1)" } }
+        return nil
+    }
+
+    /// Issue 40: the key suggested in the other mode is a key (`Cb` on a minor lesson: `Bm`, not `Cbm`).
+    @Test func theKeySuggestedInTheOtherModeIsAKey() throws {
+        let am = KeySignature(sharps: 0, minor: true)
+        for (given, hint) in [("Cb", "Bm"), ("Gb", "F#m"), ("Db", "C#m"), ("D", "Dm"), ("Bb", "Bbm")] {
+            let message = Self.refusal(given, key: am)
+            #expect(message?.hasSuffix("try --transpose \(hint)") == true, "\(given): \(message ?? "taken")")
+            #expect(KeyName(hint) != nil, "\(hint) is a key")
+        }
+        for (given, hint) in [("A#m", "Bb"), ("Am", "A"), ("D#m", "Eb"), ("F minor", "F")] {
+            #expect(KeyName(given)?.sameTonic(minor: false) == hint)
+        }
+    }
+
     @Test func writtenNotesMoveByTheInterval() throws {
         let d = try t("D")
         #expect(d.spelling(SpelledPitch(letter: 3, alter: 1), pitch: 66) == SpelledPitch(letter: 4, alter: 1))   // F♯ → G♯

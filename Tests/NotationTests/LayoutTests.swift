@@ -1,3 +1,4 @@
+import Judge
 import Foundation
 import Lesson
 import MIDIFile
@@ -7,7 +8,7 @@ import Testing
 private typealias N = Music.N
 
 /// The raster cell where a head is drawn (its main cell), in full density.
-private func headCell(_ raster: StaffRaster, _ head: PlacedHead, system: Int) -> RasterCell {
+func headCell(_ raster: StaffRaster, _ head: PlacedHead, system: Int) -> RasterCell {
     let row = (raster.bottomLineRow[head.staff] ?? 0) - head.step
     return raster.systems[system][head.column, row]
 }
@@ -299,13 +300,13 @@ struct MarksTests {
         let g4 = try #require(heads.first { $0.pitch == 67 }), a4 = try #require(heads.first { $0.pitch == 69 })
         let c3 = try #require(heads.first { $0.pitch == 48 })
         var marks = StaffMarks(cursorTick: 4 * 480 + 10, sounding: [c3.noteIndex],
-                               judgements: [e4.noteIndex: .hit, f4.noteIndex: .wrong, g4.noteIndex: .missed])
+                               judgements: [e4.noteIndex: .ok, f4.noteIndex: .wrong, g4.noteIndex: .missed])
         func resolved(_ h: PlacedHead) -> (scalar: UInt32, ink: Ink, mark: NoteMark) {
             raster.resolve(headCell(raster, h, system: 0), marks: marks)
         }
-        #expect(resolved(e4).mark == .hit && resolved(e4).scalar == UInt32(("●" as Unicode.Scalar).value))
-        #expect(resolved(f4).mark == .wrong && resolved(f4).scalar == 0xD7)
-        #expect(resolved(g4).mark == .missed && resolved(g4).scalar == 0x25CC)
+        #expect(resolved(e4).mark == .judged(.ok) && resolved(e4).scalar == UInt32(("●" as Unicode.Scalar).value))
+        #expect(resolved(f4).mark == .judged(.wrong) && resolved(f4).scalar == 0xD7)
+        #expect(resolved(g4).mark == .judged(.missed) && resolved(g4).scalar == 0x25CC)
         #expect(resolved(c3).mark == .lit)
         #expect(resolved(a4).mark == .plain)
         // Memory mode: what starts after the cursor is not drawn (the staff line shows again).
@@ -313,7 +314,7 @@ struct MarksTests {
         #expect(resolved(a4).mark == .plain)
         let b4 = try #require(heads.first { $0.pitch == 71 })
         #expect(resolved(b4).scalar == UInt32(("─" as Unicode.Scalar).value) && resolved(b4).ink == .staffLine, "B4's head gone, its line back")
-        #expect(resolved(e4).mark == .hit, "judged notes stay")
+        #expect(resolved(e4).mark == .judged(.ok), "judged notes stay")
         // Without colour the marks still read: × and ◌ in the text.
         let text = ScoreText.lines(raster: raster, color: false, marks: marks).joined(separator: "\n")
         #expect(text.contains("×") && text.contains("◌") && text.contains("▼"))
@@ -321,8 +322,9 @@ struct MarksTests {
         #expect(colored.contains("\u{1B}[1;91m×") && colored.contains("\u{1B}[90m◌") && colored.contains("\u{1B}[1;92m●"))
     }
 
-    @Test func judgeVerdictsByName() {
-        #expect(["early", "onTime", "late", "wrongPitch", "missed", "extra"].map { StaffJudgement(verdict: $0) } == [.hit, .hit, .hit, .wrong, .missed, nil])
+    @Test func theMatchersVerdictsAreMarkedInTheOneVocabulary() {
+        let live: [Verdict] = [.early, .onTime, .late, .wrongPitch, .missed, .extra]
+        #expect(live.map { VerdictMark(live: $0) } == [.early, .ok, .late, .wrong, .missed, nil])
     }
 
     @Test func loopBracketAndCursorOnTheTopRow() throws {

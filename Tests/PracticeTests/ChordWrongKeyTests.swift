@@ -50,7 +50,7 @@ import TestSupport
             let verdicts = Dictionary(report.notes.map { ($0.id, $0.onset) }, uniquingKeysWith: { a, _ in a })
             for (note, _) in wrong {
                 planted += 1
-                if verdicts[note] == "wrong" { right += 1 }
+                if verdicts[note] == .wrong { right += 1 }
             }
             // The chords' other notes are hits; the wrong keys are wrong, not extra.
             #expect(report.wrong == wrong.count && report.extra == 0 && report.hit == report.notes.count - wrong.count,

@@ -1,4 +1,5 @@
 import Foundation
+import Judge
 import Lesson
 import Notation
 import Terminal
@@ -41,9 +42,9 @@ enum StaffFixture {
     static func odeMarks(_ lesson: Lesson) -> StaffMarks {
         let tpq = lesson.ticksPerQuarter
         let bar2 = lesson.bars.bar(number: 2)?.startTick ?? 4 * tpq
-        var judgements: [Int: StaffJudgement] = [:]
+        var judgements: [Int: VerdictMark] = [:]
         let firstBar = lesson.notes.indices.filter { lesson.notes[$0].startTick < bar2 && lesson.notes[$0].part.hand == .right }
-        for (k, i) in firstBar.enumerated() { judgements[i] = k == 1 ? .wrong : (k == 2 ? .missed : .hit) }
+        for (k, i) in firstBar.enumerated() { judgements[i] = k == 1 ? .wrong : (k == 2 ? .missed : .ok) }
         let cursor = bar2 + tpq / 2
         return StaffMarks(cursorTick: cursor, sounding: SoundingNotes(lesson: lesson).at(tick: cursor), judgements: judgements,
                           loopBars: 1...2)

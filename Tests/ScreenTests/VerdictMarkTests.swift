@@ -42,18 +42,19 @@ import Testing
     }
 
     @Test func theMarkIsTheWorstVerdictOnsetFirst() {
-        var v = NoteVerdict(id: 0, pitch: 60, hand: "right", onset: "late", release: .short)
-        #expect(VerdictMark(v) == .late)
-        v.onset = "hit"
-        #expect(VerdictMark(v) == .short)
+        var v = NoteVerdict(id: 0, pitch: 60, hand: "right", onset: .late, release: .short)
+        #expect(v.worst == .late)
+        #expect(v.marks == [.late, .short])
+        v.onset = .hit
+        #expect(v.worst == .short)
         v.release = .ok
         v.loudness = .soft
-        #expect(VerdictMark(v) == .soft)
+        #expect(v.worst == .soft)
         v.loudness = .ok
-        #expect(VerdictMark(v) == .ok)
+        #expect(v.worst == .ok && !v.isFault)
         v.wrongKeyFirst = true
-        #expect(VerdictMark(v) == .wrongKeyFirst)
-        #expect(VerdictMark(NoteVerdict(id: 0, pitch: 60, hand: "right", onset: "missed")) == .missed)
+        #expect(v.worst == .wrongKeyFirst)
+        #expect(NoteVerdict(id: 0, pitch: 60, hand: "right", onset: .missed).worst == .missed)
     }
 
     @Test func theReviewsHelpListsItsKeysAndEveryMarkAt80x24() {

@@ -56,7 +56,7 @@ import TestSupport
         #expect(try s.schemaVersion() == Schema.versions.last)
         #expect(try s.integrityCheck() == "ok")
         let passes = try s.passes(lessonID: "aa")
-        #expect(passes.count == 1 && passes[0].score == 77 && passes[0].durationSeconds == 42 && passes[0].hit == nil)
+        #expect(passes.count == 1 && passes[0].score == 77 && passes[0].durationSeconds == 42 && passes[0].figures == nil)
         #expect(try s.favourites().map(\.lesson.title) == ["Old lesson"])
         let listing = try #require(try s.listing(id: "aa"))
         #expect(listing.path == "/x/old.mid" && listing.passes == 1 && listing.bestScore == 77)
@@ -64,10 +64,10 @@ import TestSupport
         #expect(try s.resume()?.state.positionSeconds == 12)
         // The newer tables and columns work on the upgraded file.
         try s.saveLoop(SavedLoop(lessonID: "aa", name: "x", firstBar: 1, lastBar: 2, hand: "both", tempoPercent: 90, otherHandMode: "play"))
-        try s.recordPass(lessonID: "aa", startedAt: Date(), mode: "play", hand: "both", tempoPercent: 100,
+        try s.recordPass(lessonID: "aa", startedAt: Date(), mode: .play, hand: .both, tempoPercent: 100,
                          figures: ScoreFigures(hit: 1, missed: 0, wrong: 0, extra: 0, accuracy: 1, timingMeanMs: 0, timingSdMs: 0, score: 100),
                          durationSeconds: 1)
-        #expect(try s.passes(lessonID: "aa").last?.hit == 1)
+        #expect(try s.passes(lessonID: "aa").last?.figures?.hit == 1)
         try s.saveStoredRoutine(StoredRoutine(name: "r", entries: #"[{"random":"favourite","repetitions":1}]"#))
         #expect(try s.storedRoutine(named: "r")?.entries == #"[{"random":"favourite","repetitions":1}]"#)
     }
@@ -192,7 +192,7 @@ import TestSupport
         let minuet = try s.resolveLesson("Minuet in G")
         try s.addFavourite(minuet.lesson.id)
         try s.saveLoop(SavedLoop(lessonID: minuet.lesson.id, name: "A", firstBar: 1, lastBar: 4, hand: "right", tempoPercent: 70, otherHandMode: "play"))
-        try s.recordPass(lessonID: minuet.lesson.id, startedAt: Date(), mode: "play", hand: "right", tempoPercent: 70, durationSeconds: 20)
+        try s.recordPass(lessonID: minuet.lesson.id, startedAt: Date(), mode: .play, hand: .right, tempoPercent: 70, durationSeconds: 20)
 
         try FileManager.default.createDirectory(atPath: lib + "/baroque", withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: lib + "/minuet.mid", toPath: lib + "/baroque/bach-minuet-g.mid")
@@ -215,7 +215,7 @@ import TestSupport
         let s = try Store.open(path: dir.file("etude.sqlite"))
         _ = try s.rescan(builtinDirectory: old)
         let first = try s.resolveLesson("Ode")
-        try s.recordPass(lessonID: first.lesson.id, startedAt: Date(), mode: "watch", hand: "both", tempoPercent: 100, durationSeconds: 5)
+        try s.recordPass(lessonID: first.lesson.id, startedAt: Date(), mode: .watch, hand: .both, tempoPercent: 100, durationSeconds: 5)
         let report = try s.rescan(builtinDirectory: new)
         #expect(report.removed == 1 && report.added == 1)
         let listed = try s.lessons(matching: "ode")
@@ -331,7 +331,7 @@ import TestSupport
         let s = try Store.open(path: dir.file("etude.sqlite"))
         _ = try s.addFolder(lib)
         let a = try s.resolveLesson("A")
-        try s.recordPass(lessonID: a.lesson.id, startedAt: Date(), mode: "watch", hand: "both", tempoPercent: 100, durationSeconds: 3)
+        try s.recordPass(lessonID: a.lesson.id, startedAt: Date(), mode: .watch, hand: .both, tempoPercent: 100, durationSeconds: 3)
         #expect(try s.removeFolder(lib))
         #expect(try !s.removeFolder(lib))
         #expect(try s.lessons().isEmpty)

@@ -1,5 +1,7 @@
 import Foundation
+import GRDB
 import Judge
+import Lesson
 import MIDIFile
 import Testing
 import TestSupport
@@ -152,16 +154,16 @@ import TestSupport
 
     @Test func passesAreRecordedWithScoresAndListedInTimeOrder() throws {
         let s = try seeded()
-        let a = try s.recordPass(lessonID: "aaaa1111", startedAt: date("2026-03-02T10:00:00Z"), mode: "play", hand: "right",
+        let a = try s.recordPass(lessonID: "aaaa1111", startedAt: date("2026-03-02T10:00:00Z"), mode: .play, hand: .right,
                                  tempoPercent: 80, bars: 1...8,
                                  figures: ScoreFigures(hit: 40, missed: 2, wrong: 1, extra: 0, accuracy: 0.93, timingMeanMs: 12, timingSdMs: 30, score: 88),
                                  durationSeconds: 60)
-        let b = try s.recordPass(lessonID: "aaaa1111", startedAt: date("2026-03-01T10:00:00Z"), mode: "watch", hand: "both",
+        let b = try s.recordPass(lessonID: "aaaa1111", startedAt: date("2026-03-01T10:00:00Z"), mode: .watch, hand: .both,
                                  tempoPercent: 100, durationSeconds: 30)
         #expect(b > a)
         let passes = try s.passes(lessonID: "aaaa1111")
         #expect(passes.map(\.id) == [b, a])
-        #expect(passes[1].hit == 40 && passes[1].timingSdMs == 30 && passes[1].firstBar == 1 && passes[1].lastBar == 8)
+        #expect(passes[1].figures?.hit == 40 && passes[1].figures?.timingSdMs == 30 && passes[1].firstBar == 1 && passes[1].lastBar == 8)
         #expect(passes[0].score == nil)
         let listing = try s.listing(id: "aaaa1111")
         #expect(listing?.bestScore == 88)
@@ -169,11 +171,41 @@ import TestSupport
         #expect(listing?.lastPractised == date("2026-03-02T10:00:00Z"))
     }
 
+    @Test func theBestScoreIsPerModeAndAWaitModeHundredIsNotTheBestOfPlaying() throws {
+        let s = try seeded()
+        func figures(_ score: Double) -> ScoreFigures {
+            ScoreFigures(hit: 10, missed: 0, wrong: 0, extra: 0, accuracy: score, timingMeanMs: 4, timingSdMs: 2, score: score)
+        }
+        try s.recordPass(lessonID: "aaaa1111", startedAt: date("2026-03-01T10:00:00Z"), mode: .wait, hand: .both, tempoPercent: 100,
+                         figures: figures(100), durationSeconds: 60)
+        #expect(try s.listing(id: "aaaa1111")?.bestScore == nil, "only a wait-mode pass: no best of playing")
+        try s.recordPass(lessonID: "aaaa1111", startedAt: date("2026-03-02T10:00:00Z"), mode: .play, hand: .both, tempoPercent: 100,
+                         figures: figures(72), durationSeconds: 60)
+        try s.recordPass(lessonID: "aaaa1111", startedAt: date("2026-03-03T10:00:00Z"), mode: .judge, hand: .both, tempoPercent: 100,
+                         figures: figures(80), durationSeconds: 60)
+        #expect(try s.listing(id: "aaaa1111")?.bestScore == 80)
+        let passes = try s.passes(lessonID: "aaaa1111")
+        #expect(passes.map(\.mode) == [.wait, .play, .judge] && passes.map(\.hand) == [.both, .both, .both])
+        #expect(passes.map(\.figures) == [figures(100), figures(72), figures(80)], "the figures round-trip through their coding")
+        let stats = PracticeStats.compute(passes, now: date("2026-03-04T10:00:00Z"))
+        #expect(stats.bestScore == 80)
+        #expect(stats.bests.map(\.mode) == [.judge, .play, .wait] && stats.bests.map(\.score) == [80, 72, 100])
+        // Deleting the judged pass's lesson rows recomputes the best from play mode alone.
+        try s.writer.write { db in try db.execute(sql: "DELETE FROM pass WHERE mode = ?", arguments: [PassMode.judge.rawValue]) }
+        #expect(try s.listing(id: "aaaa1111")?.bestScore == 72)
+    }
+
+    @Test func aModeNoCaseNamesIsKeptAsStored() {
+        #expect(PassMode(rawValue: "quiz-notes") == .quiz("notes") && PassMode.quiz("notes").rawValue == "quiz-notes")
+        #expect(PassMode(rawValue: "debug") == .other("debug") && !PassMode.other("debug").scoresInTime)
+        for m in PracticeMode.allCases { #expect(PassMode(rawValue: m.rawValue) == .practice(m)) }
+    }
+
     @Test func unfinishedPassesAreKeptButNotCountedAsPassesOfTheLesson() throws {
         let s = try seeded()
-        try s.recordPass(PassRecord(lessonID: "aaaa1111", startedAt: date("2026-03-02T10:00:00Z"), mode: "wait", hand: "right",
+        try s.recordPass(PassRecord(lessonID: "aaaa1111", startedAt: date("2026-03-02T10:00:00Z"), mode: .wait, hand: .right,
                                     tempoPercent: 80, durationSeconds: 400, complete: false))
-        try s.recordPass(lessonID: "aaaa1111", startedAt: date("2026-03-01T10:00:00Z"), mode: "watch", hand: "both",
+        try s.recordPass(lessonID: "aaaa1111", startedAt: date("2026-03-01T10:00:00Z"), mode: .watch, hand: .both,
                          tempoPercent: 100, durationSeconds: 30)
         let stored = try s.passes(lessonID: "aaaa1111")
         #expect(stored.map(\.complete) == [true, false])
@@ -201,7 +233,7 @@ import TestSupport
 
 @Suite struct StatsTests {
     func pass(_ at: String, seconds: Double, tempo: Int = 100, score: Double? = nil) -> PassRecord {
-        PassRecord(lessonID: "a", startedAt: date(at), mode: "play", hand: "both", tempoPercent: tempo, durationSeconds: seconds, score: score)
+        PassRecord(lessonID: "a", startedAt: date(at), mode: .play, hand: .both, tempoPercent: tempo, durationSeconds: seconds, score: score)
     }
 
     @Test func practiceTimePerDayAndWeek() {

@@ -15,7 +15,7 @@ struct HelpKeysTests {
         "[  ]": [.loopStartHere, .loopEndHere], "l": [.toggleLoop], "s": [.saveLoop], "L": [.recallLoop],
         "+  -": [.tempoUp, .tempoDown], "h": [.cycleHand], "o": [.cycleOtherHand], "m": [.toggleMetronome],
         "n": [.toggleNoteNames], "v": [.cycleView], "?": [.toggleHelp], "q  Esc": [.quit, .quit],
-        "M": [.cycleMode], "W": [.loopWeakestSection], "r  Enter": [.saveLastPass],  // Enter: the review (PassReview), front end only
+        "M  F": [.cycleMode, .toggleFollow], "W  G": [.loopWeakestSection, .toggleGuide], "r  Enter": [.saveLastPass],  // Enter: the review (PassReview), front end only
     ]
 
     static func keys(_ column: String) -> [Key] {

@@ -21,7 +21,7 @@ struct MethodTests {
     static let day0 = Date(timeIntervalSince1970: 1_790_000_000)
     static func day(_ n: Int, hour: Int = 10) -> Date { day0.addingTimeInterval(Double(n) * 86_400 + Double(hour) * 3600) }
 
-    static func pass(_ id: String, day n: Int, score: Double, tempo: Int = 100, hand: String = "both", mode: String = "play",
+    static func pass(_ id: String, day n: Int, score: Double, tempo: Int = 100, hand: PracticePlan.Hands = .both, mode: PassMode = .play,
                      bars: ClosedRange<Int> = 1...8) -> PassRecord {
         PassRecord(lessonID: id, startedAt: day(n), mode: mode, hand: hand, tempoPercent: tempo, firstBar: bars.lowerBound,
                    lastBar: bars.upperBound, durationSeconds: 30,
@@ -36,7 +36,7 @@ struct MethodTests {
                 "two passes on the same day are one day")
         #expect(Mastery.status([Self.pass("a", day: 0, score: 95), Self.pass("a", day: 1, score: 90)], calendar: c) == .mastered)
         for weaker in [Self.pass("a", day: 1, score: 89), Self.pass("a", day: 1, score: 99, tempo: 90),
-                       Self.pass("a", day: 1, score: 99, hand: "right"), Self.pass("a", day: 1, score: 99, mode: "wait"),
+                       Self.pass("a", day: 1, score: 99, hand: .right), Self.pass("a", day: 1, score: 99, mode: .wait),
                        Self.pass("a", day: 1, score: 99, bars: 1...4)] {
             #expect(Mastery.status([Self.pass("a", day: 0, score: 95), weaker], calendar: c) == .inProgress,
                     "\(weaker.mode) \(weaker.hand) \(weaker.tempoPercent)% \(weaker.score ?? 0) bars \(weaker.lastBar ?? 0)")
@@ -216,7 +216,7 @@ struct MethodTests {
         #expect(SightReader.suggestedLevel([]) == 1)
         let three = (0..<3).map { SightReadingRecord(level: 2, seed: Int64($0), lessonID: "x", passID: nil, score: 95, playedAt: Self.day($0)) }
         #expect(SightReader.suggestedLevel(three) == 3)
-        #expect(SightReader.freshSeed(level: 2, history: three, now: Self.day(0)) >= 0)
+        #expect(try SightReader.freshSeed(level: 2, history: three, now: Self.day(0)) >= 0)
     }
 
     /// `etude judge F.mid F.mid` lands on another branch; this checks the same property through

@@ -116,10 +116,10 @@ struct PlayingModesTests {
         let pass = try #require(s.takeFinishedPasses().first)
         let figures = try #require(s.score(for: pass))
         #expect(figures.hit == 1)
-        // The wrong pitch is counted wrong, and the note it stood for missed with the rest.
+        // The wrong pitch is counted wrong (the note it stood for is not also missed), the rest missed.
         #expect(figures.wrong == 1)
-        #expect(figures.missed == 3)
-        #expect(figures.accuracy == 20)  // 1 hit of 5 judged (4 expected + 1 wrong)
+        #expect(figures.missed == 2)
+        #expect(figures.accuracy == 25)  // 1 hit of 4 expected, each counted once
     }
 
     @Test func waitModePausesUntilTheChordIsHeldThenResumes() throws {
@@ -138,7 +138,11 @@ struct PlayingModesTests {
         // The next chord (C#5 + F5) at 0.5 s of music: the lesson waits there again.
         play(s, clock, until: 2.5)
         #expect(s.transport.state == .paused)
-        #expect(output.messages.count > heardBefore)
+        // The music went on, but Etude never sounds the learner's own part (issue 38.1): no
+        // note of the right hand reached the output, before or after the chord was played.
+        #expect(output.messages.count >= heardBefore)
+        #expect(!output.messages.contains { if case .noteOn(_, let k, let v) = $0, v > 0 { return (72...79).contains(Int(k)) } else { return false } },
+                "\(output.messages)")
         release(s, clock, 72)
         release(s, clock, 76)
         for (a, b) in [(73, 77), (74, 78), (75, 79)] {

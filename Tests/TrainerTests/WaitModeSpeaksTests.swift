@@ -158,8 +158,8 @@ struct WaitWrongKeyReviewTests {
         }
         for _ in 0..<200 where s.coach.lastReport == nil { clock.advance(by: 0.05); s.advance() }
         let report = try #require(s.coach.lastReport)
-        #expect(report.figures.hit == 3 && report.figures.wrong == 1)
-        #expect(report.reviewLines() == ["bar 12: G3 wrong key first"], "\(report.reviewLines())")
+        #expect(report.figures.hit == 3 && report.figures.wrong == 0 && report.figures.extra == 1)
+        #expect(report.reviewLines() == ["bar 12: G3 wrong key first (G4)"], "\(report.reviewLines())")
         #expect(s.session.state().heardOff.count == 1)
     }
 }

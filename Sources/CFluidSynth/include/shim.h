@@ -78,4 +78,5 @@ unsigned etude_pulse_default_rate(int timeout_ms);
 
 /* Etude's own PulseAudio playback stream (pulse_out.c). */
 #include "pulse_out.h"
+#include "playback.h"
 #endif

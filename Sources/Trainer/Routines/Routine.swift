@@ -64,6 +64,14 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
         case lesson, title, random, level, hand, tempo, bars, mode, minutes, repetitions, pause, transpose, follow
     }
 
+    /// Any key of an entry, to find the ones `Key` does not know.
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
     /// Decodes leniently: routines stored before entries were checked still load (an odd mode
     /// or tempo is reported when the routine runs; see `problem`). Files and edits are checked
     /// whole by `RoutineFile.parse`, which decodes `Fields` and runs `validated`.
@@ -266,6 +274,12 @@ extension RoutineEntry {
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: Key.self)
+            // A key this Etude does not know (`keys`, `range`, `fit`: those belong to the input,
+            // given to `routine run`) is refused as `--entry` refuses it, never dropped unsaid.
+            for key in try decoder.container(keyedBy: AnyKey.self).allKeys where Key(stringValue: key.stringValue) == nil {
+                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription:
+                    "unknown key \"\(TextDecoding.sanitize(key.stringValue))\" (lesson, random, hand, tempo, bars, mode, minutes, repetitions, pause, transpose; --keys, --range and --fit go to `etude routine run`)"))
+            }
             if let id = try c.decodeIfPresent(String.self, forKey: .lesson) {
                 source = .lesson(id: id, title: try c.decodeIfPresent(String.self, forKey: .title))
             } else if let r = try c.decodeIfPresent(String.self, forKey: .random) {

@@ -271,15 +271,15 @@ private final class Run {
         line(summary, final: true)
         // A skip in the first second is a change of mind, not practice.
         guard result.seconds >= 1 else { return }
-        let hand = (step.hand ?? .both).rawValue
+        let hand = step.hand ?? .both
         do {
-            try store.recordPass(lessonID: step.lesson.id, startedAt: started, mode: PracticeMode.watch.rawValue, hand: hand,
+            try store.recordPass(lessonID: step.lesson.id, startedAt: started, mode: .watch, hand: hand,
                                  tempoPercent: step.tempoPercent, bars: step.bars, durationSeconds: result.seconds)
         } catch {
             line("etude: the pass was not stored: \(Store.message(for: error) ?? "\(error)")", final: true)
         }
         try? store.saveResume(ResumeState(lessonID: step.lesson.id, path: opened.path,
-                                          positionSeconds: opened.lesson.tempoMap.seconds(atTick: lastTick), hand: hand,
+                                          positionSeconds: opened.lesson.tempoMap.seconds(atTick: lastTick), hand: hand.rawValue,
                                           tempoPercent: step.tempoPercent, mode: PracticeMode.watch.rawValue,
                                           loopFirstBar: step.bars?.lowerBound, loopLastBar: step.bars?.upperBound, loopName: nil))
     }
@@ -375,7 +375,7 @@ private final class Run {
                 var info = "\(counter) \(StatusLine.clock(elapsed))/\(StatusLine.clock(step.plannedSeconds))"
                 if case .repetitions(let count) = step.length { info += " pass \(min(count, (lastTick?.completedPasses ?? 0) + 1))/\(count)" }
                 if (lastTick?.gain ?? 1) < 1 { info += " fading" }
-                model.status.title = "\(info) · \(model.status.title)"
+                model.status.title = "\(info), \(model.status.title)"
                 model.status.listening = AudioSetup.headerWords(self.instrument?.hookup.listeningSignal)
                 model.helpEntries = display.gestureHelp.map { g in PracticeKeys.inRoutine.filter { !PracticeKeys.piano.contains($0) } + [g] }
                     ?? PracticeKeys.inRoutine
