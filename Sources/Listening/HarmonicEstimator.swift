@@ -211,6 +211,95 @@ public struct HarmonicEstimator: Sendable {
         return found
     }
 
+    /// Expected keys the one-at-a-time search left out that a fit of the whole moment still
+    /// asks for: in a chord or under the other hand, a key's partials are shared with its
+    /// neighbours' (a bass note's weak fundamental, the octave's every partial), and taking the
+    /// strongest key first then cancelling it by a guessed shape takes their energy too. Here
+    /// every expected key, every key found, and the semitone and tone beside each expected key (a
+    /// learner's wrong key) get a harmonic comb (with the piano's inharmonicity; the calibrated
+    /// partial profile where there is one) and the spectrum new at this onset is explained by all
+    /// of them at once, non-negatively (NNLS by multiplicative updates, as the activations of
+    /// NMF with the templates held fixed: Smaragdis & Brown 2003; score-informed as in Ewert &
+    /// Müller 2012), with a flat term for the room's noise. An expected key is added when its
+    /// share is a fair part of the strongest note found and more than a neighbour's: a wrong key
+    /// played instead takes the share itself, so it is not heard as right.
+    public func rescued(expected: Set<Int>, found: [Found], limit: Int) -> [Found] {
+        let missing = expected.filter { e in Self.keys.contains(e) && !found.contains { $0.pitch == e } }
+        guard !missing.isEmpty, found.count < limit else { return [] }
+        var keys = expected.union(found.map(\.pitch))
+        for e in expected { for d in [-2, -1, 1, 2] where Self.keys.contains(e + d) { keys.insert(e + d) } }
+        let candidates = keys.filter { Self.keys.contains($0) }.sorted()
+        let top = min(spectrum.count - 1, Int(min(5_000, nyquist * 0.9) / binHz))
+        guard top > 8 else { return [] }
+        // Sparse unit-norm templates: each partial at the strongest bin of its range, its lobe ±1.
+        var templates: [[(bin: Int, weight: Double)]] = []
+        for p in candidates {
+            let bins = harmonicBins(p)
+            let shape = self.templates?.shape(for: p, count: bins.count) ?? (0..<bins.count).map { 1 / pow(Double($0 + 1), 0.8) }
+            var t: [Int: Double] = [:]
+            for (h, r) in bins.enumerated() where r.lowerBound <= top && shape[h] > 0 {
+                let range = r.clamped(to: 1...top)
+                let peak = range.max { spectrum[$0] < spectrum[$1] } ?? range.lowerBound
+                for (k, w) in [(peak - 1, 0.5), (peak, 1.0), (peak + 1, 0.5)] where k >= 1 && k <= top {
+                    t[k, default: 0] += w * shape[h]
+                }
+            }
+            let norm = t.values.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            templates.append(norm > 0 ? t.map { ($0.key, $0.value / norm) } : [])
+        }
+        // The room: a flat term over the band.
+        let flat = 1 / Double(top).squareRoot()
+        let n = candidates.count
+        var dense = [[Double]](repeating: [Double](repeating: 0, count: top + 1), count: n)
+        for (i, t) in templates.enumerated() { for (k, w) in t { dense[i][k] = w } }
+        // Wᵀv and WᵀW, the flat term last.
+        var wv = [Double](repeating: 0, count: n + 1)
+        var gram = [[Double]](repeating: [Double](repeating: 0, count: n + 1), count: n + 1)
+        var total = 0.0
+        for k in 1...top { total += spectrum[k] }
+        for i in 0..<n {
+            wv[i] = templates[i].reduce(0) { $0 + $1.weight * spectrum[$1.bin] }
+            let sum = templates[i].reduce(0) { $0 + $1.weight }
+            gram[i][n] = sum * flat
+            gram[n][i] = sum * flat
+            for j in i..<n {
+                var g = 0.0
+                for (k, w) in templates[j] { g += w * dense[i][k] }
+                gram[i][j] = g
+                gram[j][i] = g
+            }
+        }
+        wv[n] = total * flat
+        gram[n][n] = 1
+        var h = wv.map { max($0, 1e-12) }
+        for _ in 0..<150 {
+            for i in 0...n {
+                var gh = 0.0
+                for j in 0...n { gh += gram[i][j] * h[j] }
+                h[i] *= wv[i] / max(gh, 1e-12)
+            }
+        }
+        let share = Dictionary(uniqueKeysWithValues: zip(candidates, h))
+        // Nothing found one at a time (a key struck again while it rings under the pedal adds
+        // less than is taken away as ringing): the expected key must then be the fit's strongest.
+        let strongest = found.isEmpty ? (share.values.max() ?? 0) / Self.rescueRatio * 0.5 : found.compactMap { share[$0.pitch] }.max() ?? 0
+        guard strongest > 0 else { return [] }
+        var out: [Found] = []
+        for e in missing.sorted(by: { (share[$0] ?? 0) > (share[$1] ?? 0) }) where found.count + out.count < limit {
+            let a = share[e] ?? 0
+            let beside = [-2, -1, 1, 2].filter { !expected.contains(e + $0) }.compactMap { share[e + $0] }.max() ?? 0
+            let s = salience(e)
+            if Self.debug { print(String(format: "rescue %d share %.4f strongest %.4f beside %.4f salience %.2f", e, a, strongest, beside, s / background)) }
+            guard a >= strongest * Self.rescueRatio, a > beside * 1.5, s > background * Self.backgroundRatio else { continue }
+            out.append(Found(pitch: e, salience: s / background))
+        }
+        return out
+    }
+
+    static let debug = ProcessInfo.processInfo.environment["LISTEN_RESCUE"] != nil
+    /// Share of the strongest note found that an expected key's fit must reach to be added.
+    public static let rescueRatio = 0.08
+
     /// True when `pitch`'s own odd partials sound (not only the even ones an octave above
     /// would give it): the test that a note of Etude's is really heard in the room.
     func soundsItself(_ pitch: Int) -> Bool {
