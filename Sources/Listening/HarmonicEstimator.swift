@@ -223,14 +223,24 @@ public struct HarmonicEstimator: Sendable {
     /// Müller 2012), with a flat term for the room's noise. An expected key is added when its
     /// share is a fair part of the strongest note found and more than a neighbour's: a wrong key
     /// played instead takes the share itself, so it is not heard as right.
-    public func rescued(expected: Set<Int>, found: [Found], limit: Int) -> [Found] {
-        let missing = expected.filter { e in Self.keys.contains(e) && !found.contains { $0.pitch == e } }
-        guard !missing.isEmpty, found.count < limit else { return [] }
+    ///
+    /// The same fit says which keys found one at a time that no one expected are an expected
+    /// neighbour's energy (a semitone or a tone from it, in the mass of what rings under the
+    /// pedal): those whose share is under half that neighbour's are returned in `drop`.
+    /// `known` as for `notes`: a key on the partials of one Etude began at this very onset is
+    /// never added (it is Etude's attack, as there).
+    public func rescued(expected: Set<Int>, found: [Found], known: [Int: Double] = [:], limit: Int) -> (add: [Found], drop: Set<Int>) {
+        let ownAttack = known.filter { Self.ownAttack.contains($0.value) || (-0.05...Self.sameAttack).contains($0.value) }.map(\.key)
+        let missing = expected.filter { e in
+            Self.keys.contains(e) && !found.contains { $0.pitch == e } && !ownAttack.contains { Self.partialIntervals.contains(e - $0) }
+        }
+        let doubtful = found.filter { f in !expected.contains(f.pitch) && expected.contains { abs($0 - f.pitch) <= 2 } }
+        guard !missing.isEmpty || !doubtful.isEmpty else { return ([], []) }
         var keys = expected.union(found.map(\.pitch))
         for e in expected { for d in [-2, -1, 1, 2] where Self.keys.contains(e + d) { keys.insert(e + d) } }
         let candidates = keys.filter { Self.keys.contains($0) }.sorted()
         let top = min(spectrum.count - 1, Int(min(5_000, nyquist * 0.9) / binHz))
-        guard top > 8 else { return [] }
+        guard top > 8 else { return ([], []) }
         // Sparse unit-norm templates: each partial at the strongest bin of its range, its lobe ±1.
         var templates: [[(bin: Int, weight: Double)]] = []
         for p in candidates {
@@ -283,9 +293,15 @@ public struct HarmonicEstimator: Sendable {
         // Nothing found one at a time (a key struck again while it rings under the pedal adds
         // less than is taken away as ringing): the expected key must then be the fit's strongest.
         let strongest = found.isEmpty ? (share.values.max() ?? 0) / Self.rescueRatio * 0.5 : found.compactMap { share[$0.pitch] }.max() ?? 0
-        guard strongest > 0 else { return [] }
+        guard strongest > 0 else { return ([], []) }
+        var drop = Set<Int>()
+        for f in doubtful {
+            let mine = share[f.pitch] ?? 0
+            let theirs = expected.filter { abs($0 - f.pitch) <= 2 }.compactMap { share[$0] }.max() ?? 0
+            if mine < theirs * 0.5 { drop.insert(f.pitch) }
+        }
         var out: [Found] = []
-        for e in missing.sorted(by: { (share[$0] ?? 0) > (share[$1] ?? 0) }) where found.count + out.count < limit {
+        for e in missing.sorted(by: { (share[$0] ?? 0) > (share[$1] ?? 0) }) where found.count - drop.count + out.count < limit {
             let a = share[e] ?? 0
             let beside = [-2, -1, 1, 2].filter { !expected.contains(e + $0) }.compactMap { share[e + $0] }.max() ?? 0
             let s = salience(e)
@@ -293,7 +309,7 @@ public struct HarmonicEstimator: Sendable {
             guard a >= strongest * Self.rescueRatio, a > beside * 1.5, s > background * Self.backgroundRatio else { continue }
             out.append(Found(pitch: e, salience: s / background))
         }
-        return out
+        return (out, drop)
     }
 
     static let debug = ProcessInfo.processInfo.environment["LISTEN_RESCUE"] != nil

@@ -240,7 +240,9 @@ public final class NoteListener {
         // No onset before the window just before it holds sound (the stream's first moments).
         // When the score expects a key now, a smaller rise counts: a key struck again while it
         // rings under the pedal adds little flux over what rings.
-        let due = !expectedAt(Double(t * hop + onsetFFT.size / 2) / Double(sampleRate)).isEmpty
+        // (Not for keys heard in the last quarter second: that is their own sound growing.)
+        let now = Double(t * hop + onsetFFT.size / 2) / Double(sampleRate)
+        let due = expectedAt(now).contains { key in lastHeard[key].map { now - $0.time > 0.25 } ?? true }
         guard value > median * (due ? Self.dueRise : 1.5) + floor, t - lastOnsetFrame >= 10,
               t * hop + onsetFFT.size / 2 >= pitchFFT.size + sampleRate / 50 else { return }
         lastOnsetFrame = t
@@ -314,12 +316,16 @@ public final class NoteListener {
         let typical = recentStrengths.isEmpty ? 0 : recentStrengths.sorted()[recentStrengths.count / 2]
         // A chord of up to ten keys (both hands full), and one more: a wrong key beside it.
         let limit = min(11, max(maxNotesPerOnset, expected.count + 1))
-        var picked = estimator.notes(expected: expected, known: othersAt(time), typical: typical, limit: limit)
-        if rescue { picked += estimator.rescued(expected: expected, found: picked, limit: limit) }
+        let known = othersAt(time)
+        var picked = estimator.notes(expected: expected, known: known, typical: typical, limit: limit)
+        if rescue {
+            let fit = estimator.rescued(expected: expected, found: picked, known: known, limit: limit)
+            picked = picked.filter { !fit.drop.contains($0.pitch) } + fit.add
+        }
         let notes = picked.filter { found in
-            // A key no one expects now that was heard in the last two seconds and still rings
+            // Where the score is known, a key it does not expect now that was heard in the last two seconds and still rings
             // (under the pedal, mostly) is what remains of it unless it came back near as strong.
-            if !expected.contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
+            if !expected.isEmpty, !expected.contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
                found.salience < last.strength * 0.6 { return false }
             // A key heard moments ago whose sound is still growing into the analysis window is
             // the same note, unless it came back clearly (a re-struck key has a new attack).
