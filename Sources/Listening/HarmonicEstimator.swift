@@ -281,12 +281,18 @@ public struct HarmonicEstimator: Sendable {
         }
         wv[n] = total * flat
         gram[n][n] = 1
+        let m = n + 1
+        let flatGram = gram.flatMap { $0 }
         var h = wv.map { max($0, 1e-12) }
-        for _ in 0..<150 {
-            for i in 0...n {
-                var gh = 0.0
-                for j in 0...n { gh += gram[i][j] * h[j] }
-                h[i] *= wv[i] / max(gh, 1e-12)
+        flatGram.withUnsafeBufferPointer { g in
+            h.withUnsafeMutableBufferPointer { h in
+                for _ in 0..<100 {
+                    for i in 0..<m {
+                        var gh = 0.0
+                        for j in 0..<m { gh += g[i * m + j] * h[j] }
+                        h[i] *= wv[i] / max(gh, 1e-12)
+                    }
+                }
             }
         }
         let share = Dictionary(uniqueKeysWithValues: zip(candidates, h))
