@@ -68,7 +68,8 @@ crosscheck: build
 fuzz: deps
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS) $(CORPUS)
 
-bench: deps-test
+bench:
+	@bash scripts/install-deps.sh --bench
 	@bash scripts/bench.sh $(CORPUS)
 
 stage: $(STAGE)/etude

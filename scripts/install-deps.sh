@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Etude needs, only those missing. Uses sudo when not root.
-# Usage: scripts/install-deps.sh [--test|--deb]   (--test adds the tools the test suite drives,
-# --deb what make deb needs)
+# Usage: scripts/install-deps.sh [--test|--bench|--deb]   (--test adds the tools the test suite drives,
+# --bench those and the held-out pianos the listening bench renders with, --deb what make deb needs)
 set -euo pipefail
 runtime=(libfluidsynth-dev libasound2-dev libjack-jackd2-dev libsqlite3-dev libsndfile1-dev librubberband-dev pkg-config timgm6mb-soundfont)
 packaging=(dpkg-dev)
 testing=(fluidsynth fluid-soundfont-gm jackd2 pulseaudio pulseaudio-utils sox lame rubberband-cli ffmpeg abcmidi tmux python3-venv python3-pip man-db "${packaging[@]}")
+benchmarks=(timidity freepats musescore-general-soundfont-small time)
 want=("${runtime[@]}")
 case "${1:-}" in
   --test) want+=("${testing[@]}") ;;
+  --bench) want+=("${testing[@]}" "${benchmarks[@]}") ;;
   --deb) want+=("${packaging[@]}") ;;
 esac
 

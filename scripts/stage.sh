@@ -3,7 +3,8 @@
 # Builds `etude` with the Swift standard library and Foundation linked in statically (so it runs
 # where no Swift toolchain is installed), then writes into STAGE (default .build/stage):
 #   etude            the stripped binary
-#   etude.1          its man page, by swift-argument-parser's generate-manual tool
+#   etude.1          its man page, by swift-argument-parser's generate-manual tool, with the
+#                    manual's topic pages (docs/*.md) added by scripts/man-topics.py
 #   completions/     etude.bash, _etude (zsh), etude.fish, from `etude --generate-completion-script`
 # The stage is replaced whole, so a failed build never leaves a half-new one behind.
 set -euo pipefail
@@ -13,6 +14,7 @@ swift="${SWIFT:-swift}"
 flags=(-c release --static-swift-stdlib --disable-local-rpath)
 
 command -v "$swift" >/dev/null 2>&1 || { echo "etude: '$swift' is not on the PATH: install Swift 6, or run \`make stage\` as yourself before \`sudo make install\`" >&2; exit 1; }
+command -v python3 >/dev/null 2>&1 || { echo "etude: python3 is not on the PATH: install it (sudo apt-get install python3); the man page's topics are added by scripts/man-topics.py" >&2; exit 1; }
 nice -n 10 "$swift" build "${flags[@]}" --product etude
 # The manual generator ships inside swift-argument-parser (its GenerateManual plugin runs the same
 # tool); building it as a product reuses the release ArgumentParser built above.
@@ -44,6 +46,8 @@ date="$(git log -1 --format=%cs 2>/dev/null || true)"
 "${quiet_env[@]}" "$bin/generate-manual" "$new/etude" --date "$date" --output-directory "$scratch"
 # Help text keeps blank lines between paragraphs; in mdoc a blank line is a warning, .Pp is the paragraph.
 sed 's/^[[:space:]]*$/.Pp/' "$scratch/etude.1" > "$new/etude.1"
+# Then the manual's topic pages (docs/*.md: practice, the instrument, the ear, the method, …).
+python3 scripts/man-topics.py "$new/etude.1"
 
 "${quiet_env[@]}" "$new/etude" --generate-completion-script bash > "$new/completions/etude.bash"
 "${quiet_env[@]}" "$new/etude" --generate-completion-script zsh > "$new/completions/_etude"

@@ -23,6 +23,7 @@ usage: etude-bench parse PATH… [--passes N]     MIDI parsing throughput
        etude-bench jack-latency --etude P --soundfont SF2 [--notes N]  key → sound frames on JACK vs fluidsynth
        etude-bench pulse-latency --etude P --soundfont SF2 --sink NAME [--notes N] [--settle S]  key → sound ms on PulseAudio vs fluidsynth
        etude-bench recording-material OUT LESSON.mid… [--minutes M]  tempo-curved performances and their bar starts (etude align's bench)
+       etude-bench listen-material OUT KIND LESSON.mid…  performances (right, both, pedal, chords, planted) for the listener beside basic-pitch
 """
 switch args.first {
 case "parse": print(ParseBench.run(Array(args.dropFirst())))
@@ -52,6 +53,7 @@ case "history":
 case "jack-latency": print(JackBench.run(Array(args.dropFirst())))
 case "pulse-latency": print(PulseBench.run(Array(args.dropFirst())))
 case "recording-material": exit(RecordingBench.run(Array(args.dropFirst())))
+case "listen-material": exit(ListenMaterialBench.run(Array(args.dropFirst())))
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8))
     exit(2)

@@ -418,11 +418,8 @@ uint32_t etude_jack_registrations(etude_jack *j) { return atomic_load_explicit(&
 int etude_jack_port_exists(etude_jack *j, const char *name) {
     return atomic_load(&j->alive) && jack_port_by_name(j->client, name) != NULL;
 }
-int etude_jack_connections(etude_jack *j, char *buf, size_t cap) {
-    /* The ports connected to midi_in, one a line (the instrument the learner plugged in). */
-    if (buf && cap) buf[0] = 0;
-    if (!atomic_load(&j->alive)) return 0;
-    const char **names = jack_port_get_all_connections(j->client, j->midi_in);
+/* JACK's NULL-ended list of port names into `buf`, one a line (as many as fit), freed; the count. */
+static int take_port_names(const char **names, char *buf, size_t cap) {
     if (!names) return 0;
     int count = 0;
     size_t used = 0;
@@ -437,6 +434,14 @@ int etude_jack_connections(etude_jack *j, char *buf, size_t cap) {
     }
     jack_free(names);
     return count;
+}
+
+int etude_jack_connections(etude_jack *j, char *buf, size_t cap) {
+    /* The ports connected to midi_in, one a line (the instrument the learner plugged in). */
+    if (buf && cap) buf[0] = 0;
+    if (!atomic_load(&j->alive)) return 0;
+    const char **names = jack_port_get_all_connections(j->client, j->midi_in);
+    return take_port_names(names, buf, cap);
 }
 uint32_t etude_jack_late(etude_jack *j) { return atomic_load(&j->late); }
 uint32_t etude_jack_reanchors(etude_jack *j) { return atomic_load(&j->reanchors); }
@@ -480,20 +485,7 @@ int etude_jack_ports(etude_jack *j, int midi, int output, int physical, char *bu
     unsigned long flags = (output ? JackPortIsOutput : JackPortIsInput) | (physical ? JackPortIsPhysical : 0);
     const char **names = jack_get_ports(j->client, NULL, midi ? JACK_DEFAULT_MIDI_TYPE : JACK_DEFAULT_AUDIO_TYPE, flags);
     if (buf && cap) buf[0] = 0;
-    if (!names) return 0;
-    int count = 0;
-    size_t used = 0;
-    for (; names[count]; count++) {
-        size_t len = strlen(names[count]);
-        if (buf && used + len + 2 <= cap) {
-            memcpy(buf + used, names[count], len);
-            used += len;
-            buf[used++] = '\n';
-            buf[used] = 0;
-        }
-    }
-    jack_free(names);
-    return count;
+    return take_port_names(names, buf, cap);
 }
 
 /* ---- etude:mic: an acoustic piano's microphone on the one client (issue 30) ----

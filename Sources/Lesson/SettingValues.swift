@@ -14,6 +14,31 @@ extension PracticePlan.OtherHand {
     public init(parsing text: String) throws(PlanError) { self = try PracticePlan.parseOtherHand(text) }
 }
 
+/// Stored (saved loops, the resume state) as its word: "play", "quiet" (the default factor) or
+/// "mute"; "hide", which older versions saved, reads as "mute". Any other word does not decode,
+/// so the store leaves the row out and says so once, as for every damaged row.
+extension PracticePlan.OtherHand: Codable {
+    public init(from decoder: any Decoder) throws {
+        let word = try decoder.singleValueContainer().decode(String.self)
+        switch word.lowercased() {
+        case "hide": self = .mute
+        default:
+            do { self = try PracticePlan.parseOtherHand(word) } catch {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
+            }
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .play: try c.encode("play")
+        case .quiet: try c.encode("quiet")
+        case .mute: try c.encode("mute")
+        }
+    }
+}
+
 extension PracticePlan.Repeat {
     /// `N` (at least 1) or `forever`.
     public init(parsing text: String) throws(PlanError) { self = try PracticePlan.parseRepeat(text) }

@@ -1,6 +1,7 @@
 import Clocks
 import CALSA
 import MIDIFile
+import Synchronization
 
 /// One readable ALSA sequencer port (a keyboard, a MIDI interface, a software source).
 public struct ALSAPort: Equatable, Hashable, Sendable {
@@ -26,10 +27,13 @@ public struct ALSAPort: Equatable, Hashable, Sendable {
     public var address: String { "\(client):\(port)" }
 
     /// e.g. `Digital Piano MIDI 1 (24:0)`.
-    public var displayName: String {
+    public var displayName: String { label + " (\(address))" }
+
+    /// e.g. `Digital Piano MIDI 1`: the device without its number, which changes on a replug.
+    public var label: String {
         let c = TextDecoding.sanitize(clientName)
         let p = TextDecoding.sanitize(portName)
-        return (p.hasPrefix(c) ? p : "\(c) \(p)") + " (\(address))"
+        return p.hasPrefix(c) ? p : "\(c) \(p)"
     }
 }
 
@@ -139,6 +143,27 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
     private let clock: any TimeSource
     private var reader: ReaderThread?
     private var connectedName = ""
+    /// The keyboard followed through unplug and replug: the reader thread's and the screen's.
+    private let watch = WatchBox()
+
+    /// One `ReconnectWatch` shared by the reader thread and the screen (nil before a start).
+    final class WatchBox: Sendable {
+        private let value = Mutex<ReconnectWatch?>(nil)
+        func set(_ watch: ReconnectWatch?) { value.withLock { $0 = watch } }
+        /// Runs `body` on the watch (nil before a start).
+        func withLock<T>(_ body: (inout ReconnectWatch) -> T) -> T? {
+            value.withLock { w -> T? in
+                guard var current = w else { return nil }
+                defer { w = current }
+                return body(&current)
+            }
+        }
+        var missingPorts: [String] { value.withLock { $0?.missingPorts ?? [] } }
+    }
+
+    /// The keyboard while it is unplugged (by its name, awaited), else empty: the header says
+    /// `keyboard gone` and wait mode pauses, as for a JACK port.
+    public var missingPorts: [String] { watch.missingPorts }
 
     public var name: String { connectedName.isEmpty ? "ALSA \(target.description)" : connectedName }
     /// `midi:` and the port's name without its address (which changes on a replug).
@@ -166,16 +191,18 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
         connectedName = port.displayName
         let reader = try ReaderThread()
         self.reader = reader
-        let target = self.target
         let clock = self.clock
+        let watch = self.watch
+        watch.set(ReconnectWatch(target: target, connected: port))
         reader.start {
-            Self.loop(handle: handle, connected: port, target: target, clock: clock, reader: reader, handler: handler)
+            Self.loop(handle: handle, connected: port, watch: watch, clock: clock, reader: reader, handler: handler)
         }
         reader.waitUntilRunning()
     }
 
     public func stop() {
         reader?.stopAndJoin()
+        watch.set(nil)
     }
 
     /// The one-line error for a target no port matches, listing the ports there are.
@@ -192,10 +219,9 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
         return InputError("no MIDI input port matches \(target.description); available ports: \(list)")
     }
 
-    private static func loop(handle: SequencerHandle, connected initial: ALSAPort, target: PortTarget,
+    private static func loop(handle: SequencerHandle, connected initial: ALSAPort, watch: WatchBox,
                              clock: any TimeSource, reader: ReaderThread,
                              handler: @Sendable (InputEvent) -> Void) {
-        var watch = ReconnectWatch(target: target, connected: initial)
         handler(.status("MIDI input: \(initial.displayName)"))
         var event = etude_seq_event()
         // A flood (more than any keyboard sends) is said once and dropped before delivery.
@@ -215,14 +241,14 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
             if playable.contains(Int(event.type)) {
                 switch flood.step(at: MonotonicClock.seconds()) {
                 case .pass: break
-                case .ended: handler(.status(FloodGuard.endedLine(watch.remembered.displayName)))
+                case .ended: handler(.status(FloodGuard.endedLine(initial.displayName)))
                 case .dropped: continue
                 case .started:
                     for key in held.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                         handler(.note(PlayedNote(kind: .off, pitch: key[1], velocity: 0, channel: key[0], time: time)))
                     }
                     held.removeAll()
-                    handler(.status(FloodGuard.startedLine(watch.remembered.displayName)))
+                    handler(.status(FloodGuard.startedLine(initial.displayName)))
                     continue
                 }
             }
@@ -241,15 +267,21 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
                 handler(.control(.pitchBend(channel: channel, value: v), time: time))
             case Int(ETUDE_SEQ_PROGRAM):
                 handler(.control(.programChange(channel: channel, program: UInt8(clamping: event.note & 0x7F)), time: time))
-            case Int(ETUDE_SEQ_PORT_EXIT), Int(ETUDE_SEQ_CLIENT_EXIT):
-                if let message = watch.portLeft(client: Int(event.source_client), port: Int(event.source_port),
-                                                wholeClient: Int(event.type) == Int(ETUDE_SEQ_CLIENT_EXIT)) {
-                    handler(.status(message))
-                }
-            case Int(ETUDE_SEQ_PORT_START):
-                guard watch.isWaiting, let port = watch.portToReconnect(among: handle.inputPorts()) else { continue }
-                if etude_seq_connect_from(handle.raw, Int32(port.client), Int32(port.port)) >= 0 {
-                    handler(.status(watch.reconnected(to: port)))
+            case Int(ETUDE_SEQ_PORT_START), Int(ETUDE_SEQ_PORT_EXIT), Int(ETUDE_SEQ_CLIENT_EXIT):
+                guard let announce = ALSAAnnounce(event) else { continue }
+                switch watch.withLock({ $0.observe(announce, ports: { handle.inputPorts() }) }) ?? .nothing {
+                case .nothing: break
+                case .gone(let line):
+                    // The keyboard cannot send its note-offs any more: its held keys end here.
+                    for key in held.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                        handler(.note(PlayedNote(kind: .off, pitch: key[1], velocity: 0, channel: key[0], time: time)))
+                    }
+                    held.removeAll()
+                    handler(.status(line))
+                case .reconnect(let port):
+                    if etude_seq_connect_from(handle.raw, Int32(port.client), Int32(port.port)) >= 0 {
+                        if let line = watch.withLock({ $0.reconnected(to: port) }) { handler(.status(line)) }
+                    }
                 }
             default:
                 continue
@@ -258,13 +290,33 @@ public final class ALSAInput: InputSource, @unchecked Sendable {
     }
 }
 
+/// What the ALSA sequencer's system announce port (`SND_SEQ_PORT_SYSTEM_ANNOUNCE`, which
+/// Etude's input port is subscribed to) says about ports coming and going.
+public enum ALSAAnnounce: Equatable, Sendable {
+    case portStart(client: Int, port: Int)
+    case portExit(client: Int, port: Int)
+    case clientExit(client: Int)
+
+    /// The announcement a sequencer event carries, nil for any other event.
+    init?(_ event: etude_seq_event) {
+        let client = Int(event.source_client), port = Int(event.source_port)
+        switch Int(event.type) {
+        case Int(ETUDE_SEQ_PORT_START): self = .portStart(client: client, port: port)
+        case Int(ETUDE_SEQ_PORT_EXIT): self = .portExit(client: client, port: port)
+        case Int(ETUDE_SEQ_CLIENT_EXIT): self = .clientExit(client: client)
+        default: return nil
+        }
+    }
+}
+
 /// Following one keyboard through unplug and replug, as the announce port reports it.
 ///
-/// Pure state, so the reconnect rules are tested without hardware: when the connected port
-/// (or its whole client) leaves, the learner is told and the watch waits; when ports appear,
-/// the same device (same client and port names, whatever its new number) is preferred, else
-/// whatever the original target would pick now (for `midi` and `midi:NAME`).
-public struct ReconnectWatch: Sendable {
+/// Pure state, so the reconnect rules are tested with fake announcements and no hardware:
+/// when the connected port (or its whole client) leaves, the learner is told and the watch
+/// waits; when ports appear, the same device (same client and port names, whatever its new
+/// number) is preferred, else whatever the original target would pick now (for `midi` and
+/// `midi:NAME`). Its lines are JACK's (`JackPortWatch.line`): one line that fits 80 columns.
+public struct ReconnectWatch: Sendable, Equatable {
     public let target: PortTarget
     /// The port first connected to: its names identify the device when it comes back.
     public let remembered: ALSAPort
@@ -279,11 +331,39 @@ public struct ReconnectWatch: Sendable {
     /// True while the keyboard is gone.
     public var isWaiting: Bool { connected == nil }
 
+    /// The keyboard awaited by name while it is gone (empty while it is there): the header
+    /// says so and wait mode pauses, as for a JACK port.
+    public var missingPorts: [String] { isWaiting ? [remembered.label] : [] }
+
+    /// What an announcement asks of the input.
+    public enum Step: Equatable, Sendable {
+        /// Not about our keyboard: nothing to do.
+        case nothing
+        /// Our keyboard left: say the line (and end the notes it was holding).
+        case gone(String)
+        /// Our keyboard (or one the target takes) is back: connect to it, then `reconnected(to:)`.
+        case reconnect(ALSAPort)
+    }
+
+    /// One announcement; `ports` lists the readable ports now (asked only when a port starts
+    /// while the keyboard is gone).
+    public mutating func observe(_ announce: ALSAAnnounce, ports: () -> [ALSAPort]) -> Step {
+        switch announce {
+        case .portExit(let client, let port):
+            return portLeft(client: client, port: port, wholeClient: false).map(Step.gone) ?? .nothing
+        case .clientExit(let client):
+            return portLeft(client: client, port: 0, wholeClient: true).map(Step.gone) ?? .nothing
+        case .portStart:
+            guard isWaiting, let port = portToReconnect(among: ports()) else { return .nothing }
+            return .reconnect(port)
+        }
+    }
+
     /// A port (or a whole client) left; returns the status line when it was ours.
     public mutating func portLeft(client: Int, port: Int, wholeClient: Bool) -> String? {
         guard let c = connected, c.client == client, wholeClient || c.port == port else { return nil }
         connected = nil
-        return "MIDI keyboard \(c.displayName) unplugged; plug it back in to carry on (computer keyboard still works)"
+        return JackPortWatch.line(.gone(remembered.label))
     }
 
     /// While waiting: the port to connect to among those now present, if the keyboard is back.
@@ -301,6 +381,6 @@ public struct ReconnectWatch: Sendable {
     /// Records a successful reconnection; returns the status line.
     public mutating func reconnected(to port: ALSAPort) -> String {
         connected = port
-        return "MIDI keyboard reconnected: \(port.displayName)"
+        return JackPortWatch.line(.back(port.label))
     }
 }

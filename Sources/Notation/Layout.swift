@@ -518,9 +518,10 @@ struct LayoutBuilder {
         return max(0.5, cpq)
     }
 
-    /// Columns a clef change at a bar line takes: the clef's letter (and its octave mark), a space.
+    /// Columns a clef change at a bar line takes: the clef (its letter and octave mark, or the
+    /// compact staff's two-cell bass clef `ɔ:`), a space.
     static func clefChangeWidth<C: Sequence>(_ clefs: C) -> Int where C.Element == Clef {
-        clefs.contains { [.treble8va, .treble8vb, .bass8va, .bass8vb].contains($0) } ? 3 : 2
+        clefs.contains { [.treble8va, .treble8vb, .bass, .bass8va, .bass8vb].contains($0) } ? 3 : 2
     }
 
     /// Columns a system's opening takes: brace, line, clef, key signature, time signature.

@@ -483,7 +483,33 @@ struct Painter {
         }
     }
 
+    /// The compact staff's clef: a shape, not a letter, in one or two cells every monospace
+    /// font has (the Musical Symbols block's 𝄞 and 𝄢 are missing from DejaVu Sans Mono and the
+    /// console fonts): `§` — the treble clef's S-shaped body with its loops — on the G line,
+    /// `ɔ:` — the bass clef's curl and its two dots — on the F line, `‖` for percussion. The
+    /// C clefs keep their letter. The octave mark of an 8va/8vb clef stands beside a one-cell
+    /// glyph and over or under the second cell of a two-cell one (the key signature follows).
+    static func compactClef(_ clef: Clef) -> (glyph: [Unicode.Scalar], step: Int, octave: Unicode.Scalar?, octaveAbove: Bool) {
+        let (letter, step, octave) = clefLetter(clef)
+        let above = clef == .treble8va || clef == .bass8va
+        switch clef {
+        case .treble, .treble8va, .treble8vb, .french: return (["§"], step, octave, above)
+        case .bass, .bass8va, .bass8vb: return (["ɔ", ":"], step, octave, above)
+        case .percussion: return (["‖"], 4, nil, false)
+        case .alto, .tenor: return ([letter], step, octave, above)
+        }
+    }
+
     mutating func paintClef(_ clef: Clef, staff: Staff, x: Int) {
+        if density == .compact {
+            let (glyph, step, octave, above) = Painter.compactClef(clef)
+            let y = geometry.lineRow(staff, step: step)
+            for (k, scalar) in glyph.enumerated() { put(x + k, y, scalar, .clef) }
+            if let octave {
+                if glyph.count == 1 { put(x + 1, y, octave, .clef) } else { put(x + 1, y + (above ? -1 : 1), octave, .clef) }
+            }
+            return
+        }
         let (letter, step, octave) = Painter.clefLetter(clef)
         let y = geometry.lineRow(staff, step: step)
         put(x, y, letter, .clef)
@@ -552,9 +578,10 @@ struct Painter {
 
     mutating func paintTime(_ time: TimeSignature, x: Int) {
         for staff in Staff.allCases {
-            // Compact: the two figures on adjacent rows (the fourth and middle lines), read as
-            // one signature, not two digits with a line between them.
-            let (top, bottom) = density == .compact ? (6, 4) : (6, 2)
+            // Compact: the two figures on adjacent rows (the middle and second lines), read as
+            // one signature, not two digits with a line between them, and below the F line the
+            // two-cell bass clef `ɔ:` stands on.
+            let (top, bottom) = density == .compact ? (4, 2) : (6, 2)
             text(String(time.numerator), x: x, y: geometry.lineRow(staff, step: top), .timeSignature)
             text(String(time.denominator), x: x, y: geometry.lineRow(staff, step: bottom), .timeSignature)
         }

@@ -105,7 +105,7 @@ public final class InputHookup: @unchecked Sendable {
         running?.ignoreOwnSound { [weak own] t in own?.began(near: t) ?? [:] }
     }
 
-    /// The instrument's JACK ports that disappeared (unplugged, switched off), awaited by name
+    /// The instrument's JACK ports or ALSA keyboard that disappeared (unplugged, switched off), awaited by name
     /// and reconnected when they return; empty while all are there. For the header and wait
     /// mode's pause.
     public var missingPorts: [String] { running?.missingPorts ?? [] }

@@ -345,23 +345,18 @@ public struct BrowserScreen: Sendable {
     }
 
     public func render(_ model: BrowserModel, into buffer: inout CellBuffer, size: TerminalSize) {
-        buffer.reset(size: size)
-        if size.columns < Self.minimumSize.columns || size.rows < Self.minimumSize.rows {
-            TooSmallMessage(theme: theme).draw(into: &buffer, minimum: Self.minimumSize)
-            return
+        ScreenPrelude.draw(into: &buffer, size: size, minimum: Self.minimumSize, theme: theme) { area, buffer in
+            render(model, into: area, buffer: &buffer)
         }
-        let w = size.columns, h = size.rows
-        // Header
-        buffer.fill(x: 0, y: 0, width: w, height: 1, Cell(" ", theme.statusStyle))
-        let used = buffer.text("Etude — lessons", x: 1, y: 0, style: theme.statusAccent, maxWidth: w - 2)
+    }
+
+    /// Draws the browser into `area` (the whole terminal, at least `minimumSize`).
+    public func render(_ model: BrowserModel, into area: Rect, buffer: inout CellBuffer) {
+        let w = area.width, h = area.height
+        // Header; "silent" before the filters would be covered: cut, never dropped.
         let filters = "\(model.favouritesOnly ? "★ favourites" : "all")  ·  level \(model.level.map(String.init) ?? "any")  ·  \(model.rows.count) lesson\(model.rows.count == 1 ? "" : "s")"
-        let fw = CellBuffer.width(of: filters)
-        if used + fw + 4 < w { buffer.text(filters, x: w - 1 - fw, y: 0, style: theme.statusStyle, maxWidth: fw) }
-        if model.silent {
-            // Before the filters would be covered: cut, never dropped.
-            let room = w - 1 - (used + fw + 4 < w ? fw + 2 : 0) - (1 + used + 2)
-            buffer.text(StatusBarWidget.silentWords, x: 1 + used + 2, y: 0, style: theme.messageStyle, maxWidth: max(0, room))
-        }
+        HeaderBar(theme: theme, title: "Etude — lessons", aside: model.silent ? StatusBarWidget.silentWords : nil, right: filters)
+            .render(into: area.row(0), buffer: &buffer)
         // Search line
         let label = "Search: "
         buffer.text(label, x: 1, y: 1, style: theme.hintStyle, maxWidth: w - 2)
@@ -412,8 +407,8 @@ public struct BrowserScreen: Sendable {
             if let mark = r.mark?.rawValue.unicodeScalars.first { buffer.put(0, y, mark, style) }
         }
         // Footer
-        Footer.draw(into: &buffer, y: h - 1, width: w, theme: theme, message: model.message, hints: BrowserKeys.hints,
-                    essentials: BrowserKeys.essentials)
+        Footer(theme: theme, message: model.message, hints: BrowserKeys.hints, essentials: BrowserKeys.essentials)
+            .render(into: area.row(h - 1), buffer: &buffer)
         switch model.overlay {
         case .help?: drawHelp(into: &buffer)
         case .text(let title, let lines)?: drawText(title: title, lines: lines, into: &buffer)
@@ -429,7 +424,7 @@ public struct BrowserScreen: Sendable {
         let lineWidth = entries.map { keyWidth + 2 + CellBuffer.width(of: $0.action) }.max() ?? 0
         let boxWidth = min(buffer.width, lineWidth + 4)
         let boxHeight = min(buffer.height, entries.count + 2)
-        let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: "Keys", width: boxWidth, height: boxHeight)
+        let (bx, by) = PanelBox.draw(into: &buffer, area: Rect(size: buffer.size), theme: theme, title: "Keys", width: boxWidth, height: boxHeight)
         for (i, e) in entries.enumerated() {
             let y = by + 1 + i
             guard y < by + boxHeight - 1 else { break }
@@ -444,7 +439,7 @@ public struct BrowserScreen: Sendable {
         let lineWidth = choices.map { nameWidth + 3 + CellBuffer.width(of: $0.summary) }.max() ?? 0
         let width = min(buffer.width, max(CellBuffer.width(of: hint), lineWidth) + 4)
         let height = min(buffer.height, choices.count + 4)
-        let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: "Routines", width: width, height: height)
+        let (bx, by) = PanelBox.draw(into: &buffer, area: Rect(size: buffer.size), theme: theme, title: "Routines", width: width, height: height)
         // Keep the chosen one in view when the box is shorter than the list.
         let rows = max(1, height - 4)
         let top = min(max(0, selected - rows + 1), max(0, choices.count - rows))
@@ -476,7 +471,7 @@ public struct BrowserScreen: Sendable {
         let title = "Practise " + CellBuffer.cut(safe(c.row.title), width: max(10, buffer.width - 16))
         let width = min(buffer.width, max(CellBuffer.width(of: title) + 6, (lines.map { CellBuffer.width(of: $0) }.max() ?? 0) + 4))
         let height = min(buffer.height, lines.count + 2)
-        let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: title, width: width, height: height)
+        let (bx, by) = PanelBox.draw(into: &buffer, area: Rect(size: buffer.size), theme: theme, title: title, width: width, height: height)
         for (i, l) in lines.enumerated() {
             let y = by + 1 + i
             guard y < by + height - 1 else { break }
@@ -488,7 +483,7 @@ public struct BrowserScreen: Sendable {
         let shown = lines + ["", "any key closes"]
         let width = min(buffer.width, max(30, (shown.map { CellBuffer.width(of: safe($0)) }.max() ?? 0) + 4))
         let height = min(buffer.height, shown.count + 2)
-        let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: title, width: width, height: height)
+        let (bx, by) = PanelBox.draw(into: &buffer, area: Rect(size: buffer.size), theme: theme, title: title, width: width, height: height)
         for (i, l) in shown.enumerated() {
             let y = by + 1 + i
             guard y < by + height - 1 else { break }

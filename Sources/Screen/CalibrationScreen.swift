@@ -79,18 +79,16 @@ public struct CalibrationScreen: Sendable {
     }
 
     public func render(_ model: CalibrationModel, into buffer: inout CellBuffer, size: TerminalSize) {
-        buffer.reset(size: size)
-        if size.columns < Self.minimumSize.columns || size.rows < Self.minimumSize.rows {
-            TooSmallMessage(theme: theme).draw(into: &buffer, minimum: Self.minimumSize)
-            return
+        ScreenPrelude.draw(into: &buffer, size: size, minimum: Self.minimumSize, theme: theme) { area, buffer in
+            render(model, into: area, buffer: &buffer)
         }
-        let w = size.columns, h = size.rows
-        buffer.fill(x: 0, y: 0, width: w, height: 1, Cell(" ", theme.statusStyle))
-        let used = buffer.text("Etude — timing calibration · \(model.device)", x: 1, y: 0, style: theme.statusAccent, maxWidth: w - 2)
-        let tempo = "♩=\(Int(model.bpm.rounded()))"
-        if used + CellBuffer.width(of: tempo) + 4 < w {
-            buffer.text(tempo, x: w - 1 - CellBuffer.width(of: tempo), y: 0, style: theme.statusStyle, maxWidth: w - 2)
-        }
+    }
+
+    /// Draws the calibration screen into `area` (the whole terminal, at least `minimumSize`).
+    public func render(_ model: CalibrationModel, into area: Rect, buffer: inout CellBuffer) {
+        let w = area.width, h = area.height
+        HeaderBar(theme: theme, title: "Etude — timing calibration · \(model.device)", right: "♩=\(Int(model.bpm.rounded()))")
+            .render(into: area.row(0), buffer: &buffer)
         let top = max(2, (h - 12) / 2)
         drawLamp(model, into: &buffer, y: top, width: w)
         centred(model.beatText, y: top + 4, style: Style(attributes: .bold), into: &buffer)

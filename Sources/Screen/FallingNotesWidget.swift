@@ -3,12 +3,19 @@ import Terminal
 /// Upcoming notes falling toward their keys: the bottom row is "now", the top row is
 /// `lookaheadSeconds` ahead. A note's height is its duration; bar lines (with bar numbers) and
 /// the loop's start/end are drawn across; the loop's extent is marked at both edges.
-public struct FallingNotesWidget: Sendable {
+public struct FallingNotesWidget: Widget, Sendable {
     public let theme: Theme
-    public init(theme: Theme) { self.theme = theme }
+    /// The keyboard the notes fall onto (its columns count from the area's left edge).
+    public let layout: KeyboardLayout
+    public let model: ScreenModel
+    public init(theme: Theme, layout: KeyboardLayout, model: ScreenModel) {
+        self.theme = theme
+        self.layout = layout
+        self.model = model
+    }
 
-    public func draw(into buffer: inout CellBuffer, x: Int, y: Int, width: Int, height: Int,
-                     layout: KeyboardLayout, model: ScreenModel) {
+    public func render(into area: Rect, buffer: inout CellBuffer) {
+        let (x, y, width, height) = (area.x, area.y, area.width, area.height)
         guard height > 0, width >= 3 else { return }
         // Times come from files and arithmetic: anything not finite is dropped, never trapped on.
         let lookahead = model.lookaheadSeconds.isFinite ? min(3600, max(0.1, model.lookaheadSeconds)) : 3
@@ -74,12 +81,12 @@ public struct FallingNotesWidget: Sendable {
                 let upper = p0 <= 2 * r + 1 && 2 * r + 1 < p1
                 let sy = y + height - 1 - r
                 if lower && upper {
-                    for c in cols { buffer.put(c, sy, glyph, style) }
+                    for c in cols { buffer.put(x + c, sy, glyph, style) }
                     if firstFull == nil { firstFull = r }
                 } else if lower && mono && !repeated {
-                    for c in cols { buffer.put(c, sy, glyph, style) }
+                    for c in cols { buffer.put(x + c, sy, glyph, style) }
                 } else if lower || upper {
-                    for c in cols { buffer.put(c, sy, lower ? "▄" : "▀", halfStyle) }
+                    for c in cols { buffer.put(x + c, sy, lower ? "▄" : "▀", halfStyle) }
                 }
             }
             // The verdict's glyph (or the finger) on the note's first whole row: it reads
@@ -88,12 +95,12 @@ public struct FallingNotesWidget: Sendable {
             if let v = note.verdict, note.start >= 0 {
                 let sy = y + height - 1 - markRow
                 let vstyle = mono ? Style(attributes: [.reverse, .bold]) : Style(fg: .rgb(0, 0, 0), bg: fill, attributes: .bold)
-                buffer.put(cols.lowerBound, sy, v.glyph, vstyle)
+                buffer.put(x + cols.lowerBound, sy, v.glyph, vstyle)
             } else if model.showFingers, let f = note.finger, (1...5).contains(f), note.start >= 0,
                let digit = Unicode.Scalar(UInt32(0x30 + f)) {
                 let sy = y + height - 1 - markRow
                 let fstyle = mono ? Style(attributes: [.reverse, .bold]) : Style(fg: .rgb(0, 0, 0), bg: theme.color(note.role), attributes: .bold)
-                buffer.put(cols.lowerBound, sy, digit, fstyle)
+                buffer.put(x + cols.lowerBound, sy, digit, fstyle)
             }
         }
         // The loop's labels last, so no note falling through them cuts a letter out.
@@ -106,7 +113,7 @@ public struct FallingNotesWidget: Sendable {
 
 /// Title, play state, bar:beat / bars, tempo (and %), then hand, other hand, loop, metronome
 /// and mode on a second line.
-public struct StatusBarWidget: Sendable {
+public struct StatusBarWidget: Widget, Sendable {
     public static let height = 2
     /// What every screen and status line says when no audio device opened (the stderr notice,
     /// once per process, names `etude render` for hearing the lesson as a WAV).
@@ -114,7 +121,11 @@ public struct StatusBarWidget: Sendable {
     /// Before the title when no audio device opened.
     public static let silentMarker = silentWords + " · "
     public let theme: Theme
-    public init(theme: Theme) { self.theme = theme }
+    public let status: StatusInfo
+    public init(theme: Theme, status: StatusInfo) {
+        self.theme = theme
+        self.status = status
+    }
 
     public static func firstLineRight(_ s: StatusInfo) -> String {
         let bpm = s.bpm.isFinite && abs(s.bpm) < 1e9 ? String(Int(s.bpm.rounded())) : "–"
@@ -153,42 +164,50 @@ public struct StatusBarWidget: Sendable {
         return parts.joined(separator: "  ·  ")
     }
 
-    public func draw(into buffer: inout CellBuffer, y: Int, width: Int, status s: StatusInfo) {
-        buffer.fill(x: 0, y: y, width: width, height: 2, Cell(" ", theme.statusStyle))
+    /// Two rows from the top of `area`.
+    public func render(into area: Rect, buffer: inout CellBuffer) {
+        let (s, y, width) = (status, area.y, area.width)
+        buffer.fill(x: area.x, y: y, width: width, height: min(2, area.height), Cell(" ", theme.statusStyle))
         let right = StatusBarWidget.firstLineRight(s)
         let rightWidth = CellBuffer.width(of: right)
         let icon: String = s.playing ? "▶ " : s.waiting != nil ? "▷ " : "■ "
-        var x = 1 + buffer.text(icon, x: 1, y: y, style: theme.statusAccent, maxWidth: 2)
+        var x = 1 + buffer.text(icon, x: area.x + 1, y: y, style: theme.statusAccent, maxWidth: 2)
         if s.silent {
             // Said where the learner looks, not only once on stderr.
-            x += buffer.text(StatusBarWidget.silentMarker, x: x, y: y, style: theme.messageStyle, maxWidth: max(0, width - rightWidth - 4 - x))
+            x += buffer.text(StatusBarWidget.silentMarker, x: area.x + x, y: y, style: theme.messageStyle, maxWidth: max(0, width - rightWidth - 4 - x))
         }
         if let listening = s.listening {
             // The microphone's honest limit (issue 30), first: it says why notes are not heard.
-            x += buffer.text(listening + " · ", x: x, y: y, style: theme.messageStyle, maxWidth: max(0, width - rightWidth - 4 - x))
+            x += buffer.text(listening + " · ", x: area.x + x, y: y, style: theme.messageStyle, maxWidth: max(0, width - rightWidth - 4 - x))
         }
         if let echo = s.echo {
             // Whether Etude sounds the learner's notes (issue 24), before the title so 80 columns keep it.
-            x += buffer.text(echo + " · ", x: x, y: y, style: theme.statusStyle, maxWidth: max(0, width - rightWidth - 4 - x))
+            x += buffer.text(echo + " · ", x: area.x + x, y: y, style: theme.statusStyle, maxWidth: max(0, width - rightWidth - 4 - x))
         }
         if s.following {
             // Etude keeps the learner's tempo (issue 37): said where 80 columns keep it.
-            x += buffer.text("follow · ", x: x, y: y, style: theme.statusStyle, maxWidth: max(0, width - rightWidth - 4 - x))
+            x += buffer.text("follow · ", x: area.x + x, y: y, style: theme.statusStyle, maxWidth: max(0, width - rightWidth - 4 - x))
         }
         let titleRoom = max(0, width - rightWidth - 3 - x)
-        buffer.text(s.title.isEmpty ? "Etude" : s.title, x: x, y: y, style: theme.statusAccent, maxWidth: titleRoom)
-        buffer.text(right, x: max(1, width - rightWidth - 1), y: y, style: theme.statusStyle, maxWidth: width - 2)
-        buffer.text(StatusBarWidget.secondLine(s, width: width - 2), x: 1, y: y + 1, style: theme.statusStyle, maxWidth: width - 2)
+        buffer.text(s.title.isEmpty ? "Etude" : s.title, x: area.x + x, y: y, style: theme.statusAccent, maxWidth: titleRoom)
+        buffer.text(right, x: area.x + max(1, width - rightWidth - 1), y: y, style: theme.statusStyle, maxWidth: width - 2)
+        buffer.text(StatusBarWidget.secondLine(s, width: width - 2), x: area.x + 1, y: y + 1, style: theme.statusStyle, maxWidth: width - 2)
     }
 }
 
 /// One row: the piece from start to end, the part played, the loop region, the position.
-public struct TimelineWidget: Sendable {
+public struct TimelineWidget: Widget, Sendable {
     public let theme: Theme
-    public init(theme: Theme) { self.theme = theme }
+    public let timeline: TimelineInfo
+    public init(theme: Theme, timeline: TimelineInfo) {
+        self.theme = theme
+        self.timeline = timeline
+    }
 
-    public func draw(into buffer: inout CellBuffer, y: Int, width: Int, timeline t: TimelineInfo) {
-        let x0 = 1
+    /// The top row of `area`.
+    public func render(into area: Rect, buffer: inout CellBuffer) {
+        let (t, y, width) = (timeline, area.y, area.width)
+        let x0 = area.x + 1
         let w = max(1, width - 2)
         let length = t.length.isFinite ? max(t.length, 0.000_001) : 1
         func col(_ v: Double) -> Int {

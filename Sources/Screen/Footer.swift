@@ -3,7 +3,19 @@ import Terminal
 /// The bottom line of the practice screens and the browser: a message or the key hints on the left, and the
 /// keys that must never vanish — `? help` and `q quit` — always on the right, whatever the
 /// width. Hints are dropped from the end when they do not fit; a long message is cut with `…`.
-public enum Footer {
+public struct Footer: Widget, Sendable {
+    public let theme: Theme
+    public let message: String?
+    public let hints: [String]
+    public let essentials: [String]
+
+    public init(theme: Theme, message: String?, hints: [String], essentials: [String] = Footer.essentials) {
+        self.theme = theme
+        self.message = message
+        self.hints = hints
+        self.essentials = essentials
+    }
+
     /// Always shown.
     public static let essentials = ["? help", "q quit"]
 
@@ -30,13 +42,13 @@ public enum Footer {
         return (left, right)
     }
 
-    /// Draws the footer on row `y`.
-    public static func draw(into buffer: inout CellBuffer, y: Int, width: Int, theme: Theme, message: String?, hints: [String],
-                            essentials: [String] = essentials) {
-        let (left, right) = parts(width: width, message: message, hints: hints, essentials: essentials)
+    /// Draws the footer on the top row of `area`.
+    public func render(into area: Rect, buffer: inout CellBuffer) {
+        let (y, width) = (area.y, area.width)
+        let (left, right) = Footer.parts(width: width, message: message, hints: hints, essentials: essentials)
         let hasMessage = message.map { !$0.isEmpty } ?? false
-        buffer.text(left, x: 1, y: y, style: hasMessage ? theme.messageStyle : theme.hintStyle, maxWidth: max(0, width - 2))
+        buffer.text(left, x: area.x + 1, y: y, style: hasMessage ? theme.messageStyle : theme.hintStyle, maxWidth: max(0, width - 2))
         let rw = CellBuffer.width(of: right)
-        buffer.text(right, x: max(1, width - 1 - rw), y: y, style: theme.hintStyle, maxWidth: rw)
+        buffer.text(right, x: area.x + max(1, width - 1 - rw), y: y, style: theme.hintStyle, maxWidth: rw)
     }
 }

@@ -144,16 +144,33 @@ public struct KeyboardLayout: Sendable, Equatable {
 
 /// The 88-key keyboard (or the lesson's range), four rows: two rows where black keys show,
 /// one row of white keys only (with note names when on), one row of octave labels.
-public struct KeyboardWidget: Sendable {
+public struct KeyboardWidget: Widget, Sendable {
     public static let height = 4
 
     public let theme: Theme
-    public init(theme: Theme) { self.theme = theme }
+    /// The keys' columns, made for the area's width (`KeyboardLayout(width:range:)`).
+    public let layout: KeyboardLayout
+    public let state: KeyboardState
+    public let showNoteNames: Bool
+    public let naming: NoteNaming
+    /// The learner's own keyboard (`--keys`, `--range`); keys off it are drawn greyed (░
+    /// without colour), so the screen shows the instrument they have.
+    public let learnerKeys: ClosedRange<Int>?
 
-    /// `learnerKeys`: the learner's own keyboard (`--keys`, `--range`); keys off it are drawn
-    /// greyed (░ without colour), so the screen shows the instrument they have.
-    public func draw(into buffer: inout CellBuffer, y: Int, layout: KeyboardLayout, state: KeyboardState,
-                     showNoteNames: Bool, naming: NoteNaming, learnerKeys: ClosedRange<Int>? = nil) {
+    public init(theme: Theme, layout: KeyboardLayout, state: KeyboardState, showNoteNames: Bool, naming: NoteNaming,
+                learnerKeys: ClosedRange<Int>? = nil) {
+        self.theme = theme
+        self.layout = layout
+        self.state = state
+        self.showNoteNames = showNoteNames
+        self.naming = naming
+        self.learnerKeys = learnerKeys
+    }
+
+    /// The keyboard's own columns starting at the top row of `area` (four rows).
+    public func render(into area: Rect, buffer: inout CellBuffer) {
+        let y = area.y
+        let ox = area.x  // the layout's columns count from the area's left edge
         let mono = theme.monochrome
         func off(_ p: Int) -> Bool { learnerKeys.map { !$0.contains(p) } ?? false }
         // White keys: every row, then black keys over the top two rows.
@@ -174,16 +191,16 @@ public struct KeyboardWidget: Sendable {
                 fillGlyph = " "
             }
             for row in 0..<3 {
-                for x in cols.lowerBound..<(cols.upperBound - 1) { buffer.put(x, y + row, fillGlyph, body) }
-                buffer.put(cols.upperBound - 1, y + row, mono ? "│" : "▕", edge)
+                for x in cols.lowerBound..<(cols.upperBound - 1) { buffer.put(ox + x, y + row, fillGlyph, body) }
+                buffer.put(ox + cols.upperBound - 1, y + row, mono ? "│" : "▕", edge)
             }
             if showNoteNames {
                 let name = PitchName.name(p, octaveOfMiddleC: naming.octaveOfMiddleC)
                 if let letter = name.unicodeScalars.first {
-                    buffer.put(cols.lowerBound, y + 2, letter, mono && role != nil ? Style(attributes: .reverse) : body)
+                    buffer.put(ox + cols.lowerBound, y + 2, letter, mono && role != nil ? Style(attributes: .reverse) : body)
                 }
             } else if mono, let role {
-                buffer.put(cols.lowerBound, y + 2, theme.letter(role), Style(attributes: [.reverse, .bold]))
+                buffer.put(ox + cols.lowerBound, y + 2, theme.letter(role), Style(attributes: [.reverse, .bold]))
             }
         }
         for p in layout.low...layout.high where KeyboardLayout.isBlack(p) {
@@ -199,13 +216,13 @@ public struct KeyboardWidget: Sendable {
                 style = Style(bg: role.map { theme.darkColor($0) } ?? (off(p) ? Theme.offBlackKey : Theme.blackKey))
             }
             for row in 0..<2 {
-                for x in cols { buffer.put(x, y + row, glyph, style) }
+                for x in cols { buffer.put(ox + x, y + row, glyph, style) }
             }
         }
         // Wait mode: the computer key that plays each awaited note, on the key itself.
         for (p, letter) in state.letters where layout.contains(p) {
             guard let cols = layout.noteColumns(p), let scalar = letter.unicodeScalars.first else { continue }
-            buffer.put(cols.lowerBound, y + (KeyboardLayout.isBlack(p) ? 1 : 2), scalar, Style(attributes: [.reverse, .bold]))
+            buffer.put(ox + cols.lowerBound, y + (KeyboardLayout.isBlack(p) ? 1 : 2), scalar, Style(attributes: [.reverse, .bold]))
         }
         // Octave labels under every C (and A0 at the bottom end), middle C in bold.
         let labelRow = y + 3
@@ -217,7 +234,7 @@ public struct KeyboardWidget: Sendable {
                 ? (mono ? Style(attributes: [.bold, .underline]) : Style(fg: .rgb(255, 210, 90), attributes: .bold))
                 : (mono ? Style() : Style(fg: .rgb(150, 150, 160)))
             // Leave the last column free when the next label would touch it.
-            buffer.write(label, x: cols.lowerBound, y: labelRow, style: style, maxWidth: max(2, layout.keyWidth(of: p) * 3))
+            buffer.write(label, x: ox + cols.lowerBound, y: labelRow, style: style, maxWidth: max(2, layout.keyWidth(of: p) * 3))
         }
     }
 }

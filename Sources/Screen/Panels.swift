@@ -70,13 +70,13 @@ public enum PracticeKeys {
     } + piano + modes
 }
 
-/// A framed box centred on the screen, filled with the panel style.
+/// A framed box centred in an area, filled with the panel style.
 struct PanelBox {
-    static func draw(into buffer: inout CellBuffer, theme: Theme, title: String, width: Int, height: Int) -> (x: Int, y: Int) {
-        let w = max(2, min(width, buffer.width))
-        let h = max(2, min(height, buffer.height))
-        let x = max(0, (buffer.width - w) / 2)
-        let y = max(0, (buffer.height - h) / 2)
+    static func draw(into buffer: inout CellBuffer, area: Rect, theme: Theme, title: String, width: Int, height: Int) -> (x: Int, y: Int) {
+        let w = max(2, min(width, area.width))
+        let h = max(2, min(height, area.height))
+        let x = area.x + max(0, (area.width - w) / 2)
+        let y = area.y + max(0, (area.height - h) / 2)
         let style = theme.panelStyle
         buffer.fill(x: x, y: y, width: w, height: h, Cell(" ", style))
         for c in (x + 1)..<(x + w - 1) {
@@ -99,7 +99,7 @@ struct PanelBox {
 }
 
 /// `?`: every key in one box (two columns when the terminal is short).
-public struct HelpOverlay: Sendable {
+public struct HelpOverlay: Widget, Sendable {
     public let theme: Theme
     public let entries: [PracticeKeys.Entry]
     public init(theme: Theme, entries: [PracticeKeys.Entry] = PracticeKeys.all) {
@@ -107,10 +107,11 @@ public struct HelpOverlay: Sendable {
         self.entries = entries
     }
 
-    public func draw(into buffer: inout CellBuffer) {
+    /// A box centred in `area`.
+    public func render(into area: Rect, buffer: inout CellBuffer) {
         // When the entries do not fit one under the other, they go in two columns (a short
         // terminal still lists every key, q included).
-        let rowsAvailable = max(1, buffer.height - 2)
+        let rowsAvailable = max(1, area.height - 2)
         let columns = entries.count > rowsAvailable ? 2 : 1
         let perColumn = (entries.count + columns - 1) / columns
         let groups = stride(from: 0, to: entries.count, by: perColumn).map { Array(entries[$0..<min(entries.count, $0 + perColumn)]) }
@@ -123,9 +124,9 @@ public struct HelpOverlay: Sendable {
         let widths = groups.map { g in g.map { actionOffset($0, keyWidth(g)) + CellBuffer.width(of: $0.action) }.max() ?? 0 }
         let gap = 3
         let lineWidth = widths.reduce(0, +) + gap * (groups.count - 1)
-        let boxWidth = min(buffer.width, lineWidth + 4)
-        let boxHeight = min(buffer.height, perColumn + 2)
-        let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: "Keys", width: boxWidth, height: boxHeight)
+        let boxWidth = min(area.width, lineWidth + 4)
+        let boxHeight = min(area.height, perColumn + 2)
+        let (bx, by) = PanelBox.draw(into: &buffer, area: area, theme: theme, title: "Keys", width: boxWidth, height: boxHeight)
         var x = bx + 2
         for (g, group) in groups.enumerated() {
             let kw = keyWidth(group)
@@ -146,9 +147,13 @@ public struct HelpOverlay: Sendable {
 }
 
 /// The end of a pass: hits, misses, wrong and extra notes, accuracy, timing, score.
-public struct ResultsPanel: Sendable {
+public struct ResultsPanel: Widget, Sendable {
     public let theme: Theme
-    public init(theme: Theme) { self.theme = theme }
+    public let results: ResultsInfo
+    public init(theme: Theme, results: ResultsInfo) {
+        self.theme = theme
+        self.results = results
+    }
 
     public static func lines(_ r: ResultsInfo) -> [String] {
         let f = r.figures
@@ -198,10 +203,11 @@ public struct ResultsPanel: Sendable {
         return "\(whole).\(frac)"
     }
 
-    public func draw(into buffer: inout CellBuffer, results: ResultsInfo) {
+    /// A box centred in `area`.
+    public func render(into area: Rect, buffer: inout CellBuffer) {
         let lines = ResultsPanel.lines(results) + [""] + (results.reviewKey.map { ["\($0) reviews the pass bar by bar"] } ?? []) + ["any key continues"]
         let w = (lines.map { CellBuffer.width(of: $0) }.max() ?? 20) + 6
-        let (bx, by) = PanelBox.draw(into: &buffer, theme: theme, title: results.title, width: max(w, 30), height: lines.count + 2)
+        let (bx, by) = PanelBox.draw(into: &buffer, area: area, theme: theme, title: results.title, width: max(w, 30), height: lines.count + 2)
         for (i, l) in lines.enumerated() {
             let scoreRow = lines.count - 3 - (results.speedTrainer == nil ? 0 : 1) - (results.reviewKey == nil ? 0 : 1)
             buffer.text(l, x: bx + 3, y: by + 1 + i, style: i == scoreRow ? theme.panelTitle : theme.panelStyle, maxWidth: max(w, 30) - 4)
@@ -210,9 +216,14 @@ public struct ResultsPanel: Sendable {
 }
 
 /// Shown instead of the practice screen while the terminal is too small.
-public struct TooSmallMessage: Sendable {
+public struct TooSmallMessage: Widget, Sendable {
     public let theme: Theme
-    public init(theme: Theme) { self.theme = theme }
+    /// The size the screen needs.
+    public let minimum: TerminalSize
+    public init(theme: Theme, minimum: TerminalSize) {
+        self.theme = theme
+        self.minimum = minimum
+    }
 
     public static func lines(size: TerminalSize, minimum: TerminalSize) -> [String] {
         [
@@ -223,12 +234,12 @@ public struct TooSmallMessage: Sendable {
         ]
     }
 
-    public func draw(into buffer: inout CellBuffer, minimum: TerminalSize) {
-        let lines = TooSmallMessage.lines(size: buffer.size, minimum: minimum)
-        let top = max(0, (buffer.height - lines.count) / 2)
+    public func render(into area: Rect, buffer: inout CellBuffer) {
+        let lines = TooSmallMessage.lines(size: area.size, minimum: minimum)
+        let top = area.y + max(0, (area.height - lines.count) / 2)
         for (i, l) in lines.enumerated() {
             let w = CellBuffer.width(of: l)
-            buffer.text(l, x: max(0, (buffer.width - w) / 2), y: top + i, style: i == 0 ? theme.messageStyle : Style(), maxWidth: buffer.width)
+            buffer.text(l, x: area.x + max(0, (area.width - w) / 2), y: top + i, style: i == 0 ? theme.messageStyle : Style(), maxWidth: area.width)
         }
     }
 }

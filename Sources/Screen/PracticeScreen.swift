@@ -22,28 +22,38 @@ public struct PracticeScreen: Sendable {
         return buffer
     }
 
-    /// Renders into an existing buffer (reused between frames to avoid allocation).
+    /// Renders into an existing buffer (reused between frames to avoid allocation), through
+    /// the prelude every full screen shares (below `minimumSize` the "too small" message).
     public func render(_ model: ScreenModel, into buffer: inout CellBuffer, size: TerminalSize) {
-        buffer.reset(size: size)
-        if size.columns < PracticeScreen.minimumSize.columns || size.rows < PracticeScreen.minimumSize.rows {
-            TooSmallMessage(theme: theme).draw(into: &buffer, minimum: PracticeScreen.minimumSize)
-            return
+        ScreenPrelude.draw(into: &buffer, size: size, minimum: Self.minimumSize, theme: theme) { area, buffer in
+            render(model, into: area, buffer: &buffer)
         }
-        let w = size.columns
-        let h = size.rows
-        StatusBarWidget(theme: theme).draw(into: &buffer, y: 0, width: w, status: model.status)
-        TimelineWidget(theme: theme).draw(into: &buffer, y: 2, width: w, timeline: model.timeline)
-        let layout = KeyboardLayout(width: w, range: model.pitchRange)
-        let keyboardY = h - 1 - KeyboardWidget.height
-        let fallTop = 3
-        FallingNotesWidget(theme: theme).draw(into: &buffer, x: 0, y: fallTop, width: w, height: keyboardY - fallTop,
-                                              layout: layout, model: model)
-        KeyboardWidget(theme: theme).draw(into: &buffer, y: keyboardY, layout: layout, state: model.keyboard,
-                                          showNoteNames: model.showNoteNames, naming: model.noteNaming, learnerKeys: model.learnerKeys)
-        Footer.draw(into: &buffer, y: h - 1, width: w, theme: theme, message: model.message, hints: model.hints)
+    }
+
+    /// The rows of the screen in `area`: status, timeline, falling notes, keyboard, footer.
+    public static func rows(_ area: Rect) -> (status: Rect, timeline: Rect, notes: Rect, keyboard: Rect, footer: Rect) {
+        let r = Layout.vertical([.length(StatusBarWidget.height), .length(1), .fill(1), .length(KeyboardWidget.height), .length(1)]).split(area)
+        return (r[0], r[1], r[2], r[3], r[4])
+    }
+
+    /// Draws the screen into `area` (at least `minimumSize`).
+    public func render(_ model: ScreenModel, into area: Rect, buffer: inout CellBuffer) {
+        let rows = Self.rows(area)
+        StatusBarWidget(theme: theme, status: model.status).render(into: rows.status, buffer: &buffer)
+        TimelineWidget(theme: theme, timeline: model.timeline).render(into: rows.timeline, buffer: &buffer)
+        let layout = KeyboardLayout(width: area.width, range: model.pitchRange)
+        FallingNotesWidget(theme: theme, layout: layout, model: model).render(into: rows.notes, buffer: &buffer)
+        KeyboardWidget(theme: theme, layout: layout, state: model.keyboard, showNoteNames: model.showNoteNames,
+                       naming: model.noteNaming, learnerKeys: model.learnerKeys).render(into: rows.keyboard, buffer: &buffer)
+        Footer(theme: theme, message: model.message, hints: model.hints).render(into: rows.footer, buffer: &buffer)
+        PracticeScreen.overlay(model, theme: theme, into: area, buffer: &buffer)
+    }
+
+    /// The help or a pass's results over the screen.
+    static func overlay(_ model: ScreenModel, theme: Theme, into area: Rect, buffer: inout CellBuffer) {
         switch model.overlay {
-        case .help: HelpOverlay(theme: theme, entries: model.helpEntries ?? PracticeKeys.all).draw(into: &buffer)
-        case .results(let r): ResultsPanel(theme: theme).draw(into: &buffer, results: r)
+        case .help: HelpOverlay(theme: theme, entries: model.helpEntries ?? PracticeKeys.all).render(into: area, buffer: &buffer)
+        case .results(let r): ResultsPanel(theme: theme, results: r).render(into: area, buffer: &buffer)
         case nil: break
         }
     }

@@ -33,8 +33,9 @@ public struct StaffScreenLayout: Equatable, Sendable {
 
     /// Staff only: everything between the timeline and the hint.
     public static func staffOnly(_ size: TerminalSize) -> StaffScreenLayout {
-        StaffScreenLayout(statusY: 0, timelineY: 2, staffY: 3, staffHeight: max(0, size.rows - 4),
-                          staffWidth: max(1, size.columns - 2), keyboardY: nil, hintY: size.rows - 1)
+        let r = Layout.vertical([.length(StatusBarWidget.height), .length(1), .fill(1), .length(1)]).split(Rect(size: size))
+        return StaffScreenLayout(statusY: r[0].y, timelineY: r[1].y, staffY: r[2].y, staffHeight: r[2].height,
+                                 staffWidth: max(1, size.columns - 2), keyboardY: nil, hintY: r[3].y)
     }
 
     /// Rows below which the staff-and-keyboard view gives way: the timeline goes first (the
@@ -44,10 +45,11 @@ public struct StaffScreenLayout: Equatable, Sendable {
     /// The staff above the keyboard (its four rows just above the hint); on a terminal lower
     /// than `timelineGivesWayBelow` rows the timeline gives way to the staff.
     public static func staffAboveKeyboard(_ size: TerminalSize) -> StaffScreenLayout {
-        let keyboardY = size.rows - 1 - KeyboardWidget.height
-        let staffY = size.rows < timelineGivesWayBelow ? 2 : 3
-        return StaffScreenLayout(statusY: 0, timelineY: staffY == 3 ? 2 : nil, staffY: staffY, staffHeight: max(0, keyboardY - staffY),
-                                 staffWidth: max(1, size.columns - 2), keyboardY: keyboardY, hintY: size.rows - 1)
+        let timeline = size.rows >= timelineGivesWayBelow
+        let r = Layout.vertical([.length(StatusBarWidget.height), .length(timeline ? 1 : 0), .fill(1), .length(KeyboardWidget.height), .length(1)])
+            .split(Rect(size: size))
+        return StaffScreenLayout(statusY: r[0].y, timelineY: timeline ? r[1].y : nil, staffY: r[2].y, staffHeight: r[2].height,
+                                 staffWidth: max(1, size.columns - 2), keyboardY: r[3].y, hintY: r[4].y)
     }
 
     public static func layout(_ size: TerminalSize, view: PracticeDisplay) -> StaffScreenLayout {
@@ -59,12 +61,18 @@ public struct StaffScreenLayout: Equatable, Sendable {
 /// notes coloured by hand while they sound and by judgement once judged (green hit, red wrong,
 /// grey missed; × and ◌ mark them without colour), the loop bracketed on the top row, the
 /// cursor a column of colour with ▼ over it (reversed cells without colour).
-public struct StaffWidget: Sendable {
+public struct StaffWidget: Widget, Sendable {
     public let theme: Theme
-    public init(theme: Theme) { self.theme = theme }
+    public let raster: StaffRaster
+    public let marks: StaffMarks
+    public init(theme: Theme, raster: StaffRaster, marks: StaffMarks) {
+        self.theme = theme
+        self.raster = raster
+        self.marks = marks
+    }
 
-    public func draw(into buffer: inout CellBuffer, x: Int, y: Int, width: Int, height: Int,
-                     raster: StaffRaster, marks: StaffMarks) {
+    public func render(into area: Rect, buffer: inout CellBuffer) {
+        let (x, y, width, height) = (area.x, area.y, area.width, area.height)
         guard width > 0, height > 0, !raster.systems.isEmpty else { return }
         let page = raster.page(forTick: marks.cursorTick, height: height)
         // Rows of a system drawn: all of them, or (taller than the area) a window that keeps
@@ -202,27 +210,27 @@ public struct StaffPracticeScreen: Sendable {
 
     public func render(_ model: ScreenModel, staff: StaffRaster, marks: StaffMarks, view: PracticeDisplay,
                        into buffer: inout CellBuffer, size: TerminalSize) {
-        buffer.reset(size: size)
-        if size.columns < PracticeScreen.minimumSize.columns || size.rows < PracticeScreen.minimumSize.rows {
-            TooSmallMessage(theme: theme).draw(into: &buffer, minimum: PracticeScreen.minimumSize)
-            return
+        ScreenPrelude.draw(into: &buffer, size: size, minimum: PracticeScreen.minimumSize, theme: theme) { area, buffer in
+            render(model, staff: staff, marks: marks, view: view, into: area, buffer: &buffer)
         }
-        let layout = StaffScreenLayout.layout(size, view: view)
-        let w = size.columns
-        StatusBarWidget(theme: theme).draw(into: &buffer, y: layout.statusY, width: w, status: model.status)
-        if let ty = layout.timelineY { TimelineWidget(theme: theme).draw(into: &buffer, y: ty, width: w, timeline: model.timeline) }
-        StaffWidget(theme: theme).draw(into: &buffer, x: 1, y: layout.staffY, width: layout.staffWidth, height: layout.staffHeight,
-                                       raster: staff, marks: marks)
+    }
+
+    /// Draws the screen into `area` (at least `PracticeScreen.minimumSize`).
+    public func render(_ model: ScreenModel, staff: StaffRaster, marks: StaffMarks, view: PracticeDisplay,
+                       into area: Rect, buffer: inout CellBuffer) {
+        let layout = StaffScreenLayout.layout(area.size, view: view)
+        let w = area.width
+        func row(_ y: Int, _ height: Int = 1) -> Rect { Rect(x: area.x, y: area.y + y, width: w, height: height) }
+        StatusBarWidget(theme: theme, status: model.status).render(into: row(layout.statusY, StatusBarWidget.height), buffer: &buffer)
+        if let ty = layout.timelineY { TimelineWidget(theme: theme, timeline: model.timeline).render(into: row(ty), buffer: &buffer) }
+        StaffWidget(theme: theme, raster: staff, marks: marks)
+            .render(into: Rect(x: area.x + 1, y: area.y + layout.staffY, width: layout.staffWidth, height: layout.staffHeight), buffer: &buffer)
         if let ky = layout.keyboardY {
             let keys = KeyboardLayout(width: w, range: model.pitchRange)
-            KeyboardWidget(theme: theme).draw(into: &buffer, y: ky, layout: keys, state: model.keyboard,
-                                              showNoteNames: model.showNoteNames, naming: model.noteNaming, learnerKeys: model.learnerKeys)
+            KeyboardWidget(theme: theme, layout: keys, state: model.keyboard, showNoteNames: model.showNoteNames,
+                           naming: model.noteNaming, learnerKeys: model.learnerKeys).render(into: row(ky, KeyboardWidget.height), buffer: &buffer)
         }
-        Footer.draw(into: &buffer, y: layout.hintY, width: w, theme: theme, message: model.message, hints: model.hints)
-        switch model.overlay {
-        case .help: HelpOverlay(theme: theme, entries: model.helpEntries ?? PracticeKeys.all).draw(into: &buffer)
-        case .results(let r): ResultsPanel(theme: theme).draw(into: &buffer, results: r)
-        case nil: break
-        }
+        Footer(theme: theme, message: model.message, hints: model.hints).render(into: row(layout.hintY), buffer: &buffer)
+        PracticeScreen.overlay(model, theme: theme, into: area, buffer: &buffer)
     }
 }

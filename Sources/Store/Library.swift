@@ -49,9 +49,11 @@ extension Store {
         }
         return try writer.write { db in
             var l = loop
-            if let old = try SavedLoop.filter(Column("lessonID") == loop.lessonID && Column("name") == loop.name).fetchOne(db) {
-                l.id = old.id
-                l.createdAt = old.createdAt
+            // The loop of that name, read by its id alone: a damaged one is replaced too.
+            if let oldID = try Int64.fetchOne(db, sql: "SELECT id FROM savedLoop WHERE lessonID = ? AND name = ?",
+                                              arguments: [loop.lessonID, loop.name]) {
+                l.id = oldID
+                l.createdAt = (try? Date.fetchOne(db, sql: "SELECT createdAt FROM savedLoop WHERE id = ?", arguments: [oldID])) ?? now
                 l.updatedAt = now
                 try l.update(db)
             } else {
@@ -83,7 +85,7 @@ extension Store {
         let new = newName.trimmingCharacters(in: .whitespaces)
         guard !new.isEmpty else { throw StoreError("a saved loop needs a name") }
         return try writer.write { db in
-            guard var loop = try SavedLoop.filter(Column("lessonID") == lessonID && Column("name") == name).fetchOne(db) else {
+            guard var loop = try SavedLoop.fetchDecodable(db, SavedLoop.filter(Column("lessonID") == lessonID && Column("name") == name)).first else {
                 return false
             }
             if new != name, try SavedLoop.filter(Column("lessonID") == lessonID && Column("name") == new).fetchCount(db) > 0 {
@@ -160,13 +162,13 @@ extension Store {
 public struct LessonChoice: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "lessonChoice"
     public var lessonID: String
-    /// "watch", "wait", "play" or "memory".
-    public var mode: String
-    /// "both", "right" or "left".
-    public var hand: String
+    /// Stored as its raw value ("watch", "wait", "play" or "memory").
+    public var mode: PracticeMode
+    /// Stored as its raw value ("both", "right" or "left").
+    public var hand: PracticePlan.Hands
     public var updatedAt: Date
 
-    public init(lessonID: String, mode: String, hand: String, updatedAt: Date = Date()) {
+    public init(lessonID: String, mode: PracticeMode, hand: PracticePlan.Hands, updatedAt: Date = Date()) {
         self.lessonID = lessonID
         self.mode = mode
         self.hand = hand

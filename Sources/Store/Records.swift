@@ -222,18 +222,19 @@ public struct SavedLoop: Codable, Equatable, Sendable, FetchableRecord, MutableP
     public var name: String
     public var firstBar: Int
     public var lastBar: Int
-    public var hand: String
+    /// Stored as its raw value.
+    public var hand: PracticePlan.Hands
     public var tempoPercent: Int
-    /// What the hand not practised does: "play" (heard), "quiet" or "mute" (older files may
-    /// hold "hide", played as "mute").
-    public var otherHandMode: String
+    /// What the hand not practised does, stored as its word: "play" (heard), "quiet" or
+    /// "mute" (older files may hold "hide", read as "mute").
+    public var otherHandMode: PracticePlan.OtherHand
     public var createdAt: Date
     public var updatedAt: Date
     /// The transposition the loop was saved in (`+2`, `D`), nil for none.
     public var transpose: String?
 
-    public init(id: Int64? = nil, lessonID: String, name: String, firstBar: Int, lastBar: Int, hand: String,
-                tempoPercent: Int, otherHandMode: String, createdAt: Date = Date(), updatedAt: Date = Date(), transpose: String? = nil) {
+    public init(id: Int64? = nil, lessonID: String, name: String, firstBar: Int, lastBar: Int, hand: PracticePlan.Hands,
+                tempoPercent: Int, otherHandMode: PracticePlan.OtherHand, createdAt: Date = Date(), updatedAt: Date = Date(), transpose: String? = nil) {
         self.id = id
         self.lessonID = lessonID
         self.name = name
@@ -258,14 +259,16 @@ public struct ResumeState: Codable, Equatable, Sendable, FetchableRecord, Persis
     /// The file it was opened from last time (the lesson may since be found elsewhere).
     public var path: String
     public var positionSeconds: Double
-    public var hand: String
+    /// The typed settings, stored as their raw values (a row whose values do not read is left
+    /// out and reported once, as every damaged row).
+    public var hand: PracticePlan.Hands
     public var tempoPercent: Int
-    public var mode: String
+    public var mode: PracticeMode
     public var loopFirstBar: Int?
     public var loopLastBar: Int?
     public var loopName: String?
-    /// "play", "quiet" or "mute"; nil in a state saved before v9 (play).
-    public var otherHand: String?
+    /// Stored as "play", "quiet" or "mute"; nil in a state saved before v9 (play).
+    public var otherHand: PracticePlan.OtherHand?
     /// Whether the metronome was on; nil in a state saved before v9 (off).
     public var metronome: Bool?
     /// The input the session was played on (`--input` as typed); nil in a state saved before
@@ -273,8 +276,8 @@ public struct ResumeState: Codable, Equatable, Sendable, FetchableRecord, Persis
     public var input: String?
     public var updatedAt: Date
 
-    public init(lessonID: String, path: String, positionSeconds: Double, hand: String, tempoPercent: Int, mode: String,
-                loopFirstBar: Int? = nil, loopLastBar: Int? = nil, loopName: String? = nil, otherHand: String? = nil,
+    public init(lessonID: String, path: String, positionSeconds: Double, hand: PracticePlan.Hands, tempoPercent: Int, mode: PracticeMode,
+                loopFirstBar: Int? = nil, loopLastBar: Int? = nil, loopName: String? = nil, otherHand: PracticePlan.OtherHand? = nil,
                 metronome: Bool? = nil, input: String? = nil, updatedAt: Date = Date()) {
         self.input = input
         self.lessonID = lessonID

@@ -55,13 +55,13 @@ public enum App {
         var sound = sound
         playing.library = library  // the calibrated input offsets
         MyInstrument.use(sound: &sound, playing: &playing, library: library, resumed: state.input)
-        playing.mode = (try? PracticeMode(parsing: state.mode)) ?? .watch
+        playing.mode = state.mode
         var request = PracticeSetup.Request(path: path, keyboard: .init(input: playing.input), library: library) { lesson throws(PlanError) in
             var plan = PracticePlan(repeatMode: .forever)
-            plan.hands = try PracticePlan.parseHands(state.hand)
+            plan.hands = state.hand
             plan.tempo = .percent(TempoPercent.clamped(Double(state.tempoPercent)).value)
             if let a = state.loopFirstBar, let b = state.loopLastBar { plan.bars = a...b }
-            if let other = state.otherHand { plan.otherHand = try PracticePlan.parseOtherHand(other) }
+            if let other = state.otherHand { plan.otherHand = other }
             plan.metronome.enabled = state.metronome ?? false
             return plan
         }

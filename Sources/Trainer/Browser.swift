@@ -19,21 +19,20 @@ public enum BrowserApp {
         // Said from the first screen, not first heard as silence in practice.
         let silent = LiveSound().check().driver == nil
         while true {
-            // Signals end the browser through its cleanup, as on every screen (the watch is
-            // the browser's only: practice and routines catch them with their own).
-            let signals = SignalWatch()
-            var ending = TerminalEnding.quit
-            let chosen: Intent?
-            do {
-                defer { signals.stop() }
-                chosen = try library.withStore { store in
-                    try TerminalSession.run(signals: signals) { session in
-                        try loop(session: session, store: store, silent: silent, kept: &kept, ending: &ending)
-                    }
+            // Signals end the browser through its cleanup, as on every screen (the host's watch
+            // is the browser's only: practice and routines catch them with their own).
+            var end = ScreenEnd(ending: .quit)
+            let chosen: Intent? = try library.withStore { store in
+                var screen: BrowserFrames?
+                defer { if let screen { kept = screen.model } }
+                end = try ScreenHost.run(fps: 1) { host in
+                    let made = try BrowserFrames(host: host, store: store, silent: silent, kept: kept)
+                    screen = made
+                    return made
                 }
+                return screen?.chosen
             }
-            if let status = signals.exitStatus { return status }
-            if ending == .interrupted { return 130 }
+            if end.exitStatus != 0 { return end.exitStatus }
             guard let intent = chosen else { return 0 }
             kept?.message = nil
             do {
@@ -89,135 +88,14 @@ public enum BrowserApp {
     /// "Resume: Minuet in G bar 9, right hand, 80%".
     static func resumeLine(_ state: ResumeState, listing: LessonListing?) -> String {
         let bar = ResumePlace.bar(seconds: state.positionSeconds, path: listing?.path ?? state.path).map { " bar \($0)," } ?? ""
-        var hand = state.hand == "both" ? "both hands" : "\(state.hand) hand"
-        if state.hand != "both", let other = state.otherHand, other != "play" { hand += " (other \(other))" }
+        var hand = state.hand == .both ? "both hands" : "\(state.hand.rawValue) hand"
+        if state.hand != .both, let other = state.otherHand, other != .play { hand += " (other \(other.name))" }
         var line = "Resume: \(TextDecoding.sanitize(listing?.lesson.title ?? (state.path as NSString).lastPathComponent))\(bar) \(hand), \(state.tempoPercent)%"
         if let a = state.loopFirstBar, let b = state.loopLastBar { line += ", loop \(ResumePlace.bars(a, b, path: listing?.path ?? state.path))" }
         if state.metronome == true { line += ", metronome" }
         return line
     }
 
-    /// The browser until it is left or a lesson is opened; `kept` is the model of the last time
-    /// (nil the first time) and is left as it was when the browser closed.
-    /// `ending` says how the terminal loop ended (Ctrl-C, a signal, the terminal gone, a key).
-    static func loop(session: TerminalSession, store: Store, silent: Bool, kept: inout BrowserModel?,
-                     ending: inout TerminalEnding) throws -> Intent? {
-        let screen = BrowserScreen(depth: session.colorDepth)
-        let terminal = TerminalLoop(device: session, depth: session.colorDepth, fps: 1)
-        var model = kept ?? BrowserModel()
-        model.silent = silent
-        let returning = kept?.selectedRow?.id
-        model.levels = try store.levels()
-        model.overlay = nil
-        defer { kept = model }
-        let resume = try store.resume()
-        let resumeText = resume.map { resumeLine($0.state, listing: $0.lesson) }
-        // The method's marks (mastered, in progress, next), from the history as it is now.
-        let marks = MethodGuide.marks(try store.methodPath(), chosen: try store.methodChoice())
-        func refresh() throws {
-            model.rows = rows(try store.lessons(matching: model.query, level: model.level, favouritesOnly: model.favouritesOnly), marks: marks)
-            // The resume line stays under the level and favourites filters; a search hides it.
-            model.resume = model.query.isEmpty ? resumeText : nil
-            model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
-        }
-        try refresh()
-        if kept == nil {
-            // Opened afresh: on the ▸ lesson the method names next, not the first row.
-            model.selectNext()
-            model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
-        }
-        if let returning {
-            // Back from practice: the same lesson selected (its best score may have moved it).
-            let message = model.message
-            model.select(id: returning)
-            model.message = message
-            model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
-        }
-        var chosen: Intent?
-        /// One key: `.quit` when the browser closes (with `chosen` set when a lesson or a
-        /// routine was chosen).
-        func handle(_ key: Key) throws -> TerminalAction {
-                switch model.handle(key, visibleRows: BrowserScreen.listHeight(rows: session.size().rows)) {
-                case .none: break
-                case .refresh: try refresh()
-                case .quit: return .quit
-                case .open(let row):
-                    guard row.path != nil else {
-                        model.message = "\(safe(row.title)): the file is missing; `etude library rescan` finds moved files"
-                        break
-                    }
-                    // How to practise it: what was chosen for this lesson last time, else watch.
-                    let last = try? store.lessonChoice(for: row.id)
-                    model.overlay = .practise(PractiseChoice(row: row, mode: last?.mode ?? "watch", hand: last?.hand ?? "both"))
-                case .practise(let row, let mode, let hand):
-                    guard let path = row.path else { break }
-                    try? store.saveLessonChoice(LessonChoice(lessonID: row.id, mode: mode, hand: hand))
-                    chosen = .practise(path: path, mode: (try? PracticeMode(parsing: mode)) ?? .watch,
-                                       hand: (try? PracticePlan.parseHands(hand)) ?? .both)
-                    return .quit
-                case .resume:
-                    if resume != nil {
-                        chosen = .resume
-                        return .quit
-                    }
-                case .toggleFavourite(let row):
-                    if try store.isFavourite(row.id) {
-                        _ = try store.removeFavourite(row.id)
-                        model.message = "☆ \(row.title) removed from favourites"
-                    } else {
-                        try store.addFavourite(row.id)
-                        model.message = "★ \(row.title) added to favourites"
-                    }
-                    let message = model.message
-                    try refresh()
-                    model.select(id: row.id)
-                    model.message = message
-                    model.clamp(visibleRows: BrowserScreen.listHeight(rows: session.size().rows))
-                case .stats(let row):
-                    let stats = PracticeStats.compute(try store.passes(lessonID: row.id), now: Date())
-                    let text = StatsReport.text(stats, title: row.title)
-                    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                    while lines.last == "" { lines.removeLast() }
-                    // Only the days and weeks with practice (time or passes): the box has to fit the
-                    // screen. A heading left with nothing under it goes too.
-                    lines = lines.filter { !$0.hasSuffix(" 0 min  0 passes") }
-                    lines = lines.enumerated().filter { i, line in
-                        !(line.hasSuffix(":") && line.hasPrefix("Last ") && !(lines.indices.contains(i + 1) && lines[i + 1].hasPrefix("  ")))
-                    }.map(\.element)
-                    model.overlay = .text(title: "Stats", lines: lines)
-                case .routines:
-                    let routines = try store.routines()
-                    if routines.isEmpty {
-                        model.overlay = .text(title: "Routines", lines: ["No routines yet.",
-                                                                         "Make one: etude routine new NAME --entry \"lesson=…;minutes=5\""])
-                    } else {
-                        let titles = Dictionary(model.rows.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a })
-                        model.overlay = .routines(routines.map { RoutineChoice(name: $0.name, summary: routineSummary($0, titles: titles)) },
-                                                  selected: 0)
-                    }
-                case .runRoutine(let name):
-                    chosen = .runRoutine(name: name)
-                    return .quit
-                case .instrument:
-                    chosen = .setUpInstrument
-                    return .quit
-                }
-                return .continue
-        }
-        var failure: Error?
-        ending = terminal.run(frame: { buffer, size in
-            screen.render(model, into: &buffer, size: size)
-        }, onKey: { key in
-            do {
-                return try handle(key)
-            } catch {
-                failure = error
-                return .quit
-            }
-        })
-        if let failure { throw failure }
-        return chosen
-    }
 }
 
 /// Where a saved position is, in bars as the lesson names them (`etude resume --show`,
@@ -239,5 +117,135 @@ public enum ResumePlace {
         guard let path, let read = try? LessonOpener.read(path) else { return "\(first)-\(last)" }
         let bars = Lesson(file: read.file).bars
         return bars.isPrinted ? bars.label(ofRange: first...max(first, last)) : "\(first)-\(last)"
+    }
+}
+
+/// The browser on the screen host until it is left or a lesson is opened: its model is the
+/// `BrowserModel` (kept across practice: q there comes back to the same search, filters and
+/// lesson), drawn by `BrowserScreen`; a key goes to the model and what it asks of the library
+/// is done here. `chosen` is the lesson or routine chosen, nil when the browser was left.
+final class BrowserFrames: FullScreen {
+    let host: ScreenHost
+    let store: Store
+    let screen: BrowserScreen
+    var model: BrowserModel
+    private(set) var chosen: Intent?
+    private let resume: (state: ResumeState, lesson: LessonListing?)?
+    private let resumeText: String?
+    private let marks: [String: BrowserRow.Mark]
+
+    /// `kept` is the model of the last time (nil the first time).
+    init(host: ScreenHost, store: Store, silent: Bool, kept: BrowserModel?) throws {
+        self.host = host
+        self.store = store
+        screen = BrowserScreen(depth: host.depth)
+        model = kept ?? BrowserModel()
+        model.silent = silent
+        let returning = kept?.selectedRow?.id
+        model.levels = try store.levels()
+        model.overlay = nil
+        resume = try store.resume()
+        resumeText = resume.map { BrowserApp.resumeLine($0.state, listing: $0.lesson) }
+        // The method's marks (mastered, in progress, next), from the history as it is now.
+        marks = MethodGuide.marks(try store.methodPath(), chosen: try store.methodChoice())
+        try refresh()
+        if kept == nil {
+            // Opened afresh: on the ▸ lesson the method names next, not the first row.
+            model.selectNext()
+            model.clamp(visibleRows: listHeight)
+        }
+        if let returning {
+            // Back from practice: the same lesson selected (its best score may have moved it).
+            let message = model.message
+            model.select(id: returning)
+            model.message = message
+            model.clamp(visibleRows: listHeight)
+        }
+    }
+
+    var minimumSize: TerminalSize { BrowserScreen.minimumSize }
+    private var listHeight: Int { BrowserScreen.listHeight(rows: host.size().rows) }
+
+    func render(into area: Rect, buffer: inout CellBuffer) {
+        screen.render(model, into: area, buffer: &buffer)
+    }
+
+    private func refresh() throws {
+        model.rows = BrowserApp.rows(try store.lessons(matching: model.query, level: model.level, favouritesOnly: model.favouritesOnly),
+                                     marks: marks)
+        // The resume line stays under the level and favourites filters; a search hides it.
+        model.resume = model.query.isEmpty ? resumeText : nil
+        model.clamp(visibleRows: listHeight)
+    }
+
+    /// One key: `.quit` when the browser closes (with `chosen` set when a lesson or a routine
+    /// was chosen).
+    func key(_ key: Key) throws -> TerminalAction {
+        switch model.handle(key, visibleRows: listHeight) {
+        case .none: break
+        case .refresh: try refresh()
+        case .quit: return .quit
+        case .open(let row):
+            guard row.path != nil else {
+                model.message = "\(safe(row.title)): the file is missing; `etude library rescan` finds moved files"
+                break
+            }
+            // How to practise it: what was chosen for this lesson last time, else watch.
+            let last = try? store.lessonChoice(for: row.id)
+            model.overlay = .practise(PractiseChoice(row: row, mode: (last?.mode ?? .watch).rawValue, hand: (last?.hand ?? .both).rawValue))
+        case .practise(let row, let mode, let hand):
+            // The box offers the modes' and hands' own words (`PractiseChoice.modes`, `.hands`).
+            guard let path = row.path, let mode = PracticeMode(rawValue: mode), let hand = PracticePlan.Hands(rawValue: hand) else { break }
+            try? store.saveLessonChoice(LessonChoice(lessonID: row.id, mode: mode, hand: hand))
+            chosen = .practise(path: path, mode: mode, hand: hand)
+            return .quit
+        case .resume:
+            if resume != nil {
+                chosen = .resume
+                return .quit
+            }
+        case .toggleFavourite(let row):
+            if try store.isFavourite(row.id) {
+                _ = try store.removeFavourite(row.id)
+                model.message = "☆ \(row.title) removed from favourites"
+            } else {
+                try store.addFavourite(row.id)
+                model.message = "★ \(row.title) added to favourites"
+            }
+            let message = model.message
+            try refresh()
+            model.select(id: row.id)
+            model.message = message
+            model.clamp(visibleRows: listHeight)
+        case .stats(let row):
+            let stats = PracticeStats.compute(try store.passes(lessonID: row.id), now: Date())
+            let text = StatsReport.text(stats, title: row.title)
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            while lines.last == "" { lines.removeLast() }
+            // Only the days and weeks with practice (time or passes): the box has to fit the
+            // screen. A heading left with nothing under it goes too.
+            lines = lines.filter { !$0.hasSuffix(" 0 min  0 passes") }
+            lines = lines.enumerated().filter { i, line in
+                !(line.hasSuffix(":") && line.hasPrefix("Last ") && !(lines.indices.contains(i + 1) && lines[i + 1].hasPrefix("  ")))
+            }.map(\.element)
+            model.overlay = .text(title: "Stats", lines: lines)
+        case .routines:
+            let routines = try store.routines()
+            if routines.isEmpty {
+                model.overlay = .text(title: "Routines", lines: ["No routines yet.",
+                                                                 "Make one: etude routine new NAME --entry \"lesson=…;minutes=5\""])
+            } else {
+                let titles = Dictionary(model.rows.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a })
+                model.overlay = .routines(routines.map { RoutineChoice(name: $0.name, summary: BrowserApp.routineSummary($0, titles: titles)) },
+                                          selected: 0)
+            }
+        case .runRoutine(let name):
+            chosen = .runRoutine(name: name)
+            return .quit
+        case .instrument:
+            chosen = .setUpInstrument
+            return .quit
+        }
+        return .continue
     }
 }

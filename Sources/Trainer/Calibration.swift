@@ -372,79 +372,15 @@ private struct Attempt {
     /// The calibration screen: the lamp, the beats, the taps on the scale, the result; r tries
     /// again, q (or Enter once done) closes.
     func onScreen() throws -> Calibrator.Ending {
-        let signals = SignalWatch()
-        defer { signals.stop() }
-        var ending: Calibrator.Ending = .stopped(afterBeat: 0)
-        try TerminalSession.run(signals: signals) { session in
-            let screen = CalibrationScreen(depth: session.colorDepth)
-            let terminal = TerminalLoop(device: session, depth: session.colorDepth, fps: 30)
-            var run = start()
-            defer { run.stop() }
-            var outcome: (result: CalibrationResult, lines: [String])?
-            var failure: Error?
-            let name = InputDevice.description(device)
-            // The clicks stood still while away (Ctrl-Z): an unfinished attempt starts again.
-            terminal.onSuspend = { suspending in
-                if !suspending && outcome == nil {
-                    run.stop()
-                    run = start()
-                }
-            }
-            let ended = terminal.run(frame: { buffer, size in
-                let model = CalibrationView.model(run.state(), device: name, computerKeyboard: hookup.usesComputerKeyboard,
-                                                  result: outcome?.lines ?? [], refused: outcome.map { $0.result.verdict != .trusted } ?? false)
-                screen.render(model, into: &buffer, size: size)
-            }, onKey: { key in
-                let at = clock.now
-                switch LineCommand(key) {
-                case .quit?:
-                    if outcome == nil { ending = .stopped(afterBeat: run.state().calibration.clicks.count) }
-                    return .quit
-                case .character("r")? where outcome != nil, .character("R")? where outcome != nil:
-                    run.stop()
-                    run = start()
-                    outcome = nil
-                    ending = .stopped(afterBeat: 0)
-                default:
-                    if outcome != nil {
-                        if key == Key(.enter) { return .quit }
-                    } else if hookup.usesComputerKeyboard, !key.isPaste {
-                        run.tap(at: at)  // any key is a tap; a paste is text, not a key struck
-                    }
-                }
-                return .continue
-            }, onIdle: {
-                if signals.received != nil {
-                    ending = .interrupted(signals.exitStatus ?? 130)
-                    return .quit
-                }
-                run.tick()
-                if outcome == nil, run.isComplete || (run.allClicked && hookup.ended) {
-                    let result = run.result()
-                    do {
-                        try Calibrator.store(result, device: device, library: library)
-                    } catch {
-                        failure = error
-                        return .quit
-                    }
-                    outcome = (result, Self.resultLines(result, device: device))
-                    ending = .finished(result)
-                }
-                if outcome == nil, hookup.ended, !hookup.usesComputerKeyboard {
-                    ending = .inputEnded(afterBeat: run.state().calibration.clicks.count)
-                    return .quit
-                }
-                return .continue
-            }, wake: {
-                run.nextDue.map { $0 - clock.now }
-            })
-            if let failure { throw failure }
-            switch ended {
-            case .interrupted: ending = .interrupted(130)
-            case .signalled: ending = .interrupted(signals.exitStatus ?? 130)
-            case .quit, .inputClosed, .stopped: break
-            }
+        var screen: CalibrationFrames?
+        let end = try ScreenHost.run { host in
+            let made = CalibrationFrames(attempt: self, depth: host.depth)
+            screen = made
+            return made
         }
+        let ending = screen?.ending ?? .stopped(afterBeat: 0)
+        if let signal = end.signal { return .interrupted(128 + signal) }
+        if end.ending == .interrupted { return .interrupted(130) }
         return ending
     }
 
@@ -460,4 +396,80 @@ private struct Attempt {
         }
         return lines
     }
+}
+
+/// The calibration screen on the screen host: its model is the attempt's run and, once the
+/// beats are over, the result; it draws `CalibrationScreen` and takes q, r, Enter and taps.
+private final class CalibrationFrames: FullScreen {
+    let attempt: Attempt
+    let screen: CalibrationScreen
+    let name: String
+    var run: CalibrationRun
+    var outcome: (result: CalibrationResult, lines: [String])?
+    /// How the attempt ended so far (what the command reports).
+    var ending: Calibrator.Ending = .stopped(afterBeat: 0)
+
+    init(attempt: Attempt, depth: ColorDepth) {
+        self.attempt = attempt
+        screen = CalibrationScreen(depth: depth)
+        name = InputDevice.description(attempt.device)
+        run = attempt.start()
+    }
+
+    var minimumSize: TerminalSize { CalibrationScreen.minimumSize }
+
+    func render(into area: Rect, buffer: inout CellBuffer) {
+        let model = CalibrationView.model(run.state(), device: name, computerKeyboard: attempt.hookup.usesComputerKeyboard,
+                                          result: outcome?.lines ?? [], refused: outcome.map { $0.result.verdict != .trusted } ?? false)
+        screen.render(model, into: area, buffer: &buffer)
+    }
+
+    func restart() {
+        run.stop()
+        run = attempt.start()
+    }
+
+    func key(_ key: Key) -> TerminalAction {
+        let at = attempt.clock.now
+        switch LineCommand(key) {
+        case .quit?:
+            if outcome == nil { ending = .stopped(afterBeat: run.state().calibration.clicks.count) }
+            return .quit
+        case .character("r")? where outcome != nil, .character("R")? where outcome != nil:
+            restart()
+            outcome = nil
+            ending = .stopped(afterBeat: 0)
+        default:
+            if outcome != nil {
+                if key == Key(.enter) { return .quit }
+            } else if attempt.hookup.usesComputerKeyboard, !key.isPaste {
+                run.tap(at: at)  // any key is a tap; a paste is text, not a key struck
+            }
+        }
+        return .continue
+    }
+
+    func idle() throws -> TerminalAction {
+        run.tick()
+        if outcome == nil, run.isComplete || (run.allClicked && attempt.hookup.ended) {
+            let result = run.result()
+            try Calibrator.store(result, device: attempt.device, library: attempt.library)
+            outcome = (result, Attempt.resultLines(result, device: attempt.device))
+            ending = .finished(result)
+        }
+        if outcome == nil, attempt.hookup.ended, !attempt.hookup.usesComputerKeyboard {
+            ending = .inputEnded(afterBeat: run.state().calibration.clicks.count)
+            return .quit
+        }
+        return .continue
+    }
+
+    func wake() -> Double? { run.nextDue.map { $0 - attempt.clock.now } }
+
+    /// The clicks stood still while away (Ctrl-Z): an unfinished attempt starts again.
+    func suspend(_ suspending: Bool) {
+        if !suspending && outcome == nil { restart() }
+    }
+
+    func close() { run.stop() }
 }

@@ -10,19 +10,10 @@ import Store
 /// offset) and asked once, on a terminal, the first time a MIDI instrument is used.
 public enum EchoChoice {
     /// `--echo on|off` as typed, checked where it is typed.
-    public struct Setting: Equatable, Sendable, CustomStringConvertible {
-        public static let names = ["on", "off"]
+    public struct Setting: OnOffSetting {
+        public static let hint = "use on (Etude sounds your notes) or off (your instrument does)"
         public let on: Bool
-
-        public init(parsing text: String) throws(OptionProblem) {
-            switch text.lowercased() {
-            case "on", "yes", "true": on = true
-            case "off", "no", "false": on = false
-            default: throw OptionProblem(text, "use on (Etude sounds your notes) or off (your instrument does)")
-            }
-        }
-
-        public var description: String { on ? "on" : "off" }
+        public init(on: Bool) { self.on = on }
     }
 
     /// Decides the echo for an opened input and switches the hookup to it: `explicit` (and

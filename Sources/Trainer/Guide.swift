@@ -7,19 +7,10 @@ import Store
 /// its transposition; the practice screen's `G` turns it on and off (and remembers that too).
 public enum Guide {
     /// `--guide on|off` as typed, checked where it is typed.
-    public struct Setting: Equatable, Sendable, CustomStringConvertible {
-        public static let names = ["on", "off"]
+    public struct Setting: OnOffSetting {
+        public static let hint = "use on (hear your part quietly while you play) or off (Etude never sounds it)"
         public let on: Bool
-
-        public init(parsing text: String) throws(OptionProblem) {
-            switch text.lowercased() {
-            case "on", "yes", "true": on = true
-            case "off", "no", "false": on = false
-            default: throw OptionProblem(text, "use on (hear your part quietly while you play) or off (Etude never sounds it)")
-            }
-        }
-
-        public var description: String { on ? "on" : "off" }
+        public init(on: Bool) { self.on = on }
     }
 
     /// The guide for the lesson at `path`: `given` (then remembered), else the one remembered,

@@ -142,11 +142,11 @@ public struct ResumeRecord: Encodable, Sendable {
         title = listing?.lesson.title
         path = listing?.path ?? state.path
         positionSeconds = state.positionSeconds
-        hand = state.hand
+        hand = state.hand.rawValue
         tempoPercent = state.tempoPercent
-        mode = state.mode
+        mode = state.mode.rawValue
         if let a = state.loopFirstBar, let b = state.loopLastBar { loop = Loop(firstBar: a, lastBar: b, name: state.loopName) }
-        otherHand = state.otherHand ?? PracticePlan.OtherHand.play.name
+        otherHand = (state.otherHand ?? .play).name
         metronome = state.metronome ?? false
         updatedAt = Listing.isoDate(state.updatedAt)
     }
@@ -167,9 +167,9 @@ public struct LoopRecord: Encodable, Sendable {
         name = l.name
         firstBar = l.firstBar
         lastBar = l.lastBar
-        hand = l.hand
+        hand = l.hand.rawValue
         tempoPercent = l.tempoPercent
-        otherHandMode = l.otherHandMode
+        otherHandMode = l.otherHandMode.name
         transpose = l.transpose
     }
 }

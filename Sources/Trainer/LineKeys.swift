@@ -1,4 +1,5 @@
 import Foundation
+import Screen
 import Terminal
 
 /// Keys and signals for the one-line commands (`play --no-screen`, `loop`, `record`, `quiz`,
@@ -19,7 +20,7 @@ public final class LineKeys: @unchecked Sendable {
 
     /// - Parameter signals: a watch already running (a routine keeps one across its entries).
     public init(signals: SignalWatch? = nil) {
-        self.signals = signals ?? SignalWatch()
+        self.signals = signals ?? ScreenHost.signalWatch()
         ownsWatch = signals == nil
         openTerminal()
     }
@@ -27,7 +28,7 @@ public final class LineKeys: @unchecked Sendable {
     private let ownsWatch: Bool
 
     private func openTerminal() {
-        session = isatty(STDIN_FILENO) == 1 ? try? TerminalSession(mode: .line, signals: signals) : nil
+        session = ScreenHost.lineSession(signals: signals)
         input = session.map { KeyInput(device: $0) }
         input?.onSuspend = onSuspend
     }

@@ -41,6 +41,28 @@ public struct OptionProblem: OptionWording, Sendable {
     public func worded(option: String) -> String { "\(option) \(value): \(problem)" }
 }
 
+/// An `on|off` option as a learner types it (yes/no and true/false too), refused with the
+/// option's own `hint` of what each answer means: the rule written once for every switch.
+public protocol OnOffSetting: Equatable, Sendable, CustomStringConvertible {
+    static var hint: String { get }
+    var on: Bool { get }
+    init(on: Bool)
+}
+
+extension OnOffSetting {
+    public static var names: [String] { ["on", "off"] }
+
+    public init(parsing text: String) throws(OptionProblem) {
+        switch text.lowercased() {
+        case "on", "yes", "true": self.init(on: true)
+        case "off", "no", "false": self.init(on: false)
+        default: throw OptionProblem(text, Self.hint)
+        }
+    }
+
+    public var description: String { on ? "on" : "off" }
+}
+
 /// The last value an option type refused, so the parser's generic "The value 'x' is invalid
 /// for '--tempo <tempo>'" becomes the type's own line. The parser runs once, on one thread;
 /// the lock only keeps Swift's checks honest.

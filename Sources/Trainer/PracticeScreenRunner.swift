@@ -150,7 +150,7 @@ private final class InstrumentBox: @unchecked Sendable {
 public enum PracticeScreenRunner {
     /// How a screen ended, with where the learner stopped.
     public struct Outcome: Sendable {
-        public var ending: ScreenLoop.Ending
+        public var ending: TerminalEnding
         public var resumePoint: ResumePoint
         /// SIGINT/SIGTERM/SIGHUP caught while it ran.
         public var signal: Int32?
@@ -276,74 +276,54 @@ public enum PracticeScreenRunner {
         return outcome.exitStatus
     }
 
-    /// Shows `controller`'s session on the practice screen until q/Esc, Ctrl-C, a signal or
-    /// `frame` stopping the loop. `frame` runs before every frame is drawn (store passes, end
-    /// the loop), `decorate` may add to the frame, and `key` may take a key before the session
-    /// (nil = the session's). Starts the session (or calls `begin` to start it) once the screen
-    /// is up; on every exit stops it (all notes off) before the terminal is restored.
+    /// Shows `controller`'s session on the practice screen (on the `ScreenHost`) until q/Esc,
+    /// Ctrl-C, a signal or `frame` stopping the host. `frame` runs before every frame is drawn
+    /// (store passes, end the screen), `decorate` may add to the frame, and `key` may take a key
+    /// before the session (nil = the session's). Starts the session (or calls `begin` to start
+    /// it) once the screen is up; on every exit stops it (all notes off) before the terminal is
+    /// restored.
     public static func screen(_ controller: PracticeController, display: PracticeView.Options = PracticeView.Options(),
                               startBar: Int? = nil, signals watch: SignalWatch? = nil,
                               begin: (() -> Void)? = nil,
-                              frame: (ScreenLoop) -> Void,
+                              frame: (ScreenHost) -> Void,
                               decorate: (inout ScreenModel) -> Void = { _ in },
-                              key: (Key) -> ScreenLoop.Action? = { _ in nil }) throws -> Outcome {
+                              key: (Key) -> TerminalAction? = { _ in nil }) throws -> Outcome {
         let session = controller.session
-        let signals = watch ?? SignalWatch()
-        defer { if watch == nil { signals.stop() } }
-        var resumePoint: ResumePoint?
-        let ending: ScreenLoop.Ending = try TerminalSession.run(signals: signals) { terminal in
-            defer {
-                resumePoint = session.resumePoint()
-                session.stop()  // all notes off before the terminal is restored
+        var screen: PracticeFrames?
+        // The screen holds the caller's closures only while the host runs, inside this call.
+        let end = try withoutActuallyEscaping(frame) { frame in
+            try withoutActuallyEscaping(decorate) { decorate in
+                try withoutActuallyEscaping(key) { key in
+                    // Let go of the caller's closures with the host, however it ends.
+                    defer {
+                        screen?.everyFrame = {}
+                        screen?.decorate = { _ in }
+                        screen?.takeKey = { _ in nil }
+                    }
+                    return try ScreenHost.run(signals: watch) { host in
+                        if let startBar { session.seek(toBar: startBar) }
+                        if let begin { begin() } else { session.start() }
+                        let frames = PracticeFrames(controller: controller, display: display, depth: host.depth)
+                        frames.everyFrame = { frame(host) }
+                        frames.decorate = decorate
+                        frames.takeKey = key
+                        screen = frames
+                        return frames
+                    }
+                }
             }
-            let loop = ScreenLoop(device: terminal, depth: terminal.colorDepth, fps: 30)
-            loop.onSuspend = { suspending in if suspending { session.pause() } }  // space resumes after `fg`
-            if let startBar { session.seek(toBar: startBar) }
-            if let begin { begin() } else { session.start() }
-            let frames = PracticeFrames(controller: controller, display: display, depth: terminal.colorDepth)
-            let ending = loop.run(frame: { buffer, size in
-                if signals.received != nil { loop.stop() }
-                frame(loop)
-                frames.draw(into: &buffer, size: size, decorate: decorate)
-            }, onKey: { k in
-                if var prompt = frames.barPrompt {
-                    // Typing a bar number (`g`): the keys are the number's until Enter or Esc.
-                    let step = prompt.key(k)
-                    frames.barPrompt = step == .typing ? prompt : nil
-                    if case .go(let text) = step { controller.goToBar(text) }
-                    return .continue
-                }
-                // The review of a pass (Enter on its results) takes its keys first.
-                switch frames.reviewKey(k) {
-                case .stay, .leave: return .continue
-                case .pass: break
-                }
-                if let action = key(k) { return action }
-                let command = PracticeKeyMap.command(for: k, pianoKeys: session.wantsPianoKeys)
-                if command == .goToBar, !controller.view.showHelp {
-                    _ = controller.handle(keyCommand: command)  // the results panel goes away
-                    frames.barPrompt = BarPrompt()
-                    return .continue
-                }
-                switch controller.handle(keyCommand: command) {
-                case .quit: return .quit
-                case .cycleView:
-                    frames.view = frames.view.next
-                    return .continue
-                case .continue: return .continue
-                }
-            })
-            return ending
         }
-        return Outcome(ending: ending, resumePoint: resumePoint ?? session.resumePoint(), signal: signals.received)
+        return Outcome(ending: end.ending, resumePoint: screen?.resumePoint ?? session.resumePoint(), signal: end.signal)
     }
 }
 
 /// Draws the practice screen's frames: the pure view of the session's state, on the view the
 /// learner chose with `v` — falling notes, the staff, or the staff above the keyboard. The
 /// staff is laid out once (when first shown) and only marked per frame. A terminal too small
-/// for the screen pauses the music until it is large enough again.
-final class PracticeFrames {
+/// for the screen pauses the music until it is large enough again. On the `ScreenHost` it is
+/// the practice and routine screens: the keys go to the bar prompt, the review, the caller's
+/// `takeKey`, then the session's key map.
+final class PracticeFrames: FullScreen {
     let session: PracticeSession
     /// The learner's keys, and the screen's own view state they edit (`controller.view`).
     let controller: PracticeController
@@ -359,6 +339,14 @@ final class PracticeFrames {
     var review: PassReview?
     /// The verdicts of the pass whose results are up, by lesson note (worked out once a pass).
     private var marked: (results: SessionState.Results, verdicts: [Int: VerdictMark])?
+    /// Before every frame (stores passes, ends the screen).
+    var everyFrame: () -> Void = {}
+    /// Adds to each frame's model.
+    var decorate: (inout ScreenModel) -> Void = { _ in }
+    /// Takes a key before the session's key map (nil: not taken).
+    var takeKey: (Key) -> TerminalAction? = { _ in nil }
+    /// Where the learner stopped, taken as the screen closed.
+    private(set) var resumePoint: ResumePoint?
 
     init(controller: PracticeController, display: PracticeView.Options, depth: ColorDepth) {
         self.controller = controller
@@ -403,15 +391,61 @@ final class PracticeFrames {
         return .stay
     }
 
-    func draw(into buffer: inout CellBuffer, size: TerminalSize, decorate: (inout ScreenModel) -> Void) {
-        let tooSmall = size.columns < PracticeScreen.minimumSize.columns || size.rows < PracticeScreen.minimumSize.rows
-        if tooSmall && !pausedForSize && session.transport.state == .playing {
+    var minimumSize: TerminalSize { PracticeScreen.minimumSize }
+
+    /// Each frame: the caller's work, and the music paused while the terminal is too small.
+    func willDraw(fits: Bool) {
+        everyFrame()
+        if !fits && !pausedForSize && session.transport.state == .playing {
             session.pause()
             pausedForSize = true
-        } else if !tooSmall && pausedForSize {
+        } else if fits && pausedForSize {
             pausedForSize = false
             session.resume()
         }
+    }
+
+    /// Ctrl-Z pauses (space resumes after `fg`).
+    func suspend(_ suspending: Bool) {
+        if suspending { session.pause() }
+    }
+
+    /// All notes off before the terminal is restored; where the learner stopped kept.
+    func close() {
+        resumePoint = session.resumePoint()
+        session.stop()
+    }
+
+    func key(_ k: Key) -> TerminalAction {
+        if var prompt = barPrompt {
+            // Typing a bar number (`g`): the keys are the number's until Enter or Esc.
+            let step = prompt.key(k)
+            barPrompt = step == .typing ? prompt : nil
+            if case .go(let text) = step { controller.goToBar(text) }
+            return .continue
+        }
+        // The review of a pass (Enter on its results) takes its keys first.
+        switch reviewKey(k) {
+        case .stay, .leave: return .continue
+        case .pass: break
+        }
+        if let action = takeKey(k) { return action }
+        let command = PracticeKeyMap.command(for: k, pianoKeys: session.wantsPianoKeys)
+        if command == .goToBar, !controller.view.showHelp {
+            _ = controller.handle(keyCommand: command)  // the results panel goes away
+            barPrompt = BarPrompt()
+            return .continue
+        }
+        switch controller.handle(keyCommand: command) {
+        case .quit: return .quit
+        case .cycleView:
+            view = view.next
+            return .continue
+        case .continue: return .continue
+        }
+    }
+
+    func render(into area: Rect, buffer: inout CellBuffer) {
         let state = session.state()
         let shown = controller.view
         let verdicts = verdicts(after: state, results: shown.results)
@@ -426,12 +460,12 @@ final class PracticeFrames {
         if let review { model = review.model(lesson: session.lesson, base: model) }
         switch view {
         case .fallingNotes:
-            PracticeScreen(depth: depth).render(model, into: &buffer, size: size)
+            PracticeScreen(depth: depth).render(model, into: area, buffer: &buffer)
         case .staff, .both:
-            let area = StaffPracticeScreen.staffArea(size, view: view)
-            let raster = staff.raster(width: area.width, height: area.height)
+            let staffArea = StaffPracticeScreen.staffArea(area.size, view: view)
+            let raster = staff.raster(width: staffArea.width, height: staffArea.height)
             let marks = review?.staffMarks(lesson: session.lesson) ?? PracticeView.staffMarks(state, sounding: sounding)
-            StaffPracticeScreen(depth: depth).render(model, staff: raster, marks: marks, view: view, into: &buffer, size: size)
+            StaffPracticeScreen(depth: depth).render(model, staff: raster, marks: marks, view: view, into: area, buffer: &buffer)
         }
     }
 }

@@ -74,10 +74,10 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
     }
 
     public func saveResume(_ point: ResumePoint, mode: PracticeMode, loopName: String?) {
-        let state = ResumeState(lessonID: lessonID, path: path, positionSeconds: point.positionSeconds, hand: point.hands.rawValue,
-                                tempoPercent: Int(point.tempoPercent.rounded()), mode: mode.rawValue,
+        let state = ResumeState(lessonID: lessonID, path: path, positionSeconds: point.positionSeconds, hand: point.hands,
+                                tempoPercent: Int(point.tempoPercent.rounded()), mode: mode,
                                 loopFirstBar: point.loop?.lowerBound, loopLastBar: point.loop?.upperBound, loopName: loopName,
-                                otherHand: point.otherHand.name, metronome: point.metronome, input: input)
+                                otherHand: point.otherHand, metronome: point.metronome, input: input)
         try? store.saveResume(state)
     }
 
@@ -85,23 +85,21 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
         let name = loop.autoName
         do {
             try store.saveLoop(SavedLoop(lessonID: lessonID, name: name, firstBar: loop.bars.lowerBound, lastBar: loop.bars.upperBound,
-                                         hand: loop.hands.rawValue, tempoPercent: Int(loop.tempoPercent.rounded()),
-                                         otherHandMode: loop.otherHand.name, transpose: try? store.transpose(lessonID: lessonID)))
+                                         hand: loop.hands, tempoPercent: Int(loop.tempoPercent.rounded()),
+                                         otherHandMode: loop.otherHand, transpose: try? store.transpose(lessonID: lessonID)))
             return "saved loop \"\(name)\""
         } catch {
             return "could not save the loop: \(Store.message(for: error) ?? "\(error)")"
         }
     }
 
-    /// A loop whose stored hand or other-hand mode no longer reads is left out rather than guessed.
+    /// The lesson's saved loops (one whose stored hand or other-hand mode no longer reads was
+    /// left out by the store, and said once).
     public func savedLoops() -> [NamedLoop] {
         guard let loops = try? store.loops(for: lessonID) else { return [] }
-        return loops.compactMap { l in
-            guard let hands = try? PracticePlan.parseHands(l.hand),
-                  let other = try? PracticePlan.parseOtherHand(SavedLoopModes.otherHand(l.otherHandMode))
-            else { return nil }
-            return NamedLoop(name: l.name, loop: LoopSnapshot(bars: l.firstBar...l.lastBar, hands: hands,
-                                                              tempoPercent: Double(l.tempoPercent), otherHand: other))
+        return loops.map { l in
+            NamedLoop(name: l.name, loop: LoopSnapshot(bars: l.firstBar...l.lastBar, hands: l.hand,
+                                                       tempoPercent: Double(l.tempoPercent), otherHand: l.otherHandMode))
         }
     }
 
@@ -116,10 +114,3 @@ public final class StoreHistory: PracticeHistory, @unchecked Sendable {
     }
 }
 
-/// What a saved loop's other hand says, as practice reads it: older versions saved "hide",
-/// which plays as "mute".
-public enum SavedLoopModes {
-    public static func otherHand(_ stored: String) -> String {
-        stored.lowercased() == "hide" ? "mute" : stored
-    }
-}

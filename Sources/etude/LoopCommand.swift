@@ -53,8 +53,8 @@ struct LoopCommand: ParsableCommand {
             var plan: PracticePlan
             if let loop {
                 plan = try practice.plan(bars: BarsArgument(parsing: "\(loop.firstBar)-\(loop.lastBar)"), defaultOther: .play, defaultRepeat: .forever)
-                if practice.hand == .both { plan.hands = try PracticePlan.parseHands(loop.hand) }
-                if practice.other == nil { plan.otherHand = try PracticePlan.parseOtherHand(SavedLoopModes.otherHand(loop.otherHandMode)) }
+                if practice.hand == .both { plan.hands = loop.hand }
+                if practice.other == nil { plan.otherHand = loop.otherHandMode }
                 if practice.tempo == nil && practice.bpm == nil && practice.speedTrainer == nil { plan.tempo = .percent(Double(loop.tempoPercent)) }
             } else {
                 plan = try practice.plan(bars: try BarsArgument(parsing: bars ?? ""), lesson: lesson, defaultOther: .play, defaultRepeat: .forever)

@@ -33,7 +33,7 @@ struct LoopsCommand: ParsableCommand {
                 } else if loops.isEmpty {
                     Console.out("No saved loops for \(l.lesson.title).\n")
                 } else {
-                    Console.out(loops.map { "\(safe($0.name)): bars \(ResumePlace.bars($0.firstBar, $0.lastBar, path: l.path)), \($0.hand == "both" ? "both hands" : "\($0.hand) hand"), \($0.tempoPercent)%, other hand \($0.otherHandMode)\($0.transpose.map { ", transposed \(safe($0))" } ?? "")" }
+                    Console.out(loops.map { "\(safe($0.name)): bars \(ResumePlace.bars($0.firstBar, $0.lastBar, path: l.path)), \($0.hand == .both ? "both hands" : "\($0.hand.rawValue) hand"), \($0.tempoPercent)%, other hand \($0.otherHandMode.name)\($0.transpose.map { ", transposed \(safe($0))" } ?? "")" }
                         .joined(separator: "\n") + "\n")
                 }
             }
@@ -69,8 +69,8 @@ struct LoopsCommand: ParsableCommand {
                     })
                 }
                 try s.saveLoop(SavedLoop(lessonID: l.lesson.id, name: name, firstBar: range.lowerBound, lastBar: range.upperBound,
-                                         hand: plan.hands.rawValue, tempoPercent: Int(tempo.value.rounded()),
-                                         otherHandMode: plan.otherHand.name))
+                                         hand: plan.hands, tempoPercent: Int(tempo.value.rounded()),
+                                         otherHandMode: plan.otherHand))
                 let shown = opened?.bars.label(ofRange: range) ?? "\(range.lowerBound)-\(range.upperBound)"
                 Console.out("Saved loop \(name) of \(l.lesson.title): bars \(shown)\n")
             }

@@ -47,8 +47,8 @@ struct ResumeCommand: ParsableCommand {
                 var out = "Lesson:   \(TextDecoding.sanitize(listing?.lesson.title ?? "?"))\n"
                 out += "File:     \(TextDecoding.sanitize(path))\n"
                 out += "Position: \(ResumePlace.bar(seconds: state.positionSeconds, path: path).map { "bar \($0) (\(Listing.duration(state.positionSeconds)))" } ?? Listing.duration(state.positionSeconds))\n"
-                out += "Hand:     \(state.hand)\(state.hand == "both" ? "" : " (other hand: \(state.otherHand ?? "play"))")\n"
-                out += "Tempo:    \(state.tempoPercent)%\(state.metronome == true ? ", metronome on" : "")\nMode:     \(state.mode)\n"
+                out += "Hand:     \(state.hand.rawValue)\(state.hand == .both ? "" : " (other hand: \((state.otherHand ?? .play).name))")\n"
+                out += "Tempo:    \(state.tempoPercent)%\(state.metronome == true ? ", metronome on" : "")\nMode:     \(state.mode.rawValue)\n"
                 if let input = state.input { out += "Input:    \(TextDecoding.sanitize(input))\n" }
                 if let a = state.loopFirstBar, let b = state.loopLastBar {
                     out += "Loop:     bars \(ResumePlace.bars(a, b, path: path))\(state.loopName.map { " (\($0))" } ?? "")\n"

@@ -111,9 +111,9 @@ struct BrowserTests {
             let store = try Store.open(path: etude.database)
             let ode = try store.resolveLesson("Ode to Joy")
             // Ode to Joy: ♩=100 in 4/4, 2.4 s a bar: 8.0 s is in bar 4.
-            try store.saveResume(ResumeState(lessonID: ode.lesson.id, path: ode.path ?? "", positionSeconds: 8.0, hand: "right",
-                                             tempoPercent: 50, mode: "watch", loopFirstBar: 3, loopLastBar: 5, loopName: "middle",
-                                             otherHand: "quiet", metronome: true))
+            try store.saveResume(ResumeState(lessonID: ode.lesson.id, path: ode.path ?? "", positionSeconds: 8.0, hand: .right,
+                                             tempoPercent: 50, mode: .watch, loopFirstBar: 3, loopLastBar: 5, loopName: "middle",
+                                             otherHand: .quietDefault, metronome: true))
         }
         let pane = try Self.browser(etude)
         var screen = pane.waitFor { $0.contains("↻ Resume: Ode to Joy") }

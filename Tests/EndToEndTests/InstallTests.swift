@@ -53,6 +53,10 @@ import TestSupport
         #expect(man.status == 0, "\(man.stderr)")
         #expect(man.stdout.contains("NAME") && man.stdout.contains("SYNOPSIS") && man.stdout.contains("practice"), "\(man.stdout.prefix(400))")
         #expect(man.stderr.isEmpty, "man -l warned: \(man.stderr)")
+        // The manual's topics follow the commands (scripts/man-topics.py; ManPageTopicsTests).
+        for section in ["YOUR INSTRUMENT", "PRACTISING", "THE EAR: WHAT IS JUDGED AND HOW", "RELIABILITY: DAMAGED FILES, HOSTILE INPUT, FUZZING"] {
+            #expect(man.stdout.contains("\n" + section + "\n"), "the installed man page has no \(section)")
+        }
 
         // The completions load in their shells' standard places.
         let bash = try ProcessRunner.run("/bin/bash", ["-c", "source \"$1\" && complete -p etude", "bash",

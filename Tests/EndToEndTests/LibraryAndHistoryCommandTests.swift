@@ -199,8 +199,12 @@ import TestSupport
         do {
             let s = try Store.open(path: etude.database)
             let minuet = try s.resolveLesson("Minuet in G")
-            try s.saveLoop(SavedLoop(lessonID: minuet.lesson.id, name: "old", firstBar: 2, lastBar: 3, hand: "right",
-                                     tempoPercent: 80, otherHandMode: "hide"))
+            try s.saveLoop(SavedLoop(lessonID: minuet.lesson.id, name: "old", firstBar: 2, lastBar: 3, hand: .right,
+                                     tempoPercent: 80, otherHandMode: .mute))
+        }
+        // The word as older versions stored it (the typed record never writes it).
+        try DatabaseQueue(path: etude.database).write { db in
+            try db.execute(sql: "UPDATE savedLoop SET otherHandMode = 'hide' WHERE name = 'old'")
         }
         (status, out, err) = try run("loop", "Minuet in G", "--saved", "old", "--dry-run")
         #expect(status == 0 && out.hasPrefix("Minuet in G: bars 2–3, right hand (other hand: mute)"), "\(out)\(err)")
@@ -254,8 +258,8 @@ import TestSupport
                                  figures: ScoreFigures(hit: 10, missed: 0, wrong: 0, extra: 0, accuracy: 1, timingMeanMs: 0, timingSdMs: 0, score: score),
                                  durationSeconds: 120)
             }
-            try s.saveResume(ResumeState(lessonID: minuet.lesson.id, path: minuet.path ?? "", positionSeconds: 75, hand: "right",
-                                         tempoPercent: 70, mode: "play", loopFirstBar: 9, loopLastBar: 12, loopName: "run"))
+            try s.saveResume(ResumeState(lessonID: minuet.lesson.id, path: minuet.path ?? "", positionSeconds: 75, hand: .right,
+                                         tempoPercent: 70, mode: .play, loopFirstBar: 9, loopLastBar: 12, loopName: "run"))
         }
         (status, out, _) = try run("stats", "Minuet in G")
         #expect(out.contains("Passes:       4 (4 scored), 8 min in all"))

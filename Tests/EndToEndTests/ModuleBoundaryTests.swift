@@ -143,4 +143,23 @@ import TestSupport
             #expect(own.isEmpty, "\(caller) opens or validates on its own: \(own.map { "\($0.file):\($0.line)" })")
         }
     }
+
+    /// One screen host (issue 36 step 6): the terminal session and the signal set-up are built
+    /// in one file, `Sources/Screen/ScreenHost.swift` (Terminal only defines them); every full
+    /// screen is a `FullScreen` on it, and no screen runs its own key/frame loop.
+    @Test func theTerminalSessionAndSignalsAreSetUpInOneFile() throws {
+        let sources = try Self.lines(under: "Sources").filter { $0.module != "Terminal" && !$0.text.trimmingCharacters(in: .whitespaces).hasPrefix("///") }
+        let host = "Sources/Screen/ScreenHost.swift"
+        let made = sources.filter { $0.text.contains("TerminalSession(") || $0.text.contains("SignalWatch(") || $0.text.contains("TerminalSession.run")
+            || $0.text.contains("TerminalLoop(") || $0.text.contains("KeyInput(") && !$0.file.hasSuffix("LineKeys.swift") }
+        #expect(made.contains { $0.file == host }, "the scan sees the host")
+        #expect(Set(made.map(\.file)) == [host], "take the terminal through ScreenHost: \(made.filter { $0.file != host }.map { "\($0.file):\($0.line)" })")
+        let fullScreens = sources.filter { $0.text.contains(": FullScreen {") }.map(\.file)
+        for screen in ["Sources/Trainer/Browser.swift", "Sources/Trainer/Calibration.swift", "Sources/Trainer/PracticeScreenRunner.swift"] {
+            #expect(fullScreens.contains(screen), "\(screen) is a FullScreen on the host")
+        }
+        // Each screen draws through the one prelude (the too-small check written once).
+        let tooSmall = sources.filter { $0.text.contains("TooSmallMessage(") }
+        #expect(Set(tooSmall.map(\.file)) == [host], "the too-small message is the prelude's: \(tooSmall.map { "\($0.file):\($0.line)" })")
+    }
 }

@@ -1,4 +1,6 @@
+import CALSA
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 @testable import MIDIInput
@@ -145,7 +147,7 @@ import TestSupport
         #expect(!watch.isWaiting)
         let left = watch.portLeft(client: 24, port: 0, wholeClient: false)
         let gone = try #require(left)
-        #expect(gone.contains("unplugged"))
+        #expect(gone == "Keyboard Digital Piano MIDI 1 is gone: plug it back in")
         #expect(watch.isWaiting)
         // Another device appearing does not take its place for an address target…
         #expect(watch.portToReconnect(among: [through, other]) == nil)
@@ -155,7 +157,7 @@ import TestSupport
         let port = try #require(watch.portToReconnect(among: [through, other, back]))
         #expect(port.address == "25:0")
         let line = watch.reconnected(to: port)
-        #expect(line.contains("reconnected"))
+        #expect(line == "Keyboard Digital Piano MIDI 1 is back: reconnected")
         #expect(!watch.isWaiting)
         #expect(watch.portToReconnect(among: [back]) == nil)
     }
@@ -165,6 +167,52 @@ import TestSupport
         #expect(watch.portLeft(client: 24, port: 5, wholeClient: true) != nil)  // whole client left
         #expect(watch.portToReconnect(among: [through]) == nil)
         #expect(watch.portToReconnect(among: [through, other]) == other)
+    }
+
+    /// Issue 38.3 (ALSA): fake announcements as the system announce port sends them — another
+    /// device coming and going changes nothing; the keyboard's port exit is said in one line
+    /// that fits 80 columns and leaves it awaited by name (the header's `keyboard gone`, wait
+    /// mode's pause); a port start while it is gone reconnects the same device by its names
+    /// under its new number, and that is said too.
+    @Test func announcementsSayTheKeyboardGoneAndReconnectItByName() throws {
+        var watch = ReconnectWatch(target: .named("Digital Piano"), connected: piano)
+        var asked = 0
+        let none: () -> [ALSAPort] = { asked += 1; return [] }
+        #expect(watch.observe(.portStart(client: 28, port: 0), ports: none) == .nothing)
+        #expect(watch.observe(.portExit(client: 28, port: 0), ports: none) == .nothing)
+        #expect(watch.observe(.clientExit(client: 14), ports: none) == .nothing)
+        #expect(asked == 0, "the ports are not listed while the keyboard is there")
+        #expect(watch.missingPorts.isEmpty)
+
+        let gone = watch.observe(.portExit(client: 24, port: 0), ports: none)
+        #expect(gone == .gone("Keyboard Digital Piano MIDI 1 is gone: plug it back in"))
+        if case .gone(let line) = gone { #expect(line.count <= InputWatchText.budget, "\(line.count) columns") }
+        #expect(watch.missingPorts == ["Digital Piano MIDI 1"])
+        // Its client going after its port says nothing more.
+        #expect(watch.observe(.clientExit(client: 24), ports: none) == .nothing)
+
+        // Another device appearing is not it (it is not "Digital Piano").
+        #expect(watch.observe(.portStart(client: 28, port: 0), ports: { [through, other] }) == .nothing)
+        #expect(watch.isWaiting)
+        // The piano back as client 25.
+        var back = piano
+        back.client = 25
+        #expect(watch.observe(.portStart(client: 25, port: 0), ports: { [through, other, back] }) == .reconnect(back))
+        #expect(watch.reconnected(to: back) == "Keyboard Digital Piano MIDI 1 is back: reconnected")
+        #expect(watch.missingPorts.isEmpty && watch.connected == back)
+        // Gone again under its new number, as a whole client this time.
+        #expect(watch.observe(.clientExit(client: 24), ports: none) == .nothing)
+        #expect(watch.observe(.clientExit(client: 25), ports: none) == .gone("Keyboard Digital Piano MIDI 1 is gone: plug it back in"))
+    }
+
+    @Test func aLongPortNameIsShortenedToFitTheStatusLine() {
+        let long = ALSAPort(client: 20, port: 0, clientName: "Yamaha Clavinova CLP-785 Digital Piano", portName: "Yamaha Clavinova CLP-785 Digital Piano MIDI 1",
+                            isHardware: true, isSoftware: false)
+        var watch = ReconnectWatch(target: .firstKeyboard, connected: long)
+        guard case .gone(let line) = watch.observe(.clientExit(client: 20), ports: { [] }) else {
+            Issue.record("the keyboard's client exit was not seen"); return
+        }
+        #expect(line.count <= InputWatchText.budget && line == "Keyboard Yamaha Cl…ano MIDI 1 is gone: plug it back in", "\(line)")
     }
 }
 
@@ -178,5 +226,49 @@ import TestSupport
             #expect(error.message.hasPrefix("cannot open the ALSA sequencer"))
             #expect(error.fallBackToComputerKeyboard)
         }
+    }
+}
+
+/// Issue 38.3 on a real ALSA sequencer: a keyboard (a sequencer client with a readable port,
+/// as a USB keyboard's is) that leaves is said and awaited, and when a client of the same name
+/// comes back its port is reconnected by name and its notes arrive. Skipped where there is no
+/// /dev/snd/seq (the rules are tested above with fake announcements).
+@Suite(.serialized) struct ALSAReconnectTests {
+    /// A fake keyboard: a sequencer client named `name` with one readable port.
+    final class FakeKeyboard {
+        let handle: UnsafeMutableRawPointer
+        init(_ name: String) throws {
+            var err = [CChar](repeating: 0, count: 256)
+            guard let h = etude_seq_out_open(name, &err, Int32(err.count)) else {
+                throw InputError("cannot open a sequencer client: \(String(cString: err))")
+            }
+            handle = h
+        }
+        func play(_ key: UInt8) {
+            for bytes: [UInt8] in [[0x90, key, 90], [0x80, key, 0]] { _ = etude_seq_out_send(handle, bytes, Int32(bytes.count)) }
+        }
+        deinit { etude_seq_out_close(handle) }
+    }
+
+    @Test(.enabled(if: Tools.alsaSequencer.available, Tools.alsaSequencer.reason))
+    func aKeyboardThatLeavesIsSaidAndReconnectedByNameWhenItReturns() throws {
+        let name = "Etude Fake Piano \(getpid())"
+        var piano: FakeKeyboard? = try FakeKeyboard(name)
+        let events = Mutex<[InputEvent]>([])
+        let input = ALSAInput(target: .named(name))
+        try input.start { e in events.withLock { $0.append(e) } }
+        defer { input.stop() }
+        let lines = { events.withLock { $0.compactMap { if case .status(let s) = $0 { s } else { nil } } } }
+        let notes = { events.withLock { $0.compactMap { if case .note(let n) = $0, n.isOn { Int(n.pitch) } else { nil } } } }
+        piano?.play(60)
+        #expect(eventually(5) { notes() == [60] }, "\(events.withLock { $0 })")
+        piano = nil  // unplugged
+        #expect(eventually(5) { lines().contains { $0.hasSuffix(" is gone: plug it back in") } }, "\(lines())")
+        #expect(input.missingPorts.count == 1)
+        piano = try FakeKeyboard(name)  // plugged back in: a new client number
+        #expect(eventually(5) { lines().contains { $0.hasSuffix(" is back: reconnected") } }, "\(lines())")
+        #expect(input.missingPorts.isEmpty)
+        piano?.play(62)
+        #expect(eventually(5) { notes() == [60, 62] }, "the reconnected keyboard's note: \(events.withLock { $0 })")
     }
 }

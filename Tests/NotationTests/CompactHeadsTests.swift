@@ -5,8 +5,8 @@ import Lesson
 /// The compact staff (one row a line, for 80×24) draws every filled head the same size, one
 /// cell of block, whether it sits on a line (`█` in the line's row) or in a space (`▄` over
 /// `▀` across the rows of the lines around it), so eighth notes that step line, space, line,
-/// space look alike (issue 39: dots on lines, bars in spaces); and the time signature's two
-/// figures stand on adjacent rows.
+/// space look alike (issue 39: dots on lines, bars in spaces); the time signature's two
+/// figures stand on adjacent rows; the clefs are glyphs.
 @Suite struct CompactHeadsTests {
     /// Half-cell heights of a drawn head: █ is two halves, ▄ and ▀ one each.
     static func halves(_ c: Unicode.Scalar) -> Int { c == "█" ? 2 : (c == "▄" || c == "▀") ? 1 : 0 }
@@ -40,6 +40,34 @@ import Lesson
             let rows = figures.map { $0 / system.width }.filter { $0 <= bottom && $0 >= bottom - 4 }
             #expect(Set(rows).count == 2 && (Set(rows).max() ?? 0) - (Set(rows).min() ?? 0) == 1, "\(staff): rows \(Set(rows).sorted())")
         }
+    }
+
+    /// The compact staff's clefs are shapes in cells every monospace font has, not letters
+    /// (issue 39: `G` and `F` read as note names): `§` on the treble's G line, `ɔ:` — the bass
+    /// clef's curl and dots — on the bass's F line, and the time signature's figures below that
+    /// line so the two do not run together.
+    @Test func theClefsAreGlyphsOnTheirLinesNotLetters() {
+        let lesson = Music.lesson(right: [Music.N(pitch: 67, at: 0, length: 1)], time: (3, 4))
+        let score = ScoreLayout.layout(lesson, options: NotationOptions(width: 80))
+        let raster = StaffRaster(score: score, lesson: lesson, density: .compact)
+        let system = raster.systems[0]
+        func clef(_ staff: Staff) -> (text: String, row: Int) {
+            let bottom = raster.bottomLineRow[staff] ?? 0
+            let cells = (0..<system.cells.count).filter {
+                system.cells[$0].ink == .clef && $0 / system.width <= bottom && $0 / system.width >= bottom - 4
+            }
+            return (String(String.UnicodeScalarView(cells.map { system.cells[$0].character })), bottom - (cells.first ?? 0) / system.width)
+        }
+        let treble = clef(.treble), bass = clef(.bass)
+        #expect(treble.text == "§" && treble.row == 1, "the treble clef on the G line (second from the bottom): \(treble)")
+        #expect(bass.text == "ɔ:" && bass.row == 3, "the bass clef on the F line (fourth from the bottom): \(bass)")
+        for text in [treble.text, bass.text] { #expect(!text.contains { $0.isLetter && $0.isASCII }, "\(text)") }
+        // No time-signature figure on the F line beside the bass clef's dots.
+        let bottom = raster.bottomLineRow[.bass] ?? 0
+        let fLine = (0..<system.width).map { system.cells[(bottom - 3) * system.width + $0].ink }
+        #expect(!fLine.contains(.timeSignature))
+        // Octave clefs keep their mark: beside `§`, under or over the second cell of `ɔ:`.
+        #expect(Painter.compactClef(.treble8vb).octave == "₈" && Painter.compactClef(.bass8va).octaveAbove)
     }
 
     /// A tall staff area is filled with systems: compact when it shows more of them than full

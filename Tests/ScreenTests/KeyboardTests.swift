@@ -5,7 +5,8 @@ import Terminal
 func keyboardBuffer(width: Int, depth: ColorDepth, names: Bool = false, naming: NoteNaming = .scientific) -> CellBuffer {
     var b = CellBuffer(size: TerminalSize(columns: width, rows: KeyboardWidget.height))
     let layout = KeyboardLayout(width: width, range: Fixture.range)
-    KeyboardWidget(theme: Theme(depth: depth)).draw(into: &b, y: 0, layout: layout, state: Fixture.keyboard, showNoteNames: names, naming: naming)
+    KeyboardWidget(theme: Theme(depth: depth), layout: layout, state: Fixture.keyboard, showNoteNames: names, naming: naming)
+        .render(into: Rect(size: b.size), buffer: &b)
     return b
 }
 

@@ -10,8 +10,8 @@ struct LearnerKeysTests {
         let layout = KeyboardLayout(width: 120, range: nil)  // all 88
         for depth in [ColorDepth.none, .truecolor] {
             var b = CellBuffer(size: TerminalSize(columns: 120, rows: KeyboardWidget.height))
-            KeyboardWidget(theme: Theme(depth: depth)).draw(into: &b, y: 0, layout: layout, state: KeyboardState(),
-                                                            showNoteNames: false, naming: .scientific, learnerKeys: 36...96)
+            KeyboardWidget(theme: Theme(depth: depth), layout: layout, state: KeyboardState(),
+                           showNoteNames: false, naming: .scientific, learnerKeys: 36...96).render(into: Rect(size: b.size), buffer: &b)
             let c2 = layout.whiteColumns(36)!.lowerBound, b1 = layout.whiteColumns(35)!.lowerBound, d7 = layout.whiteColumns(98)!.lowerBound
             if depth == .none {
                 let shade = Unicode.Scalar("░").value

@@ -34,10 +34,10 @@ import TestSupport
 
     @Test func resumeKeepsTheInput() throws {
         let s = try StoreFixture.seeded()
-        try s.saveResume(ResumeState(lessonID: "aaaa1111", path: "/l/0.mid", positionSeconds: 2, hand: "right", tempoPercent: 80,
-                                     mode: "wait", input: "jack:piano"))
+        try s.saveResume(ResumeState(lessonID: "aaaa1111", path: "/l/0.mid", positionSeconds: 2, hand: .right, tempoPercent: 80,
+                                     mode: .wait, input: "jack:piano"))
         #expect(try s.resume()?.state.input == "jack:piano")
-        try s.saveResume(ResumeState(lessonID: "aaaa1111", path: "/l/0.mid", positionSeconds: 2, hand: "right", tempoPercent: 80, mode: "wait"))
+        try s.saveResume(ResumeState(lessonID: "aaaa1111", path: "/l/0.mid", positionSeconds: 2, hand: .right, tempoPercent: 80, mode: .wait))
         #expect(try s.resume()?.state.input == nil)
     }
 }

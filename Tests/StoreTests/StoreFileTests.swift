@@ -63,7 +63,7 @@ import TestSupport
         #expect(listing.lastPractised == date("2025-01-02T10:00:00Z"))
         #expect(try s.resume()?.state.positionSeconds == 12)
         // The newer tables and columns work on the upgraded file.
-        try s.saveLoop(SavedLoop(lessonID: "aa", name: "x", firstBar: 1, lastBar: 2, hand: "both", tempoPercent: 90, otherHandMode: "play"))
+        try s.saveLoop(SavedLoop(lessonID: "aa", name: "x", firstBar: 1, lastBar: 2, hand: .both, tempoPercent: 90, otherHandMode: .play))
         try s.recordPass(lessonID: "aa", startedAt: Date(), mode: .play, hand: .both, tempoPercent: 100,
                          figures: ScoreFigures(hit: 1, missed: 0, wrong: 0, extra: 0, accuracy: 1, timingMeanMs: 0, timingSdMs: 0, score: 100),
                          durationSeconds: 1)
@@ -191,7 +191,7 @@ import TestSupport
         #expect(first.added == 2 && first.failures.isEmpty)
         let minuet = try s.resolveLesson("Minuet in G")
         try s.addFavourite(minuet.lesson.id)
-        try s.saveLoop(SavedLoop(lessonID: minuet.lesson.id, name: "A", firstBar: 1, lastBar: 4, hand: "right", tempoPercent: 70, otherHandMode: "play"))
+        try s.saveLoop(SavedLoop(lessonID: minuet.lesson.id, name: "A", firstBar: 1, lastBar: 4, hand: .right, tempoPercent: 70, otherHandMode: .play))
         try s.recordPass(lessonID: minuet.lesson.id, startedAt: Date(), mode: .play, hand: .right, tempoPercent: 70, durationSeconds: 20)
 
         try FileManager.default.createDirectory(atPath: lib + "/baroque", withIntermediateDirectories: true)

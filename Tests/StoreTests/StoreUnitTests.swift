@@ -118,32 +118,32 @@ import TestSupport
 
     @Test func savedLoopsReplaceByNameAndValidateBars() throws {
         let s = try seeded()
-        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "run", firstBar: 9, lastBar: 12, hand: "right", tempoPercent: 70, otherHandMode: "play"))
-        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "run", firstBar: 9, lastBar: 14, hand: "right", tempoPercent: 80, otherHandMode: "mute"))
-        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "intro", firstBar: 1, lastBar: 4, hand: "both", tempoPercent: 100, otherHandMode: "play"))
+        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "run", firstBar: 9, lastBar: 12, hand: .right, tempoPercent: 70, otherHandMode: .play))
+        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "run", firstBar: 9, lastBar: 14, hand: .right, tempoPercent: 80, otherHandMode: .mute))
+        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "intro", firstBar: 1, lastBar: 4, hand: .both, tempoPercent: 100, otherHandMode: .play))
         let loops = try s.loops(for: "aaaa1111")
         #expect(loops.map(\.name) == ["intro", "run"])
         #expect(try s.loop(named: "run", for: "aaaa1111")?.lastBar == 14)
-        #expect(try s.loop(named: "run", for: "aaaa1111")?.otherHandMode == "mute")
+        #expect(try s.loop(named: "run", for: "aaaa1111")?.otherHandMode == .mute)
         #expect(throws: StoreError.self) {
-            try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "bad", firstBar: 5, lastBar: 2, hand: "both", tempoPercent: 100, otherHandMode: "play"))
+            try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "bad", firstBar: 5, lastBar: 2, hand: .both, tempoPercent: 100, otherHandMode: .play))
         }
         #expect(try s.deleteLoop(named: "run", for: "aaaa1111"))
         #expect(try !s.deleteLoop(named: "run", for: "aaaa1111"))
         // A loop may start on a pickup bar (bar 0).
-        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "pickup", firstBar: 0, lastBar: 2, hand: "both", tempoPercent: 90, otherHandMode: "play"))
+        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "pickup", firstBar: 0, lastBar: 2, hand: .both, tempoPercent: 90, otherHandMode: .play))
         #expect(try s.loop(named: "pickup", for: "aaaa1111")?.firstBar == 0)
     }
 
     @Test func aRenamedLoopKeepsItsSettingsAndTheResumeStateFollows() throws {
         let s = try seeded()
-        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "bars 9-12 at 70%", firstBar: 9, lastBar: 12, hand: "right", tempoPercent: 70, otherHandMode: "quiet"))
-        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "intro", firstBar: 1, lastBar: 4, hand: "both", tempoPercent: 100, otherHandMode: "play"))
-        try s.saveResume(ResumeState(lessonID: "aaaa1111", path: "/l/0.mid", positionSeconds: 20, hand: "right", tempoPercent: 70,
-                                     mode: "watch", loopFirstBar: 9, loopLastBar: 12, loopName: "bars 9-12 at 70%"))
+        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "bars 9-12 at 70%", firstBar: 9, lastBar: 12, hand: .right, tempoPercent: 70, otherHandMode: .quietDefault))
+        try s.saveLoop(SavedLoop(lessonID: "aaaa1111", name: "intro", firstBar: 1, lastBar: 4, hand: .both, tempoPercent: 100, otherHandMode: .play))
+        try s.saveResume(ResumeState(lessonID: "aaaa1111", path: "/l/0.mid", positionSeconds: 20, hand: .right, tempoPercent: 70,
+                                     mode: .watch, loopFirstBar: 9, loopLastBar: 12, loopName: "bars 9-12 at 70%"))
         #expect(try s.renameLoop("bars 9-12 at 70%", to: " tricky run ", for: "aaaa1111"))
         let renamed = try #require(try s.loop(named: "tricky run", for: "aaaa1111"))
-        #expect(renamed.firstBar == 9 && renamed.lastBar == 12 && renamed.tempoPercent == 70 && renamed.otherHandMode == "quiet")
+        #expect(renamed.firstBar == 9 && renamed.lastBar == 12 && renamed.tempoPercent == 70 && renamed.otherHandMode == .quietDefault)
         #expect(try s.loop(named: "bars 9-12 at 70%", for: "aaaa1111") == nil)
         #expect(try s.resume()?.state.loopName == "tricky run")
         #expect(throws: StoreError.self) { try s.renameLoop("tricky run", to: "intro", for: "aaaa1111") }
@@ -220,9 +220,9 @@ import TestSupport
     @Test func resumeKeepsOneStateWithItsLoop() throws {
         let s = try seeded()
         #expect(try s.resume() == nil)
-        try s.saveResume(ResumeState(lessonID: "bbbb2222", path: "/l/1.mid", positionSeconds: 3, hand: "left", tempoPercent: 90, mode: "wait"))
-        try s.saveResume(ResumeState(lessonID: "aaaa1111", path: "/l/0.mid", positionSeconds: 12.5, hand: "right", tempoPercent: 70,
-                                     mode: "play", loopFirstBar: 9, loopLastBar: 12, loopName: "run"))
+        try s.saveResume(ResumeState(lessonID: "bbbb2222", path: "/l/1.mid", positionSeconds: 3, hand: .left, tempoPercent: 90, mode: .wait))
+        try s.saveResume(ResumeState(lessonID: "aaaa1111", path: "/l/0.mid", positionSeconds: 12.5, hand: .right, tempoPercent: 70,
+                                     mode: .play, loopFirstBar: 9, loopLastBar: 12, loopName: "run"))
         let r = try #require(try s.resume())
         #expect(r.state.lessonID == "aaaa1111" && r.state.positionSeconds == 12.5 && r.state.loopName == "run")
         #expect(r.lesson?.lesson.title == "Minuet in G")

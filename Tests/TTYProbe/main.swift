@@ -4,9 +4,10 @@
 // the test asks: `q` exits 0, `t` throws an error out of the session (exit 3), Ctrl-Z suspends;
 // signals are sent by the test itself.
 //
-// `etude-tty-probe screen` runs a ScreenLoop over a toy transport (240 BPM, 4/4): the screen a
-// practice session shows, driven by real keys: `-`/`+` tempo, `[`/`]` loop at the current bar,
-// `l` loop on/off, `?` help, `q` quit.
+// `etude-tty-probe screen` runs a toy practice screen on the `ScreenHost` over a toy transport
+// (240 BPM, 4/4): the screen a practice session shows, driven by real keys: `-`/`+` tempo,
+// `[`/`]` loop at the current bar, `l` loop on/off, `?` help, `q` quit. It ends with the host's
+// exit status (128 + a caught signal, 130 for Ctrl-C).
 import Screen
 import Trainer
 import Terminal
@@ -86,13 +87,20 @@ struct ToyTransport {
     }
 }
 
-func screenMode(_ session: TerminalSession) -> ScreenLoop.Ending {
+/// The toy transport as a full screen on the host.
+final class ToyScreen: FullScreen {
     var transport = ToyTransport()
-    let loop = ScreenLoop(device: session, depth: session.colorDepth, fps: 30)
-    return loop.run(model: {
+    let screen: PracticeScreen
+    init(depth: ColorDepth) { screen = PracticeScreen(depth: depth) }
+
+    var minimumSize: TerminalSize { PracticeScreen.minimumSize }
+
+    func render(into area: Rect, buffer: inout CellBuffer) {
         transport.advance()
-        return transport.model()
-    }, onKey: { key in
+        screen.render(transport.model(), into: area, buffer: &buffer)
+    }
+
+    func key(_ key: Key) -> TerminalAction {
         if transport.help { transport.help = false; return .continue }
         switch PracticeKeyMap.command(for: key) {
         case .quit: return .quit
@@ -105,18 +113,16 @@ func screenMode(_ session: TerminalSession) -> ScreenLoop.Ending {
         default: break
         }
         return .continue
-    })
+    }
 }
 
 do {
     let mode = CommandLine.arguments.dropFirst().first ?? "echo"
-    try TerminalSession.run { session in
-        if mode == "screen" {
-            _ = screenMode(session)
-        } else {
-            try echoMode(session)
-        }
+    if mode == "screen" {
+        let end = try ScreenHost.run { host in ToyScreen(depth: host.depth) }
+        exit(end.exitStatus)
     }
+    try TerminalSession.run { session in try echoMode(session) }
     exit(0)
 } catch let error as TerminalError {
     FileHandleless.stderr("etude-tty-probe: \(error)")

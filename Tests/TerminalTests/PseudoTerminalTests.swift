@@ -184,15 +184,30 @@ struct PseudoTerminalTests {
         #expect(run.text.hasSuffix("\u{1B}[?1049l"), "the last thing written leaves the alternate screen")
     }
 
-    @Test func practiceScreenSIGTERMWhileDrawing() throws {
+    /// The screen host catches SIGTERM, SIGINT and SIGHUP: the screen ends through its cleanup
+    /// (the terminal restored, the alternate screen left) and the process exits 128 + the signal,
+    /// as every Etude screen does.
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    func practiceScreenSignalWhileDrawing(_ sig: Int32) throws {
         let run = try ProbeRun(arguments: ["screen"])
         let before = run.modes()
         #expect(run.waitForScreen { $0.contains("bar 2:") })
-        kill(run.pid, SIGTERM)
+        kill(run.pid, sig)
         let status = try #require(run.waitStatus())
-        #expect(termSignal(status) == SIGTERM)
+        #expect(exitCode(status) == 128 + sig, "ended through the host's cleanup with 128 + \(sig) (status \(status))")
         #expect(sameModes(run.modes(), before))
-        #expect(run.text.contains("\u{1B}[?1049l"))
+        #expect(run.text.hasSuffix("\u{1B}[?1049l"), "the last thing written leaves the alternate screen")
+    }
+
+    /// Ctrl-C typed on the screen ends it with 130.
+    @Test func practiceScreenCtrlCExits130() throws {
+        let run = try ProbeRun(arguments: ["screen"])
+        let before = run.modes()
+        #expect(run.waitForScreen { $0.contains("bar 1:") })
+        run.send("\u{03}")
+        let status = try #require(run.waitStatus())
+        #expect(exitCode(status) == 130)
+        #expect(sameModes(run.modes(), before))
     }
 
     /// SIGWINCH: the screen is redrawn at the new size.
@@ -207,6 +222,30 @@ struct PseudoTerminalTests {
             let lines = s.split(separator: "\n", omittingEmptySubsequences: false)
             return lines.count == 30 && lines[0].hasSuffix("%) ") && lines[29].contains("q quit")
         }, "redrawn at 100×30: \(run.screen)")
+        run.send("q")
+        let status = try #require(run.waitStatus())
+        #expect(exitCode(status) == 0)
+    }
+
+    /// SIGWINCH to each size the screens are checked at, and below the minimum: the host
+    /// redraws the whole frame at the new size (the status on the first row, the footer's keys
+    /// on the last), or the "too small" message, and the screen comes back when it fits.
+    @Test func theHostRedrawsAtEverySize() throws {
+        let run = try ProbeRun(arguments: ["screen"])
+        #expect(run.waitForScreen { $0.contains("bar 1:") })
+        for size in [TerminalSize(columns: 60, rows: 20), TerminalSize(columns: 200, rows: 50), TerminalSize(columns: 50, rows: 12),
+                     TerminalSize(columns: 80, rows: 24)] {
+            run.tty.resize(columns: size.columns, rows: size.rows)
+            run.output = []
+            run.emulatedSize = size
+            kill(run.pid, SIGWINCH)
+            #expect(run.waitForScreen { s in
+                let lines = s.split(separator: "\n", omittingEmptySubsequences: false)
+                guard lines.count == size.rows else { return false }
+                if size.columns < 60 { return s.contains("Terminal too small: 50×12") && s.contains("need at least 60×16") }
+                return lines[0].contains("Probe étude") && lines[0].hasSuffix("%) ") && lines[size.rows - 1].contains("q quit")
+            }, "redrawn at \(size): \(run.screen)")
+        }
         run.send("q")
         let status = try #require(run.waitStatus())
         #expect(exitCode(status) == 0)

@@ -66,6 +66,39 @@ struct MethodCurriculumTests {
         #expect(marked.count >= 20, "\(marked.count) lessons at levels 4–8 with dynamics and hairpins: \(marked)")
     }
 
+    /// The dynamics of the pieces whose public edition Etude follows are that edition's (the
+    /// Peters edition as typeset by Mutopia, nos. 647 and 650; Breitkopf's, no. 931): Schumann's Melody is p with a
+    /// diminuendo across bars 7 and 15 and no crescendo; the Soldiers' March is f at its
+    /// phrases to the end, with neither p nor hairpin; Für Elise's theme is pp. Every other lesson at levels 4–8 with
+    /// marks starts with one in its first bar (none begins unmarked and gains a level later).
+    @Test func editionCheckedPiecesCarryTheirEditionsDynamics() throws {
+        func bar(_ e: Entry, _ tick: Int) -> Int? { e.lesson.bars.bars.first { $0.startTick <= tick && tick < $0.endTick }?.number }
+        let melody = try #require(Self.all.first { $0.relative == "level5/schumann-melody-op68-no1.abc" })
+        let m = melody.lesson.markedDynamics
+        let melodyMarks = Set(m.marks.values.joined().map { "\($0.mark)@\(bar(melody, $0.tick) ?? 0)" })
+        #expect(melodyMarks == ["p@1"], "\(melodyMarks)")
+        let pins = Set(m.hairpins.map { "\($0.kind.rawValue)@\(bar(melody, $0.startTick) ?? 0)" })
+        #expect(pins == ["dim@7", "dim@15"], "\(pins)")
+        #expect(m.hairpins.allSatisfy { bar(melody, $0.startTick) == bar(melody, max($0.startTick, $0.endTick - 1)) }, "each within its bar")
+
+        let march = try #require(Self.all.first { $0.relative == "level5/schumann-soldiers-march-op68-no2.abc" })
+        let d = march.lesson.markedDynamics
+        #expect(d.hairpins.isEmpty)
+        #expect(Set(d.marks.values.joined().map(\.mark)) == ["f"])
+        let bars = Set(d.marks.values.joined().compactMap { bar(march, $0.tick) })
+        #expect(bars.isSuperset(of: [1, 17, 21, 25, 31, 32]), "\(bars.sorted())")
+
+        let elise = try #require(Self.all.first { $0.relative == "level5/fur-elise.abc" })
+        #expect(Set(elise.lesson.markedDynamics.marks.values.joined().map(\.mark)) == ["pp"] && elise.lesson.markedDynamics.hairpins.isEmpty,
+                "Für Elise's theme is pp without a hairpin (Breitkopf & Härtel, Mutopia 931)")
+
+        for e in Self.all where (4...8).contains(e.lesson.tags.level ?? 0) {
+            let marks = e.lesson.markedDynamics.marks.values.joined()
+            guard let first = marks.map(\.tick).min() else { continue }
+            #expect(bar(e, first) == e.lesson.bars.bars.first?.number, "\(e.relative): its first mark is in bar \(bar(e, first) ?? 0)")
+        }
+    }
+
     @Test func everyLessonPlaysWithBothHandsALevelAndADescription() {
         for e in Self.all {
             #expect(e.warnings.isEmpty, "\(e.relative): \(e.warnings)")

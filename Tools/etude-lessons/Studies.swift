@@ -197,6 +197,16 @@ func positionVoice(_ key: Key, _ bars: [[(Int, Int)]], rightHand: Bool) -> Strin
     return out.joined(separator: " ")
 }
 
+/// Dynamics on a generated voice: `marks[i]` (ABC decorations such as `!mp!!crescendo(!`)
+/// goes before the first note of bar `i` (from 0). Etude's own studies print their dynamics
+/// as the pieces after them do, so the ear's loudness judging is met from the first lesson of
+/// levels 4, 5 and 8.
+func withDynamics(_ voice: String, _ marks: [Int: String]) -> String {
+    var bars = voice.components(separatedBy: " | ")
+    for (i, mark) in marks where i < bars.count { bars[i] = mark + bars[i] }
+    return bars.joined(separator: " | ")
+}
+
 /// Level 5 opens with two independent lines, one in each hand, before the Notebook pieces.
 func twoVoiceStudy() -> Lesson {
     let key = Key.parse("C")
@@ -211,9 +221,12 @@ func twoVoiceStudy() -> Lesson {
     let title = "Study in C major: two voices"
     let d = "Etude's own study that opens level 5: a line in each hand, moving at different times, in the C position, before the Notebook pieces."
     var abc = studyHeader(title, level: 5, description: d, unit: "1/4", tempo: "1/4=80", key: key, parts: "AB")
-    abc += part("A", "First phrase", rh: positionVoice(key, Array(rh[0..<4]), rightHand: true).replacingOccurrences(of: "|]", with: "|"),
+    // p growing to mf over the first phrase; mf fading to p over the second.
+    abc += part("A", "First phrase", rh: withDynamics(positionVoice(key, Array(rh[0..<4]), rightHand: true).replacingOccurrences(of: "|]", with: "|"),
+                                                      [0: "!p!!crescendo(!", 3: "!crescendo)!!mf!"]),
                 lh: positionVoice(key, Array(lh[0..<4]), rightHand: false).replacingOccurrences(of: "|]", with: "|"))
-    abc += part("B", "Second phrase", rh: positionVoice(key, Array(rh[4...]), rightHand: true), lh: positionVoice(key, Array(lh[4...]), rightHand: false))
+    abc += part("B", "Second phrase", rh: withDynamics(positionVoice(key, Array(rh[4...]), rightHand: true), [1: "!diminuendo(!", 3: "!diminuendo)!!p!"]),
+                lh: positionVoice(key, Array(lh[4...]), rightHand: false))
     return Lesson(level: 5, file: "level5/c-major-two-voices-study.abc", title: title, description: d, abc: abc)
 }
 
@@ -239,8 +252,9 @@ func sonatinaFiguresStudy() -> Lesson {
     let title = "Study in C major: sonatina figures"
     let d = "Etude's own study that opens level 8: five-finger runs in the right hand over an Alberti bass, the figures of Clementi's Op. 36 No. 1."
     var abc = studyHeader(title, level: 8, description: d, unit: "1/8", tempo: "1/4=88", key: key, parts: "AB")
-    abc += part("A", "Right hand", rh: rh, lh: rests(bars: 4, bar: "z8"))
-    abc += part("B", "Hands together", rh: rh, lh: lh.joined(separator: " "))
+    // The runs mf, swelling to their top in bar 3; hands together f, falling away to the cadence.
+    abc += part("A", "Right hand", rh: withDynamics(rh, [0: "!mf!", 1: "!crescendo(!", 2: "!crescendo)!"]), lh: rests(bars: 4, bar: "z8"))
+    abc += part("B", "Hands together", rh: withDynamics(rh, [0: "!f!", 2: "!diminuendo(!", 3: "!diminuendo)!!mp!"]), lh: lh.joined(separator: " "))
     return Lesson(level: 8, file: "level8/c-major-sonatina-figures-study.abc", title: title, description: d, abc: abc)
 }
 
@@ -255,8 +269,11 @@ func melodyAndBassStudy() -> Lesson {
     let title = "Study in C major: melody and bass"
     let d = "Etude's own study that opens level 4: a melody in the right hand over held bass notes in the left, both hands in the C position."
     var abc = studyHeader(title, level: 4, description: d, unit: "1/4", tempo: "1/4=80", key: key, parts: "AB")
-    abc += part("A", "First phrase", rh: positionVoice(key, Array(rh[0..<4]), rightHand: true).replacingOccurrences(of: "|]", with: "|"),
+    // mp rising to mf at the phrase's top (G); the second phrase falls back to p.
+    abc += part("A", "First phrase", rh: withDynamics(positionVoice(key, Array(rh[0..<4]), rightHand: true).replacingOccurrences(of: "|]", with: "|"),
+                                                      [0: "!mp!", 1: "!crescendo(!", 2: "!crescendo)!!mf!"]),
                 lh: positionVoice(key, Array(lh[0..<4]), rightHand: false).replacingOccurrences(of: "|]", with: "|"))
-    abc += part("B", "Second phrase", rh: positionVoice(key, Array(rh[4...]), rightHand: true), lh: positionVoice(key, Array(lh[4...]), rightHand: false))
+    abc += part("B", "Second phrase", rh: withDynamics(positionVoice(key, Array(rh[4...]), rightHand: true), [0: "!mf!!diminuendo(!", 3: "!diminuendo)!!p!"]),
+                lh: positionVoice(key, Array(lh[4...]), rightHand: false))
     return Lesson(level: 4, file: "level4/c-major-melody-and-bass-study.abc", title: title, description: d, abc: abc)
 }

@@ -279,8 +279,8 @@ private final class Run {
             line("etude: the pass was not stored: \(Store.message(for: error) ?? "\(error)")", final: true)
         }
         try? store.saveResume(ResumeState(lessonID: step.lesson.id, path: opened.path,
-                                          positionSeconds: opened.lesson.tempoMap.seconds(atTick: lastTick), hand: hand.rawValue,
-                                          tempoPercent: step.tempoPercent, mode: PracticeMode.watch.rawValue,
+                                          positionSeconds: opened.lesson.tempoMap.seconds(atTick: lastTick), hand: hand,
+                                          tempoPercent: step.tempoPercent, mode: .watch,
                                           loopFirstBar: step.bars?.lowerBound, loopLastBar: step.bars?.upperBound, loopName: nil))
     }
 
