@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(name: "JackTests", dependencies: ["Jack", "Synth", "MIDIInput", "MIDIFile", "TestSupport"]),
         // A practice session at run time: the session (transport, runner thread, coach), the
         // controller (commands → transport and coach), the state a view reads. No drawing here.
-        .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Listening", "Clocks"]),
+        .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Listening", "Clocks", "Follow"]),
         // The application layer between the engine modules and the command line: opening a
         // lesson by path, title or id in any format; running a practice session on the screen
         // (key map, pure view, history through a protocol Store implements); the routine runner;
@@ -158,7 +158,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["TestSupport", "MIDIFile", "Lesson", "Judge", "Synth", "Store", "Trainer", "Jack", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks", "TestSupport"]),
+        .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks", "Follow", "TestSupport"]),
         .testTarget(name: "TrainerTests", dependencies: ["Trainer", "Terminal", "Practice", "Lesson", "Synth", "MIDIFile", "MIDIInput", "Judge", "Screen", "Store", "Clocks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]

@@ -36,15 +36,17 @@ enum HistoryBench {
             guard !lessons.isEmpty else { throw BenchError("the catalogue has no graded lessons (ETUDE_LESSONS?)") }
             try d.execute(sql: "CREATE TEMP TABLE graded (n INTEGER PRIMARY KEY, id TEXT)")
             for (n, id) in lessons.enumerated() { try d.execute(sql: "INSERT INTO graded VALUES (?, ?)", arguments: [n, id]) }
-            // Ten years back from now, N passes evenly; every pass scored, some mastering.
+            // Ten years back from now, N passes evenly; every pass scored with all its figures (a
+            // row Etude reads whole), some mastering.
             try d.execute(sql: """
                 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1)
                 INSERT INTO pass (lessonID, startedAt, mode, hand, tempoPercent, firstBar, lastBar, durationSeconds,
-                                  hit, missed, wrong, extra, accuracy, score, complete)
+                                  hit, missed, wrong, extra, early, onTime, late, timingMeanMs, timingSdMs, short, long, loud, soft,
+                                  accuracy, score, complete)
                 SELECT (SELECT id FROM graded WHERE n = i % ?),
                        strftime('%Y-%m-%d %H:%M:%f', 'now', printf('-%d seconds', (? - i) * 315360000 / ?)),
                        CASE WHEN i % 3 = 0 THEN 'wait' ELSE 'play' END, CASE WHEN i % 4 = 0 THEN 'right' ELSE 'both' END,
-                       80 + i % 30, 1, 16, 60 + i % 120, 10, 0, 0, 0, 50 + i % 50, 50 + i % 50, i % 10 != 0
+                       80 + i % 30, 1, 16, 60 + i % 120, 10, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 50 + i % 50, 50 + i % 50, i % 10 != 0
                 FROM n
                 """, arguments: [passes, lessons.count, passes, passes])
         }

@@ -19,6 +19,14 @@ public final class FollowedClock: TimeSource {
         /// The music stops here until the learner comes (nil: nothing to wait for).
         public var cap: Double?
 
+        /// The line through (`anchorWall`, `anchorScore`) at `rate`, held at `cap`.
+        public init(anchorWall: Double, anchorScore: Double, rate: Double, cap: Double?) {
+            self.anchorWall = anchorWall
+            self.anchorScore = anchorScore
+            self.rate = rate
+            self.cap = cap
+        }
+
         /// Where the line is at base time `wall`, ignoring the cap (where the learner is expected).
         public func projected(atWall wall: Double) -> Double {
             // Exactly the base clock until the learner is first followed (no rounding on the way).
@@ -72,12 +80,14 @@ public final class FollowedClock: TimeSource {
 
     /// Moves the line: from base time `wall` the music is at `score` (nil: where it is now,
     /// so nothing jumps) and runs at `rate`, waiting at `cap`. A `score` behind the music's
-    /// time is taken as that time (never backwards).
+    /// time is taken as that time (never backwards). A `wall` already past (a key heard late,
+    /// stamped when it sounded) puts the music where that line is now, not `score` now.
     public func retime(atWall wall: Double, score: Double? = nil, rate: Double, cap: Double?) {
+        let now = max(wall, base.now)
         state.withLock { s in
-            let here = max(s.last, s.warp.score(atWall: wall))
-            let start = max(here, score ?? here)
-            s.warp = Warp(anchorWall: wall, anchorScore: start, rate: max(0, rate), cap: cap)
+            let here = max(s.last, s.warp.score(atWall: now))
+            let start = max(here, score.map { $0 + max(0, rate) * (now - wall) } ?? here)
+            s.warp = Warp(anchorWall: now, anchorScore: start, rate: max(0, rate), cap: cap)
             s.last = start
         }
     }

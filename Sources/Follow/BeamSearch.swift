@@ -72,6 +72,18 @@ struct BeamSearch: Sendable {
 
     var chordCount: Int { score.chordCount }
 
+    /// Starts over just before chord `chord` (its notes and all before it taken as played, no
+    /// onset yet to time the next key against), keeping `tempo`: the music was moved there.
+    mutating func reset(before chord: Int, tempo: Double) {
+        let c = min(max(chord, 0), chordCount) - 1
+        var h = Hypothesis(chord: Int32(c), matched: 0, cost: 0, anchor: .nan, tempo: tempo, back: -1, note: -1, jumped: false)
+        if c >= 0 {
+            let n = score.range(ofChord: c).count
+            h.matched = n >= 64 ? ~0 : (UInt64(1) << UInt64(n)) - 1
+        }
+        beam = [h]
+    }
+
     /// Notes of the hypothesis' chord not played on its path.
     func unplayed(_ h: Hypothesis) -> Int {
         let c = Int(h.chord)
@@ -88,6 +100,11 @@ struct BeamSearch: Sendable {
             k += 1
         }
         return nil
+    }
+
+    /// True when a note of chord `c` lies a semitone or two from `pitch` (a slip onto a neighbour).
+    private func neighbours(chord c: Int, pitch: Int) -> Bool {
+        score.notes[score.range(ofChord: c)].contains { abs($0.pitch - pitch) <= 2 }
     }
 
     /// The cost of an onset at `t` on chord `c` after `h`, by the tempo `h` has kept.
@@ -177,7 +194,7 @@ struct BeamSearch: Sendable {
                         next.note = Int32(score.range(ofChord: c2).lowerBound + k)
                         next.tempo = tempo(after: h, to: c2, at: t)
                     } else {
-                        next.cost += model.extraCost
+                        next.cost += neighbours(chord: c2, pitch: pitch) ? model.slipCost : model.extraCost
                         next.substituted = 1
                     }
                     offer(next, entering: true)

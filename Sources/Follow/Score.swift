@@ -92,6 +92,10 @@ public struct FollowScore: Sendable {
 public struct FollowModel: Equatable, Sendable {
     /// A key that matches no unplayed note of the chord it lands on (extra or wrong).
     public var extraCost = 3.5
+    /// A wrong key a semitone or two from a note of the chord it comes in on, on time: a slip
+    /// onto the neighbour key, a little cheaper than an extra, so the learner is taken to be
+    /// on that chord (the key played in place of its note) rather than still on the last one.
+    public var slipCost = 3.2
     /// A key before the score starts (a stray, a recording's run-in): as dear as an extra, so
     /// waiting outside the score is never cheaper than following it through its mistakes.
     public var beforeCost = 3.6

@@ -43,6 +43,24 @@ public struct ScoreFollower: Sendable {
         return point
     }
 
+    /// Forgets the keys so far and waits for the learner at chord `chord` (0: the start), at
+    /// the tempo they kept: the music was moved there (a pass begun again, a jump by hand), so
+    /// the next key is weighed from there, not from wherever the learner last was.
+    public mutating func restart(atChord chord: Int = 0) {
+        search.reset(before: chord, tempo: current?.tempo ?? 1)
+        current = nil
+    }
+
+    /// The first chord at or after score time `time` (`chordCount` when none is).
+    public func chord(atOrAfter time: Double) -> Int {
+        var lo = 0, hi = score.chordCount
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if score.chordTime[mid] < time - 1e-9 { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
     /// Tempo as a share of the written one (1.25 seconds per score second → 0.8).
     public var tempoRatio: Double { 1 / (current?.tempo ?? 1) }
 

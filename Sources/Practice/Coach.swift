@@ -217,18 +217,32 @@ public final class Coach: @unchecked Sendable {
         snapshot().expectedPitches(near: time, margin: margin)
     }
 
-    /// The practised notes not yet judged from clock time `time` on, in time order, at most
-    /// `limit`: where a partner that follows the learner (`PartnerTiming`) waits for them.
-    public func pendingOnsets(from time: Double, limit: Int = 24) -> [PartnerTiming.Onset] {
-        guard let m = matcher else { return [] }
-        return m.open(from: time - anchor, limit: limit).map { PartnerTiming.Onset(pitch: $0.pitch, time: anchor + $0.time, id: $0.id) }
-    }
-
     /// Every practised note of the pass under way, judged or not, on the clock (the partner
     /// finds a learner who restarted a few bars back among them).
     public func passOnsets() -> [PartnerTiming.Onset] {
         guard matcher != nil else { return [] }
         return expected.map { PartnerTiming.Onset(pitch: $0.pitch, time: anchor + $0.time, id: $0.id) }
+    }
+
+    /// The practised notes of the pass under way from clock time `time` on, judged or not, in
+    /// time order, at most `limit`: where a partner that follows the learner waits for them (the
+    /// score's next note after where the follower put them, whatever the judge made of the keys).
+    public func passOnsets(from time: Double, limit: Int = 24) -> [PartnerTiming.Onset] {
+        guard matcher != nil else { return [] }
+        // The notes are in time order but for a rolled chord's (a few ticks): start a second early.
+        let from = time - anchor
+        var lo = 0, hi = expected.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if expected[mid].time < from - 1 { lo = mid + 1 } else { hi = mid }
+        }
+        var out: [PartnerTiming.Onset] = []
+        for e in expected[lo...] {
+            if e.time > from + 60 || out.count >= 4 * limit { break }
+            if e.time >= from { out.append(PartnerTiming.Onset(pitch: e.pitch, time: anchor + e.time, id: e.id)) }
+        }
+        out.sort { $0.time < $1.time }
+        return Array(out.prefix(limit))
     }
 
     /// The last finished pass as played (nil before the first pass ends), to save as .mid.

@@ -1,16 +1,23 @@
 import Clocks
+import Follow
 
 /// How Etude's part keeps the learner's tempo (`--follow`), as a teacher at a second piano
 /// does: the music runs at the tempo the learner has been playing, waits at the learner's next
 /// note when they are late (so the other hand comes in with them, not before), catches up to
 /// them when they are early, falls silent when they stop for a beat, and comes back in at the
-/// note they pick up on. Pure: it reads where the music is (a `FollowedClock.Warp`) and the
-/// learner's notes still to come, and says how to move the warp; the session applies it.
+/// note they pick up on. Where the learner is and at what tempo come from the one score
+/// follower (`ScoreFollower`, the same walk that aligns `etude judge`'s recordings and names
+/// wrong keys): a wrong key, an extra, a missed note, a restart or a jump are told apart there,
+/// not by rules of the partner's own. This value only turns the follower's estimate into
+/// smooth moves of the music. Pure: it reads where the music is (a `FollowedClock.Warp`) and
+/// the learner's notes still to come, and says how to move the warp; the session applies it.
 ///
 /// Times: `wall` is the base clock (when a key went down); score times are the followed
-/// clock's (the transport's event times). `beat` is a beat in score seconds.
+/// clock's (the transport's event times). `beat` is a beat in score seconds. The follower's
+/// own score is the plan's practised notes in seconds at the pass's tempo (`Onset.time` of
+/// `init(score:)`), the same whatever the transport does; a note's `id` ties it to the pass.
 public struct PartnerTiming: Sendable {
-    /// A note of the learner's part still to be played, at its score time.
+    /// A note of the learner's part, at its score time.
     public struct Onset: Equatable, Sendable {
         public var pitch: Int
         public var time: Double
@@ -37,6 +44,9 @@ public struct PartnerTiming: Sendable {
         public var silence = false
         /// The learner came back in after a silence: play on.
         public var resume = false
+        /// The learner went back (a restart) or far on: the music moves to this note of the
+        /// follower's score (its `id` a lesson note), the learner on it at `wall`.
+        public var relocate: Onset?
     }
 
     /// The learner's tempo as a rate of the plan's (1 = as planned).
@@ -45,13 +55,13 @@ public struct PartnerTiming: Sendable {
     public private(set) var reached: Double?
     /// True while Etude's part is silent, waiting for the learner to play again.
     public private(set) var silenced = false
-    /// The learner's onsets lately, for the tempo (one per score time).
-    private var recent: [(wall: Double, score: Double)] = []
+    /// False until the music met the learner on a key of theirs (this pass, since following
+    /// began, or since the music was moved by hand): their first key then sets the time.
+    public private(set) var metLearner = false
     /// When the music began to wait at its cap (wall time).
     private var waitingSince: Double?
-    /// Keys the learner struck lately that met nothing where the music is (wall time, pitch):
-    /// three in a row and they are somewhere else, a restart or a jump (`locate`).
-    public private(set) var lost: [(wall: Double, pitch: Int)] = []
+    /// The one follower: every key the learner plays goes through it.
+    public private(set) var follower: ScoreFollower?
 
     /// Extremes of the rate: beyond them a learner is not playing the piece at another tempo
     /// but stopping or rushing, which the wait and the jump handle.
@@ -60,8 +70,27 @@ public struct PartnerTiming: Sendable {
     public static let capMargin = 0.001
     /// How much the rate may move on one note (a smooth tempo, no audible jumps).
     public static let stepLimit = 0.2
+    /// Beats the follower's place may lie behind the music before the music goes back to it
+    /// (a restart), and ahead before it goes on there at once (a jump) rather than skipping on.
+    public static let backBeats = 1.0
+    public static let onBeats = 4.0
 
-    public init() {}
+    /// A partner following nothing yet (`heard` moves nothing until it has a score).
+    public init() { hearingDelay = 0 }
+
+    /// A partner following the learner through `score`: the practised notes of the plan, in
+    /// seconds at the pass's tempo; `rate`, the tempo the learner kept so far; `hearingDelay`,
+    /// how late (base seconds) their keys reach it after they sounded (a microphone's listener).
+    public init(score: [Onset], rate: Double = 1, hearingDelay: Double = 0) {
+        follower = ScoreFollower(score: FollowScore(score.map { ScoreNote(id: $0.id, pitch: $0.pitch, time: $0.time) }))
+        self.rate = min(max(rate, Self.rates.lowerBound), Self.rates.upperBound)
+        self.hearingDelay = max(0, hearingDelay)
+    }
+
+    /// How late the learner's keys reach the partner after they sounded (base seconds): the
+    /// music runs on that far past their next note before it waits, so a learner on time is
+    /// met on time, not when their note is heard.
+    public let hearingDelay: Double
 
     /// The first note of the learner's part still ahead of where they are.
     static func awaited(after reached: Double?, in pending: [Onset]) -> Onset? {
@@ -70,51 +99,53 @@ public struct PartnerTiming: Sendable {
 
     /// The cap before the learner's next note, nil when none is left.
     func cap(pending: [Onset]) -> Double? {
-        Self.awaited(after: reached, in: pending).map { $0.time - Self.capMargin }
+        Self.awaited(after: reached, in: pending).map { $0.time - Self.capMargin + hearingDelay * rate }
     }
 
-    /// A key went down at `wall`: where is the learner, and how does the music move? Nil when
-    /// the note moves nothing (a chord's other notes, an extra key between the learner's notes).
-    /// `behind`: the keys of the learner's part in the bars just played; a key among them is
-    /// not taken for a wrong key in place (it may be a restart: `locate`).
+    /// A key went down at `wall`: the follower places it, and the music moves to meet the
+    /// learner there. Nil when the key moves nothing (a chord's other notes, an extra key, a
+    /// key before the score). `pending`: the pass's notes from about where the music is, on the
+    /// music's clock, judged or not (the next after the learner's is where the music waits); `timeOf`: a lesson note's time on the music's
+    /// clock in the pass under way (nil: not in the part of the pass being played).
     public mutating func heard(pitch: Int, wall: Double, warp: FollowedClock.Warp, pending: [Onset], beat: Double,
-                               behind: Set<Int> = []) -> Move? {
-        let expectedAt = warp.projected(atWall: wall)
-        let music = warp.score(atWall: wall)
-        let ahead = pending.filter { $0.time > (reached ?? -.infinity) + 1e-6 }
-        // The learner's note: the first note still to come with this key, near where they are
-        // expected (a note skipped or played early included); else a wrong key where the music
-        // waits for them.
-        var target: Double?
-        if let match = ahead.first(where: { $0.pitch == pitch && $0.time <= max(expectedAt, music) + 1.5 * beat }) {
-            target = match.time
-        } else if let next = ahead.first, max(expectedAt, music) >= next.time - 0.5 * beat, !behind.contains(pitch),
-                  ahead.contains(where: { abs($0.time - next.time) < 0.03 && abs($0.pitch - pitch) <= 2 }) {
-            // A slip onto a neighbour of the key awaited: the learner is there, on a wrong key.
-            target = next.time
-        }
-        guard let target else {
-            lost.append((wall, pitch))
-            if lost.count > 3 { lost.removeFirst(lost.count - 3) }
-            return nil
-        }
-        lost = []
+                               timeOf: (Int) -> Double?) -> Move? {
+        guard var follower else { return nil }
+        let before = follower.current
+        let point = follower.play(PerformedNote(pitch: pitch, time: wall))
+        self.follower = follower
+        let score = follower.score
+        guard point.chord >= 0, point.chord < score.chordCount else { return nil }
+        // Another key of the chord the learner is on (or an extra beside it): nothing moves.
+        if let b = before, b.chord == point.chord, abs(b.performanceTime - point.performanceTime) < 1e-9 { return nil }
+        // Coming in (the pass's first note, or after the music was moved) only on a note of
+        // the score or a slip beside one: a stray key before the start, taken for a wrong first
+        // note, would start the music early, and its clock never goes back.
+        let notes = score.notes[score.range(ofChord: point.chord)]
+        if !metLearner && point.note == nil && !notes.contains(where: { abs($0.pitch - pitch) <= 2 }) { return nil }
+        guard let first = notes.first else { return nil }
+        // The learner's tempo, as the follower has it, moved on smoothly.
+        let estimate = 1 / max(point.tempo, 1e-6)
+        let limited = min(max(estimate, rate * (1 - Self.stepLimit)), rate * (1 + Self.stepLimit))
+        rate = min(max(limited, Self.rates.lowerBound), Self.rates.upperBound)
         let wasSilent = silenced
-        if wasSilent {
-            recent = []  // the stop is not a tempo
-        }
-        recent.append((wall, target))
-        if recent.count > 6 { recent.removeFirst(recent.count - 6) }
-        if let estimate = Self.tempo(recent, beat: beat) {
-            let limited = min(max(estimate, rate * (1 - Self.stepLimit)), rate * (1 + Self.stepLimit))
-            rate = min(max(limited, Self.rates.lowerBound), Self.rates.upperBound)
-        }
-        reached = target
         silenced = false
         waitingSince = nil
-        var move = Move(wall: wall, score: target, rate: rate, cap: cap(pending: pending))
-        // Jumped ahead over music that should not sound all at once.
-        if target - music > 0.25 * beat { move.skipBefore = target - 0.01 }
+        let at = min(wall, point.performanceTime)
+        let music = warp.score(atWall: wall)
+        let target = notes.compactMap { timeOf($0.id) }.min()
+        let wentBack = before.map { point.chord < $0.chord } ?? false
+        metLearner = true
+        if let target, !(wentBack && target < music - Self.backBeats * beat), target - music <= Self.onBeats * beat {
+            reached = target
+            var move = Move(wall: at, score: target, rate: rate, cap: cap(pending: pending))
+            // Jumped ahead over music that should not sound all at once.
+            if target - music > 0.25 * beat { move.skipBefore = target - 0.01 }
+            move.resume = wasSilent
+            return move
+        }
+        // A restart, or a jump beyond what skipping on covers: the music goes there.
+        var move = Move(wall: at, score: nil, rate: rate, cap: nil)
+        move.relocate = Onset(pitch: first.pitch, time: first.time, id: first.id)
         move.resume = wasSilent
         return move
     }
@@ -125,6 +156,9 @@ public struct PartnerTiming: Sendable {
         // Silent, the music stands where it stopped until the learner plays (its transport is
         // paused there: moving the clock would move the music under it).
         guard !silenced else { return nil }
+        // The pass's notes not known yet (its first events still to come): the cap at the
+        // learner's first note stands.
+        if pending.isEmpty && reached == nil { return nil }
         let cap = cap(pending: pending)
         if !Self.same(cap, warp.cap) {
             waitingSince = nil
@@ -152,68 +186,23 @@ public struct PartnerTiming: Sendable {
         }
     }
 
-    /// The learner's rate from their last onsets: least squares of score time on wall time,
-    /// over at least half a beat of music.
-    static func tempo(_ points: [(wall: Double, score: Double)], beat: Double) -> Double? {
-        guard points.count >= 2, let first = points.first, let last = points.last, last.score - first.score >= 0.5 * beat else { return nil }
-        let n = Double(points.count)
-        let mw = points.reduce(0) { $0 + $1.wall } / n
-        let ms = points.reduce(0) { $0 + $1.score } / n
-        var num = 0.0, den = 0.0
-        for p in points {
-            num += (p.wall - mw) * (p.score - ms)
-            den += (p.wall - mw) * (p.wall - mw)
-        }
-        guard den > 1e-9 else { return nil }
-        let slope = num / den
-        return slope.isFinite && slope > 0 ? slope : nil
-    }
-
-    /// Forget where the learner was (a new pass, a jump by hand): the music waits for their
-    /// next note from here.
-    public mutating func restart() {
+    /// Forget where the learner was (a new pass, a jump by hand, following turned on): the
+    /// music waits for their next note from here, and the follower for it at score time
+    /// `from` (the follower's score; nil: its start). The tempo they kept is kept.
+    public mutating func restart(from: Double? = nil) {
         reached = nil
-        recent = []
+        metLearner = false
         waitingSince = nil
         silenced = false
-        lost = []
+        if var f = follower {
+            f.restart(atChord: from.map { f.chord(atOrAfter: $0) } ?? 0)
+            follower = f
+        }
     }
 
-    /// The learner's last three keys met nothing where the music is: where in the pass they are
-    /// playing (the onsets of the three in a row, each key among an onset's notes), the match
-    /// nearest `near`; nil when the three are found nowhere (stray keys: the music goes on).
-    /// Returns the first of the three onsets and the last.
-    /// `within`: onsets this close are one chord (in the onsets' unit).
-    public func locate(in onsets: [Onset], near: Double, within: Double = 0.03) -> (first: Onset, last: Onset)? {
-        guard lost.count == 3 else { return nil }
-        var groups: [[Onset]] = []
-        for o in onsets.sorted(by: { $0.time < $1.time }) {
-            if let t = groups.last?.first?.time, abs(o.time - t) < within { groups[groups.count - 1].append(o) } else { groups.append([o]) }
-        }
-        guard groups.count >= 3 else { return nil }
-        // Played as those notes are written: the two gaps between the three keys in about the
-        // proportion of the two gaps in the score (a stray key between notes is not a restart).
-        let w0 = lost[1].wall - lost[0].wall, w1 = lost[2].wall - lost[1].wall
-        guard w0 > 0.02, w1 > 0.02 else { return nil }
-        var best: (first: Onset, last: Onset)?
-        for i in 0...(groups.count - 3) {
-            let fits = (0..<3).allSatisfy { k in groups[i + k].contains { $0.pitch == lost[k].pitch } }
-            guard fits, let first = groups[i].first(where: { $0.pitch == lost[0].pitch }),
-                  let last = groups[i + 2].first(where: { $0.pitch == lost[2].pitch }) else { continue }
-            let s0 = groups[i + 1][0].time - groups[i][0].time, s1 = groups[i + 2][0].time - groups[i + 1][0].time
-            guard s0 > 0, s1 > 0 else { continue }
-            let ratio = (s1 / s0) / (w1 / w0)
-            guard ratio >= 0.5 && ratio <= 2 else { continue }
-            if best.map({ abs(last.time - near) < abs($0.last.time - near) }) ?? true { best = (first, last) }
-        }
-        return best
-    }
-
-    /// The music was moved to where the learner is (`locate`): their last onset is `score`.
+    /// The music was moved to where the learner is (`Move.relocate`): their last onset is `score`.
     public mutating func relocated(at score: Double, wall: Double) {
         reached = score
-        recent = [(wall, score)]
-        lost = []
         waitingSince = nil
         silenced = false
     }

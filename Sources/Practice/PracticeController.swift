@@ -240,7 +240,8 @@ public final class PracticeController {
             let want = !s.isFollowing
             let on = s.setFollowing(want)
             if want {
-                show(message: on ? "following your tempo: Etude's part waits for you and keeps your pace"
+                let byEar = s.followingByEarMs.map { ", by ear (+\($0) ms made up)" } ?? ""
+                show(message: on ? "following your tempo\(byEar): Etude's part waits for you and keeps your pace"
                                  : "follow works in play and memory mode (M changes the mode)")
             } else {
                 show(message: "Etude's part keeps the lesson's tempo again")

@@ -62,6 +62,11 @@ public final class PracticeSession: @unchecked Sendable {
         /// Etude's part keeps the learner's tempo in play and memory mode (`--follow`): the music
         /// waits for them, catches up with them and falls silent when they stop.
         public var follow: Bool = false
+        /// Seconds the learner's keys reach the session after they sounded, stamped with when
+        /// they sounded (a microphone: its listener decides `ListeningProfile.latency` after an
+        /// onset). Under `--follow` the music runs on that far past the learner's next note
+        /// before it waits for them, so Etude's part is not late by it.
+        public var hearingDelay: Double = 0
 
         public init(mode: PracticeMode = .watch, window: TimingWindow = TimingWindow(), cleanThreshold: Double = 90,
                     computerKeyboard: Bool = true, title: String? = nil, lookaheadSeconds: Double = 3,
@@ -120,9 +125,12 @@ public final class PracticeSession: @unchecked Sendable {
         var partner = PartnerTiming()
         /// The learner's tempo at each onset the partner met them at this pass (bar, percent).
         var tempoSamples: [(bar: Int, percent: Double)] = []
-        /// The practised notes of the plan's bars by tick (the partner finds a learner who
-        /// restarted among them), made when first needed for a plan.
-        var planOnsets: (plan: PracticePlan, onsets: [PartnerTiming.Onset])?
+        /// The practised notes of the plan's bars in seconds at the pass's tempo: the score the
+        /// partner's follower walks, made when first needed for a plan and tempo.
+        var planOnsets: (plan: PracticePlan, percent: Double, onsets: [PartnerTiming.Onset])?
+        /// True while the music is moved to where the follower found the learner (its `.moved`
+        /// leaves the follower where it is).
+        var relocating = false
     }
     private var owned: Owned
 
@@ -223,7 +231,16 @@ public final class PracticeSession: @unchecked Sendable {
 
     /// Starts playing (real time: the transport thread starts).
     public func start() {
+        owner { if owned.following { waitForFirstNote() } }
         runner?.start()
+    }
+
+    /// Following from the start: the music waits at the learner's first note, so Etude's part
+    /// comes in with them there (the partner's cap is kept once the pass's notes are known).
+    private func waitForFirstNote() {
+        let now = clock.now
+        guard let first = transport.notes(at: now, ahead: 30).filter({ $0.cue.practised }).map(\.start).min(), first >= now else { return }
+        followed.retime(atWall: baseClock.now, rate: owned.partner.rate, cap: first - PartnerTiming.capMargin)
     }
 
     /// Plays what is due at `clock.now` and ticks the coach (virtual clocks only; the runner
@@ -330,6 +347,12 @@ public final class PracticeSession: @unchecked Sendable {
     /// True while Etude's part keeps the learner's tempo.
     public var isFollowing: Bool { exchange.withLock { shared.following } }
 
+    /// The listener's delay following makes up, in ms, when the learner is heard by a
+    /// microphone (`Settings.hearingDelay`); nil for keys that arrive as they are played.
+    public var followingByEarMs: Int? {
+        settings.hearingDelay > 0 ? Int((settings.hearingDelay * 1000).rounded()) : nil
+    }
+
     /// Turns following on or off (`f`): only in play and memory mode, where the learner plays
     /// against Etude's part in real time. Off, the music goes on at the plan's tempo from where it is.
     @discardableResult
@@ -337,7 +360,7 @@ public final class PracticeSession: @unchecked Sendable {
         owner {
             let on = on && owned.coach.mode.follows
             owned.following = on
-            owned.partner.restart()
+            owned.partner = on ? followingPartner(fromHere: true) : PartnerTiming()
             if !on { unfollow() }
             exchange.withLock { shared.following = on }
             return on
@@ -359,14 +382,27 @@ public final class PracticeSession: @unchecked Sendable {
     private func follow(_ event: PlayedEvent, wall: Double) -> Double {
         let warp = followed.warp
         var time = warp.projected(atWall: wall)
-        guard owned.following, event.isOn, event.velocity > 0 else { return time }
+        guard owned.following else { return time }
+        // A key that moves nothing (a release, an extra) is judged where the music is: while it
+        // waits for the learner's next note, the judge waits with it (that note is not missed).
+        let music = warp.score(atWall: wall)
+        guard event.isOn, event.velocity > 0 else { return min(time, music) }
         let beat = beatSeconds()
-        let pending = owned.coach.pendingOnsets(from: warp.score(atWall: wall) - 2 * beat)
-        let comingIn = owned.partner.reached == nil
+        let pending = owned.coach.passOnsets(from: warp.score(atWall: wall) - 2 * beat)
+        let comingIn = !owned.partner.metLearner
+        if owned.partner.follower == nil { owned.partner = followingPartner(fromHere: true) }
+        var passTimes: [Int: Double] = [:]
+        for o in owned.coach.passOnsets() where passTimes[o.id] == nil { passTimes[o.id] = o.time }
         guard let move = owned.partner.heard(pitch: event.pitch, wall: wall, warp: warp, pending: pending, beat: beat,
-                                             behind: pitchesBehind()) else {
-            relocate(wall: wall)
-            return time
+                                             timeOf: { passTimes[$0] }) else {
+            // Before the learner came in the music waits for them at their first note: a key the
+            // follower does not take for it is a stray before the start (judged a beat before
+            // where the music waits: an extra, not a wrong first note).
+            return comingIn ? music - beat : min(time, music)
+        }
+        if let to = move.relocate {
+            relocate(to: to, wall: move.wall, resume: move.resume)
+            return followed.projected(atWall: wall)
         }
         // Coming in (the pass's first note) or back in after a stop: the learner sets the time,
         // so the note is where the music meets them, not late by however long they took.
@@ -391,62 +427,66 @@ public final class PracticeSession: @unchecked Sendable {
         }
     }
 
-    /// The practised notes of the plan's bars, by tick (made once per plan).
+    /// A partner following the learner through the plan's notes, at the tempo they kept.
+    /// `fromHere`: its follower waits for the learner from a beat before where the music is, and
+    /// the music at their next note from here (following turned on in the middle of a pass).
+    private func followingPartner(fromHere: Bool = false) -> PartnerTiming {
+        var partner = PartnerTiming(score: planOnsets(), rate: owned.partner.rate, hearingDelay: settings.hearingDelay)
+        if fromHere, transport.state == .playing || transport.state == .paused {
+            let map = lesson.tempoMap
+            let here = map.seconds(atTick: transport.tick(at: clock.now)) * 100 / max(1, transport.tempoPercent)
+            partner.restart(from: here - beatSeconds())
+            // The music waits at the learner's next note from here, not at one already behind it.
+            partner.relocated(at: clock.now - 0.002, wall: baseClock.now)
+        }
+        return partner
+    }
+
+    /// The practised notes of the plan's bars in seconds at the pass's tempo (made once per
+    /// plan and tempo): the follower's score.
     private func planOnsets() -> [PartnerTiming.Onset] {
         let plan = transport.plan
-        if let made = owned.planOnsets, made.plan == plan { return made.onsets }
+        let percent = max(1, transport.tempoPercent)
+        if let made = owned.planOnsets, made.plan == plan, made.percent == percent { return made.onsets }
         let ticks = plan.tickRange(in: lesson)
+        let map = lesson.tempoMap
         var onsets: [PartnerTiming.Onset] = []
         for (i, n) in lesson.notes.enumerated() where n.startTick >= ticks.lowerBound && n.startTick < ticks.upperBound && plan.expects(n) {
-            onsets.append(PartnerTiming.Onset(pitch: Int(n.pitch), time: Double(n.startTick), id: i))
+            onsets.append(PartnerTiming.Onset(pitch: Int(n.pitch), time: map.seconds(atTick: n.startTick) * 100 / percent, id: i))
         }
         onsets.sort { $0.time < $1.time }
-        owned.planOnsets = (plan, onsets)
+        owned.planOnsets = (plan, percent, onsets)
         return onsets
     }
 
-    /// The keys of the learner's part in the two bars before the music's place.
-    private func pitchesBehind() -> Set<Int> {
-        let onsets = planOnsets()
-        let here = transport.tick(at: clock.now)
-        let from = here - Double(lesson.ticksPerQuarter * 8)
-        var lo = 0, hi = onsets.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if onsets[mid].time < from { lo = mid + 1 } else { hi = mid }
-        }
-        var out = Set<Int>()
-        for o in onsets[lo...] {
-            guard o.time < here - 1 else { break }
-            out.insert(o.pitch)
-        }
-        return out
+    /// A bar's start in the follower's score (seconds at the pass's tempo).
+    private func planSeconds(bar: Int) -> Double? {
+        guard let tick = lesson.bars.bar(number: bar)?.startTick else { return nil }
+        return lesson.tempoMap.seconds(atTick: tick) * 100 / max(1, transport.tempoPercent)
     }
 
-    /// Three keys in a row met nothing where the music is: when they are three notes in a row
-    /// elsewhere in the bars (a restart a few bars back, a jump on), the music goes there, from
-    /// the bar of the first of them, at the learner's place in it.
-    private func relocate(wall: Double) {
-        guard owned.partner.lost.count == 3 else { return }
-        let here = transport.tick(at: clock.now)
-        guard let found = owned.partner.locate(in: planOnsets(), near: here, within: Double(lesson.ticksPerQuarter) / 8) else { return }
+    /// The follower found the learner elsewhere (a restart a few bars back, a jump on): the
+    /// music goes to the bar of that note, at the learner's place in it, the learner on it at `wall`.
+    private func relocate(to note: PartnerTiming.Onset, wall: Double, resume: Bool) {
         let notes = lesson.notes
-        guard notes.indices.contains(found.first.id), notes.indices.contains(found.last.id) else { return }
-        let bar = lesson.bars.position(atTick: notes[found.first.id].startTick).bar
+        guard notes.indices.contains(note.id) else { return }
+        let bar = lesson.bars.position(atTick: notes[note.id].startTick).bar
         guard let barStart = lesson.bars.bar(number: bar)?.startTick else { return }
         let wasPaused = transport.state == .paused && !owned.heldForResults && !owned.pausedByCoach
+        owned.relocating = true
+        defer { owned.relocating = false }
         do {
             try perform { t throws(PlanError) in try t.seek(toBar: bar) }
         } catch {
             return
         }
-        if wasPaused {
+        if wasPaused || resume {
             perform { $0.play() }
             owned.coach.transportResumed(at: clock.now)
         }
         let map = lesson.tempoMap
         let percent = max(1, transport.tempoPercent) / 100
-        let into = max(0, map.seconds(atTick: notes[found.last.id].startTick) - map.seconds(atTick: barStart)) / percent
+        let into = max(0, map.seconds(atTick: notes[note.id].startTick) - map.seconds(atTick: barStart)) / percent
         let score = clock.now + into
         owned.partner.relocated(at: score, wall: wall)
         followed.retime(atWall: wall, score: score, rate: owned.partner.rate, cap: nil)
@@ -676,6 +716,7 @@ public final class PracticeSession: @unchecked Sendable {
             mode: coach.mode, pianoKeys: settings.computerKeyboard && coach.mode.judges,
             feedback: feedback, judged: coach.judgedNotes, heardOff: coach.notesHeardOff)
         state.following = following
+        state.followingByEarMs = following ? followingByEarMs : nil
         return state
     }
 
@@ -755,10 +796,15 @@ public final class PracticeSession: @unchecked Sendable {
         var finished: [FinishedPassInfo] = []
         for e in events {
             switch e.event {
-            case .passStarted, .moved:
-                owned.partner.restart()
+            case .moved(let bar, _, _):
+                // Moved to where the follower found the learner: it stays where it is.
+                guard !owned.relocating else { break }
+                owned.partner.restart(from: planSeconds(bar: bar))
                 owned.tempoSamples = []
-                if case .moved = e.event { break }
+            case .passStarted:
+                // A new pass (its tempo may be new): the follower starts over on it.
+                owned.partner = owned.following ? followingPartner() : PartnerTiming()
+                owned.tempoSamples = []
                 owned.passStartClock = e.time
                 owned.passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
             case .passFinished(let pass, let percent):
@@ -804,7 +850,7 @@ public final class PracticeSession: @unchecked Sendable {
             let wall = baseClock.now
             let warp = followed.warp
             let beat = beatSeconds()
-            let pending = owned.coach.pendingOnsets(from: warp.score(atWall: wall) - 2 * beat)
+            let pending = owned.coach.passOnsets(from: warp.score(atWall: wall) - 2 * beat)
             if let move = owned.partner.tick(wall: wall, warp: warp, pending: pending, beat: beat) { apply(move) }
         }
         apply(owned.coach.tick(now: clock.now))

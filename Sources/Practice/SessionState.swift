@@ -108,6 +108,8 @@ public struct SessionState: Sendable {
     public var heardOff: [Int: VerdictMark] = [:]
     /// Etude's part keeps the learner's tempo (`--follow`).
     public var following = false
+    /// Following by ear: the listener's delay the partner makes up, in ms (nil: keys, not a microphone).
+    public var followingByEarMs: Int?
 }
 
 /// A note the learner played (MIDI keyboard or computer keys), as the session takes it.

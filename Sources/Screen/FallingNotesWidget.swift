@@ -186,7 +186,8 @@ public struct StatusBarWidget: Widget, Sendable {
         }
         if s.following {
             // Etude keeps the learner's tempo (issue 37): said where 80 columns keep it.
-            x += buffer.text("follow · ", x: area.x + x, y: y, style: theme.statusStyle, maxWidth: max(0, width - rightWidth - 4 - x))
+            let follow = s.followingByEarMs.map { "follow by ear +\($0) ms" } ?? "follow"
+            x += buffer.text(follow + " · ", x: area.x + x, y: y, style: theme.statusStyle, maxWidth: max(0, width - rightWidth - 4 - x))
         }
         let titleRoom = max(0, width - rightWidth - 3 - x)
         buffer.text(s.title.isEmpty ? "Etude" : s.title, x: area.x + x, y: y, style: theme.statusAccent, maxWidth: titleRoom)

@@ -137,6 +137,8 @@ public struct StatusInfo: Sendable, Equatable {
     public var echo: String?
     /// Etude's part keeps the learner's tempo (`--follow`): `follow` on the first line.
     public var following = false
+    /// Following by ear (a microphone): the listener's delay made up, ms (`follow by ear +45 ms`).
+    public var followingByEarMs: Int?
     /// A microphone's signal the listener cannot trust ("mic too quiet", "mic clipped", "mic too
     /// noisy"): said where the learner looks rather than scored as misses (nil: nothing to say).
     public var listening: String?

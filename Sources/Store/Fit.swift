@@ -1,18 +1,39 @@
 import Foundation
 import GRDB
 
-/// The transposition a learner last chose for a lesson (`--transpose`), as typed: `+2`, `D`,
-/// `C:D`. Practice, play, loop and routines open the lesson in it until `--transpose 0`.
-public struct LessonTranspose: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "lessonTranspose"
-    public var lessonID: String
-    public var transpose: String
-    public var updatedAt: Date
+/// A choice a learner makes per lesson and Etude remembers until they say otherwise: one row
+/// per lesson in its own table, `(lessonID, <column>, updatedAt)`. `--transpose`, `--follow`
+/// and `--guide` are each one of these, read and saved by the same two functions.
+struct LessonMemory<Value: DatabaseValueConvertible & StatementColumnConvertible>: Sendable {
+    let table: String
+    let column: String
 
-    public init(lessonID: String, transpose: String, updatedAt: Date = Date()) {
-        self.lessonID = lessonID
-        self.transpose = transpose
-        self.updatedAt = updatedAt
+    /// The transposition as typed: `+2`, `D`, `C:D` (migration v10).
+    static var transpose: LessonMemory<String> { .init(table: "lessonTranspose", column: "transpose") }
+    /// Whether Etude's part follows the learner's tempo (v13).
+    static var follow: LessonMemory<Bool> { .init(table: "lessonFollow", column: "follow") }
+    /// Whether the learner hears their own part (v13).
+    static var guide: LessonMemory<Bool> { .init(table: "lessonGuide", column: "guide") }
+}
+
+extension Store {
+    /// What the learner last chose for a lesson, nil when they never said.
+    func remembered<Value>(_ memory: LessonMemory<Value>, lessonID: String) throws -> Value? {
+        try writer.read { db in
+            try Value.fetchOne(db, sql: "SELECT \(memory.column) FROM \(memory.table) WHERE lessonID = ?", arguments: [lessonID])
+        }
+    }
+
+    /// Remembers a choice for a lesson; nil forgets it.
+    func remember<Value>(_ memory: LessonMemory<Value>, lessonID: String, _ value: Value?, now: Date = Date()) throws {
+        try writer.write { db in
+            if let value {
+                try db.execute(sql: "INSERT OR REPLACE INTO \(memory.table) (lessonID, \(memory.column), updatedAt) VALUES (?, ?, ?)",
+                               arguments: [lessonID, value, now])
+            } else {
+                try db.execute(sql: "DELETE FROM \(memory.table) WHERE lessonID = ?", arguments: [lessonID])
+            }
+        }
     }
 }
 
@@ -35,41 +56,25 @@ public struct KeyboardSetting: Codable, Equatable, Sendable, FetchableRecord, Pe
     }
 }
 
-/// Whether Etude's part follows the learner's tempo in a lesson (`--follow`, `--no-follow`).
-public struct LessonFollow: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "lessonFollow"
-    public var lessonID: String
-    public var follow: Bool
-    public var updatedAt: Date
-
-    public init(lessonID: String, follow: Bool, updatedAt: Date = Date()) {
-        self.lessonID = lessonID
-        self.follow = follow
-        self.updatedAt = updatedAt
-    }
-}
-
 extension Store {
     /// Whether the learner last asked Etude to follow them in a lesson, if they ever said.
     public func follow(lessonID: String) throws -> Bool? {
-        try writer.read { db in try LessonFollow.fetchOne(db, key: lessonID)?.follow }
+        try remembered(.follow, lessonID: lessonID)
     }
 
     /// Remembers `--follow` / `--no-follow` for a lesson.
     public func saveFollow(lessonID: String, _ on: Bool) throws {
-        try writer.write { db in try LessonFollow(lessonID: lessonID, follow: on).save(db) }
+        try remember(.follow, lessonID: lessonID, on)
     }
 
     /// The transposition remembered for a lesson, if any.
     public func transpose(lessonID: String) throws -> String? {
-        try writer.read { db in try LessonTranspose.fetchOne(db, key: lessonID)?.transpose }
+        try remembered(.transpose, lessonID: lessonID)
     }
 
     /// Remembers a lesson's transposition; nil forgets it.
     public func saveTranspose(lessonID: String, _ text: String?) throws {
-        try writer.write { db in
-            if let text { try LessonTranspose(lessonID: lessonID, transpose: text).save(db) } else { _ = try LessonTranspose.deleteOne(db, key: lessonID) }
-        }
+        try remember(.transpose, lessonID: lessonID, text)
     }
 
     /// The keyboard stored for a device, if any.

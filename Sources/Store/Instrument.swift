@@ -52,16 +52,11 @@ extension Store {
     /// Whether the learner asked to hear their own part on this lesson (`--guide`); nil when
     /// they never said (off).
     public func guide(lessonID: String) throws -> Bool? {
-        try writer.read { db in
-            try Bool.fetchOne(db, sql: "SELECT guide FROM lessonGuide WHERE lessonID = ?", arguments: [lessonID])
-        }
+        try remembered(.guide, lessonID: lessonID)
     }
 
     /// Remembers the guide for a lesson.
     public func saveGuide(_ on: Bool, lessonID: String) throws {
-        try writer.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO lessonGuide (lessonID, guide, updatedAt) VALUES (?, ?, ?)",
-                           arguments: [lessonID, on, Date()])
-        }
+        try remember(.guide, lessonID: lessonID, on)
     }
 }

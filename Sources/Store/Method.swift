@@ -103,36 +103,36 @@ public enum Review {
 public struct PathLesson: Equatable, Sendable {
     public var listing: LessonListing
     public var status: Mastery.Status
-    /// Passes of this lesson, oldest first: from the store its last 200 (the weakest section's),
-    /// the rest of its history being in `summary`.
+    /// Passes of this lesson, oldest first. From the store: none, but for the current piece
+    /// its last 200 (`Store.recentPasses`, read for the weakest section by `etude today`).
     public var passes: [PassRecord]
-    /// The lesson's whole history by day (from the store; nil when made from `passes` alone).
-    public var summary: [PassDay]?
-    /// Its best complete pass with both hands in play mode (by score, then tempo).
+    /// The first day a pass mastered it (`Mastery.masteringDays`' first), nil before one did.
+    public var firstMasteringDay: Date?
+    /// Its review schedule (`Review`), nil when it was never scored.
+    public var schedule: Review.Schedule?
+    /// Its best complete pass with both hands in play mode (by score, then tempo); from the store
+    /// only while it is not mastered (what `etude next` says of it).
     public var bestPlay: PassRecord?
 
     /// A path lesson from all its passes.
-    public init(listing: LessonListing, status: Mastery.Status, passes: [PassRecord]) {
+    public init(listing: LessonListing, status: Mastery.Status, passes: [PassRecord], calendar: Calendar = .current) {
         self.listing = listing
         self.status = status
         self.passes = passes
-        summary = nil
+        firstMasteringDay = Mastery.masteringDays(passes, calendar: calendar).first
+        schedule = Review.schedule(passes, calendar: calendar)
         bestPlay = passes.filter { $0.complete && $0.mode == .play && $0.hand == .both && $0.score != nil }
             .max { ($0.score ?? 0, $0.tempoPercent) < ($1.score ?? 0, $1.tempoPercent) }
     }
 
-    /// A path lesson from its history by day, its recent passes and its best play pass.
-    public init(listing: LessonListing, summary: [PassDay], recent: [PassRecord], bestPlay: PassRecord?) {
+    /// A path lesson from what the store keeps of its history.
+    public init(listing: LessonListing, status: Mastery.Status, firstMasteringDay: Date?, schedule: Review.Schedule?, bestPlay: PassRecord?) {
         self.listing = listing
-        status = Mastery.status(days: summary)
-        passes = recent
-        self.summary = summary
+        self.status = status
+        passes = []
+        self.firstMasteringDay = firstMasteringDay
+        self.schedule = schedule
         self.bestPlay = bestPlay
-    }
-
-    /// The history by day in `calendar`'s days.
-    public func days(calendar: Calendar = .current) -> [PassDay] {
-        summary ?? PassDay.summarise(passes, calendar: calendar)
     }
 
     public var place: CurriculumPlace {
@@ -143,20 +143,41 @@ public struct PathLesson: Equatable, Sendable {
 
 extension Store {
     /// Every listed lesson with a level (the curriculum and any graded lesson added), in the
-    /// path's order (`CurriculumPlace`), each with its passes and mastery.
-    /// Its cost grows with the lessons and the days practised, never with every pass: the
-    /// history by day (`passDay`), and for each lesson practised its last passes and its best
-    /// play pass through indexes.
+    /// path's order (`CurriculumPlace`), each with its mastery, its first mastering day, its
+    /// review schedule and (while not mastered) its best play pass. Its cost grows with the
+    /// lessons, never with the passes or the days: a few index look-ups per lesson in the
+    /// history by day (`passDay`, its `reviewInterval` kept by the triggers) and in `pass`.
     public func methodPath(calendar: Calendar = .current) throws -> [PathLesson] {
         let leveled = try lessons().filter { $0.lesson.level != nil }
-        var byLesson: [String: [PassDay]] = [:]
-        for d in try passDays(calendar: calendar) { byLesson[d.lessonID, default: []].append(d) }
-        return try leveled.map { l in
-            let days = byLesson[l.lesson.id] ?? []
-            guard !days.isEmpty else { return PathLesson(listing: l, summary: [], recent: [], bestPlay: nil) }
-            return PathLesson(listing: l, summary: days, recent: try recentPasses(lessonID: l.lesson.id),
-                              bestPlay: try bestPlayPass(lessonID: l.lesson.id))
-        }.sorted { $0.place < $1.place }
+        return try writer.read { db in
+            // Days a pass mastered the lesson reaching its furthest bar (`Mastery.masteringDays(days:)`;
+            // a sane bar is -1 or more): two are enough to know it is mastered, fewer are all there are.
+            let mastering = try db.cachedStatement(sql: """
+                SELECT day FROM passDay WHERE lessonID = ?1 AND masterLastBar >=
+                    coalesce((SELECT MAX(maxLastBar) FROM passDay WHERE lessonID = ?1), -1) LIMIT \(Mastery.daysNeeded)
+                """)
+            let practised = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM passDay WHERE lessonID = ?)")
+            let lastScored = try db.cachedStatement(sql: """
+                SELECT day, reviewInterval FROM passDay WHERE lessonID = ? AND bestScore IS NOT NULL ORDER BY day DESC LIMIT 1
+                """)
+            return try leveled.map { l in
+                let id = l.lesson.id
+                guard try Bool.fetchOne(practised, arguments: [id]) == true else {
+                    return PathLesson(listing: l, status: .new, firstMasteringDay: nil, schedule: nil, bestPlay: nil)
+                }
+                let days = try String.fetchAll(mastering, arguments: [id]).compactMap { PassDay.date($0, calendar: calendar) }.sorted()
+                let status: Mastery.Status = days.count >= Mastery.daysNeeded ? .mastered : .inProgress
+                var schedule: Review.Schedule?
+                if let row = try Row.fetchOne(lastScored, arguments: [id]), let text = try? row.decode(String.self, forColumn: "day"),
+                   let day = PassDay.date(text, calendar: calendar), let interval = try? row.decode(Int.self, forColumn: "reviewInterval"),
+                   (1...Review.longestDays).contains(interval) {
+                    schedule = Review.Schedule(intervalDays: interval, lastPlayed: day,
+                                               due: calendar.date(byAdding: .day, value: interval, to: day) ?? day)
+                }
+                return PathLesson(listing: l, status: status, firstMasteringDay: days.first, schedule: schedule,
+                                  bestPlay: status == .mastered ? nil : try bestPlayPass(lessonID: id, db))
+            }.sorted { $0.place < $1.place }
+        }
     }
 }
 

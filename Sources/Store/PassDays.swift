@@ -97,13 +97,82 @@ public struct PassDay: Equatable, Sendable {
         """
     }
 
-    init(row: Row, calendar: Calendar) throws {
+    /// What a sane pass inserted adds to its day (the v14 trigger's body; v16 adds the review
+    /// interval and the lesson's totals after it).
+    static let onInsert = """
+                    INSERT INTO passDay (lessonID, day, passes, scored, seconds) VALUES (NEW.lessonID, \(PassDay.day("NEW.")), 0, 0, 0)
+                        ON CONFLICT DO NOTHING;
+                    UPDATE passDay SET
+                        passes = passes + (NEW.complete != 0),
+                        scored = scored + (NEW.complete != 0 AND NEW.score IS NOT NULL),
+                        seconds = seconds + NEW.durationSeconds,
+                        bestScore = CASE WHEN NEW.complete AND NEW.score IS NOT NULL AND (bestScore IS NULL OR NEW.score > bestScore)
+                                         THEN NEW.score ELSE bestScore END,
+                        masterLastBar = CASE WHEN \(PassDay.candidate("NEW."))
+                                               AND (masterLastBar IS NULL OR coalesce(NEW.lastBar, \(Int.max)) > masterLastBar)
+                                             THEN coalesce(NEW.lastBar, \(Int.max)) ELSE masterLastBar END,
+                        maxLastBar = CASE WHEN NEW.lastBar IS NOT NULL AND (maxLastBar IS NULL OR NEW.lastBar > maxLastBar)
+                                          THEN NEW.lastBar ELSE maxLastBar END
+                    WHERE lessonID = NEW.lessonID AND day = \(PassDay.day("NEW."));
+        """
+
+    /// Review's fold (`Review.schedule`) kept in SQL: sets `reviewInterval`, the interval after
+    /// each scored day, on `lesson`'s days from `from` on (SQL expressions: `NEW.lessonID`, a day
+    /// `YYYY-MM-DD`). Each day folds from the last interval stored before `from`: a day changed
+    /// in the past redoes the days after it (none after the latest day: no row, no work).
+    static func review(lesson: String, from: String) -> String {
+        """
+        UPDATE passDay SET reviewInterval = (
+            WITH RECURSIVE s(n, best) AS (
+                SELECT row_number() OVER (ORDER BY d.day), d.bestScore FROM passDay AS d
+                WHERE d.lessonID = passDay.lessonID AND d.bestScore IS NOT NULL AND d.day >= \(from) AND d.day <= passDay.day),
+            f(n, iv) AS (
+                SELECT 0, coalesce((SELECT p.reviewInterval FROM passDay AS p
+                                    WHERE p.lessonID = passDay.lessonID AND p.bestScore IS NOT NULL AND p.day < \(from)
+                                    ORDER BY p.day DESC LIMIT 1), 1)
+                UNION ALL
+                SELECT s.n, CASE WHEN s.best >= \(Review.goodScore) THEN min(f.iv * 2, \(Review.longestDays)) ELSE max(1, f.iv / 2) END
+                FROM f JOIN s ON s.n = f.n + 1)
+            SELECT iv FROM f ORDER BY n DESC LIMIT 1)
+        WHERE lessonID = \(lesson) AND bestScore IS NOT NULL AND day >= \(from);
+        """
+    }
+
+    /// `reviewInterval` of `lesson`'s one day `day` (SQL expressions), folded from the last scored
+    /// day before it: a pass on the latest day, the usual case, in two index look-ups.
+    static func reviewDay(lesson: String, day: String) -> String {
+        """
+        UPDATE passDay SET reviewInterval = (
+            SELECT CASE WHEN passDay.bestScore >= \(Review.goodScore) THEN min(prev.iv * 2, \(Review.longestDays)) ELSE max(1, prev.iv / 2) END
+            FROM (SELECT coalesce((SELECT p.reviewInterval FROM passDay AS p
+                                   WHERE p.lessonID = passDay.lessonID AND p.bestScore IS NOT NULL AND p.day < passDay.day
+                                   ORDER BY p.day DESC LIMIT 1), 1) AS iv) AS prev)
+        WHERE lessonID = \(lesson) AND day = \(day) AND bestScore IS NOT NULL;
+        """
+    }
+
+    /// `passTotal`'s row of `lesson` made again from its days (after a pass was changed or deleted).
+    static func total(lesson: String) -> String {
+        """
+        DELETE FROM passTotal WHERE lessonID = \(lesson);
+        INSERT INTO passTotal (lessonID, passes, scored, seconds, bestScore)
+            SELECT lessonID, SUM(passes), SUM(scored), SUM(seconds), MAX(bestScore) FROM passDay WHERE lessonID = \(lesson) GROUP BY lessonID;
+        """
+    }
+
+    /// A stored day, `YYYY-MM-DD`, as the start of that day in `calendar`; nil when it does not read.
+    static func date(_ text: String, calendar: Calendar) -> Date? {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        return calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2]))
+    }
+
+    /// A row of `passDay`; `days` remembers the days read so far (a day is read once, not once per lesson).
+    init(row: Row, calendar: Calendar, days: inout [String: Date]) throws {
         lessonID = try row.decode(forColumn: "lessonID")
         let text: String = try row.decode(forColumn: "day")
-        let parts = text.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else {
-            throw DamagedValue()
-        }
+        guard let date = days[text] ?? Self.date(text, calendar: calendar) else { throw DamagedValue() }
+        days[text] = date
         day = date
         passes = try row.decode(forColumn: "passes")
         scored = try row.decode(forColumn: "scored")
@@ -130,9 +199,10 @@ extension Store {
         sql += " ORDER BY day, lessonID"
         return try writer.read { db in
             var out: [PassDay] = []
+            var days: [String: Date] = [:]
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(args))
             while let row = try cursor.next() {
-                do { out.append(try PassDay(row: row, calendar: calendar)) } catch { DamagedRows.note(table: "passDay", row: row) }
+                do { out.append(try PassDay(row: row, calendar: calendar, days: &days)) } catch { DamagedRows.note(table: "passDay", row: row) }
             }
             return out
         }
@@ -148,12 +218,14 @@ extension Store {
 
     /// The lesson's best complete pass with both hands in play mode (by score, then tempo).
     public func bestPlayPass(lessonID: String) throws -> PassRecord? {
-        try writer.read { db in
-            try PassRecord.fetchDecodable(db, SQLRequest<Row>(sql: """
-                SELECT * FROM pass WHERE lessonID = ? AND complete AND mode = 'play' AND hand = 'both' AND score IS NOT NULL
-                    AND score <= 100 ORDER BY score DESC, tempoPercent DESC LIMIT 8
-                """, arguments: [lessonID]), table: "pass", valid: \.isSane).first
-        }
+        try writer.read { db in try bestPlayPass(lessonID: lessonID, db) }
+    }
+
+    func bestPlayPass(lessonID: String, _ db: Database) throws -> PassRecord? {
+        try PassRecord.fetchDecodable(db, SQLRequest<Row>(sql: """
+            SELECT * FROM pass WHERE lessonID = ? AND complete AND mode = 'play' AND hand = 'both' AND score IS NOT NULL
+                AND score <= 100 ORDER BY score DESC, tempoPercent DESC LIMIT 8
+            """, arguments: [lessonID]), table: "pass", valid: \.isSane).first
     }
 
     /// The last `limit` complete scored passes of all lessons, oldest first (the stats' sparklines).

@@ -447,20 +447,7 @@ public enum Schema {
                 CREATE INDEX pass_scored_time ON pass(startedAt) WHERE complete AND score IS NOT NULL;
                 \(PassDay.fill("1"))
                 CREATE TRIGGER pass_day_insert AFTER INSERT ON pass WHEN \(PassDay.sane("NEW.")) BEGIN
-                    INSERT INTO passDay (lessonID, day, passes, scored, seconds) VALUES (NEW.lessonID, \(PassDay.day("NEW.")), 0, 0, 0)
-                        ON CONFLICT DO NOTHING;
-                    UPDATE passDay SET
-                        passes = passes + (NEW.complete != 0),
-                        scored = scored + (NEW.complete != 0 AND NEW.score IS NOT NULL),
-                        seconds = seconds + NEW.durationSeconds,
-                        bestScore = CASE WHEN NEW.complete AND NEW.score IS NOT NULL AND (bestScore IS NULL OR NEW.score > bestScore)
-                                         THEN NEW.score ELSE bestScore END,
-                        masterLastBar = CASE WHEN \(PassDay.candidate("NEW."))
-                                               AND (masterLastBar IS NULL OR coalesce(NEW.lastBar, \(Int.max)) > masterLastBar)
-                                             THEN coalesce(NEW.lastBar, \(Int.max)) ELSE masterLastBar END,
-                        maxLastBar = CASE WHEN NEW.lastBar IS NOT NULL AND (maxLastBar IS NULL OR NEW.lastBar > maxLastBar)
-                                          THEN NEW.lastBar ELSE maxLastBar END
-                    WHERE lessonID = NEW.lessonID AND day = \(PassDay.day("NEW."));
+                \(PassDay.onInsert)
                 END;
                 CREATE TRIGGER pass_day_delete AFTER DELETE ON pass BEGIN
                     DELETE FROM passDay WHERE lessonID = OLD.lessonID;
@@ -484,6 +471,72 @@ public enum Schema {
                     alignedAt DATETIME NOT NULL,
                     PRIMARY KEY (recording, lesson)
                 );
+                """)
+        }
+        // v16: the history's cost no longer grows with it (issue 40 point 4): each lesson's
+        // totals (`passTotal`) and each scored day's review interval (`passDay.reviewInterval`,
+        // Review's fold) kept by the triggers, and indexes for the questions `next`, `today`
+        // and `stats` ask of one lesson (its furthest bar, its mastering days, its last scored
+        // day) and of the last complete passes.
+        m.registerMigration("v16-pass-totals") { db in
+            try db.execute(sql: """
+                ALTER TABLE passDay ADD COLUMN reviewInterval INTEGER;
+                CREATE TABLE passTotal (
+                    lessonID TEXT PRIMARY KEY NOT NULL,
+                    passes INTEGER NOT NULL,
+                    scored INTEGER NOT NULL,
+                    seconds DOUBLE NOT NULL,
+                    bestScore DOUBLE
+                ) WITHOUT ROWID;
+                INSERT INTO passTotal (lessonID, passes, scored, seconds, bestScore)
+                    SELECT lessonID, SUM(passes), SUM(scored), SUM(seconds), MAX(bestScore) FROM passDay GROUP BY lessonID;
+                CREATE INDEX passDay_lesson_maxLastBar ON passDay(lessonID, maxLastBar);
+                CREATE INDEX passDay_lesson_masterLastBar ON passDay(lessonID, masterLastBar);
+                CREATE INDEX passDay_lesson_scored ON passDay(lessonID, day) WHERE bestScore IS NOT NULL;
+                CREATE INDEX pass_complete_time ON pass(startedAt, id) WHERE complete;
+                """)
+            // The intervals of the days already there: one pass over them in Swift.
+            let update = try db.makeStatement(sql: "UPDATE passDay SET reviewInterval = ? WHERE lessonID = ? AND day = ?")
+            let rows = try Row.fetchCursor(db, sql: "SELECT lessonID, day, bestScore FROM passDay WHERE bestScore IS NOT NULL ORDER BY lessonID, day")
+            var lesson: String?
+            var interval = 1
+            while let row = try rows.next() {
+                let id = try? row.decode(String.self, forColumn: "lessonID")
+                if id != lesson { lesson = id; interval = 1 }
+                let best = (try? row.decode(Double.self, forColumn: "bestScore")) ?? 0
+                interval = best >= Review.goodScore ? min(interval * 2, Review.longestDays) : max(1, interval / 2)
+                try update.execute(arguments: [interval, id, try? row.decode(String.self, forColumn: "day")])
+            }
+            try db.execute(sql: """
+                DROP TRIGGER pass_day_insert;
+                DROP TRIGGER pass_day_delete;
+                DROP TRIGGER pass_day_update;
+                CREATE TRIGGER pass_day_insert AFTER INSERT ON pass WHEN \(PassDay.sane("NEW.")) BEGIN
+                \(PassDay.onInsert)
+                    \(PassDay.reviewDay(lesson: "NEW.lessonID", day: PassDay.day("NEW.")))
+                    \(PassDay.review(lesson: "NEW.lessonID", from: "date(\(PassDay.day("NEW.")), '+1 day')"))
+                    INSERT INTO passTotal (lessonID, passes, scored, seconds, bestScore)
+                        VALUES (NEW.lessonID, NEW.complete != 0, NEW.complete != 0 AND NEW.score IS NOT NULL, NEW.durationSeconds,
+                                CASE WHEN NEW.complete THEN NEW.score END)
+                        ON CONFLICT (lessonID) DO UPDATE SET
+                            passes = passes + excluded.passes, scored = scored + excluded.scored, seconds = seconds + excluded.seconds,
+                            bestScore = CASE WHEN excluded.bestScore IS NOT NULL AND (bestScore IS NULL OR excluded.bestScore > bestScore)
+                                             THEN excluded.bestScore ELSE bestScore END;
+                END;
+                CREATE TRIGGER pass_day_delete AFTER DELETE ON pass BEGIN
+                    DELETE FROM passDay WHERE lessonID = OLD.lessonID;
+                    \(PassDay.fill("lessonID = OLD.lessonID"))
+                    \(PassDay.review(lesson: "OLD.lessonID", from: "''"))
+                    \(PassDay.total(lesson: "OLD.lessonID"))
+                END;
+                CREATE TRIGGER pass_day_update AFTER UPDATE ON pass BEGIN
+                    DELETE FROM passDay WHERE lessonID IN (OLD.lessonID, NEW.lessonID);
+                    \(PassDay.fill("lessonID IN (OLD.lessonID, NEW.lessonID)"))
+                    \(PassDay.review(lesson: "OLD.lessonID", from: "''"))
+                    \(PassDay.review(lesson: "NEW.lessonID", from: "''"))
+                    \(PassDay.total(lesson: "OLD.lessonID"))
+                    \(PassDay.total(lesson: "NEW.lessonID"))
+                END;
                 """)
         }
         return m

@@ -99,9 +99,10 @@ public enum Sparkline {
 }
 
 extension Store {
-    /// `etude stats` of every lesson without reading every pass: the totals and the days and
-    /// weeks shown from the history by day (`passDay`), the sparklines (and the latest score)
-    /// from the last `recent` complete passes, read through an index.
+    /// `etude stats` of every lesson without reading every pass: the totals from each lesson's
+    /// (`passTotal`), the days and weeks shown from the history by day (`passDay`) since the
+    /// first of them, the sparklines (and the latest score) from the last `recent` complete
+    /// passes, read through an index: its cost grows with the lessons and what is shown.
     public func practiceStats(now: Date, calendar: Calendar = .current, days: Int = 7, weeks: Int = 8,
                               recent: Int = 40) throws -> PracticeStats {
         var cal = calendar
@@ -109,11 +110,18 @@ extension Store {
         cal.minimumDaysInFirstWeek = 4
         let empty = PracticeStats.compute([], now: now, calendar: calendar, days: days, weeks: weeks)
         var stats = empty
-        for d in try passDays(calendar: calendar) {
-            stats.passCount += d.passes
-            stats.scoredPassCount += d.scored
-            stats.totalSeconds += d.seconds
-            if let b = d.bestScore { stats.bestScore = max(stats.bestScore ?? b, b) }
+        let firstShown = min(empty.days.first?.start ?? now, empty.weeks.first?.start ?? now)
+        try writer.read { db in
+            // The totals: one row per lesson (`passTotal`, kept by the triggers).
+            if let row = try Row.fetchOne(db, sql: "SELECT SUM(passes) AS passes, SUM(scored) AS scored, SUM(seconds) AS seconds, MAX(bestScore) AS best FROM passTotal") {
+                stats.passCount = (try? row.decode(Int.self, forColumn: "passes")) ?? 0
+                stats.scoredPassCount = (try? row.decode(Int.self, forColumn: "scored")) ?? 0
+                stats.totalSeconds = (try? row.decode(Double.self, forColumn: "seconds")) ?? 0
+                stats.bestScore = try? row.decode(Double.self, forColumn: "best")
+            }
+        }
+        // The days and weeks shown: the days since the first one shown, through `passDay_day`.
+        for d in try passDays(since: firstShown, calendar: calendar) {
             if let i = stats.days.firstIndex(where: { $0.start == d.day }) {
                 stats.days[i].seconds += d.seconds
                 stats.days[i].passes += d.passes

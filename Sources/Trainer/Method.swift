@@ -49,8 +49,7 @@ public enum MethodGuide {
         let level = l.listing.lesson.level.map { "level \($0)" } ?? "the path"
         switch l.status {
         case .inProgress:
-            let days = Mastery.masteringDays(days: l.days(calendar: calendar))
-            if let first = days.first {
+            if let first = l.firstMasteringDay {
                 return "it is in progress: mastered on \(day.string(from: first)); one more such pass on another day masters it (\(Mastery.rule))"
             }
             var best = "no scored pass yet with both hands in play mode"
@@ -227,7 +226,7 @@ public enum TodayPlanner {
         }
         // Review: mastered pieces due by spaced repetition, most overdue first.
         let due = path.filter { $0.status == .mastered && $0.listing.lesson.id != current?.listing.lesson.id }
-            .compactMap { l -> (PathLesson, Review.Schedule)? in Review.schedule(days: l.days(calendar: calendar), calendar: calendar).map { (l, $0) } }
+            .compactMap { l -> (PathLesson, Review.Schedule)? in l.schedule.map { (l, $0) } }
             .filter { $0.1.due <= now }
             .sorted { $0.1.due < $1.1.due }
             .prefix(reviewsAtMost)
@@ -325,7 +324,12 @@ extension TodayPlanner {
         guard TodayPlanner.minutes.contains(minutes) else {
             throw EtudeFailure("--minutes \(minutes): plan \(TodayPlanner.minutes.lowerBound)–\(TodayPlanner.minutes.upperBound) minutes (e.g. 20)")
         }
-        let path = try store.methodPath()
+        var path = try store.methodPath()
+        // The current piece's last passes (its weakest section): the one lesson whose passes are read.
+        let current = MethodGuide.next(path, chosen: try store.methodChoice())?.lesson ?? path.last
+        if let i = path.firstIndex(where: { $0.listing.lesson.id == current?.listing.lesson.id }) {
+            path[i].passes = try store.recentPasses(lessonID: path[i].listing.lesson.id)
+        }
         let level = SightReader.suggestedLevel(try store.sightReadings())
         let plan = TodayPlanner.plan(minutes: minutes, path: path, sections: { l in
             guard let p = l.listing.path, let opened = try? LessonOpener.open(p) else { return [] }

@@ -48,6 +48,9 @@ public struct Playing: Sendable {
 /// its entries. The computer keyboard is an instrument too (its keys arrive as commands).
 public final class Instrument: @unchecked Sendable {
     public let hookup: InputHookup
+    /// How late a microphone's keys arrive after they sound (its listener's decision, from
+    /// `etude calibrate --input audio` or the default): what `--follow` makes up. 0 for keys.
+    public let hearingDelay: Double
     private let lock = NSLock()
     private var current: PracticeSession?
     /// The input's last status line ("/dev/zero is not MIDI …"), kept so a line that comes
@@ -91,6 +94,7 @@ public final class Instrument: @unchecked Sendable {
         } catch {
             throw EtudeFailure(error.message)
         }
+        hearingDelay = hookup.isListening ? (setUp ?? ListeningProfile()).latency : 0
         box.instrument = self
         hookup.onPedal = { down, time in box.instrument?.session?.learnerPedal(down: down, at: time) }
         if let early = box.takeEarlyStatus() { status(early) }
@@ -175,6 +179,7 @@ public enum PracticeScreenRunner {
                                                 onsetOnlyInput: instrument?.hookup.isOnsetOnly,
                                                 guide: guide.on)
         settings.follow = playing.follow && playing.mode.follows
+        settings.hearingDelay = instrument?.hearingDelay ?? 0
         let session: PracticeSession
         do {
             session = try PracticeSession(lesson: opened.lesson, plan: plan, clock: MonotonicClock(), output: output, settings: settings)

@@ -109,6 +109,7 @@ public enum PracticeView {
         status.metronome = state.plan.metronome.enabled
         status.mode = state.mode.rawValue
         status.following = state.following
+        status.followingByEarMs = state.followingByEarMs
         status.pass = state.pass
         status.silent = options.silent
         status.waiting = waitingText(state, naming: options.noteNaming)

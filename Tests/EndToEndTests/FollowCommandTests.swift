@@ -22,6 +22,23 @@ import TestSupport
         #expect(entry.stderr.contains("follow=on: Etude follows your tempo in play and memory mode"), "\(entry.stderr)")
     }
 
+    /// From a microphone (a private PulseAudio server's null sink: its monitor is the
+    /// microphone) the header says Etude follows by ear and the listener's delay it makes up: the
+    /// default's 200 ms when the microphone was never set up.
+    @Test(.enabled(if: Tools.pulseaudio.available, Tools.pulseaudio.reason), .enabled(if: Tools.tmux.available, Tools.tmux.reason))
+    func byEarTheHeaderSaysTheListenersDelayMadeUp() throws {
+        let (started, why) = try PrivatePulseAudio.start(sinks: ["etude_mic"])
+        let pulse = try #require(started, Comment(rawValue: why))
+        defer { pulse.stop() }
+        let pane = try TmuxPane(etude: try ListeningSetupTests.user(pulse), ["practice", Repo.lesson("level4/ode-to-joy.mid"), "--mode", "play",
+                                                                            "--hand", "right", "--follow", "--input", "audio:etude_mic.monitor"],
+                                width: 120, height: 30)
+        let screen = pane.waitFor(30) { $0.contains("follow by ear +200 ms") }
+        #expect(screen.split(separator: "\n").first?.contains("follow by ear +200 ms") == true, "\(screen)")
+        try pane.keys("q")
+        #expect(pane.exitStatus(within: 20) == 0, "\(pane.stderr)")
+    }
+
     @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
     func aSlowPassFromAFIFOIsFollowedAndItsTempoReported() throws {
         let etude = try Etude()

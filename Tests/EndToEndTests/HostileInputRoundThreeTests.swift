@@ -7,23 +7,12 @@ import TestSupport
 /// device node is made with `mknod` there, never a real system path) and run through the built
 /// `etude` as a user runs it.
 @Suite("Hostile input, round three", .serialized)
-struct HostileInputRoundThreeTests {
+struct HostileInputRoundThreeTests: HostileSuite {
     let etude: Etude
     let dir: TempDir
     let lesson: String
 
-    init() throws {
-        etude = try Etude()
-        dir = try TempDir("etude-hostile3")
-        lesson = try dir.write("o.mid", [UInt8](try Data(contentsOf: URL(fileURLWithPath: Repo.lesson("level4/ode-to-joy.mid")))))
-    }
-
-    static func clean(_ r: ProcessResult, status: Int32, message: String? = nil, _ what: String,
-                      sourceLocation: SourceLocation = #_sourceLocation) {
-        HostileInputTests.expectClean(r, status: status, message: message, what, sourceLocation: sourceLocation)
-    }
-
-    func bytes(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
+    init() throws { (etude, dir, lesson) = try Self.setUp("etude-hostile3") }
 
     /// What `lstat` says of a path: its type bits, device and inode (nil when there is none).
     static func entry(_ path: String) -> [UInt64]? {
@@ -266,6 +255,31 @@ struct HostileInputRoundThreeTests {
         let check = try DatabaseQueue(path: etude.database)
         let seconds = try check.read { d in try Double.fetchOne(d, sql: "SELECT durationSeconds FROM pass WHERE mode = 'judge'") } ?? -1
         #expect(seconds >= 0 && seconds < 10 * 60, "stored \(seconds) s")
+    }
+
+    /// F10: with every one of level 3's 1,000,000 exercises in the history, `sight-read` (the level
+    /// given, or the level the history suggests) says so in one line naming the level and the
+    /// ways on, and exits 1 instead of spinning; another level still gives a fresh exercise.
+    @Test func whenEveryExerciseOfALevelIsPlayedSightReadSaysSoInOneLine() throws {
+        Self.clean(try etude.run(["list"]), status: 0, "list")
+        let db = try DatabaseQueue(path: etude.database)
+        try db.write { d in
+            try d.execute(sql: """
+                WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 999999)
+                INSERT INTO sightReading (level, seed, lessonID, passID, score, playedAt)
+                    SELECT 3, i, 'x', NULL, 50, '2026-01-01 00:00:00.000' FROM n
+                """)
+        }
+        try db.close()
+        let line = "every sight-reading exercise of level 3 has been played (1000000 of them); choose another --level, or give --seed N to play one again"
+        for args in [["sight-read", "--level", "3", "--export", dir.file("l3.mid")], ["sight-read", "--export", dir.file("next.mid")]] {
+            let r = try etude.run(args, timeout: 120)
+            Self.clean(r, status: 1, message: line, args.joined(separator: " "))
+            #expect(!FileManager.default.fileExists(atPath: args.last ?? ""), "nothing written")
+        }
+        let other = try etude.run(["sight-read", "--level", "4", "--export", dir.file("l4.mid")], timeout: 120)
+        Self.clean(other, status: 0, "another level")
+        #expect(FileManager.default.fileExists(atPath: dir.file("l4.mid")))
     }
 
     // MARK: 8. The minor ones

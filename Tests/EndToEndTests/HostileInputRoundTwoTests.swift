@@ -8,23 +8,12 @@ import TestSupport
 /// built `etude` as a user would and checks what the user sees (`HostileInputTests.expectClean`:
 /// the status, one `etude:` line for a failure, no control byte), and that inputs are unchanged.
 @Suite("Hostile input, round two", .serialized)
-struct HostileInputRoundTwoTests {
+struct HostileInputRoundTwoTests: HostileSuite {
     let etude: Etude
     let dir: TempDir
     let lesson: String
 
-    init() throws {
-        etude = try Etude()
-        dir = try TempDir("etude-hostile2")
-        lesson = try dir.write("o.mid", [UInt8](try Data(contentsOf: URL(fileURLWithPath: Repo.lesson("level4/ode-to-joy.mid")))))
-    }
-
-    static func clean(_ r: ProcessResult, status: Int32, message: String? = nil, _ what: String,
-                      sourceLocation: SourceLocation = #_sourceLocation) {
-        HostileInputTests.expectClean(r, status: status, message: message, what, sourceLocation: sourceLocation)
-    }
-
-    func bytes(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
+    init() throws { (etude, dir, lesson) = try Self.setUp("etude-hostile2") }
 
     func seconds(_ body: () throws -> Void) rethrows -> Double {
         let start = ProcessInfo.processInfo.systemUptime

@@ -1,4 +1,5 @@
 import Clocks
+import Follow
 import Foundation
 import Judge
 import Lesson
@@ -89,13 +90,18 @@ struct PartnerTests {
     }
 
     /// Plays the performance against a play-mode session of the right hand, Etude on the left.
-    static func run(_ performance: Performance, follow: Bool, until end: Double) throws -> Run {
+    /// `heardAfter`: each key reaches the session that long after it sounded (stamped when it
+    /// sounded), as a microphone's listener hands them on; `hearingDelay`, what the session is
+    /// told of it.
+    static func run(_ performance: Performance, follow: Bool, until end: Double, heardAfter: Double = 0,
+                    hearingDelay: Double = 0, followFrom: Double? = nil) throws -> Run {
         let clock = VirtualClock(now: 100)
         let output = RecordingOutput(clock: { clock.now })
         var plan = PracticePlan(hands: .right)
         plan.repeatMode = .times(1)
         var settings = PracticeSession.Settings(mode: .play, computerKeyboard: false, holdAfterPass: false)
         settings.follow = follow
+        settings.hearingDelay = hearingDelay
         let session = try PracticeSession(lesson: lesson(), plan: plan, clock: clock, output: output, settings: settings)
         let reports = Reports()
         session.onPassReport = { reports.add($0) }
@@ -105,7 +111,8 @@ struct PartnerTests {
         while t < end {
             t += 0.001
             clock.set(t)
-            while let n = pending.first, n.time <= t {
+            if let f = followFrom, t >= f, t < f + 0.001 { session.setFollowing(true) }
+            while let n = pending.first, n.time + heardAfter <= t {
                 pending = pending.dropFirst()
                 session.learnerPlayed(LearnerNote(pitch: n.pitch, velocity: 80, isOn: true, time: n.time))
                 session.learnerPlayed(LearnerNote(pitch: n.pitch, velocity: 0, isOn: false, time: n.time + 0.2))
@@ -172,6 +179,108 @@ struct PartnerTests {
         #expect(report.figures.missed >= 8 && report.figures.wrong + report.figures.extra >= 6, "\(report.figures)")
         #expect(Self.percentile(a, 0.5) <= 40, "median asynchrony \(Self.percentile(a, 0.5)) ms")
         #expect(Self.percentile(a, 0.95) <= 80, "95th percentile \(Self.percentile(a, 0.95)) ms")
+        // Without following, the same performance falls apart from Etude's fixed clock.
+        let fixed = try Self.run(perf, follow: false, until: 150)
+        let b = Self.asynchrony(fixed, perf)
+        #expect((b.map(abs).max() ?? 0) > 500, "fixed clock drifts: \(b.map(abs).max() ?? 0) ms")
+    }
+
+    @Test func comesInWithASlipOntoTheNeighbourKeyAndNotABeatLater() throws {
+        // Every fourth beat a slip onto the key a semitone up, on time, while the tempo drifts:
+        // the follower takes it for the note it replaced, so Etude's left hand comes in with it.
+        let perf = Self.perform(start: 102, tempo: Self.drift, wrongEvery: 4)
+        let run = try Self.run(perf, follow: true, until: 150)
+        let slips = perf.notes.filter { $0.beat == nil && $0.time > 104 }.map(\.time)
+        #expect(slips.count >= 14)
+        let a = slips.compactMap { t in run.leftOnsets.min(by: { abs($0 - t) < abs($1 - t) }).map { ($0 - t) * 1000 } }
+        #expect(Self.percentile(a, 0.5) <= 40, "median asynchrony to the slips \(Self.percentile(a, 0.5)) ms")
+        #expect(Self.percentile(a, 0.95) <= 80, "95th percentile to the slips \(Self.percentile(a, 0.95)) ms")
+        // Nothing of Etude's part skipped or played twice.
+        #expect(run.leftOnsets.count == 128, "\(run.leftOnsets.count) left-hand notes")
+        let report = try #require(run.reports.first)
+        #expect(report.figures.wrong >= 14 && report.figures.hit >= 46, "\(report.figures)")
+    }
+
+    @Test func aStrayKeyBeforeTheStartMovesNothing() throws {
+        // A key 0.6 s before the first note, the learner's part then in time: the music waits
+        // for the first note, not for the stray, and the pass is judged as played.
+        var perf = Self.perform(start: 102.6, tempo: { _ in 1 })
+        perf.notes.insert((102.0, 70, nil), at: 0)
+        let run = try Self.run(perf, follow: true, until: 140)
+        let first = try #require(perf.beats[0])
+        // (Its first note, on the pass's first tick, sounds as the pass starts: the learner's cue.)
+        let early = run.leftOnsets.filter { $0 > 100.01 && $0 < first - 0.001 }
+        #expect(early.isEmpty, "Etude came in before the learner's first note: \(early)")
+        let a = Self.asynchrony(run, perf)
+        #expect(Self.percentile(a, 0.95) <= 80, "95th percentile \(Self.percentile(a, 0.95)) ms")
+        let report = try #require(run.reports.first)
+        #expect(report.figures.hit == 64 && report.figures.wrong == 0 && report.figures.extra == 1, "\(report.figures)")
+    }
+
+    @Test func thePartnersPlaceIsTheOneFollowersPlace() {
+        // The partner keeps no matcher of its own: what it is told of a key is what the score
+        // follower, fed the same keys, says of it (a stray first, a slip, an extra, a miss).
+        let onsets = (0..<32).map { PartnerTiming.Onset(pitch: Self.rightPitch($0), time: Double($0) * 0.5, id: $0) }
+        var partner = PartnerTiming(score: onsets)
+        var follower = ScoreFollower(score: FollowScore(onsets.map { ScoreNote(id: $0.id, pitch: $0.pitch, time: $0.time) }))
+        var keys: [(pitch: Int, time: Double)] = [(70, 9.4)]
+        for i in 0..<32 where i != 9 {
+            keys.append((i == 5 ? Self.rightPitch(i) + 1 : Self.rightPitch(i), 10 + Double(i) * 0.6))
+            if i == 13 { keys.append((Self.rightPitch(i) + 5, 10 + Double(i) * 0.6 + 0.2)) }
+        }
+        let warp = FollowedClock.Warp(anchorWall: 0, anchorScore: 0, rate: 1, cap: nil)
+        var moved = 0
+        for k in keys {
+            let point = follower.play(PerformedNote(pitch: k.pitch, time: k.time))
+            let move = partner.heard(pitch: k.pitch, wall: k.time, warp: warp, pending: onsets, beat: 0.5, timeOf: { Double($0) * 0.5 })
+            #expect(partner.follower?.current == point)
+            if let move {
+                moved += 1
+                // The music is put where the follower put the learner, at their tempo.
+                #expect(move.score == point.scoreTime, "key \(k)")
+                #expect(abs(move.rate - 1 / point.tempo) < 0.2 + 1e-9)
+            }
+        }
+        // One move per note the learner came to (the slip's too), none for the stray or the extra.
+        #expect(moved == 31, "\(moved) moves")
+        #expect(abs(partner.rate - 1 / 1.2) < 0.05, "rate \(partner.rate)")
+    }
+
+    @Test func byEarTheListenersDelayIsMadeUpNotAddedToEtudesPart() throws {
+        // From a microphone each key is heard 120 ms after it sounded. Told so, the music runs
+        // on past the learner's next note by that much instead of waiting to hear it: Etude's
+        // left hand meets the learner's notes as they sound, not as they are heard.
+        let perf = Self.perform(start: 102, tempo: Self.drift)
+        let byEar = try Self.run(perf, follow: true, until: 150, heardAfter: 0.12, hearingDelay: 0.12)
+        let a = Self.asynchrony(byEar, perf)
+        #expect(a.count >= 55)
+        #expect(Self.percentile(a, 0.5) <= 40, "median asynchrony by ear \(Self.percentile(a, 0.5)) ms")
+        #expect(Self.percentile(a, 0.95) <= 80, "95th percentile by ear \(Self.percentile(a, 0.95)) ms")
+        #expect(byEar.leftOnsets.count == 128, "\(byEar.leftOnsets.count) left-hand notes")
+        let report = try #require(byEar.reports.first)
+        #expect(report.figures.hit == 64, "\(report.figures)")
+        // And says so: the header's `follow by ear +120 ms`.
+        #expect(byEar.session.state().followingByEarMs == 120)
+        // Not told, Etude's part waits to hear each note: late by the listener's delay.
+        let deaf = try Self.run(perf, follow: true, until: 150, heardAfter: 0.12)
+        let b = Self.asynchrony(deaf, perf)
+        #expect(Self.percentile(b, 0.5) >= 100, "median asynchrony without the delay made up \(Self.percentile(b, 0.5)) ms")
+    }
+
+    @Test func turnedOnInTheMiddleOfAPassFollowsFromWhereTheLearnerIs() throws {
+        // In time with the lesson for four bars, following turned on in bar 5 (the `F` key), then
+        // slowing to 80 %: the follower starts where the music is, not at the top, and Etude's
+        // left hand keeps with the learner from the next bar on.
+        let perf = Self.perform(start: 100, tempo: { $0 < 20 ? 1 : max(0.8, 1 - 0.02 * Double($0 - 20)) }, jitterMs: 5)
+        let run = try Self.run(perf, follow: false, until: 150, followFrom: 108.2)
+        #expect(run.session.isFollowing)
+        let a = perf.beats.filter { $0.key >= 24 }.compactMap { beat, t in
+            run.leftOnsets.min(by: { abs($0 - t) < abs($1 - t) }).map { ($0 - t) * 1000 }
+        }
+        #expect(a.count >= 38)
+        #expect(Self.percentile(a, 0.5) <= 40, "median asynchrony \(Self.percentile(a, 0.5)) ms")
+        #expect(Self.percentile(a, 0.95) <= 80, "95th percentile \(Self.percentile(a, 0.95)) ms")
+        #expect(run.leftOnsets.count == 128, "\(run.leftOnsets.count) left-hand notes")
     }
 
     @Test func fallsSilentWithinABeatWhenTheLearnerStopsAndComesBackWithThem() throws {

@@ -27,6 +27,18 @@ struct PracticeScreenTests {
         }
     }
 
+    /// `--follow` says on the first line that Etude keeps the learner's tempo, and by ear with
+    /// the listener's delay it makes up (issue 37), within 80 columns.
+    @Test func theHeaderSaysFollowingAndByEar() {
+        var model = Fixture.model()
+        model.status.following = true
+        let keys = PracticeScreen(depth: .none).render(model, size: size(80, 24)).plainText()
+        #expect(keys.contains("follow · ") && !keys.contains("by ear"))
+        model.status.followingByEarMs = 120
+        let byEar = PracticeScreen(depth: .none).render(model, size: size(80, 24)).plainText()
+        #expect(byEar.contains("follow by ear +120 ms · "), "\(byEar.split(separator: "\n").first ?? "")")
+    }
+
     /// The status's second line gives way in a set order — separators, the other hand, the
     /// metronome, the loop — and always keeps the hand and the mode (issue 39: cut at 60×20).
     @Test func theSecondStatusLineGivesWayInOrder() {

@@ -44,6 +44,13 @@ import TestSupport
             try db.execute(sql: "UPDATE pass SET score = 1e308 WHERE id = 5")
             try db.execute(sql: "UPDATE pass SET durationSeconds = 172800 WHERE id = 6")
         }
+        // Passes on days long past, after the later ones (an import, a clock put right): a new
+        // first day, and a day already there: the days after each are folded again (`reviewInterval`).
+        for (day, score) in [(-5.0, 95.0), (2, 20)] {
+            _ = try store.recordPass(PassRecord(id: nil, lessonID: "aaaa1111", startedAt: Self.start.addingTimeInterval(day * 86_400 + 3600),
+                                                mode: .play, hand: .both, tempoPercent: 100, firstBar: 1, lastBar: 10, durationSeconds: 40,
+                                                figures: Self.figures(score), complete: true))
+        }
         let stored = try store.passes()
         let fromSQL = try store.passDays().sorted { ($0.lessonID, $0.day) < ($1.lessonID, $1.day) }
         let fromSwift = PassDay.summarise(stored)
@@ -57,12 +64,44 @@ import TestSupport
             #expect(Mastery.status(days: days) == Mastery.status(mine))
             #expect(Review.schedule(days: days) == Review.schedule(mine))
         }
+        // The method's path reads the same answers from a few index look-ups per lesson.
+        let path = try store.methodPath()
+        for lesson in ["aaaa1111", "bbbb2222", "cccc3333"] {
+            let mine = stored.filter { $0.lessonID == lesson }
+            let l = try #require(path.first { $0.listing.lesson.id == lesson })
+            #expect(l.status == Mastery.status(mine), "\(lesson)")
+            #expect(l.firstMasteringDay == Mastery.masteringDays(mine).first, "\(lesson)")
+            #expect(l.schedule == Review.schedule(mine), "\(lesson)")
+            #expect(l.schedule != nil)
+        }
         let all = PracticeStats.compute(stored, now: Self.start.addingTimeInterval(31 * 86_400))
         let fast = try store.practiceStats(now: Self.start.addingTimeInterval(31 * 86_400))
         #expect(fast.days == all.days && fast.weeks == all.weeks)
         #expect(fast.passCount == all.passCount && fast.scoredPassCount == all.scoredPassCount && fast.bestScore == all.bestScore)
         #expect(abs(fast.totalSeconds - all.totalSeconds) < 1e-6)
         #expect(fast.scores == Array(all.scores.suffix(40)) && fast.latestScore == all.latestScore)
+    }
+
+    /// The review interval kept per day (`reviewInterval`) is Review's fold whatever the order
+    /// the passes come in: a pass on a day before the others, or a better one on a day already
+    /// there, folds the later days again; the lesson's totals follow.
+    @Test func aPassOnAnEarlierDayFoldsTheLaterDaysAgain() throws {
+        let store = try StoreFixture.seeded()
+        func pass(_ day: Double, _ score: Double) -> PassRecord {
+            PassRecord(id: nil, lessonID: "aaaa1111", startedAt: Self.start.addingTimeInterval(day * 86_400 + 3600), mode: .play, hand: .both,
+                       tempoPercent: 100, firstBar: 1, lastBar: 8, durationSeconds: 30, figures: Self.figures(score), complete: true)
+        }
+        var intervals: [Int] = []
+        for (day, score) in [(10.0, 95.0), (11, 95), (12, 95), (5, 95), (11, 50), (3, 40), (4, 99), (12, 30)] {
+            _ = try store.recordPass(pass(day, score))
+            let mine = try store.passes(lessonID: "aaaa1111")
+            let l = try #require(try store.methodPath().first { $0.listing.lesson.id == "aaaa1111" })
+            #expect(l.schedule == Review.schedule(mine), "after day \(day) scored \(score)")
+            intervals.append(l.schedule?.intervalDays ?? 0)
+        }
+        #expect(intervals == [2, 4, 8, 16, 16, 16, 32, 32], "\(intervals)")
+        let stats = try store.practiceStats(now: Self.start.addingTimeInterval(13 * 86_400))
+        #expect(stats.passCount == 8 && stats.scoredPassCount == 8 && stats.bestScore == 99 && stats.totalSeconds == 240)
     }
 
     /// The queries `today`, `next` and `stats` run never scan the whole `pass` table.
