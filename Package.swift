@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
         .testTarget(name: "MIDIInputTests", dependencies: ["MIDIInput", "MIDIFile", "Judge", "TestSupport"]),
         .testTarget(name: "JudgeTests", dependencies: ["Judge", "Follow", "MIDIFile", "TestSupport"]),
-        .testTarget(name: "ListeningTests", dependencies: ["Listening"]),
+        .testTarget(name: "ListeningTests", dependencies: ["Listening", "TestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "RecordingAudio", "Listening", "TestSupport"]),
         // Raw mode, key decoding, cell buffer + frame diff, colour depth, restore on every exit. No ncurses.
         .target(name: "Terminal"),

@@ -56,12 +56,15 @@ public struct HarmonicEstimator: Sendable {
 
     /// `noiseFloor` is the calibrated room's RMS (0: unknown): the background is never taken
     /// below what that noise gives a key's partial peaks in this window.
-    public init(spectrum: [Double], whole: [Double], fftSize: Int, sampleRate: Int, templates: PartialTemplates? = nil, noiseFloor: Double = 0) {
+    /// `band` is the highest frequency the recording holds (nil: half the sample rate): a
+    /// recording sampled below 22 kHz and heard upsampled has only images above its own half rate.
+    public init(spectrum: [Double], whole: [Double], fftSize: Int, sampleRate: Int, templates: PartialTemplates? = nil, noiseFloor: Double = 0,
+                band bandLimit: Double? = nil) {
         self.spectrum = spectrum
         self.templates = templates
         binHz = Double(sampleRate) / Double(fftSize)
-        nyquist = Double(sampleRate) / 2
-        let lo = min(whole.count - 1, Int(50 / binHz)), hi = max(lo, min(whole.count - 1, Int(5_000 / binHz)))
+        nyquist = min(Double(sampleRate) / 2, bandLimit ?? .infinity)
+        let lo = min(whole.count - 1, Int(50 / binHz)), hi = max(lo, min(whole.count - 1, Int(min(5_000, nyquist * 0.9) / binHz)))
         let band = whole[lo...hi].sorted()
         // Twice the median, for taking the maximum of a few bins per partial.
         // White noise of RMS σ gives a Hann-windowed bin σ·√(0.375 N) on average; the maximum of
@@ -207,6 +210,117 @@ public struct HarmonicEstimator: Sendable {
         }
         return found
     }
+
+    /// Expected keys the one-at-a-time search left out that a fit of the whole moment still
+    /// asks for: in a chord or under the other hand, a key's partials are shared with its
+    /// neighbours' (a bass note's weak fundamental, the octave's every partial), and taking the
+    /// strongest key first then cancelling it by a guessed shape takes their energy too. Here
+    /// every expected key, every key found, and the semitone and tone beside each expected key (a
+    /// learner's wrong key) get a harmonic comb (with the piano's inharmonicity; the calibrated
+    /// partial profile where there is one) and the spectrum new at this onset is explained by all
+    /// of them at once, non-negatively (NNLS by multiplicative updates, as the activations of
+    /// NMF with the templates held fixed: Smaragdis & Brown 2003; score-informed as in Ewert &
+    /// Müller 2012), with a flat term for the room's noise. An expected key is added when its
+    /// share is a fair part of the strongest note found and more than a neighbour's: a wrong key
+    /// played instead takes the share itself, so it is not heard as right.
+    ///
+    /// The same fit says which keys found one at a time that no one expected are an expected
+    /// neighbour's energy (a semitone or a tone from it, in the mass of what rings under the
+    /// pedal): those whose share is under half that neighbour's are returned in `drop`.
+    /// `known` as for `notes`: a key on the partials of one Etude began at this very onset is
+    /// never added (it is Etude's attack, as there).
+    public func rescued(expected: Set<Int>, found: [Found], known: [Int: Double] = [:], limit: Int) -> (add: [Found], drop: Set<Int>) {
+        let ownAttack = known.filter { Self.ownAttack.contains($0.value) || (-0.05...Self.sameAttack).contains($0.value) }.map(\.key)
+        let missing = expected.filter { e in
+            Self.keys.contains(e) && !found.contains { $0.pitch == e } && !ownAttack.contains { Self.partialIntervals.contains(e - $0) }
+        }
+        let doubtful = found.filter { f in !expected.contains(f.pitch) && expected.contains { abs($0 - f.pitch) <= 2 } }
+        guard !missing.isEmpty || !doubtful.isEmpty else { return ([], []) }
+        var keys = expected.union(found.map(\.pitch))
+        for e in expected { for d in [-2, -1, 1, 2] where Self.keys.contains(e + d) { keys.insert(e + d) } }
+        let candidates = keys.filter { Self.keys.contains($0) }.sorted()
+        let top = min(spectrum.count - 1, Int(min(5_000, nyquist * 0.9) / binHz))
+        guard top > 8 else { return ([], []) }
+        // Sparse unit-norm templates: each partial at the strongest bin of its range, its lobe ±1.
+        var templates: [[(bin: Int, weight: Double)]] = []
+        for p in candidates {
+            let bins = harmonicBins(p)
+            let shape = self.templates?.shape(for: p, count: bins.count) ?? (0..<bins.count).map { 1 / pow(Double($0 + 1), 0.8) }
+            var t: [Int: Double] = [:]
+            for (h, r) in bins.enumerated() where r.lowerBound <= top && shape[h] > 0 {
+                let range = r.clamped(to: 1...top)
+                let peak = range.max { spectrum[$0] < spectrum[$1] } ?? range.lowerBound
+                for (k, w) in [(peak - 1, 0.5), (peak, 1.0), (peak + 1, 0.5)] where k >= 1 && k <= top {
+                    t[k, default: 0] += w * shape[h]
+                }
+            }
+            let norm = t.values.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            templates.append(norm > 0 ? t.map { ($0.key, $0.value / norm) } : [])
+        }
+        // The room: a flat term over the band.
+        let flat = 1 / Double(top).squareRoot()
+        let n = candidates.count
+        var dense = [[Double]](repeating: [Double](repeating: 0, count: top + 1), count: n)
+        for (i, t) in templates.enumerated() { for (k, w) in t { dense[i][k] = w } }
+        // Wᵀv and WᵀW, the flat term last.
+        var wv = [Double](repeating: 0, count: n + 1)
+        var gram = [[Double]](repeating: [Double](repeating: 0, count: n + 1), count: n + 1)
+        var total = 0.0
+        for k in 1...top { total += spectrum[k] }
+        for i in 0..<n {
+            wv[i] = templates[i].reduce(0) { $0 + $1.weight * spectrum[$1.bin] }
+            let sum = templates[i].reduce(0) { $0 + $1.weight }
+            gram[i][n] = sum * flat
+            gram[n][i] = sum * flat
+            for j in i..<n {
+                var g = 0.0
+                for (k, w) in templates[j] { g += w * dense[i][k] }
+                gram[i][j] = g
+                gram[j][i] = g
+            }
+        }
+        wv[n] = total * flat
+        gram[n][n] = 1
+        let m = n + 1
+        let flatGram = gram.flatMap { $0 }
+        var h = wv.map { max($0, 1e-12) }
+        flatGram.withUnsafeBufferPointer { g in
+            h.withUnsafeMutableBufferPointer { h in
+                for _ in 0..<100 {
+                    for i in 0..<m {
+                        var gh = 0.0
+                        for j in 0..<m { gh += g[i * m + j] * h[j] }
+                        h[i] *= wv[i] / max(gh, 1e-12)
+                    }
+                }
+            }
+        }
+        let share = Dictionary(uniqueKeysWithValues: zip(candidates, h))
+        // Nothing found one at a time (a key struck again while it rings under the pedal adds
+        // less than is taken away as ringing): the expected key must then be the fit's strongest.
+        let strongest = found.isEmpty ? (share.values.max() ?? 0) / Self.rescueRatio * 0.5 : found.compactMap { share[$0.pitch] }.max() ?? 0
+        guard strongest > 0 else { return ([], []) }
+        var drop = Set<Int>()
+        for f in doubtful {
+            let mine = share[f.pitch] ?? 0
+            let theirs = expected.filter { abs($0 - f.pitch) <= 2 }.compactMap { share[$0] }.max() ?? 0
+            if mine < theirs * 0.5 { drop.insert(f.pitch) }
+        }
+        var out: [Found] = []
+        for e in missing.sorted(by: { (share[$0] ?? 0) > (share[$1] ?? 0) }) where found.count - drop.count + out.count < limit {
+            let a = share[e] ?? 0
+            let beside = [-2, -1, 1, 2].filter { !expected.contains(e + $0) }.compactMap { share[e + $0] }.max() ?? 0
+            let s = salience(e)
+            if Self.debug { print(String(format: "rescue %d share %.4f strongest %.4f beside %.4f salience %.2f", e, a, strongest, beside, s / background)) }
+            guard a >= strongest * Self.rescueRatio, a > beside * 1.5, s > background * Self.backgroundRatio else { continue }
+            out.append(Found(pitch: e, salience: s / background))
+        }
+        return (out, drop)
+    }
+
+    static let debug = ProcessInfo.processInfo.environment["LISTEN_RESCUE"] != nil
+    /// Share of the strongest note found that an expected key's fit must reach to be added.
+    public static let rescueRatio = 0.08
 
     /// True when `pitch`'s own odd partials sound (not only the even ones an octave above
     /// would give it): the test that a note of Etude's is really heard in the room.

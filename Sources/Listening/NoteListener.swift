@@ -93,18 +93,29 @@ public final class NoteListener {
     private var nextFrame = 0
     private var previous: [Double]?
     private var odf: [Double] = []
+    /// Per `odf` value: whether its window held any sound (not digital silence).
+    private var odfSounding: [Bool] = []
     private var odfStart = 0
     private var lastOnsetFrame = -1_000
     private var pending: [(frame: Int, strength: Double)] = []
     private var recentRMS: [Double] = []
     private var lastHeard: [Int: (time: Double, strength: Double)] = [:]
+    /// The last onset that heard two keys or more: when, what the score expected then, what was heard.
+    private var lastChord: (time: Double, expected: Set<Int>, heard: Set<Int>)?
     private var clippedSamples = 0
     /// How strong the last notes heard were (the learner's playing, for `HarmonicEstimator.notes`).
     private var recentStrengths: [Double] = []
     private var lastClipSample = -1_000_000
-    /// Hard ceiling of keys per onset: four-note chords are the issue's scope; one more lets a
-    /// wrong extra key be heard beside a full chord.
+    /// Keys per onset when the score expects fewer than four: a chord of four and a wrong extra
+    /// key. When it expects more (up to ten), that many and one more.
     public var maxNotesPerOnset = 5
+    /// Whether expected keys the one-at-a-time search missed are looked for by a fit of all the
+    /// expected keys and their neighbours at once (`HarmonicEstimator.rescued`).
+    public var rescue = ProcessInfo.processInfo.environment["LISTEN_NO_RESCUE"] == nil
+
+    /// The highest frequency the recording holds (Hz; nil: half the sample rate): a recording
+    /// made below 22 kHz and heard at 48 kHz has nothing above its own half rate but images.
+    public var bandLimit: Double?
 
     /// Sees each onset's spectrum before the decision (calibration measures partials with it).
     var onOnset: ((Double, HarmonicEstimator) -> Void)?
@@ -161,17 +172,19 @@ public final class NoteListener {
             var flux = 0.0
             if let previous {
                 // Up to ~6 kHz: above it a piano adds little but noise does.
-                let top = min(compressed.count, 6_000 * onsetFFT.size / sampleRate)
+                let top = min(compressed.count, Int(min(6_000, (bandLimit ?? 6_000) * 0.9)) * onsetFFT.size / sampleRate)
                 for k in 1..<top { flux += max(0, compressed[k] - previous[k]) }
             }
             previous = compressed
             odf.append(flux)
+            odfSounding.append(rms >= Self.digitalSilence)
             if debugODF { print(String(format: "odf %.3f %.1f", Double(nextFrame * hop + onsetFFT.size / 2) / Double(sampleRate), flux)) }
             nextFrame += 1
             pickPeak()
         }
         // Decide pitches for onsets whose pitch window is complete.
-        while let first = pending.first, pitchWindowEnd(first.frame) <= samplesSeen {
+        // (Once an onset inside its pitch window would have been picked too: see `decide`.)
+        while let first = pending.first, pitchWindowEnd(first.frame) + sampleRate / 20 <= samplesSeen {
             pending.removeFirst()
             heard += decide(onsetFrame: first.frame, strength: first.strength)
         }
@@ -194,9 +207,15 @@ public final class NoteListener {
     /// between the microphone and Etude rounds the flat top a little below 1.
     static let clipLevel: Float = 0.98
 
+    /// RMS under which an onset window is digital silence (−80 dBFS: under any microphone's
+    /// own noise, above a 16-bit file's dither at −90 dBFS).
+    static let digitalSilence = 1e-4
+
     /// λ of the log compression log(1 + λ|X|): small enough that noise stays near zero.
     static let compression = 1.0
     private static let lookahead = 2
+    /// The rise over the recent median an onset needs while the score expects a key.
+    static let dueRise = ProcessInfo.processInfo.environment["LISTEN_DUE"].flatMap(Double.init) ?? 1.25
     private static let history = 30
 
     /// Peak picking with a causal moving median plus a floor set by the room's noise: the frame
@@ -209,11 +228,22 @@ public final class NoteListener {
         let lo = max(0, i - Self.lookahead), hi = i + Self.lookahead
         guard hi < odf.count else { return }
         for j in lo...hi where j != i && odf[j] > value { return }
-        let past = odf[max(0, i - Self.history)..<i].sorted()
+        // Digital silence (a digital piano's own output between notes) says nothing about the
+        // level a new onset must beat: counted in, its zeros held the median at 0 for the first
+        // 100–300 ms of a note after it, so that note's own later flux was taken for a ghost
+        // onset (which then stole the next note, timed early). Nor do the frames rising into
+        // this very peak count.
+        let pastFrames = max(0, i - Self.history)..<max(0, i - Self.lookahead)
+        let past = pastFrames.filter { odfSounding[$0] }.map { odf[$0] }.sorted()
         let median = past.isEmpty ? 0 : past[past.count / 2]
         let floor = fluxFloor
         // No onset before the window just before it holds sound (the stream's first moments).
-        guard value > median * 1.5 + floor, t - lastOnsetFrame >= 10,
+        // When the score expects a key now, a smaller rise counts: a key struck again while it
+        // rings under the pedal adds little flux over what rings.
+        // (Not for keys heard in the last quarter second: that is their own sound growing.)
+        let now = Double(t * hop + onsetFFT.size / 2) / Double(sampleRate)
+        let due = expectedAt(now).contains { key in lastHeard[key].map { now - $0.time > 0.25 } ?? true }
+        guard value > median * (due ? Self.dueRise : 1.5) + floor, t - lastOnsetFrame >= 10,
               t * hop + onsetFFT.size / 2 >= pitchFFT.size + sampleRate / 50 else { return }
         lastOnsetFrame = t
         pending.append((t, value / max(floor, 1e-9)))
@@ -238,6 +268,7 @@ public final class NoteListener {
         if odf.count > 400 {
             let drop = odf.count - 200
             odf.removeFirst(drop)
+            odfSounding.removeFirst(drop)
             odfStart += drop
         }
     }
@@ -256,7 +287,22 @@ public final class NoteListener {
     /// Which keys began at this onset.
     private func decide(onsetFrame: Int, strength: Double) -> [HeardNote] {
         let attack = onsetFrame * hop + onsetFFT.size / 2
-        let after = pitchFFT.magnitudes(buffer, start: pitchWindowStart(onsetFrame) - bufferStart)
+        // The pitch window ends before the next onset's attack (a run of 6–8 notes a second puts
+        // the next note inside it, whose key was then heard here, early, and not at its own).
+        var after: [Double]
+        if let next = pending.first, next.frame * hop + onsetFFT.size / 2 < pitchWindowEnd(onsetFrame) {
+            let from = pitchWindowStart(onsetFrame) - bufferStart
+            let cut = max(0, next.frame * hop + onsetFFT.size / 2 - sampleRate / 200 - pitchWindowStart(onsetFrame))
+            var window = [Float](repeating: 0, count: pitchFFT.size)
+            for i in 0..<min(cut, pitchFFT.size) where from + i >= 0 && from + i < buffer.count { window[i] = buffer[from + i] }
+            after = pitchFFT.magnitudes(window, start: 0)
+            // The same level as a whole window would give (a Hann window's first part weighs less).
+            let kept = (0..<min(cut, pitchFFT.size)).reduce(0.0) { $0 + pitchFFT.window[$1] }
+            let whole = pitchFFT.window.reduce(0, +)
+            if kept > whole * 0.05 { for k in after.indices { after[k] *= whole / kept } }
+        } else {
+            after = pitchFFT.magnitudes(buffer, start: pitchWindowStart(onsetFrame) - bufferStart)
+        }
         let before = pitchFFT.magnitudes(buffer, start: attack - pitchFFT.size - sampleRate / 50 - bufferStart)
         var fresh = [Double](repeating: 0, count: after.count)
         for k in 0..<after.count { fresh[k] = max(0, after[k] - 0.7 * before[k]) }
@@ -265,19 +311,45 @@ public final class NoteListener {
         if profile.isMeasured && rms(from: attack, seconds: 0.1) < profile.noteGate { return [] }
         let expected = expectedAt(time)
         let estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates,
-                                          noiseFloor: profile.noiseFloor)
+                                          noiseFloor: profile.noiseFloor, band: bandLimit)
         onOnset?(time, estimator)
         let typical = recentStrengths.isEmpty ? 0 : recentStrengths.sorted()[recentStrengths.count / 2]
-        let notes = estimator.notes(expected: expected, known: othersAt(time), typical: typical, limit: maxNotesPerOnset).filter { found in
+        // A chord of up to ten keys (both hands full), and one more: a wrong key beside it.
+        let limit = min(11, max(maxNotesPerOnset, expected.count + 1))
+        let known = othersAt(time)
+        var picked = estimator.notes(expected: expected, known: known, typical: typical, limit: limit)
+        if rescue {
+            let fit = estimator.rescued(expected: expected, found: picked, known: known, limit: limit)
+            picked = picked.filter { !fit.drop.contains($0.pitch) } + fit.add
+        }
+        let notes = picked.filter { found in
+            // Where the score is known, a key it does not expect now that was heard in the last two seconds and still rings
+            // (under the pedal, mostly) is what remains of it unless it came back near as strong.
+            if !expected.isEmpty, !expected.contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
+               found.salience < last.strength * 0.6 { return false }
             // A key heard moments ago whose sound is still growing into the analysis window is
             // the same note, unless it came back clearly (a re-struck key has a new attack).
             guard let last = lastHeard[found.pitch], time - last.time < 0.2 else { return true }
             return time - last.time >= 0.15 && found.salience > last.strength * 0.9
         }
+        if HarmonicEstimator.debug { print(String(format: "onset %.3f expected %@ picked %@ kept %@", time, expected.sorted().description,
+                                                  picked.map(\.pitch).description, notes.map(\.pitch).description)) }
+        // A chord's keys that speak late (a bass string's slower attack, a loose roll) make a
+        // second onset 100–115 ms after it: keys it expected and did not hear are its own.
+        var at = [Int: Double]()
+        if let chord = lastChord, time - chord.time < 0.115 {
+            for n in notes where chord.expected.contains(n.pitch) && !chord.heard.contains(n.pitch) { at[n.pitch] = chord.time }
+        }
+        if notes.count >= 2 || at.isEmpty {
+            lastChord = (time, expected, Set(notes.map(\.pitch)))
+        } else if var chord = lastChord {
+            chord.heard.formUnion(notes.map(\.pitch))
+            lastChord = chord
+        }
         for n in notes { lastHeard[n.pitch] = (time, n.salience) }
         recentStrengths += notes.map(\.salience)
         if recentStrengths.count > 8 { recentStrengths.removeFirst(recentStrengths.count - 8) }
-        return notes.map { HeardNote(pitch: $0.pitch, time: time, strength: $0.salience, wasExpected: expected.contains($0.pitch)) }
+        return notes.map { HeardNote(pitch: $0.pitch, time: at[$0.pitch] ?? time, strength: $0.salience, wasExpected: expected.contains($0.pitch)) }
     }
 }
 
@@ -296,5 +368,5 @@ extension NoteListener {
 
     /// Seconds from a note's onset to the listener's decision about it: the pitch window after
     /// the onset, which the judge adds to its offset like a MIDI keyboard's calibrated one.
-    public var decisionDelay: Double { Double(pitchFFT.size + sampleRate / 100) / Double(sampleRate) }
+    public var decisionDelay: Double { Double(pitchFFT.size + sampleRate / 100 + sampleRate / 20) / Double(sampleRate) }
 }

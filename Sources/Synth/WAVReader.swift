@@ -254,6 +254,16 @@ public final class WAVSamples {
     /// Calls `body` with the recording mixed to mono, `frames` frames at a time, from the start;
     /// stops early when `body` returns false.
     public func forEachMonoBlock(frames: Int, _ body: ([Float]) -> Bool) throws(SynthError) {
+        try forEachRawBlock(frames: frames) { body(header.decodeMono($0)) }
+    }
+
+    /// The same, each channel apart (a recording's check looks for a flat top on every channel).
+    public func forEachBlock(frames: Int, _ body: ([[Float]]) -> Bool) throws(SynthError) {
+        try forEachRawBlock(frames: frames) { body(header.decode($0)) }
+    }
+
+    /// Whole frames of the samples' bytes, `frames` at a time.
+    private func forEachRawBlock(frames: Int, _ body: ([UInt8]) -> Bool) throws(SynthError) {
         let step = max(1, frames) * header.bytesPerFrame
         var at = 0
         do {
@@ -263,7 +273,7 @@ public final class WAVSamples {
                 guard let chunk = try handle.read(upToCount: want), !chunk.isEmpty else { break }
                 at += chunk.count
                 let raw = [UInt8](chunk)
-                guard body(header.decodeMono(Array(raw.prefix(raw.count / header.bytesPerFrame * header.bytesPerFrame)))) else { return }
+                guard body(Array(raw.prefix(raw.count / header.bytesPerFrame * header.bytesPerFrame))) else { return }
             }
         } catch {
             throw SynthError("cannot be read (\(error))")

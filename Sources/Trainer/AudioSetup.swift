@@ -18,6 +18,25 @@ public enum AudioSetup {
         return profile(stored)
     }
 
+    /// The set-up `etude judge --calibration SOURCE` listens to a recording with: the one
+    /// `etude calibrate --input audio:SOURCE` stored (a recording made through that microphone,
+    /// in that room). Throws one line naming the fix when there is none.
+    public static func judgeProfile(source: String, library: Library) throws -> ListeningProfile {
+        // SOURCE as `--input audio:SOURCE` names it; `audio` (or `audio:SOURCE`) as given.
+        let name: String
+        if case .audio(let named) = InputSpec(source) { name = InputDeviceID.audio(named) } else { name = InputDeviceID.audio(source) }
+        let stored: AudioCalibration?
+        do {
+            stored = try library.withStore(scan: false) { try $0.audioCalibration(device: name) }
+        } catch {
+            throw EtudeFailure("--calibration \(safe(source)): the library cannot be read (\((error as? EtudeFailure)?.message ?? "\(error)")); leave --calibration out")
+        }
+        guard let stored else {
+            throw EtudeFailure("--calibration \(safe(source)): no microphone set-up stored for it; run `etude calibrate --input \(safe(name))` first, or leave --calibration out")
+        }
+        return profile(stored)
+    }
+
     /// The listener's profile from a stored row (templates the listener cannot read are left
     /// out: the defaults cancel then).
     static func profile(_ stored: AudioCalibration) -> ListeningProfile {

@@ -39,7 +39,12 @@ public enum HeardPerformance {
         return hash.finalize()
     }
 
-    public static func performance(path: String, name: String, lesson: Lesson, plan: PracticePlan) throws -> PerformanceJudge.Performance {
+    /// `calibration` is the microphone set-up of the source it was recorded through
+    /// (`--calibration SOURCE`); without it the listener's defaults. The performance's `notice`
+    /// says what is wrong with the recording itself (clipped, too quiet, too noisy, below 22 kHz),
+    /// judged anyway.
+    public static func performance(path: String, name: String, lesson: Lesson, plan: PracticePlan,
+                                   calibration: ListeningProfile? = nil) throws -> PerformanceJudge.Performance {
         let wav: WAVSamples
         do {
             wav = try WAVSamples(path: path)
@@ -59,11 +64,20 @@ public enum HeardPerformance {
             let hand = plan.hands == .both ? "the lesson" : "the \(plan.hands.rawValue) hand"
             throw EtudeFailure("\(hand) has no notes to judge in these bars; choose another --hand or --bars")
         }
-        guard let first = try heard(wav, firstOnly: true, expectedAt: { _ in [] }).first?.time else {
+        // The recording's own problems, measured in one pass a tenth of a second at a time.
+        var meter = RecordingCheck.Meter(sampleRate: rate)
+        do {
+            try wav.forEachBlock(frames: max(1, rate / 10)) { meter.add($0); return true }
+        } catch {
+            throw EtudeFailure("the recording cannot be read: \(error.message)")
+        }
+        let check = meter.check
+        let profile = calibration ?? ListeningProfile()
+        guard let first = try heard(wav, profile: profile, lowRate: check.isLowRate, firstOnly: true, expectedAt: { _ in [] }).first?.time else {
             throw EtudeFailure("\(name): no piano note heard in it (too quiet, or silence); record closer to the piano")
         }
         let shift = firstExpected - first
-        let notes = try heard(wav, firstOnly: false) { t in
+        let notes = try heard(wav, profile: profile, lowRate: check.isLowRate, firstOnly: false) { t in
             let at = t + shift
             return Set(expected.lazy.filter { abs($0.time - at) <= 0.3 }.map(\.pitch))
         }
@@ -73,29 +87,80 @@ public enum HeardPerformance {
             events.append(PlayedEvent(pitch: n.pitch, velocity: 0, time: n.time + heldSeconds, isOn: false))
         }
         events.sort { $0.time != $1.time ? $0.time < $1.time : (!$0.isOn && $1.isOn) }
-        return PerformanceJudge.Performance(events: events, pedal: [], onsetOnly: true, recordingSeconds: wav.header.seconds)
+        return PerformanceJudge.Performance(events: events, pedal: [], onsetOnly: true, recordingSeconds: wav.header.seconds,
+                                            notice: check.line)
     }
 
     /// The notes the listener hears in the recording (after half a second of silence: the
     /// listener hears an onset only once the moment before it is in its window, and a recording
     /// may start on its first note), in time order (with `firstOnly`, as soon as one is); read a
-    /// tenth of a second at a time.
-    static func heard(_ wav: WAVSamples, firstOnly: Bool, expectedAt: @escaping (Double) -> Set<Int>) throws -> [HeardNote] {
-        let rate = wav.header.sampleRate
-        let listener = NoteListener(sampleRate: rate)
+    /// tenth of a second at a time. A recording below 22 kHz (`lowRate`) is heard upsampled to
+    /// 48 kHz (the listener's windows are sized for 44.1–48 kHz: at 8 kHz they would be seconds
+    /// long), its own band only (`bandLimit`: above its half rate lie images, not partials).
+    static func heard(_ wav: WAVSamples, profile: ListeningProfile = ListeningProfile(), lowRate: Bool = false, firstOnly: Bool,
+                      expectedAt: @escaping (Double) -> Set<Int>) throws -> [HeardNote] {
+        let source = wav.header.sampleRate
+        let rate = lowRate ? 48_000 : source
+        let listener = NoteListener(sampleRate: rate, profile: profile)
+        listener.bandLimit = Double(source) / 2
         listener.expectedAt = expectedAt
-        let chunk = max(1, rate / 10)
+        var upsampler = Upsampler(from: source, to: rate)
+        let chunk = max(1, source / 10)
         var out: [HeardNote] = []
-        for _ in 0..<5 { out += listener.push([Float](repeating: 0, count: chunk)) }
+        for _ in 0..<5 { out += listener.push([Float](repeating: 0, count: rate / 10)) }
         do {
             try wav.forEachMonoBlock(frames: chunk) { block in
-                out += listener.push(block)
+                out += listener.push(upsampler.push(block))
                 return !(firstOnly && !out.isEmpty)
             }
         } catch {
             throw EtudeFailure("the recording cannot be read: \(error.message)")
         }
         if firstOnly && !out.isEmpty { return out }
+        out += listener.push(upsampler.flush())
         return out + listener.flush()
+    }
+
+    /// Linear interpolation from one rate to another, a block at a time (unchanged when the rates
+    /// match); what lies above the original band is left out by the listener's `bandLimit`.
+    struct Upsampler {
+        let step: Double
+        /// The next output's position in input samples, from the start.
+        var x = 0.0
+        /// The input not yet passed (from index `base` of the whole input).
+        var pending: [Float] = []
+        var base = 0
+
+        init(from: Int, to: Int) { step = Double(from) / Double(max(1, to)) }
+
+        mutating func push(_ block: [Float]) -> [Float] {
+            guard step != 1 else { return block }
+            pending += block
+            var out: [Float] = []
+            out.reserveCapacity(Int(Double(block.count) / step) + 2)
+            while Int(x) + 1 < base + pending.count {
+                let j = Int(x), f = Float(x - Double(j))
+                let a = pending[j - base], b = pending[j + 1 - base]
+                out.append(a + (b - a) * f)
+                x += step
+            }
+            let keep = min(Int(x), base + pending.count) - base
+            if keep > 0 {
+                pending.removeFirst(keep)
+                base += keep
+            }
+            return out
+        }
+
+        /// The last outputs, held as the final sample.
+        mutating func flush() -> [Float] {
+            guard step != 1 else { return [] }
+            var out: [Float] = []
+            while Int(x) < base + pending.count {
+                out.append(pending[Int(x) - base])
+                x += step
+            }
+            return out
+        }
     }
 }

@@ -19,6 +19,8 @@ public enum PerformanceJudge {
         public var onsetOnly = false
         /// A recording's length in seconds (nil for a MIDI file): the most its pass can last.
         public var recordingSeconds: Double?
+        /// What a recording says of itself (clipped, too quiet…), said before the verdicts.
+        public var notice: String?
 
         public struct PedalChange: Equatable, Sendable {
             public var time: Double
@@ -34,7 +36,7 @@ public enum PerformanceJudge {
     /// prints the panel or, with `json`, the report object.
     public static func run(lesson path: String, performance: String, hand: PracticePlan.Hands, bars: BarsArgument?, tempo: TempoPercent?,
                            fit: (transpose: Transposition.Request?, keys: KeyboardKeysArgument?, range: KeyboardRangeArgument?) = (nil, nil, nil),
-                           json: Bool, library: Library) throws {
+                           calibration: String? = nil, json: Bool, library: Library) throws {
         // As played: in its key (`--transpose`), on its keyboard (`--keys`/`--range`: notes off
         // it are not expected, as in practice); neither is remembered by a judgement.
         let opened = try LessonFit.open(path, transpose: fit.transpose)
@@ -52,11 +54,15 @@ public enum PerformanceJudge {
         }
         // A recording is read from its file a block at a time (its header checked first), never whole.
         let isRecording = performance.lowercased().hasSuffix(".wav") || HeardPerformance.isWAV(path: performance)
+        if calibration != nil && !isRecording {
+            throw EtudeFailure("--calibration is for a .wav recording of an acoustic piano; \(safe(performance)) is MIDI: leave --calibration out")
+        }
         let played: Performance
         // What the judged pass is stored once by: a MIDI file's bytes, a recording's SHA-256 (streamed).
         let content: [UInt8]
         if isRecording {
-            played = try HeardPerformance.performance(path: performance, name: safe(performance), lesson: opened.lesson, plan: plan)
+            played = try HeardPerformance.performance(path: performance, name: safe(performance), lesson: opened.lesson, plan: plan,
+                                                      calibration: try calibration.map { try AudioSetup.judgeProfile(source: $0, library: library) })
             content = HeardPerformance.digest(path: performance)
         } else {
             let bytes = try LessonOpener.readBytes(performance, limit: (LessonFormat.midi.maxBytes, "MIDI files"))
@@ -65,11 +71,14 @@ public enum PerformanceJudge {
         }
         let judged = try judge(played, lesson: opened.lesson, plan: plan, onsetOnly: played.onsetOnly)
         let (report, percent) = (judged.report, judged.percent)
+        // Before the verdicts: what is wrong with the recording itself.
+        if let notice = played.notice { Console.error(notice) }
         do {
             try library.withStore(scan: false) { s in
                 let id = try s.catalogue(fileAt: path).id
                 // The same recording judged the same way is stored once (by its content).
                 let settings = "\(id) \(plan.hands.rawValue) \(plan.barRange(in: opened.lesson)) \(Int(percent.rounded())) \(plan.keyboard?.text ?? "all") \(fit.transpose?.text ?? "")"
+                    + (calibration.map { " calibration:\($0)" } ?? "")
                 let key = Store.judgedRecordingKey(bytes: content, settings: settings)
                 guard try s.judgedPass(key: key) == nil else { return }
                 let passID = try store(report, lessonID: id, plan: plan, lesson: opened.lesson, percent: percent,

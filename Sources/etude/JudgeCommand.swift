@@ -8,12 +8,13 @@ struct JudgeCommand: ParsableCommand {
         commandName: "judge",
         abstract: "Judge a recorded performance (.mid, or a .wav of an acoustic piano) against a lesson: onsets, releases, loudness, bar by bar.",
         discussion: """
-        Its first note is taken as the first note expected; every note is then judged as play mode judges it (hit, early, late, missed, wrong; held short or long, pedal-aware; loud or soft against the dynamics, relative to your own playing), and the pass is stored in the history. Record with `etude record -o mine.mid`; a lesson's own .mid is a perfect performance. A .wav of an acoustic piano is heard as `--input audio` hears it (onsets only: no releases or loudness from sound).
+        Its first note is taken as the first note expected; every note is then judged as play mode judges it (hit, early, late, missed, wrong; held short or long, pedal-aware; loud or soft against the dynamics, relative to your own playing), and the pass is stored in the history. Record with `etude record -o mine.mid`; a lesson's own .mid is a perfect performance. A .wav of an acoustic piano is heard as `--input audio` hears it (onsets only: no releases or loudness from sound); a recording that is clipped, too quiet, too noisy or below 22 kHz is said so in one line before the verdicts, and judged anyway.
 
         Examples:
           etude judge song.abc song.mid --bars 1-8
           etude judge "Ode to Joy" Lessons/level4/ode-to-joy.mid --json
           etude judge song.abc song.mid --keys 61
+          etude judge song.abc take1.wav --calibration alsa_input.usb-mic
         """
     )
 
@@ -25,11 +26,12 @@ struct JudgeCommand: ParsableCommand {
     @Option(help: "Transpose the lesson first: semitones (e.g. +2) or a key (D, Bb, F#m), as it was played.") var transpose: Transposition.Request?
     @Option(help: "The keys of the keyboard it was played on: 88, 76, 73, 61, 49, 37 or 25 (notes off it are not expected).") var keys: KeyboardKeysArgument?
     @Option(help: "The keyboard's range LOW-HIGH instead of --keys (e.g. C2-C7).") var range: KeyboardRangeArgument?
+    @Option(help: "For a .wav: listen with the microphone set-up `etude calibrate --input audio:SOURCE` stored for SOURCE.") var calibration: String?
     @Flag(help: "Print the pass report as one JSON object (every note with its verdicts).") var json = false
     @OptionGroup var store: StoreOptions
 
     func run() throws {
         try PerformanceJudge.run(lesson: try store.library.lessonPath(lesson), performance: performance, hand: hand, bars: bars,
-                                 tempo: tempo, fit: (transpose, keys, range), json: json, library: store.library)
+                                 tempo: tempo, fit: (transpose, keys, range), calibration: calibration, json: json, library: store.library)
     }
 }

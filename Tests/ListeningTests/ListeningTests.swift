@@ -268,3 +268,42 @@ func listen(_ samples: [Float], expected: @escaping (Double) -> Set<Int> = { _ i
         #expect(Self.heard(etudeBegan: 2.5, gain: 0.1) == [60])
     }
 }
+
+/// What a recording says of itself before it is judged (issue 41 point 4).
+@Suite struct RecordingCheckTests {
+    @Test func aCleanRecordingSaysNothing() {
+        var s = [Float](repeating: 0, count: 44_100 * 3)
+        pianoTone(60, at: 1.2, into: &s)
+        #expect(RecordingCheck(channels: [s], sampleRate: 44_100).line == nil)
+    }
+
+    @Test func clippedQuietNoisyAndLowRatesAreSaidInOneLine() {
+        var s = [Float](repeating: 0, count: 8_000 * 2)
+        pianoTone(60, at: 0.5, into: &s, rate: 8_000, gain: 2)
+        let loud = s.map { max(-1, min(1, $0)) }
+        let check = RecordingCheck(channels: [loud], sampleRate: 8_000)
+        #expect(check.isClipped && check.isLowRate && !check.isTooQuiet)
+        let line = check.line ?? ""
+        #expect(line.contains("clipped") && line.contains("8000 Hz") && !line.contains("\n"), "\(line)")
+        var faint = [Float](repeating: 0, count: 44_100 * 2)
+        pianoTone(60, at: 0.5, into: &faint, gain: 0.0005)
+        #expect(RecordingCheck(channels: [faint], sampleRate: 44_100).isTooQuiet)
+        var noisy = (0..<(44_100 * 2)).map { i in Float(sin(Double(i) * 12.9898).truncatingRemainder(dividingBy: 1) * 0.05) }
+        pianoTone(60, at: 0.5, into: &noisy, gain: 0.05)
+        #expect(RecordingCheck(channels: [noisy], sampleRate: 44_100).isNoisy)
+    }
+
+    @Test func theRoomIsTheFirstQuietSecondNotDigitalSilence() {
+        var s = [Float](repeating: 0, count: 44_100 * 4)
+        // Half a second of digital silence, then the room (RMS 0.001), a note at 2.5 s.
+        var seed: UInt64 = 7
+        for i in (44_100 / 2)..<s.count {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1
+            s[i] = (Float(seed >> 40) / Float(1 << 24) - 0.5) * 0.001 * Float(12.0.squareRoot())
+        }
+        pianoTone(60, at: 2.5, into: &s)
+        let room = RecordingCheck(channels: [s], sampleRate: 44_100).quietSecond ?? 0
+        #expect(abs(room - 0.001) < 0.0003, "\(room)")
+        #expect(RecordingCheck(channels: [[Float](repeating: 0, count: 44_100 * 2)], sampleRate: 44_100).quietSecond == nil)
+    }
+}

@@ -25,10 +25,14 @@ public enum OtherPiano {
     /// Renders `notes` at 48 kHz into `dir` as `<name>.wav` (mono, with reverb); with `noise`,
     /// pink noise at that volume under the whole of it, cut to `seconds`. nil when fluidsynth,
     /// sox or the other piano is missing here, or a tool failed.
+    /// `soundFont` is another piano's (default: `Tools.otherPiano`); `pedal` the sustain pedal's
+    /// presses and releases (ticks).
     public static func recording(_ notes: [Note], endTick: Int? = nil, in dir: TempDir, name: String,
-                                 noise: (volume: Double, seconds: Int)? = nil) throws -> String? {
-        guard let fluidsynth = Tools.fluidsynth.path, let sox = Tools.sox.path, let piano = Tools.otherPiano.path else { return nil }
+                                 noise: (volume: Double, seconds: Int)? = nil, soundFont: String? = nil,
+                                 pedal: [(tick: Int, down: Bool)] = []) throws -> String? {
+        guard let fluidsynth = Tools.fluidsynth.path, let sox = Tools.sox.path, let piano = soundFont ?? Tools.otherPiano.path else { return nil }
         var events = [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))]
+        for p in pedal { events.append(MIDIEvent(tick: p.tick, .controlChange(channel: 0, controller: 64, value: p.down ? 127 : 0))) }
         for n in notes {
             events.append(MIDIEvent(tick: n.tick, .noteOn(channel: 0, key: n.key, velocity: n.velocity)))
             events.append(MIDIEvent(tick: n.tick + n.length, .noteOff(channel: 0, key: n.key, velocity: 0)))
@@ -48,5 +52,15 @@ public enum OtherPiano {
                                     timeout: 60).status == 0,
               try ProcessRunner.run(sox, ["-R", "-m", wet, hiss, out, "trim", "0", String(noise.seconds)], timeout: 60).status == 0 else { return nil }
         return out
+    }
+
+    /// The samples of a mono WAV `path` (as sox reads it: any format), or nil when sox is missing
+    /// or fails.
+    public static func samples(_ path: String, in dir: TempDir) throws -> [Float]? {
+        guard let sox = Tools.sox.path else { return nil }
+        let raw = dir.file((path as NSString).lastPathComponent + ".f32")
+        guard try ProcessRunner.run(sox, [path, "-t", "f32", "-c", "1", raw], timeout: 60).status == 0,
+              let data = FileManager.default.contents(atPath: raw) else { return nil }
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 }

@@ -25,6 +25,12 @@ public enum Tools {
     public static let otherPiano = Tool(name: "FluidR3_GM.sf2",
                                         path: FileManager.default.fileExists(atPath: "/usr/share/sounds/sf2/FluidR3_GM.sf2") ? "/usr/share/sounds/sf2/FluidR3_GM.sf2" : nil,
                                         reason: "FluidR3_GM.sf2 is not installed (apt-get install fluid-soundfont-gm)")
+    /// A piano the listener was never tuned on (its defaults and `etude-bench listen` use FluidR3):
+    /// MuseScore General's, for the listening tests of both hands, pedal and chords.
+    public static let heldOutPiano = Tool(name: "MuseScore_General_Lite.sf3",
+                                          path: ["/usr/share/sounds/sf3/MuseScore_General_Lite.sf3", "/usr/share/sounds/sf3/MuseScore_General.sf3"]
+                                              .first { FileManager.default.fileExists(atPath: $0) },
+                                          reason: "MuseScore General is not installed (apt-get install musescore-general-soundfont-small)")
     public static let sha256sum = Tool(name: "sha256sum", path: which("sha256sum"), reason: "sha256sum is not installed (coreutils)")
     public static let man = Tool(name: "man", path: which("man"), reason: "man is not installed (apt-get install man-db)")
     public static let dpkgDeb = Tool(name: "dpkg-deb", path: which("dpkg-deb"), reason: "dpkg-deb is not here (not a Debian system)")
