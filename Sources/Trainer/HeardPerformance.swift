@@ -91,9 +91,9 @@ public enum HeardPerformance {
                                             notice: check.line)
     }
 
-    /// The notes the listener hears in the recording (after half a second of silence: the
-    /// listener hears an onset only once the moment before it is in its window, and a recording
-    /// may start on its first note), in time order (with `firstOnly`, as soon as one is); read a
+    /// The notes the listener hears in the recording, at their times in it (the listener is fed
+    /// half a second of silence first, `lead`, taken off again: it hears an onset only once the
+    /// moment before it is in its window, and a recording may start on its first note), in time order (with `firstOnly`, as soon as one is); read a
     /// tenth of a second at a time. A recording below 22 kHz (`lowRate`) is heard upsampled to
     /// 48 kHz (the listener's windows are sized for 44.1–48 kHz: at 8 kHz they would be seconds
     /// long), its own band only (`bandLimit`: above its half rate lie images, not partials).
@@ -103,11 +103,13 @@ public enum HeardPerformance {
         let rate = lowRate ? 48_000 : source
         let listener = NoteListener(sampleRate: rate, profile: profile)
         listener.bandLimit = Double(source) / 2
-        listener.expectedAt = expectedAt
+        let lead = Double(5 * (rate / 10)) / Double(rate)
+        listener.expectedAt = { t in expectedAt(t - lead) }
         var upsampler = Upsampler(from: source, to: rate)
         let chunk = max(1, source / 10)
         var out: [HeardNote] = []
         for _ in 0..<5 { out += listener.push([Float](repeating: 0, count: rate / 10)) }
+        func unpadded(_ notes: [HeardNote]) -> [HeardNote] { notes.map { var n = $0; n.time -= lead; return n } }
         do {
             try wav.forEachMonoBlock(frames: chunk) { block in
                 out += listener.push(upsampler.push(block))
@@ -116,9 +118,9 @@ public enum HeardPerformance {
         } catch {
             throw EtudeFailure("the recording cannot be read: \(error.message)")
         }
-        if firstOnly && !out.isEmpty { return out }
+        if firstOnly && !out.isEmpty { return unpadded(out) }
         out += listener.push(upsampler.flush())
-        return out + listener.flush()
+        return unpadded(out + listener.flush())
     }
 
     /// Linear interpolation from one rate to another, a block at a time (unchanged when the rates

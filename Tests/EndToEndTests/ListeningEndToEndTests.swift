@@ -102,6 +102,11 @@ import TestSupport
         #expect(wrong <= 3, "\(r.stdout.prefix(300))")
         // Only onsets are judged from sound.
         #expect(report["short"] as? Int == 0 && report["loud"] as? Int == 0)
+        // The times are the recording's own (the listener's lead-in of silence not in them): the
+        // render's first note sounds at 0 s.
+        let played = (report["alignment"] as? [[String: Any]] ?? []).compactMap { $0["playedAt"] as? Double }
+        let first = played.min() ?? .nan
+        #expect(first >= -0.05 && first < 0.2, "first note heard at \(first) s in the recording, played at 0 s")
         // And the pass is in the history.
         let stats = try user.run(["stats", "--json"])
         #expect(stats.stdout.contains("\"passes\":1,"), "\(stats.stdout.prefix(300))")
