@@ -27,6 +27,13 @@ public enum InputDeviceID {
     /// A microphone by its source: `audio` (the default source) or `audio:NAME`.
     public static func audio(_ source: String?) -> String { source.map { "audio:" + $0 } ?? "audio" }
 
+    /// A microphone named the way a learner may name it outside `--input` (`judge --calibration`):
+    /// `audio`, `audio:NAME`, or the bare source `NAME`, read by `--input`'s own reader.
+    public static func audio(naming text: String) -> String {
+        if case .audio(let named) = InputSpec(text) { return audio(named) }
+        return audio(text)
+    }
+
     /// An ALSA port without its address, which changes when the keyboard is replugged:
     /// `Digital Piano MIDI 1 (24:0)` → `midi:Digital Piano MIDI 1`.
     public static func alsa(_ portName: String) -> String { "midi:" + withoutAddress(portName) }

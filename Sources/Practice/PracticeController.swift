@@ -25,6 +25,8 @@ public final class PracticeController {
     private var viewValue: PracticeViewState
     /// Where `r` saves passes.
     public var saveDirectory: String
+    /// Where `+`/`-` stop: every tempo a plan takes, or a recording's stretch range.
+    public var tempoRange: ClosedRange<Double> = TempoPercent.range
 
     public init(session: PracticeSession, saveDirectory: String = FileManager.default.currentDirectoryPath) {
         self.session = session
@@ -201,7 +203,8 @@ public final class PracticeController {
             }
         case .tempoUp, .tempoDown:
             let current = transport.tempoPercent
-            let next = TempoPercent.clamped(current).stepped(up: command == .tempoUp).value
+            let stepped = TempoPercent.clamped(current).stepped(up: command == .tempoUp).value
+            let next = min(tempoRange.upperBound, max(tempoRange.lowerBound, stepped))
             if next != current {
                 try? s.perform { t throws(PlanError) in try t.setTempo(percent: next) }
             }

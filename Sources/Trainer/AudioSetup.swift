@@ -23,8 +23,7 @@ public enum AudioSetup {
     /// in that room). Throws one line naming the fix when there is none.
     public static func judgeProfile(source: String, library: Library) throws -> ListeningProfile {
         // SOURCE as `--input audio:SOURCE` names it; `audio` (or `audio:SOURCE`) as given.
-        let name: String
-        if case .audio(let named) = InputSpec(source) { name = InputDeviceID.audio(named) } else { name = InputDeviceID.audio(source) }
+        let name = InputDeviceID.audio(naming: source)
         let stored: AudioCalibration?
         do {
             stored = try library.withStore(scan: false) { try $0.audioCalibration(device: name) }

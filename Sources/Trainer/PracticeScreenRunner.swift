@@ -239,6 +239,7 @@ public enum PracticeScreenRunner {
         instrument.hookup.ignore(own)
         let (session, controller) = try makeSession(opened, plan: plan, output: recording == nil ? own : RecordingLessonFilter(own),
                                                     playing: playing, instrument: instrument, recording: recording)
+        if recording != nil { controller.tempoRange = RecordingPractice.tempoRange }
         let voice = recording?.voice(live: live, session: session)
         voice?.start()
         defer {

@@ -22,8 +22,16 @@ public final class RecordingPractice: Sendable {
     public let path: String
     private let file: RecordingFile.Box
 
-    /// The tempo range a recording is practised in.
+    /// The tempo range a recording is practised and rendered in (Rubber Band's stretch stays
+    /// clean there; the practice screen's `+`/`-` stop at its ends).
     public static let tempoRange: ClosedRange<Double> = 50...150
+
+    /// Refuses a tempo outside `tempoRange`, in one line naming it as typed.
+    public static func checkTempo(_ percent: Double, as typed: String) throws {
+        guard tempoRange.contains(percent) else {
+            throw EtudeFailure("--tempo \(typed): a recording plays from \(Int(tempoRange.lowerBound))% to \(Int(tempoRange.upperBound))% of its speed; choose a tempo in that range")
+        }
+    }
 
     /// Opens the recording and its alignment to `lesson` (aligning first when none is stored,
     /// saying so on stderr): every refusal one line naming the file.
@@ -34,9 +42,7 @@ public final class RecordingPractice: Sendable {
         } catch {
             throw EtudeFailure(error.message)
         }
-        guard Self.tempoRange.contains(tempoPercent) else {
-            throw EtudeFailure("--tempo \(PracticePlan.format(tempoPercent))%: a recording plays from \(Int(Self.tempoRange.lowerBound))% to \(Int(Self.tempoRange.upperBound))% of its speed; choose a tempo in that range")
-        }
+        try Self.checkTempo(tempoPercent, as: "\(PracticePlan.format(tempoPercent))%")
         let recording = try RecordingAlign.openRecording(path)
         var job = RecordingAlign.Job(lesson: lessonPath, recording: path)
         job.soundfont = soundfont

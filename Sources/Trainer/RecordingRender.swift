@@ -16,8 +16,6 @@ public struct RecordingRender {
     public var protected: [String] = []
     public var verbose = false
 
-    /// The stretch range a recording is practised in.
-    public static let tempoRange: ClosedRange<Double> = 50...150
     /// Passes written: the passage and its one loop.
     public static let passes = 2
     public static let crossfadeSeconds = 0.010
@@ -29,9 +27,7 @@ public struct RecordingRender {
 
     /// Renders; the summary line for stdout.
     public func run(library: Library) throws -> String {
-        guard Self.tempoRange.contains(tempo.value) else {
-            throw EtudeFailure("--tempo \(tempo): a recording plays from \(Int(Self.tempoRange.lowerBound))% to \(Int(Self.tempoRange.upperBound))% of its speed; choose a tempo in that range")
-        }
+        try RecordingPractice.checkTempo(tempo.value, as: "\(tempo)")
         try OutputFile.check(output, inputs: [job.lessonPath, job.recordingPath] + protected)
         let recording = try RecordingAlign.openRecording(job.recordingPath)
         let (alignment, _) = try RecordingAlign.align(job, library: library)

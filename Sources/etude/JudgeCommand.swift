@@ -8,13 +8,13 @@ struct JudgeCommand: ParsableCommand {
         commandName: "judge",
         abstract: "Judge a recorded performance (.mid, or a .wav of an acoustic piano) against a lesson: onsets, releases, loudness, bar by bar.",
         discussion: """
-        Its first note is taken as the first note expected; every note is then judged as play mode judges it (hit, early, late, missed, wrong; held short or long, pedal-aware; loud or soft against the dynamics, relative to your own playing), and the pass is stored in the history. Record with `etude record -o mine.mid`; a lesson's own .mid is a perfect performance. A .wav of an acoustic piano is heard as `--input audio` hears it (onsets only: no releases or loudness from sound); a recording that is clipped, too quiet, too noisy or below 22 kHz is said so in one line before the verdicts, and judged anyway.
+        The performance is aligned to the score by the follower (a stray key before the start, a missed first note, a wrong key or a restart moves nothing else); every note is then judged as play mode judges it (hit, early, late, missed, wrong; held short or long, pedal-aware; loud or soft against the dynamics, relative to your own playing), and the pass is stored in the history. Record with `etude record -o mine.mid`; a lesson's own .mid is a perfect performance. A .wav of an acoustic piano is heard as `--input audio` hears it (onsets only: no releases or loudness from sound); a recording that is clipped, too quiet, too noisy or below 22 kHz is said so in one line before the verdicts, and judged anyway; `--calibration SOURCE` listens to it with the set-up `etude calibrate --input audio:SOURCE` stored for the microphone it was recorded through.
 
         Examples:
           etude judge song.abc song.mid --bars 1-8
           etude judge "Ode to Joy" Lessons/level4/ode-to-joy.mid --json
           etude judge song.abc song.mid --keys 61
-          etude judge song.abc take1.wav --calibration alsa_input.usb-mic
+          etude judge song.abc take.wav
         """
     )
 

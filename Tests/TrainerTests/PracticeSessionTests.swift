@@ -118,6 +118,18 @@ struct PracticeSessionTests {
         #expect(m.status.tempoPercent == 95)
     }
 
+    @Test func withARecordingTheTempoKeysStopAtItsStretchRange() throws {
+        let (s, clock, _) = try session()
+        s.controller.tempoRange = RecordingPractice.tempoRange
+        s.start()
+        play(s, clock, until: 1)
+        for _ in 0..<20 { s.handle(.tempoUp) }
+        #expect(s.snapshot().status.tempoPercent == 150)
+        for _ in 0..<40 { s.handle(.tempoDown) }
+        #expect(s.snapshot().status.tempoPercent == 50)
+        #expect(s.snapshot().message == "tempo 50%")
+    }
+
     @Test func loopKeysSetTheLoopAndPassesAreCounted() throws {
         let (s, clock, _) = try session()
         s.start()
