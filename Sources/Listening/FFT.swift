@@ -42,26 +42,7 @@ public struct FFT: Sendable {
             let j = start + i
             if j >= 0 && j < samples.count { re[reversed[i]] = Double(samples[j]) * window[i] }
         }
-        var half = 1
-        while half < size {
-            let step = size / (half * 2)
-            var k = 0
-            while k < size {
-                for j in 0..<half {
-                    let t = j * step
-                    let wr = cosines[t], wi = sines[t]
-                    let a = k + j, b = a + half
-                    let xr = re[b] * wr - im[b] * wi
-                    let xi = re[b] * wi + im[b] * wr
-                    re[b] = re[a] - xr
-                    im[b] = im[a] - xi
-                    re[a] += xr
-                    im[a] += xi
-                }
-                k += half * 2
-            }
-            half *= 2
-        }
+        butterflies(&re, &im)
         var out = [Double](repeating: 0, count: size / 2 + 1)
         for i in 0...size / 2 { out[i] = (re[i] * re[i] + im[i] * im[i]).squareRoot() }
         return out
@@ -81,6 +62,22 @@ public struct FFT: Sendable {
                 if k >= 0 && k < x.count { im[r] = Double(x[k]) * window[i] }
             }
         }
+        butterflies(&re, &im)
+        var first = [Double](repeating: 0, count: size / 2 + 1), second = first
+        for k in 0...size / 2 {
+            let n = (size - k) % size
+            // X = (Z[k] + conj Z[n]) / 2, Y = (Z[k] − conj Z[n]) / 2i.
+            let xr = (re[k] + re[n]) / 2, xi = (im[k] - im[n]) / 2
+            let yr = (im[k] + im[n]) / 2, yi = (re[n] - re[k]) / 2
+            first[k] = (xr * xr + xi * xi).squareRoot()
+            second[k] = (yr * yr + yi * yi).squareRoot()
+        }
+        return (first, second)
+    }
+
+    /// The in-place radix-2 butterflies over bit-reversed input: the one transform both
+    /// `magnitudes` calls run.
+    private func butterflies(_ re: inout [Double], _ im: inout [Double]) {
         re.withUnsafeMutableBufferPointer { re in
             im.withUnsafeMutableBufferPointer { im in
                 cosines.withUnsafeBufferPointer { cosines in
@@ -109,15 +106,5 @@ public struct FFT: Sendable {
                 }
             }
         }
-        var first = [Double](repeating: 0, count: size / 2 + 1), second = first
-        for k in 0...size / 2 {
-            let n = (size - k) % size
-            // X = (Z[k] + conj Z[n]) / 2, Y = (Z[k] − conj Z[n]) / 2i.
-            let xr = (re[k] + re[n]) / 2, xi = (im[k] - im[n]) / 2
-            let yr = (im[k] + im[n]) / 2, yi = (re[n] - re[k]) / 2
-            first[k] = (xr * xr + xi * xi).squareRoot()
-            second[k] = (yr * yr + yi * yi).squareRoot()
-        }
-        return (first, second)
     }
 }
