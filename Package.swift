@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "Judge", dependencies: ["MIDIFile", "Follow"]),
         // The score follower: played notes aligned to the score's, offline (a whole performance,
         // restarts and all) and online (note by note: position and tempo). Pure logic.
-        .target(name: "Follow"),
+        .target(name: "Follow", dependencies: ["Clocks"]),
         .testTarget(name: "FollowTests", dependencies: ["Follow", "Clocks"]),
         // A lesson from a MIDIFile: hands, bars, practice plan, transport, metronome, export. Pure logic.
         .target(name: "Lesson", dependencies: ["MIDIFile", "Clocks"]),

@@ -1,3 +1,4 @@
+import Follow
 import Foundation
 import Judge
 import Lesson

@@ -1,3 +1,4 @@
+import Follow
 import Clocks
 import Foundation
 import Judge
