@@ -59,7 +59,7 @@ public struct HarmonicEstimator: Sendable {
     /// `band` is the highest frequency the recording holds (nil: half the sample rate): a
     /// recording sampled below 22 kHz and heard upsampled has only images above its own half rate.
     public init(spectrum: [Double], whole: [Double], fftSize: Int, sampleRate: Int, templates: PartialTemplates? = nil, noiseFloor: Double = 0,
-                band bandLimit: Double? = nil) {
+                band bandLimit: Double? = nil, roomNoise: [Double]? = nil) {
         self.spectrum = spectrum
         self.templates = templates
         binHz = Double(sampleRate) / Double(fftSize)
@@ -70,12 +70,22 @@ public struct HarmonicEstimator: Sendable {
         // White noise of RMS σ gives a Hann-windowed bin σ·√(0.375 N) on average; the maximum of
         // a partial's few bins about twice that.
         let room = noiseFloor * (0.375 * Double(fftSize)).squareRoot() * 2
-        background = max(band[band.count / 2] * 2, room, 1e-9)
+        // With the room's noise measured bin by bin (and taken off the spectra), what is left of
+        // it is a fraction of its median over the band: the background is never taken below that.
+        var measured = 0.0
+        if let roomNoise, roomNoise.count > hi {
+            let noiseBand = roomNoise[lo...hi].sorted()
+            measured = noiseBand[noiseBand.count / 2] * Self.noiseResidue
+        }
+        background = max(band[band.count / 2] * 2, room, measured, 1e-9)
         level = 0
         var all = self
         all.spectrum = whole
         level = Self.keys.reduce(0) { max($0, all.salience($1)) }
     }
+
+    /// Part of the room's median noise magnitude that stays a floor once the noise is taken off.
+    static let noiseResidue = ProcessInfo.processInfo.environment["LISTEN_NOISE_RESIDUE"].flatMap(Double.init) ?? 1.0
 
     static func frequency(_ pitch: Int) -> Double { 440 * pow(2, Double(pitch - 69) / 12) }
 
