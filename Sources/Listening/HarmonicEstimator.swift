@@ -325,12 +325,32 @@ public struct HarmonicEstimator: Sendable {
             guard a >= strongest * Self.rescueRatio, a > beside * 1.5, s > background * Self.backgroundRatio else { continue }
             out.append(Found(pitch: e, salience: s / background))
         }
+        // A wrong key played instead of an expected one on a sounding key's partials (the octave
+        // above the other hand's note, mostly) was cancelled with it one key at a time, so it was
+        // never found; in the fit it takes the share itself. Heard as the wrong key it is.
+        let sounding = Set(found.map(\.pitch)).subtracting(drop).union(out.map(\.pitch))
+        for e in missing.sorted() where !sounding.contains(e) && found.count - drop.count + out.count < limit {
+            let a = share[e] ?? 0
+            var best: (pitch: Int, share: Double)?
+            for k in [e - 2, e - 1, e + 1, e + 2] where !expected.contains(k) && !sounding.contains(k) && !out.contains(where: { $0.pitch == k }) {
+                if let b = share[k], b > (best?.share ?? 0) { best = (k, b) }
+            }
+            guard let (n, b) = best else { continue }
+            let s = salience(n)
+            if Self.debug { print(String(format: "instead of %d: %d share %.4f (its %.4f) strongest %.4f salience %.2f", e, n, b, a, strongest, s / background)) }
+            guard b >= strongest * Self.insteadRatio, b > a * 3, s > background * Self.backgroundRatio,
+                  !ownAttack.contains(where: { Self.partialIntervals.contains(n - $0) }) else { continue }
+            out.append(Found(pitch: n, salience: s / background))
+        }
         return (out, drop)
     }
 
     static let debug = ProcessInfo.processInfo.environment["LISTEN_RESCUE"] != nil
     /// Share of the strongest note found that an expected key's fit must reach to be added.
     public static let rescueRatio = 0.08
+    /// Share of the strongest note found that a key beside a missing expected one must reach in
+    /// the fit to be heard as played instead of it.
+    public static let insteadRatio = ProcessInfo.processInfo.environment["LISTEN_INSTEAD"].flatMap(Double.init) ?? 0.15
 
     /// True when `pitch`'s own odd partials sound (not only the even ones an octave above
     /// would give it): the test that a note of Etude's is really heard in the room.
