@@ -338,7 +338,11 @@ public struct HarmonicEstimator: Sendable {
             guard let (n, b) = best else { continue }
             let s = salience(n)
             if Self.debug { print(String(format: "instead of %d: %d share %.4f (its %.4f) strongest %.4f salience %.2f", e, n, b, a, strongest, s / background)) }
-            guard b >= strongest * Self.insteadRatio, b > a * 3, s > background * Self.backgroundRatio,
+            // Only there: elsewhere the one-at-a-time search would have found it itself, and a
+            // neighbour's share beside a missing key is more often the mass of what rings. Nor in
+            // a chord of four keys or more, whose partials cover one another's neighbours.
+            let onPartials = sounding.contains { Self.partialIntervals.contains(n - $0) && n != $0 }
+            guard onPartials, expected.count <= 3, b >= strongest * Self.insteadRatio, b > a * 3, s > background * Self.backgroundRatio,
                   !ownAttack.contains(where: { Self.partialIntervals.contains(n - $0) }) else { continue }
             out.append(Found(pitch: n, salience: s / background))
         }
