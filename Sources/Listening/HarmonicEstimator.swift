@@ -41,6 +41,8 @@ public struct HarmonicEstimator: Sendable {
     public static let backgroundRatio = 3.0
 
     var spectrum: [Double]
+    /// The spectrum after the onset, new or still ringing.
+    let whole: [Double]
     /// The level a key would sum from noise alone.
     let background: Double
     /// The strongest key's salience in the whole spectrum after the onset: what sounds now,
@@ -78,6 +80,7 @@ public struct HarmonicEstimator: Sendable {
             measured = noiseBand[noiseBand.count / 2] * Self.noiseResidue
         }
         background = max(band[band.count / 2] * 2, room, measured, 1e-9)
+        self.whole = whole
         level = 0
         var all = self
         all.spectrum = whole
@@ -306,6 +309,7 @@ public struct HarmonicEstimator: Sendable {
             }
         }
         let share = Dictionary(uniqueKeysWithValues: zip(candidates, h))
+        if Self.debug { print("shares", candidates.map { String(format: "%d:%.1f", $0, share[$0] ?? 0) }.joined(separator: " "), String(format: "flat %.1f", h[n])) }
         // Nothing found one at a time (a key struck again while it rings under the pedal adds
         // less than is taken away as ringing): the expected key must then be the fit's strongest.
         let strongest = found.isEmpty ? (share.values.max() ?? 0) / Self.rescueRatio * 0.5 : found.compactMap { share[$0.pitch] }.max() ?? 0
@@ -364,6 +368,19 @@ public struct HarmonicEstimator: Sendable {
         var odd = 0.0, even = 0.0
         for (i, a) in p.prefix(6).enumerated() { if i % 2 == 0 { odd += a } else { even += a } }
         return odd >= 0.3 * even
+    }
+
+    /// How much of what sounds at `pitch`'s first partials is new at this onset (0–1): little
+    /// for a key that only rings on (most of the window before the onset, where it sounded as
+    /// loud, is taken off), most for a key struck again.
+    public func newness(_ pitch: Int) -> Double {
+        var fresh = 0.0, all = 0.0
+        for r in harmonicBins(pitch).prefix(4) {
+            let range = r.clamped(to: 0...(spectrum.count - 1))
+            fresh += range.reduce(0) { max($0, spectrum[$1]) }
+            all += range.reduce(0) { max($0, whole[$1]) }
+        }
+        return all > 0 ? fresh / all : 0
     }
 
     /// The partial amplitudes of `pitch` as found at this onset (for calibration).

@@ -239,6 +239,14 @@ public final class NoteListener {
     /// own noise, above a 16-bit file's dither at −90 dBFS).
     static let digitalSilence = 1e-4
 
+    /// Part of its last strength a key the score does not expect now, heard in the last two
+    /// seconds, must come back with to be struck again rather than still ringing.
+    static let ringingRatio = ProcessInfo.processInfo.environment["LISTEN_RINGING"].flatMap(Double.init) ?? 0.6
+
+    /// Part of what sounds at a key's first partials that is new at an onset above which the key
+    /// was struck again (`HarmonicEstimator.newness`): a key that only rings on shows 0.15–0.4.
+    static let struckAgain = ProcessInfo.processInfo.environment["LISTEN_STRUCK"].flatMap(Double.init) ?? 0.55
+
     /// λ of the log compression log(1 + λ|X|): small enough that noise stays near zero.
     static let compression = 1.0
     private static let lookahead = 2
@@ -360,7 +368,13 @@ public final class NoteListener {
             // Where the score is known, a key it does not expect now that was heard in the last two seconds and still rings
             // (under the pedal, mostly) is what remains of it unless it came back near as strong.
             if !expected.isEmpty, !expected.contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
-               found.salience < last.strength * 0.6 { return false }
+               found.salience < last.strength * Self.ringingRatio {
+                // Unless most of what sounds at its partials is new and it is not a whisper of
+                // what it was: struck again (a wrong key on the note just played, most often).
+                let newness = estimator.newness(found.pitch)
+                if HarmonicEstimator.debug { print(String(format: "ringing? %d newness %.2f salience %.1f last %.1f", found.pitch, newness, found.salience, last.strength)) }
+                if newness < Self.struckAgain || found.salience < last.strength * 0.15 { return false }
+            }
             // A key heard moments ago whose sound is still growing into the analysis window is
             // the same note, unless it came back clearly (a re-struck key has a new attack).
             guard let last = lastHeard[found.pitch], time - last.time < 0.2 else { return true }
