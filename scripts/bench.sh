@@ -61,8 +61,11 @@ recording_peers() {
     echo "recording bench skipped: the Sync Toolbox could not be installed in $sync_venv (is PyPI reachable?)"
   else
     names=(minuet-in-g-petzold ode-to-joy greensleeves minuet-in-g-petzold-5min held)
+    rm -f "$rec"/bench.sqlite*  # the bench's own library, made by this Etude
     for n in "${names[@]}"; do
-      [ -f "$rec/$n.flac" ] && continue
+      # Rendered again whenever the material changed (the performance or the lesson).
+      sum=$(cat "$rec/$n-performance.mid" "$rec/$n-lesson.mid" | md5sum | cut -d' ' -f1)
+      [ -f "$rec/$n.flac" ] && [ "$(cat "$rec/$n.made-from" 2>/dev/null)" = "$sum" ] && continue
       fluidsynth -ni -q -r 44100 -T wav -F "$rec/$n-dry.wav" "$sf" "$rec/$n-performance.mid" >/dev/null 2>&1
       secs=$(python3 -c "import json; print(int(json.load(open('$rec/$n-truth.json'))['seconds']) + 4)")
       sox -R "$rec/$n-dry.wav" -c 2 "$rec/$n-wet.wav" reverb 40 50 60 pad 1.0
@@ -71,6 +74,7 @@ recording_peers() {
       sox "$rec/$n-mix.wav" "$rec/$n.flac"
       [ "$n" = held ] || lame --quiet -b 128 "$rec/$n-mix.wav" "$rec/$n.mp3"
       .build/release/etude render "$rec/$n-lesson.mid" -o "$rec/$n-ref.wav" --db "$rec/bench.sqlite" >/dev/null
+      echo "$sum" > "$rec/$n.made-from"
     done
     "$sync_venv/bin/python" Benchmarks/recording_bench.py "$(pwd)/.build/release/etude" "$rec" minuet-in-g-petzold ode-to-joy greensleeves minuet-in-g-petzold-5min --stretch held
     # Live: 8 s of the 5-minute recording looped at 70 % as `etude practice --recording --bars`
