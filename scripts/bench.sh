@@ -96,6 +96,44 @@ print(f"  looped live at 70 %: {live['seconds']} s at {live['period']}×3 frames
       f"{'PASS' if live['underruns'] == 0 and live['seconds'] >= 300 else 'FAIL' if live['underruns'] else 'not 5 minutes'})")
 print(f"  rubberband --realtime -3 on the same passage: {took:.2f} s for {out:.1f} s of audio ({took / out:.2f}× real time)")
 PY
+    # End to end: `etude loop` itself, bars 9-12 of the 5-minute recording at 70 % for 5 minutes,
+    # on a JACK dummy server of the bench's own at jackd's default period (1024 frames at 48 kHz);
+    # --verbose counts the ring's underruns when it ends.
+    if command -v jackd >/dev/null && command -v jack_lsp >/dev/null; then
+      jname="etude-bench-loop-$$"
+      JACK_NO_AUDIO_RESERVATION=1 jackd -n "$jname" -d dummy -r 48000 >/dev/null 2>&1 &
+      jpid=$!
+      for _ in $(seq 50); do JACK_DEFAULT_SERVER=$jname jack_lsp >/dev/null 2>&1 && break; sleep 0.2; done
+      lesson5="$rec/minuet-in-g-petzold-5min-lesson.mid" take5="$rec/minuet-in-g-petzold-5min.flac"
+      reps=$(.build/release/etude align "$lesson5" "$take5" --json --db "$rec/bench.sqlite" 2>/dev/null | python3 -c '
+import json, math, sys
+bars = json.load(sys.stdin)["bars"]
+print(math.ceil(float(sys.argv[1]) / ((bars[11]["end"] - bars[8]["start"]) / 0.7)))' "$loop_seconds")
+      loop_start=$(date +%s.%N)
+      JACK_DEFAULT_SERVER=$jname JACK_NO_AUDIO_RESERVATION=1 .build/release/etude loop "$lesson5" 9-12 --recording "$take5" --tempo 70% \
+        --repeat "$reps" --verbose --db "$rec/bench.sqlite" </dev/null >"$rec/loop-jack.out" 2>"$rec/loop-jack.err"
+      loop_status=$?
+      loop_end=$(date +%s.%N)
+      kill "$jpid" 2>/dev/null; wait "$jpid" 2>/dev/null
+      python3 - "$rec/loop-jack.err" "$loop_status" "$loop_start" "$loop_end" "$loop_seconds" <<'PY'
+import re, sys
+text = open(sys.argv[1], errors="replace").read()
+took = float(sys.argv[4]) - float(sys.argv[3])
+m = re.search(r"stretched live by (.+?) at (\d+) Hz: (\d+) underruns?, (\d+) jumps?, (\d+) loop joins?", text)
+if sys.argv[2] != "0" or not m:
+    print(f"  etude loop on a JACK dummy server: failed (exit {sys.argv[2]}): {text.strip().splitlines()[-1:] }")
+else:
+    under = int(m.group(3))
+    x = re.search(r"(\d+) xruns?; worst callback ([\d.]+) ms of a ([\d.]+) ms period", text)
+    jack = f", JACK: {x.group(1)} xruns, worst callback {x.group(2)} ms of {x.group(3)}" if x else ""
+    full = took >= float(sys.argv[5]) - 1 and float(sys.argv[5]) >= 300
+    verdict = "PASS" if under == 0 and full else ("FAIL" if under else "not 5 minutes")
+    print(f"  etude loop on a JACK dummy server (1024-frame periods, {m.group(2)} Hz, {m.group(1)}): {took:.0f} s, "
+          f"{under} underruns, {m.group(5)} loop joins, {m.group(4)} jumps{jack} (target: no underrun over 5 minutes: {verdict})")
+PY
+    else
+      echo "  etude loop on a JACK dummy server: skipped (jackd and jack_lsp, Debian jackd2, are not installed)"
+    fi
   fi
 }
 if [ $part = listening ]; then listening_peers; exit $?; fi
