@@ -204,6 +204,19 @@ import TestSupport
         for (a, b) in [(one, two), (two, three)] {
             #expect(abs(b.timeIntervalSince(a) - expected) < 0.2, "a pass took \(b.timeIntervalSince(a)) s; bars 3–4 of the recording at 70 %: \(expected) s")
         }
+        // The time each pass is stored with (and said with) is those real seconds too, not the
+        // music's clock, which the recording's pace runs slower or faster than real time.
+        let out = (try? String(contentsOfFile: loop.stdoutPath, encoding: .utf8)) ?? ""
+        let said = out.split(separator: "\n").compactMap { line -> Double? in
+            guard line.hasPrefix("pass "), let comma = line.lastIndex(of: ",") else { return nil }
+            return Double(line[line.index(after: comma)...].trimmingCharacters(in: .whitespaces).dropLast(2))
+        }
+        #expect(said.count == 3, "\(out)")
+        let lesson = 2 * 4 * 0.5 / 0.7  // bars 3–4 at the lesson's own tempo, at 70 %
+        #expect(abs(expected - lesson) > 0.3, "the recording's bars 3–4 should not last as long as the lesson's")
+        for seconds in said.dropFirst() {  // the first pass holds the count-in's start too
+            #expect(abs(seconds - expected) < 0.15, "a pass was stored as \(seconds) s; it was played in \(expected) s")
+        }
     }
 
     /// A recording that cannot be played: one line naming it, exit 1, before anything opens.
