@@ -7,6 +7,7 @@ import Practice
 import Recording
 import RecordingAudio
 import Reports
+import Store
 import Synth
 
 /// `etude practice LESSON --recording RECORDING`: the lesson practised with a recording of it.
@@ -80,6 +81,16 @@ public final class RecordingPractice: Sendable {
             points.append(.init(tick: Double(bar.endTick), seconds: aligned.end))
         }
         return RecordingTimeline(points: points)
+    }
+
+    /// The pace of a recording the library already aligned to the lesson (nil: none kept, or
+    /// the file cannot be read): a routine's plan is timed by it without aligning anything.
+    public static func storedPace(recording: String, lessonPath: String, lesson: Lesson, store: Store) -> RecordingPace? {
+        guard let keys = try? RecordingAlign.identity(recording: recording, lesson: lessonPath),
+              let stored = try? store.alignment(recording: keys.recording, lesson: keys.lesson),
+              let alignment = try? JSONDecoder().decode(RecordingAlignment.self, from: Data(stored.bars.utf8)),
+              let timeline = timeline(alignment, lesson: lesson) else { return nil }
+        return RecordingPace(timeline: timeline, tempoMap: lesson.tempoMap)
     }
 
     /// The pace the session's clock keeps with the recording.

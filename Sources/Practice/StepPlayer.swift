@@ -175,17 +175,9 @@ public final class StepPlayer: @unchecked Sendable {
         return finish(start: start, faded: faded, interrupted: interrupted)
     }
 
-    /// A pass's length in real seconds: the transport's, or with a recording the recording's
-    /// own length of the pass's bars at the step's tempo in place of the lesson's (a count-in
-    /// kept: the pace leaves it on real time).
+    /// A pass's length in real seconds: the transport's, or with a recording the recording's.
     private func passSeconds(_ transport: Transport) -> Double {
-        guard let pace else { return transport.passDuration }
-        let ticks = transport.plan.tickRange(in: transport.lesson)
-        let (lo, hi) = (Double(ticks.lowerBound), Double(ticks.upperBound))
-        let speed = max(0.01, transport.tempoPercent / 100)
-        let lesson = (pace.tempoMap.seconds(atTick: hi) - pace.tempoMap.seconds(atTick: lo)) / speed
-        let recorded = (pace.timeline.seconds(atTick: hi) - pace.timeline.seconds(atTick: lo)) / speed
-        return transport.passDuration - lesson + max(0, recorded)
+        pace?.passSeconds(transport) ?? transport.passDuration
     }
 
     /// `recording=`: the music's clock moved on to where the recording is (on the runner's owner).

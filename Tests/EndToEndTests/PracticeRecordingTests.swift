@@ -233,6 +233,11 @@ import TestSupport
         #expect(entry.status == 0, "\(entry.stderr)")
         let shown = try etude.run(["routine", "list", "r"])
         #expect(shown.stdout.contains("take.wav"), "the entry says its recording: \(shown.stdout)")
+        // The plan is timed by the recording's bars too (as the library's alignment found them).
+        let plan = try etude.run(["routine", "run", "r", "--plan"])
+        let about = try #require(plan.stdout.range(of: #"about \d+:\d\d"#, options: .regularExpression), "\(plan.stdout)")
+        let parts = plan.stdout[about].dropFirst(6).split(separator: ":").compactMap { Double($0) }
+        let planned = parts.count == 2 ? parts[0] * 60 + parts[1] : -1
         let run = try etude.run(["routine", "run", "r", "--verbose"], timeout: 120)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("recording stretched live by Rubber Band"), "\(run.stderr)")
@@ -243,6 +248,7 @@ import TestSupport
         let lesson = 2 * 2 * 4 * 0.5 / 0.7  // two passes of bars 3–4 at the lesson's own tempo
         #expect(abs(recorded - lesson) > 1)
         #expect(abs(seconds - recorded) < 0.6, "the step lasted \(seconds) s; two passes of the recording's bars 3–4 at 70 %: \(recorded) s (the lesson's \(lesson) s)")
+        #expect(abs(planned - recorded) <= 1 && abs(planned - lesson) > 1, "planned \(planned) s: \(plan.stdout)")
         let bad = try etude.run(["routine", "new", "b", "--entry", "lesson=\(take.lesson);recording=\(etude.home.file("missing.flac"))"])
         #expect(bad.status != 0)
         #expect(bad.stderr.split(separator: "\n").count == 1 && bad.stderr.contains("missing.flac"), "\(bad.stderr)")

@@ -60,6 +60,8 @@ public struct RoutinePlan: Equatable, Sendable {
         public var hand: PracticePlan.Hands?
         public var tempoPercent: Int
         public var bars: ClosedRange<Int>?
+        /// The entry's `recording=`: a pass lasts as long as the recording plays its bars.
+        public var recording: String? = nil
     }
 
     /// The catalogue's estimate of one pass: the whole lesson at the step's tempo.
@@ -123,7 +125,8 @@ public struct RoutinePlan: Equatable, Sendable {
             switch entry.length {
             case .minutes(let m): planned = m * 60
             case .repetitions(let n):
-                let q = PassQuery(lesson: lesson.lesson, path: lesson.path, hand: entry.hand, tempoPercent: tempo, bars: entry.bars)
+                let q = PassQuery(lesson: lesson.lesson, path: lesson.path, hand: entry.hand, tempoPercent: tempo, bars: entry.bars,
+                                  recording: entry.recording)
                 let pass = passSeconds(q).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? catalogueSeconds(q)
                 planned = Double(n) * pass
             }
