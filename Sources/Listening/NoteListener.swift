@@ -247,6 +247,10 @@ public final class NoteListener {
     /// was struck again (`HarmonicEstimator.newness`): a key that only rings on shows 0.15–0.4.
     static let struckAgain = ProcessInfo.processInfo.environment["LISTEN_STRUCK"].flatMap(Double.init) ?? 0.55
 
+    /// Seconds after an onset within which another hears the first one's keys growing: under
+    /// the fastest run the listener follows (seven notes a second).
+    static let sameSound = 0.14
+
     /// λ of the log compression log(1 + λ|X|): small enough that noise stays near zero.
     static let compression = 1.0
     private static let lookahead = 2
@@ -374,6 +378,20 @@ public final class NoteListener {
                 let newness = estimator.newness(found.pitch)
                 if HarmonicEstimator.debug { print(String(format: "ringing? %d newness %.2f salience %.1f last %.1f", found.pitch, newness, found.salience, last.strength)) }
                 if newness < Self.struckAgain || found.salience < last.strength * 0.15 { return false }
+            }
+            // An onset moments after another (a bass string's attack still growing, the room's
+            // first reflections) hears that onset's keys again in what is new, and with them
+            // what lies wholly on their partials: the octave, the seventh partial of a bass
+            // note — keys the score expects soon, which were then heard early and the wrong key
+            // played on time judged extra. Such a key is the earlier one's sound unless the
+            // earlier onset expected it (a chord's key that speaks late).
+            if let chord = lastChord, time - chord.time < Self.sameSound, !chord.expected.contains(found.pitch),
+               lastHeard[found.pitch].map({ time - $0.time >= Self.sameSound }) ?? true {
+                let growing = lastHeard.filter { $0.key != found.pitch && time - $0.value.time < Self.sameSound }.map(\.key)
+                if HarmonicEstimator.debug { print("growing?", found.pitch, growing, growing.map { String(format: "%.2f", estimator.salience(found.pitch, besides: [$0]) / max(estimator.salience(found.pitch), 1e-9)) }) }
+                if growing.contains(where: { estimator.salience(found.pitch, besides: [$0]) < estimator.salience(found.pitch) * 0.2 }) {
+                    return false
+                }
             }
             // A key heard moments ago whose sound is still growing into the analysis window is
             // the same note, unless it came back clearly (a re-struck key has a new attack).
