@@ -383,6 +383,23 @@ public struct HarmonicEstimator: Sendable {
         return all > 0 ? fresh / all : 0
     }
 
+    /// The spectrum of the window just before the onset (nil: not given), for `rise`.
+    public var previous: [Double]?
+
+    /// How what sounds at `pitch`'s first partials after the onset compares with the window just
+    /// before it (nil without that window): a key that only rings on decays (under 1; a piano's
+    /// partials only fall once struck), a key struck again rises.
+    public func rise(_ pitch: Int) -> Double? {
+        guard let previous, previous.count == whole.count else { return nil }
+        var now = 0.0, then = 0.0
+        for r in harmonicBins(pitch).prefix(4) {
+            let range = r.clamped(to: 0...(whole.count - 1))
+            now += range.reduce(0) { max($0, whole[$1]) }
+            then += range.reduce(0) { max($0, previous[$1]) }
+        }
+        return then > 0 ? now / then : nil
+    }
+
     /// The partial amplitudes of `pitch` as found at this onset (for calibration).
     public func partials(_ pitch: Int) -> [Double] { peaks(harmonicBins(pitch)) }
 

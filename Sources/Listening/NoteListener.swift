@@ -251,6 +251,10 @@ public final class NoteListener {
     /// the fastest run the listener follows (seven notes a second).
     static let sameSound = 0.14
 
+    /// How much a key's partials must have risen since just before an onset (`HarmonicEstimator.rise`)
+    /// to be struck again when nothing else was heard there: ringing falls (0.6–0.95 measured).
+    static let risen = ProcessInfo.processInfo.environment["LISTEN_RISEN"].flatMap(Double.init) ?? 1.0
+
     /// λ of the log compression log(1 + λ|X|): small enough that noise stays near zero.
     static let compression = 1.0
     private static let lookahead = 2
@@ -356,8 +360,9 @@ public final class NoteListener {
         // A calibrated room: a sound no louder than 6 dB over its noise is no note.
         if profile.isMeasured && rms(from: attack, seconds: 0.1) < profile.noteGate { return [] }
         let expected = expectedAt(time)
-        let estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates,
+        var estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates,
                                           noiseFloor: profile.noiseFloor, band: bandLimit, roomNoise: roomNoise)
+        estimator.previous = before
         onOnset?(time, estimator)
         let typical = recentStrengths.isEmpty ? 0 : recentStrengths.sorted()[recentStrengths.count / 2]
         // A chord of up to ten keys (both hands full), and one more: a wrong key beside it.
@@ -368,7 +373,9 @@ public final class NoteListener {
             let fit = estimator.rescued(expected: expected, found: picked, known: known, limit: limit)
             picked = picked.filter { !fit.drop.contains($0.pitch) } + fit.add
         }
-        let notes = picked.filter { found in
+        // Keys taken for what still rings whose partials nonetheless rose since just before the onset.
+        var rising: [HarmonicEstimator.Found] = []
+        var notes = picked.filter { found in
             // Where the score is known, a key it does not expect now that was heard in the last two seconds and still rings
             // (under the pedal, mostly) is what remains of it unless it came back near as strong.
             if !expected.isEmpty, !expected.contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
@@ -376,8 +383,13 @@ public final class NoteListener {
                 // Unless most of what sounds at its partials is new and it is not a whisper of
                 // what it was: struck again (a wrong key on the note just played, most often).
                 let newness = estimator.newness(found.pitch)
-                if HarmonicEstimator.debug { print(String(format: "ringing? %d newness %.2f salience %.1f last %.1f", found.pitch, newness, found.salience, last.strength)) }
-                if newness < Self.struckAgain || found.salience < last.strength * 0.15 { return false }
+                if HarmonicEstimator.debug { print(String(format: "ringing? %d newness %.2f rise %.2f since %.2f salience %.1f last %.1f", found.pitch, newness, estimator.rise(found.pitch) ?? -1, time - last.time, found.salience, last.strength)) }
+                if newness < Self.struckAgain || found.salience < last.strength * 0.15 {
+                    if time - last.time >= 0.2, let rise = estimator.rise(found.pitch), rise >= Self.risen, found.salience >= last.strength * 0.15 {
+                        rising.append(found)
+                    }
+                    return false
+                }
             }
             // An onset moments after another (a bass string's attack still growing, the room's
             // first reflections) hears that onset's keys again in what is new, and with them
@@ -398,6 +410,11 @@ public final class NoteListener {
             guard let last = lastHeard[found.pitch], time - last.time < 0.2 else { return true }
             return time - last.time >= 0.15 && found.salience > last.strength * 0.9
         }
+        // An onset where the score expects keys and none is heard but one taken for ringing whose
+        // partials rose (a ringing piano string only decays): that key was struck again — a wrong
+        // key on the note just played, whose new sound is much like its old (issue 41: planted
+        // 69 → 71 after a 71 in the Minuet, 37–48 % new, heard as nothing and the 69 missed).
+        if notes.isEmpty, !expected.isEmpty, let again = rising.max(by: { $0.salience < $1.salience }) { notes = [again] }
         if HarmonicEstimator.debug { print(String(format: "onset %.3f expected %@ picked %@ kept %@", time, expected.sorted().description,
                                                   picked.map(\.pitch).description, notes.map(\.pitch).description)) }
         // A chord's keys that speak late (a bass string's slower attack, a loose roll) make a
