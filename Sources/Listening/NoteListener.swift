@@ -249,7 +249,7 @@ public final class NoteListener {
 
     /// Seconds after an onset within which another hears the first one's keys growing: under
     /// the fastest run the listener follows (seven notes a second).
-    static let sameSound = 0.14
+    static let sameSound = ProcessInfo.processInfo.environment["LISTEN_SAME_SOUND"].flatMap(Double.init) ?? 0.14
 
     /// How much a key's partials must have risen since just before an onset (`HarmonicEstimator.rise`)
     /// to be struck again when nothing else was heard there: ringing falls (0.6–0.95 measured).
