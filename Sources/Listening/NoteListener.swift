@@ -396,8 +396,9 @@ public final class NoteListener {
             // what lies wholly on their partials: the octave, the seventh partial of a bass
             // note — keys the score expects soon, which were then heard early and the wrong key
             // played on time judged extra. Such a key is the earlier one's sound unless the
-            // earlier onset expected it (a chord's key that speaks late).
-            if let chord = lastChord, time - chord.time < Self.sameSound, !chord.expected.contains(found.pitch),
+            // earlier onset expected it (a chord's key that speaks late) or heard a chord of three
+            // keys or more (it may be rolled: its later keys are struck, on its first ones' partials).
+            if let chord = lastChord, time - chord.time < Self.sameSound, !chord.expected.contains(found.pitch), chord.heard.count < 3,
                lastHeard[found.pitch].map({ time - $0.time >= Self.sameSound }) ?? true {
                 let growing = lastHeard.filter { $0.key != found.pitch && time - $0.value.time < Self.sameSound }.map(\.key)
                 if HarmonicEstimator.debug { print("growing?", found.pitch, growing, growing.map { String(format: "%.2f", estimator.salience(found.pitch, besides: [$0]) / max(estimator.salience(found.pitch), 1e-9)) }) }
