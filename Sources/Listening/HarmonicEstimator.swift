@@ -400,6 +400,15 @@ public struct HarmonicEstimator: Sendable {
         return then > 0 ? now / then : nil
     }
 
+    /// How the whole band (50 Hz–5 kHz) compares with the window just before the onset: what a
+    /// broadband sound (a cough, a knock) raises everywhere, not at one key's partials.
+    public var bandRise: Double? {
+        guard let previous, previous.count == whole.count else { return nil }
+        let lo = min(whole.count - 1, Int(50 / binHz)), hi = max(lo, min(whole.count - 1, Int(min(5_000, nyquist * 0.9) / binHz)))
+        let then = previous[lo...hi].reduce(0, +)
+        return then > 0 ? whole[lo...hi].reduce(0, +) / then : nil
+    }
+
     /// The partial amplitudes of `pitch` as found at this onset (for calibration).
     public func partials(_ pitch: Int) -> [Double] { peaks(harmonicBins(pitch)) }
 

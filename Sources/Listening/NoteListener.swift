@@ -383,9 +383,11 @@ public final class NoteListener {
                 // Unless most of what sounds at its partials is new and it is not a whisper of
                 // what it was: struck again (a wrong key on the note just played, most often).
                 let newness = estimator.newness(found.pitch)
-                if HarmonicEstimator.debug { print(String(format: "ringing? %d newness %.2f rise %.2f since %.2f salience %.1f last %.1f", found.pitch, newness, estimator.rise(found.pitch) ?? -1, time - last.time, found.salience, last.strength)) }
+                if HarmonicEstimator.debug { print(String(format: "ringing? %d newness %.2f rise %.2f band %.2f since %.2f salience %.1f last %.1f", found.pitch, newness, estimator.rise(found.pitch) ?? -1, estimator.bandRise ?? -1, time - last.time, found.salience, last.strength)) }
                 if newness < Self.struckAgain || found.salience < last.strength * 0.15 {
-                    if time - last.time >= 0.2, let rise = estimator.rise(found.pitch), rise >= Self.risen, found.salience >= last.strength * 0.15 {
+                    // Risen more than the band as a whole: a cough or a knock raises every bin.
+                    if time - last.time >= 0.2, let rise = estimator.rise(found.pitch), rise >= Self.risen, rise > (estimator.bandRise ?? 0) * 1.2,
+                       found.salience >= last.strength * 0.15 {
                         rising.append(found)
                     }
                     return false

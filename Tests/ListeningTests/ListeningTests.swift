@@ -115,6 +115,23 @@ func listen(_ samples: [Float], expected: @escaping (Double) -> Set<Int> = { _ i
         #expect(heard.contains { $0.pitch == 51 && abs($0.time - 0.8) < 0.03 }, "\(heard.map { ($0.pitch, $0.time) })")
     }
 
+    /// A knock (a short broadband burst) while a key rings and the score waits for another: what
+    /// sounds at the ringing key's partials rises with everything else, and it is not taken for
+    /// that key struck again.
+    @Test func aKnockOverARingingKeyIsNotThatKeyStruckAgain() {
+        let rate = 44_100
+        var samples = [Float](repeating: 0, count: rate * 2)
+        pianoTone(71, at: 0.5, length: 1.4, into: &samples, gain: 0.1)
+        var seed: UInt64 = 12_345
+        for i in 0..<(rate / 40) {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let white = Double(Int64(bitPattern: seed)) / Double(Int64.max)
+            samples[Int(0.9 * Double(rate)) + i] += Float(white * 0.3 * exp(-Double(i) / Double(rate) * 80))
+        }
+        let heard = listen(samples, expected: { t in t < 0.7 ? [71] : [69] })
+        #expect(heard.map(\.pitch) == [71], "\(heard.map { ($0.pitch, $0.time) })")
+    }
+
     @Test func aRepeatedKeyIsHeardEachTime() {
         var s = [Float](repeating: 0, count: 44_100 * 3)
         for t in [0.5, 1.0, 1.5] { pianoTone(64, at: t, length: 0.45, into: &s) }
