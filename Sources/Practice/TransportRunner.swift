@@ -57,8 +57,10 @@ public final class TransportRunner: @unchecked Sendable {
     private var finished = false
     /// The owner thread while it runs (work from it runs at once).
     private var ownerThread: pthread_t?
-    /// The same, readable without the lock (0: no thread owns it; whoever holds the runner does).
+    /// The same, readable without the lock (0: no thread owns it; whoever holds the runner does;
+    /// `starting`: the thread is on its way, so nobody does).
     private let ownerID = Atomic<UInt>(0)
+    private static let starting = UInt.max
     private let exited = DispatchSemaphore(value: 0)
 
     /// `transport` must have been made with `clock`, a real-time clock (`isRealTime`): the
@@ -101,13 +103,19 @@ public final class TransportRunner: @unchecked Sendable {
         }
         inbox.lock()
         guard phase == .unstarted else { inbox.unlock(); return }
+        inbox.unlock()
+        // Still the caller's until the thread starts: the music starts here, without waiting
+        // for the thread to take its first turn.
+        advance(events: owned.play())
+        inbox.lock()
         phase = .running
+        // Nobody's until the thread names itself (the caller gave it up here).
+        ownerID.store(Self.starting, ordering: .releasing)
         inbox.unlock()
         let thread = Thread { [self] in loop() }
         thread.name = "etude-transport"
         thread.qualityOfService = .userInteractive
         thread.start()
-        perform { $0.play() }
     }
 
     /// Runs a transport command (play, pause, seek, tempo, loop, hands…) on the owner and
@@ -169,7 +177,10 @@ public final class TransportRunner: @unchecked Sendable {
 
     /// Plays what is due at `now` (a manual runner's step; the thread does this by itself).
     public func advance(to now: Double) {
-        let events = owned.advance(to: now)
+        advance(events: owned.advance(to: now))
+    }
+
+    private func advance(events: [TimedEvent]) {
         publish()
         deliver(events)
     }
