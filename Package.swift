@@ -92,7 +92,11 @@ let package = Package(
                 "Store",
                 "Synth",
                 "Practice",
-                "Trainer",
+                "Reports",
+                "LessonLibrary",
+                "Devices",
+                "App",
+                "FrontEnd",
                 "Notation",
                 "Terminal",
                 "Screen",
@@ -115,7 +119,7 @@ let package = Package(
         // Practice-screen widgets drawn into Terminal's cell buffer from a plain ScreenModel value.
         .target(name: "Screen", dependencies: ["Terminal", "MIDIFile", "Judge", "Notation"]),
         // Tiny program the pseudo-terminal tests run to prove raw mode is entered and restored.
-        .executableTarget(name: "etude-tty-probe", dependencies: ["Terminal", "Screen", "Trainer"], path: "Tests/TTYProbe"),
+        .executableTarget(name: "etude-tty-probe", dependencies: ["Terminal", "Screen", "FrontEnd"], path: "Tests/TTYProbe"),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal", "etude-tty-probe", "TestSupport"]),
         .testTarget(name: "ScreenTests", dependencies: ["Screen", "Terminal", "MIDIFile", "Judge", "Notation", "Lesson", "TestSupport"],
                     exclude: ["Snapshots"]),
@@ -146,12 +150,29 @@ let package = Package(
         // A practice session at run time: the session (transport, runner thread, coach), the
         // controller (commands → transport and coach), the state a view reads. No drawing here.
         .target(name: "Practice", dependencies: ["Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Listening", "Clocks", "Follow"]),
-        // The application layer between the engine modules and the command line: opening a
-        // lesson by path, title or id in any format; running a practice session on the screen
-        // (key map, pure view, history through a protocol Store implements); the routine runner;
-        // the browser's intents; the one terminal input path for one-line commands.
-        .target(name: "Trainer", dependencies: ["Practice", "Recording", "RecordingAudio", "Screen", "Notation", "Terminal", "Store", "Synth", "MIDIInput", "Lesson", "Jack",
-                                                "Judge", "MIDIFile", "ABC", "MusicXML", "Clocks", "Listening"]),
+        // The application layer, made of the five modules below (docs/ARCHITECTURE.md draws them).
+        // What Etude writes out and the option words it reads: console lines (control bytes
+        // removed), the one file writer, JSON documents, info, stats, score text, `--report` lines.
+        .target(name: "Reports", dependencies: ["Store", "Lesson", "MIDIFile", "MIDIInput", "Notation", "Judge", "Synth", "Jack", "Screen", "Terminal"]),
+        // The learner's library: the process's one Store (opened lazily), a lesson opened by path,
+        // title or id in any format and fitted to the keyboard, remembered choices, passes kept
+        // while the database was locked.
+        .target(name: "LessonLibrary", dependencies: ["Reports", "Store", "Lesson", "MIDIFile", "MIDIInput", "ABC", "MusicXML"]),
+        // The learner's instrument and Etude's sound as the options and the stored set-ups choose
+        // them: the input and its echo, timing offsets, the microphone's calibration, FluidSynth's
+        // settings, key lights, the metronome's output, the device list.
+        .target(name: "Devices", dependencies: ["LessonLibrary", "Reports", "Store", "Practice", "Synth", "Jack", "MIDIInput", "Listening",
+                                                "Lesson", "Judge", "MIDIFile", "Clocks", "Screen", "Terminal"]),
+        // What a practice needs and leaves: the setup built once (lesson, plan, input, sound,
+        // history), the effects performed off the frame, the history, routines and the method,
+        // judging a take, recordings aligned and stretched, renders. Never draws.
+        .target(name: "App", dependencies: ["Devices", "LessonLibrary", "Reports", "Practice", "Recording", "RecordingAudio", "Store", "Synth",
+                                            "MIDIInput", "Listening", "Lesson", "Judge", "MIDIFile", "Clocks", "Screen"]),
+        // Every full screen on the one screen host (practice, review, browser, calibration,
+        // routines, quiz, tap) and the one-line players; asks App for what is stored, never the
+        // Store itself (ModuleBoundaryTests).
+        .target(name: "FrontEnd", dependencies: ["App", "Devices", "LessonLibrary", "Reports", "Practice", "Recording", "RecordingAudio", "Screen",
+                                                 "Notation", "Terminal", "Synth", "MIDIInput", "Listening", "Lesson", "Judge", "MIDIFile", "Clocks"]),
         // One process runner, one tmux harness, the built binary's path and the skip conditions,
         // shared by every test target; with the music fixtures several targets build.
         .target(name: "TestSupport", dependencies: ["MIDIFile", "Store"], path: "Tests/TestSupport"),
@@ -160,10 +181,10 @@ let package = Package(
         // etude wrote (a .mid, a .wav, the database), never stand in for the binary.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "MIDIFile", "Lesson", "Judge", "Synth", "Store", "Trainer", "Jack", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["TestSupport", "MIDIFile", "Lesson", "Judge", "Synth", "Store", "Reports", "LessonLibrary", "Devices", "App", "FrontEnd", "Jack", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks", "Follow", "TestSupport"]),
-        .testTarget(name: "TrainerTests", dependencies: ["Trainer", "Terminal", "Practice", "Lesson", "Synth", "MIDIFile", "MIDIInput", "Judge", "Screen", "Store", "Clocks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "AppTests", dependencies: ["Reports", "LessonLibrary", "Devices", "App", "FrontEnd", "Terminal", "Practice", "Lesson", "Synth", "MIDIFile", "MIDIInput", "Judge", "Screen", "Store", "Clocks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )

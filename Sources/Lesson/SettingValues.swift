@@ -12,6 +12,15 @@ extension PracticePlan.OtherHand {
 
     /// `play`, `quiet` or `mute`.
     public init(parsing text: String) throws(PlanError) { self = try PracticePlan.parseOtherHand(text) }
+
+    /// "play", "quiet" or "mute": the word `--other`, saved loops and the status line use.
+    public var name: String {
+        switch self {
+        case .play: return "play"
+        case .quiet: return "quiet"
+        case .mute: return "mute"
+        }
+    }
 }
 
 /// Stored (saved loops, the resume state) as its word: "play", "quiet" (the default factor) or

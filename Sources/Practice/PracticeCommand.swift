@@ -1,6 +1,6 @@
 /// What the learner asks of a practice session, whatever the key or input that said it: the
 /// controller applies it to the transport and the coach. (The terminal's key map lives with the
-/// terminal wiring, in Trainer.)
+/// terminal wiring, in FrontEnd.)
 public enum PracticeCommand: Equatable, Sendable {
     case playPause
     case previousBar

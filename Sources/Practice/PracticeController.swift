@@ -111,7 +111,7 @@ public final class PracticeController {
     public var onBarPicture: (@Sendable () -> [Int: (notes: Int, faults: Int)])?
 
     /// Writes `r`'s last pass (its .mid bytes) in a folder at a time and returns the message:
-    /// the front end's (`PassFile.save` in Trainer), so Practice writes no file.
+    /// the front end's (`PassFile.save` in Reports), so Practice writes no file.
     /// Told each time the learner turns the guide on or off (`G`), to remember it for the lesson.
     public var onGuide: (@Sendable (Bool) -> Void)?
     /// The guide as the learner last set it (`--guide`, `G`).

@@ -228,14 +228,3 @@ public struct ResumePoint: Equatable, Sendable {
     public var otherHand: PracticePlan.OtherHand = .play
     public var metronome = false
 }
-
-extension PracticePlan.OtherHand {
-    /// "play", "quiet" or "mute": the word `--other`, saved loops and the status line use.
-    public var name: String {
-        switch self {
-        case .play: return "play"
-        case .quiet: return "quiet"
-        case .mute: return "mute"
-        }
-    }
-}

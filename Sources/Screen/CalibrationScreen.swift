@@ -2,7 +2,7 @@ import Judge
 import Terminal
 
 /// The calibration screen as plain values: the beats clicked so far, where each tap landed,
-/// and the result once it is there. Trainer builds it from a running calibration.
+/// and the result once it is there. FrontEnd builds it from a running calibration.
 public struct CalibrationModel: Equatable, Sendable {
     /// The device calibrated, as the learner reads it ("the computer keyboard").
     public var device: String

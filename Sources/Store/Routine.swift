@@ -3,7 +3,7 @@ import GRDB
 
 /// A routine as the library keeps it: a name and its entries as one JSON text (entries are
 /// always read and written whole). The routine model and its rules live with the application
-/// (Trainer); the Store only keeps them.
+/// (App); the Store only keeps them.
 public struct StoredRoutine: Equatable, Sendable {
     public var name: String
     /// The entries, a JSON array.

@@ -38,6 +38,12 @@ public final class Store: Sendable {
         self.readOnlyReason = readOnlyReason
     }
 
+    /// The database at `path` and its sidecars (WAL, shared memory, the lock): files no
+    /// command may write over.
+    public static func files(ofDatabase path: String) -> [String] {
+        [path, path + "-wal", path + "-shm", path + ".lock"]
+    }
+
     /// The database path: `override` (from `--db`), else `$ETUDE_DB`, else
     /// `$XDG_DATA_HOME/etude/etude.sqlite`, else `~/.local/share/etude/etude.sqlite`.
     public static func defaultPath(override: String? = nil,

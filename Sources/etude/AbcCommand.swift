@@ -1,8 +1,9 @@
 import ABC
 import ArgumentParser
 import Foundation
-import Trainer
+import LessonLibrary
 import MIDIFile
+import Reports
 
 /// `etude abc`: compiles ABC notation to a Standard MIDI File, the form every other command
 /// and every other program plays.

@@ -1,6 +1,8 @@
+import App
 import ArgumentParser
+import FrontEnd
+import LessonLibrary
 import MIDIInput
-import Trainer
 
 /// `etude align LESSON RECORDING`: where each bar of the lesson falls in a recording of it (`RecordingAlign`).
 struct AlignCommand: ParsableCommand {

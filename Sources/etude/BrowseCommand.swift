@@ -1,11 +1,12 @@
 import ArgumentParser
+import Devices
 import Foundation
-import Trainer
+import FrontEnd
+import Lesson
 import MIDIFile
 import Screen
 import Store
 import Terminal
-import Lesson
 
 /// `etude` (no arguments, on a terminal) or `etude browse`: the full-screen lesson browser.
 struct BrowseCommand: ParsableCommand {

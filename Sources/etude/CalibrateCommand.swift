@@ -1,6 +1,8 @@
 import ArgumentParser
+import Devices
+import FrontEnd
 import MIDIInput
-import Trainer
+import Reports
 
 /// `etude calibrate`: the learner's timing offset on one input, measured and stored.
 struct CalibrateCommand: ParsableCommand {
@@ -39,8 +41,8 @@ struct CalibrateCommand: ParsableCommand {
 
     func run() throws {
         if target != nil && !reset { throw EtudeFailure("\(safe(target ?? "")): an input is named here only with --reset; calibrate one with --input") }
-        if show { return Console.out(try Calibrator.show(library: store.library)) }
-        if reset { return Console.out(try Calibrator.reset(target, input: input, library: store.library)) }
+        if show { return Console.out(try StoredOffsets.show(library: store.library)) }
+        if reset { return Console.out(try StoredOffsets.reset(target, input: input, library: store.library)) }
         var calibrator = Calibrator(input: input, library: store.library)
         calibrator.beats = beats
         calibrator.sound = try instrument.applied(to: audioBuffer.applied(to: synth.sound))

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Trainer
+import Reports
 import Store
 
 /// Developer tool for the crash-safety tests: commits passes one by one and prints each id

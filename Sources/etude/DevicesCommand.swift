@@ -1,7 +1,8 @@
 import ArgumentParser
-import Trainer
+import Devices
 import MIDIFile
 import MIDIInput
+import Reports
 import Synth
 
 /// `etude devices`: which MIDI keyboards Etude can listen to, or why there are none.

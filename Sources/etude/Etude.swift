@@ -1,7 +1,10 @@
+import App
 import ArgumentParser
-import Trainer
 import Foundation
+import FrontEnd
 import Lesson
+import LessonLibrary
+import Reports
 import Terminal
 
 /// The root command. Each subcommand lives in its own file and only wires modules together.

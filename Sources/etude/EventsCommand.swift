@@ -1,6 +1,7 @@
 import ArgumentParser
-import Trainer
+import LessonLibrary
 import MIDIFile
+import Reports
 
 struct EventsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

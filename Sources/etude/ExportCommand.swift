@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
-import Trainer
 import Lesson
+import LessonLibrary
 import MIDIFile
+import Reports
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Trainer
+import LessonLibrary
+import Reports
 import Store
 
 struct FavCommand: ParsableCommand {

@@ -1,7 +1,9 @@
 import ArgumentParser
-import Trainer
+import FrontEnd
 import Lesson
+import LessonLibrary
 import MIDIFile
+import Reports
 
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

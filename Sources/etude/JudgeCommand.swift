@@ -1,6 +1,7 @@
+import App
 import ArgumentParser
-import Trainer
 import Lesson
+import LessonLibrary
 
 /// `etude judge LESSON PERFORMANCE.mid`: a recording judged as play mode judges a pass (`PerformanceJudge`).
 struct JudgeCommand: ParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Trainer
+import Reports
 import Store
 
 struct ListCommand: ParsableCommand {

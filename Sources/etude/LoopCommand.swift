@@ -1,11 +1,14 @@
-import Clocks
+import App
 import ArgumentParser
+import Clocks
 import Foundation
-import Trainer
+import FrontEnd
 import Judge
 import Lesson
+import LessonLibrary
 import MIDIFile
 import Practice
+import Reports
 import Store
 
 struct LoopCommand: ParsableCommand {

@@ -1,7 +1,9 @@
+import App
 import ArgumentParser
-import Trainer
 import Lesson
+import LessonLibrary
 import Practice
+import Reports
 import Store
 
 struct LoopsCommand: ParsableCommand {

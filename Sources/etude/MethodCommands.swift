@@ -1,7 +1,10 @@
+import App
 import ArgumentParser
-import Trainer
+import Devices
+import FrontEnd
+import Reports
 
-/// `etude next`, `today` and `sight-read`: the method (logic and help text in Trainer's Method.swift).
+/// `etude next`, `today` and `sight-read`: the method (logic and help text in App's Method.swift).
 struct NextCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "next", abstract: MethodHelp.nextAbstract, discussion: MethodHelp.nextDiscussion)
     @Flag(help: "Print one JSON object (null when every lesson is mastered).") var json = false
@@ -22,7 +25,7 @@ struct TodayCommand: ParsableCommand {
     @Flag(name: .customLong("run"), help: "Play the plan now, as a routine.") var runNow = false
     @OptionGroup var play: MethodPlayOptions
     func run() throws {
-        let status = try TodayPlanner.command(minutes: minutes, json: json, library: play.store.library, play: runNow ? try play.setUp() as (LiveSound, Playing) : nil)
+        let status = try TodayPlanner.command(minutes: minutes, json: json, library: play.store.library, player: runNow ? try play.player() : nil)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -34,8 +37,8 @@ struct SightReadCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the exercise to this MIDI file instead of playing it.", valueName: "file.mid")) var export: String?
     @OptionGroup var play: MethodPlayOptions
     func run() throws {
-        let setUp = export == nil ? try play.setUp() : (sound: LiveSound(), playing: Playing())
-        let status = try SightReader.command(level: level, seed: seed, export: export, library: play.store.library, sound: setUp.sound, playing: setUp.playing)
+        let player = export == nil ? try play.player() : RoutineRunner(sound: LiveSound(), playing: Playing())
+        let status = try SightReader.command(level: level, seed: seed, export: export, library: play.store.library, player: player)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -55,5 +58,13 @@ struct MethodPlayOptions: ParsableArguments {
         sound.library = store.library  // the audio buffer learned per device
         MyInstrument.use(sound: &sound, playing: &playing, library: store.library)
         return (sound, playing)
+    }
+
+    /// The routine screen playing with that synth and instrument (the offsets calibrated in the library).
+    func player() throws -> RoutineRunner {
+        let (sound, chosen) = try setUp()
+        var playing = chosen
+        playing.library = playing.library ?? store.library
+        return RoutineRunner(sound: sound, playing: playing)
     }
 }

@@ -1,11 +1,13 @@
 import ArgumentParser
+import Devices
 import Judge
 import Lesson
+import LessonLibrary
 import MIDIFile
 import MIDIInput
+import Reports
 import Screen
 import Synth
-import Trainer
 
 /// An option value with a range or a fixed set, parsed and checked once by its own type (the
 /// rule lives in the module that owns it): help lists the values, completions offer them, and

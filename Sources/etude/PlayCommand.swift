@@ -1,10 +1,14 @@
-import Clocks
+import App
 import ArgumentParser
+import Clocks
+import Devices
 import Dispatch
 import Foundation
-import Trainer
+import FrontEnd
 import Lesson
+import LessonLibrary
 import MIDIFile
+import Reports
 import Synth
 
 struct PlayCommand: ParsableCommand {

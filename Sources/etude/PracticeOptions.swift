@@ -1,11 +1,13 @@
 import ArgumentParser
+import Devices
 import Foundation
-import Trainer
 import Judge
 import Lesson
+import LessonLibrary
 import MIDIFile
 import MIDIInput
 import Practice
+import Reports
 import Synth
 
 /// The practice options shared by `export`, `loop` and `practice`, turned into a

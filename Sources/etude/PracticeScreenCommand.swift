@@ -1,9 +1,13 @@
+import App
 import ArgumentParser
+import Devices
 import Foundation
-import Trainer
+import FrontEnd
 import Judge
 import Lesson
+import LessonLibrary
 import Practice
+import Reports
 import Screen
 
 /// `etude practice`: the practice screen (watch mode) — falling notes, the keyboard, every

@@ -1,11 +1,12 @@
-import Clocks
 import ArgumentParser
+import Clocks
 import Foundation
-import Trainer
+import FrontEnd
 import Judge
 import MIDIFile
 import MIDIInput
 import Practice
+import Reports
 import Store
 import Synth
 

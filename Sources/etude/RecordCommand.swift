@@ -1,12 +1,13 @@
-import Clocks
 import ArgumentParser
+import Clocks
 import Foundation
-import Trainer
+import FrontEnd
 import Judge
 import Lesson
 import MIDIFile
 import MIDIInput
 import Practice
+import Reports
 import Synth
 
 struct RecordCommand: ParsableCommand {

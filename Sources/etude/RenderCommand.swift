@@ -1,6 +1,8 @@
+import App
 import ArgumentParser
-import Trainer
 import Lesson
+import LessonLibrary
+import Reports
 import Synth
 
 struct RenderCommand: ParsableCommand {

@@ -1,9 +1,12 @@
+import App
 import ArgumentParser
+import Devices
 import Foundation
-import Trainer
+import FrontEnd
 import Lesson
-import Practice
 import MIDIFile
+import Practice
+import Reports
 import Store
 
 struct ResumeCommand: ParsableCommand {
@@ -31,7 +34,7 @@ struct ResumeCommand: ParsableCommand {
         if play && (show || json) { throw EtudeFailure("--play with --show/--json: choose one") }
         let onTerminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         if play || (onTerminal && !show && !json) {
-            let status = try App.resume(library: store.library, sound: try instrument.applied(to: LiveSound()),
+            let status = try Actions.resume(library: store.library, sound: try instrument.applied(to: LiveSound()),
                                         playing: try playingOptions.playing(mode: .watch))
             if status != 0 { throw ExitCode(status) }
             return

@@ -1,9 +1,13 @@
+import App
 import ArgumentParser
+import Devices
 import Foundation
-import Trainer
+import FrontEnd
 import Judge
 import Lesson
+import LessonLibrary
 import MIDIFile
+import Reports
 import Store
 
 struct RoutineCommand: ParsableCommand {
@@ -198,7 +202,7 @@ struct RoutineCommand: ParsableCommand {
             MyInstrument.use(sound: &sound, playing: &playing, library: store.library)  // `etude setup`'s, unless given
             // --keys/--range/--fit: remembered for the input, where each entry you play finds them.
             try LessonFit.keyboard(keys: playingOptions.keys, range: playingOptions.range, fit: playingOptions.fit, input: playing.input, library: store.library).remember()
-            let status = try App.runRoutine(name: name, library: store.library, seed: seed, planOnly: plan, sound: sound, playing: playing)
+            let status = try Actions.runRoutine(name: name, library: store.library, seed: seed, planOnly: plan, sound: sound, playing: playing)
             if status != 0 { throw ExitCode(status) }
         }
     }

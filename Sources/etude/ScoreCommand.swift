@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import Lesson
+import LessonLibrary
 import Notation
+import Reports
 import Terminal
-import Trainer
 
 extension ColorChoice: ExpressibleByArgument {}
 
@@ -36,10 +37,10 @@ struct ScoreCommand: ParsableCommand {
         }
         let columns = width ?? Self.terminalColumns() ?? 80
         if json {
-            Console.out(try ScoreOutput.json(opened, width: columns, bars: range))
+            Console.out(try ScoreOutput.json(opened.lesson, path: opened.path, width: columns, bars: range))
         } else {
             let tty = isatty(STDOUT_FILENO) == 1
-            Console.out(try ScoreOutput.text(opened, width: columns, bars: range,
+            Console.out(try ScoreOutput.text(opened.lesson, path: opened.path, width: columns, bars: range,
                                              color: color.colors(isTerminal: tty, environment: ProcessInfo.processInfo.environment)))
         }
     }

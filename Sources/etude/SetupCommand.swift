@@ -1,8 +1,9 @@
 import ArgumentParser
+import Devices
 import Foundation
 import MIDIInput
+import Reports
 import Synth
-import Trainer
 
 /// `etude setup`: the learner's instrument chosen once — input and its echo, where the lesson
 /// sounds, MIDI out, key lights, gestures — stored in the library and used by practice, the

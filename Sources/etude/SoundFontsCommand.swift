@@ -1,6 +1,7 @@
 import ArgumentParser
+import Devices
 import Foundation
-import Trainer
+import Reports
 import Synth
 
 struct SoundFontsCommand: ParsableCommand {

@@ -1,7 +1,9 @@
+import App
 import ArgumentParser
 import Foundation
-import Trainer
+import LessonLibrary
 import MIDIFile
+import Reports
 import Store
 
 struct StatsCommand: ParsableCommand {

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import LessonLibrary
 import MIDIFile
 import Store
-import Trainer
 
 /// `--db PATH` for every command that uses the database (else `$ETUDE_DB`, else the XDG path).
 struct StoreOptions: ParsableArguments {

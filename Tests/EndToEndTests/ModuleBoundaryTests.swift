@@ -40,11 +40,57 @@ import TestSupport
         #expect(elsewhere.isEmpty, "command-line parsing belongs to Sources/etude: \(elsewhere)")
     }
 
-    @Test func practiceImportsNeitherScreenNorTerminal() throws {
+    @Test func practiceImportsNeitherScreenNorTerminalNorStore() throws {
         let all = try Self.imports()
         #expect(all.contains { $0.module == "Practice" }, "the scan sees Sources/Practice")
-        let drawing = all.filter { $0.module == "Practice" && ["Screen", "Terminal"].contains($0.imported) }
-        #expect(drawing.isEmpty, "Practice must not draw or read the terminal: \(drawing)")
+        let drawing = all.filter { $0.module == "Practice" && ["Screen", "Terminal", "Store"].contains($0.imported) }
+        #expect(drawing.isEmpty, "Practice must not draw, read the terminal or hold the database: \(drawing)")
+        let declared = try Self.dependencies(of: "Practice")
+        #expect(!declared.isEmpty && declared.isDisjoint(with: ["Screen", "Terminal", "Store"]), "Package.swift: Practice depends on \(declared.sorted())")
+    }
+
+    /// A target's dependencies as Package.swift declares them (the names in its list).
+    static func dependencies(of target: String) throws -> Set<String> {
+        let package = try String(contentsOf: Repo.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let pattern = try Regex(#"\.target\(\s*name:\s*""# + target + #"",\s*dependencies:\s*\[([^\]]*)\]"#)
+        guard let m = try pattern.firstMatch(in: package), let list = m.output[1].substring else { return [] }
+        let names = try Regex(#""([A-Za-z_][A-Za-z0-9_]*)""#)
+        return Set(String(list).matches(of: names).compactMap { $0.output[1].substring.map(String.init) })
+    }
+
+    /// The application layer split along the spine (issue 36 step 8): `Sources/Trainer` is
+    /// gone; its five modules each stay under 4,000 lines and are layered Reports → LessonLibrary
+    /// → Devices → App → FrontEnd (each imports only those before it, the executable all).
+    @Test func theApplicationLayerIsSplitAlongTheSpine() throws {
+        #expect(!FileManager.default.fileExists(atPath: Repo.root.appendingPathComponent("Sources/Trainer").path), "Sources/Trainer is gone")
+        let layers = ["Reports", "LessonLibrary", "Devices", "App", "FrontEnd"]
+        let sources = try Self.lines(under: "Sources")
+        for layer in layers {
+            let count = sources.filter { $0.module == layer }.count
+            #expect(count > 300 && count <= 4_000, "\(layer) has \(count) lines (at most 4,000)")
+        }
+        let imports = try Self.imports()
+        for (n, layer) in layers.enumerated() {
+            let above = Set(layers[(n + 1)...])
+            let upward = imports.filter { $0.module == layer && above.contains($0.imported) }
+            #expect(upward.isEmpty, "\(layer) reaches up: \(upward)")
+        }
+    }
+
+    /// The front end (every full screen and one-line player) asks App for what is stored and
+    /// never holds the Store itself: no import, no dependency, no way into the database.
+    @Test func theFrontEndIsOffTheStore() throws {
+        let imports = try Self.imports()
+        #expect(imports.contains { $0.module == "FrontEnd" }, "the scan sees Sources/FrontEnd")
+        let store = imports.filter { $0.module == "FrontEnd" && ["Store", "GRDB"].contains($0.imported) }
+        #expect(store.isEmpty, "FrontEnd imports the database: \(store)")
+        let declared = try Self.dependencies(of: "FrontEnd")
+        #expect(!declared.isEmpty && !declared.contains("Store"), "Package.swift: FrontEnd depends on \(declared.sorted())")
+        let ways = ["withStore(", "openStore(", "storeIfAvailable", "Store.", "Store("]
+        let reached = try Self.lines(under: "Sources").filter { line in
+            line.module == "FrontEnd" && ways.contains { line.text.contains($0) }
+        }
+        #expect(reached.isEmpty, "ask App (BrowserCatalogue, RoutineHistory, LeftOff, …): \(reached.map { "\($0.file):\($0.line): \($0.text)" })")
     }
 
     /// Every line of every Swift file under `folder` (Sources or Tests), with its path from the
@@ -117,8 +163,8 @@ import TestSupport
     @Test func theStoreIsOpenedInOnePlace() throws {
         let sources = try Self.lines(under: "Sources").filter { $0.module != "Store" }
         let opens = sources.filter { $0.text.contains("Store.open(") }
-        #expect(opens.contains { $0.file == "Sources/Trainer/Library.swift" }, "the scan sees the library's open")
-        let elsewhere = opens.filter { !["Sources/Trainer/Library.swift", "Sources/Trainer/LessonCompletion.swift"].contains($0.file) }
+        #expect(opens.contains { $0.file == "Sources/LessonLibrary/Library.swift" }, "the scan sees the library's open")
+        let elsewhere = opens.filter { !["Sources/LessonLibrary/Library.swift", "Sources/LessonLibrary/LessonCompletion.swift"].contains($0.file) }
         #expect(elsewhere.isEmpty, "ask the command's Library for its store: \(elsewhere.map { "\($0.file):\($0.line)" })")
         let unchosen = opens.filter { !$0.text.contains("chosen:") }
         #expect(unchosen.isEmpty, "say whether the user chose the database: \(unchosen.map { "\($0.file):\($0.line)" })")
@@ -133,10 +179,10 @@ import TestSupport
     @Test func aPracticeIsSetUpInOnePlace() throws {
         let sources = try Self.lines(under: "Sources")
         let fitting = sources.filter { $0.text.contains("LessonFit.apply(") || $0.text.contains("LessonFit.keyboard(") }
-        #expect(fitting.allSatisfy { $0.file == "Sources/Trainer/PracticeSetup.swift" || $0.text.contains("remember()") || $0.file.hasSuffix("PerformanceJudge.swift") },
+        #expect(fitting.allSatisfy { $0.file == "Sources/App/PracticeSetup.swift" || $0.text.contains("remember()") || $0.file.hasSuffix("PerformanceJudge.swift") },
                 "fit the keyboard through PracticeSetup: \(fitting.map { "\($0.file):\($0.line)" })")
-        for caller in ["Sources/etude/PracticeScreenCommand.swift", "Sources/etude/LoopCommand.swift", "Sources/Trainer/App.swift",
-                       "Sources/Trainer/Routines/RoutineRunner.swift"] {
+        for caller in ["Sources/etude/PracticeScreenCommand.swift", "Sources/etude/LoopCommand.swift", "Sources/FrontEnd/Actions.swift",
+                       "Sources/FrontEnd/RoutineRunner.swift"] {
             let lines = sources.filter { $0.file == caller }
             #expect(lines.contains { $0.text.contains("PracticeSetup.make(") }, "\(caller) sets a practice up through PracticeSetup")
             let own = lines.filter { $0.text.contains("LessonFit.open(") || $0.text.contains(".validate(for: opened") }
@@ -155,7 +201,7 @@ import TestSupport
         #expect(made.contains { $0.file == host }, "the scan sees the host")
         #expect(Set(made.map(\.file)) == [host], "take the terminal through ScreenHost: \(made.filter { $0.file != host }.map { "\($0.file):\($0.line)" })")
         let fullScreens = sources.filter { $0.text.contains(": FullScreen {") }.map(\.file)
-        for screen in ["Sources/Trainer/Browser.swift", "Sources/Trainer/Calibration.swift", "Sources/Trainer/PracticeScreenRunner.swift"] {
+        for screen in ["Sources/FrontEnd/Browser.swift", "Sources/FrontEnd/Calibration.swift", "Sources/FrontEnd/PracticeScreenRunner.swift"] {
             #expect(fullScreens.contains(screen), "\(screen) is a FullScreen on the host")
         }
         // Each screen draws through the one prelude (the too-small check written once).

@@ -1,8 +1,8 @@
+import App
 import Foundation
 import Store
-import Trainer
-import Testing
 import TestSupport
+import Testing
 
 /// Routines are checked when they are saved — by `routine new`, `edit` (options or $EDITOR) and
 /// `import` alike — with one line on stderr and the stored routine left as it was; `routine run`

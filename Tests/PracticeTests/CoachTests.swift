@@ -401,7 +401,7 @@ struct CoachTests {
         let run = try ScriptedRun(lesson: Self.lesson(), plan: plan, mode: .play)
         run.performer = { pass, percent, t0 in Self.perform(start: t0, percent: percent, skip: pass == 2 ? [1] : []) }
         run.run()
-        // The lines as `--report` writes them (the file itself: PassReportFileTests in Trainer).
+        // The lines as `--report` writes them (the file itself: PassReportFileTests in AppTests).
         let lines = run.reports.map { $0.json() }
         #expect(lines.count == 2)
         let fields = ["hit", "missed", "wrong", "extra", "accuracy", "timingMeanMs", "timingSdMs", "score"]

@@ -9,10 +9,10 @@
 // `[`/`]` loop at the current bar, `l` loop on/off, `?` help, `q` quit. It ends with the host's
 // exit status (128 + a caught signal, 130 for Ctrl-C).
 import Screen
-import Trainer
 import Terminal
 #if canImport(Glibc)
 import Glibc
+import FrontEnd
 #endif
 
 struct ProbeFailure: Error {}

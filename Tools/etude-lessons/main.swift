@@ -344,7 +344,7 @@ its `.abc`.
 - **Clementi's Sonatina in C, Op. 36 No. 1** (level 8) is complete in its three movements,
   following the G. Schirmer Sonatina Album (1893) as typeset in the public-domain Mutopia
   edition no. 804; the repeats and the Andante's trills are left out, so the bars are numbered
-  as printed. `Tests/TrainerTests/MethodCurriculumTests.swift` checks their bar counts and
+  as printed. `Tests/AppTests/MethodCurriculumTests.swift` checks their bar counts and
   landmark notes, and that the lesson opening each level is fingered on every note.
 - **Schumann's Melody, Op. 68 No. 1** (level 5) follows the Peters edition as typeset in the
   Mutopia edition no. 647, with its fingering; the repeat of bars 1-4 is left out, and the inner

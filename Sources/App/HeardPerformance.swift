@@ -1,0 +1,169 @@
+import Foundation
+import Judge
+import Lesson
+import Listening
+import Reports
+import Store
+import Synth
+
+/// A recording of an acoustic piano (`etude judge LESSON RECORDING.wav`), heard by the same
+/// listener as `--input audio`: first without expectations, to find where its first note
+/// sounds; then, with that note aligned to the first note expected, told at each moment which
+/// keys the lesson wants (score-informed, as live). Only onsets are judged from sound.
+public enum HeardPerformance {
+    /// The longest recording judged: a lesson played through, with room; a header saying more is
+    /// refused before a sample is read.
+    public static let maxSeconds = 60.0 * 60
+    /// How long a heard key is taken as held (onsets only: nothing is judged of its length).
+    static let heldSeconds = 0.15
+
+    /// A RIFF or RF64 WAVE file, whatever its name.
+    public static func isWAV(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 12 && (bytes[0..<4].elementsEqual("RIFF".utf8) || bytes[0..<4].elementsEqual("RF64".utf8))
+            && bytes[8..<12].elementsEqual("WAVE".utf8)
+    }
+
+    /// Whether the file at `path` starts as a WAV (its first 12 bytes only).
+    public static func isWAV(path: String) -> Bool {
+        guard let h = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? h.close() }
+        return isWAV([UInt8]((try? h.read(upToCount: 12)) ?? Data()))
+    }
+
+    /// The SHA-256 of the file at `path`, read a megabyte at a time.
+    public static func digest(path: String) -> [UInt8] {
+        var hash = SHA256()
+        if let h = FileHandle(forReadingAtPath: path) {
+            defer { try? h.close() }
+            while let chunk = try? h.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update([UInt8](chunk)) }
+        }
+        return hash.finalize()
+    }
+
+    /// `calibration` is the microphone set-up of the source it was recorded through
+    /// (`--calibration SOURCE`); without it the listener's defaults. The performance's `notice`
+    /// says what is wrong with the recording itself (clipped, too quiet, too noisy, below 22 kHz),
+    /// judged anyway.
+    public static func performance(path: String, name: String, lesson: Lesson, plan: PracticePlan,
+                                   calibration: ListeningProfile? = nil) throws -> PerformanceJudge.Performance {
+        let wav: WAVSamples
+        do {
+            wav = try WAVSamples(path: path)
+        } catch {
+            throw EtudeFailure("\(name) is not a WAV recording Etude can read (\(error.message)); give a 16-bit, 24-bit or float PCM .wav")
+        }
+        let rate = wav.header.sampleRate
+        guard wav.header.frameCount > 0 else {
+            throw EtudeFailure("\(name) holds no sound (0 frames at \(rate) Hz); record the piano again")
+        }
+        guard wav.header.seconds <= maxSeconds else {
+            throw EtudeFailure("\(name) lasts \(Int(wav.header.seconds / 60)) min; Etude judges recordings up to \(Int(maxSeconds / 60)) min: cut it to the lesson")
+        }
+        let percent = ((try? plan.tempoFactor(for: lesson)) ?? 1) * 100
+        let expected = PerformanceJudge.expected(lesson: lesson, plan: plan, percent: percent).sorted { $0.time < $1.time }
+        guard let firstExpected = expected.first?.time else {
+            let hand = plan.hands == .both ? "the lesson" : "the \(plan.hands.rawValue) hand"
+            throw EtudeFailure("\(hand) has no notes to judge in these bars; choose another --hand or --bars")
+        }
+        // The recording's own problems, measured in one pass a tenth of a second at a time.
+        var meter = RecordingCheck.Meter(sampleRate: rate)
+        do {
+            try wav.forEachBlock(frames: max(1, rate / 10)) { meter.add($0); return true }
+        } catch {
+            throw EtudeFailure("the recording cannot be read: \(error.message)")
+        }
+        let check = meter.check
+        let profile = calibration ?? ListeningProfile()
+        guard let first = try heard(wav, profile: profile, lowRate: check.isLowRate, firstOnly: true, expectedAt: { _ in [] }).first?.time else {
+            throw EtudeFailure("\(name): no piano note heard in it (too quiet, or silence); record closer to the piano")
+        }
+        let shift = firstExpected - first
+        let notes = try heard(wav, profile: profile, lowRate: check.isLowRate, firstOnly: false) { t in
+            let at = t + shift
+            return Set(expected.lazy.filter { abs($0.time - at) <= 0.3 }.map(\.pitch))
+        }
+        var events: [PlayedEvent] = []
+        for n in notes {
+            events.append(PlayedEvent(pitch: n.pitch, velocity: 80, time: n.time, isOn: true))
+            events.append(PlayedEvent(pitch: n.pitch, velocity: 0, time: n.time + heldSeconds, isOn: false))
+        }
+        events.sort { $0.time != $1.time ? $0.time < $1.time : (!$0.isOn && $1.isOn) }
+        return PerformanceJudge.Performance(events: events, pedal: [], onsetOnly: true, recordingSeconds: wav.header.seconds,
+                                            notice: check.line)
+    }
+
+    /// The notes the listener hears in the recording, at their times in it (the listener is fed
+    /// half a second of silence first, `lead`, taken off again: it hears an onset only once the
+    /// moment before it is in its window, and a recording may start on its first note), in time order (with `firstOnly`, as soon as one is); read a
+    /// tenth of a second at a time. A recording below 22 kHz (`lowRate`) is heard upsampled to
+    /// 48 kHz (the listener's windows are sized for 44.1–48 kHz: at 8 kHz they would be seconds
+    /// long), its own band only (`bandLimit`: above its half rate lie images, not partials).
+    static func heard(_ wav: WAVSamples, profile: ListeningProfile = ListeningProfile(), lowRate: Bool = false, firstOnly: Bool,
+                      expectedAt: @escaping (Double) -> Set<Int>) throws -> [HeardNote] {
+        let source = wav.header.sampleRate
+        let rate = lowRate ? 48_000 : source
+        let listener = NoteListener(sampleRate: rate, profile: profile)
+        listener.bandLimit = Double(source) / 2
+        let lead = Double(5 * (rate / 10)) / Double(rate)
+        listener.expectedAt = { t in expectedAt(t - lead) }
+        var upsampler = Upsampler(from: source, to: rate)
+        let chunk = max(1, source / 10)
+        var out: [HeardNote] = []
+        for _ in 0..<5 { out += listener.push([Float](repeating: 0, count: rate / 10)) }
+        func unpadded(_ notes: [HeardNote]) -> [HeardNote] { notes.map { var n = $0; n.time -= lead; return n } }
+        do {
+            try wav.forEachMonoBlock(frames: chunk) { block in
+                out += listener.push(upsampler.push(block))
+                return !(firstOnly && !out.isEmpty)
+            }
+        } catch {
+            throw EtudeFailure("the recording cannot be read: \(error.message)")
+        }
+        if firstOnly && !out.isEmpty { return unpadded(out) }
+        out += listener.push(upsampler.flush())
+        return unpadded(out + listener.flush())
+    }
+
+    /// Linear interpolation from one rate to another, a block at a time (unchanged when the rates
+    /// match); what lies above the original band is left out by the listener's `bandLimit`.
+    struct Upsampler {
+        let step: Double
+        /// The next output's position in input samples, from the start.
+        var x = 0.0
+        /// The input not yet passed (from index `base` of the whole input).
+        var pending: [Float] = []
+        var base = 0
+
+        init(from: Int, to: Int) { step = Double(from) / Double(max(1, to)) }
+
+        mutating func push(_ block: [Float]) -> [Float] {
+            guard step != 1 else { return block }
+            pending += block
+            var out: [Float] = []
+            out.reserveCapacity(Int(Double(block.count) / step) + 2)
+            while Int(x) + 1 < base + pending.count {
+                let j = Int(x), f = Float(x - Double(j))
+                let a = pending[j - base], b = pending[j + 1 - base]
+                out.append(a + (b - a) * f)
+                x += step
+            }
+            let keep = min(Int(x), base + pending.count) - base
+            if keep > 0 {
+                pending.removeFirst(keep)
+                base += keep
+            }
+            return out
+        }
+
+        /// The last outputs, held as the final sample.
+        mutating func flush() -> [Float] {
+            guard step != 1 else { return [] }
+            var out: [Float] = []
+            while Int(x) < base + pending.count {
+                out.append(pending[Int(x) - base])
+                x += step
+            }
+            return out
+        }
+    }
+}
