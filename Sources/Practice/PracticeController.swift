@@ -202,12 +202,6 @@ public final class PracticeController {
         return .continue
     }
 
-    /// `W`: loops the weakest section at 70 % with the speed trainer on (posted: the session
-    /// applies it in its turn).
-    public func loopWeakest() {
-        handle(.loopWeakestSection)
-    }
-
     /// Practises with a whole new plan from its first bar (`PracticeSession.replacePlan`, which
     /// waits for the runner: for tests and callers off the screen); the loop marks follow its bars.
     public func replacePlan(_ plan: PracticePlan) throws(PlanError) {

@@ -877,13 +877,6 @@ public final class PracticeSession: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the runner's thread, in order with the music (what the caller confined
-    /// to it, as a `GainOutput` it plays through), and returns its result.
-    public func onRunner<T>(_ body: () -> T) -> T {
-        guard let runner else { return body() }
-        return runner.run(body)
-    }
-
     /// Copies what the owner changed where the other threads read it.
     private func publish() {
         let coach = owned.coach.snapshot()
@@ -895,9 +888,6 @@ public final class PracticeSession: @unchecked Sendable {
             shared.heldForResults = held
         }
     }
-
-    /// Whether the loop is on (the plan's bars), as last published.
-    var isLoopOn: Bool { exchange.withLock { shared.loop.enabled } }
 
     /// Where `+`/`-` stop: every tempo a plan takes, or a recording's stretch range (set by the
     /// front end, `PracticeController.tempoRange`).
