@@ -74,11 +74,13 @@ public enum HeardPerformance {
         }
         let check = meter.check
         let profile = calibration ?? ListeningProfile()
-        guard let first = try heard(wav, profile: profile, lowRate: check.isLowRate, firstOnly: true, expectedAt: { _ in [] }).first?.time else {
+        // The room's noise, bin by bin, from the recording's own first quiet second (issue 41).
+        let room = try check.quietStart.map { try quietSecond(wav, from: $0, lowRate: check.isLowRate) }
+        guard let first = try heard(wav, profile: profile, lowRate: check.isLowRate, room: room, firstOnly: true, expectedAt: { _ in [] }).first?.time else {
             throw EtudeFailure("\(name): no piano note heard in it (too quiet, or silence); record closer to the piano")
         }
         let shift = firstExpected - first
-        let notes = try heard(wav, profile: profile, lowRate: check.isLowRate, firstOnly: false) { t in
+        let notes = try heard(wav, profile: profile, lowRate: check.isLowRate, room: room, firstOnly: false) { t in
             let at = t + shift
             return Set(expected.lazy.filter { abs($0.time - at) <= 0.3 }.map(\.pitch))
         }
@@ -98,11 +100,12 @@ public enum HeardPerformance {
     /// tenth of a second at a time. A recording below 22 kHz (`lowRate`) is heard upsampled to
     /// 48 kHz (the listener's windows are sized for 44.1–48 kHz: at 8 kHz they would be seconds
     /// long), its own band only (`bandLimit`: above its half rate lie images, not partials).
-    static func heard(_ wav: WAVSamples, profile: ListeningProfile = ListeningProfile(), lowRate: Bool = false, firstOnly: Bool,
-                      expectedAt: @escaping (Double) -> Set<Int>) throws -> [HeardNote] {
+    static func heard(_ wav: WAVSamples, profile: ListeningProfile = ListeningProfile(), lowRate: Bool = false, room: [Float]? = nil,
+                      firstOnly: Bool, expectedAt: @escaping (Double) -> Set<Int>) throws -> [HeardNote] {
         let source = wav.header.sampleRate
         let rate = lowRate ? 48_000 : source
         let listener = NoteListener(sampleRate: rate, profile: profile)
+        if let room { listener.hearRoom(room) }
         listener.bandLimit = Double(source) / 2
         let lead = Double(5 * (rate / 10)) / Double(rate)
         listener.expectedAt = { t in expectedAt(t - lead) }
@@ -122,6 +125,27 @@ public enum HeardPerformance {
         if firstOnly && !out.isEmpty { return unpadded(out) }
         out += listener.push(upsampler.flush())
         return unpadded(out + listener.flush())
+    }
+
+    /// The second of the recording from `start` (seconds), mono, at the listener's rate: the room
+    /// with nobody playing (`RecordingCheck.quietStart`), for `NoteListener.hearRoom`.
+    static func quietSecond(_ wav: WAVSamples, from start: Double, lowRate: Bool) throws -> [Float] {
+        let source = wav.header.sampleRate
+        let first = Int(start * Double(source)), last = first + source
+        var frame = 0
+        var out: [Float] = []
+        do {
+            try wav.forEachMonoBlock(frames: max(1, source / 10)) { block in
+                let lo = max(first, frame), hi = min(last, frame + block.count)
+                if lo < hi { out += block[(lo - frame)..<(hi - frame)] }
+                frame += block.count
+                return frame < last
+            }
+        } catch {
+            throw EtudeFailure("the recording cannot be read: \(error.message)")
+        }
+        var upsampler = Upsampler(from: source, to: lowRate ? 48_000 : source)
+        return upsampler.push(out) + upsampler.flush()
     }
 
     /// Linear interpolation from one rate to another, a block at a time (unchanged when the rates

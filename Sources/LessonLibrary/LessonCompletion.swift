@@ -31,7 +31,7 @@ public enum LessonCompletion {
             let full = ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(name)
             let shown = shownFolder.isEmpty ? name : (shownFolder as NSString).appendingPathComponent(name)
             var isDir: ObjCBool = false
-            FileManager.default.fileExists(atPath: full, isDirectory: &isDir)
+            _ = FileManager.default.fileExists(atPath: full, isDirectory: &isDir)
             if isDir.boolValue {
                 out.append(shown + "/")
             } else if let dot = name.lastIndex(of: "."), LessonFormats.pathExtensions.contains(name[name.index(after: dot)...].lowercased()) {

@@ -41,6 +41,8 @@ public struct HarmonicEstimator: Sendable {
     public static let backgroundRatio = 3.0
 
     var spectrum: [Double]
+    /// The spectrum after the onset, new or still ringing.
+    let whole: [Double]
     /// The level a key would sum from noise alone.
     let background: Double
     /// The strongest key's salience in the whole spectrum after the onset: what sounds now,
@@ -59,7 +61,7 @@ public struct HarmonicEstimator: Sendable {
     /// `band` is the highest frequency the recording holds (nil: half the sample rate): a
     /// recording sampled below 22 kHz and heard upsampled has only images above its own half rate.
     public init(spectrum: [Double], whole: [Double], fftSize: Int, sampleRate: Int, templates: PartialTemplates? = nil, noiseFloor: Double = 0,
-                band bandLimit: Double? = nil) {
+                band bandLimit: Double? = nil, roomNoise: [Double]? = nil) {
         self.spectrum = spectrum
         self.templates = templates
         binHz = Double(sampleRate) / Double(fftSize)
@@ -70,12 +72,23 @@ public struct HarmonicEstimator: Sendable {
         // White noise of RMS σ gives a Hann-windowed bin σ·√(0.375 N) on average; the maximum of
         // a partial's few bins about twice that.
         let room = noiseFloor * (0.375 * Double(fftSize)).squareRoot() * 2
-        background = max(band[band.count / 2] * 2, room, 1e-9)
+        // With the room's noise measured bin by bin (and taken off the spectra), what is left of
+        // it is a fraction of its median over the band: the background is never taken below that.
+        var measured = 0.0
+        if let roomNoise, roomNoise.count > hi {
+            let noiseBand = roomNoise[lo...hi].sorted()
+            measured = noiseBand[noiseBand.count / 2] * Self.noiseResidue
+        }
+        background = max(band[band.count / 2] * 2, room, measured, 1e-9)
+        self.whole = whole
         level = 0
         var all = self
         all.spectrum = whole
         level = Self.keys.reduce(0) { max($0, all.salience($1)) }
     }
+
+    /// Part of the room's median noise magnitude that stays a floor once the noise is taken off.
+    static let noiseResidue = ProcessInfo.processInfo.environment["LISTEN_NOISE_RESIDUE"].flatMap(Double.init) ?? 1.0
 
     static func frequency(_ pitch: Int) -> Double { 440 * pow(2, Double(pitch - 69) / 12) }
 
@@ -296,6 +309,7 @@ public struct HarmonicEstimator: Sendable {
             }
         }
         let share = Dictionary(uniqueKeysWithValues: zip(candidates, h))
+        if Self.debug { print("shares", candidates.map { String(format: "%d:%.1f", $0, share[$0] ?? 0) }.joined(separator: " "), String(format: "flat %.1f", h[n])) }
         // Nothing found one at a time (a key struck again while it rings under the pedal adds
         // less than is taken away as ringing): the expected key must then be the fit's strongest.
         let strongest = found.isEmpty ? (share.values.max() ?? 0) / Self.rescueRatio * 0.5 : found.compactMap { share[$0.pitch] }.max() ?? 0
@@ -315,12 +329,36 @@ public struct HarmonicEstimator: Sendable {
             guard a >= strongest * Self.rescueRatio, a > beside * 1.5, s > background * Self.backgroundRatio else { continue }
             out.append(Found(pitch: e, salience: s / background))
         }
+        // A wrong key played instead of an expected one on a sounding key's partials (the octave
+        // above the other hand's note, mostly) was cancelled with it one key at a time, so it was
+        // never found; in the fit it takes the share itself. Heard as the wrong key it is.
+        let sounding = Set(found.map(\.pitch)).subtracting(drop).union(out.map(\.pitch))
+        for e in missing.sorted() where !sounding.contains(e) && found.count - drop.count + out.count < limit {
+            let a = share[e] ?? 0
+            var best: (pitch: Int, share: Double)?
+            for k in [e - 2, e - 1, e + 1, e + 2] where !expected.contains(k) && !sounding.contains(k) && !out.contains(where: { $0.pitch == k }) {
+                if let b = share[k], b > (best?.share ?? 0) { best = (k, b) }
+            }
+            guard let (n, b) = best else { continue }
+            let s = salience(n)
+            if Self.debug { print(String(format: "instead of %d: %d share %.4f (its %.4f) strongest %.4f salience %.2f", e, n, b, a, strongest, s / background)) }
+            // Only there: elsewhere the one-at-a-time search would have found it itself, and a
+            // neighbour's share beside a missing key is more often the mass of what rings. Nor in
+            // a chord of four keys or more, whose partials cover one another's neighbours.
+            let onPartials = sounding.contains { Self.partialIntervals.contains(n - $0) && n != $0 }
+            guard onPartials, expected.count <= 3, b >= strongest * Self.insteadRatio, b > a * 3, s > background * Self.backgroundRatio,
+                  !ownAttack.contains(where: { Self.partialIntervals.contains(n - $0) }) else { continue }
+            out.append(Found(pitch: n, salience: s / background))
+        }
         return (out, drop)
     }
 
     static let debug = ProcessInfo.processInfo.environment["LISTEN_RESCUE"] != nil
     /// Share of the strongest note found that an expected key's fit must reach to be added.
     public static let rescueRatio = 0.08
+    /// Share of the strongest note found that a key beside a missing expected one must reach in
+    /// the fit to be heard as played instead of it.
+    public static let insteadRatio = ProcessInfo.processInfo.environment["LISTEN_INSTEAD"].flatMap(Double.init) ?? 0.15
 
     /// True when `pitch`'s own odd partials sound (not only the even ones an octave above
     /// would give it): the test that a note of Etude's is really heard in the room.
@@ -330,6 +368,19 @@ public struct HarmonicEstimator: Sendable {
         var odd = 0.0, even = 0.0
         for (i, a) in p.prefix(6).enumerated() { if i % 2 == 0 { odd += a } else { even += a } }
         return odd >= 0.3 * even
+    }
+
+    /// How much of what sounds at `pitch`'s first partials is new at this onset (0–1): little
+    /// for a key that only rings on (most of the window before the onset, where it sounded as
+    /// loud, is taken off), most for a key struck again.
+    public func newness(_ pitch: Int) -> Double {
+        var fresh = 0.0, all = 0.0
+        for r in harmonicBins(pitch).prefix(4) {
+            let range = r.clamped(to: 0...(spectrum.count - 1))
+            fresh += range.reduce(0) { max($0, spectrum[$1]) }
+            all += range.reduce(0) { max($0, whole[$1]) }
+        }
+        return all > 0 ? fresh / all : 0
     }
 
     /// The partial amplitudes of `pitch` as found at this onset (for calibration).

@@ -117,6 +117,12 @@ public final class NoteListener {
     /// made below 22 kHz and heard at 48 kHz has nothing above its own half rate but images.
     public var bandLimit: Double?
 
+    /// The room's noise in the pitch window, bin by bin (the mean magnitude over a stretch where
+    /// nobody played; nil: not measured): taken off every spectrum before keys are looked for, so
+    /// a bass key is not heard in the noise's low bins nor a soft note lost under a background
+    /// averaged over the whole band (`hearRoom`).
+    public private(set) var roomNoise: [Double]?
+
     /// Sees each onset's spectrum before the decision (calibration measures partials with it).
     var onOnset: ((Double, HarmonicEstimator) -> Void)?
     let debugODF = ProcessInfo.processInfo.environment["LISTEN_ODF"] != nil
@@ -124,6 +130,28 @@ public final class NoteListener {
         self.sampleRate = max(8_000, sampleRate)
         self.profile = profile
         hop = max(1, self.sampleRate / 100)
+    }
+
+    /// How many times its mean magnitude each bin's noise is taken off: a noise bin's magnitude
+    /// scatters (Rayleigh) about its mean, and a partial's peak is the largest of a few bins.
+    static let noiseMargin = ProcessInfo.processInfo.environment["LISTEN_NOISE_MARGIN"].flatMap(Double.init) ?? 2.0
+
+    /// Measures the room's noise from samples where nobody played (a recording's first quiet
+    /// second, at this listener's rate): each pitch-window bin's mean magnitude over windows a
+    /// quarter apart. Fewer samples than one window measure nothing.
+    public func hearRoom(_ quiet: [Float]) {
+        let size = pitchFFT.size
+        guard quiet.count >= size else { return }
+        var sum = [Double](repeating: 0, count: size / 2)
+        var frames = 0
+        var start = 0
+        while start + size <= quiet.count {
+            let mags = pitchFFT.magnitudes(quiet, start: start)
+            for k in 0..<min(sum.count, mags.count) { sum[k] += mags[k] }
+            frames += 1
+            start += size / 4
+        }
+        roomNoise = sum.map { $0 / Double(frames) }
     }
 
     /// Seconds of audio pushed so far.
@@ -210,6 +238,14 @@ public final class NoteListener {
     /// RMS under which an onset window is digital silence (−80 dBFS: under any microphone's
     /// own noise, above a 16-bit file's dither at −90 dBFS).
     static let digitalSilence = 1e-4
+
+    /// Part of its last strength a key the score does not expect now, heard in the last two
+    /// seconds, must come back with to be struck again rather than still ringing.
+    static let ringingRatio = ProcessInfo.processInfo.environment["LISTEN_RINGING"].flatMap(Double.init) ?? 0.6
+
+    /// Part of what sounds at a key's first partials that is new at an onset above which the key
+    /// was struck again (`HarmonicEstimator.newness`): a key that only rings on shows 0.15–0.4.
+    static let struckAgain = ProcessInfo.processInfo.environment["LISTEN_STRUCK"].flatMap(Double.init) ?? 0.55
 
     /// λ of the log compression log(1 + λ|X|): small enough that noise stays near zero.
     static let compression = 1.0
@@ -303,7 +339,13 @@ public final class NoteListener {
         } else {
             after = pitchFFT.magnitudes(buffer, start: pitchWindowStart(onsetFrame) - bufferStart)
         }
-        let before = pitchFFT.magnitudes(buffer, start: attack - pitchFFT.size - sampleRate / 50 - bufferStart)
+        var before = pitchFFT.magnitudes(buffer, start: attack - pitchFFT.size - sampleRate / 50 - bufferStart)
+        if let noise = roomNoise {
+            for k in 0..<min(noise.count, after.count) {
+                after[k] = max(0, after[k] - Self.noiseMargin * noise[k])
+                before[k] = max(0, before[k] - Self.noiseMargin * noise[k])
+            }
+        }
         var fresh = [Double](repeating: 0, count: after.count)
         for k in 0..<after.count { fresh[k] = max(0, after[k] - 0.7 * before[k]) }
         let time = Double(attack) / Double(sampleRate)
@@ -311,7 +353,7 @@ public final class NoteListener {
         if profile.isMeasured && rms(from: attack, seconds: 0.1) < profile.noteGate { return [] }
         let expected = expectedAt(time)
         let estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates,
-                                          noiseFloor: profile.noiseFloor, band: bandLimit)
+                                          noiseFloor: profile.noiseFloor, band: bandLimit, roomNoise: roomNoise)
         onOnset?(time, estimator)
         let typical = recentStrengths.isEmpty ? 0 : recentStrengths.sorted()[recentStrengths.count / 2]
         // A chord of up to ten keys (both hands full), and one more: a wrong key beside it.
@@ -326,7 +368,13 @@ public final class NoteListener {
             // Where the score is known, a key it does not expect now that was heard in the last two seconds and still rings
             // (under the pedal, mostly) is what remains of it unless it came back near as strong.
             if !expected.isEmpty, !expected.contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
-               found.salience < last.strength * 0.6 { return false }
+               found.salience < last.strength * Self.ringingRatio {
+                // Unless most of what sounds at its partials is new and it is not a whisper of
+                // what it was: struck again (a wrong key on the note just played, most often).
+                let newness = estimator.newness(found.pitch)
+                if HarmonicEstimator.debug { print(String(format: "ringing? %d newness %.2f salience %.1f last %.1f", found.pitch, newness, found.salience, last.strength)) }
+                if newness < Self.struckAgain || found.salience < last.strength * 0.15 { return false }
+            }
             // A key heard moments ago whose sound is still growing into the analysis window is
             // the same note, unless it came back clearly (a re-struck key has a new attack).
             guard let last = lastHeard[found.pitch], time - last.time < 0.2 else { return true }

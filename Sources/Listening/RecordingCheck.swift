@@ -93,14 +93,16 @@ public struct RecordingCheck: Equatable, Sendable {
         self.sampleRate = sampleRate
         self.clippedRuns = clippedRuns
         loudest = levels.max() ?? 0
-        // The first second (100 blocks) whose loudest block stays within 6 dB of its quietest and
-        // under a tenth of the loudest: nobody played then. Digital silence is no room.
+        // The first second (100 blocks) whose loudest 50 ms stays within 6 dB of its quietest and
+        // under a tenth of the loudest: nobody played then (a room's pink noise swings more than
+        // that from one 10 ms to the next; over 50 ms it holds). Digital silence is no room.
         var quiet: Double?
         if levels.count >= 100 {
             var i = 0
             while i + 100 <= levels.count {
                 let second = levels[i..<(i + 100)]
-                let lo = second.min() ?? 0, hi = second.max() ?? 0
+                let spans = stride(from: i, to: i + 100, by: 5).map { j in (levels[j..<(j + 5)].reduce(0) { $0 + $1 * $1 } / 5).squareRoot() }
+                let lo = spans.min() ?? 0, hi = spans.max() ?? 0
                 if lo > 1e-7, hi <= lo * 2, hi < loudest * 0.1 {
                     quiet = (second.reduce(0) { $0 + $1 * $1 } / 100).squareRoot()
                     quietStart = Double(i) / 100

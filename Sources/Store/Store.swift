@@ -223,7 +223,7 @@ public final class Store: Sendable {
         do {
             let ok = try pool.read { db in try quickCheck(db, path: path) }
             if ok != "ok" {
-                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "integrity check failed: \(ok ?? "?")")
+                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "integrity check failed: \(ok)")
             }
             if try pool.read({ db in try Schema.migrator.hasBeenSuperseded(db) }) {
                 throw StoreError("\(path): the database was written by a newer Etude; update Etude or choose another with --db PATH")

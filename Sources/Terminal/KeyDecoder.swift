@@ -168,6 +168,20 @@ public struct KeyDecoder: Sendable {
         return .key(Key(Character(scalar)), length)
     }
 
+    /// The arrows, Home, End and F1–F4 by the final byte both CSI and SS3 end them with.
+    private static func cursorOrFunctionKey(_ final: UInt8) -> Key.Code? {
+        switch final {
+        case 0x41: return .up
+        case 0x42: return .down
+        case 0x43: return .right
+        case 0x44: return .left
+        case 0x48: return .home
+        case 0x46: return .end
+        case 0x50...0x53: return .function(Int(final) - 0x4F)
+        default: return nil
+        }
+    }
+
     private func parseEscape(_ p: [UInt8], at i: Int, final: Bool) -> Parse {
         guard i + 1 < p.count else { return .incomplete }
         let n = p[i + 1]
@@ -178,21 +192,8 @@ public struct KeyDecoder: Sendable {
             guard i + 2 < p.count else {
                 return final ? .key(.alt("O"), 2) : .incomplete
             }
-            let code: Key.Code?
-            switch p[i + 2] {
-            case 0x41: code = .up
-            case 0x42: code = .down
-            case 0x43: code = .right
-            case 0x44: code = .left
-            case 0x48: code = .home
-            case 0x46: code = .end
-            case 0x50: code = .function(1)
-            case 0x51: code = .function(2)
-            case 0x52: code = .function(3)
-            case 0x53: code = .function(4)
-            case 0x4D: code = .enter
-            default: code = nil
-            }
+            // SS3 M is the keypad's Enter.
+            let code = p[i + 2] == 0x4D ? .enter : Self.cursorOrFunctionKey(p[i + 2])
             if let code { return .key(Key(code), 3) }
             return .key(Key(.unknown(Array(p[i..<(i + 3)]))), 3)
         case 0x1B:
@@ -261,18 +262,8 @@ public struct KeyDecoder: Sendable {
             if m & 4 != 0 { mods.insert(.ctrl) }
             return mods
         }
-        let code: Key.Code?
+        var code = Self.cursorOrFunctionKey(final)
         switch final {
-        case 0x41: code = .up
-        case 0x42: code = .down
-        case 0x43: code = .right
-        case 0x44: code = .left
-        case 0x48: code = .home
-        case 0x46: code = .end
-        case 0x50: code = .function(1)
-        case 0x51: code = .function(2)
-        case 0x52: code = .function(3)
-        case 0x53: code = .function(4)
         case 0x5A: return .key(Key(.tab, .shift), count)  // CSI Z = Shift-Tab
         case 0x7E:
             let k = params.first ?? 0
@@ -305,7 +296,7 @@ public struct KeyDecoder: Sendable {
             }
             if let code { return .key(Key(code, modifiers(1)), count) }
             return .key(Key(.unknown(raw)), count)
-        default: code = nil
+        default: break
         }
         guard let code else { return .key(Key(.unknown(raw)), count) }
         return .key(Key(code, modifiers(1)), count)

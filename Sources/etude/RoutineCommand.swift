@@ -41,19 +41,7 @@ struct RoutineCommand: ParsableCommand {
         @Argument(help: "The routine's name.") var name: String
         @Option(name: .customLong("entry"), help: "An entry (repeat for each, in order).") var entries: [String] = []
         @OptionGroup var store: StoreOptions
-        func run() throws {
-            guard !entries.isEmpty else {
-                throw EtudeFailure("give at least one --entry, e.g. etude routine new \(name) --entry \"lesson=TITLE;minutes=5\"")
-            }
-            try store.library.withStore { s in
-                if try s.routine(named: name) != nil {
-                    throw EtudeFailure("a routine named \(name) exists; change it with `etude routine edit`")
-                }
-                let routine = Routine(name: name, entries: try s.routineEntries(entries))
-                try s.saveChecked(routine)
-                Console.out(RoutineFile.text(routine, titles: try s.lessonTitles()))
-            }
-        }
+        func run() throws { Console.out(try RoutineActions.create(name: name, entries: entries, library: store.library)) }
     }
 
     struct Edit: ParsableCommand {
@@ -71,88 +59,8 @@ struct RoutineCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            try store.library.withStore { s in
-                var routine = try s.existingRoutine(named: name)
-                let noOptions = rename == nil && add.isEmpty && remove.isEmpty && move == nil && set.isEmpty
-                if noOptions {
-                    routine = try editInEditor(routine, store: s)
-                } else {
-                    for item in set {
-                        guard let eq = item.firstIndex(of: "="), let n = Int(item[..<eq]),
-                              routine.entries.indices.contains(n &- 1) else {
-                            throw EtudeFailure("--set \(item): write N=SPEC with N from 1 to \(routine.entries.count)")
-                        }
-                        routine.entries[n - 1] = try s.routineEntries([String(item[item.index(after: eq)...])])[0]
-                    }
-                    for n in remove.sorted(by: >) {
-                        guard routine.entries.indices.contains(n &- 1) else {
-                            let count = routine.entries.count
-                            throw EtudeFailure("--remove \(n): the routine has " + (count == 1 ? "only entry 1" : "entries 1 to \(count)"))
-                        }
-                        routine.entries.remove(at: n - 1)
-                    }
-                    if let from = move {
-                        guard let dest = to, routine.entries.indices.contains(from &- 1), (1...max(1, routine.entries.count)).contains(dest) else {
-                            throw EtudeFailure("--move N --to M: both from 1 to \(routine.entries.count)")
-                        }
-                        let e = routine.entries.remove(at: from - 1)
-                        routine.entries.insert(e, at: dest - 1)
-                    }
-                    routine.entries += try s.routineEntries(add)
-                }
-                do {
-                    try s.saveChecked(routine)
-                } catch let e as RoutineError {
-                    throw EtudeFailure("\(e.message); the routine is unchanged")
-                }
-                if let rename, rename != routine.name {
-                    try s.renameRoutine(routine.name, to: rename)
-                    routine.name = rename
-                }
-                Console.out(RoutineFile.text(routine, titles: try s.lessonTitles()))
-            }
-        }
-
-        func editInEditor(_ routine: Routine, store: Store) throws -> Routine {
-            let env = ProcessInfo.processInfo.environment
-            let editor = env["VISUAL"].flatMap { $0.isEmpty ? nil : $0 } ?? env["EDITOR"].flatMap { $0.isEmpty ? nil : $0} ?? "vi"
-            // The text being edited is a draft beside the database: a refused edit keeps it, and
-            // the next `routine edit NAME` goes on with it instead of starting again.
-            let draft = Self.draftURL(for: routine.name, store: store)
-            let resuming = FileManager.default.fileExists(atPath: draft.path)
-            if resuming {
-                Console.out("Going on with your unsaved edit of \(routine.name) (\(draft.path))\n")
-            } else {
-                try FileManager.default.createDirectory(at: draft.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try OutputFile.write(Array(try RoutineFile.export(routine).utf8), to: draft.path, inputs: [], option: "the routine draft")
-            }
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/bin/sh")
-            p.arguments = ["-c", "\(editor) \"$1\"", "etude-edit", draft.path]
-            try p.run()
-            p.waitUntilExit()
-            let kept = "the routine is unchanged; your edit is kept: run `etude routine edit \(routine.name)` again to go on with it"
-            guard p.terminationStatus == 0 else { throw EtudeFailure("the editor (\(editor)) failed; \(kept)") }
-            let text = try String(contentsOf: draft, encoding: .utf8)
-            var edited: Routine
-            do {
-                edited = try RoutineFile.parse(text)
-                // The name is changed with --rename; the file's name field is ignored here.
-                edited.name = routine.name
-                try store.checkLessons(of: edited)
-            } catch {
-                throw EtudeFailure("\(routine.name): \(Store.message(for: error) ?? "\(error)"); \(kept)")
-            }
-            try? FileManager.default.removeItem(at: draft)
-            return edited
-        }
-
-        /// `<database folder>/routine-drafts/<name>.json` (the name percent-encoded), so two
-        /// databases never share a draft; the temporary folder for an in-memory store.
-        static func draftURL(for name: String, store: Store) -> URL {
-            let base = store.path.map { URL(fileURLWithPath: $0).deletingLastPathComponent() } ?? FileManager.default.temporaryDirectory
-            let file = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "routine"
-            return base.appendingPathComponent("routine-drafts").appendingPathComponent(file + ".json")
+            let changes = RoutineActions.Changes(rename: rename, add: add, remove: remove, move: move, to: to, set: set)
+            Console.out(try RoutineActions.edit(name: name, changes: changes, library: store.library))
         }
     }
 
@@ -160,17 +68,7 @@ struct RoutineCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List routines (or one routine's entries).")
         @Argument(help: "A routine to show.") var name: String?
         @OptionGroup var store: StoreOptions
-        func run() throws {
-            try store.library.withStore { s in
-                if let name {
-                    Console.out(RoutineFile.text(try s.existingRoutine(named: name), titles: try s.lessonTitles()))
-                    return
-                }
-                let all = try s.routines()
-                Console.out(all.isEmpty ? "No routines yet: `etude routine new NAME --entry ...`.\n"
-                            : all.map { "\(safe($0.name)) (\($0.entries.count) entr\($0.entries.count == 1 ? "y" : "ies"))" }.joined(separator: "\n") + "\n")
-            }
-        }
+        func run() throws { Console.out(try RoutineActions.list(name, library: store.library)) }
     }
 
     struct Run: ParsableCommand {
@@ -215,17 +113,7 @@ struct RoutineCommand: ParsableCommand {
         @Option(name: [.short, .long], help: "Write to this file instead of standard output.") var output: String?
         @OptionGroup var store: StoreOptions
         func run() throws {
-            if let output { try OutputFile.check(output, inputs: store.library.databaseFiles) }
-            try store.library.withStore { s in
-                let routine = try s.existingRoutine(named: name)
-                let text = format == .json ? try RoutineFile.export(routine)
-                    : RoutineFile.text(routine, titles: try s.lessonTitles())
-                if let output {
-                    try OutputFile.write(Array(text.utf8), to: output, inputs: store.library.databaseFiles)
-                } else {
-                    Console.out(text)
-                }
-            }
+            if let text = try RoutineActions.export(name, json: format == .json, output: output, library: store.library) { Console.out(text) }
         }
     }
 
@@ -235,35 +123,13 @@ struct RoutineCommand: ParsableCommand {
         @Option(help: "Store it under this name.") var name: String?
         @Flag(help: "Replace a stored routine of the same name (without it, importing over one is refused).") var replace = false
         @OptionGroup var store: StoreOptions
-        func run() throws {
-            let bytes = try LessonOpener.readBytes(file, limit: (RoutineFile.maxBytes, "routine files"))
-            try store.library.withStore { s in
-                let routine: Routine
-                do {
-                    routine = try s.importRoutine(String(decoding: bytes, as: UTF8.self), as: name) { r in
-                        try s.checkLessons(of: r)
-                        if !replace, try s.routine(named: r.name) != nil {
-                            throw EtudeFailure("a routine named \(safe(r.name)) exists; add --replace to replace it, or --name NEW to keep both")
-                        }
-                    }
-                } catch let e as RoutineError {
-                    throw EtudeFailure("\(file): \(e.message)")
-                }
-                let n = routine.entries.count
-                Console.out("Imported \(routine.name) (\(n) entr\(n == 1 ? "y" : "ies"))\n")
-            }
-        }
+        func run() throws { Console.out(try RoutineActions.importFile(file, as: name, replace: replace, library: store.library)) }
     }
 
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a routine.")
         @Argument(help: "The routine's name.") var name: String
         @OptionGroup var store: StoreOptions
-        func run() throws {
-            try store.library.withStore(scan: false) { s in
-                guard try s.deleteRoutine(named: name) else { throw EtudeFailure("no routine named \(name); see `etude routine list`") }
-                Console.out("Deleted \(name)\n")
-            }
-        }
+        func run() throws { Console.out(try RoutineActions.delete(name, library: store.library)) }
     }
 }

@@ -77,12 +77,12 @@ import Testing
         s.controller.onGuide = { told.add($0) }
         s.start()
         play(s, clock, until: 0.2)
-        s.handle(key: Key("G"))
+        _ = s.handle(key: Key("G"))
         #expect(s.controller.view.message?.hasPrefix("guide on") == true, "\(String(describing: s.controller.view.message))")
         play(s, clock, until: 1.8)
         #expect(!output.guides.isEmpty, "heard from the key on")
         #expect(Self.rightOns(output.messages).isEmpty)
-        s.handle(key: Key("G"))
+        _ = s.handle(key: Key("G"))
         #expect(s.controller.view.message == "guide off: Etude never sounds your part")
         #expect(told.all == [true, false])
     }

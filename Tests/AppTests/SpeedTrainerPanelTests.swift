@@ -50,7 +50,7 @@ struct SpeedTrainerPanelTests {
         let info = try #require(panel(s), "the results panel is up")
         #expect(info.speedTrainer == "speed trainer: next pass at 70 % (accuracy 100 %, needed 90 %)")
         #expect(ResultsPanel.lines(info).contains("speed trainer: next pass at 70 % (accuracy 100 %, needed 90 %)"))
-        s.handle(key: Key(" "))  // any key plays on
+        _ = s.handle(key: Key(" "))  // any key plays on
         modes.play(s, clock, until: clock.now + 0.2)
         #expect(s.transport.tempoPercent == 70)
     }
@@ -71,7 +71,7 @@ struct SpeedTrainerPanelTests {
         let info = try #require(panel(s), "the results panel holds the music")
         #expect(info.speedTrainer?.hasPrefix("speed trainer: stays at 60 % (accuracy 25 %, needed 90 %)") == true, "\(info.speedTrainer ?? "nil")")
         // One W: the panel goes and the weakest section loops, from the learner's 60 %.
-        s.handle(key: Key("W"))
+        _ = s.handle(key: Key("W"))
         #expect(s.transport.plan.bars != nil, "the weakest section loops")
         #expect(s.transport.state == .playing, "the panel let the music go on")
         #expect(s.transport.plan.speedTrainer?.start == 60 && s.transport.plan.speedTrainer?.step == 10)

@@ -182,3 +182,36 @@ enum PinkNoise {
         for k in samples.indices { samples[k] += Float(noise[k] * gain) }
     }
 }
+
+/// Issue 41 point 5: the room's noise measured bin by bin from a quiet second
+/// (`NoteListener.hearRoom`, what `etude judge` does with a recording's first quiet second).
+@Suite struct RoomNoiseTests {
+    /// Half a second of digital silence (the judge's lead-in), two seconds of a room's pink noise,
+    /// then three notes in it, the noise 20 dB under them: unmeasured, the step from silence into
+    /// the noise was heard as a bass key (which the judge aligned the first note to); measured,
+    /// nothing is heard in the noise and every note still is (a gate that lost notes would not do).
+    @Test func theRoomMeasuredHearsNothingInItsNoiseAndEveryNote() {
+        let rate = 44_100
+        var music = [Float](repeating: 0, count: rate * 5)
+        for (i, key) in [48, 60, 67].enumerated() { pianoTone(key, at: 2.5 + Double(i) * 0.6, into: &music, gain: 0.1) }
+        // Pink noise 20 dB under the notes while they sound, over the whole take.
+        var noisy = music
+        PinkNoise.add(to: &noisy, under: 20)
+        let take = [Float](repeating: 0, count: rate / 2) + noisy
+        func heard(room: Bool) -> [HeardNote] {
+            let listener = NoteListener(sampleRate: rate)
+            if room { listener.hearRoom(Array(take[(rate / 2)..<(rate / 2 + rate)])) }
+            var out: [HeardNote] = []
+            var i = 0
+            while i < take.count {
+                out += listener.push(Array(take[i..<min(take.count, i + 512)]))
+                i += 512
+            }
+            return out + listener.flush()
+        }
+        let unmeasured = heard(room: false), measured = heard(room: true)
+        #expect(unmeasured.contains { $0.time < 2.9 }, "the noise alone was expected to sound like a note unmeasured: \(unmeasured.map(\.pitch))")
+        #expect(!measured.contains { $0.time < 2.9 }, "heard in the room's noise: \(measured.filter { $0.time < 2.9 }.map(\.pitch))")
+        #expect(measured.map(\.pitch) == [48, 60, 67], "\(measured.map { ($0.pitch, $0.time) })")
+    }
+}
