@@ -621,12 +621,7 @@ public final class PracticeSession: @unchecked Sendable {
     public var isHeldForResults: Bool { exchange.withLock { shared.heldForResults } }
 
     /// Puts the results away and plays on after a hold (the next pass starts with its count-in);
-    /// false when nothing was held.
-    @discardableResult
-    public func releaseHold() -> Bool {
-        owner { releaseHeld() }
-    }
-
+    /// false when nothing was held (on the owner: any key but quit does it, `SessionCommands`).
     func releaseHeld() -> Bool {
         guard owned.heldForResults else { return false }
         owned.heldForResults = false
