@@ -66,6 +66,21 @@ def sync_toolbox(reference, recording, score_starts):
     return list(starts), took, len(a2) / fs
 
 
+class Quiet:
+    """Its progress dots (printed by the toolbox's C-accelerated parts too) kept off the bench's output."""
+    def __enter__(self):
+        sys.stdout.flush()
+        self.saved = os.dup(1)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+
+    def __exit__(self, *exc):
+        sys.stdout.flush()
+        os.dup2(self.saved, 1)
+        os.close(self.saved)
+
+
 def figures(found, truth):
     n = min(len(found), len(truth))
     errors = np.abs(np.array(found[:n]) - np.array(truth[:n])) * 1000
@@ -156,10 +171,11 @@ def main():
             speed["etude"].append(took / minutes)
             print(f"  {name}.{ext} ({truth['seconds']:.0f} s, {len(truth['starts'])} bars) etude: median bar-line error {med:.1f} ms, "
                   f"{w50 * 100:.0f} % within 50 ms, {w100 * 100:.0f} % within 100 ms, {took:.2f} s ({took / minutes:.2f} s per minute), peak RSS {rss:.0f} MB")
-            if not warmed:
-                sync_toolbox(f"{work}/{name}-ref.wav", recording, truth["score"])  # numba compiles on the first call
-                warmed = True
-            sfound, stook, _ = sync_toolbox(f"{work}/{name}-ref.wav", recording, truth["score"])
+            with Quiet():
+                if not warmed:
+                    sync_toolbox(f"{work}/{name}-ref.wav", recording, truth["score"])  # numba compiles on the first call
+                    warmed = True
+                sfound, stook, _ = sync_toolbox(f"{work}/{name}-ref.wav", recording, truth["score"])
             smed, s50, s100 = figures(sfound, truth["starts"])
             totals["synctoolbox"].append(np.abs(np.array(sfound) - np.array(truth["starts"])) * 1000)
             speed["synctoolbox"].append(stook / minutes)
@@ -177,8 +193,10 @@ def main():
               f"{np.mean(e <= 100) * 100:.1f} % within 100 ms, {np.median(speed[tool]):.2f} s per minute of audio")
     if totals["etude"] and totals["synctoolbox"]:
         e, s = np.concatenate(totals["etude"]), np.concatenate(totals["synctoolbox"])
-        ok = np.median(e) <= 30 and np.mean(e <= 100) >= 0.95 and np.median(e) <= np.median(s)
-        print(f"  targets: median <= 30 ms, >= 95 % within 100 ms, no worse than the Sync Toolbox: {'PASS' if ok else 'FAIL'}")
+        ok = np.median(e) <= 30 and np.mean(e <= 100) >= 0.95
+        peer = np.median(e) <= np.median(s) and np.mean(e <= 100) >= np.mean(s <= 100)
+        print(f"  targets: median <= 30 ms and >= 95 % within 100 ms: {'PASS' if ok else 'FAIL'}; "
+              f"no worse than the Sync Toolbox (median and share within 100 ms): {'PASS' if peer else 'FAIL'}")
     if stretch_name:
         rows = stretch(etude, work, stretch_name, db)
         for tool, duration, drift in rows:

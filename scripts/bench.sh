@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # make bench: release build, then every benchmark with its peer measured in the same run.
 # scripts/bench.sh listening: only the listener beside basic-pitch (issue 41), the longest part.
+# scripts/bench.sh recording: only practising with a recording (issue 42) beside its peers.
 set -uo pipefail
 part=all
-if [ "${1:-}" = listening ]; then part=listening; shift; fi
+if [ "${1:-}" = listening ] || [ "${1:-}" = recording ]; then part=$1; shift; fi
 corpus="${1:-../shared/corpus/jazz-soft}"
 swift build -c release --product etude-bench >/dev/null || exit 1
 swift build -c release --product etude >/dev/null || exit 1
@@ -38,7 +39,105 @@ listening_peers() {
     planted Lessons/level4/ode-to-joy.mid Lessons/level4/minuet-in-g-petzold.mid Lessons/level5/musette-in-d.mid >/dev/null || return 1
   "$bpy" Benchmarks/listen_peers.py --etude .build/release/etude --material "$dir" "${pianos[@]}"
 }
+recording_peers() {
+  echo "== practising with a recording (issue 42): etude align beside the Sync Toolbox, render --recording beside rubberband =="
+  # Material: three lessons and a 5-minute one played with a tempo curve (±25 %, a ritardando) by a
+  # SoundFont Etude does not ship (MuseScore General), through sox's reverb and pink noise, encoded to
+  # FLAC and MP3; a held A4 organ chord for the stretch. The Sync Toolbox (PyPI, its own venv) aligns
+  # each recording to the lesson as etude render renders it; Etude aligns it to the lesson itself.
+  rec=.build/bench/recording
+  sync_venv=.build/bench/venv-sync
+  sf="/usr/share/sounds/sf3/MuseScore_General.sf3"
+  [ -f "$sf" ] || sf=/usr/share/sounds/sf2/FluidR3_GM.sf2
+  if [ ! -x "$sync_venv/bin/python" ] || ! "$sync_venv/bin/python" -c "import synctoolbox, soundfile" 2>/dev/null; then
+    python3 -m venv "$sync_venv" >/dev/null 2>&1 && "$sync_venv/bin/pip" install -q --disable-pip-version-check synctoolbox soundfile >/dev/null 2>&1
+  fi
+  mkdir -p "$rec"
+  printf 'X:1\nT:Held A\nM:4/4\nL:1/4\nQ:1/4=90\nK:C\n%%%%MIDI program 48\n[CEA]4|[DFA]4|[EA]4|[CEA]4|\n' > "$rec/held.abc"
+  if ! $bench recording-material "$rec" Lessons/level4/minuet-in-g-petzold.mid Lessons/level4/ode-to-joy.mid Lessons/level4/greensleeves.mid "$rec/held.abc" >/dev/null ||
+     ! $bench recording-material "$rec" Lessons/level4/minuet-in-g-petzold.mid --minutes 5 >/dev/null; then
+    echo "recording bench skipped: etude-bench recording-material failed"
+  elif ! "$sync_venv/bin/python" -c "import synctoolbox, soundfile" 2>/dev/null; then
+    echo "recording bench skipped: the Sync Toolbox could not be installed in $sync_venv (is PyPI reachable?)"
+  else
+    names=(minuet-in-g-petzold ode-to-joy greensleeves minuet-in-g-petzold-5min held)
+    rm -f "$rec"/bench.sqlite*  # the bench's own library, made by this Etude
+    for n in "${names[@]}"; do
+      # Rendered again whenever the material changed (the performance or the lesson).
+      sum=$(cat "$rec/$n-performance.mid" "$rec/$n-lesson.mid" | md5sum | cut -d' ' -f1)
+      [ -f "$rec/$n.flac" ] && [ "$(cat "$rec/$n.made-from" 2>/dev/null)" = "$sum" ] && continue
+      fluidsynth -ni -q -r 44100 -T wav -F "$rec/$n-dry.wav" "$sf" "$rec/$n-performance.mid" >/dev/null 2>&1
+      secs=$(python3 -c "import json; print(int(json.load(open('$rec/$n-truth.json'))['seconds']) + 4)")
+      sox -R "$rec/$n-dry.wav" -c 2 "$rec/$n-wet.wav" reverb 40 50 60 pad 1.0
+      sox -R -n -r 44100 -c 2 "$rec/$n-noise.wav" synth "$secs" pinknoise vol 0.01
+      sox -R -m "$rec/$n-wet.wav" "$rec/$n-noise.wav" -b 16 "$rec/$n-mix.wav" trim 0 "$secs"
+      sox "$rec/$n-mix.wav" "$rec/$n.flac"
+      [ "$n" = held ] || lame --quiet -b 128 "$rec/$n-mix.wav" "$rec/$n.mp3"
+      .build/release/etude render "$rec/$n-lesson.mid" -o "$rec/$n-ref.wav" --db "$rec/bench.sqlite" >/dev/null
+      echo "$sum" > "$rec/$n.made-from"
+    done
+    "$sync_venv/bin/python" Benchmarks/recording_bench.py "$(pwd)/.build/release/etude" "$rec" minuet-in-g-petzold ode-to-joy greensleeves minuet-in-g-petzold-5min --stretch held
+    # Live: 8 s of the 5-minute recording looped at 70 % as `etude practice --recording --bars`
+    # loops it (Rubber Band's real-time stretcher on a worker, the ring pulled as an audio callback
+    # pulls it: 640-frame periods at 48 kHz, 3 of them — the default 40 ms buffer) for 5 minutes,
+    # beside the rubberband command's own real-time mode (R3) on the same passage, timed.
+    loop_seconds=${ETUDE_BENCH_LOOP_SECONDS:-300}
+    live=$($bench recording-loop "$rec/minuet-in-g-petzold-5min.flac" --from 20 --to 28 --tempo 70 --seconds "$loop_seconds")
+    sox "$rec/minuet-in-g-petzold-5min.flac" "$rec/loop-passage.wav" trim 20 8 2>/dev/null
+    rb_start=$(date +%s.%N)
+    rubberband -q --realtime -3 -t 1.428571 "$rec/loop-passage.wav" "$rec/loop-passage-rb.wav" >/dev/null 2>&1
+    rb_end=$(date +%s.%N)
+    python3 - "$live" "$rb_start" "$rb_end" <<'PY'
+import json, sys
+live = json.loads(sys.argv[1]); took = float(sys.argv[3]) - float(sys.argv[2]); out = 8 / 0.7
+print(f"  looped live at 70 %: {live['seconds']} s at {live['period']}×3 frames, {live['rate']} Hz ({live['engine']}): "
+      f"{live['underruns']} underruns, {live['loopJoins']} loop joins, {live['jumps']} jumps "
+      f"(target: no underrun over 5 minutes at the default buffer: "
+      f"{'PASS' if live['underruns'] == 0 and live['seconds'] >= 300 else 'FAIL' if live['underruns'] else 'not 5 minutes'})")
+print(f"  rubberband --realtime -3 on the same passage: {took:.2f} s for {out:.1f} s of audio ({took / out:.2f}× real time)")
+PY
+    # End to end: `etude loop` itself, bars 9-12 of the 5-minute recording at 70 % for 5 minutes,
+    # on a JACK dummy server of the bench's own at jackd's default period (1024 frames at 48 kHz);
+    # --verbose counts the ring's underruns when it ends.
+    if command -v jackd >/dev/null && command -v jack_lsp >/dev/null; then
+      jname="etude-bench-loop-$$"
+      JACK_NO_AUDIO_RESERVATION=1 jackd -n "$jname" -d dummy -r 48000 >/dev/null 2>&1 &
+      jpid=$!
+      for _ in $(seq 50); do JACK_DEFAULT_SERVER=$jname jack_lsp >/dev/null 2>&1 && break; sleep 0.2; done
+      lesson5="$rec/minuet-in-g-petzold-5min-lesson.mid" take5="$rec/minuet-in-g-petzold-5min.flac"
+      reps=$(.build/release/etude align "$lesson5" "$take5" --json --db "$rec/bench.sqlite" 2>/dev/null | python3 -c '
+import json, math, sys
+bars = json.load(sys.stdin)["bars"]
+print(math.ceil(float(sys.argv[1]) / ((bars[11]["end"] - bars[8]["start"]) / 0.7)))' "$loop_seconds")
+      loop_start=$(date +%s.%N)
+      JACK_DEFAULT_SERVER=$jname JACK_NO_AUDIO_RESERVATION=1 .build/release/etude loop "$lesson5" 9-12 --recording "$take5" --tempo 70% \
+        --repeat "$reps" --verbose --db "$rec/bench.sqlite" </dev/null >"$rec/loop-jack.out" 2>"$rec/loop-jack.err"
+      loop_status=$?
+      loop_end=$(date +%s.%N)
+      kill "$jpid" 2>/dev/null; wait "$jpid" 2>/dev/null
+      python3 - "$rec/loop-jack.err" "$loop_status" "$loop_start" "$loop_end" "$loop_seconds" <<'PY'
+import re, sys
+text = open(sys.argv[1], errors="replace").read()
+took = float(sys.argv[4]) - float(sys.argv[3])
+m = re.search(r"stretched live by (.+?) at (\d+) Hz: (\d+) underruns?, (\d+) jumps?, (\d+) loop joins?", text)
+if sys.argv[2] != "0" or not m:
+    print(f"  etude loop on a JACK dummy server: failed (exit {sys.argv[2]}): {text.strip().splitlines()[-1:] }")
+else:
+    under = int(m.group(3))
+    x = re.search(r"(\d+) xruns?; worst callback ([\d.]+) ms of a ([\d.]+) ms period", text)
+    jack = f", JACK: {x.group(1)} xruns, worst callback {x.group(2)} ms of {x.group(3)}" if x else ""
+    full = took >= float(sys.argv[5]) - 1 and float(sys.argv[5]) >= 300
+    verdict = "PASS" if under == 0 and full else ("FAIL" if under else "not 5 minutes")
+    print(f"  etude loop on a JACK dummy server (1024-frame periods, {m.group(2)} Hz, {m.group(1)}): {took:.0f} s, "
+          f"{under} underruns, {m.group(5)} loop joins, {m.group(4)} jumps{jack} (target: no underrun over 5 minutes: {verdict})")
+PY
+    else
+      echo "  etude loop on a JACK dummy server: skipped (jackd and jack_lsp, Debian jackd2, are not installed)"
+    fi
+  fi
+}
 if [ $part = listening ]; then listening_peers; exit $?; fi
+if [ $part = recording ]; then recording_peers; exit $?; fi
 stress=.build/bench/stress-1M.mid
 [ -f "$stress" ] || $bench gen-stress "$stress" --notes 1000000 >/dev/null
 py=$(bash scripts/peer-venv.sh)
@@ -330,56 +429,6 @@ else
   echo "  skipped: fluid-soundfont-gm or sox is not installed"
 fi
 
-echo "== practising with a recording (issue 42): etude align beside the Sync Toolbox, render --recording beside rubberband =="
-# Material: three lessons and a 5-minute one played with a tempo curve (±25 %, a ritardando) by a
-# SoundFont Etude does not ship (MuseScore General), through sox's reverb and pink noise, encoded to
-# FLAC and MP3; a held A4 organ chord for the stretch. The Sync Toolbox (PyPI, its own venv) aligns
-# each recording to the lesson as etude render renders it; Etude aligns it to the lesson itself.
-rec=.build/bench/recording
-sync_venv=.build/bench/venv-sync
-sf="/usr/share/sounds/sf3/MuseScore_General.sf3"
-[ -f "$sf" ] || sf=/usr/share/sounds/sf2/FluidR3_GM.sf2
-if [ ! -x "$sync_venv/bin/python" ] || ! "$sync_venv/bin/python" -c "import synctoolbox, soundfile" 2>/dev/null; then
-  python3 -m venv "$sync_venv" >/dev/null 2>&1 && "$sync_venv/bin/pip" install -q --disable-pip-version-check synctoolbox soundfile >/dev/null 2>&1
-fi
-mkdir -p "$rec"
-printf 'X:1\nT:Held A\nM:4/4\nL:1/4\nQ:1/4=90\nK:C\n%%%%MIDI program 48\n[CEA]4|[DFA]4|[EA]4|[CEA]4|\n' > "$rec/held.abc"
-if ! $bench recording-material "$rec" Lessons/level4/minuet-in-g-petzold.mid Lessons/level4/ode-to-joy.mid Lessons/level4/greensleeves.mid "$rec/held.abc" >/dev/null ||
-   ! $bench recording-material "$rec" Lessons/level4/minuet-in-g-petzold.mid --minutes 5 >/dev/null; then
-  echo "recording bench skipped: etude-bench recording-material failed"
-elif ! "$sync_venv/bin/python" -c "import synctoolbox, soundfile" 2>/dev/null; then
-  echo "recording bench skipped: the Sync Toolbox could not be installed in $sync_venv (is PyPI reachable?)"
-else
-  names=(minuet-in-g-petzold ode-to-joy greensleeves minuet-in-g-petzold-5min held)
-  for n in "${names[@]}"; do
-    [ -f "$rec/$n.flac" ] && continue
-    fluidsynth -ni -q -r 44100 -T wav -F "$rec/$n-dry.wav" "$sf" "$rec/$n-performance.mid" >/dev/null 2>&1
-    secs=$(python3 -c "import json; print(int(json.load(open('$rec/$n-truth.json'))['seconds']) + 4)")
-    sox -R "$rec/$n-dry.wav" -c 2 "$rec/$n-wet.wav" reverb 40 50 60 pad 1.0
-    sox -R -n -r 44100 -c 2 "$rec/$n-noise.wav" synth "$secs" pinknoise vol 0.01
-    sox -R -m "$rec/$n-wet.wav" "$rec/$n-noise.wav" -b 16 "$rec/$n-mix.wav" trim 0 "$secs"
-    sox "$rec/$n-mix.wav" "$rec/$n.flac"
-    [ "$n" = held ] || lame --quiet -b 128 "$rec/$n-mix.wav" "$rec/$n.mp3"
-    .build/release/etude render "$rec/$n-lesson.mid" -o "$rec/$n-ref.wav" --db "$rec/bench.sqlite" >/dev/null
-  done
-  "$sync_venv/bin/python" Benchmarks/recording_bench.py "$(pwd)/.build/release/etude" "$rec" minuet-in-g-petzold ode-to-joy greensleeves minuet-in-g-petzold-5min --stretch held
-  # Live: 8 s of the 5-minute recording looped at 70 % as `etude practice --recording --bars`
-  # loops it (Rubber Band's real-time stretcher on a worker, the ring pulled as an audio callback
-  # pulls it: 640-frame periods at 48 kHz, 3 of them — the default 40 ms buffer) for 5 minutes,
-  # beside the rubberband command's own real-time mode (R3) on the same passage, timed.
-  loop_seconds=${ETUDE_BENCH_LOOP_SECONDS:-300}
-  live=$($bench recording-loop "$rec/minuet-in-g-petzold-5min.flac" --from 20 --to 28 --tempo 70 --seconds "$loop_seconds")
-  sox "$rec/minuet-in-g-petzold-5min.flac" "$rec/loop-passage.wav" trim 20 8 2>/dev/null
-  rb_start=$(date +%s.%N)
-  rubberband -q --realtime -3 -t 1.428571 "$rec/loop-passage.wav" "$rec/loop-passage-rb.wav" >/dev/null 2>&1
-  rb_end=$(date +%s.%N)
-  python3 - "$live" "$rb_start" "$rb_end" <<'PY'
-import json, sys
-live = json.loads(sys.argv[1]); took = float(sys.argv[3]) - float(sys.argv[2]); out = 8 / 0.7
-print(f"  looped live at 70 %: {live['seconds']} s at {live['period']}×3 frames, {live['rate']} Hz ({live['engine']}): "
-      f"{live['underruns']} underruns, {live['loopJoins']} loop joins, {live['jumps']} jumps")
-print(f"  rubberband --realtime -3 on the same passage: {took:.2f} s for {out:.1f} s of audio ({took / out:.2f}× real time)")
-PY
-fi
+recording_peers
 
 listening_peers

@@ -31,7 +31,7 @@ enum PulseBench {
         let fd = open(fifo, O_RDWR | O_CLOEXEC)
         defer { close(fd) }
         let log = scratch + "/etude.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let ours = Process()
         ours.executableURL = URL(fileURLWithPath: etude)
         ours.arguments = ["record", "--output", scratch + "/take.mid", "--input", fifo, "--echo", "on", "--soundfont", font, "--verbose"]

@@ -7,6 +7,7 @@ import Practice
 import Recording
 import RecordingAudio
 import Reports
+import Store
 import Synth
 
 /// `etude practice LESSON --recording RECORDING`: the lesson practised with a recording of it.
@@ -82,19 +83,45 @@ public final class RecordingPractice: Sendable {
         return RecordingTimeline(points: points)
     }
 
+    /// The pace of a recording the library already aligned to the lesson (nil: none kept, or
+    /// the file cannot be read): a routine's plan is timed by it without aligning anything.
+    public static func storedPace(recording: String, lessonPath: String, lesson: Lesson, store: Store) -> RecordingPace? {
+        guard let keys = try? RecordingAlign.identity(recording: recording, lesson: lessonPath),
+              let stored = try? store.alignment(recording: keys.recording, lesson: keys.lesson),
+              let alignment = try? JSONDecoder().decode(RecordingAlignment.self, from: Data(stored.bars.utf8)),
+              let timeline = timeline(alignment, lesson: lesson) else { return nil }
+        return RecordingPace(timeline: timeline, tempoMap: lesson.tempoMap)
+    }
+
     /// The pace the session's clock keeps with the recording.
     public func pace(for lesson: Lesson) -> RecordingPace { RecordingPace(timeline: timeline, tempoMap: lesson.tempoMap) }
 
-    /// The title the header shows: the lesson's, and whose recording it is played with.
-    public func title(for lesson: Lesson) -> String { "\(lesson.title) · with \(name)" }
+    /// The title the header shows: whose recording it is, then the lesson's title. A narrow
+    /// header shortens a title from its end (`CellBuffer.cut`: trailing clauses, then words), so
+    /// the recording's name comes first and is one clause: the lesson's title gives way, never it.
+    public func title(for lesson: Lesson) -> String { Self.title(recording: name, lesson: lesson.title) }
+
+    /// `title(for:)` on plain text: "take.flac: Minuet in G" (a separator in the name that the cut
+    /// would take for the end of a clause is written as a dash).
+    public static func title(recording: String, lesson: String) -> String {
+        var name = recording
+        for separator in [" · ", " — ", "; "] { name = name.replacingOccurrences(of: separator, with: " - ") }
+        return "\(name): \(lesson)"
+    }
 
     /// The voice heard through `live` (its synth's rate and buffer), following `session`.
     public func voice(live: FluidSynthLive, session: PracticeSession) -> RecordingVoice {
+        voice(live: live) { [weak session] in session.map { ($0.transport, $0.clock.now) } }
+    }
+
+    /// The voice following whatever plays the lesson: `music` gives its transport and the
+    /// music's clock now (nil: nothing plays) — a session's, or a routine step player's.
+    public func voice(live: FluidSynthLive, following music: @escaping @Sendable () -> (transport: Transport, clockNow: Double)?) -> RecordingVoice {
         let rate = live.jack.map { Int($0.sampleRate) } ?? Int(live.engine.sampleRate)
         let timeline = self.timeline
-        return RecordingVoice(file: file.file, outputRate: rate, outputLatency: live.outputLatency) { [weak session] in
-            guard let session else { return .silent }
-            return Self.target(session.transport, clockNow: session.clock.now, wall: MonotonicClock.seconds(), timeline: timeline)
+        return RecordingVoice(file: file.file, outputRate: rate, outputLatency: live.outputLatency) {
+            guard let (transport, now) = music() else { return .silent }
+            return Self.target(transport, clockNow: now, wall: MonotonicClock.seconds(), timeline: timeline)
         }
     }
 

@@ -58,7 +58,7 @@ extension RoutinePlan {
         try library.withStore { s in
             let routine = try s.existingRoutine(named: name)
             var rng = SeededGenerator(seed: seed ?? daySeed(name: routine.name, date: Date()))
-            let schedule = make(routine, candidates: .init(lessons: try s.lessons()), using: &rng, passSeconds: passSeconds)
+            let schedule = make(routine, candidates: .init(lessons: try s.lessons()), using: &rng, passSeconds: { passSeconds($0, store: s) })
             return (schedule, RoutineHistory(store: s))
         }
     }
@@ -75,6 +75,17 @@ extension RoutinePlan {
         case .minutes: plan.repeatMode = .forever
         }
         return plan
+    }
+
+    /// One pass of a step with `recording=`: the recording's own bars at the step's tempo, as
+    /// the library's alignment found them (the lesson's time stands in while none is kept).
+    public static func passSeconds(_ q: PassQuery, store: Store) -> Double? {
+        guard let file = q.recording else { return passSeconds(q) }
+        guard let path = q.path, let opened = try? LessonOpener.open(path),
+              let pace = RecordingPractice.storedPace(recording: file, lessonPath: path, lesson: opened.lesson, store: store) else { return passSeconds(q) }
+        let plan = practicePlan(hand: q.hand, tempoPercent: q.tempoPercent, bars: q.bars, length: .repetitions(1))
+        guard let transport = try? Transport(lesson: opened.lesson, plan: plan, clock: VirtualClock()) else { return nil }
+        return pace.passSeconds(transport)
     }
 
     /// One pass of a step timed from its lesson file: its bars at its tempo (nil when the file

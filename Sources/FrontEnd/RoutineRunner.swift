@@ -59,6 +59,7 @@ public struct RoutineRunner: RoutinePlaying {
         let output = GainOutput(devices.lesson)
         let run = Run(plan: plan, history: history, output: output, instrument: instrument, runner: self)
         run.lights = lights
+        run.live = live
         run.display.silent = LiveSound.silentNotice(live) != nil
         run.display.outputLatency = live.outputLatency
         run.display.gestureHelp = sound.gestures?.helpEntry
@@ -93,6 +94,8 @@ private final class Run {
     var display = PracticeView.Options()
     /// `--lights`: the keys to play next, lit while a played entry runs.
     var lights: KeyLights?
+    /// The synth the routine plays through: an entry's `recording=` is heard where it is.
+    var live: FluidSynthLive?
     private var lastStatus = ""
 
     init(plan: RoutinePlan, history: RoutineHistory, output: GainOutput, instrument: Instrument?, runner: RoutineRunner) {
@@ -139,10 +142,21 @@ private final class Run {
             line("Skipping \(title): \(safe((error as? EtudeFailure)?.message ?? "\(error)"))", final: true)
             return
         }
+        // `recording=`: the recording and its alignment (aligned first when none is kept).
+        var recording: RecordingPractice?
+        if let file = step.recording {
+            do {
+                recording = try RecordingPractice(path: file, lessonPath: setup.opened.path, lesson: setup.opened.lesson, plan: setup.plan,
+                                                  soundfont: runner.sound.soundfont, library: runner.playing.library)
+            } catch {
+                line("Skipping \(title): \(safe((error as? EtudeFailure)?.message ?? "\(error)"))", final: true)
+                return
+            }
+        }
         if played, let instrument {
-            self.played(step, setup, mode: mode, instrument: instrument, title: title, counter: counter)
+            self.played(step, setup, mode: mode, instrument: instrument, title: title, counter: counter, recording: recording)
         } else {
-            watched(step, setup, title: title, counter: counter)
+            watched(step, setup, title: title, counter: counter, recording: recording)
         }
     }
 
@@ -199,25 +213,36 @@ private final class Run {
     }
 
     /// Watching: the lesson plays with the other hand along, on the one-line status.
-    private func watched(_ step: RoutinePlan.Step, _ setup: PracticeSetup, title: String, counter: String) {
+    private func watched(_ step: RoutinePlan.Step, _ setup: PracticeSetup, title: String, counter: String, recording: RecordingPractice?) {
         let (opened, practice) = (setup.opened, setup.plan)
         let clock = MonotonicClock()
-        let transport: Transport
-        do {
-            transport = try Transport(lesson: opened.lesson, plan: practice, clock: clock)
+        let player: StepPlayer
+        do throws(PlanError) {
+            if let recording {
+                // The recording is heard instead of the lesson's notes; the lesson moves with it.
+                player = try StepPlayer(lesson: opened.lesson, plan: practice, clock: clock, output: GainOutput(RecordingLessonFilter(output)),
+                                        recording: recording.pace(for: opened.lesson))
+            } else {
+                player = StepPlayer(transport: try Transport(lesson: opened.lesson, plan: practice, clock: clock), clock: clock, output: output)
+            }
         } catch {
             line("Skipping \(title): \(RoutineEntry.words(error))", final: true)
             return
         }
+        let voice = live.flatMap { live in recording?.voice(live: live) { [weak player] in player.map { ($0.transport, $0.musicClock.now) } } }
+        voice?.start()
+        defer {
+            voice?.stop()
+            if runner.sound.verbose, let voice { Console.error("etude: \(RecordingPractice.summary(voice))") }
+        }
         let started = Date()
-        let player = StepPlayer(transport: transport, clock: clock, output: output)
         // Where the music was at the last tick, for `etude resume` (the entry's start until it plays).
         var lastTick = practice.tickRange(in: opened.lesson).lowerBound
         let result = player.run(
             decide: RoutineRunner.decide(step.length),
             control: { skipRequested(timeoutMs: 0) ? .skip : .keepGoing },
             status: { elapsed, passes, gain in
-                lastTick = Int(player.transport.tick(at: clock.now))
+                lastTick = Int(player.transport.tick(at: player.musicClock.now))
                 guard tty else { return }
                 var s = "  \(StatusLine.clock(elapsed)) / \(StatusLine.clock(step.plannedSeconds))"
                 s += "  pass \(passes + 1)  \(step.tempoPercent)%"
@@ -239,7 +264,7 @@ private final class Run {
     /// Practising: the learner plays, the coach judges; on the screen, or on the one-line
     /// status with a MIDI input when there is no terminal.
     private func played(_ step: RoutinePlan.Step, _ setup: PracticeSetup, mode: PracticeMode, instrument: Instrument,
-                        title: String, counter: String) {
+                        title: String, counter: String, recording: RecordingPractice?) {
         if !screenAvailable && instrument.hookup.usesComputerKeyboard {
             line("Skipping \(title): \(mode.rawValue) mode needs you to play; run the routine in a terminal, or give --input midi or a FIFO", final: true)
             return
@@ -263,14 +288,22 @@ private final class Run {
         settings.mode = mode
         settings.holdAfterPass = false   // an entry's passes flow on; its length ends it
         if let follow = step.follow { settings.follow = follow && mode.follows }
+        if recording != nil { settings.follow = false }  // the recording sets the time
         let session: PracticeSession
         let controller: PracticeController
         do {
-            (session, controller) = try PracticeScreenRunner.makeSession(opened, plan: practice, output: output, playing: settings,
-                                                                         instrument: instrument)
+            (session, controller) = try PracticeScreenRunner.makeSession(opened, plan: practice, output: recording == nil ? output : RecordingLessonFilter(output),
+                                                                         playing: settings, instrument: instrument, recording: recording)
         } catch {
             line("Skipping \(title): \(safe((error as? EtudeFailure)?.message ?? "\(error)"))", final: true)
             return
+        }
+        if recording != nil { controller.tempoRange = RecordingPractice.tempoRange }
+        let voice = live.flatMap { recording?.voice(live: $0, session: session) }
+        voice?.start()
+        defer {
+            voice?.stop()
+            if runner.sound.verbose, let voice { Console.error("etude: \(RecordingPractice.summary(voice))") }
         }
         defer { instrument.session = nil }
         // Gestures command this entry; between entries their keys stay silent and unjudged.

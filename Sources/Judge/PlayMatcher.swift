@@ -57,6 +57,15 @@ public struct Judgement: Equatable, Sendable, Codable {
 /// `finish()` at the end of the pass.
 public struct PlayMatcher: Sendable {
     public let window: TimingWindow
+    /// The music's clock seconds per real second while these notes are played: 1, but for
+    /// `--recording`, whose pace warps the clock to the recording's. The window and the errors
+    /// stay in real seconds, as the learner heard the recording and played with it.
+    public var timeScale: Double = 1 {
+        didSet { if !(timeScale.isFinite && timeScale > 0) { timeScale = 1 } }
+    }
+    /// The window's half-widths on the music's clock.
+    private var reach: Double { window.window * timeScale }
+    private var onTimeReach: Double { window.onTime * timeScale }
     /// The practised notes, sorted by time.
     public private(set) var expected: [ExpectedNote]
     private var matched: [Bool]
@@ -83,14 +92,14 @@ public struct PlayMatcher: Sendable {
     public mutating func play(_ event: PlayedEvent) -> Judgement? {
         guard event.isOn else { return nil }
         let t = event.time
-        var start = firstIndex(atOrAfter: t - window.window - 1e-9)
+        var start = firstIndex(atOrAfter: t - reach - 1e-9)
         var best: Int?
         var nearestAny: Int?
         var replaced: Int?
         var samePitchInWindow = false
         let key = WrongKeys.Item(index: -1, pitch: event.pitch, time: t)
         func item(_ i: Int) -> WrongKeys.Item { .init(index: i, pitch: expected[i].pitch, time: expected[i].time) }
-        while start < expected.count, expected[start].time <= t + window.window + 1e-9 {
+        while start < expected.count, expected[start].time <= t + reach + 1e-9 {
             let note = expected[start]
             let distance = abs(note.time - t)
             if nearestAny.map({ distance < abs(expected[$0].time - t) }) ?? true { nearestAny = start }
@@ -104,7 +113,7 @@ public struct PlayMatcher: Sendable {
         }
         // A slip: the neighbour key struck nearer the note it replaced than its own next note.
         if let b = best, let r = replaced, abs(expected[r].pitch - event.pitch) <= 2, expected[r].time < expected[b].time, t < expected[b].time,
-           abs(expected[b].time - t) > window.onTime + 1e-9, abs(expected[r].time - t) + 1e-9 < abs(expected[b].time - t) {
+           abs(expected[b].time - t) > onTimeReach + 1e-9, abs(expected[r].time - t) + 1e-9 < abs(expected[b].time - t) {
             best = nil
         }
         let judgement: Judgement
@@ -126,7 +135,7 @@ public struct PlayMatcher: Sendable {
 
     private mutating func hit(_ i: Int, by event: PlayedEvent) -> Judgement {
         matched[i] = true
-        let error = event.time - expected[i].time
+        let error = (event.time - expected[i].time) / timeScale
         let verdict: Verdict = abs(error) <= window.onTime + 1e-9 ? .onTime : (error < 0 ? .early : .late)
         return Judgement(verdict: verdict, expected: expected[i], played: event, errorMs: error * 1000, section: expected[i].section)
     }
@@ -140,9 +149,9 @@ public struct PlayMatcher: Sendable {
         wrongCharged[i] = nil
         guard let key = judgements[w].played else { return }
         let item = WrongKeys.Item(index: -1, pitch: key.pitch, time: key.time)
-        var start = firstIndex(atOrAfter: key.time - window.window - 1e-9)
+        var start = firstIndex(atOrAfter: key.time - reach - 1e-9)
         var other: Int?
-        while start < expected.count, expected[start].time <= key.time + window.window + 1e-9 {
+        while start < expected.count, expected[start].time <= key.time + reach + 1e-9 {
             if !matched[start], expected[start].pitch != key.pitch, wrongCharged[start] == nil,
                abs(expected[start].time - expected[i].time) <= Self.chordTolerance,
                other.map({ WrongKeys.cost(key: item, note: .init(index: start, pitch: expected[start].pitch, time: expected[start].time))
@@ -160,7 +169,7 @@ public struct PlayMatcher: Sendable {
     /// Judges as missed every unmatched expected note whose window closed before `now`.
     public mutating func expire(upTo now: Double) -> [Judgement] {
         var out: [Judgement] = []
-        while expiredBefore < expected.count, expected[expiredBefore].time + window.window < now {
+        while expiredBefore < expected.count, expected[expiredBefore].time + reach < now {
             if !matched[expiredBefore] {
                 let note = expected[expiredBefore]
                 if let w = slipOnto(expiredBefore), let key = judgements[w].played {
@@ -186,7 +195,7 @@ public struct PlayMatcher: Sendable {
         var looked = 0
         while j >= 0, looked < 64 {
             let g = judgements[j]
-            if g.verdict == .wrongPitch, let key = g.played, key.pitch == note.pitch, abs(key.time - note.time) <= window.window + 1e-9,
+            if g.verdict == .wrongPitch, let key = g.played, key.pitch == note.pitch, abs(key.time - note.time) <= reach + 1e-9,
                let from = g.expected, from.time < note.time {
                 return j
             }

@@ -296,6 +296,11 @@ public struct MIDIFile: Equatable, Sendable {
 
 /// Turning bytes from a file into text that is safe to show on a terminal.
 public enum TextDecoding {
+    /// A C library's message, written into a buffer and ended by a NUL, as text safe to show.
+    public static func message(_ buffer: [CChar]) -> String {
+        sanitize(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
     /// UTF-8 when valid, else Latin-1; tabs and line breaks become spaces (a name is one
     /// line), surrounding spaces trimmed. Other control characters are kept, as the file has
     /// them: every way out cleans them (`sanitize` at the terminal, `Console`, `CellBuffer`)

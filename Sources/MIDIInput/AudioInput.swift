@@ -186,7 +186,7 @@ final class PulseCapture: AudioCaptureStream {
     init(source: String?, rate: Int, fragment: Int) throws(InputError) {
         var message = [CChar](repeating: 0, count: 256)
         guard let stream = etude_capture_open(source, Int32(rate), Int32(fragment), &message, 256) else {
-            let why = TextDecoding.sanitize(String(cString: message))
+            let why = TextDecoding.message(message)
             let shown = source.map { TextDecoding.sanitize($0) } ?? "the default source"
             throw InputError("cannot listen to \(shown): \(why); check `pactl list short sources` and pass --input audio:SOURCE (or start PulseAudio/PipeWire)")
         }
@@ -206,7 +206,7 @@ final class PulseCapture: AudioCaptureStream {
         let status = samples.withUnsafeMutableBufferPointer { buffer in
             etude_capture_read(handle, buffer.baseAddress, count, &err, 256)
         }
-        if status != 0 { throw InputError(TextDecoding.sanitize(String(cString: err))) }
+        if status != 0 { throw InputError(TextDecoding.message(err)) }
     }
 
     func close() {
@@ -259,7 +259,7 @@ final class ALSACapture: AudioCaptureStream {
         guard !device.isEmpty else { throw InputError("audio:alsa: name the ALSA capture device, e.g. --input audio:alsa:plughw:1 (`arecord -L` lists them)") }
         var message = [CChar](repeating: 0, count: 256)
         guard let h = etude_pcm_open(device, Int32(rate), &message, 256) else {
-            throw InputError("cannot listen to ALSA device \(shown): \(TextDecoding.sanitize(String(cString: message))); check `arecord -L` and pass --input audio:alsa:DEVICE (plughw:CARD converts formats)")
+            throw InputError("cannot listen to ALSA device \(shown): \(TextDecoding.message(message)); check `arecord -L` and pass --input audio:alsa:DEVICE (plughw:CARD converts formats)")
         }
         handle = h
         sampleRate = rate
@@ -275,7 +275,7 @@ final class ALSACapture: AudioCaptureStream {
         var err = [CChar](repeating: 0, count: 256)
         let count = Int32(samples.count)
         let status = samples.withUnsafeMutableBufferPointer { etude_pcm_read(handle, $0.baseAddress, count, &err, 256) }
-        if status != 0 { throw InputError(TextDecoding.sanitize(String(cString: err))) }
+        if status != 0 { throw InputError(TextDecoding.message(err)) }
     }
 
     func close() {

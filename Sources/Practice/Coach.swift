@@ -137,6 +137,10 @@ public final class Coach: @unchecked Sendable {
         return actions
     }
 
+    /// The music's clock seconds per real second now (`--recording`'s pace warps the clock; the
+    /// session sets it each tick): play mode's window and timing errors stay in real seconds.
+    public var timeScale: Double = 1
+
     /// The speed trainer's question: was this pass at or above the threshold? Plug it into
     /// `transport.isPassClean = coach.isPassClean`. In watch mode every pass is clean.
     public var isPassClean: @Sendable (FinishedPass) -> Bool {
@@ -434,6 +438,7 @@ public final class Coach: @unchecked Sendable {
         case .play, .memory:
             if var m = matcher {
                 matcher = nil  // the only copy while it changes
+                m.timeScale = timeScale
                 out += m.expire(upTo: local.time).map { .judged($0) }
                 if let j = m.play(local) {
                     out.append(.judged(j))
@@ -492,6 +497,7 @@ public final class Coach: @unchecked Sendable {
     private func expire(now: Double) -> [CoachAction] {
         guard pausedAt == nil, !awaitingStart, var m = matcher else { return [] }
         matcher = nil  // the only copy while it changes: its judgements are not copied each time
+        m.timeScale = timeScale
         // A late input's note played now is judged as meant a moment ago: keep its window open.
         let missed = m.expire(upTo: now - max(0, inputOffset) - anchor)
         matcher = m

@@ -119,7 +119,9 @@ public final class PracticeSession: @unchecked Sendable {
         var loopOn: Bool
         var loopPasses = 0
         var loopName: String?
-        var passStartClock: Double?
+        /// When the pass under way began, on the base clock: real seconds, as the learner lived
+        /// them, not the music's clock (which a recording's pace or a followed learner warps).
+        var passStartWall: Double?
         var passStartDate = Date()
         var stopped = false
         var pausedByCoach = false
@@ -361,8 +363,8 @@ public final class PracticeSession: @unchecked Sendable {
         let state = transport.state
         guard state == .playing || state == .paused else { return }
         let plan = transport.plan
-        let now = clock.now
-        guard let start = owned.passStartClock, now - start >= Self.shortestUnfinishedPass else { return }
+        let now = baseClock.now
+        guard let start = owned.passStartWall, now - start >= Self.shortestUnfinishedPass else { return }
         var info = FinishedPassInfo(pass: transport.pass, tempoPercent: transport.tempoPercent, startedAt: owned.passStartDate,
                                     durationSeconds: now - start, bars: transport.bars, isLoop: plan.bars != nil, hands: plan.hands)
         info.complete = false
@@ -764,7 +766,7 @@ public final class PracticeSession: @unchecked Sendable {
             owned.coach.update(plan: plan)
             owned.loopOn = plan.bars != nil
             owned.loopPasses = 0
-            owned.passStartClock = clock.now
+            owned.passStartWall = baseClock.now
             owned.passStartDate = Date()
             owned.loopName = nil
             owned.pausedByCoach = false
@@ -930,7 +932,7 @@ public final class PracticeSession: @unchecked Sendable {
             owned.coach.update(plan: transport.plan)
             owned.loopOn = enabled
             owned.loopPasses = 0
-            owned.passStartClock = clock.now
+            owned.passStartWall = baseClock.now
             owned.passStartDate = Date()
             setStopsAtEnd(settings.watchStopsAtEnd && owned.coach.mode == .watch && !enabled)
         }
@@ -952,17 +954,18 @@ public final class PracticeSession: @unchecked Sendable {
                 // A new pass (its tempo may be new): the follower starts over on it.
                 owned.partner = owned.following ? followingPartner() : PartnerTiming()
                 owned.tempoSamples = []
-                owned.passStartClock = e.time
-                owned.passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
+                owned.passStartWall = wall(ofClock: e.time)
+                owned.passStartDate = Date(timeIntervalSinceNow: wall(ofClock: e.time) - baseClock.now)
             case .passFinished(let pass, let percent):
                 let plan = transport.plan
-                let start = owned.passStartClock ?? e.time
+                let end = wall(ofClock: e.time)
+                let start = owned.passStartWall ?? end
                 finished.append(FinishedPassInfo(pass: pass, tempoPercent: percent, startedAt: owned.passStartDate,
-                                                 durationSeconds: max(0, e.time - start),
+                                                 durationSeconds: max(0, end - start),
                                                  bars: transport.bars, isLoop: plan.bars != nil, hands: plan.hands))
                 owned.loopPasses += 1
-                owned.passStartClock = e.time
-                owned.passStartDate = Date(timeIntervalSinceNow: e.time - clock.now)
+                owned.passStartWall = end
+                owned.passStartDate = Date(timeIntervalSinceNow: end - baseClock.now)
             case .finished:
                 notify(.message("the end: space plays again, q quits"))
             case .heldAfterPass:
@@ -991,6 +994,15 @@ public final class PracticeSession: @unchecked Sendable {
         publish()
     }
 
+    /// The base clock's time of a moment just passed on the music's clock (an event's time, a
+    /// tick or so ago): the music's clock runs at the warp's rate — a recording's pace, a
+    /// followed learner — so the lag is turned back into real seconds at that rate.
+    private func wall(ofClock time: Double) -> Double {
+        let lag = max(0, clock.now - time)
+        let rate = followed.warp.rate
+        return baseClock.now - (rate > 0 ? lag / rate : lag)
+    }
+
     /// The coach's clock and the caller's tick hook, on the transport thread (or `advance()`).
     private func tick(now: Double) {
         if owned.pace != nil { paceRecording() }
@@ -1011,6 +1023,7 @@ public final class PracticeSession: @unchecked Sendable {
         let wall = baseClock.now
         guard let move = owned.pace?.step(wall: wall, clockNow: followed.now, transport: transport) else { return }
         followed.retime(atWall: wall, score: move.score, rate: move.rate, cap: nil)
+        owned.coach.timeScale = move.rate  // judged in real seconds, as the recording is heard
     }
 
     /// How long the results panel stays once the next pass plays on (the front end's view

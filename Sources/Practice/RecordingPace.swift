@@ -131,6 +131,18 @@ public struct RecordingPace: Sendable {
         return (a.clock + (tempoMap.seconds(atTick: tick) - tempoMap.seconds(atTick: a.tick)) / p, tick)
     }
 
+    /// How long a pass of `transport` lasts in real seconds with the recording: its bars as long
+    /// as the recording plays them at the practice tempo, in place of the lesson's (a count-in
+    /// kept: the pace leaves it on real time).
+    public func passSeconds(_ transport: Transport) -> Double {
+        let ticks = transport.plan.tickRange(in: transport.lesson)
+        let (lo, hi) = (Double(ticks.lowerBound), Double(ticks.upperBound))
+        let speed = max(0.01, transport.tempoPercent / 100)
+        let lesson = (tempoMap.seconds(atTick: hi) - tempoMap.seconds(atTick: lo)) / speed
+        let recorded = (timeline.seconds(atTick: hi) - timeline.seconds(atTick: lo)) / speed
+        return transport.passDuration - lesson + max(0, recorded)
+    }
+
     /// The clock's rate at `tick`: lesson seconds per recording second there.
     public func rate(atTick tick: Double) -> Double {
         let lesson = tempoMap.seconds(atTick: tick + 1) - tempoMap.seconds(atTick: tick)

@@ -90,10 +90,16 @@ public final class StepPlayer: @unchecked Sendable {
 
     private let initial: Transport
     private let clock: MonotonicClock
+    /// The clock the transport plays on: `clock`, or a `FollowedClock` over it that a
+    /// recording's pace warps (`recording=`).
+    public let musicClock: any TimeSource
+    private let followed: FollowedClock?
     private let output: GainOutput
-    /// The runner's own (changed in its events, read through its inbox).
+    /// The runner's own (changed in its events and ticks, read through its inbox).
     private var completed = 0
-    private var passStartClock: Double?
+    /// When the pass under way began, on `clock` (real seconds).
+    private var passStartWall: Double?
+    private var pace: RecordingPace?
     /// The caller's (the thread in `run`).
     private var runner: TransportRunner?
 
@@ -101,6 +107,21 @@ public final class StepPlayer: @unchecked Sendable {
     public init(transport: Transport, clock: MonotonicClock, output: GainOutput) {
         initial = transport
         self.clock = clock
+        musicClock = clock
+        followed = nil
+        self.output = output
+    }
+
+    /// A step played with a recording (a routine entry's `recording=`, issue 42): the lesson's
+    /// transport on a `FollowedClock` over `clock`, paced each tick by `pace` as `practice
+    /// --recording` paces its session, so the lesson moves where the recording is heard.
+    public init(lesson: Lesson, plan: PracticePlan, clock: MonotonicClock, output: GainOutput, recording pace: RecordingPace) throws(PlanError) {
+        let followed = FollowedClock(base: clock)
+        initial = try Transport(lesson: lesson, plan: plan, clock: followed)
+        self.clock = clock
+        musicClock = followed
+        self.followed = followed
+        self.pace = pace
         self.output = output
     }
 
@@ -113,15 +134,17 @@ public final class StepPlayer: @unchecked Sendable {
                     decide: (_ elapsed: Double, _ completedPasses: Int, _ currentPassEnd: Double?) -> Decision,
                     control: () -> Control = { .keepGoing },
                     status: (_ elapsed: Double, _ completedPasses: Int, _ gain: Double) -> Void = { _, _, _ in }) -> Result {
-        let runner = TransportRunner(transport: initial, clock: clock, output: output, onEvents: { [self] events in
+        var onTick: (@Sendable (Double) -> Void)?
+        if pace != nil { onTick = { [self] _ in self.paceRecording() } }
+        let runner = TransportRunner(transport: initial, clock: musicClock, tickClock: clock, output: output, onEvents: { [self] events in
             for e in events {
                 switch e.event {
-                case .passStarted: passStartClock = e.time
+                case .passStarted: passStartWall = clock.now  // delivered as it happens (a tick at most later)
                 case .passFinished: completed += 1
                 default: break
                 }
             }
-        })
+        }, onTick: onTick)
         self.runner = runner
         let start = clock.now
         var faded = false
@@ -130,8 +153,8 @@ public final class StepPlayer: @unchecked Sendable {
         while true {
             let now = clock.now
             let elapsed = now - start
-            let (passes, passStart) = runner.run { (completed, passStartClock) }
-            let passEnd = passStart.map { $0 - start + runner.transport.passDuration }
+            let (passes, passStart) = runner.run { (completed, passStartWall) }
+            let passEnd = passStart.map { $0 - start + passSeconds(runner.transport) }
             if control() == .skip {
                 interrupted = true
                 break
@@ -150,6 +173,20 @@ public final class StepPlayer: @unchecked Sendable {
         }
         runner.stop()
         return finish(start: start, faded: faded, interrupted: interrupted)
+    }
+
+    /// A pass's length in real seconds: the transport's, or with a recording the recording's.
+    private func passSeconds(_ transport: Transport) -> Double {
+        pace?.passSeconds(transport) ?? transport.passDuration
+    }
+
+    /// `recording=`: the music's clock moved on to where the recording is (on the runner's owner).
+    private func paceRecording() {
+        guard let followed, let runner, var p = pace else { return }
+        let wall = clock.now
+        let move = p.step(wall: wall, clockNow: followed.now, transport: runner.transport)
+        pace = p
+        followed.retime(atWall: wall, score: move.score, rate: move.rate, cap: nil)
     }
 
     private func finish(start: Double, faded: Bool, interrupted: Bool) -> Result {

@@ -1,5 +1,6 @@
 import CALSA
 import Foundation
+import MIDIFile
 
 /// `--midi-out PORT` on the ALSA sequencer, where there is one and no JACK server takes the
 /// port: the lesson's channel messages go straight to a keyboard's (or a synth's) ALSA port.
@@ -23,7 +24,7 @@ public final class ALSAMIDIOut: @unchecked Sendable {
         guard Self.sequencerPresent else { throw SynthError("--midi-out \(name): \(Self.missingWords)") }
         var err = [CChar](repeating: 0, count: 256)
         guard let h = etude_seq_out_open("Etude", &err, Int32(err.count)) else {
-            throw SynthError("--midi-out \(name): the ALSA sequencer refused a client (\(String(cString: err))): check the audio group")
+            throw SynthError("--midi-out \(name): the ALSA sequencer refused a client (\(TextDecoding.message(err))): check the audio group")
         }
         var ports = [etude_port_info](repeating: etude_port_info(), count: 256)
         let count = Int(etude_seq_out_list(h, &ports, Int32(ports.count)))

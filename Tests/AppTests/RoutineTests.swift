@@ -327,3 +327,32 @@ import Testing
         #expect(!plan.text().contains("--tempo"))
     }
 }
+
+/// A routine entry's `recording=` (issue 42 point 3): kept through the routine file and the
+/// plan, said in the entry's line, and refused where it means nothing.
+@Suite struct RoutineRecordingEntryTests {
+    @Test func keptThroughTheFileAndThePlan() throws {
+        var entry = RoutineEntry(source: .lesson(id: "aaaa1111", title: "Minuet"), tempoPercent: 70, length: .repetitions(2))
+        entry.recording = "/music/take.flac"
+        let routine = Routine(name: "With take", entries: [entry])
+        let back = try RoutineFile.parse(try RoutineFile.export(routine))
+        #expect(back.entries.first?.recording == "/music/take.flac")
+        #expect(entry.text().contains("with take.flac"), "\(entry.text())")
+        let fields = RoutineEntry.Fields(entry)
+        #expect(fields.recording == "/music/take.flac")
+        #expect(try RoutineEntry.validated(fields) == entry)
+    }
+
+    @Test func refusedWithFollowOrOutsideTheRecordingsTempos() {
+        let lesson = RoutineEntry.Source.lesson(id: "aaaa1111", title: nil)
+        #expect(throws: RoutineError("follow=on with recording=: the recording sets the time, it cannot follow yours; leave one out")) {
+            try RoutineEntry.validated(.init(source: lesson, mode: "play", follow: "on", recording: "/music/take.flac"))
+        }
+        #expect(throws: RoutineError("tempo=40: a recording plays from 50% to 150% of its speed; choose a tempo in that range")) {
+            try RoutineEntry.validated(.init(source: lesson, tempo: 40, recording: "/music/take.flac"))
+        }
+        #expect(throws: RoutineError("recording= needs a file: recording=take.flac")) {
+            try RoutineEntry.validated(.init(source: lesson, recording: ""))
+        }
+    }
+}

@@ -97,6 +97,36 @@ struct StepPlayerTests {
         #expect(rec.recorded.map(\.entry).contains(.allNotesOff))
     }
 
+    /// A routine entry's `recording=` (issue 42): the step plays the lesson where a recording
+    /// of it is heard — here one played evenly at 0.4 s a beat where the lesson has 0.25 s — so
+    /// its notes come at the recording's beats and the pass lasts the recording's 3.2 s.
+    @Test func aStepWithARecordingPlaysAtTheRecordingsBeats() throws {
+        let clock = MonotonicClock()
+        var plan = PracticePlan()
+        plan.repeatMode = .times(1)
+        plan.countIn = false
+        let lesson = lesson(count: 8)
+        let timeline = try #require(RecordingTimeline(points: (0...8).map { .init(tick: Double($0 * 480), seconds: 1 + 0.4 * Double($0)) }))
+        let rec = RecordingOutput(clock: { MonotonicClock.seconds() })
+        let player = try StepPlayer(lesson: lesson, plan: plan, clock: clock, output: GainOutput(rec),
+                                    recording: RecordingPace(timeline: timeline, tempoMap: lesson.tempoMap))
+        let result = player.run(tick: 0.02, decide: { elapsed, passes, end in
+            switch RoutinePlan.decide(length: .repetitions(1), elapsed: elapsed, completedPasses: passes, currentPassEnd: end) {
+            case .stop: return .stop
+            case .play(let gain): return .play(gain: gain)
+            }
+        })
+        #expect(result.completedPasses == 1)
+        #expect(abs(result.seconds - 3.2) < 0.15, "the step lasted \(result.seconds) s; the recording's pass 3.2 s")
+        let onsets = rec.recorded.compactMap { r -> Double? in
+            if case .message(.noteOn(_, _, let v)) = r.entry, v > 0 { return r.seconds } else { return nil }
+        }
+        #expect(onsets.count == 8)
+        for (i, t) in onsets.enumerated() {
+            #expect(abs(t - onsets[0] - 0.4 * Double(i)) < 0.03, "note \(i) at \(t - onsets[0]) s, the recording's beat at \(0.4 * Double(i)) s")
+        }
+    }
+
     @Test func skipEndsAtOnceWithAllNotesOff() throws {
         let clock = MonotonicClock()
         let transport = try Transport(lesson: lesson(count: 16), plan: PracticePlan(), clock: clock)

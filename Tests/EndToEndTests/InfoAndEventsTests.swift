@@ -231,7 +231,7 @@ struct InfoAndEventsAuditTests {
         let piano = [Build.timeSignature(3, 8), Build.keySignature(sharps: 1)]
             + (0..<8).flatMap { Build.note(60 + $0, at: $0 * bar, length: 240) }
         let file = try Build.file([conductor, piano])
-        let path = try scratch.file("three-eight.mid", try MIDIWriter.write(file))
+        let path = try scratch.file("three-eight.mid", MIDIWriter.write(file))
         let r = try etude.run(["info", path])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n")

@@ -122,7 +122,7 @@ struct JackTimingTests {
         let server = try JackServer(tag: "dropout")
         let etude = try Etude()
         let out = etude.home.file("dropout.mid")
-        var piano: JackMeter? = try #require(JackMeter(name: "piano", server: server.name))
+        var piano: JackMeter? = JackMeter(name: "piano", server: server.name)
         let recorder = try Self.record(etude, server: server, name: "etude-dr", port: "piano-key:out", output: out)
         #expect(eventually(20) { server.lsp(["-c"]).contains("piano-key:out\n   etude-dr:midi_in") }, "connected: \(server.lsp(["-c"]))")
         piano = nil  // the piano's client exits: its ports go
@@ -173,7 +173,7 @@ struct JackTimingTests {
         let server = try JackServer(tag: "screen-drop")
         var etude = try Etude()
         etude.environment.merge(server.environment) { $1 }
-        var piano: JackMeter? = try #require(JackMeter(name: "grand", server: server.name))
+        var piano: JackMeter? = JackMeter(name: "grand", server: server.name)
         let font = Self.font.map { ["--soundfont", $0] } ?? []
         let pane = try TmuxPane(etude: etude, ["practice", Repo.lesson("level1/c-major-five-finger-parallel.mid"), "--mode", "wait",
                                                "--input", "jack:grand-key:out", "--echo", "on", "--jack-name", "etude-sd"] + font,

@@ -30,7 +30,7 @@ import TestSupport
         let pane = try TmuxPane(etude: etude, ["practice", take.lesson, "--recording", take.wav, "--tempo", "70%", "--repeat", "1"], width: 100, height: 30)
         #expect(eventually(120) { Self.bar(pane.screen()) != nil }, "\(pane.screen())\n\(pane.stderr)")
         #expect(pane.stderr.contains("had no alignment to this lesson: aligned now"), "\(pane.stderr)")
-        #expect(pane.screen().contains("with take.wav"), "the header names the recording: \(pane.screen())")
+        #expect(pane.screen().contains("take.wav: "), "the header names the recording: \(pane.screen())")
         var seen: [Int: Double] = [:]
         let started = Date()
         var staffShown = false
@@ -195,6 +195,70 @@ import TestSupport
         for (a, b) in [(one, two), (two, three)] {
             #expect(abs(b.timeIntervalSince(a) - expected) < 0.2, "a pass took \(b.timeIntervalSince(a)) s; bars 3–4 of the recording at 70 %: \(expected) s")
         }
+        // The time each pass is stored with (and said with) is those real seconds too, not the
+        // music's clock, which the recording's pace runs slower or faster than real time.
+        let out = (try? String(contentsOfFile: loop.stdoutPath, encoding: .utf8)) ?? ""
+        let said = out.split(separator: "\n").compactMap { line -> Double? in
+            guard line.hasPrefix("pass "), let comma = line.lastIndex(of: ",") else { return nil }
+            return Double(line[line.index(after: comma)...].trimmingCharacters(in: .whitespaces).dropLast(2))
+        }
+        #expect(said.count == 3, "\(out)")
+        let lesson = 2 * 4 * 0.5 / 0.7  // bars 3–4 at the lesson's own tempo, at 70 %
+        #expect(abs(expected - lesson) > 0.3, "the recording's bars 3–4 should not last as long as the lesson's")
+        for seconds in said.dropFirst() {  // the first pass holds the count-in's start too
+            #expect(abs(seconds - expected) < 0.15, "a pass was stored as \(seconds) s; it was played in \(expected) s")
+        }
+    }
+
+    /// A routine entry `recording=` (issue 42 point 3): the step is played with the recording —
+    /// heard (the voice's summary with `--verbose`), the lesson paced by it: two passes of bars
+    /// 3–4 at 70 % last as long as the recording's bars 3–4 stretched, not the lesson's, in the
+    /// time the history keeps. An entry's recording that cannot be played is one line.
+    @Test(.enabled(if: ready, "needs tmux, fluidsynth, sox and FluidR3_GM.sf2"))
+    func aRoutineEntryPlaysWithTheRecording() throws {
+        let etude = try Etude()
+        let made = try RecordedLesson.make(in: etude.home, name: "take", bars: 8)
+        let take = try #require(made)
+        #expect(try etude.run(["align", take.lesson, take.wav]).status == 0)
+        let entry = try etude.run(["routine", "new", "r", "--entry", "lesson=\(take.lesson);recording=\(take.wav);tempo=70;bars=3-4;reps=2"])
+        #expect(entry.status == 0, "\(entry.stderr)")
+        let shown = try etude.run(["routine", "list", "r"])
+        #expect(shown.stdout.contains("take.wav"), "the entry says its recording: \(shown.stdout)")
+        // The plan is timed by the recording's bars too (as the library's alignment found them).
+        let plan = try etude.run(["routine", "run", "r", "--plan"])
+        let about = try #require(plan.stdout.range(of: #"about \d+:\d\d"#, options: .regularExpression), "\(plan.stdout)")
+        let parts = plan.stdout[about].dropFirst(6).split(separator: ":").compactMap { Double($0) }
+        let planned = parts.count == 2 ? parts[0] * 60 + parts[1] : -1
+        let run = try etude.run(["routine", "run", "r", "--verbose"], timeout: 120)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("recording stretched live by Rubber Band"), "\(run.stderr)")
+        let stats = try etude.run(["stats", take.lesson, "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any], "\(stats.stdout)")
+        let seconds = try #require(json["totalSeconds"] as? Double, "\(stats.stdout)")
+        let recorded = 2 * (take.truth[4] - take.truth[2]) / 0.7
+        let lesson = 2 * 2 * 4 * 0.5 / 0.7  // two passes of bars 3–4 at the lesson's own tempo
+        #expect(abs(recorded - lesson) > 1)
+        #expect(abs(seconds - recorded) < 0.6, "the step lasted \(seconds) s; two passes of the recording's bars 3–4 at 70 %: \(recorded) s (the lesson's \(lesson) s)")
+        #expect(abs(planned - recorded) <= 1 && abs(planned - lesson) > 1, "planned \(planned) s: \(plan.stdout)")
+        let bad = try etude.run(["routine", "new", "b", "--entry", "lesson=\(take.lesson);recording=\(etude.home.file("missing.flac"))"])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.split(separator: "\n").count == 1 && bad.stderr.contains("missing.flac"), "\(bad.stderr)")
+    }
+
+    /// At 80×24 and at 60×20 the practice header still says whose recording it is: the
+    /// lesson's title gives way first.
+    @Test(.enabled(if: ready, "needs tmux, fluidsynth, sox and FluidR3_GM.sf2"), arguments: [(80, 24), (60, 20)])
+    func theHeaderNamesTheRecordingOnASmallTerminal(size: (Int, Int)) throws {
+        let etude = try Etude()
+        let made = try RecordedLesson.make(in: etude.home, name: "take", bars: 8)
+        let take = try #require(made)
+        #expect(try etude.run(["align", take.lesson, take.wav]).status == 0)
+        let pane = try TmuxPane(etude: etude, ["practice", take.lesson, "--recording", take.wav, "--tempo", "70%"], width: size.0, height: size.1)
+        #expect(eventually(60) { Self.bar(pane.screen()) != nil }, "\(pane.screen())\n\(pane.stderr)")
+        let header = pane.screen().split(separator: "\n").first.map(String.init) ?? ""
+        #expect(header.contains("take.wav"), "the header at \(size.0)×\(size.1): \(header)")
+        try pane.keys("q")
+        #expect(pane.exitStatus() == 0, "\(pane.stderr)")
     }
 
     /// A recording that cannot be played: one line naming it, exit 1, before anything opens.

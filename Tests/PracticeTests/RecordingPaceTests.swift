@@ -51,7 +51,7 @@ struct RecordingPaceTests {
 
     /// Runs a session on a virtual clock from wall 100 until `end`, calling `each` every ms.
     static func run(mode: PracticeMode, percent: Double, end: Double, notes: [(time: Double, pitch: Int)] = [], metronome: Bool = false,
-                    output: RecordingOutput? = nil,
+                    output: RecordingOutput? = nil, timeline given: RecordingTimeline? = nil,
                     each: (PracticeSession, Double) -> Void = { _, _ in }) throws -> (session: PracticeSession, reports: [PassReport]) {
         let clock = VirtualClock(now: 100)
         var plan = PracticePlan(hands: mode == .watch ? .both : .right)
@@ -60,7 +60,7 @@ struct RecordingPaceTests {
         plan.countIn = mode == .play  // as `etude practice` plans it: a bar of clicks first
         plan.metronome.enabled = metronome
         var settings = PracticeSession.Settings(mode: mode, computerKeyboard: false, holdAfterPass: false)
-        settings.recording = RecordingPace(timeline: try timeline(), tempoMap: lesson().tempoMap)
+        settings.recording = RecordingPace(timeline: try given ?? timeline(), tempoMap: lesson().tempoMap)
         let session = try PracticeSession(lesson: lesson(), plan: plan, clock: clock, output: output ?? RecordingOutput(clock: { clock.now }), settings: settings)
         let reports = PartnerTests.Reports()
         session.onPassReport = { reports.add($0) }
@@ -151,5 +151,53 @@ struct RecordingPaceTests {
         let (_, evenReports) = try Self.run(mode: .play, percent: 70, end: end, notes: even)
         let strict = try #require(evenReports.first)
         #expect(strict.figures.hit < 64, "\(strict.figures)")
+    }
+
+    /// A pass's time in the history is real seconds (issue 42): at 70 % the stored pass lasts
+    /// the stretched recording's length, as the learner lived it (48.7 s here), not the music's
+    /// warped clock's (the lesson's 32 s at 70 %: 45.7 s), and it began when the music did.
+    @Test func aPassLastsTheRealSecondsItWasPlayed() throws {
+        let speed = 0.7
+        let heard = (Self.recordingBeat(64) - Self.recordingBeat(0)) / speed
+        let (session, _) = try Self.run(mode: .watch, percent: 70, end: 100 + heard + 0.5)
+        let passes = session.takeFinishedPasses()
+        let pass = try #require(passes.first)
+        #expect(passes.count == 1 && pass.complete)
+        #expect(abs(pass.durationSeconds - heard) < 0.02, "stored \(pass.durationSeconds) s, the learner played \(heard) s")
+        #expect(abs(pass.durationSeconds - 32 / speed) > 2)
+    }
+
+    /// The same when the learner stops during the pass: the unfinished pass's time is the real
+    /// time since it began (20 s of wall time on a recording slower than the lesson).
+    @Test func anUnfinishedPassLastsTheRealSeconds() throws {
+        let (session, _) = try Self.run(mode: .watch, percent: 70, end: 120, timeline: try Self.slowerTimeline())
+        let pass = try #require(session.takeFinishedPasses().first)
+        #expect(!pass.complete)
+        #expect(abs(pass.durationSeconds - 20) < 0.02, "stored \(pass.durationSeconds) s of 20 s played")
+    }
+
+    /// A recording played evenly at 80 % of the lesson's tempo (beat i at 1 + 0.625 i s): the
+    /// music's clock runs at 0.8 of real time there.
+    static func slowerTimeline() throws -> RecordingTimeline {
+        try #require(RecordingTimeline(points: (0...64).map { .init(tick: Double($0 * tpq), seconds: 1 + 0.625 * Double($0)) }))
+    }
+
+    /// Play mode at 70 % with that slower recording: every note played 40 ms after the
+    /// stretched recording's is judged 40 ms late in real milliseconds (not 32, the warped
+    /// clock's), and the pass lasts the real seconds.
+    @Test func timingIsJudgedInRealMilliseconds() throws {
+        let speed = 0.7
+        let beat = 0.625 / speed
+        let countIn = 4 * 0.5 / speed
+        let start = 100 + countIn
+        let notes = (0..<64).map { i in (time: start + Double(i) * beat + 0.040, pitch: PartnerTests.rightPitch(i)) }
+        let (session, reports) = try Self.run(mode: .play, percent: 70, end: start + 64 * beat + 1, notes: notes,
+                                              timeline: try Self.slowerTimeline())
+        let report = try #require(reports.first)
+        #expect(report.figures.hit == 64, "\(report.figures)")
+        #expect(abs(report.figures.timingMeanMs - 40) < 3, "judged \(report.figures.timingMeanMs) ms late on average")
+        let pass = try #require(session.takeFinishedPasses().first)
+        #expect(abs(pass.durationSeconds - 64 * beat) < 0.05 || abs(pass.durationSeconds - (64 * beat + countIn)) < 0.05,
+                "stored \(pass.durationSeconds) s")
     }
 }

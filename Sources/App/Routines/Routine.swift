@@ -46,6 +46,9 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
     public var transpose: Transposition.Request?
     /// `follow=on`: Etude's part keeps the learner's tempo (`--follow`; play and memory mode).
     public var follow: Bool?
+    /// `recording=FILE`: played with a recording of the lesson (`--recording`): heard instead
+    /// of the synth's lesson, the lesson paced by it; a path (made absolute when given).
+    public var recording: String?
     /// What was wrong with this entry as stored (a routine saved before entries were checked):
     /// it still loads, and `problem` says what to fix.
     var storedProblem: String?
@@ -62,7 +65,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
     }
 
     enum Key: String, CodingKey {
-        case lesson, title, random, level, hand, tempo, bars, mode, minutes, repetitions, pause, transpose, follow
+        case lesson, title, random, level, hand, tempo, bars, mode, minutes, repetitions, pause, transpose, follow, recording
     }
 
     /// Any key of an entry, to find the ones `Key` does not know.
@@ -90,6 +93,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
                       pauseSeconds: min(max(0, f.pause ?? 0), RoutineEntry.maxPause))
             transpose = f.transpose.flatMap { try? Transposition.Request.parse($0) }
             follow = f.follow.flatMap(RoutineEntry.parseSwitch)
+            recording = f.recording
             storedProblem = error.message
         }
     }
@@ -117,6 +121,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
         if pauseSeconds != 0 { try c.encode(pauseSeconds, forKey: .pause) }
         try c.encodeIfPresent(transpose?.text, forKey: .transpose)
         try c.encodeIfPresent(follow.map { $0 ? "on" : "off" }, forKey: .follow)
+        try c.encodeIfPresent(recording, forKey: .recording)
     }
 
     /// `on` / `off` (and yes/no, true/false), nil for anything else.
@@ -152,6 +157,7 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
         if let mode { how.append("\(mode.rawValue) mode") }
         if let transpose { how.append("transposed \(transpose)") }
         if follow == true { how.append("following your tempo") }
+        if let recording { how.append("with " + TextDecoding.sanitize((recording as NSString).lastPathComponent)) }
         if !how.isEmpty { what += " — " + how.joined(separator: ", ") }
         switch length {
         case .minutes(let m): what += " — \(RoutineEntry.number(m)) min"
@@ -164,11 +170,11 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
     /// The entry keys as help prints them (`etude routine`, `routine new`, `routine edit`): one
     /// text beside the parser that reads them, so the help names every key the parser takes.
     public static let specHelp = """
-        An entry is key=value pairs separated by ';': lesson=TITLE|ID|PATH or random=favourite or random=level:N; hand=right|left|both, tempo=PERCENT (10–400), bars=FIRST-LAST, mode=watch|wait|play|memory; minutes=M or reps=N (default 1); pause=SECONDS (before the entry); transpose=+2 or transpose=D (semitones or a key); follow=on (play and memory mode: Etude keeps your tempo).
+        An entry is key=value pairs separated by ';': lesson=TITLE|ID|PATH or random=favourite or random=level:N; hand=right|left|both, tempo=PERCENT (10–400), bars=FIRST-LAST, mode=watch|wait|play|memory; minutes=M or reps=N (default 1); pause=SECONDS (before the entry); transpose=+2 or transpose=D (semitones or a key); follow=on (play and memory mode: Etude keeps your tempo); recording=FILE (a recording of the lesson heard instead of the synth, the lesson moving with it; tempo 50–150).
         """
 
     /// The keys `parseSpec` reads, in the order help lists them.
-    public static let specKeys = ["lesson", "random", "hand", "tempo", "bars", "mode", "minutes", "reps", "pause", "transpose", "follow"]
+    public static let specKeys = ["lesson", "random", "hand", "tempo", "bars", "mode", "minutes", "reps", "pause", "transpose", "follow", "recording"]
 
     /// Parses the command-line entry form, `key=value` pairs separated by `;` or `,`:
     /// `lesson=Minuet in G;hand=right;tempo=80;bars=1-8;mode=wait;minutes=5;pause=10`,
@@ -220,16 +226,29 @@ public struct RoutineEntry: Equatable, Sendable, Codable {
             case "pause": fields.pause = try int()
             case "transpose": fields.transpose = v
             case "follow": fields.follow = v
+            case "recording":
+                // A path: kept absolute, so the routine finds it from wherever it runs.
+                fields.recording = v.hasPrefix("/") || v.isEmpty ? v : FileManager.default.currentDirectoryPath + "/" + v
             default:
                 throw RoutineError("entry \"\(spec)\": unknown key \(k) (\(specKeys.joined(separator: ", ")))")
             }
         }
         guard haveSource else { throw RoutineError("entry \"\(spec)\": say what to play: lesson=TITLE, random=favourite or random=level:N") }
+        let entry: RoutineEntry
         do {
-            return (try RoutineEntry.validated(fields), reference)
+            entry = try RoutineEntry.validated(fields)
         } catch {
             throw RoutineError("entry \"\(spec)\": \(error.message)")
         }
+        // A recording that cannot be played is said now, not when the routine runs.
+        if let path = entry.recording {
+            do {
+                _ = try RecordingAlign.openRecording(path)
+            } catch {
+                throw RoutineError("entry \"\(TextDecoding.sanitize(spec))\": recording=\((error as? EtudeFailure)?.message ?? "\(error)")")
+            }
+        }
+        return (entry, reference)
     }
 }
 
@@ -247,10 +266,13 @@ extension RoutineEntry {
         public var pause: Int?
         public var transpose: String?
         public var follow: String?
+        public var recording: String?
 
         public init(source: Source, hand: String? = nil, tempo: Int? = nil, bars: String? = nil, mode: String? = nil,
-                    minutes: Double? = nil, repetitions: Int? = nil, pause: Int? = nil, transpose: String? = nil, follow: String? = nil) {
+                    minutes: Double? = nil, repetitions: Int? = nil, pause: Int? = nil, transpose: String? = nil, follow: String? = nil,
+                    recording: String? = nil) {
             self.follow = follow
+            self.recording = recording
             self.source = source
             self.hand = hand
             self.tempo = tempo
@@ -266,7 +288,7 @@ extension RoutineEntry {
         public init(_ entry: RoutineEntry) {
             self.init(source: entry.source, hand: entry.hand?.rawValue, tempo: entry.tempoPercent,
                       bars: entry.bars.map { "\($0.lowerBound)-\($0.upperBound)" }, mode: entry.mode?.rawValue, pause: entry.pauseSeconds,
-                      transpose: entry.transpose?.text, follow: entry.follow.map { $0 ? "on" : "off" })
+                      transpose: entry.transpose?.text, follow: entry.follow.map { $0 ? "on" : "off" }, recording: entry.recording)
             switch entry.length {
             case .minutes(let m): minutes = m
             case .repetitions(let n): repetitions = n
@@ -279,7 +301,7 @@ extension RoutineEntry {
             // given to `routine run`) is refused as `--entry` refuses it, never dropped unsaid.
             for key in try decoder.container(keyedBy: AnyKey.self).allKeys where Key(stringValue: key.stringValue) == nil {
                 throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription:
-                    "unknown key \"\(TextDecoding.sanitize(key.stringValue))\" (lesson, random, hand, tempo, bars, mode, minutes, repetitions, pause, transpose; --keys, --range and --fit go to `etude routine run`)"))
+                    "unknown key \"\(TextDecoding.sanitize(key.stringValue))\" (lesson, random, hand, tempo, bars, mode, minutes, repetitions, pause, transpose, follow, recording; --keys, --range and --fit go to `etude routine run`)"))
             }
             if let id = try c.decodeIfPresent(String.self, forKey: .lesson) {
                 source = .lesson(id: id, title: try c.decodeIfPresent(String.self, forKey: .title))
@@ -306,6 +328,7 @@ extension RoutineEntry {
             pause = try c.decodeIfPresent(Int.self, forKey: .pause)
             transpose = try c.decodeIfPresent(String.self, forKey: .transpose)
             follow = try c.decodeIfPresent(String.self, forKey: .follow)
+            recording = try c.decodeIfPresent(String.self, forKey: .recording)
         }
     }
 
@@ -368,6 +391,16 @@ extension RoutineEntry {
                 throw RoutineError("follow=on: Etude follows your tempo in play and memory mode; add mode=play or mode=memory")
             }
             entry.follow = on
+        }
+        if let path = f.recording {
+            guard !path.isEmpty else { throw RoutineError("recording= needs a file: recording=take.flac") }
+            if entry.follow == true {
+                throw RoutineError("follow=on with recording=: the recording sets the time, it cannot follow yours; leave one out")
+            }
+            if let t = f.tempo, !RecordingPractice.tempoRange.contains(Double(t)) {
+                throw RoutineError("tempo=\(t): a recording plays from \(Int(RecordingPractice.tempoRange.lowerBound))% to \(Int(RecordingPractice.tempoRange.upperBound))% of its speed; choose a tempo in that range")
+            }
+            entry.recording = path
         }
         return entry
     }

@@ -32,6 +32,8 @@ public struct RoutinePlan: Equatable, Sendable {
         public var speedTrainer: PracticePlan.SpeedTrainer? = nil
         /// The entry's `follow=on`: Etude's part keeps the learner's tempo.
         public var follow: Bool? = nil
+        /// The entry's `recording=`: the step played with that recording of the lesson.
+        public var recording: String? = nil
     }
 
     public struct Skipped: Equatable, Sendable {
@@ -58,6 +60,8 @@ public struct RoutinePlan: Equatable, Sendable {
         public var hand: PracticePlan.Hands?
         public var tempoPercent: Int
         public var bars: ClosedRange<Int>?
+        /// The entry's `recording=`: a pass lasts as long as the recording plays its bars.
+        public var recording: String? = nil
     }
 
     /// The catalogue's estimate of one pass: the whole lesson at the step's tempo.
@@ -121,7 +125,8 @@ public struct RoutinePlan: Equatable, Sendable {
             switch entry.length {
             case .minutes(let m): planned = m * 60
             case .repetitions(let n):
-                let q = PassQuery(lesson: lesson.lesson, path: lesson.path, hand: entry.hand, tempoPercent: tempo, bars: entry.bars)
+                let q = PassQuery(lesson: lesson.lesson, path: lesson.path, hand: entry.hand, tempoPercent: tempo, bars: entry.bars,
+                                  recording: entry.recording)
                 let pass = passSeconds(q).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? catalogueSeconds(q)
                 planned = Double(n) * pass
             }
@@ -130,7 +135,7 @@ public struct RoutinePlan: Equatable, Sendable {
             steps.append(Step(entryIndex: i, lesson: lesson.lesson, path: lesson.path, hand: entry.hand, tempoPercent: tempo,
                               bars: entry.bars, mode: entry.mode, length: entry.length, pauseSeconds: entry.pauseSeconds,
                               pauseStart: pauseStart, playStart: clock, plannedSeconds: planned, transpose: entry.transpose,
-                              follow: entry.follow))
+                              follow: entry.follow, recording: entry.recording))
             clock += planned
         }
         return RoutinePlan(name: routine.name, steps: steps, skipped: skipped, totalSeconds: clock)
@@ -197,6 +202,7 @@ public struct RoutinePlan: Equatable, Sendable {
                                      mode: s.mode, length: s.length, pauseSeconds: s.pauseSeconds)
             entry.transpose = s.transpose
             entry.follow = s.follow
+            entry.recording = s.recording
             out += "\(n + 1). [\(clock(s.playStart))] \(entry.text())\n"
         }
         for s in skipped { out += "   skipped entry \(s.entryIndex + 1): \(s.reason)\n" }
