@@ -266,7 +266,7 @@ struct JackInstrumentTests {
     /// `--lights 16`: a robot pianist that plays whatever lights up on channel 16 of
     /// etude:midi_out completes a wait-mode pass with every note hit, none missed, none wrong.
     @Test func aRobotPlayingWhatLightsUpCompletesAWaitModePass() throws {
-        let server = try JackServer(tag: "lights")
+        let server = try JackServer(tag: "lights", period: 256)  // the robot: no timing measured; see LearnerPartJackTests
         let etude = try Etude()
         let robot = try #require(JackMeter(name: "robot", server: server.name))
         robot.robot(channel: 15)
@@ -346,7 +346,7 @@ struct JackInstrumentTests {
     /// headless by the robot pianist on `--lights`, with a gesture (C1: slower) played in the
     /// middle of it, which changes the tempo and is neither a wrong nor an extra note.
     @Test func aRoutineEntryIsPlayedByTheRobotOnTheLightsAndTakesAGesture() throws {
-        let server = try JackServer(tag: "routine")
+        let server = try JackServer(tag: "routine", period: 256)  // the robot: no timing measured; see LearnerPartJackTests
         let etude = try Etude()
         let lesson = "C major five-finger position: parallel motion"
         let made = try etude.run(["routine", "new", "robot", "--entry", "lesson=\(lesson);hand=right;tempo=200;mode=wait;reps=1"])
