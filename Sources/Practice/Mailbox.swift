@@ -16,6 +16,33 @@ public enum PracticeMessage: Equatable, Sendable {
     case pedal(down: Bool, at: Double)
     /// The session's clock moved on to this time: judging (and the partner) moves with it.
     case tick(Double)
+    /// A learner's command for the runtime (the practice screen's keys through its
+    /// `PracticeController`, a routine's fade): applied by the owner in its turn, in order with
+    /// the notes; what it shows comes back as `PracticeNotice`s.
+    case apply(SessionCommand)
+}
+
+/// What the runtime does for the learner's commands, on its own thread (posted as
+/// `PracticeMessage.apply`, so the screen never waits for the runner): a key's command, with
+/// what only the front end knows (the saved loops read from the library, the history's weakest
+/// bars, the bar number typed), and the screen's own pauses.
+public enum SessionCommand: Equatable, Sendable {
+    /// A key's command: play/pause, bars, loop marks, tempo, hands, metronome, mode, guide,
+    /// follow, save the loop (the screen's own keys — help, view, quit — only put the results away).
+    case key(PracticeCommand)
+    /// `L`: the lesson's saved loops as the library has them now; the next of them is applied.
+    case recallLoop([NamedLoop])
+    /// `W`: the weakest section across passes (the history's per-bar picture), nil when the
+    /// history has none: the last full run's is looped then.
+    case loopWeakest(acrossPasses: Int?)
+    /// `g` N Enter: the bar as the learner typed it.
+    case goToBar(String)
+    /// The screen too small, Ctrl-Z, the instrument gone: the music pauses; it resumes when the
+    /// screen fits again (wait mode's hold at a chord stays).
+    case pause
+    case resume
+    /// A routine step's fade: the gain of the session's output when it is a `GainOutput`.
+    case gain(Double)
 }
 
 /// A bounded first-in first-out queue that any thread may post to without waiting for the one

@@ -103,6 +103,8 @@ public final class PracticeSession: @unchecked Sendable {
     private let followed: FollowedClock
     public let settings: Settings
     private let output: any SoundOutput
+    /// The output when it fades (a routine's step: `SessionCommand.gain`), set on the owner.
+    let fader: GainOutput?
     /// Owns the transport and plays it (its own thread on a `MonotonicClock`, else `advance()`).
     /// Set once in `init`.
     private var runner: TransportRunner?
@@ -110,8 +112,9 @@ public final class PracticeSession: @unchecked Sendable {
     private let threaded: Bool
     private let title: String
 
-    /// The runner's alone (read and changed only in its work: `owner { }`, its events, ticks).
-    private struct Owned {
+    /// The runner's alone (read and changed only in its work: `owner { }`, its events, ticks,
+    /// the commands it applies).
+    struct Owned {
         var coach: Coach
         var loopOn: Bool
         var loopPasses = 0
@@ -139,12 +142,16 @@ public final class PracticeSession: @unchecked Sendable {
         var relocating = false
         /// `--recording`: how the clock follows the recording.
         var pace: RecordingPace?
+        /// The loop marks (`[`, `]`), kept while the loop is off; the front end shows them.
+        var marks: (start: Int?, end: Int?) = (nil, nil)
+        /// The saved loop `L` applies next.
+        var recallIndex = 0
     }
     /// The owner's state itself: reached only through `owned`, which checks the thread.
     private var ownedStorage: Owned
     /// The owner's state, checked on every access as swift-nio's `NIOLoopBound` checks its
     /// loop: on the runner's thread while it runs (any thread before `start()`, after `stop()`).
-    private var owned: Owned {
+    var owned: Owned {
         _read {
             checkOwner()
             yield ownedStorage
@@ -177,6 +184,10 @@ public final class PracticeSession: @unchecked Sendable {
         var tickHook: (@Sendable (Double) -> Void)?
         var following = false
         var keysHook: (@Sendable (Int) -> String?)?
+        /// Where `+`/`-` stop (the front end's: a recording's stretch range).
+        var tempoRange = TempoPercent.range
+        /// The front end saves loops (`s`): its hook is set.
+        var savesLoops = false
     }
     private let exchange = NSLock()
     private var shared: Exchange
@@ -191,6 +202,7 @@ public final class PracticeSession: @unchecked Sendable {
         self.followed = followed
         baseClock = clock
         self.output = output
+        fader = output as? GainOutput
         self.settings = settings
         self.title = settings.title ?? lesson.title
         let coach = Coach(lesson: lesson, plan: plan, mode: settings.mode, window: settings.window,
@@ -199,6 +211,7 @@ public final class PracticeSession: @unchecked Sendable {
         ownedStorage = Owned(coach: coach, loopOn: plan.bars != nil, guide: settings.guide)
         ownedStorage.following = settings.follow && settings.mode.follows
         ownedStorage.pace = settings.recording
+        ownedStorage.marks = (plan.bars?.lowerBound, plan.bars?.upperBound)
         shared = Exchange(coach: coach.snapshot(), loop: SessionState.Loop(enabled: plan.bars != nil, passes: 0, name: nil))
         shared.following = ownedStorage.following
         threaded = clock.isRealTime
@@ -322,6 +335,7 @@ public final class PracticeSession: @unchecked Sendable {
         case .pedal(let down, let time): owned.coach.handle(pedalDown: down, at: followed.projected(atWall: time))
         case .tick(let now): tick(now: now)
         case .command(let command): notify(.command(command))
+        case .apply(let command): apply(command)
         }
     }
 
@@ -363,27 +377,35 @@ public final class PracticeSession: @unchecked Sendable {
     /// True once the last pass was played (with a finite `repeat`).
     public var isFinished: Bool { transport.state == .finished }
 
-    /// Pauses; returns at once. The coach's clock stands still with the music.
+    /// Pauses, in its turn after what was posted before; never waits for the runner (at once
+    /// on a virtual clock). The coach's clock stands still with the music.
     public func pause() {
-        owner {
-            let wasPlaying = transport.state == .playing
-            perform { $0.pause() }
-            if wasPlaying { owned.coach.transportPaused(at: clock.now) }
-        }
+        post(.apply(.pause))
     }
 
-    /// Resumes after `pause()`. In wait mode the music held at a chord stays held until the
-    /// learner plays it (space would let it run on without them, the chords left behind).
+    /// Resumes after `pause()`, in its turn; never waits. In wait mode the music held at a
+    /// chord stays held until the learner plays it (space would let it run on without them, the
+    /// chords left behind).
     public func resume() {
-        owner {
-            if owned.pausedByCoach {
-                notify(.message(Self.heldAtChord))
-                return
-            }
-            let wasPaused = transport.state == .paused
-            perform { $0.play() }
-            if wasPaused { owned.coach.transportResumed(at: clock.now) }
+        post(.apply(.resume))
+    }
+
+    /// `pause()` on the owner.
+    func pauseNow() {
+        let wasPlaying = transport.state == .playing
+        perform { $0.pause() }
+        if wasPlaying { owned.coach.transportPaused(at: clock.now) }
+    }
+
+    /// `resume()` on the owner.
+    func resumeNow() {
+        if owned.pausedByCoach {
+            notify(.message(Self.heldAtChord))
+            return
         }
+        let wasPaused = transport.state == .paused
+        perform { $0.play() }
+        if wasPaused { owned.coach.transportResumed(at: clock.now) }
     }
 
     /// What space says while wait mode holds the music at a chord.
@@ -601,13 +623,8 @@ public final class PracticeSession: @unchecked Sendable {
     public var isHeldForResults: Bool { exchange.withLock { shared.heldForResults } }
 
     /// Puts the results away and plays on after a hold (the next pass starts with its count-in);
-    /// false when nothing was held.
-    @discardableResult
-    public func releaseHold() -> Bool {
-        owner { releaseHeld() }
-    }
-
-    private func releaseHeld() -> Bool {
+    /// false when nothing was held (on the owner: any key but quit does it, `SessionCommands`).
+    func releaseHeld() -> Bool {
         guard owned.heldForResults else { return false }
         owned.heldForResults = false
         notify(.resultsAway)
@@ -700,11 +717,18 @@ public final class PracticeSession: @unchecked Sendable {
         notify(.message(text))
     }
 
-    private func notify(_ notice: PracticeNotice) {
+    /// Most notices kept until the front end takes them (a burst of commands applied at once
+    /// says one or two each; a one-line player never looks).
+    static let noticeLimit = 4096
+
+    func notify(_ notice: PracticeNotice) {
         exchange.withLock {
             shared.notices.append(notice)
-            // A front end that never looks: its oldest lines go, never a command it was given.
-            while shared.notices.count > 64, let i = shared.notices.firstIndex(where: { if case .command = $0 { false } else { true } }) {
+            // A front end that never looks: its oldest lines go first, then its oldest other
+            // notices, never a command it was given.
+            while shared.notices.count > Self.noticeLimit,
+                  let i = shared.notices.firstIndex(where: { if case .message = $0 { true } else { false } })
+                      ?? shared.notices.firstIndex(where: { if case .command = $0 { false } else { true } }) {
                 shared.notices.remove(at: i)
             }
         }
@@ -748,6 +772,8 @@ public final class PracticeSession: @unchecked Sendable {
             owned.pausedByCoach = false
             owned.heldForResults = false
             notify(.resultsAway)
+            // The loop marks follow its bars.
+            if let bars = plan.bars { setLoopMarks((bars.lowerBound, bars.upperBound)) }
             setStopsAtEnd(settings.watchStopsAtEnd && owned.coach.mode == .watch && plan.bars == nil)
             return .success(())
         }
@@ -848,13 +874,6 @@ public final class PracticeSession: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the runner's thread, in order with the music (what the caller confined
-    /// to it, as a `GainOutput` it plays through), and returns its result.
-    public func onRunner<T>(_ body: () -> T) -> T {
-        guard let runner else { return body() }
-        return runner.run(body)
-    }
-
     /// Copies what the owner changed where the other threads read it.
     private func publish() {
         let coach = owned.coach.snapshot()
@@ -867,8 +886,34 @@ public final class PracticeSession: @unchecked Sendable {
         }
     }
 
-    /// Whether the loop is on (the plan's bars), as the controller's `l` toggles it.
-    var isLoopOn: Bool { exchange.withLock { shared.loop.enabled } }
+    /// Where `+`/`-` stop: every tempo a plan takes, or a recording's stretch range (set by the
+    /// front end, `PracticeController.tempoRange`).
+    var tempoRange: ClosedRange<Double> {
+        get { exchange.withLock { shared.tempoRange } }
+        set { exchange.withLock { shared.tempoRange = newValue } }
+    }
+
+    /// The front end saves loops (`s`; `PracticeController.onSaveLoop` is set).
+    var savesLoops: Bool {
+        get { exchange.withLock { shared.savesLoops } }
+        set { exchange.withLock { shared.savesLoops = newValue } }
+    }
+
+    /// The loop marks (on the owner).
+    var loopMarks: (start: Int?, end: Int?) { owned.marks }
+
+    /// Sets the loop marks and shows them, in their turn (on the owner).
+    func setLoopMarks(_ marks: (start: Int?, end: Int?)) {
+        owned.marks = marks
+        notify(.loopMarks(start: marks.start, end: marks.end))
+    }
+
+    /// The index of the saved loop `L` applies now, of `count` (on the owner).
+    func nextRecall(of count: Int) -> Int {
+        let index = owned.recallIndex % count
+        owned.recallIndex = index + 1
+        return index
+    }
 
     /// Space after the end plays the piece again: the pass count starts over.
     func restartPassCount() {

@@ -1,9 +1,9 @@
 /// What the practice screen shows of its own, apart from the runtime: the help, the note
-/// names, the one-line message, the loop marks being typed (`[` before `]`) and the results
-/// panel. The front end holds it (`PracticeController.view`, edited by the learner's keys on
-/// the screen's side); `PracticeSession` holds none of it, and what the runtime wants shown
-/// ("the end…", an input's status, a judged pass's panel, the panel put away by a note)
-/// reaches it as a `PracticeNotice` (`PracticeSession.takeNotices()`).
+/// names, the one-line message, the loop marks as shown (`[` before `]`) and the results
+/// panel. The front end holds it (`PracticeController.view`); what the runtime wants shown
+/// ("the end…", an input's status, a judged pass's panel, the panel put away by a note, the
+/// messages and loop marks of the commands it applied, in their turn) reaches it as a
+/// `PracticeNotice` (`PracticeSession.takeNotices()`).
 public struct PracticeViewState: Equatable, Sendable {
     public var showHelp = false
     public var showNoteNames = false
@@ -38,6 +38,14 @@ public enum PracticeNotice: Equatable, Sendable {
     case resultsAway
     /// A learner's command given on another thread (a gesture key): the controller runs it.
     case command(PracticeCommand)
+    /// The loop marks as the runtime set them (`[`, `]`, a recalled loop, a new plan).
+    case loopMarks(start: Int?, end: Int?)
+    /// `n` in its turn: the note names on or off.
+    case toggleNoteNames
+    /// `s` in its turn: the front end saves this loop (`PracticeController.onSaveLoop`).
+    case saveLoop(LoopSnapshot)
+    /// `G` in its turn: the guide as now set, for the front end to remember (`onGuide`).
+    case guide(Bool)
 
     /// `view` after this notice.
     public func apply(to view: inout PracticeViewState) {
@@ -48,7 +56,13 @@ public enum PracticeNotice: Equatable, Sendable {
             view.resultsShownAt = at
         case .resultsAway:
             view.results = nil
-        case .command:
+        case .loopMarks(let start, let end):
+            view.loopMarkStart = start
+            view.loopMarkEnd = end
+        case .toggleNoteNames:
+            view.showNoteNames.toggle()
+            view.message = view.showNoteNames ? "note names on" : "note names off"
+        case .command, .saveLoop, .guide:
             break  // not the view's: `PracticeController` runs it
         }
     }

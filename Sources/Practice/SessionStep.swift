@@ -37,6 +37,7 @@ public final class SessionStep {
 
     /// `session` must send its sound to `output` (so the fade reaches it).
     public init(session: PracticeSession, output: GainOutput, decide: @escaping Decide) {
+        precondition(session.fader === output, "a routine step's session plays through the step's GainOutput")
         self.session = session
         self.output = output
         self.decide = decide
@@ -76,7 +77,8 @@ public final class SessionStep {
             over = true
             return Tick(finished: finished, isOver: true, elapsed: elapsed, completedPasses: passes, gain: gain)
         }
-        session.onRunner { output.setGain(newGain) }  // the output is the runner's while it plays
+        // The output is the runner's while it plays: the fade is applied there, in its turn.
+        if newGain != gain { session.post(.apply(.gain(newGain))) }
         gain = newGain
         if newGain < 1 { faded = true }
         return Tick(finished: finished, isOver: false, elapsed: elapsed, completedPasses: passes, gain: newGain)

@@ -9,8 +9,8 @@ import Synth
 /// so a routine step cut by its time limit fades out instead of stopping dead.
 ///
 /// It belongs to the thread that plays through it, a runner's owner: `setGain` and `reset` go
-/// through that runner's inbox while it plays (`TransportRunner.run`,
-/// `PracticeSession.onRunner`), or are called once it stopped. So it holds no lock.
+/// on that runner while it plays (`TransportRunner.run`; a session's gain is posted,
+/// `SessionCommand.gain`), or are called once it stopped. So it holds no lock.
 public final class GainOutput: SoundOutput, @unchecked Sendable {
     /// GM default channel volume, used until the file sets its own.
     public static let defaultVolume: UInt8 = 100

@@ -12,27 +12,25 @@ import Synth
 /// `onEvents`; with `onTick` it also calls that every `tickInterval` seconds, paused or not, so
 /// judging moves on its own clock, never on the screen's frames.
 ///
-/// Other threads never touch what it owns: they put work in its inbox. `perform` (a transport
+/// Other threads never touch what it owns: they put work in its inbox. `post` hands work over
+/// without waiting (a practice session's mailbox is drained that way); `perform` (a transport
 /// command) and `run` (any work on the owner's state) wait for the owner to do it and return
-/// its result, so a pause, seek or tempo change applies at once, in order with the music;
-/// `post` hands work over without waiting (a played note from the input thread). Called on the
-/// owner itself (from inside `onEvents` or `onTick`), they run at once. Everyone reads
-/// `transport`: an immutable copy published after every change.
+/// its result (tests, and callers that are not a screen). Called on the owner itself (from
+/// inside `onEvents` or `onTick`), they run at once. Everyone reads `transport`: an immutable
+/// copy published after every change, under a lock of its own (a reader never waits for the
+/// runner's inbox).
 ///
 /// Before `start()` the thread that made it owns it (setting up is single-threaded); after
 /// `stop()` the thread that stopped it does. Made with `manual:` (a `VirtualClock` in tests) it
 /// starts no thread: the caller owns it and `advance(to:)` plays what is due, in the same order
 /// and under the same rules.
 ///
-/// One lock: `inbox`, an `NSCondition` guarding the queued work, the published copy and the
-/// thread's flags (never held while work runs or events are delivered).
+/// Two locks: `inbox`, an `NSCondition` guarding the queued work and the thread's flags (never
+/// held while work runs or events are delivered), and the published copy's `Mutex`, held only
+/// to copy it.
 public final class TransportRunner: @unchecked Sendable {
     /// The transport as of its last change (a copy: reading it never races the owner).
-    public var transport: Transport {
-        inbox.lock()
-        defer { inbox.unlock() }
-        return published
-    }
+    public var transport: Transport { published.withLock { $0 } }
     public let clock: any TimeSource
     /// What the ticks are timed by: real seconds, even while a followed clock waits.
     private let tickClock: any TimeSource
@@ -41,7 +39,7 @@ public final class TransportRunner: @unchecked Sendable {
     private let onTick: (@Sendable (Double) -> Void)?
     /// How often `onTick` runs.
     public let tickInterval: Double
-    /// Guards `jobs`, `published`, `phase`, the counters and the thread's sleep.
+    /// Guards `jobs`, `phase`, the counters and the thread's sleep.
     private let inbox = NSCondition()
     private var jobs: [() -> Void] = []
     /// Work taken from the inbox so far and work done (a waiting caller's ticket is done when
@@ -50,15 +48,17 @@ public final class TransportRunner: @unchecked Sendable {
     private var done = 0
     /// The transport itself: the owner's alone.
     private var owned: Transport
-    private var published: Transport
+    private let published: Mutex<Transport>
     private let manual: Bool
     private enum Phase { case unstarted, running, stopping, stopped }
     private var phase = Phase.unstarted
     private var finished = false
     /// The owner thread while it runs (work from it runs at once).
     private var ownerThread: pthread_t?
-    /// The same, readable without the lock (0: no thread owns it; whoever holds the runner does).
+    /// The same, readable without the lock (0: no thread owns it; whoever holds the runner does;
+    /// `starting`: the thread is on its way, so nobody does).
     private let ownerID = Atomic<UInt>(0)
+    private static let starting = UInt.max
     private let exited = DispatchSemaphore(value: 0)
 
     /// `transport` must have been made with `clock`, a real-time clock (`isRealTime`): the
@@ -69,7 +69,7 @@ public final class TransportRunner: @unchecked Sendable {
                 onEvents: @escaping @Sendable ([TimedEvent]) -> Void = { _ in },
                 onTick: (@Sendable (Double) -> Void)? = nil) {
         owned = transport
-        published = transport
+        published = Mutex(transport)
         self.clock = clock
         self.tickClock = tickClock ?? clock
         self.output = output
@@ -83,7 +83,7 @@ public final class TransportRunner: @unchecked Sendable {
     public init(manual transport: Transport, output: any SoundOutput,
                 onEvents: @escaping @Sendable ([TimedEvent]) -> Void = { _ in }) {
         owned = transport
-        published = transport
+        published = Mutex(transport)
         clock = transport.clock
         tickClock = transport.clock
         self.output = output
@@ -101,13 +101,19 @@ public final class TransportRunner: @unchecked Sendable {
         }
         inbox.lock()
         guard phase == .unstarted else { inbox.unlock(); return }
+        inbox.unlock()
+        // Still the caller's until the thread starts: the music starts here, without waiting
+        // for the thread to take its first turn.
+        advance(events: owned.play())
+        inbox.lock()
         phase = .running
+        // Nobody's until the thread names itself (the caller gave it up here).
+        ownerID.store(Self.starting, ordering: .releasing)
         inbox.unlock()
         let thread = Thread { [self] in loop() }
         thread.name = "etude-transport"
         thread.qualityOfService = .userInteractive
         thread.start()
-        perform { $0.play() }
     }
 
     /// Runs a transport command (play, pause, seek, tempo, loop, hands…) on the owner and
@@ -169,7 +175,10 @@ public final class TransportRunner: @unchecked Sendable {
 
     /// Plays what is due at `now` (a manual runner's step; the thread does this by itself).
     public func advance(to now: Double) {
-        let events = owned.advance(to: now)
+        advance(events: owned.advance(to: now))
+    }
+
+    private func advance(events: [TimedEvent]) {
         publish()
         deliver(events)
     }
@@ -228,9 +237,8 @@ public final class TransportRunner: @unchecked Sendable {
     }
 
     private func publish() {
-        inbox.lock()
-        published = owned
-        inbox.unlock()
+        let copy = owned
+        published.withLock { $0 = copy }
     }
 
     /// Note-ons of the lesson due before this time are not sounded (the owner's; set when a

@@ -128,23 +128,18 @@ import TestSupport
     func aPerformanceWithoutTheNotesAboveC7OnSixtyOneKeysMissesNothing() throws {
         let etude = try Etude()
         let lesson = try etude.home.write("high.abc", "X:1\nT:High\nM:4/4\nL:1/4\nQ:1/4=120\nK:C\nC D c''' E|\n")
-        let fifo = etude.home.file("notes.fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let fd = open(fifo, O_RDWR | O_CLOEXEC)
-        #expect(fd >= 0)
-        defer { close(fd) }
+        let fifo = try etude.home.fifo("notes.fifo")
         let report = etude.home.file("passes.jsonl")
-        func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         let pane = try TmuxPane(etude: etude, ["practice", lesson, "--repeat", "1", "--mode", "wait", "--keys", "61",
-                                               "--input", fifo, "--report", report], width: 80, height: 24)
+                                               "--input", fifo.path, "--report", report], width: 80, height: 24)
         #expect(eventually { pane.screen().contains("mode: wait") }, "\(pane.screen())")
         for pitch: UInt8 in [60, 62, 64] {
-            MIDIBytes.send(fd, [0x90, pitch, 90])
+            fifo.send([0x90, pitch, 90])
             usleep(300_000)
-            MIDIBytes.send(fd, [0x80, pitch, 0])
+            fifo.send([0x80, pitch, 0])
         }
-        #expect(eventually(30) { read(report).hasSuffix("\n") }, "\(pane.screen())")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data((read(report).split(separator: "\n").first ?? "").utf8)) as? [String: Any])
+        #expect(eventually(30) { etude.home.read("passes.jsonl").hasSuffix("\n") }, "\(pane.screen())")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data((etude.home.read("passes.jsonl").split(separator: "\n").first ?? "").utf8)) as? [String: Any])
         #expect(json["hit"] as? Int == 3)
         #expect(json["missed"] as? Int == 0)
         #expect(json["wrong"] as? Int == 0)

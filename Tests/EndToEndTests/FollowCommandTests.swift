@@ -42,15 +42,10 @@ import TestSupport
     @Test(.enabled(if: Tools.tmux.available, Tools.tmux.reason))
     func aSlowPassFromAFIFOIsFollowedAndItsTempoReported() throws {
         let etude = try Etude()
-        let fifo = etude.home.file("notes.fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let fd = open(fifo, O_RDWR | O_CLOEXEC)
-        #expect(fd >= 0)
-        defer { close(fd) }
+        let fifo = try etude.home.fifo("notes.fifo")
         let report = etude.home.file("passes.jsonl")
-        func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         let pane = try TmuxPane(etude: etude, ["practice", Self.lesson, "--hand", "right", "--bars", "1-1", "--repeat", "1", "--mode", "play",
-                                               "--follow", "--echo", "on", "--input", fifo, "--report", report], width: 80, height: 24)
+                                               "--follow", "--echo", "on", "--input", fifo.path, "--report", report], width: 80, height: 24)
         func header() -> String { pane.screen().split(separator: "\n").first.map(String.init) ?? "" }
         #expect(eventually { header().contains("follow") }, "\(pane.screen())")
         // F turns it off and on again, saying so.
@@ -62,13 +57,13 @@ import TestSupport
         // their own, slower pace.
         sleep(3)
         for pitch: UInt8 in [60, 62, 64, 65] {
-            MIDIBytes.send(fd, [0x90, pitch, 90])
+            fifo.send([0x90, pitch, 90])
             usleep(500_000)
-            MIDIBytes.send(fd, [0x80, pitch, 0])
+            fifo.send([0x80, pitch, 0])
             usleep(400_000)
         }
-        #expect(eventually(30) { read(report).hasSuffix("\n") }, "\(pane.screen())")
-        let line = read(report).split(separator: "\n").first.map(String.init) ?? ""
+        #expect(eventually(30) { etude.home.read("passes.jsonl").hasSuffix("\n") }, "\(pane.screen())")
+        let line = etude.home.read("passes.jsonl").split(separator: "\n").first.map(String.init) ?? ""
         let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(json["hit"] as? Int == 4, "\(line)")
         #expect(json["missed"] as? Int == 0, "\(line)")

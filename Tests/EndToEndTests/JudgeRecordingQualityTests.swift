@@ -38,8 +38,27 @@ import TestSupport
         return wav
     }
 
+    /// The lesson as a recording of a room: FluidSynth at 44.1 kHz with its reverb and chorus.
+    static func roomRender(_ lesson: String, to wav: String) throws {
+        let r = try ProcessRunner.run(Tools.fluidsynth.path ?? "", ["-ni", "-q", "-r", "44100", "-T", "wav", "-F", wav, Tools.otherPiano.path ?? "", lesson],
+                                      timeout: 120)
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
+    /// `sox ARGS…`: a recording made worse (too loud, a narrow band, a reverberant room).
+    static func sox(_ arguments: [String]) throws {
+        let r = try ProcessRunner.run(Tools.sox.path ?? "", arguments, timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
     static func judged(_ r: ProcessResult) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stderr)")
+    }
+
+    /// A judged report's notes hit, missed and played wrong, and the share of the notes heard.
+    static func counts(_ report: [String: Any]) -> (hit: Int, missed: Int, wrong: Int, heard: Double) {
+        let hit = report["hit"] as? Int ?? 0, missed = report["missed"] as? Int ?? 0
+        return (hit, missed, report["wrong"] as? Int ?? 0, Double(hit) / Double(max(1, hit + missed)))
     }
 
     @Test(.enabled(if: Tools.otherPiano.available, Tools.otherPiano.reason), .enabled(if: Tools.fluidsynth.available, Tools.fluidsynth.reason))
@@ -78,16 +97,15 @@ import TestSupport
         let lesson = Repo.lesson("level4/ode-to-joy.mid")
         let dry = try Self.digitalRender(lesson, in: dir, name: "dry.wav"), loud = dir.file("clipped.wav")
         // 30 dB too much gain: sox clips (and says so on its stderr).
-        #expect(try ProcessRunner.run(Tools.sox.path ?? "", [dry, "-b", "16", loud, "gain", "30"], timeout: 60).status == 0)
+        try Self.sox([dry, "-b", "16", loud, "gain", "30"])
         let r = try Etude().run(["judge", lesson, loud, "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stderr.split(separator: "\n")
         #expect(lines.count == 1 && r.stderr.contains("clipped") && r.stderr.contains("judged anyway")
                     && r.stderr.contains("turn the recording level down"), "\(r.stderr)")
-        let report = try Self.judged(r)
-        let hit = report["hit"] as? Int ?? 0, missed = report["missed"] as? Int ?? 0
-        print("clipped: hit \(hit), missed \(missed), wrong \(report["wrong"] ?? 0)")
-        #expect(hit > 0 && Double(hit) / Double(max(1, hit + missed)) >= 0.8, "\(r.stdout.prefix(300))")
+        let c = Self.counts(try Self.judged(r))
+        print("clipped: hit \(c.hit), missed \(c.missed), wrong \(c.wrong)")
+        #expect(c.hit > 0 && c.heard >= 0.8, "\(r.stdout.prefix(300))")
         // Text output: the line comes before the verdicts.
         let text = try Etude().run(["judge", lesson, loud])
         #expect(text.status == 0 && text.stderr.contains("clipped") && text.stdout.contains("judged"), "\(text.stderr)")
@@ -99,19 +117,17 @@ import TestSupport
         let dir = try TempDir("etude-judge-8k")
         let lesson = Repo.lesson("level4/ode-to-joy.mid")
         let wide = dir.file("wide.wav"), narrow = dir.file("narrow.wav")
-        #expect(try ProcessRunner.run(Tools.fluidsynth.path ?? "", ["-ni", "-q", "-r", "44100", "-T", "wav", "-F", wide, Tools.otherPiano.path ?? "", lesson],
-                                      timeout: 120).status == 0)
-        #expect(try ProcessRunner.run(Tools.sox.path ?? "", [wide, "-r", "8000", narrow], timeout: 60).status == 0)
+        try Self.roomRender(lesson, to: wide)
+        try Self.sox([wide, "-r", "8000", narrow])
         let r = try Etude().run(["judge", lesson, narrow, "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("8000 Hz") && r.stderr.contains("below 22 kHz")
                     && r.stderr.contains("record at 44.1 or 48 kHz"), "\(r.stderr)")
-        let report = try Self.judged(r)
-        let hit = report["hit"] as? Int ?? 0, missed = report["missed"] as? Int ?? 0, wrong = report["wrong"] as? Int ?? 0
-        print("8 kHz: hit \(hit), missed \(missed), wrong \(wrong)")
+        let c = Self.counts(try Self.judged(r))
+        print("8 kHz: hit \(c.hit), missed \(c.missed), wrong \(c.wrong)")
         // Before: 33 of 62 notes called wrong.
-        #expect(Double(hit) / Double(max(1, hit + missed)) >= 0.9, "\(r.stdout.prefix(300))")
-        #expect(wrong <= 3, "\(r.stdout.prefix(300))")
+        #expect(c.heard >= 0.9, "\(r.stdout.prefix(300))")
+        #expect(c.wrong <= 3, "\(r.stdout.prefix(300))")
     }
 
     @Test(.enabled(if: Tools.otherPiano.available, Tools.otherPiano.reason), .enabled(if: Tools.fluidsynth.available, Tools.fluidsynth.reason),
@@ -120,9 +136,8 @@ import TestSupport
         let dir = try TempDir("etude-judge-calibration")
         let lesson = Repo.lesson("level4/ode-to-joy.mid")
         let dry = dir.file("dry.wav"), wet = dir.file("played.wav")
-        #expect(try ProcessRunner.run(Tools.fluidsynth.path ?? "", ["-ni", "-q", "-r", "44100", "-T", "wav", "-F", dry, Tools.otherPiano.path ?? "", lesson],
-                                      timeout: 120).status == 0)
-        #expect(try ProcessRunner.run(Tools.sox.path ?? "", ["-R", dry, wet, "reverb", "40", "50", "60"], timeout: 60).status == 0)
+        try Self.roomRender(lesson, to: dry)
+        try Self.sox(["-R", dry, wet, "reverb", "40", "50", "60"])
         let user = try Etude()
         // No set-up stored for that source: one line naming the fix, nothing judged.
         let none = try user.run(["judge", lesson, wet, "--calibration", "piano_mic"])
@@ -137,9 +152,7 @@ import TestSupport
                                                         templates: "{\"keys\":[]}", keys: 0))
         let quiet = try user.run(["judge", lesson, wet, "--calibration", "piano_mic", "--json"])
         #expect(quiet.status == 0, "\(quiet.stderr)")
-        let report = try Self.judged(quiet)
-        let hit = report["hit"] as? Int ?? 0, missed = report["missed"] as? Int ?? 0
-        #expect(Double(hit) / Double(max(1, hit + missed)) >= 0.95, "\(quiet.stdout.prefix(300))")
+        #expect(Self.counts(try Self.judged(quiet)).heard >= 0.95, "\(quiet.stdout.prefix(300))")
         // The loud room's set-up gates every note of this recording out: it was listened with.
         let loud = try user.run(["judge", lesson, wet, "--calibration", "audio:fan_mic", "--json"])
         #expect(loud.status == 1 && loud.stderr.contains("no piano note heard"), "\(loud.stderr)")

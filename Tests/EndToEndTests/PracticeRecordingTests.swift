@@ -63,14 +63,10 @@ import TestSupport
         let take = try #require(made)
         let aligned = try etude.run(["align", take.lesson, take.wav])
         #expect(aligned.status == 0, "\(aligned.stderr)")
-        let fifo = etude.home.file("notes.fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let fd = open(fifo, O_RDWR | O_CLOEXEC)
-        #expect(fd >= 0)
-        defer { close(fd) }
+        let fifo = try etude.home.fifo("notes.fifo")
         let report = etude.home.file("passes.jsonl")
         let pane = try TmuxPane(etude: etude, ["practice", take.lesson, "--recording", take.wav, "--tempo", "70%", "--bars", "1-4", "--repeat", "1",
-                                               "--mode", "play", "--hand", "both", "--input", fifo, "--echo", "off", "--report", report], width: 100, height: 30)
+                                               "--mode", "play", "--hand", "both", "--input", fifo.path, "--echo", "off", "--report", report], width: 100, height: 30)
         #expect(eventually(60, poll: 5_000) { pane.screen().contains("count-in") }, "\(pane.screen())\n\(pane.stderr)")
         #expect(eventually(10, poll: 2_000) { !pane.screen().contains("count-in") }, "\(pane.screen())")
         // The count-in's end is seen a frame (30 a second) and a capture after it: 30 ms earlier.
@@ -89,11 +85,10 @@ import TestSupport
         for n in notes {
             let wait = n.time - Date().timeIntervalSince(start)
             if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
-            MIDIBytes.send(fd, [n.on ? 0x90 : 0x80, n.key, n.on ? 80 : 0])
+            fifo.send([n.on ? 0x90 : 0x80, n.key, n.on ? 80 : 0])
         }
-        func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
-        #expect(eventually(30) { read(report).hasSuffix("\n") }, "\(pane.screen())")
-        let line = read(report).split(separator: "\n").first.map(String.init) ?? ""
+        #expect(eventually(30) { etude.home.read("passes.jsonl").hasSuffix("\n") }, "\(pane.screen())")
+        let line = etude.home.read("passes.jsonl").split(separator: "\n").first.map(String.init) ?? ""
         let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let played = notes.filter(\.on).count
         #expect(json["hit"] as? Int == played, "\(line)")
@@ -141,22 +136,18 @@ import TestSupport
         #expect(try etude.run(["align", take.lesson, take.wav]).status == 0)
         let server = try JackServer(tag: "recwait")
         defer { server.stop() }
-        let fifo = etude.home.file("notes.fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let fd = open(fifo, O_RDWR | O_CLOEXEC)
-        #expect(fd >= 0)
-        defer { close(fd) }
+        let fifo = try etude.home.fifo("notes.fifo")
         let command = ([EtudeBinary.path, "practice", take.lesson, "--recording", take.wav, "--tempo", "70%", "--mode", "wait", "--hand", "both",
-                        "--input", fifo, "--echo", "off", "--verbose"]).map(TmuxPane.quote).joined(separator: " ")
+                        "--input", fifo.path, "--echo", "off", "--verbose"]).map(TmuxPane.quote).joined(separator: " ")
         let pane = try TmuxPane(command: command, environment: etude.environment.merging(server.environment) { $1 })
         #expect(eventually(60) { Self.bar(pane.screen()) != nil }, "\(pane.screen())\n\(pane.stderr)")
         let capture = etude.home.file("heard.wav")
         let rec = try Spawned("jack_rec", ["-f", capture, "-d", "6", "etude:left", "etude:right"], extra: server.environment)
         // Two seconds at the first chord, unplayed: silence. Then the chord (and the melody's first note).
         usleep(2_000_000)
-        for key: UInt8 in [48, 60, 64, 67, 72] { MIDIBytes.send(fd, [0x90, key, 80]) }
+        for key: UInt8 in [48, 60, 64, 67, 72] { fifo.send([0x90, key, 80]) }
         usleep(300_000)
-        for key: UInt8 in [48, 60, 64, 67, 72] { MIDIBytes.send(fd, [0x80, key, 0]) }
+        for key: UInt8 in [48, 60, 64, 67, 72] { fifo.send([0x80, key, 0]) }
         #expect(rec.wait(timeout: 20) == 0, "jack_rec: \((try? String(contentsOfFile: rec.stderrPath, encoding: .utf8)) ?? "")")
         let raw = etude.home.file("heard.f32")
         #expect(try ProcessRunner.run(Tools.sox.path ?? "sox", [capture, "-t", "f32", "-c", "1", raw], timeout: 30).status == 0)

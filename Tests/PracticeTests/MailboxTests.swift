@@ -143,6 +143,87 @@ struct MailboxTests {
         #expect(slowest.withLock { $0 } < 0.05, "a post never waits for the runner: slowest \(slowest.withLock { $0 }) s")
     }
 
+    /// The screen's own keys never wait for the runner (issue 36 step 4): with the runner held
+    /// inside a tick, a thousand commands from the screen's controller return at once and change
+    /// nothing yet; when it goes on, all of them are applied in order — the same notices, in the
+    /// same order, as the same keys on a virtual clock, where each is applied at once.
+    @Test func aThousandScreenCommandsToAStalledRunnerReturnAtOnceAndApplyInOrderAfter() throws {
+        let pattern: [PracticeCommand] = [.tempoUp, .tempoUp, .tempoUp, .tempoDown, .toggleMetronome, .tempoDown,
+                                          .toggleNoteNames, .cycleOtherHand, .tempoUp, .loopStartHere, .loopEndHere,
+                                          .toggleLoop, .tempoDown, .cycleHand]
+        let commands = (0..<1000).map { pattern[$0 % pattern.count] }
+        let plan = PracticePlan(tempo: .percent(100), repeatMode: .forever)
+        let lesson = try TransportRunnerTests().lesson()
+
+        // What the keys do, applied one by one as they are given (a virtual clock: no runner
+        // thread, a post is applied at once; the notices read here, before a controller takes them).
+        let reference = try PracticeSession(lesson: lesson, plan: plan, clock: VirtualClock(), output: RecordingOutput())
+        reference.start()
+        reference.pause()
+        _ = reference.takeNotices()
+        var expected: [PracticeNotice] = []
+        for c in commands {
+            reference.post(.apply(.key(c)))
+            expected += reference.takeNotices()
+        }
+        #expect(expected.count >= commands.count, "every key says something")
+
+        // The same keys to a real-time session whose runner is held inside a tick.
+        let session = try PracticeSession(lesson: lesson, plan: plan, clock: MonotonicClock(), output: RecordingOutput())
+        session.start()
+        defer { session.stop() }
+        session.pause()
+        let paused = Date(timeIntervalSinceNow: 10)
+        while session.transport.state != .paused && Date() < paused { usleep(1000) }
+        #expect(session.transport.state == .paused)
+        let holding = Atomic<Bool>(true)
+        let held = DispatchSemaphore(value: 0)
+        let letGo = DispatchSemaphore(value: 0)
+        session.onTick = { _ in
+            guard holding.exchange(false, ordering: .acquiringAndReleasing) else { return }
+            held.signal()
+            letGo.wait()  // the runner stalls here
+        }
+        #expect(held.wait(timeout: .now() + 10) == .success, "the runner reached its tick")
+        _ = session.takeNotices()
+        let tempoBefore = session.transport.tempoPercent
+
+        // The screen: its controller made and used on a thread of its own, so a wait would show
+        // as a timeout here instead of hanging the test.
+        let posted = DispatchSemaphore(value: 0)
+        let postingTook = Mutex<Double>(-1)
+        Thread {
+            let keys = PracticeController(session: session)
+            let t0 = MonotonicClock.seconds()
+            for c in commands { keys.handle(c) }
+            postingTook.withLock { $0 = MonotonicClock.seconds() - t0 }
+            posted.signal()
+        }.start()
+        let returned = posted.wait(timeout: .now() + 20) == .success
+        #expect(returned, "posting a thousand commands returned while the runner was stalled")
+        // Nothing applied while the runner stands still.
+        #expect(session.transport.tempoPercent == tempoBefore)
+        #expect(session.takeNotices().isEmpty, "nothing applied before the runner goes on")
+        letGo.signal()
+        guard returned else { return }
+        print("1,000 screen commands posted to a stalled runner in \(postingTook.withLock { $0 }) s")
+
+        var got: [PracticeNotice] = []
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while got.count < expected.count && Date() < deadline {
+            got += session.takeNotices()
+            usleep(2000)
+        }
+        got += session.takeNotices()
+        #expect(got.count == expected.count)
+        if let i = zip(got, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+            Issue.record("notice \(i) differs: \(got[i]) where the keys one by one said \(expected[i])")
+        }
+        #expect(session.transport.tempoPercent == reference.transport.tempoPercent)
+        #expect(session.transport.plan == reference.transport.plan)
+        #expect(session.droppedMessages == 0)
+    }
+
     /// On a virtual clock there is no runner thread: a post is handled at once, as before.
     @Test func onAVirtualClockAPostIsHandledAtOnce() throws {
         let clock = VirtualClock()

@@ -356,7 +356,38 @@ public final class TempDir: @unchecked Sendable {
 
     public func read(_ name: String) -> String { (try? String(contentsOfFile: file(name), encoding: .utf8)) ?? "" }
 
+    /// A FIFO in the folder for `--input`, made and held open for writing (see `InputFIFO`).
+    public func fifo(_ name: String) throws -> InputFIFO { try InputFIFO(file(name)) }
+
     deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A FIFO a test plays MIDI bytes into as etude's `--input`: held open for writing from the start
+/// (O_RDWR never blocks on a FIFO, so etude can open it whenever it likes; close-on-exec, so no
+/// child keeps it open), closed when the value goes or by `close()` (etude's input then ends).
+public final class InputFIFO: @unchecked Sendable {
+    public let path: String
+    /// The write end (for `write`, or a helper that takes a descriptor).
+    public private(set) var fd: Int32
+
+    public init(_ path: String) throws {
+        guard mkfifo(path, 0o600) == 0 else { throw SpawnError(message: "mkfifo \(path): \(String(cString: strerror(errno)))") }
+        fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw SpawnError(message: "open \(path): \(String(cString: strerror(errno)))") }
+        self.path = path
+    }
+
+    /// Writes one MIDI message (or any bytes).
+    public func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    public func close() {
+        if fd >= 0 { _ = Foundation.close(fd) }
+        fd = -1
+    }
+
+    deinit { close() }
 }
 
 /// Polls until `condition` holds: a guard against a hung process, not a timing check.
