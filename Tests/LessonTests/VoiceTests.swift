@@ -84,7 +84,7 @@ import MIDIFile
 
     @Test func trebleAndBassStayHandWords() throws {
         // "Bass" alone is a voice word and a hand word: with "Treble" it names the hands.
-        let file = try Self.renamed(try Self.fixture("bach-chorale-bwv269-satb"), ["Treble", nil, nil, "Bass"])
+        let file = Self.renamed(try Self.fixture("bach-chorale-bwv269-satb"), ["Treble", nil, nil, "Bass"])
         let lesson = Lesson(file: file)
         #expect(lesson.handAssignment.method == .trackNames)
     }

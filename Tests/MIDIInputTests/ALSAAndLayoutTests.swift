@@ -1,5 +1,6 @@
 import CALSA
 import Foundation
+import MIDIFile
 import Synchronization
 import Testing
 import TestSupport
@@ -240,7 +241,7 @@ import TestSupport
         init(_ name: String) throws {
             var err = [CChar](repeating: 0, count: 256)
             guard let h = etude_seq_out_open(name, &err, Int32(err.count)) else {
-                throw InputError("cannot open a sequencer client: \(String(cString: err))")
+                throw InputError("cannot open a sequencer client: \(TextDecoding.message(err))")
             }
             handle = h
         }
