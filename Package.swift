@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "Listening"),
         // Judging what was played against what was expected: wait gate, play-mode matching,
         // scoring, recording, quiz. Pure logic.
-        .target(name: "Judge", dependencies: ["MIDIFile", "Follow"]),
+        .target(name: "Judge", dependencies: ["MIDIFile", "Lesson", "Follow"]),
         // The score follower: played notes aligned to the score's, offline (a whole performance,
         // restarts and all) and online (note by note: position and tempo). Pure logic.
         .target(name: "Follow", dependencies: ["Clocks"]),

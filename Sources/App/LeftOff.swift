@@ -1,5 +1,6 @@
 import Foundation
 import Lesson
+import MIDIFile
 import LessonLibrary
 import Reports
 import Store
@@ -15,9 +16,7 @@ public struct LeftOff: Sendable {
     /// The stored point; one line when nothing was practised yet or its lesson is gone.
     public static func load(_ library: Library) throws -> LeftOff {
         let point = try library.withStore(scan: false) { s -> LeftOff in
-            guard let (state, listing) = try s.resume() else {
-                throw EtudeFailure("nothing to resume yet: practise a lesson first (see `etude list`)")
-            }
+            let (state, listing) = try stored(in: s)
             return LeftOff(path: listing?.path ?? state.path, state: state)
         }
         guard FileManager.default.fileExists(atPath: point.path) else {
@@ -53,5 +52,33 @@ public struct LeftOff: Sendable {
         let seconds = state.positionSeconds.isFinite ? max(0, state.positionSeconds) : 0
         let tick = lesson.tempoMap.tick(atSeconds: seconds)
         return lesson.bars.position(atTick: tick.isFinite ? Int(min(max(0, tick), Double(lesson.endTick))) : 0).bar
+    }
+
+    /// The stored row and its lesson; one line when nothing was practised yet.
+    private static func stored(in store: Store) throws -> (ResumeState, LessonListing?) {
+        guard let found = try store.resume() else {
+            throw EtudeFailure("nothing to resume yet: practise a lesson first (see `etude list`)")
+        }
+        return found
+    }
+
+    /// `etude resume --show` (or `--json`): where the learner left off, as lines or one JSON object.
+    public static func shown(json: Bool, library: Library) throws -> String {
+        try library.withStore(scan: false) { s in
+            let (state, listing) = try stored(in: s)
+            if json { return JSONOutput.line(ResumeRecord(state, listing: listing)) }
+            let path = listing?.path ?? state.path
+            let position = Listing.duration(state.positionSeconds)
+            var out = "Lesson:   \(TextDecoding.sanitize(listing?.lesson.title ?? "?"))\n"
+            out += "File:     \(TextDecoding.sanitize(path))\n"
+            out += "Position: \(ResumePlace.bar(seconds: state.positionSeconds, path: path).map { "bar \($0) (\(position))" } ?? position)\n"
+            out += "Hand:     \(state.hand.rawValue)\(state.hand == .both ? "" : " (other hand: \((state.otherHand ?? .play).name))")\n"
+            out += "Tempo:    \(state.tempoPercent)%\(state.metronome == true ? ", metronome on" : "")\nMode:     \(state.mode.rawValue)\n"
+            if let input = state.input { out += "Input:    \(TextDecoding.sanitize(input))\n" }
+            if let a = state.loopFirstBar, let b = state.loopLastBar {
+                out += "Loop:     bars \(ResumePlace.bars(a, b, path: path))\(state.loopName.map { " (\($0))" } ?? "")\n"
+            }
+            return out + "Saved:    \(Listing.date(state.updatedAt))\n"
+        }
     }
 }

@@ -23,6 +23,22 @@ extension PlanError: OptionWording {
     }
 }
 
+extension PlanError {
+    /// The command line's words: `--bars 40-44: the lesson has 32 bars`.
+    public var cliMessage: String {
+        worded { setting, value in "--\(Self.optionName(setting)) \(value)" }
+    }
+
+    /// The option that gives `setting` on the command line.
+    public static func optionName(_ setting: Setting) -> String {
+        switch setting {
+        case .speedTrainer: return "speed-trainer"
+        case .metronomeVolume: return "metronome-volume"
+        default: return setting.rawValue
+        }
+    }
+}
+
 extension QuizError: OptionWording {
     /// The quiz's own sentence (it quotes the value itself).
     public func worded(option: String) -> String { message }

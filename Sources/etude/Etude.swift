@@ -121,18 +121,3 @@ enum Main {
         return path.joined(separator: " ")
     }
 }
-
-extension PlanError {
-    /// The command line's words: `--bars 40-44: the lesson has 32 bars`.
-    var cliMessage: String {
-        worded { setting, value in "--\(Self.optionName(setting)) \(value)" }
-    }
-
-    static func optionName(_ setting: Setting) -> String {
-        switch setting {
-        case .speedTrainer: return "speed-trainer"
-        case .metronomeVolume: return "metronome-volume"
-        default: return setting.rawValue
-        }
-    }
-}

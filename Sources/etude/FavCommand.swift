@@ -1,7 +1,6 @@
 import ArgumentParser
 import LessonLibrary
 import Reports
-import Store
 
 struct FavCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,44 +21,20 @@ struct FavCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Star a lesson.")
         @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
         @OptionGroup var store: StoreOptions
-        func run() throws {
-            try store.library.withStore { s in
-                let l = try s.resolveLesson(lesson)
-                try s.addFavourite(l.lesson.id)
-                Console.out("★ \(l.lesson.title)\n")
-            }
-        }
+        func run() throws { Console.out(try LibraryActions.addFavourite(lesson, library: store.library)) }
     }
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Unstar a lesson.")
         @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
         @OptionGroup var store: StoreOptions
-        func run() throws {
-            try store.library.withStore { s in
-                let l = try s.resolveLesson(lesson)
-                guard try s.removeFavourite(l.lesson.id) else {
-                    throw EtudeFailure("\(l.lesson.title) is not a favourite; `etude fav list` shows them")
-                }
-                Console.out("Unstarred \(l.lesson.title)\n")
-            }
-        }
+        func run() throws { Console.out(try LibraryActions.removeFavourite(lesson, library: store.library)) }
     }
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the starred lessons.")
         @Flag(help: "Print a JSON array.") var json = false
         @OptionGroup var store: StoreOptions
-        func run() throws {
-            try store.library.withStore { s in
-                let rows = try s.favourites()
-                if json {
-                    Console.out(JSONOutput.array(rows.map(ListingRecord.init)))
-                } else {
-                    Console.out(rows.isEmpty ? "No favourites yet: `etude fav add LESSON`.\n"
-                                : rows.map(Listing.line).joined(separator: "\n") + "\n")
-                }
-            }
-        }
+        func run() throws { Console.out(try LibraryActions.favourites(json: json, library: store.library)) }
     }
 }

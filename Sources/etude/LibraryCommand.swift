@@ -1,6 +1,6 @@
 import ArgumentParser
+import LessonLibrary
 import Reports
-import Store
 
 struct LibraryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,25 +18,13 @@ struct LibraryCommand: ParsableCommand {
         defaultSubcommand: List.self
     )
 
-    static func summary(_ r: ScanReport) -> String {
-        var out = "\(r.added) added, \(r.updated) updated, \(r.unchanged) unchanged, \(r.removed) removed"
-        if !r.failures.isEmpty { out += ", \(r.failures.count) unreadable" }
-        out += "\n"
-        for f in r.failures { out += "  skipped \(safe(f.path)): \(safe(f.message))\n" }
-        return out
-    }
-
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a folder (searched recursively) and scan it.")
         @Argument(help: "The folder.") var folder: String
         @OptionGroup var store: StoreOptions
         // An empty name is no folder (it would be the current one): name it.
         func validate() throws { if folder.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("name the folder to add, e.g. etude library add ~/Music/lessons (or . for this one)") } }
-        func run() throws {
-            try store.library.withStore(scan: false) { s in
-                Console.out(LibraryCommand.summary(try s.addFolder(folder)))
-            }
-        }
+        func run() throws { Console.out(try LibraryActions.addFolder(folder, library: store.library)) }
     }
 
     struct Remove: ParsableCommand {
@@ -44,39 +32,18 @@ struct LibraryCommand: ParsableCommand {
         @Argument(help: "The folder.") var folder: String
         @OptionGroup var store: StoreOptions
         func validate() throws { if folder.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("name the folder to remove (see `etude library list`)") } }
-        func run() throws {
-            try store.library.withStore(scan: false) { s in
-                guard try s.removeFolder(folder) else {
-                    throw EtudeFailure("\(folder) is not in the library; see `etude library list`")
-                }
-                Console.out("Removed \(folder)\n")
-            }
-        }
+        func run() throws { Console.out(try LibraryActions.removeFolder(folder, library: store.library)) }
     }
 
     struct Rescan: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Re-read new and changed files in every folder.")
         @OptionGroup var store: StoreOptions
-        func run() throws {
-            try store.library.withStore(scan: false) { s in
-                Console.out(LibraryCommand.summary(try s.rescan(builtinDirectory: BuiltinLessons.directory())))
-            }
-        }
+        func run() throws { Console.out(try LibraryActions.rescan(library: store.library)) }
     }
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show the database, the built-in lessons and the added folders.")
         @OptionGroup var store: StoreOptions
-        func run() throws {
-            try store.library.withStore(scan: false) { s in
-                var out = "Database:  \(s.path ?? "(memory)") (schema \(try s.schemaVersion() ?? "-"))\n"
-                out += "Built-in:  \(BuiltinLessons.directory() ?? "(not found; set ETUDE_LESSONS)")\n"
-                let folders = try s.libraryFolders()
-                out += "Folders:   \(folders.isEmpty ? "none (add one with `etude library add DIR`)" : "")\n"
-                for f in folders { out += "  \(TextDecoding.sanitize(f.path))\n" }
-                Console.out(out)
-            }
-        }
+        func run() throws { Console.out(try LibraryActions.show(library: store.library)) }
     }
 }
-import MIDIFile

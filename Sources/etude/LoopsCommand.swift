@@ -2,9 +2,7 @@ import App
 import ArgumentParser
 import Lesson
 import LessonLibrary
-import Practice
 import Reports
-import Store
 
 struct LoopsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,20 +24,7 @@ struct LoopsCommand: ParsableCommand {
         @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
         @Flag(help: "Print a JSON array.") var json = false
         @OptionGroup var store: StoreOptions
-        func run() throws {
-            try store.library.withStore { s in
-                let l = try s.resolveLesson(lesson)
-                let loops = try s.loops(for: l.lesson.id)
-                if json {
-                    Console.out(JSONOutput.array(loops.map(LoopRecord.init)))
-                } else if loops.isEmpty {
-                    Console.out("No saved loops for \(l.lesson.title).\n")
-                } else {
-                    Console.out(loops.map { "\(safe($0.name)): bars \(ResumePlace.bars($0.firstBar, $0.lastBar, path: l.path)), \($0.hand == .both ? "both hands" : "\($0.hand.rawValue) hand"), \($0.tempoPercent)%, other hand \($0.otherHandMode.name)\($0.transpose.map { ", transposed \(safe($0))" } ?? "")" }
-                        .joined(separator: "\n") + "\n")
-                }
-            }
-        }
+        func run() throws { Console.out(try LoopActions.list(lesson, json: json, library: store.library)) }
     }
 
     struct Save: ParsableCommand {
@@ -53,29 +38,7 @@ struct LoopsCommand: ParsableCommand {
         var otherHand: PracticePlan.OtherHand = .play
         @OptionGroup var store: StoreOptions
         func run() throws {
-            // The same words and checks as `etude practice`, so a saved loop always plays; a
-            // score's bars are its printed ones (12-16@2), stored as the bars played.
-            try store.library.withStore { s in
-                let l = try s.resolveLesson(lesson)
-                let opened = try l.path.map { path in Lesson(file: try LessonOpener.read(path).file, fileName: path) }
-                var plan = PracticePlan()
-                let range: ClosedRange<Int>
-                do throws(PlanError) {
-                    range = try PracticePlan.bars(bars, in: opened)
-                    (plan.bars, plan.hands, plan.tempo, plan.otherHand) = (range, hand, .percent(tempo.value), otherHand)
-                    if let opened { try plan.validate(for: opened) }
-                } catch {
-                    // This command calls the other hand's option --other-hand.
-                    throw EtudeFailure(error.worded { setting, value in
-                        "--\(setting == .other ? "other-hand" : PlanError.optionName(setting)) \(value)"
-                    })
-                }
-                try s.saveLoop(SavedLoop(lessonID: l.lesson.id, name: name, firstBar: range.lowerBound, lastBar: range.upperBound,
-                                         hand: plan.hands, tempoPercent: Int(tempo.value.rounded()),
-                                         otherHandMode: plan.otherHand))
-                let shown = opened?.bars.label(ofRange: range) ?? "\(range.lowerBound)-\(range.upperBound)"
-                Console.out("Saved loop \(name) of \(l.lesson.title): bars \(shown)\n")
-            }
+            Console.out(try LoopActions.save(lesson, name: name, bars: bars, hand: hand, tempo: tempo, otherHand: otherHand, library: store.library))
         }
     }
 
@@ -85,15 +48,7 @@ struct LoopsCommand: ParsableCommand {
         @Argument(help: "The loop's name now.") var name: String
         @Argument(help: "Its new name.") var newName: String
         @OptionGroup var store: StoreOptions
-        func run() throws {
-            try store.library.withStore { s in
-                let l = try s.resolveLesson(lesson)
-                guard try s.renameLoop(name, to: newName, for: l.lesson.id) else {
-                    throw EtudeFailure("\(l.lesson.title) has no loop named \(name); see `etude loops list`")
-                }
-                Console.out("Renamed loop \(name) to \(newName.trimmingCharacters(in: .whitespaces))\n")
-            }
-        }
+        func run() throws { Console.out(try LoopActions.rename(lesson, name: name, to: newName, library: store.library)) }
     }
 
     struct Delete: ParsableCommand {
@@ -101,14 +56,6 @@ struct LoopsCommand: ParsableCommand {
         @Argument(help: LessonArgument.help, completion: .custom(LessonCompletion.candidates)) var lesson: String
         @Argument(help: "The loop's name.") var name: String
         @OptionGroup var store: StoreOptions
-        func run() throws {
-            try store.library.withStore { s in
-                let l = try s.resolveLesson(lesson)
-                guard try s.deleteLoop(named: name, for: l.lesson.id) else {
-                    throw EtudeFailure("\(l.lesson.title) has no loop named \(name); see `etude loops list`")
-                }
-                Console.out("Deleted loop \(name)\n")
-            }
-        }
+        func run() throws { Console.out(try LoopActions.delete(lesson, name: name, library: store.library)) }
     }
 }

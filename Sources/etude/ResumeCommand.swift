@@ -4,10 +4,7 @@ import Devices
 import Foundation
 import FrontEnd
 import Lesson
-import MIDIFile
-import Practice
 import Reports
-import Store
 
 struct ResumeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -39,26 +36,6 @@ struct ResumeCommand: ParsableCommand {
             if status != 0 { throw ExitCode(status) }
             return
         }
-        try store.library.withStore(scan: false) { s in
-            guard let (state, listing) = try s.resume() else {
-                throw EtudeFailure("nothing to resume yet: practise a lesson first (see `etude list`)")
-            }
-            let path = listing?.path ?? state.path
-            if json {
-                Console.out(JSONOutput.line(ResumeRecord(state, listing: listing)))
-            } else {
-                var out = "Lesson:   \(TextDecoding.sanitize(listing?.lesson.title ?? "?"))\n"
-                out += "File:     \(TextDecoding.sanitize(path))\n"
-                out += "Position: \(ResumePlace.bar(seconds: state.positionSeconds, path: path).map { "bar \($0) (\(Listing.duration(state.positionSeconds)))" } ?? Listing.duration(state.positionSeconds))\n"
-                out += "Hand:     \(state.hand.rawValue)\(state.hand == .both ? "" : " (other hand: \((state.otherHand ?? .play).name))")\n"
-                out += "Tempo:    \(state.tempoPercent)%\(state.metronome == true ? ", metronome on" : "")\nMode:     \(state.mode.rawValue)\n"
-                if let input = state.input { out += "Input:    \(TextDecoding.sanitize(input))\n" }
-                if let a = state.loopFirstBar, let b = state.loopLastBar {
-                    out += "Loop:     bars \(ResumePlace.bars(a, b, path: path))\(state.loopName.map { " (\($0))" } ?? "")\n"
-                }
-                out += "Saved:    \(Listing.date(state.updatedAt))\n"
-                Console.out(out)
-            }
-        }
+        Console.out(try LeftOff.shown(json: json, library: store.library))
     }
 }

@@ -1,4 +1,3 @@
-import Judge
 import Lesson
 import MIDIFile
 
@@ -118,18 +117,20 @@ public enum PassJudging {
     }
 }
 
-/// The Coach's record of a pass for the ear: every key event and pedal change in pass time,
-/// and in wait mode when each chord was held.
-struct EarLog {
-    var events: [PlayedEvent] = []
-    var pedal: [(time: Double, down: Bool)] = []
+/// A pass as the `Ear` hears it, kept by Practice's Coach: every key event and pedal change in
+/// pass time, and in wait mode when each chord was held.
+package struct EarLog {
+    package var events: [PlayedEvent] = []
+    package var pedal: [(time: Double, down: Bool)] = []
     /// Wait mode: clock times at which each chord was completed.
-    var chordTimes: [Double] = []
-    var startClock = 0.0
+    package var chordTimes: [Double] = []
+    package var startClock = 0.0
+
+    package init() {}
     private var lessonDynamics: Bool?
 
     /// Whether the lesson marks dynamics, worked out once.
-    mutating func dynamics(of lesson: Lesson) -> Bool {
+    package mutating func dynamics(of lesson: Lesson) -> Bool {
         if let d = lessonDynamics { return d }
         let d = PassJudging.hasDynamics(lesson)
         lessonDynamics = d
@@ -137,7 +138,7 @@ struct EarLog {
     }
 
     /// A pass starts (or, after a jump, its scoring starts afresh from a bar).
-    mutating func start(at time: Double, continuing: Bool) {
+    package mutating func start(at time: Double, continuing: Bool) {
         events.removeAll(keepingCapacity: true)
         pedal.removeAll(keepingCapacity: true)
         chordTimes = []
@@ -147,7 +148,7 @@ struct EarLog {
     /// Adds what the ear heard to `report`. Wait mode judges loudness only (the music stops
     /// for every chord, so lengths mean nothing) and reports the time per chord; onset-only
     /// input (the computer keyboard) has neither lengths nor velocities to judge.
-    func hear(into report: inout PassReport, expected: [ExpectedNote], judgements: [Judgement], mode: PracticeMode,
+    package func hear(into report: inout PassReport, expected: [ExpectedNote], judgements: [Judgement], mode: PracticeMode,
               onsetOnly: Bool, lesson: Lesson, endTime: Double) {
         let ear = Ear(judgesReleases: !onsetOnly && mode != .wait, judgesLoudness: !onsetOnly)
         var hearing = ear.hear(expected: expected, judgements: judgements, events: events, pedal: pedal, endTime: endTime)
