@@ -75,6 +75,10 @@ public final class NoteListener {
     /// The keys the lesson expects at a moment (seconds on the listener's timeline): the awaited
     /// chord in wait mode, the notes due around then in play mode; empty when nothing is known.
     public var expectedAt: (Double) -> Set<Int> = { _ in [] }
+    /// Of those keys, the ones already heard for the note due then (a judge that counts the
+    /// score's notes knows; live, none): such a key heard again is taken for what still rings,
+    /// as a key not expected is, unless it was struck again.
+    public var alreadyHeardAt: (Double) -> Set<Int> = { _ in [] }
     /// The keys something other than the learner began at a moment (Etude's own sound in the
     /// room): cancelled before the learner's notes are looked for, never reported.
     /// Each with the seconds between its start and that moment.
@@ -360,6 +364,7 @@ public final class NoteListener {
         // A calibrated room: a sound no louder than 6 dB over its noise is no note.
         if profile.isMeasured && rms(from: attack, seconds: 0.1) < profile.noteGate { return [] }
         let expected = expectedAt(time)
+        let heardAlready = alreadyHeardAt(time)
         var estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates,
                                           noiseFloor: profile.noiseFloor, band: bandLimit, roomNoise: roomNoise)
         estimator.previous = before
@@ -378,7 +383,7 @@ public final class NoteListener {
         var notes = picked.filter { found in
             // Where the score is known, a key it does not expect now that was heard in the last two seconds and still rings
             // (under the pedal, mostly) is what remains of it unless it came back near as strong.
-            if !expected.isEmpty, !expected.contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
+            if !expected.isEmpty, !expected.contains(found.pitch) || heardAlready.contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
                found.salience < last.strength * Self.ringingRatio {
                 // Unless most of what sounds at its partials is new and it is not a whisper of
                 // what it was: struck again (a wrong key on the note just played, most often).
