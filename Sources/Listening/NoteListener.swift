@@ -289,9 +289,25 @@ public final class NoteListener {
         let due = expectedAt(now).contains { key in lastHeard[key].map { now - $0.time > 0.25 } ?? true }
         guard value > median * (due ? Self.dueRise : 1.5) + floor, t - lastOnsetFrame >= 10,
               t * hop + onsetFFT.size / 2 >= pitchFFT.size + sampleRate / 50 else { return }
+        // Passing only by the lower rise, it must be an attack, not one frame of noise.
+        guard value > median * 1.5 + floor || spreads(i, over: median) else { return }
         lastOnsetFrame = t
         pending.append((t, value / max(floor, 1e-9)))
     }
+
+    /// Whether the flux peak at `i` spreads into a frame beside it, as an attack's does (the
+    /// onset window slides over it for four hops), rather than standing alone: one frame of the
+    /// room's noise over the median. Under the pedal with pink noise 20 dB under, such a frame
+    /// 130–140 ms after a note passed the lower rise a due key allows, and the key then played
+    /// 60–80 ms later (inside the 100 ms before another onset may be picked) was heard at it,
+    /// early: a right note called wrong, a wrong key missed (issue 41).
+    private func spreads(_ i: Int, over median: Double) -> Bool {
+        let beside = max(i > 0 ? odf[i - 1] : 0, i + 1 < odf.count ? odf[i + 1] : 0)
+        return beside - median >= (odf[i] - median) * Self.spread
+    }
+
+    /// Part of a peak's rise over the median a frame beside it must show (`spreads`).
+    static let spread = ProcessInfo.processInfo.environment["LISTEN_SPREAD"].flatMap(Double.init) ?? 0.3
 
     /// What a new note's flux must exceed beyond 1.5 × the recent median (which follows the
     /// room's noise and the ringing of earlier notes): a quiet re-struck key still passes.
@@ -327,6 +343,23 @@ public final class NoteListener {
         }
         return (sum / Double(count)).squareRoot()
     }
+
+    /// Whether a key found at an onset that the score does not expect, not heard in the last two
+    /// seconds (what rings is judged above) and beside no expected key missing here (so not a
+    /// wrong key played instead of it), is no key struck: its partials rose less than three times
+    /// what the band did since just before the onset. A struck key's partials rise from nothing
+    /// (8–35 times measured for wrong keys in the room); under the pedal the octave of the key
+    /// just struck, fed by it and a ringing bass note's third partial (A4 over A3 and D3: 0.9),
+    /// or a semitone beside a ringing key in the room's noise (A♯3 beside A3: 1.8) are not
+    /// (issue 41: those were the pedalled Prelude's right notes called wrong).
+    private func unstruck(_ pitch: Int, expected: Set<Int>, heard: [Int], estimator: HarmonicEstimator, time: Double) -> Bool {
+        guard !expected.isEmpty, !expected.contains(pitch), lastHeard[pitch].map({ time - $0.time >= 2 }) ?? true,
+              !expected.contains(where: { abs($0 - pitch) <= 2 && !heard.contains($0) }), let rise = estimator.rise(pitch) else { return false }
+        return rise < max(1, estimator.bandRise ?? 1) * Self.struckRise
+    }
+
+    /// How many times the band's rise a key no one expected must have risen to be struck (`unstruck`).
+    static let struckRise = ProcessInfo.processInfo.environment["LISTEN_STRUCK_RISE"].flatMap(Double.init) ?? 3.0
 
     /// Which keys began at this onset.
     private func decide(onsetFrame: Int, strength: Double) -> [HeardNote] {
@@ -418,6 +451,8 @@ public final class NoteListener {
         // key on the note just played, whose new sound is much like its old (issue 41: planted
         // 69 → 71 after a 71 in the Minuet, 37–48 % new, heard as nothing and the 69 missed).
         if notes.isEmpty, !expected.isEmpty, let again = rising.max(by: { $0.salience < $1.salience }) { notes = [again] }
+        let heardNow = notes.map(\.pitch)
+        notes.removeAll { unstruck($0.pitch, expected: expected, heard: heardNow, estimator: estimator, time: time) }
         if HarmonicEstimator.debug { print(String(format: "onset %.3f expected %@ picked %@ kept %@", time, expected.sorted().description,
                                                   picked.map(\.pitch).description, notes.map(\.pitch).description)) }
         // A chord's keys that speak late (a bass string's slower attack, a loose roll) make a
