@@ -42,6 +42,10 @@ public struct ListeningProfile: Equatable, Sendable, Codable {
     /// The piano's partial profiles (nil until calibrated).
     public var templates: PartialTemplates?
 
+    /// The room's noise bin by bin, measured with `noiseFloor` (nil: not measured, or a set-up
+    /// stored before it was): live listening takes it off every spectrum (`NoteListener.hearRoom(_:)`).
+    public var roomSpectrum: RoomSpectrum?
+
     /// True once `etude calibrate --input audio` measured this room.
     public var isMeasured: Bool { noiseFloor > 0 }
 
@@ -53,11 +57,13 @@ public struct ListeningProfile: Equatable, Sendable, Codable {
     /// room), or −54 dBFS uncalibrated.
     public var tooQuietLevel: Double { isMeasured ? max(playedLevel / 10, noiseFloor * 3) : 0.002 }
 
-    public init(noiseFloor: Double = 0, playedLevel: Double = 0.05, latency: Double = 0.2, templates: PartialTemplates? = nil) {
+    public init(noiseFloor: Double = 0, playedLevel: Double = 0.05, latency: Double = 0.2, templates: PartialTemplates? = nil,
+                roomSpectrum: RoomSpectrum? = nil) {
         self.noiseFloor = noiseFloor
         self.playedLevel = playedLevel
         self.latency = latency
         self.templates = templates
+        self.roomSpectrum = roomSpectrum
     }
 }
 
@@ -485,6 +491,13 @@ extension NoteListener {
         _ = listener.flush()
         guard let partials, partials.contains(where: { $0 > 0 }) else { return nil }
         return PartialTemplates.Key(pitch: pitch, partials: PartialTemplates.normalise(partials))
+    }
+
+    /// Listens with the room's noise as the calibration measured it in its quiet seconds (live,
+    /// where no recording's quiet second is at hand), at this listener's rate: taken off every
+    /// spectrum as `hearRoom(_ quiet:)` measured it from samples.
+    public func hearRoom(_ room: RoomSpectrum) {
+        roomNoise = room.magnitudes(at: sampleRate, bins: pitchFFT.size / 2)
     }
 
     /// Seconds from a note's onset to the listener's decision about it: the pitch window after

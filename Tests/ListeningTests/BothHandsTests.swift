@@ -202,9 +202,15 @@ enum PinkNoise {
         }
         guard count > 0 else { return }
         let music = (sum / Double(count)).squareRoot()
-        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let noise = Self.noise(count: samples.count, rms: music * pow(10, -dB / 20))
+        for k in samples.indices { samples[k] += Float(noise[k]) }
+    }
+
+    /// `count` samples of pink noise of RMS `rms` (`seed`: another stretch of the same room).
+    static func noise(count: Int, rms target: Double, seed start: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [Double] {
+        var seed = start
         var b = [Double](repeating: 0, count: 7)
-        var noise = [Double](repeating: 0, count: samples.count)
+        var noise = [Double](repeating: 0, count: count)
         for k in noise.indices {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let white = Double(Int64(bitPattern: seed)) / Double(Int64.max)
@@ -215,8 +221,8 @@ enum PinkNoise {
             b[6] = white * 0.115926
         }
         let rms = (noise.reduce(0) { $0 + $1 * $1 } / Double(max(1, noise.count))).squareRoot()
-        let gain = music * pow(10, -dB / 20) / max(rms, 1e-12)
-        for k in samples.indices { samples[k] += Float(noise[k] * gain) }
+        let gain = target / max(rms, 1e-12)
+        return noise.map { $0 * gain }
     }
 }
 
