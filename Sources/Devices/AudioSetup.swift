@@ -103,7 +103,7 @@ public enum AudioSetup {
     static func showLines(library: Library) throws -> [(name: String, text: String, date: Date)] {
         try library.withStore(scan: false) { try $0.audioCalibrations() }.map { c in
             (InputDevice.description(c.device),
-             "room \(RoomCalibration.dBFS(c.noiseFloor)) dBFS, piano \(RoomCalibration.dBFS(c.playedLevel)) dBFS, \(c.keys) keys, latency \(Int((c.latency * 1000).rounded())) ms",
+             "room \(RoomCalibration.dBFS(c.noiseFloor)) dBFS\(c.roomSpectrum == nil ? "" : " bin by bin"), piano \(RoomCalibration.dBFS(c.playedLevel)) dBFS, \(c.keys) keys, latency \(Int((c.latency * 1000).rounded())) ms",
              c.calibratedAt)
         }
     }
