@@ -293,27 +293,34 @@ public final class NoteListener {
         // (Not for keys heard in the last quarter second: that is their own sound growing.)
         let now = Double(t * hop + onsetFFT.size / 2) / Double(sampleRate)
         let due = expectedAt(now).contains { key in lastHeard[key].map { now - $0.time > 0.25 } ?? true }
-        guard value > median * (due ? Self.dueRise : 1.5) + floor, t - lastOnsetFrame >= 10,
+        let full = value > median * 1.5 + floor
+        let givesWay = full && t - lastOnsetFrame < 10 && gaveWay(to: value)
+        guard value > median * (due ? Self.dueRise : 1.5) + floor, t - lastOnsetFrame >= 10 || givesWay,
               t * hop + onsetFFT.size / 2 >= pitchFFT.size + sampleRate / 50 else { return }
-        // Passing only by the lower rise, it must be an attack, not one frame of noise.
-        guard value > median * 1.5 + floor || spreads(i, over: median) else { return }
+        if givesWay { pending.removeLast() }
+        lowerRiseOnset = full ? nil : (t, value)
         lastOnsetFrame = t
         pending.append((t, value / max(floor, 1e-9)))
     }
 
-    /// Whether the flux peak at `i` spreads into a frame beside it, as an attack's does (the
-    /// onset window slides over it for four hops), rather than standing alone: one frame of the
-    /// room's noise over the median. Under the pedal with pink noise 20 dB under, such a frame
-    /// 130–140 ms after a note passed the lower rise a due key allows, and the key then played
-    /// 60–80 ms later (inside the 100 ms before another onset may be picked) was heard at it,
-    /// early: a right note called wrong, a wrong key missed (issue 41).
-    private func spreads(_ i: Int, over median: Double) -> Bool {
-        let beside = max(i > 0 ? odf[i - 1] : 0, i + 1 < odf.count ? odf[i + 1] : 0)
-        return beside - median >= (odf[i] - median) * Self.spread
+    /// The last onset, while it is the last, when only the lower rise a due key allows let it
+    /// through: its frame and flux.
+    private var lowerRiseOnset: (frame: Int, value: Double)?
+
+    /// Whether an onset the lower rise let through, still pending, gives way to a stronger full
+    /// onset within the 100 ms in which no other may be picked (`value`: the new peak's flux).
+    /// Under the pedal with pink noise 20 dB under, one frame of the room's noise 130–140 ms
+    /// after a note passed that lower rise, and the key then played 60–80 ms later, its own
+    /// onset refused, was heard at it, early: a right note called wrong, a wrong key missed
+    /// (issue 41). The key due is heard in the full onset's window instead.
+    private func gaveWay(to value: Double) -> Bool {
+        guard Self.giveWay, let weak = lowerRiseOnset, weak.frame == lastOnsetFrame, value > weak.value,
+              pending.last?.frame == weak.frame else { return false }
+        return true
     }
 
-    /// Part of a peak's rise over the median a frame beside it must show (`spreads`).
-    static let spread = ProcessInfo.processInfo.environment["LISTEN_SPREAD"].flatMap(Double.init) ?? 0.3
+    /// Whether `gaveWay` applies (LISTEN_NO_GIVE_WAY: not, to measure without it).
+    static let giveWay = ProcessInfo.processInfo.environment["LISTEN_NO_GIVE_WAY"] == nil
 
     /// What a new note's flux must exceed beyond 1.5 × the recent median (which follows the
     /// room's noise and the ringing of earlier notes): a quiet re-struck key still passes.
