@@ -80,7 +80,17 @@ public enum HeardPerformance {
             throw EtudeFailure("\(name): no piano note heard in it (too quiet, or silence); record closer to the piano")
         }
         let shift = firstExpected - first
-        let notes = try heard(wav, profile: profile, lowRate: check.isLowRate, room: room, firstOnly: false) { t in
+        let notes = try heard(wav, profile: profile, lowRate: check.isLowRate, room: room, firstOnly: false, dueAt: { t in
+            // Each key due within ±300 ms, with the seconds to its nearest due time (a key due now
+            // counts more than one due later: `NoteListener.dueAt`).
+            let at = t + shift
+            var due: [Int: Double] = [:]
+            for e in expected where abs(e.time - at) <= 0.3 {
+                if let d = due[e.pitch], abs(d) <= abs(e.time - at) { continue }
+                due[e.pitch] = e.time - at
+            }
+            return due
+        }) { t in
             let at = t + shift
             return Set(expected.lazy.filter { abs($0.time - at) <= 0.3 }.map(\.pitch))
         }
@@ -101,7 +111,8 @@ public enum HeardPerformance {
     /// 48 kHz (the listener's windows are sized for 44.1–48 kHz: at 8 kHz they would be seconds
     /// long), its own band only (`bandLimit`: above its half rate lie images, not partials).
     static func heard(_ wav: WAVSamples, profile: ListeningProfile = ListeningProfile(), lowRate: Bool = false, room: [Float]? = nil,
-                      firstOnly: Bool, expectedAt: @escaping (Double) -> Set<Int>) throws -> [HeardNote] {
+                      firstOnly: Bool, dueAt: ((Double) -> [Int: Double])? = nil,
+                      expectedAt: @escaping (Double) -> Set<Int>) throws -> [HeardNote] {
         let source = wav.header.sampleRate
         let rate = lowRate ? 48_000 : source
         let listener = NoteListener(sampleRate: rate, profile: profile)
@@ -109,6 +120,7 @@ public enum HeardPerformance {
         listener.bandLimit = Double(source) / 2
         let lead = Double(5 * (rate / 10)) / Double(rate)
         listener.expectedAt = { t in expectedAt(t - lead) }
+        if let dueAt { listener.dueAt = { t in dueAt(t - lead) } }
         var upsampler = Upsampler(from: source, to: rate)
         let chunk = max(1, source / 10)
         var out: [HeardNote] = []

@@ -75,6 +75,25 @@ public final class NoteListener {
     /// The keys the lesson expects at a moment (seconds on the listener's timeline): the awaited
     /// chord in wait mode, the notes due around then in play mode; empty when nothing is known.
     public var expectedAt: (Double) -> Set<Int> = { _ in [] }
+    /// The same keys, each with the seconds from that moment to its nearest due time (negative:
+    /// due before it); nil when only `expectedAt` is known (then each of its keys counts as due
+    /// now). A key due now counts more than one due 300 ms later: after a hard bass note, its
+    /// octave the score wants a beat on is that note's sound, not the later key played early
+    /// (issue 41). Set beside `expectedAt` (the same keys), which it refines.
+    public var dueAt: ((Double) -> [Int: Double])?
+    /// Seconds from its due time within which an expected key is due now (`dueAt`): the judge's
+    /// on-time band and more, under the shortest gap between a fast melody's notes.
+    static let dueNow = ProcessInfo.processInfo.environment["LISTEN_DUE_NOW"].flatMap(Double.init) ?? 0.1
+    /// Seconds after a key was heard within which a key the score wants only later, wholly on
+    /// its partials, is that key's sound still growing (a hard bass note's octave, 150 ms on).
+    static let grownLater = ProcessInfo.processInfo.environment["LISTEN_GROWN_LATER"].flatMap(Double.init) ?? 0.25
+
+    /// The keys expected at `time` and those of them due now (all of them without `dueAt`).
+    func expectation(_ time: Double) -> (keys: Set<Int>, now: Set<Int>) {
+        let keys = expectedAt(time)
+        guard let due = dueAt?(time) else { return (keys, keys) }
+        return (keys, keys.filter { due[$0].map { abs($0) <= Self.dueNow } ?? true })
+    }
     /// The keys something other than the learner began at a moment (Etude's own sound in the
     /// room): cancelled before the learner's notes are looked for, never reported.
     /// Each with the seconds between its start and that moment.
@@ -359,7 +378,7 @@ public final class NoteListener {
         let time = Double(attack) / Double(sampleRate)
         // A calibrated room: a sound no louder than 6 dB over its noise is no note.
         if profile.isMeasured && rms(from: attack, seconds: 0.1) < profile.noteGate { return [] }
-        let expected = expectedAt(time)
+        let (expected, dueNow) = expectation(time)
         var estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates,
                                           noiseFloor: profile.noiseFloor, band: bandLimit, roomNoise: roomNoise)
         estimator.previous = before
@@ -400,7 +419,13 @@ public final class NoteListener {
             // played on time judged extra. Such a key is the earlier one's sound unless the
             // earlier onset expected it (a chord's key that speaks late) or heard a chord of three
             // keys or more (it may be rolled: its later keys are struck, on its first ones' partials).
-            if let chord = lastChord, time - chord.time < Self.sameSound, !chord.expected.contains(found.pitch), chord.heard.count < 3,
+            // A key the score wants only later, wholly on the partials of one heard in the last
+            // quarter second, is that key's sound too, not the later key played early (issue 41).
+            if !dueNow.contains(found.pitch), expected.contains(found.pitch), grownFrom(found.pitch, at: time, estimator) { return false }
+            // (Never a key due now, when the due times are known: a fast melody's next note may
+            // lie on a bass note's tenth partial.)
+            let dueHere = dueAt != nil && dueNow.contains(found.pitch)
+            if !dueHere, let chord = lastChord, time - chord.time < Self.sameSound, !chord.expected.contains(found.pitch), chord.heard.count < 3,
                lastHeard[found.pitch].map({ time - $0.time >= Self.sameSound }) ?? true {
                 let growing = lastHeard.filter { $0.key != found.pitch && time - $0.value.time < Self.sameSound }.map(\.key)
                 if HarmonicEstimator.debug { print("growing?", found.pitch, growing, growing.map { String(format: "%.2f", estimator.salience(found.pitch, besides: [$0]) / max(estimator.salience(found.pitch), 1e-9)) }) }
@@ -427,7 +452,7 @@ public final class NoteListener {
             for n in notes where chord.expected.contains(n.pitch) && !chord.heard.contains(n.pitch) { at[n.pitch] = chord.time }
         }
         if notes.count >= 2 || at.isEmpty {
-            lastChord = (time, expected, Set(notes.map(\.pitch)))
+            lastChord = (time, dueNow, Set(notes.map(\.pitch)))
         } else if var chord = lastChord {
             chord.heard.formUnion(notes.map(\.pitch))
             lastChord = chord
@@ -440,6 +465,16 @@ public final class NoteListener {
 }
 
 extension NoteListener {
+    /// Whether `pitch` lies wholly on the partials of a key heard under `grownLater` before
+    /// `time` (its octave, its twelfth): that key's sound still growing into this window.
+    func grownFrom(_ pitch: Int, at time: Double, _ estimator: HarmonicEstimator) -> Bool {
+        if let last = lastHeard[pitch], time - last.time < Self.grownLater { return false }
+        let own = estimator.salience(pitch)
+        return lastHeard.contains { key, heard in
+            key != pitch && key < pitch && time - heard.time < Self.grownLater && estimator.salience(pitch, besides: [key]) < own * 0.2
+        }
+    }
+
     /// The partial profile of one key from a recording of it struck alone (calibration): the
     /// first onset's partial amplitudes, normalised; nil when no onset was heard.
     public static func measureKey(_ pitch: Int, samples: [Float], sampleRate: Int) -> PartialTemplates.Key? {
