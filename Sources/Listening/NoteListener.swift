@@ -378,7 +378,10 @@ public final class NoteListener {
         let time = Double(attack) / Double(sampleRate)
         // A calibrated room: a sound no louder than 6 dB over its noise is no note.
         if profile.isMeasured && rms(from: attack, seconds: 0.1) < profile.noteGate { return [] }
-        let (expected, dueNow) = expectation(time)
+        let (expected, dueHere) = expectation(time)
+        // A chord's keys that speak late (a second onset within 115 ms) are due with it.
+        let dueNow = dueHere.union(lastChord.map { c in
+            time - c.time < 0.115 ? expected.filter { Self.speaksLate($0, in: c) && !c.heard.contains($0) } : [] } ?? [])
         var estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates,
                                           noiseFloor: profile.noiseFloor, band: bandLimit, roomNoise: roomNoise)
         estimator.previous = before
@@ -390,7 +393,9 @@ public final class NoteListener {
         var picked = estimator.notes(expected: expected, known: known, typical: typical, limit: limit)
         if rescue {
             let fit = estimator.rescued(expected: expected, found: picked, known: known, limit: limit)
-            picked = picked.filter { !fit.drop.contains($0.pitch) } + fit.add
+            // Only keys due now are added for the fit's share (a key due 150 ms later took a share
+            // of a neighbour's attack and was heard early: issue 41).
+            picked = picked.filter { !fit.drop.contains($0.pitch) } + fit.add.filter { dueNow.contains($0.pitch) || !expected.contains($0.pitch) }
         }
         // Keys taken for what still rings whose partials nonetheless rose since just before the onset.
         var rising: [HarmonicEstimator.Found] = []
@@ -422,10 +427,12 @@ public final class NoteListener {
             // A key the score wants only later, wholly on the partials of one heard in the last
             // quarter second, is that key's sound too, not the later key played early (issue 41).
             if !dueNow.contains(found.pitch), expected.contains(found.pitch), grownFrom(found.pitch, at: time, estimator) { return false }
-            // (Never a key due now, when the due times are known: a fast melody's next note may
-            // lie on a bass note's tenth partial.)
-            let dueHere = dueAt != nil && dueNow.contains(found.pitch)
-            if !dueHere, let chord = lastChord, time - chord.time < Self.sameSound, !chord.expected.contains(found.pitch), chord.heard.count < 3,
+            // (Never a key due now and not at that onset, when the due times are known: a fast
+            // melody's next note may lie on a bass note's tenth partial. Nor is a key the earlier
+            // onset expected its own speaking late when a neighbour was heard there instead: the
+            // learner played that neighbour.)
+            if !(dueAt != nil && dueNow.contains(found.pitch) && lastChord.map({ !$0.expected.contains(found.pitch) }) ?? true),
+               let chord = lastChord, time - chord.time < Self.sameSound, !Self.speaksLate(found.pitch, in: chord), chord.heard.count < 3,
                lastHeard[found.pitch].map({ time - $0.time >= Self.sameSound }) ?? true {
                 let growing = lastHeard.filter { $0.key != found.pitch && time - $0.value.time < Self.sameSound }.map(\.key)
                 if HarmonicEstimator.debug { print("growing?", found.pitch, growing, growing.map { String(format: "%.2f", estimator.salience(found.pitch, besides: [$0]) / max(estimator.salience(found.pitch), 1e-9)) }) }
@@ -449,7 +456,7 @@ public final class NoteListener {
         // second onset 100–115 ms after it: keys it expected and did not hear are its own.
         var at = [Int: Double]()
         if let chord = lastChord, time - chord.time < 0.115 {
-            for n in notes where chord.expected.contains(n.pitch) && !chord.heard.contains(n.pitch) { at[n.pitch] = chord.time }
+            for n in notes where Self.speaksLate(n.pitch, in: chord) && !chord.heard.contains(n.pitch) { at[n.pitch] = chord.time }
         }
         if notes.count >= 2 || at.isEmpty {
             lastChord = (time, dueNow, Set(notes.map(\.pitch)))
@@ -465,11 +472,21 @@ public final class NoteListener {
 }
 
 extension NoteListener {
+    /// Whether `pitch` may be a key of `chord` (an onset just before) speaking late: that onset
+    /// expected it and heard no neighbour of it (a semitone or a tone away) played instead.
+    static func speaksLate(_ pitch: Int, in chord: (time: Double, expected: Set<Int>, heard: Set<Int>)) -> Bool {
+        chord.expected.contains(pitch) && !chord.heard.contains { $0 != pitch && abs($0 - pitch) <= 2 }
+    }
+
     /// Whether `pitch` lies wholly on the partials of a key heard under `grownLater` before
     /// `time` (its octave, its twelfth): that key's sound still growing into this window.
     func grownFrom(_ pitch: Int, at time: Double, _ estimator: HarmonicEstimator) -> Bool {
         if let last = lastHeard[pitch], time - last.time < Self.grownLater { return false }
         let own = estimator.salience(pitch)
+        if HarmonicEstimator.debug {
+            print("grown?", pitch, lastHeard.filter { $0.key < pitch && time - $0.value.time < Self.grownLater }
+                .map { String(format: "%d:%.2f", $0.key, estimator.salience(pitch, besides: [$0.key]) / max(own, 1e-9)) })
+        }
         return lastHeard.contains { key, heard in
             key != pitch && key < pitch && time - heard.time < Self.grownLater && estimator.salience(pitch, besides: [key]) < own * 0.2
         }
