@@ -379,9 +379,9 @@ public final class NoteListener {
         // A calibrated room: a sound no louder than 6 dB over its noise is no note.
         if profile.isMeasured && rms(from: attack, seconds: 0.1) < profile.noteGate { return [] }
         let (expected, dueHere) = expectation(time)
-        // A chord's keys that speak late (a second onset within 115 ms) are due with it.
+        // A chord's keys that speak late (a second onset moments after it) are due with it.
         let dueNow = dueHere.union(lastChord.map { c in
-            time - c.time < 0.115 ? expected.filter { Self.speaksLate($0, in: c) && !c.heard.contains($0) } : [] } ?? [])
+            time - c.time < Self.sameSound ? expected.filter { Self.speaksLate($0, in: c) && !c.heard.contains($0) } : [] } ?? [])
         var estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates,
                                           noiseFloor: profile.noiseFloor, band: bandLimit, roomNoise: roomNoise)
         estimator.previous = before
@@ -390,7 +390,7 @@ public final class NoteListener {
         // A chord of up to ten keys (both hands full), and one more: a wrong key beside it.
         let limit = min(11, max(maxNotesPerOnset, expected.count + 1))
         let known = othersAt(time)
-        var picked = estimator.notes(expected: expected, known: known, typical: typical, limit: limit)
+        var picked = estimator.notes(expected: expected, later: dueAt == nil ? [] : expected.subtracting(dueNow), known: known, typical: typical, limit: limit)
         if rescue {
             let fit = estimator.rescued(expected: expected, found: picked, known: known, limit: limit)
             // Only keys due now are added for the fit's share (a key due 150 ms later took a share
@@ -402,7 +402,8 @@ public final class NoteListener {
         var notes = picked.filter { found in
             // Where the score is known, a key it does not expect now that was heard in the last two seconds and still rings
             // (under the pedal, mostly) is what remains of it unless it came back near as strong.
-            if !expected.isEmpty, !expected.contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
+            // (With the due times known, a key due only later is one the score does not expect now.)
+            if !expected.isEmpty, !(dueAt == nil ? expected : dueNow).contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
                found.salience < last.strength * Self.ringingRatio {
                 // Unless most of what sounds at its partials is new and it is not a whisper of
                 // what it was: struck again (a wrong key on the note just played, most often).
