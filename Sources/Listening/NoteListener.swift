@@ -270,6 +270,10 @@ public final class NoteListener {
     /// the fastest run the listener follows (seven notes a second).
     static let sameSound = ProcessInfo.processInfo.environment["LISTEN_SAME_SOUND"].flatMap(Double.init) ?? 0.14
 
+    /// Part new above which a key heard lately was struck again even when much weaker than it
+    /// was (`HarmonicEstimator.newness`; what only rings shows 0.15–0.4).
+    static let allNew = ProcessInfo.processInfo.environment["LISTEN_ALL_NEW"].flatMap(Double.init) ?? 0.75
+
     /// How much a key's partials must have risen since just before an onset (`HarmonicEstimator.rise`)
     /// to be struck again when nothing else was heard there: ringing falls (0.6–0.95 measured).
     static let risen = ProcessInfo.processInfo.environment["LISTEN_RISEN"].flatMap(Double.init) ?? 1.0
@@ -409,7 +413,9 @@ public final class NoteListener {
                 // what it was: struck again (a wrong key on the note just played, most often).
                 let newness = estimator.newness(found.pitch)
                 if HarmonicEstimator.debug { print(String(format: "ringing? %d newness %.2f rise %.2f band %.2f since %.2f salience %.1f last %.1f", found.pitch, newness, estimator.rise(found.pitch) ?? -1, estimator.bandRise ?? -1, time - last.time, found.salience, last.strength)) }
-                if newness < Self.struckAgain || found.salience < last.strength * 0.15 {
+                // (Nearly all new, a fifth of it is enough: its last strength was measured
+                // against a quieter moment's background — Ode to Joy's D4 struck again with a C3.)
+                if newness < Self.struckAgain || found.salience < last.strength * (newness >= Self.allNew ? 0.05 : 0.15) {
                     // Risen more than the band as a whole: a cough or a knock raises every bin.
                     if time - last.time >= 0.2, let rise = estimator.rise(found.pitch), rise >= Self.risen, rise > (estimator.bandRise ?? 0) * 1.2,
                        found.salience >= last.strength * 0.15 {
