@@ -88,11 +88,12 @@ public final class NoteListener {
     /// its partials, is that key's sound still growing (a hard bass note's octave, 150 ms on).
     static let grownLater = ProcessInfo.processInfo.environment["LISTEN_GROWN_LATER"].flatMap(Double.init) ?? 0.25
 
-    /// The keys expected at `time` and those of them due now (all of them without `dueAt`).
-    func expectation(_ time: Double) -> (keys: Set<Int>, now: Set<Int>) {
+    /// The keys expected at `time`, those of them due now (all of them without due times: no
+    /// `dueAt`, or it knows none then), and whether the due times are known.
+    func expectation(_ time: Double) -> (keys: Set<Int>, now: Set<Int>, timed: Bool) {
         let keys = expectedAt(time)
-        guard let due = dueAt?(time) else { return (keys, keys) }
-        return (keys, keys.filter { due[$0].map { abs($0) <= Self.dueNow } ?? true })
+        guard let due = dueAt?(time), !due.isEmpty else { return (keys, keys, false) }
+        return (keys, keys.filter { due[$0].map { abs($0) <= Self.dueNow } ?? true }, true)
     }
     /// The keys something other than the learner began at a moment (Etude's own sound in the
     /// room): cancelled before the learner's notes are looked for, never reported.
@@ -273,6 +274,9 @@ public final class NoteListener {
     /// Part new above which a key heard lately was struck again even when much weaker than it
     /// was (`HarmonicEstimator.newness`; what only rings shows 0.15–0.4).
     static let allNew = ProcessInfo.processInfo.environment["LISTEN_ALL_NEW"].flatMap(Double.init) ?? 0.75
+    /// Salience over the background (× the room and what rings) of a key clearly struck: a hard
+    /// bass note's stray partials show 5–8 at a key that rang a second before, a key struck again 35–60.
+    static let clearNote = 15.0
 
     /// How much a key's partials must have risen since just before an onset (`HarmonicEstimator.rise`)
     /// to be struck again when nothing else was heard there: ringing falls (0.6–0.95 measured).
@@ -382,7 +386,7 @@ public final class NoteListener {
         let time = Double(attack) / Double(sampleRate)
         // A calibrated room: a sound no louder than 6 dB over its noise is no note.
         if profile.isMeasured && rms(from: attack, seconds: 0.1) < profile.noteGate { return [] }
-        let (expected, dueHere) = expectation(time)
+        let (expected, dueHere, timed) = expectation(time)
         // A chord's keys that speak late (a second onset moments after it) are due with it.
         let dueNow = dueHere.union(lastChord.map { c in
             time - c.time < Self.sameSound ? expected.filter { Self.speaksLate($0, in: c) && !c.heard.contains($0) } : [] } ?? [])
@@ -394,7 +398,7 @@ public final class NoteListener {
         // A chord of up to ten keys (both hands full), and one more: a wrong key beside it.
         let limit = min(11, max(maxNotesPerOnset, expected.count + 1))
         let known = othersAt(time)
-        var picked = estimator.notes(expected: expected, later: dueAt == nil ? [] : expected.subtracting(dueNow), known: known, typical: typical, limit: limit)
+        var picked = estimator.notes(expected: expected, later: timed ? expected.subtracting(dueNow) : [], known: known, typical: typical, limit: limit)
         if rescue {
             let fit = estimator.rescued(expected: expected, found: picked, known: known, limit: limit)
             // Only keys due now are added for the fit's share (a key due 150 ms later took a share
@@ -407,15 +411,17 @@ public final class NoteListener {
             // Where the score is known, a key it does not expect now that was heard in the last two seconds and still rings
             // (under the pedal, mostly) is what remains of it unless it came back near as strong.
             // (With the due times known, a key due only later is one the score does not expect now.)
-            if !expected.isEmpty, !(dueAt == nil ? expected : dueNow).contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
+            if !expected.isEmpty, !(timed ? dueNow : expected).contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
                found.salience < last.strength * Self.ringingRatio {
                 // Unless most of what sounds at its partials is new and it is not a whisper of
                 // what it was: struck again (a wrong key on the note just played, most often).
                 let newness = estimator.newness(found.pitch)
                 if HarmonicEstimator.debug { print(String(format: "ringing? %d newness %.2f rise %.2f band %.2f since %.2f salience %.1f last %.1f", found.pitch, newness, estimator.rise(found.pitch) ?? -1, estimator.bandRise ?? -1, time - last.time, found.salience, last.strength)) }
-                // (Nearly all new, a fifth of it is enough: its last strength was measured
-                // against a quieter moment's background — Ode to Joy's D4 struck again with a C3.)
-                if newness < Self.struckAgain || found.salience < last.strength * (newness >= Self.allNew ? 0.05 : 0.15) {
+                // (Nearly all new and clear of the background, a twentieth of it is enough: its
+                // last strength was measured against a quieter moment's background — Ode to Joy's
+                // D4 struck again with a C3.)
+                let renewed = newness >= Self.allNew && found.salience >= Self.clearNote
+                if newness < Self.struckAgain || found.salience < last.strength * (renewed ? 0.05 : 0.15) {
                     // Risen more than the band as a whole: a cough or a knock raises every bin.
                     if time - last.time >= 0.2, let rise = estimator.rise(found.pitch), rise >= Self.risen, rise > (estimator.bandRise ?? 0) * 1.2,
                        found.salience >= last.strength * 0.15 {
@@ -438,7 +444,7 @@ public final class NoteListener {
             // melody's next note may lie on a bass note's tenth partial. Nor is a key the earlier
             // onset expected its own speaking late when a neighbour was heard there instead: the
             // learner played that neighbour.)
-            if !(dueAt != nil && dueNow.contains(found.pitch) && lastChord.map({ !$0.expected.contains(found.pitch) }) ?? true),
+            if !(timed && dueNow.contains(found.pitch) && lastChord.map({ !$0.expected.contains(found.pitch) }) ?? true),
                let chord = lastChord, time - chord.time < Self.sameSound, !Self.speaksLate(found.pitch, in: chord), chord.heard.count < 3,
                lastHeard[found.pitch].map({ time - $0.time >= Self.sameSound }) ?? true {
                 let growing = lastHeard.filter { $0.key != found.pitch && time - $0.value.time < Self.sameSound }.map(\.key)
