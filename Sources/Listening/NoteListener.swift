@@ -451,7 +451,7 @@ public final class NoteListener {
         let known = othersAt(time)
         var picked = estimator.notes(expected: expected, later: timed ? expected.subtracting(dueNow) : [], known: known, typical: typical, limit: limit)
         if rescue {
-            let fit = estimator.rescued(expected: expected, found: picked, known: known, limit: limit)
+            let fit = estimator.rescued(expected: expected, found: picked, known: known, limit: limit, dueNow: timed ? dueNow : nil)
             // Only keys due now are added for the fit's share (a key due 150 ms later took a share
             // of a neighbour's attack and was heard early: issue 41).
             picked = picked.filter { !fit.drop.contains($0.pitch) } + fit.add.filter { dueNow.contains($0.pitch) || !expected.contains($0.pitch) }
