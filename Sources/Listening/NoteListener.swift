@@ -418,7 +418,7 @@ public final class NoteListener {
         // key on the note just played, whose new sound is much like its old (issue 41: planted
         // 69 → 71 after a 71 in the Minuet, 37–48 % new, heard as nothing and the 69 missed).
         if notes.isEmpty, !expected.isEmpty, let again = rising.max(by: { $0.salience < $1.salience }) { notes = [again] }
-        notes += repeatedKeys(expected: expected, found: picked, estimator: estimator, time: time)
+        notes += repeatedKeys(expected: expected, found: picked, known: known, estimator: estimator, time: time)
         if HarmonicEstimator.debug { print(String(format: "onset %.3f expected %@ picked %@ kept %@", time, expected.sorted().description,
                                                   picked.map(\.pitch).description, notes.map(\.pitch).description)) }
         // A chord's keys that speak late (a bass string's slower attack, a loose roll) make a
@@ -455,14 +455,19 @@ extension NoteListener {
     /// it), it was heard 0.2–2 s ago, nothing was heard in the last 150 ms (an onset moments
     /// after another is that one's sound), and what is new at its partials stands `repeatRatio`
     /// × over the background: a key only ringing on measured 0.0–1.9 there, struck again softly
-    /// 2.2–162 (the bench's renders, two pianos, dry and in a room).
-    func repeatedKeys(expected: Set<Int>, found: [HarmonicEstimator.Found], estimator: HarmonicEstimator, time: Double) -> [HarmonicEstimator.Found] {
+    /// 2.2–162 (the bench's renders, two pianos, dry and in a room). Never on the partials of a
+    /// key Etude began at this onset (`known`): there what is new may be Etude's.
+    func repeatedKeys(expected: Set<Int>, found: [HarmonicEstimator.Found], known: [Int: Double], estimator: HarmonicEstimator,
+                      time: Double) -> [HarmonicEstimator.Found] {
         guard !expected.isEmpty, lastHeard.values.allSatisfy({ time - $0.time >= 0.15 }) else { return [] }
         let dueNow = expectedAt(time - 0.15).intersection(expectedAt(time + 0.15))
         var out: [HarmonicEstimator.Found] = []
         for e in expected.sorted() where dueNow.contains(e) && !found.contains(where: { $0.pitch == e }) {
             guard let last = lastHeard[e], time - last.time >= 0.2, time - last.time < 2,
-                  found.allSatisfy({ HarmonicEstimator.partialIntervals.contains(e - $0.pitch) }) else { continue }
+                  found.allSatisfy({ HarmonicEstimator.partialIntervals.contains(e - $0.pitch) }),
+                  // Nor on a key Etude itself just began (its sound in the room, never the learner's).
+                  !known.contains(where: { (-0.05...HarmonicEstimator.sameAttack).contains($0.value) && HarmonicEstimator.partialIntervals.contains(e - $0.key) })
+            else { continue }
             let s = estimator.salience(e) / estimator.background
             if HarmonicEstimator.debug { print(String(format: "again? %d salience %.1f last %.1f since %.2f", e, s, last.strength, time - last.time)) }
             if s >= Self.repeatRatio { out.append(.init(pitch: e, salience: s)) }
