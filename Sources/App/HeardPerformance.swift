@@ -30,6 +30,19 @@ public enum HeardPerformance {
         return isWAV([UInt8]((try? h.read(upToCount: 12)) ?? Data()))
     }
 
+    /// A recording rather than MIDI: named as one, or starting as one (a phone's take may have
+    /// any name). Anything else is read as MIDI, and said so when it is not.
+    public static func isRecording(path: String) -> Bool {
+        let ext = (path as NSString).pathExtension.lowercased()
+        if ["wav", "wave", "flac", "ogg", "oga", "opus", "mp3", "aif", "aiff"].contains(ext) { return true }
+        guard let h = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? h.close() }
+        let head = [UInt8]((try? h.read(upToCount: 12)) ?? Data())
+        func starts(_ tag: String) -> Bool { head.starts(with: Array(tag.utf8)) }
+        let mpegSync = head.count >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0
+        return isWAV(head) || starts("fLaC") || starts("OggS") || starts("ID3") || starts("FORM") || mpegSync
+    }
+
     /// The SHA-256 of the file at `path`, read a megabyte at a time.
     public static func digest(path: String) -> [UInt8] {
         var hash = SHA256()
@@ -46,18 +59,13 @@ public enum HeardPerformance {
     /// judged anyway.
     public static func performance(path: String, name: String, lesson: Lesson, plan: PracticePlan,
                                    calibration: ListeningProfile? = nil) throws -> PerformanceJudge.Performance {
-        let wav: WAVSamples
-        do {
-            wav = try WAVSamples(path: path)
-        } catch {
-            throw EtudeFailure("\(name) is not a WAV recording Etude can read (\(error.message)); give a 16-bit, 24-bit or float PCM .wav")
-        }
-        let rate = wav.header.sampleRate
-        guard wav.header.frameCount > 0 else {
+        let wav = try openRecordedSound(path: path, name: name)
+        let rate = wav.sampleRate
+        guard wav.frameCount > 0 else {
             throw EtudeFailure("\(name) holds no sound (0 frames at \(rate) Hz); record the piano again")
         }
-        guard wav.header.seconds <= maxSeconds else {
-            throw EtudeFailure("\(name) lasts \(Int(wav.header.seconds / 60)) min; Etude judges recordings up to \(Int(maxSeconds / 60)) min: cut it to the lesson")
+        guard wav.seconds <= maxSeconds else {
+            throw EtudeFailure("\(name) lasts \(Int(wav.seconds / 60)) min; Etude judges recordings up to \(Int(maxSeconds / 60)) min: cut it to the lesson")
         }
         let percent = ((try? plan.tempoFactor(for: lesson)) ?? 1) * 100
         let expected = PerformanceJudge.expected(lesson: lesson, plan: plan, percent: percent).sorted { $0.time < $1.time }
@@ -67,12 +75,9 @@ public enum HeardPerformance {
         }
         // The recording's own problems, measured in one pass a tenth of a second at a time.
         var meter = RecordingCheck.Meter(sampleRate: rate)
-        do {
-            try wav.forEachBlock(frames: max(1, rate / 10)) { meter.add($0); return true }
-        } catch {
-            throw EtudeFailure("the recording cannot be read: \(error.message)")
-        }
-        let check = meter.check
+        try wav.forEachBlock(frames: max(1, rate / 10)) { meter.add($0); return true }
+        var check = meter.check
+        check.promisedSeconds = wav.promisedSeconds
         let profile = calibration ?? ListeningProfile()
         // The room's noise, bin by bin, from the recording's own first quiet second (issue 41).
         let room = try check.quietStart.map { try quietSecond(wav, from: $0, lowRate: check.isLowRate) }
@@ -90,7 +95,7 @@ public enum HeardPerformance {
             events.append(PlayedEvent(pitch: n.pitch, velocity: 0, time: n.time + heldSeconds, isOn: false))
         }
         events.sort { $0.time != $1.time ? $0.time < $1.time : (!$0.isOn && $1.isOn) }
-        return PerformanceJudge.Performance(events: events, pedal: [], onsetOnly: true, recordingSeconds: wav.header.seconds,
+        return PerformanceJudge.Performance(events: events, pedal: [], onsetOnly: true, recordingSeconds: wav.seconds,
                                             notice: check.line)
     }
 
@@ -100,9 +105,9 @@ public enum HeardPerformance {
     /// tenth of a second at a time. A recording below 22 kHz (`lowRate`) is heard upsampled to
     /// 48 kHz (the listener's windows are sized for 44.1–48 kHz: at 8 kHz they would be seconds
     /// long), its own band only (`bandLimit`: above its half rate lie images, not partials).
-    static func heard(_ wav: WAVSamples, profile: ListeningProfile = ListeningProfile(), lowRate: Bool = false, room: [Float]? = nil,
+    static func heard(_ wav: any RecordedSound, profile: ListeningProfile = ListeningProfile(), lowRate: Bool = false, room: [Float]? = nil,
                       firstOnly: Bool, expectedAt: @escaping (Double) -> Set<Int>) throws -> [HeardNote] {
-        let source = wav.header.sampleRate
+        let source = wav.sampleRate
         let rate = lowRate ? 48_000 : source
         let listener = NoteListener(sampleRate: rate, profile: profile)
         if let room { listener.hearRoom(room) }
@@ -114,13 +119,9 @@ public enum HeardPerformance {
         var out: [HeardNote] = []
         for _ in 0..<5 { out += listener.push([Float](repeating: 0, count: rate / 10)) }
         func unpadded(_ notes: [HeardNote]) -> [HeardNote] { notes.map { var n = $0; n.time -= lead; return n } }
-        do {
-            try wav.forEachMonoBlock(frames: chunk) { block in
-                out += listener.push(upsampler.push(block))
-                return !(firstOnly && !out.isEmpty)
-            }
-        } catch {
-            throw EtudeFailure("the recording cannot be read: \(error.message)")
+        try wav.forEachMonoBlock(frames: chunk) { block in
+            out += listener.push(upsampler.push(block))
+            return !(firstOnly && !out.isEmpty)
         }
         if firstOnly && !out.isEmpty { return unpadded(out) }
         out += listener.push(upsampler.flush())
@@ -129,20 +130,16 @@ public enum HeardPerformance {
 
     /// The second of the recording from `start` (seconds), mono, at the listener's rate: the room
     /// with nobody playing (`RecordingCheck.quietStart`), for `NoteListener.hearRoom`.
-    static func quietSecond(_ wav: WAVSamples, from start: Double, lowRate: Bool) throws -> [Float] {
-        let source = wav.header.sampleRate
+    static func quietSecond(_ wav: any RecordedSound, from start: Double, lowRate: Bool) throws -> [Float] {
+        let source = wav.sampleRate
         let first = Int(start * Double(source)), last = first + source
         var frame = 0
         var out: [Float] = []
-        do {
-            try wav.forEachMonoBlock(frames: max(1, source / 10)) { block in
-                let lo = max(first, frame), hi = min(last, frame + block.count)
-                if lo < hi { out += block[(lo - frame)..<(hi - frame)] }
-                frame += block.count
-                return frame < last
-            }
-        } catch {
-            throw EtudeFailure("the recording cannot be read: \(error.message)")
+        try wav.forEachMonoBlock(frames: max(1, source / 10)) { block in
+            let lo = max(first, frame), hi = min(last, frame + block.count)
+            if lo < hi { out += block[(lo - frame)..<(hi - frame)] }
+            frame += block.count
+            return frame < last
         }
         var upsampler = Upsampler(from: source, to: lowRate ? 48_000 : source)
         return upsampler.push(out) + upsampler.flush()

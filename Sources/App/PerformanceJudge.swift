@@ -53,12 +53,12 @@ public enum PerformanceJudge {
             throw EtudeFailure(error.worded { setting, value in "--\(setting.rawValue) \(value)" })
         }
         guard FileManager.default.fileExists(atPath: performance) else {
-            throw EtudeFailure("\(safe(performance)): no such file; give the .mid you recorded")
+            throw EtudeFailure("\(safe(performance)): no such file; give the .mid or the recording (.wav, .flac, .mp3…) you made")
         }
         // A recording is read from its file a block at a time (its header checked first), never whole.
-        let isRecording = performance.lowercased().hasSuffix(".wav") || HeardPerformance.isWAV(path: performance)
+        let isRecording = HeardPerformance.isRecording(path: performance)
         if calibration != nil && !isRecording {
-            throw EtudeFailure("--calibration is for a .wav recording of an acoustic piano; \(safe(performance)) is MIDI: leave --calibration out")
+            throw EtudeFailure("--calibration is for a recording of an acoustic piano; \(safe(performance)) is MIDI: leave --calibration out")
         }
         let played: Performance
         // What the judged pass is stored once by: a MIDI file's bytes, a recording's SHA-256 (streamed).

@@ -16,6 +16,11 @@ public struct RecordingCheck: Equatable, Sendable {
     public var quietSecond: Double?
     /// Where that quiet second starts, in seconds from the recording's start.
     public var quietStart: Double?
+    /// How long the recording measured lasts.
+    public var seconds: Double
+    /// The seconds its file's header promised when it holds fewer (cut off part way: a full disk,
+    /// a crash, a copy interrupted); set by whoever read the header.
+    public var promisedSeconds: Double?
 
     /// Below this rate a piano's upper partials are gone (and the listener's windows are long).
     public static let lowestRate = 22_000
@@ -28,6 +33,7 @@ public struct RecordingCheck: Equatable, Sendable {
     public var isTooQuiet: Bool { loudest < Self.quietLevel }
     public var isNoisy: Bool { noise > loudest * Self.noisyRatio && noise > 1e-4 }
     public var isLowRate: Bool { sampleRate < Self.lowestRate }
+    public var isCutShort: Bool { promisedSeconds.map { $0 > seconds + 0.01 } ?? false }
 
     /// Measures `channels` (each in −1…1, at `sampleRate`).
     public init(channels: [[Float]], sampleRate: Int) {
@@ -93,6 +99,7 @@ public struct RecordingCheck: Equatable, Sendable {
         self.sampleRate = sampleRate
         self.clippedRuns = clippedRuns
         loudest = levels.max() ?? 0
+        seconds = Double(levels.count) / 100
         // The first second (100 blocks) whose loudest 50 ms stays within 6 dB of its quietest and
         // under a tenth of the loudest: nobody played then (a room's pink noise swings more than
         // that from one 10 ms to the next; over 50 ms it holds). Digital silence is no room.
@@ -120,6 +127,10 @@ public struct RecordingCheck: Equatable, Sendable {
     public var line: String? {
         var words: [String] = []
         var fixes: [String] = []
+        if isCutShort, let promisedSeconds {
+            words.append("cut short (its header promises \(Self.duration(promisedSeconds)), the file holds \(Self.duration(seconds)))")
+            fixes.append("copy or export the whole recording")
+        }
         if isClipped {
             words.append("clipped (\(clippedRuns) flat top\(clippedRuns == 1 ? "" : "s"))")
             fixes.append("turn the recording level down")
@@ -139,5 +150,10 @@ public struct RecordingCheck: Equatable, Sendable {
         guard !words.isEmpty else { return nil }
         return "etude: this recording is " + words.joined(separator: ", ") + "; judged anyway, so some notes may be called wrong — "
             + fixes.joined(separator: ", ") + " and record again"
+    }
+
+    /// "41.2 s", "3 min 12 s".
+    static func duration(_ seconds: Double) -> String {
+        seconds < 60 ? String(format: "%.1f s", seconds) : "\(Int(seconds) / 60) min \(Int(seconds) % 60) s"
     }
 }

@@ -41,6 +41,9 @@ public struct WAVHeader: Sendable, Equatable {
     public var dataOffset: Int
     /// The samples' bytes the file holds (whole frames).
     public var dataBytes: Int
+    /// The samples' size the header gives when the file holds fewer (a recording cut off part
+    /// way: a full disk, a crash, a copy interrupted); nil when the file holds them all.
+    public var promisedDataBytes: Int?
 
     public var bytesPerFrame: Int { channels * encoding.bytesPerSample }
     public var frameCount: Int { dataBytes / bytesPerFrame }
@@ -70,6 +73,7 @@ public struct WAVHeader: Sendable, Equatable {
         var format: (tag: Int, channels: Int, rate: UInt64, align: Int, bits: Int)?
         var data: (offset: Int, bytes: UInt64)?
         var ds64Data: UInt64?
+        var promised: UInt64?
         var chunks = 0
         while offset + 8 <= length, data == nil || format == nil {
             chunks += 1
@@ -98,8 +102,10 @@ public struct WAVHeader: Sendable, Equatable {
                 format = (tag, u16(b, 2), u32(b, 4), u16(b, 12), u16(b, 14))
             case "data":
                 if size == 0xFFFF_FFFF, let big = ds64Data { size = big }
-                // A recording cut off (or a size of 2⁶³) holds what the file holds.
+                // A recording cut off (or a size of 2⁶³) holds what the file holds; a size a
+                // streaming writer leaves as a placeholder (0xFFFFFFFF) promised nothing.
                 data = (body, min(size, left))
+                if size > left, size < 0xFFFF_FFF0 { promised = size }
             default:
                 break
             }
@@ -137,6 +143,7 @@ public struct WAVHeader: Sendable, Equatable {
         }
         dataOffset = data.offset
         dataBytes = Int(data.bytes) / frame * frame
+        promisedDataBytes = promised.map { Int(min($0, UInt64(Int.max))) / frame * frame }
     }
 
     /// The header of bytes in memory.

@@ -158,6 +158,64 @@ import TestSupport
         #expect(loud.status == 1 && loud.stderr.contains("no piano note heard"), "\(loud.stderr)")
         // A MIDI performance has no microphone.
         let midi = try user.run(["judge", lesson, lesson, "--calibration", "piano_mic"])
-        #expect(midi.status == 1 && midi.stderr.contains("--calibration is for a .wav"), "\(midi.stderr)")
+        #expect(midi.status == 1 && midi.stderr.contains("--calibration is for a recording"), "\(midi.stderr)")
+    }
+
+    /// What a phone or a recorder gives — FLAC, Ogg, MP3, a take with no name ending — is
+    /// judged as its WAV is (`--recording` already plays them; `judge` called them "not a MIDI file").
+    @Test(.enabled(if: Tools.otherPiano.available, Tools.otherPiano.reason), .enabled(if: Tools.fluidsynth.available, Tools.fluidsynth.reason),
+          .enabled(if: Tools.sox.available, Tools.sox.reason))
+    func aRecordingInTheFormatsAPhoneGivesIsJudged() throws {
+        let dir = try TempDir("etude-judge-formats")
+        let lesson = Repo.lesson("level4/ode-to-joy.mid")
+        let wav = dir.file("take.wav")
+        try Self.roomRender(lesson, to: wav)
+        var takes = [dir.file("take.flac"), dir.file("take.ogg")]
+        for take in takes { try Self.sox([wav, take]) }
+        if let lame = Tools.which("lame") {
+            let mp3 = dir.file("take.mp3")
+            #expect(try ProcessRunner.run(lame, ["--quiet", "-b", "128", wav, mp3], timeout: 60).status == 0)
+            takes.append(mp3)
+            // A take whose name says nothing: known by its first bytes.
+            let bare = dir.file("take-from-phone")
+            try FileManager.default.copyItem(atPath: mp3, toPath: bare)
+            takes.append(bare)
+        }
+        let user = try Etude()
+        let asWAV = Self.counts(try Self.judged(try user.run(["judge", lesson, wav, "--json"])))
+        for take in takes {
+            let r = try user.run(["judge", lesson, take, "--json"])
+            #expect(r.status == 0 && r.stderr.isEmpty, "\(take): \(r.stderr)")
+            let c = Self.counts(try Self.judged(r))
+            print("\((take as NSString).lastPathComponent): hit \(c.hit), missed \(c.missed), wrong \(c.wrong) (the WAV: hit \(asWAV.hit))")
+            #expect(c.heard >= 0.95 && c.wrong <= 1, "\(take): \(r.stdout.prefix(300))")
+        }
+    }
+
+    /// A WAV cut off part way (a full disk, a recorder that crashed) is judged for what it holds,
+    /// and said so first; a FLAC damaged part way is one line naming it and where.
+    @Test(.enabled(if: Tools.otherPiano.available, Tools.otherPiano.reason), .enabled(if: Tools.fluidsynth.available, Tools.fluidsynth.reason),
+          .enabled(if: Tools.sox.available, Tools.sox.reason))
+    func aRecordingCutOffOrDamagedPartWayIsSaidInOneLine() throws {
+        let dir = try TempDir("etude-judge-cut")
+        let lesson = Repo.lesson("level4/ode-to-joy.mid")
+        let wav = dir.file("take.wav"), flac = dir.file("take.flac")
+        try Self.roomRender(lesson, to: wav)
+        try Self.sox([wav, flac])
+        let whole = try #require(FileManager.default.contents(atPath: wav))
+        let cut = try dir.write("cut.wav", Array(whole.prefix(whole.count / 2)))
+        let r = try Etude().run(["judge", lesson, cut, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("cut short (its header promises")
+                    && r.stderr.contains("the file holds") && r.stderr.contains("copy or export the whole recording"), "\(r.stderr)")
+        let c = Self.counts(try Self.judged(r))
+        print("cut in half: hit \(c.hit), missed \(c.missed)")
+        #expect(c.hit >= 25 && c.missed >= 25 && c.wrong <= 1, "\(r.stdout.prefix(300))")
+        let bytes = try #require(FileManager.default.contents(atPath: flac))
+        let damaged = try dir.write("damaged.flac", Array(bytes.prefix(bytes.count / 3)) + [UInt8](repeating: 0x5A, count: 4096) + Array(bytes.suffix(bytes.count / 3)))
+        let d = try Etude().run(["judge", lesson, damaged])
+        print("damaged: \(d.stderr)")
+        #expect(d.status == 1 && d.stderr.split(separator: "\n").count == 1 && d.stderr.contains("damaged.flac")
+                    && d.stderr.contains("damaged at"), "\(d.stderr)")
     }
 }

@@ -336,6 +336,13 @@ func listen(_ samples: [Float], expected: @escaping (Double) -> Set<Int> = { _ i
         var noisy = (0..<(44_100 * 2)).map { i in Float(sin(Double(i) * 12.9898).truncatingRemainder(dividingBy: 1) * 0.05) }
         pianoTone(60, at: 0.5, into: &noisy, gain: 0.05)
         #expect(RecordingCheck(channels: [noisy], sampleRate: 44_100).isNoisy)
+        // Cut off part way: its header promised more than the two seconds measured.
+        var cut = RecordingCheck(channels: [faint.map { $0 * 400 }], sampleRate: 44_100)
+        #expect(cut.line == nil && abs(cut.seconds - 2) < 0.02)
+        cut.promisedSeconds = 41.2
+        #expect(cut.isCutShort && cut.line?.contains("cut short (its header promises 41.2 s, the file holds 2.0 s)") == true, "\(cut.line ?? "")")
+        cut.promisedSeconds = 192
+        #expect(cut.line?.contains("promises 3 min 12 s") == true, "\(cut.line ?? "")")
     }
 
     @Test func theRoomIsTheFirstQuietSecondNotDigitalSilence() {

@@ -53,6 +53,18 @@ import TestSupport
         #expect(try WAVHeader(bytes: Self.wav(data: data, dataSize: 0xFFFF_FFF0)).dataBytes == 1_000)
     }
 
+    /// A recording cut off part way holds what the file holds, and its header's promise is kept
+    /// so the judge can say so; a streaming writer's placeholder size (0xFFFFFFFF, an RF64's
+    /// ds64) and a whole file promise nothing.
+    @Test func aRecordingCutOffPartWayKeepsWhatItsHeaderPromised() throws {
+        let data = [UInt8](repeating: 1, count: 1_000)
+        let cut = try WAVHeader(bytes: Self.wav(data: data, dataSize: 3_000))
+        #expect(cut.dataBytes == 1_000 && cut.promisedDataBytes == 3_000)
+        #expect(try WAVHeader(bytes: Self.wav(data: data)).promisedDataBytes == nil)
+        #expect(try WAVHeader(bytes: Self.wav(data: data, dataSize: 0xFFFF_FFFF)).promisedDataBytes == nil)
+        #expect(try WAVHeader(bytes: Self.wav(data: data, ds64: 1 << 40)).promisedDataBytes == nil)
+    }
+
     /// Every other number: channels, bit depths, the block size, formats not read, chunks cut short.
     @Test func everyHeaderNumberIsCheckedBeforeUse() throws {
         let data = [UInt8](repeating: 0, count: 64)
