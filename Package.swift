@@ -110,7 +110,7 @@ let package = Package(
             path: "Benchmarks/etude-bench"
         ),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile", "TestSupport"]),
-        .testTarget(name: "MIDIInputTests", dependencies: ["MIDIInput", "MIDIFile", "Judge", "TestSupport"]),
+        .testTarget(name: "MIDIInputTests", dependencies: ["MIDIInput", "MIDIFile", "Judge", "Listening", "TestSupport"]),
         .testTarget(name: "JudgeTests", dependencies: ["Judge", "Follow", "MIDIFile", "TestSupport"]),
         .testTarget(name: "ListeningTests", dependencies: ["Listening", "TestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "RecordingAudio", "Listening", "TestSupport"]),
@@ -184,7 +184,7 @@ let package = Package(
             dependencies: ["TestSupport", "MIDIFile", "Lesson", "Judge", "Synth", "Store", "Reports", "LessonLibrary", "Devices", "App", "FrontEnd", "Jack", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "PracticeTests", dependencies: ["Practice", "Lesson", "Synth", "MIDIFile", "Judge", "MIDIInput", "Clocks", "Follow", "TestSupport"]),
-        .testTarget(name: "AppTests", dependencies: ["Reports", "LessonLibrary", "Devices", "App", "FrontEnd", "Terminal", "Practice", "Lesson", "Synth", "MIDIFile", "MIDIInput", "Judge", "Screen", "Store", "Clocks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "AppTests", dependencies: ["Reports", "LessonLibrary", "Devices", "App", "FrontEnd", "Terminal", "Practice", "Lesson", "Synth", "MIDIFile", "MIDIInput", "Listening", "Judge", "Screen", "Store", "Clocks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )

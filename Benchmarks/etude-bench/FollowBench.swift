@@ -52,7 +52,7 @@ enum FollowBench {
             try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             let encoder = JSONEncoder()
             for (n, c) in cases.enumerated() {
-                if let data = try? encoder.encode(c) { FileManager.default.createFile(atPath: "\(dir)/\(String(format: "%03d", n))-\(c.kind).json", contents: data) }
+                if let data = try? encoder.encode(c) { _ = FileManager.default.createFile(atPath: "\(dir)/\(String(format: "%03d", n))-\(c.kind).json", contents: data) }
             }
         }
         // Accuracy, per kind and overall.

@@ -42,14 +42,33 @@ public enum AudioSetup {
     /// out: the defaults cancel then).
     static func profile(_ stored: AudioCalibration) -> ListeningProfile {
         let templates = try? JSONDecoder().decode(PartialTemplates.self, from: Data(stored.templates.utf8))
-        return ListeningProfile(noiseFloor: stored.noiseFloor, playedLevel: stored.playedLevel, latency: stored.latency, templates: templates)
+        let room = stored.roomSpectrum.flatMap { data in stored.roomSampleRate.flatMap { RoomSpectrum(sampleRate: $0, magnitudes: floats(data)) } }
+        return ListeningProfile(noiseFloor: stored.noiseFloor, playedLevel: stored.playedLevel, latency: stored.latency, templates: templates,
+                                roomSpectrum: room)
+    }
+
+    /// A room's magnitudes as stored: little-endian 32-bit floats (a bin's noise needs no more).
+    static func bytes(_ magnitudes: [Double]) -> Data {
+        var data = Data(capacity: magnitudes.count * 4)
+        for m in magnitudes { withUnsafeBytes(of: Float(m).bitPattern.littleEndian) { data.append(contentsOf: $0) } }
+        return data
+    }
+
+    /// The magnitudes of `bytes` (whole 4-byte floats; a trailing part is ignored).
+    static func floats(_ data: Data) -> [Double] {
+        let bytes = [UInt8](data)
+        return stride(from: 0, to: bytes.count - bytes.count % 4, by: 4).map { i in
+            let bits = UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24
+            return Double(Float(bitPattern: bits))
+        }
     }
 
     /// The row stored for a measured profile.
     static func row(_ profile: ListeningProfile, device: String) -> AudioCalibration {
         let json = (try? JSONEncoder().encode(profile.templates ?? PartialTemplates(keys: []))).map { String(decoding: $0, as: UTF8.self) } ?? "{\"keys\":[]}"
         return AudioCalibration(device: device, noiseFloor: profile.noiseFloor, playedLevel: profile.playedLevel, latency: profile.latency,
-                                templates: json, keys: profile.templates?.keys.count ?? 0)
+                                templates: json, keys: profile.templates?.keys.count ?? 0,
+                                roomSpectrum: profile.roomSpectrum.map { bytes($0.magnitudes) }, roomSampleRate: profile.roomSpectrum?.sampleRate)
     }
 
     /// The line practice shows when the microphone opens: which set-up it listens with.
@@ -84,7 +103,7 @@ public enum AudioSetup {
     static func showLines(library: Library) throws -> [(name: String, text: String, date: Date)] {
         try library.withStore(scan: false) { try $0.audioCalibrations() }.map { c in
             (InputDevice.description(c.device),
-             "room \(RoomCalibration.dBFS(c.noiseFloor)) dBFS, piano \(RoomCalibration.dBFS(c.playedLevel)) dBFS, \(c.keys) keys, latency \(Int((c.latency * 1000).rounded())) ms",
+             "room \(RoomCalibration.dBFS(c.noiseFloor)) dBFS\(c.roomSpectrum == nil ? "" : " bin by bin"), piano \(RoomCalibration.dBFS(c.playedLevel)) dBFS, \(c.keys) keys, latency \(Int((c.latency * 1000).rounded())) ms",
              c.calibratedAt)
         }
     }

@@ -50,7 +50,7 @@ struct AudioCalibrator {
                     Console.out("\(Self.name(key)) clipped the microphone: lower its level and play \(Self.name(key)) again\n")
                 case .finished(let profile):
                     try AudioSetup.save(profile, device: device, library: library)
-                    Console.out("stored for \(name): room \(RoomCalibration.dBFS(profile.noiseFloor)) dBFS, piano \(RoomCalibration.dBFS(profile.playedLevel)) dBFS, \(profile.templates?.keys.count ?? 0) keys, latency \(Int((profile.latency * 1000).rounded())) ms; practice with --input \(safe(device)) listens with it from now on\n")
+                    Console.out("stored for \(name): room \(RoomCalibration.dBFS(profile.noiseFloor)) dBFS\(profile.roomSpectrum == nil ? "" : " bin by bin"), piano \(RoomCalibration.dBFS(profile.playedLevel)) dBFS, \(profile.templates?.keys.count ?? 0) keys, latency \(Int((profile.latency * 1000).rounded())) ms; practice with --input \(safe(device)) listens with it from now on\n")
                     return 0
                 }
             }

@@ -42,6 +42,10 @@ public struct ListeningProfile: Equatable, Sendable, Codable {
     /// The piano's partial profiles (nil until calibrated).
     public var templates: PartialTemplates?
 
+    /// The room's noise bin by bin, measured with `noiseFloor` (nil: not measured, or a set-up
+    /// stored before it was): live listening takes it off every spectrum (`NoteListener.hearRoom(_:)`).
+    public var roomSpectrum: RoomSpectrum?
+
     /// True once `etude calibrate --input audio` measured this room.
     public var isMeasured: Bool { noiseFloor > 0 }
 
@@ -53,11 +57,13 @@ public struct ListeningProfile: Equatable, Sendable, Codable {
     /// room), or −54 dBFS uncalibrated.
     public var tooQuietLevel: Double { isMeasured ? max(playedLevel / 10, noiseFloor * 3) : 0.002 }
 
-    public init(noiseFloor: Double = 0, playedLevel: Double = 0.05, latency: Double = 0.2, templates: PartialTemplates? = nil) {
+    public init(noiseFloor: Double = 0, playedLevel: Double = 0.05, latency: Double = 0.2, templates: PartialTemplates? = nil,
+                roomSpectrum: RoomSpectrum? = nil) {
         self.noiseFloor = noiseFloor
         self.playedLevel = playedLevel
         self.latency = latency
         self.templates = templates
+        self.roomSpectrum = roomSpectrum
     }
 }
 
@@ -75,6 +81,10 @@ public final class NoteListener {
     /// The keys the lesson expects at a moment (seconds on the listener's timeline): the awaited
     /// chord in wait mode, the notes due around then in play mode; empty when nothing is known.
     public var expectedAt: (Double) -> Set<Int> = { _ in [] }
+    /// Of those keys, the ones already heard for the note due then (a judge that counts the
+    /// score's notes knows; live, none): such a key heard again is taken for what still rings,
+    /// as a key not expected is, unless it was struck again.
+    public var alreadyHeardAt: (Double) -> Set<Int> = { _ in [] }
     /// The keys something other than the learner began at a moment (Etude's own sound in the
     /// room): cancelled before the learner's notes are looked for, never reported.
     /// Each with the seconds between its start and that moment.
@@ -287,11 +297,34 @@ public final class NoteListener {
         // (Not for keys heard in the last quarter second: that is their own sound growing.)
         let now = Double(t * hop + onsetFFT.size / 2) / Double(sampleRate)
         let due = expectedAt(now).contains { key in lastHeard[key].map { now - $0.time > 0.25 } ?? true }
-        guard value > median * (due ? Self.dueRise : 1.5) + floor, t - lastOnsetFrame >= 10,
+        let full = value > median * 1.5 + floor
+        let givesWay = full && t - lastOnsetFrame < 10 && gaveWay(to: value)
+        guard value > median * (due ? Self.dueRise : 1.5) + floor, t - lastOnsetFrame >= 10 || givesWay,
               t * hop + onsetFFT.size / 2 >= pitchFFT.size + sampleRate / 50 else { return }
+        if givesWay { pending.removeLast() }
+        lowerRiseOnset = full ? nil : (t, value)
         lastOnsetFrame = t
         pending.append((t, value / max(floor, 1e-9)))
     }
+
+    /// The last onset, while it is the last, when only the lower rise a due key allows let it
+    /// through: its frame and flux.
+    private var lowerRiseOnset: (frame: Int, value: Double)?
+
+    /// Whether an onset the lower rise let through, still pending, gives way to a stronger full
+    /// onset within the 100 ms in which no other may be picked (`value`: the new peak's flux).
+    /// Under the pedal with pink noise 20 dB under, one frame of the room's noise 130–140 ms
+    /// after a note passed that lower rise, and the key then played 60–80 ms later, its own
+    /// onset refused, was heard at it, early: a right note called wrong, a wrong key missed
+    /// (issue 41). The key due is heard in the full onset's window instead.
+    private func gaveWay(to value: Double) -> Bool {
+        guard Self.giveWay, let weak = lowerRiseOnset, weak.frame == lastOnsetFrame, value > weak.value,
+              pending.last?.frame == weak.frame else { return false }
+        return true
+    }
+
+    /// Whether `gaveWay` applies (LISTEN_NO_GIVE_WAY: not, to measure without it).
+    static let giveWay = ProcessInfo.processInfo.environment["LISTEN_NO_GIVE_WAY"] == nil
 
     /// What a new note's flux must exceed beyond 1.5 × the recent median (which follows the
     /// room's noise and the ringing of earlier notes): a quiet re-struck key still passes.
@@ -328,6 +361,23 @@ public final class NoteListener {
         return (sum / Double(count)).squareRoot()
     }
 
+    /// Whether a key found at an onset that the score does not expect, not heard in the last two
+    /// seconds (what rings is judged above) and beside no expected key missing here (so not a
+    /// wrong key played instead of it), is no key struck: its partials rose less than three times
+    /// what the band did since just before the onset. A struck key's partials rise from nothing
+    /// (8–35 times measured for wrong keys in the room); under the pedal the octave of the key
+    /// just struck, fed by it and a ringing bass note's third partial (A4 over A3 and D3: 0.9),
+    /// or a semitone beside a ringing key in the room's noise (A♯3 beside A3: 1.8) are not
+    /// (issue 41: those were the pedalled Prelude's right notes called wrong).
+    private func unstruck(_ pitch: Int, expected: Set<Int>, heard: [Int], estimator: HarmonicEstimator, time: Double) -> Bool {
+        guard !expected.isEmpty, !expected.contains(pitch), lastHeard[pitch].map({ time - $0.time >= 2 }) ?? true,
+              !expected.contains(where: { abs($0 - pitch) <= 2 && !heard.contains($0) }), let rise = estimator.rise(pitch) else { return false }
+        return rise < max(1, estimator.bandRise ?? 1) * Self.struckRise
+    }
+
+    /// How many times the band's rise a key no one expected must have risen to be struck (`unstruck`).
+    static let struckRise = ProcessInfo.processInfo.environment["LISTEN_STRUCK_RISE"].flatMap(Double.init) ?? 3.0
+
     /// Which keys began at this onset.
     private func decide(onsetFrame: Int, strength: Double) -> [HeardNote] {
         let attack = onsetFrame * hop + onsetFFT.size / 2
@@ -360,6 +410,7 @@ public final class NoteListener {
         // A calibrated room: a sound no louder than 6 dB over its noise is no note.
         if profile.isMeasured && rms(from: attack, seconds: 0.1) < profile.noteGate { return [] }
         let expected = expectedAt(time)
+        let heardAlready = alreadyHeardAt(time)
         var estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates,
                                           noiseFloor: profile.noiseFloor, band: bandLimit, roomNoise: roomNoise)
         estimator.previous = before
@@ -378,7 +429,7 @@ public final class NoteListener {
         var notes = picked.filter { found in
             // Where the score is known, a key it does not expect now that was heard in the last two seconds and still rings
             // (under the pedal, mostly) is what remains of it unless it came back near as strong.
-            if !expected.isEmpty, !expected.contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
+            if !expected.isEmpty, !expected.contains(found.pitch) || heardAlready.contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
                found.salience < last.strength * Self.ringingRatio {
                 // Unless most of what sounds at its partials is new and it is not a whisper of
                 // what it was: struck again (a wrong key on the note just played, most often).
@@ -418,7 +469,9 @@ public final class NoteListener {
         // key on the note just played, whose new sound is much like its old (issue 41: planted
         // 69 → 71 after a 71 in the Minuet, 37–48 % new, heard as nothing and the 69 missed).
         if notes.isEmpty, !expected.isEmpty, let again = rising.max(by: { $0.salience < $1.salience }) { notes = [again] }
-        notes += repeatedKeys(expected: expected, found: picked, known: known, estimator: estimator, time: time)
+        let heardNow = notes.map(\.pitch)
+        notes.removeAll { unstruck($0.pitch, expected: expected, heard: heardNow, estimator: estimator, time: time) }
+        notes += repeatedKeys(expected: expected.subtracting(heardAlready), found: picked, known: known, estimator: estimator, time: time)
         if HarmonicEstimator.debug { print(String(format: "onset %.3f expected %@ picked %@ kept %@", time, expected.sorted().description,
                                                   picked.map(\.pitch).description, notes.map(\.pitch).description)) }
         // A chord's keys that speak late (a bass string's slower attack, a loose roll) make a
@@ -455,7 +508,8 @@ extension NoteListener {
     /// it), it was heard 0.2–2 s ago, nothing was heard in the last 150 ms (an onset moments
     /// after another is that one's sound), and what is new at its partials stands `repeatRatio`
     /// × over the background: a key only ringing on measured 0.0–1.9 there, struck again softly
-    /// 2.2–162 (the bench's renders, two pianos, dry and in a room). Never on the partials of a
+    /// 2.2–162 (the bench's renders, two pianos, dry and in a room). `expected` leaves out the
+    /// keys whose every note due in the window was heard already (`alreadyHeardAt`). Never on the partials of a
     /// key Etude began at this onset (`known`): there what is new may be Etude's.
     func repeatedKeys(expected: Set<Int>, found: [HarmonicEstimator.Found], known: [Int: Double], estimator: HarmonicEstimator,
                       time: Double) -> [HarmonicEstimator.Found] {
@@ -488,6 +542,13 @@ extension NoteListener {
         _ = listener.flush()
         guard let partials, partials.contains(where: { $0 > 0 }) else { return nil }
         return PartialTemplates.Key(pitch: pitch, partials: PartialTemplates.normalise(partials))
+    }
+
+    /// Listens with the room's noise as the calibration measured it in its quiet seconds (live,
+    /// where no recording's quiet second is at hand), at this listener's rate: taken off every
+    /// spectrum as `hearRoom(_ quiet:)` measured it from samples.
+    public func hearRoom(_ room: RoomSpectrum) {
+        roomNoise = room.magnitudes(at: sampleRate, bins: pitchFFT.size / 2)
     }
 
     /// Seconds from a note's onset to the listener's decision about it: the pitch window after

@@ -49,6 +49,9 @@ public final class RoomCalibration {
     private var samplesSeen = 0
     private var quietRMS: [Double] = []
     private var pendingQuiet: [Float] = []
+    /// The quiet seconds themselves, for the room's spectrum.
+    private var quietSamples: [Float] = []
+    private var roomSpectrum: RoomSpectrum?
     private var noiseFloor = 0.0
     private var onsets: [(time: Double, partials: [Double], level: Double, clipped: Bool)] = []
     private var measured: [PartialTemplates.Key] = []
@@ -82,6 +85,7 @@ public final class RoomCalibration {
             let settle = Int(Self.settleSeconds * Double(sampleRate))
             let skip = max(0, min(samples.count, settle - before))
             pendingQuiet += samples[skip...]
+            quietSamples += samples[skip...]
             let hop = sampleRate / 100
             while pendingQuiet.count >= hop {
                 var sum = 0.0
@@ -96,8 +100,12 @@ public final class RoomCalibration {
                 if noiseFloor > Self.loudestRoom {
                     events.append(.roomTooLoud(noiseFloor: noiseFloor))
                     quietRMS = []
+                    quietSamples = []
                     return events
                 }
+                // Bin by bin too, for live listening to take off (`NoteListener.hearRoom(_:)`).
+                roomSpectrum = RoomSpectrum.measure(quietSamples, sampleRate: sampleRate)
+                quietSamples = []
                 events.append(.roomMeasured(noiseFloor: noiseFloor))
                 step = .key(keys[0])
             }
@@ -147,9 +155,70 @@ public final class RoomCalibration {
         func median(_ v: [Double]) -> Double? { v.isEmpty ? nil : v.sorted()[v.count / 2] }
         return ListeningProfile(noiseFloor: noiseFloor, playedLevel: median(levels) ?? ListeningProfile().playedLevel,
                                 latency: median(latencies) ?? ListeningProfile().latency,
-                                templates: measured.isEmpty ? nil : PartialTemplates(keys: measured))
+                                templates: measured.isEmpty ? nil : PartialTemplates(keys: measured), roomSpectrum: roomSpectrum)
     }
 
     /// Decibels relative to full scale, for what the learner reads ("−62 dBFS").
     public static func dBFS(_ rms: Double) -> Int { Int((20 * log10(max(rms, 1e-7))).rounded()) }
+}
+
+/// The room's noise bin by bin in the listener's pitch window, as `etude calibrate --input audio`
+/// measured it in its quiet seconds: what live listening takes off every spectrum before keys
+/// are looked for (`NoteListener.hearRoom(_:)`), as `etude judge` does with a recording's own
+/// first quiet second. The level alone (`ListeningProfile.noiseFloor`) says nothing of where the
+/// noise lies: a room's pink noise is loudest in the bass, where it was heard as a bass key.
+public struct RoomSpectrum: Equatable, Sendable, Codable {
+    /// The rate it was measured at: bin k lies at k × sampleRate / `windowSize` Hz.
+    public var sampleRate: Int
+    /// The mean magnitude of each bin of a Hann window of `windowSize` samples (the first half).
+    public var magnitudes: [Double]
+
+    /// The listener's pitch window.
+    public static let windowSize = 8192
+    /// Rates a stream runs at.
+    public static let rates = 8_000...384_000
+
+    /// Nil for figures no measurement gives (a damaged row): no bins, more than a window's,
+    /// negative or not finite.
+    public init?(sampleRate: Int, magnitudes: [Double]) {
+        guard Self.rates.contains(sampleRate), (1...(Self.windowSize / 2)).contains(magnitudes.count),
+              magnitudes.allSatisfy({ $0.isFinite && $0 >= 0 }) else { return nil }
+        self.sampleRate = sampleRate
+        self.magnitudes = magnitudes
+    }
+
+    /// Measures it from samples where nobody played: per bin, the median magnitude over windows
+    /// a quarter apart, times 1.0645 (a noise bin's magnitude is Rayleigh, whose mean is 1.0645
+    /// times its median) — the median, so that a cough or a chair in the quiet seconds is not
+    /// the room, as the median RMS is not for its level. Nil under one window of samples.
+    public static func measure(_ quiet: [Float], sampleRate: Int) -> RoomSpectrum? {
+        let fft = FFT(size: windowSize)
+        guard quiet.count >= windowSize else { return nil }
+        var frames: [[Double]] = []
+        var start = 0
+        while start + windowSize <= quiet.count {
+            frames.append(Array(fft.magnitudes(quiet, start: start).prefix(windowSize / 2)))
+            start += windowSize / 4
+        }
+        let medians = (0..<(windowSize / 2)).map { k -> Double in
+            let column = frames.map { $0[k] }.sorted()
+            return column[column.count / 2] * 1.0645
+        }
+        return RoomSpectrum(sampleRate: sampleRate, magnitudes: medians)
+    }
+
+    /// Its magnitudes at the bins of a window of `windowSize` samples at `rate` (the frequency
+    /// interpolated between the two nearest bins; above what was measured, its top bin): a JACK
+    /// server may run at another rate than the one the room was measured at.
+    public func magnitudes(at rate: Int, bins: Int) -> [Double] {
+        guard rate != sampleRate || bins != magnitudes.count else { return magnitudes }
+        let last = magnitudes.count - 1
+        return (0..<bins).map { k in
+            let x = Double(k) * Double(rate) / Double(sampleRate)
+            let i = min(last, Int(x))
+            let j = min(last, i + 1)
+            let f = min(1, x - Double(i))
+            return magnitudes[i] * (1 - f) + magnitudes[j] * f
+        }
+    }
 }

@@ -87,6 +87,15 @@ public final class AudioInput: InputSource, @unchecked Sendable {
         return try PulseCapture(source: source, rate: rate, fragment: fragment)
     }
 
+    /// The listener a capture thread owns: the set-up's profile and, when the set-up measured it,
+    /// the room's noise bin by bin (issue 41), taken off every spectrum as `etude judge` takes
+    /// off a recording's own first quiet second.
+    static func listener(sampleRate: Int, profile: ListeningProfile) -> NoteListener {
+        let listener = NoteListener(sampleRate: sampleRate, profile: profile)
+        if let room = profile.roomSpectrum { listener.hearRoom(room) }
+        return listener
+    }
+
     public func start(_ handler: @escaping @Sendable (InputEvent) -> Void) throws(InputError) {
         stop()
         let stream = try Self.openCapture(source: source, rate: sampleRate, fragment: max(64, Int(Double(sampleRate) * Self.fragmentSeconds)))
@@ -100,7 +109,7 @@ public final class AudioInput: InputSource, @unchecked Sendable {
         thread.start { [self] in
             defer { box.stream.close() }
             // The listener belongs to this thread alone.
-            let listener = NoteListener(sampleRate: sampleRate, profile: profile)
+            let listener = Self.listener(sampleRate: sampleRate, profile: profile)
             var samples = [Float](repeating: 0, count: fragment)
             var read = 0
             var pendingOffs: [(time: Double, pitch: UInt8)] = []

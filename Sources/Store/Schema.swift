@@ -539,6 +539,16 @@ public enum Schema {
                 END;
                 """)
         }
+        // v17: the room's noise bin by bin with a microphone's set-up (issue 41), as the
+        // calibration's quiet seconds measured it: magnitudes as little-endian 32-bit floats and
+        // the rate they were measured at. NULL in a set-up stored before: it keeps working on
+        // the room's level alone.
+        m.registerMigration("v17-audio-room-spectrum") { db in
+            try db.execute(sql: """
+                ALTER TABLE audioCalibration ADD COLUMN roomSpectrum BLOB;
+                ALTER TABLE audioCalibration ADD COLUMN roomSampleRate INTEGER;
+                """)
+        }
         return m
     }()
 }

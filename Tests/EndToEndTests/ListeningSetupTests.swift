@@ -47,11 +47,14 @@ import TestSupport
         #expect(status == 0, "\(out) \(calibrating.stderr)")
         for key in ["C2", "C3", "C4", "C5", "C6"] { #expect(out.contains("play \(key)\n") && out.contains("heard \(key) at "), "\(key): \(out)") }
         #expect(out.contains("stored for microphone etude_mic.monitor: room "), "\(out)")
+        // The room's noise bin by bin too (issue 41), which practice below listens with.
+        #expect(out.contains(" dBFS bin by bin, piano "), "\(out)")
 
         // Stored per source: --show lists it with its figures.
         let shown = try user.run(["calibrate", "--show"])
         #expect(shown.status == 0)
         let line = try #require(shown.stdout.split(separator: "\n").first { $0.hasPrefix("microphone etude_mic.monitor") }.map(String.init), "\(shown.stdout)")
+        #expect(line.contains(" dBFS bin by bin, piano "), "\(line)")
         let numbers = line.split(whereSeparator: { !"-0123456789".contains($0) }).compactMap { Int($0) }
         // room dBFS, piano dBFS, keys, latency ms (then the date's digits).
         #expect(numbers.count >= 4, "\(line)")

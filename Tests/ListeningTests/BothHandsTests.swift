@@ -105,10 +105,12 @@ struct BothHandsTests {
             }
         }
         guard let s = try Self.listen(notes, pedal: pedal, name: "pedal") else { Issue.record("render failed"); return }
-        // Measured: 109/110 found, 4 heard wrong (3.1 %: a semitone beside a due key in what rings,
-        // an onset early in the figure); the issue's target is 1 %, not reached yet.
+        // Measured: 110/110 found, none heard wrong, 18/18 planted caught (before: 109/110, 4
+        // heard wrong, 3.1 %: a frame of noise taken for an onset just before a due key, which
+        // was then heard there, early, its own onset refused; the octave of the key just struck,
+        // and a semitone beside a ringing key, heard as keys struck). The issue's target: ≤ 1 %.
         #expect(s.foundRatio >= 0.96, "\(s.line)")
-        #expect(s.falseWrongRatio <= 0.04, "\(s.line)")
+        #expect(s.falseWrongRatio <= 0.01, "\(s.line)")
         #expect(s.plantedRatio >= 0.8, "\(s.line)")
     }
 
@@ -144,7 +146,8 @@ struct BothHandsTests {
             notes.append(Played(pitch: key, time: start + 0.5, duration: 0.45, velocity: 65))
         }
         guard let s = try Self.listen(notes, plant: 0, name: "repeats") else { Issue.record("render failed"); return }
-        // Measured: 15/16; the one missed (C3 again, 30 steps softer) heard as D♯2.
+        // Measured: 15/16, none heard wrong; the one missed (C3 again, 30 steps softer) was heard
+        // as D♯2 before `NoteListener.unstruck` (its partials rose 2.5 times, the band's 0.8).
         #expect(s.foundRatio >= 0.9, "\(s.line)")
         #expect(s.falseWrongs <= 1, "\(s.line)")
     }
@@ -239,9 +242,15 @@ enum PinkNoise {
         }
         guard count > 0 else { return }
         let music = (sum / Double(count)).squareRoot()
-        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let noise = Self.noise(count: samples.count, rms: music * pow(10, -dB / 20))
+        for k in samples.indices { samples[k] += Float(noise[k]) }
+    }
+
+    /// `count` samples of pink noise of RMS `rms` (`seed`: another stretch of the same room).
+    static func noise(count: Int, rms target: Double, seed start: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [Double] {
+        var seed = start
         var b = [Double](repeating: 0, count: 7)
-        var noise = [Double](repeating: 0, count: samples.count)
+        var noise = [Double](repeating: 0, count: count)
         for k in noise.indices {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let white = Double(Int64(bitPattern: seed)) / Double(Int64.max)
@@ -252,8 +261,8 @@ enum PinkNoise {
             b[6] = white * 0.115926
         }
         let rms = (noise.reduce(0) { $0 + $1 * $1 } / Double(max(1, noise.count))).squareRoot()
-        let gain = music * pow(10, -dB / 20) / max(rms, 1e-12)
-        for k in samples.indices { samples[k] += Float(noise[k] * gain) }
+        let gain = target / max(rms, 1e-12)
+        return noise.map { $0 * gain }
     }
 }
 
