@@ -86,7 +86,7 @@ public enum HeardPerformance {
         }
         let shift = firstExpected - first
         let due = DueKeys(expected.map { (time: $0.time - shift, pitch: $0.pitch) })
-        let notes = try heard(wav, profile: profile, lowRate: check.isLowRate, room: room, firstOnly: false,
+        let notes = try heard(wav, profile: profile, lowRate: check.isLowRate, room: room, firstOnly: false, dueAt: due.dueTimes(at:),
                               expectedAt: due.keys(at:), alreadyHeardAt: due.heardKeys(at:), onHeard: due.hear)
         var events: [PlayedEvent] = []
         for n in notes {
@@ -105,7 +105,8 @@ public enum HeardPerformance {
     /// 48 kHz (the listener's windows are sized for 44.1–48 kHz: at 8 kHz they would be seconds
     /// long), its own band only (`bandLimit`: above its half rate lie images, not partials).
     static func heard(_ wav: any RecordedSound, profile: ListeningProfile = ListeningProfile(), lowRate: Bool = false, room: [Float]? = nil,
-                      firstOnly: Bool, expectedAt: @escaping (Double) -> Set<Int>,
+                      firstOnly: Bool, dueAt: ((Double) -> [Int: Double])? = nil,
+                      expectedAt: @escaping (Double) -> Set<Int>,
                       alreadyHeardAt: @escaping (Double) -> Set<Int> = { _ in [] },
                       onHeard: (HeardNote) -> Void = { _ in }) throws -> [HeardNote] {
         let source = wav.sampleRate
@@ -116,6 +117,7 @@ public enum HeardPerformance {
         let lead = Double(5 * (rate / 10)) / Double(rate)
         listener.expectedAt = { t in expectedAt(t - lead) }
         listener.alreadyHeardAt = { t in alreadyHeardAt(t - lead) }
+        if let dueAt { listener.dueAt = { t in dueAt(t - lead) } }
         var upsampler = Upsampler(from: source, to: rate)
         let chunk = max(1, source / 10)
         var out: [HeardNote] = []
@@ -163,6 +165,19 @@ public enum HeardPerformance {
 
         /// Every key due within the window of `time`.
         func keys(at time: Double) -> Set<Int> { keys(at: time) { _ in true } }
+
+        /// Each key due within the window of `time`, with the seconds to its nearest due time (a
+        /// key due now counts more than one due later: `NoteListener.dueAt`).
+        func dueTimes(at time: Double) -> [Int: Double] {
+            var due: [Int: Double] = [:]
+            var i = index(from: time - Self.window)
+            while i < notes.count, notes[i].time <= time + Self.window {
+                let d = notes[i].time - time
+                if due[notes[i].pitch].map({ abs(d) < abs($0) }) ?? true { due[notes[i].pitch] = d }
+                i += 1
+            }
+            return due
+        }
 
         /// The keys due within the window of `time` each of whose notes there was heard already.
         func heardKeys(at time: Double) -> Set<Int> {

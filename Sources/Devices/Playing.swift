@@ -66,7 +66,10 @@ public final class Instrument: @unchecked Sendable {
                 defer { lastStatus = nil }
                 return lastStatus
             }
-            if let session = newValue { hookup.expect { [weak session] t in session?.coach.expectedPitches(near: t) ?? [] } }
+            if let session = newValue {
+                hookup.expect { [weak session] t in session?.coach.expectedPitches(near: t) ?? [] }
+                hookup.expectDue { [weak session] t in session?.coach.expectedDue(near: t) ?? [:] }
+            }
             if let pending { newValue?.show(message: pending) }
         }
     }

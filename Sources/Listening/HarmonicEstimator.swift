@@ -157,7 +157,10 @@ public struct HarmonicEstimator: Sendable {
     /// Etude's when it is much weaker than that — from speakers its bass may arrive with a weak
     /// fundamental, its octave on the learner's key — and for the learner's when it is as strong
     /// as their playing (their octave struck with it, heard as in headphones).
-    public func notes(expected: Set<Int>, known: [Int: Double] = [:], typical: Double = 0, limit: Int) -> [Found] {
+    ///
+    /// `later` are the expected keys due only later than now (150–300 ms on): one of them on a
+    /// sounding key's partials is that key's sound unless it stands out as a wrong key would.
+    public func notes(expected: Set<Int>, later: Set<Int> = [], known: [Int: Double] = [:], typical: Double = 0, limit: Int) -> [Found] {
         // Knowing the score: a wrong key is looked for near the keys expected (a learner's
         // wrong notes are neighbours, a slipped hand an octave at most), never across the piano.
         let candidates: ClosedRange<Int>
@@ -186,12 +189,17 @@ public struct HarmonicEstimator: Sendable {
         var strongest = 0.0
         while found.count < limit {
             let sounding = present.map(\.pitch) + found.map(\.pitch)
-            var best: (pitch: Int, value: Double, score: Double)?
+            var best: (pitch: Int, value: Double, score: Double, expected: Bool)?
             for p in candidates where !sounding.contains(p) {
-                let s = expected.contains(p) ? work.salience(p) : work.salience(p, besides: sounding)
+                // A key due only later that lies on the partials of a key sounding or due now
+                // below it (its octave) is looked for as a key no one expected: that key's
+                // sound, unless it shows its own.
+                let under = later.contains(p) ? sounding + expected.filter { $0 < p && !later.contains($0) } : []
+                let expects = expected.contains(p) && !(!under.isEmpty && work.salience(p, besides: under) < work.salience(p) * 0.2)
+                let s = expects ? work.salience(p) : work.salience(p, besides: sounding)
                 // Expected keys are preferred among near-equals: the score says they are likely.
-                let score = expected.contains(p) ? s * 1.15 : s
-                if best == nil || score > best!.score { best = (p, s, score) }
+                let score = expects ? s * 1.15 : s
+                if best == nil || score > best!.score { best = (p, s, score, expects) }
             }
             // Above the room's noise, and a fair part of what sounds now: a moment where nothing
             // began (the decay of earlier notes) hears nothing new.
@@ -208,7 +216,7 @@ public struct HarmonicEstimator: Sendable {
             let others = present.map(\.salience).max() ?? 0
             if !ownAttack.isEmpty, pick.value / background < typical * Self.ownAttackRatio,
                ownAttack.contains(where: { Self.partialIntervals.contains(pick.pitch - $0) }) { break }
-            if !expected.contains(pick.pitch) {
+            if !pick.expected {
                 guard pick.value > max(strongest, others) * Self.otherRatio else { break }
             } else if borrowed {
                 if !sameAttack.isEmpty && work.salience(pick.pitch, besides: sameAttack) < pick.value * 0.2 { break }

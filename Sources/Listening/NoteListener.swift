@@ -85,6 +85,26 @@ public final class NoteListener {
     /// score's notes knows; live, none): such a key heard again is taken for what still rings,
     /// as a key not expected is, unless it was struck again.
     public var alreadyHeardAt: (Double) -> Set<Int> = { _ in [] }
+    /// The same keys, each with the seconds from that moment to its nearest due time (negative:
+    /// due before it); nil when only `expectedAt` is known (then each of its keys counts as due
+    /// now). A key due now counts more than one due 300 ms later: after a hard bass note, its
+    /// octave the score wants a beat on is that note's sound, not the later key played early
+    /// (issue 41). Set beside `expectedAt` (the same keys), which it refines.
+    public var dueAt: ((Double) -> [Int: Double])?
+    /// Seconds from its due time within which an expected key is due now (`dueAt`): the judge's
+    /// on-time band and more, under the shortest gap between a fast melody's notes.
+    static let dueNow = ProcessInfo.processInfo.environment["LISTEN_DUE_NOW"].flatMap(Double.init) ?? 0.1
+    /// Seconds after a key was heard within which a key the score wants only later, wholly on
+    /// its partials, is that key's sound still growing (a hard bass note's octave, 150 ms on).
+    static let grownLater = ProcessInfo.processInfo.environment["LISTEN_GROWN_LATER"].flatMap(Double.init) ?? 0.25
+
+    /// The keys expected at `time`, those of them due now (all of them without due times: no
+    /// `dueAt`, or it knows none then), and whether the due times are known.
+    func expectation(_ time: Double) -> (keys: Set<Int>, now: Set<Int>, timed: Bool) {
+        let keys = expectedAt(time)
+        guard let due = dueAt?(time), !due.isEmpty else { return (keys, keys, false) }
+        return (keys, keys.filter { due[$0].map { abs($0) <= Self.dueNow } ?? true }, true)
+    }
     /// The keys something other than the learner began at a moment (Etude's own sound in the
     /// room): cancelled before the learner's notes are looked for, never reported.
     /// Each with the seconds between its start and that moment.
@@ -261,6 +281,13 @@ public final class NoteListener {
     /// the fastest run the listener follows (seven notes a second).
     static let sameSound = ProcessInfo.processInfo.environment["LISTEN_SAME_SOUND"].flatMap(Double.init) ?? 0.14
 
+    /// Part new above which a key heard lately was struck again even when much weaker than it
+    /// was (`HarmonicEstimator.newness`; what only rings shows 0.15–0.4).
+    static let allNew = ProcessInfo.processInfo.environment["LISTEN_ALL_NEW"].flatMap(Double.init) ?? 0.75
+    /// Salience over the background (× the room and what rings) of a key clearly struck: a hard
+    /// bass note's stray partials show 5–8 at a key that rang a second before, a key struck again 35–60.
+    static let clearNote = 15.0
+
     /// How much a key's partials must have risen since just before an onset (`HarmonicEstimator.rise`)
     /// to be struck again when nothing else was heard there: ringing falls (0.6–0.95 measured).
     static let risen = ProcessInfo.processInfo.environment["LISTEN_RISEN"].flatMap(Double.init) ?? 1.0
@@ -409,7 +436,10 @@ public final class NoteListener {
         let time = Double(attack) / Double(sampleRate)
         // A calibrated room: a sound no louder than 6 dB over its noise is no note.
         if profile.isMeasured && rms(from: attack, seconds: 0.1) < profile.noteGate { return [] }
-        let expected = expectedAt(time)
+        let (expected, dueHere, timed) = expectation(time)
+        // A chord's keys that speak late (a second onset moments after it) are due with it.
+        let dueNow = dueHere.union(lastChord.map { c in
+            time - c.time < Self.sameSound ? expected.filter { Self.speaksLate($0, in: c) && !c.heard.contains($0) } : [] } ?? [])
         let heardAlready = alreadyHeardAt(time)
         var estimator = HarmonicEstimator(spectrum: fresh, whole: after, fftSize: pitchFFT.size, sampleRate: sampleRate, templates: profile.templates,
                                           noiseFloor: profile.noiseFloor, band: bandLimit, roomNoise: roomNoise)
@@ -419,23 +449,32 @@ public final class NoteListener {
         // A chord of up to ten keys (both hands full), and one more: a wrong key beside it.
         let limit = min(11, max(maxNotesPerOnset, expected.count + 1))
         let known = othersAt(time)
-        var picked = estimator.notes(expected: expected, known: known, typical: typical, limit: limit)
+        var picked = estimator.notes(expected: expected, later: timed ? expected.subtracting(dueNow) : [], known: known, typical: typical, limit: limit)
         if rescue {
             let fit = estimator.rescued(expected: expected, found: picked, known: known, limit: limit)
-            picked = picked.filter { !fit.drop.contains($0.pitch) } + fit.add
+            // Only keys due now are added for the fit's share (a key due 150 ms later took a share
+            // of a neighbour's attack and was heard early: issue 41).
+            picked = picked.filter { !fit.drop.contains($0.pitch) } + fit.add.filter { dueNow.contains($0.pitch) || !expected.contains($0.pitch) }
         }
         // Keys taken for what still rings whose partials nonetheless rose since just before the onset.
         var rising: [HarmonicEstimator.Found] = []
         var notes = picked.filter { found in
             // Where the score is known, a key it does not expect now that was heard in the last two seconds and still rings
             // (under the pedal, mostly) is what remains of it unless it came back near as strong.
-            if !expected.isEmpty, !expected.contains(found.pitch) || heardAlready.contains(found.pitch), let last = lastHeard[found.pitch], time - last.time < 2,
+            // (With the due times known, a key due only later is one the score does not expect now;
+            // and one whose note there was heard already, heard again, is what rings of it.)
+            if !expected.isEmpty, !(timed ? dueNow : expected).contains(found.pitch) || heardAlready.contains(found.pitch),
+               let last = lastHeard[found.pitch], time - last.time < 2,
                found.salience < last.strength * Self.ringingRatio {
                 // Unless most of what sounds at its partials is new and it is not a whisper of
                 // what it was: struck again (a wrong key on the note just played, most often).
                 let newness = estimator.newness(found.pitch)
                 if HarmonicEstimator.debug { print(String(format: "ringing? %d newness %.2f rise %.2f band %.2f since %.2f salience %.1f last %.1f", found.pitch, newness, estimator.rise(found.pitch) ?? -1, estimator.bandRise ?? -1, time - last.time, found.salience, last.strength)) }
-                if newness < Self.struckAgain || found.salience < last.strength * 0.15 {
+                // (Nearly all new and clear of the background, a twentieth of it is enough: its
+                // last strength was measured against a quieter moment's background — Ode to Joy's
+                // D4 struck again with a C3.)
+                let renewed = newness >= Self.allNew && found.salience >= Self.clearNote
+                if newness < Self.struckAgain || found.salience < last.strength * (renewed ? 0.05 : 0.15) {
                     // Risen more than the band as a whole: a cough or a knock raises every bin.
                     if time - last.time >= 0.2, let rise = estimator.rise(found.pitch), rise >= Self.risen, rise > (estimator.bandRise ?? 0) * 1.2,
                        found.salience >= last.strength * 0.15 {
@@ -451,7 +490,15 @@ public final class NoteListener {
             // played on time judged extra. Such a key is the earlier one's sound unless the
             // earlier onset expected it (a chord's key that speaks late) or heard a chord of three
             // keys or more (it may be rolled: its later keys are struck, on its first ones' partials).
-            if let chord = lastChord, time - chord.time < Self.sameSound, !chord.expected.contains(found.pitch), chord.heard.count < 3,
+            // A key the score wants only later, wholly on the partials of one heard in the last
+            // quarter second, is that key's sound too, not the later key played early (issue 41).
+            if !dueNow.contains(found.pitch), expected.contains(found.pitch), grownFrom(found.pitch, at: time, estimator) { return false }
+            // (Never a key due now and not at that onset, when the due times are known: a fast
+            // melody's next note may lie on a bass note's tenth partial. Nor is a key the earlier
+            // onset expected its own speaking late when a neighbour was heard there instead: the
+            // learner played that neighbour.)
+            if !(timed && dueNow.contains(found.pitch) && lastChord.map({ !$0.expected.contains(found.pitch) }) ?? true),
+               let chord = lastChord, time - chord.time < Self.sameSound, !Self.speaksLate(found.pitch, in: chord), chord.heard.count < 3,
                lastHeard[found.pitch].map({ time - $0.time >= Self.sameSound }) ?? true {
                 let growing = lastHeard.filter { $0.key != found.pitch && time - $0.value.time < Self.sameSound }.map(\.key)
                 if HarmonicEstimator.debug { print("growing?", found.pitch, growing, growing.map { String(format: "%.2f", estimator.salience(found.pitch, besides: [$0]) / max(estimator.salience(found.pitch), 1e-9)) }) }
@@ -478,10 +525,10 @@ public final class NoteListener {
         // second onset 100–115 ms after it: keys it expected and did not hear are its own.
         var at = [Int: Double]()
         if let chord = lastChord, time - chord.time < 0.115 {
-            for n in notes where chord.expected.contains(n.pitch) && !chord.heard.contains(n.pitch) { at[n.pitch] = chord.time }
+            for n in notes where Self.speaksLate(n.pitch, in: chord) && !chord.heard.contains(n.pitch) { at[n.pitch] = chord.time }
         }
         if notes.count >= 2 || at.isEmpty {
-            lastChord = (time, expected, Set(notes.map(\.pitch)))
+            lastChord = (time, dueNow, Set(notes.map(\.pitch)))
         } else if var chord = lastChord {
             chord.heard.formUnion(notes.map(\.pitch))
             lastChord = chord
@@ -494,6 +541,26 @@ public final class NoteListener {
 }
 
 extension NoteListener {
+    /// Whether `pitch` may be a key of `chord` (an onset just before) speaking late: that onset
+    /// expected it and heard no neighbour of it (a semitone or a tone away) played instead.
+    static func speaksLate(_ pitch: Int, in chord: (time: Double, expected: Set<Int>, heard: Set<Int>)) -> Bool {
+        chord.expected.contains(pitch) && !chord.heard.contains { $0 != pitch && abs($0 - pitch) <= 2 }
+    }
+
+    /// Whether `pitch` lies wholly on the partials of a key heard under `grownLater` before
+    /// `time` (its octave, its twelfth): that key's sound still growing into this window.
+    func grownFrom(_ pitch: Int, at time: Double, _ estimator: HarmonicEstimator) -> Bool {
+        if let last = lastHeard[pitch], time - last.time < Self.grownLater { return false }
+        let own = estimator.salience(pitch)
+        if HarmonicEstimator.debug {
+            print("grown?", pitch, lastHeard.filter { $0.key < pitch && time - $0.value.time < Self.grownLater }
+                .map { String(format: "%d:%.2f", $0.key, estimator.salience(pitch, besides: [$0.key]) / max(own, 1e-9)) })
+        }
+        return lastHeard.contains { key, heard in
+            key != pitch && key < pitch && time - heard.time < Self.grownLater && estimator.salience(pitch, besides: [key]) < own * 0.2
+        }
+    }
+
     /// Expected keys struck again, softer, that neither search heard (issue 41: a repeat 20–40
     /// velocity steps softer than the strike before). What is new at an onset is the window after
     /// it less 0.7 × the one before; a key struck again has its old sound damped, so when the new
@@ -503,9 +570,8 @@ extension NoteListener {
     /// partial of it is the octave's. Heard still, when every key found here (kept or not: a key
     /// found and dropped as ringing says the onset is another's) is one it lies on (its octave
     /// or twelfth below) or there is none, the key is due now, not later in the window the score
-    /// is asked about (`etude judge` asks ±300 ms: a key expected both 150 ms before and after
-    /// is due within about 150 ms of the onset; the Musette's E3 due 300 ms after an E2 lay on
-    /// it), it was heard 0.2–2 s ago, nothing was heard in the last 150 ms (an onset moments
+    /// is asked about (`dueAt`; without it a key expected both 150 ms before and after the
+    /// onset, `etude judge` asking ±300 ms: the Musette's E3 due 300 ms after an E2 lay on it), it was heard 0.2–2 s ago, nothing was heard in the last 150 ms (an onset moments
     /// after another is that one's sound), and what is new at its partials stands `repeatRatio`
     /// × over the background: a key only ringing on measured 0.0–1.9 there, struck again softly
     /// 2.2–162 (the bench's renders, two pianos, dry and in a room). `expected` leaves out the
@@ -514,7 +580,10 @@ extension NoteListener {
     func repeatedKeys(expected: Set<Int>, found: [HarmonicEstimator.Found], known: [Int: Double], estimator: HarmonicEstimator,
                       time: Double) -> [HarmonicEstimator.Found] {
         guard !expected.isEmpty, lastHeard.values.allSatisfy({ time - $0.time >= 0.15 }) else { return [] }
-        let dueNow = expectedAt(time - 0.15).intersection(expectedAt(time + 0.15))
+        // Due now: by the due times where they are known (`dueAt`), else as a key expected both
+        // 150 ms before and after (the judge's window is ±300 ms).
+        let wanted = expectation(time)
+        let dueNow = wanted.timed ? wanted.now : expectedAt(time - 0.15).intersection(expectedAt(time + 0.15))
         var out: [HarmonicEstimator.Found] = []
         for e in expected.sorted() where dueNow.contains(e) && !found.contains(where: { $0.pitch == e }) {
             guard let last = lastHeard[e], time - last.time >= 0.2, time - last.time < 2,

@@ -30,6 +30,7 @@ public final class AudioInput: InputSource, @unchecked Sendable {
     private let lock = NSLock()
     private var expectationBody: @Sendable (Double) -> Set<Int> = { _ in [] }
     private var ownSoundBody: @Sendable (Double) -> [Int: Double] = { _ in [:] }
+    private var dueBody: @Sendable (Double) -> [Int: Double] = { _ in [:] }
     private var reader: ReaderThread?
     private var signalState: SignalState = .ok
 
@@ -64,6 +65,14 @@ public final class AudioInput: InputSource, @unchecked Sendable {
     public var signal: SignalState { lock.withLock { signalState } }
 
     public func expect(_ body: @escaping @Sendable (Double) -> Set<Int>) { expectation = body }
+    public func expectDue(_ body: @escaping @Sendable (Double) -> [Int: Double]) { due = body }
+
+    /// The expected keys at a clock time with the seconds to each one's due time (empty: not
+    /// known, every expected key counts as due now); called on the capture thread.
+    public var due: @Sendable (Double) -> [Int: Double] {
+        get { lock.withLock { dueBody } }
+        set { lock.withLock { dueBody = newValue } }
+    }
     public func ignoreOwnSound(_ body: @escaping @Sendable (Double) -> [Int: Double]) { ownSound = body }
     public var listeningSignal: SignalState? { signal }
 
@@ -118,6 +127,7 @@ public final class AudioInput: InputSource, @unchecked Sendable {
             let serverDelay = box.stream.latencySeconds
             let origin = started - serverDelay
             listener.expectedAt = { [self] t in self.expectation(origin + t) }
+            listener.dueAt = { [self] t in self.due(origin + t) }
             listener.othersAt = { [self] t in self.ownSound(origin + t) }
             while !thread.stopRequested {
                 do {

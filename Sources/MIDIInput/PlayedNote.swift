@@ -89,6 +89,9 @@ public protocol InputSource: AnyObject, Sendable {
     /// A listening source (`.listens`) hears these keys first: the ones the lesson wants at a
     /// clock time. Others ignore it.
     func expect(_ body: @escaping @Sendable (Double) -> Set<Int>)
+    /// The same keys with the seconds from a clock time to each one's due time, so a listening
+    /// source counts a key due now more than one due later. Others ignore it.
+    func expectDue(_ body: @escaping @Sendable (Double) -> [Int: Double])
     /// A listening source ignores the keys Etude itself began near a clock time (with the
     /// seconds since). Others ignore it.
     func ignoreOwnSound(_ body: @escaping @Sendable (Double) -> [Int: Double])
@@ -104,6 +107,7 @@ extension InputSource {
     public func echo(channel: Int?) {}
     public func mute(keys: Set<Int>) {}
     public func expect(_ body: @escaping @Sendable (Double) -> Set<Int>) {}
+    public func expectDue(_ body: @escaping @Sendable (Double) -> [Int: Double]) {}
     public func ignoreOwnSound(_ body: @escaping @Sendable (Double) -> [Int: Double]) {}
     public var listeningSignal: SignalState? { nil }
     public var missingPorts: [String] { [] }

@@ -111,6 +111,23 @@ public struct CoachSnapshot: Sendable {
         }
     }
 
+    /// The same keys, each with the seconds from `time` to its nearest due time (play and memory
+    /// modes; empty in wait mode, where only the chord waited for is expected, whenever it
+    /// comes): a microphone counts a key due now more than one due 300 ms later
+    /// (`NoteListener.dueAt`).
+    public func expectedDue(near time: Double, margin: Double = 0.3) -> [Int: Double] {
+        switch mode {
+        case .watch, .wait: return [:]
+        case .play, .memory:
+            let local = time - inputOffset - anchor
+            var out: [Int: Double] = [:]
+            for e in expected where abs(e.time - local) <= margin && abs(e.time - local) < abs(out[e.pitch] ?? .infinity) {
+                out[e.pitch] = e.time - local
+            }
+            return out
+        }
+    }
+
     /// The last finished pass as .mid bytes.
     public func lastPassMIDI() -> [UInt8]? { lastPassRecording.map { $0.bytes(endTime: lastRecordingEnd) } }
 

@@ -100,6 +100,11 @@ public final class InputHookup: @unchecked Sendable {
         running?.expect(body)
     }
 
+    /// The same keys with the seconds to each one's due time (`InputSource.expectDue`).
+    public func expectDue(_ body: @escaping @Sendable (Double) -> [Int: Double]) {
+        running?.expectDue(body)
+    }
+
     /// Lets a microphone ignore the keys Etude itself just began (see `OwnSoundTap`).
     public func ignore(_ own: OwnSoundTap) {
         running?.ignoreOwnSound { [weak own] t in own?.began(near: t) ?? [:] }

@@ -461,6 +461,24 @@ struct CoachTests {
         #expect(judged.filter { $0.verdict == .missed }.isEmpty)
         #expect(judged.filter(\.verdict.isHit).count == 8)
     }
+
+    /// A microphone is told each expected key's due time in play mode (issue 41: a key due now
+    /// counts more than one due 300 ms later), the same keys as `expectedPitches`.
+    @Test func expectedKeysComeWithTheirDueTimes() throws {
+        var plan = PracticePlan(hands: .right)
+        plan.bars = 1...2
+        let clock = VirtualClock(now: 10)
+        let lesson = try Self.lesson()
+        var transport = try Transport(lesson: lesson, plan: plan, clock: clock)
+        let coach = Coach(lesson: lesson, plan: plan, mode: .play)
+        transport.play()
+        _ = coach.handle(events: transport.advance(to: 10))
+        let due = coach.expectedDue(near: 10.25)
+        #expect(Set(due.keys) == coach.expectedPitches(near: 10.25))
+        #expect(abs((due[Self.rightPitches[0]] ?? 9) + 0.25) < 1e-6 && abs((due[Self.rightPitches[1]] ?? 9) - 0.25) < 1e-6, "\(due)")
+        let waiting = Coach(lesson: lesson, plan: plan, mode: .wait)
+        #expect(waiting.expectedDue(near: 10.25).isEmpty)
+    }
 }
 
 @Suite("Coach feedback")
