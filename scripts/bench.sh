@@ -14,7 +14,8 @@ mkdir -p .build/bench
 # The listener beside Spotify's basic-pitch (issue 41): the lessons played by two pianos Etude
 # neither ships nor tests with (MuseScore General through FluidSynth, the freepats set through
 # TiMidity), dry and in a room (reverb, pink noise 20 dB under the music): right hand, both
-# hands, pedalled, chords of four or more, and 10 % of the keys planted wrong. Etude judges each
+# hands, pedalled, chords of four or more, 10 % of the keys planted wrong, soft repeated keys and
+# fast runs (6-7 notes a second); and a sweep of pink noise under Ode to Joy's left hand. Etude judges each
 # WAV (`etude judge --json`); basic-pitch transcribes the same WAVs and its notes are judged by
 # the same command, so the aligner and the verdicts are the same (Benchmarks/listen_peers.py).
 listening_peers() {
@@ -36,7 +37,10 @@ listening_peers() {
     both Lessons/level4/ode-to-joy.mid Lessons/level4/minuet-in-g-petzold.mid Lessons/level5/musette-in-d.mid \
     pedal Lessons/level5/bach-prelude-in-c.mid Lessons/level5/schumann-melody-op68-no1.mid \
     chords Lessons/level3/c-major-cadence.mid Lessons/level3/a-flat-major-cadence.mid \
-    planted Lessons/level4/ode-to-joy.mid Lessons/level4/minuet-in-g-petzold.mid Lessons/level5/musette-in-d.mid >/dev/null || return 1
+    planted Lessons/level4/ode-to-joy.mid Lessons/level4/minuet-in-g-petzold.mid Lessons/level5/musette-in-d.mid \
+    repeats Lessons/level4/ode-to-joy.mid Lessons/level4/twinkle-twinkle.mid Lessons/level4/jingle-bells.mid Lessons/level4/au-clair-de-la-lune.mid \
+    runs Lessons/level2/c-major-scale.mid Lessons/level2/b-flat-major-scale.mid Lessons/level3/c-major-arpeggio.mid Lessons/level3/f-sharp-minor-arpeggio.mid \
+    left Lessons/level4/ode-to-joy.mid >/dev/null || return 1
   "$bpy" Benchmarks/listen_peers.py --etude .build/release/etude --material "$dir" "${pianos[@]}"
 }
 recording_peers() {

@@ -13,8 +13,13 @@ import MIDIFile
 ///   pedal    both hands with the sustain pedal (CC64) changed at every bar, legato style
 ///   chords   both hands; the figures count the notes in chords of four or more
 ///   planted  both hands with every 10th key moved 1 or 2 semitones (the judge must call it wrong)
+///   repeats  both hands, each key struck again 20–40 velocity steps softer than the strike before
+///            (the figures count those soft repeats: a soft key struck again while it still rings)
+///   runs     both hands sped up to 6 or 7 notes a second (alternately, lesson by lesson), every
+///            velocity varied ±18; judged with `--tempo` at that speed (`tempo` in the truth)
+///   left     the left hand alone (judged with --hand left): the noise sweep's material
 enum ListenMaterialBench {
-    static let kinds = ["right", "both", "pedal", "chords", "planted"]
+    static let kinds = ["right", "both", "pedal", "chords", "planted", "repeats", "runs", "left"]
     /// Silence before the first note (a microphone is opened before the learner plays).
     static let lead = 1.0
 
@@ -32,6 +37,7 @@ enum ListenMaterialBench {
         var all: [MIDIEvent] = [MIDIEvent(tick: 0, .meta(type: MetaType.tempo, data: [0x07, 0xA1, 0x20])),
                                 MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))]
         var offset = 0.0
+        var runs = 0
         for path in args.dropFirst(2) {
             if kinds.contains(path) { kind = path; continue }
             guard let data = FileManager.default.contents(atPath: path), data.count < 4 << 20,
@@ -42,17 +48,22 @@ enum ListenMaterialBench {
             let lesson = Lesson(file: file, fileName: path)
             let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension + "-" + kind
             let base = (out as NSString).appendingPathComponent(name)
-            let (performance, truth) = perform(lesson, kind: kind)
+            // Runs at 6 and 7 notes a second, alternately.
+            let rate = kind == "runs" ? 6.0 + Double(runs % 2) : nil
+            if kind == "runs" { runs += 1 }
+            let (performance, truth, tempo) = perform(lesson, kind: kind, notesPerSecond: rate)
             guard !truth.isEmpty else {
                 FileHandle.standardError.write(Data("etude-bench: \(path): no notes for \(kind)\n".utf8))
                 return 1
             }
             let seconds = (truth.map { $0.time + $0.duration }.max() ?? 0) + 2
-            let json: [String: Any] = [
-                "lesson": path, "kind": kind, "hand": kind == "right" ? "right" : "both", "seconds": seconds, "offset": offset,
+            var json: [String: Any] = [
+                "lesson": path, "kind": kind, "hand": kind == "right" || kind == "left" ? kind : "both", "seconds": seconds, "offset": offset,
                 "notes": truth.map { ["pitch": $0.pitch, "expected": $0.expected, "time": $0.time, "hand": $0.hand,
-                                      "planted": $0.planted, "chord4": $0.chord4] as [String: Any] },
+                                      "planted": $0.planted, "chord4": $0.chord4, "softRepeat": $0.softRepeat,
+                                      "velocity": $0.velocity] as [String: Any] },
             ]
+            if let tempo { json["tempo"] = tempo }
             do {
                 try Data(MIDIWriter.write(performance)).write(to: URL(fileURLWithPath: base + ".mid"))
                 try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]).write(to: URL(fileURLWithPath: base + ".json"))
@@ -82,14 +93,15 @@ enum ListenMaterialBench {
 
     struct Struck {
         var pitch: Int, expected: Int, time: Double, duration: Double, velocity: Int, hand: String
-        var planted = false, chord4 = false
+        var planted = false, chord4 = false, softRepeat = false
     }
 
-    /// The performance of one row's kind as a MIDI file (120 BPM, 960 ticks a second) and its truth.
-    static func perform(_ lesson: Lesson, kind: String) -> (MIDIFile, [Struck]) {
+    /// The performance of one row's kind as a MIDI file (120 BPM, 960 ticks a second), its truth,
+    /// and (runs) the tempo in percent of the lesson's it is played at.
+    static func perform(_ lesson: Lesson, kind: String, notesPerSecond: Double? = nil) -> (MIDIFile, [Struck], Int?) {
         let map = lesson.tempoMap
         var struck: [Struck] = lesson.notes.compactMap { n in
-            guard let hand = n.part.hand, kind != "right" || hand == .right else { return nil }
+            guard let hand = n.part.hand, kind != "right" || hand == .right, kind != "left" || hand == .left else { return nil }
             let start = map.seconds(atTick: n.startTick)
             return Struck(pitch: Int(n.pitch), expected: Int(n.pitch), time: lead + start,
                           duration: max(0.05, map.seconds(atTick: n.endTick) - start), velocity: Int(n.velocity), hand: hand.rawValue)
@@ -106,8 +118,53 @@ enum ListenMaterialBench {
         // A learner's touch: each key's velocity varied by up to ±12 around the written one.
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; return seed }
+        let spread = kind == "runs" ? 18 : 12
         for k in struck.indices {
-            struck[k].velocity = max(30, min(120, struck[k].velocity + Int(next() % 25) - 12))
+            struck[k].velocity = max(30, min(120, struck[k].velocity + Int(next() % UInt64(2 * spread + 1)) - spread))
+        }
+        var tempo: Int?
+        if let rate = notesPerSecond, struck.count > 2 {
+            // The lesson's usual step between one hand's onsets (the median) played in 1/rate s:
+            // the tempo the judge is told, in whole percent, and every time scaled by it.
+            var steps: [Double] = []
+            for hand in Set(struck.map(\.hand)) {
+                let times = struck.filter { $0.hand == hand }.map(\.time)
+                steps += zip(times, times.dropFirst()).map { $1 - $0 }.filter { $0 > 0.03 }
+            }
+            let step = steps.isEmpty ? 0.5 : steps.sorted()[steps.count / 2]
+            let percent = Int((100 * step * rate).rounded())
+            tempo = percent
+            let scale = 100 / Double(percent)
+            for k in struck.indices {
+                struck[k].time = lead + (struck[k].time - lead) * scale
+                struck[k].duration = max(0.05, struck[k].duration * scale)
+            }
+        }
+        if kind == "repeats" {
+            // A key struck again right after itself in the same hand (no other key of that hand
+            // between) comes 20–40 steps softer than the strike before, which is played out
+            // (at least 72) so the soft one stays above 30; a third strike in a row is played as
+            // written and not counted (the one before it was the soft one).
+            var last: [String: [Int]] = [:]  // per hand, the keys of its last onset
+            var k = 0
+            while k < struck.count {
+                var j = k
+                while j + 1 < struck.count, struck[j + 1].time - struck[k].time < 0.03 { j += 1 }
+                for hand in Set(struck[k...j].map(\.hand)) {
+                    let now = (k...j).filter { struck[$0].hand == hand }
+                    if let before = last[hand] {
+                        for i in now {
+                            guard let b = before.first(where: { struck[$0].pitch == struck[i].pitch }),
+                                  !struck[b].softRepeat else { continue }
+                            struck[b].velocity = max(struck[b].velocity, 72 + Int(next() % 17))
+                            struck[i].velocity = max(30, struck[b].velocity - 20 - Int(next() % 21))
+                            struck[i].softRepeat = struck[b].velocity - struck[i].velocity >= 20
+                        }
+                    }
+                    last[hand] = now
+                }
+                k = j + 1
+            }
         }
         if kind == "planted" {
             // Every 10th key, 1 or 2 semitones up or down, never onto a key sounding with it.
@@ -151,6 +208,6 @@ enum ListenMaterialBench {
             return rank(a) < rank(b)
         }
         events.append(MIDIEvent(tick: (events.last?.tick ?? 0) + 1920, .meta(type: MetaType.endOfTrack, data: [])))
-        return (MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [Track(events: events)]), struck)
+        return (MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [Track(events: events)]), struck, tempo)
     }
 }

@@ -162,6 +162,45 @@ struct BothHandsTests {
         #expect(s.falseWrongs <= 1, "\(s.line)")
     }
 
+    /// Ode to Joy's first phrase (both hands, 100 BPM), as (key, key expected, seconds, length).
+    static var odePhrase: [(Int, Int, Double, Double)] {
+        let beat = 0.6
+        let melody: [(Int, Double)] = [(64, 0), (64, 1), (65, 2), (67, 3), (67, 4), (65, 5), (64, 6), (62, 7),
+                                       (60, 8), (60, 9), (62, 10), (64, 11), (64, 12), (62, 13.5), (62, 14)]
+        let bass: [(Int, Double)] = [(48, 0), (55, 4), (48, 8), (55, 12)]
+        return melody.map { ($0.0, $0.0, $0.1 * beat, beat * 0.95) } + bass.map { ($0.0, $0.0, $0.1 * beat, 4 * beat * 0.95) }
+    }
+
+    /// Ode to Joy's first phrase with every key struck again about 30 velocity steps under the
+    /// strike before, the other hand's octave below struck with it louder (the bench's G4 96 →
+    /// 68 over G3 83): issue 41's bench found 126 of 136 such repeats (basic-pitch 131). A soft
+    /// repeat's new sound is under what the key rang just before, so taking 0.7 × the window
+    /// before off left little of it, and the fit gave all of what was left to the octave below.
+    /// The judge's window (±300 ms), as `etude judge` asks.
+    @Test func softRepeatedKeysOverTheOctaveBelowAreHeard() throws {
+        let (truth, _) = Self.passage(Self.odePhrase)
+        var velocities: [Int] = []
+        var repeats: [Int] = []
+        for (i, n) in truth.enumerated() {
+            let before = truth[..<i].lastIndex { $0.pitch == n.pitch }
+            let between = before.map { b in truth[(b + 1)..<i].contains { $0.pitch >= 60 } } ?? true
+            if n.pitch < 60 {
+                velocities.append(85)
+            } else if let b = before, !between, velocities[b] == 100 {
+                velocities.append(68)
+                repeats.append(i)
+            } else {
+                velocities.append(100)
+            }
+        }
+        guard let heard = try Self.hear(truth, velocities: velocities, window: 0.3, name: "soft-repeats") else { Issue.record("render failed"); return }
+        let s = Self.score(heard, truth: truth, tolerance: 0.06, name: "soft-repeats")
+        let found = repeats.filter { i in heard.contains { $0.pitch == truth[i].pitch && abs($0.time - s.offset - truth[i].time) < 0.06 } }
+        #expect(repeats.count == 5)
+        #expect(found.count == repeats.count, "repeats heard \(found.map { truth[$0].pitch }) of \(repeats.map { truth[$0].pitch }); \(s.line)")
+        #expect(s.found == truth.count && s.falseWrongs == 0, "\(s.line)")
+    }
+
     /// Notes as (key, key the score expects, seconds, length), at velocity 80, the lower hand's 70.
     static func passage(_ notes: [(Int, Int, Double, Double)]) -> (truth: [PerformedNote], velocities: [Int]) {
         let sorted = notes.sorted { $0.2 < $1.2 }
