@@ -179,7 +179,10 @@ def judge(etude, lesson, performance, hand, db, tempo=None):
 
 def score(truth, report, kind):
     """Counts for one judged performance: the truth's notes looked up in the judge's alignment."""
-    c = {"right": 0, "found": 0, "onTime": 0, "calledWrong": 0, "planted": 0, "caught": 0, "plantedMissed": 0, "unmatched": 0}
+    c = {"right": 0, "found": 0, "onTime": 0, "calledWrong": 0, "planted": 0, "caught": 0, "plantedMissed": 0, "unmatched": 0,
+         # Keys heard that nobody played (the judge's extras, over the whole performance): what a
+         # learner sees as their own mistakes on a take they played right.
+         "extra": (report or {}).get("extra", 0), "played": len(truth["notes"])}
     alignment = report.get("alignment", []) if report else []
     # The judge's times are the performance's own, which may start elsewhere than the truth's
     # (a recording is heard after half a second of silence; a transcription starts at 0): the
@@ -337,14 +340,24 @@ def main(argv):
     # basic-pitch: one process for all the WAVs (the model loaded once), then its MIDI judged.
     bp_dir = os.path.join(out, "basic-pitch")
     os.makedirs(bp_dir, exist_ok=True)
-    for f in os.listdir(bp_dir):
-        os.remove(os.path.join(bp_dir, f))
-    rc, bp_out, bp_err, bp_wall, bp_cpu_total, bp_rss = wait4_run([sys.executable, os.path.abspath(__file__), "--transcribe", bp_dir]
-                                                                 + [k["wav"] for k in takes])
-    if rc != 0:
-        print(json.dumps({"error": "basic-pitch failed: " + bp_err.decode(errors="replace").strip()[-400:]}))
-        return 1
-    bp = json.loads(bp_out.decode().strip().splitlines()[-1])
+    # --reuse-transcriptions yes: the same WAVs judged again by another Etude, beside basic-pitch's
+    # notes and timings of the run before (kept in bp-run.json), without transcribing again.
+    bp_run = os.path.join(bp_dir, "bp-run.json")
+    if opts.get("--reuse-transcriptions") == "yes" and os.path.exists(bp_run):
+        with open(bp_run) as h:
+            bp, bp_wall, bp_cpu_total, bp_rss = json.load(h)
+        print("  basic-pitch: its transcriptions and timings of the run before, reused")
+    else:
+        for f in os.listdir(bp_dir):
+            os.remove(os.path.join(bp_dir, f))
+        rc, bp_out, bp_err, bp_wall, bp_cpu_total, bp_rss = wait4_run([sys.executable, os.path.abspath(__file__), "--transcribe", bp_dir]
+                                                                     + [k["wav"] for k in takes])
+        if rc != 0:
+            print(json.dumps({"error": "basic-pitch failed: " + bp_err.decode(errors="replace").strip()[-400:]}))
+            return 1
+        bp = json.loads(bp_out.decode().strip().splitlines()[-1])
+        with open(bp_run, "w") as h:
+            json.dump([bp, bp_wall, bp_cpu_total, bp_rss], h)
     bp_seconds = sum(f["seconds"] for f in bp["files"].values())
     bp_cpu = sum(f["cpuSeconds"] for f in bp["files"].values())
     for k in takes:
@@ -439,19 +452,22 @@ def noise_sweep_lines(sw):
 
 def print_table(r):
     print(f"  {r['takes']} WAVs, {r['audioSeconds'] / 60:.1f} min of audio; each cell: Etude | basic-pitch (its notes judged by the same etude judge)")
-    head = f"  {'piano':9s} {'room':4s} {'row':32s} {'notes':>5s}  {'found':>17s}  {'right called wrong':>18s}  {'planted caught':>17s}"
+    head = (f"  {'piano':9s} {'room':4s} {'row':32s} {'notes':>5s}  {'found':>17s}  {'right called wrong':>18s}  {'planted caught':>17s}"
+            f"  {'heard, nobody played':>20s}")
     print(head)
-    md = ["| piano | room | row | notes | found: Etude | basic-pitch | right notes called wrong: Etude | basic-pitch | planted wrong caught: Etude | basic-pitch |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+    md = ["| piano | room | row | notes | found: Etude | basic-pitch | right notes called wrong: Etude | basic-pitch | planted wrong caught: Etude | basic-pitch "
+          "| heard that nobody played: Etude | basic-pitch |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in r["rows"]:
         e, b = row["etude"], row["basicPitch"]
         room = "room" if row["room"] else "dry"
         print(f"  {row['piano']:9s} {room:4s} {KIND_NAMES[row['kind']]:32s} {e['right'] + e['planted']:5d}  "
               f"{pct(e['found'], e['right'])} | {pct(b['found'], b['right'])}  {pct(e['calledWrong'], e['right'])} | {pct(b['calledWrong'], b['right'])}  "
-              f"{pct(e['caught'], e['planted'])} | {pct(b['caught'], b['planted'])}")
+              f"{pct(e['caught'], e['planted'])} | {pct(b['caught'], b['planted'])}  {pct(e['extra'], e['played'])} | {pct(b['extra'], b['played'])}")
         md.append(f"| {row['piano']} | {room} | {KIND_NAMES[row['kind']]} | {e['right'] + e['planted']} | {pct(e['found'], e['right']).strip()} | "
                   f"{pct(b['found'], b['right']).strip()} | {pct(e['calledWrong'], e['right']).strip()} | {pct(b['calledWrong'], b['right']).strip()} | "
-                  f"{pct(e['caught'], e['planted']).strip()} | {pct(b['caught'], b['planted']).strip()} |")
+                  f"{pct(e['caught'], e['planted']).strip()} | {pct(b['caught'], b['planted']).strip()} | "
+                  f"{pct(e['extra'], e['played']).strip()} | {pct(b['extra'], b['played']).strip()} |")
     # The issue's targets, on the rooms' rows: a figure and no worse than basic-pitch beside it.
     verdicts = []
     for row in r["rows"]:
