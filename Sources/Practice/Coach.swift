@@ -217,16 +217,6 @@ public final class Coach: @unchecked Sendable {
     /// Wait mode: the pitches still to press for the chord waited for (key hints).
     public var waitingFor: Set<Int> { snapshot().waitingFor }
 
-    /// The keys the learner is due to play around a clock time (`CoachSnapshot.expectedPitches`).
-    public func expectedPitches(near time: Double, margin: Double = 0.3) -> Set<Int> {
-        snapshot().expectedPitches(near: time, margin: margin)
-    }
-
-    /// Those keys with the seconds to each one's due time (`CoachSnapshot.expectedDue`).
-    public func expectedDue(near time: Double, margin: Double = 0.3) -> [Int: Double] {
-        snapshot().expectedDue(near: time, margin: margin)
-    }
-
     /// Every practised note of the pass under way, judged or not, on the clock (the partner
     /// finds a learner who restarted a few bars back among them).
     public func passOnsets() -> [PartnerTiming.Onset] {

@@ -91,24 +91,7 @@ public struct CoachSnapshot: Sendable {
     /// for, in play and memory modes the expected notes within `margin` seconds of it. A
     /// microphone listens for these first (score-informed detection, `--input audio`).
     public func expectedPitches(near time: Double, margin: Double = 0.3) -> Set<Int> {
-        switch mode {
-        case .watch: return []
-        case .wait: return waiting.map { Set($0.chord.map(\.pitch)) } ?? []
-        case .play, .memory:
-            let local = time - inputOffset - anchor
-            var lo = 0, hi = expected.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if expected[mid].time < local - margin { lo = mid + 1 } else { hi = mid }
-            }
-            var out = Set<Int>()
-            var i = lo
-            while i < expected.count, expected[i].time <= local + margin {
-                out.insert(expected[i].pitch)
-                i += 1
-            }
-            return out
-        }
+        mode == .wait ? waiting.map { Set($0.chord.map(\.pitch)) } ?? [] : Set(expectedDue(near: time, margin: margin).keys)
     }
 
     /// The same keys, each with the seconds from `time` to its nearest due time (play and memory
@@ -116,16 +99,18 @@ public struct CoachSnapshot: Sendable {
     /// comes): a microphone counts a key due now more than one due 300 ms later
     /// (`NoteListener.dueAt`).
     public func expectedDue(near time: Double, margin: Double = 0.3) -> [Int: Double] {
-        switch mode {
-        case .watch, .wait: return [:]
-        case .play, .memory:
-            let local = time - inputOffset - anchor
-            var out: [Int: Double] = [:]
-            for e in expected where abs(e.time - local) <= margin && abs(e.time - local) < abs(out[e.pitch] ?? .infinity) {
-                out[e.pitch] = e.time - local
-            }
-            return out
+        guard mode == .play || mode == .memory else { return [:] }
+        let local = time - inputOffset - anchor
+        var lo = 0, hi = expected.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if expected[mid].time < local - margin { lo = mid + 1 } else { hi = mid }
         }
+        var out: [Int: Double] = [:]
+        for e in expected[lo...].prefix(while: { $0.time <= local + margin }) where abs(e.time - local) < abs(out[e.pitch] ?? .infinity) {
+            out[e.pitch] = e.time - local
+        }
+        return out
     }
 
     /// The last finished pass as .mid bytes.

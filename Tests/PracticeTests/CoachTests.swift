@@ -473,11 +473,11 @@ struct CoachTests {
         let coach = Coach(lesson: lesson, plan: plan, mode: .play)
         transport.play()
         _ = coach.handle(events: transport.advance(to: 10))
-        let due = coach.expectedDue(near: 10.25)
-        #expect(Set(due.keys) == coach.expectedPitches(near: 10.25))
+        let due = coach.snapshot().expectedDue(near: 10.25)
+        #expect(Set(due.keys) == coach.snapshot().expectedPitches(near: 10.25))
         #expect(abs((due[Self.rightPitches[0]] ?? 9) + 0.25) < 1e-6 && abs((due[Self.rightPitches[1]] ?? 9) - 0.25) < 1e-6, "\(due)")
         let waiting = Coach(lesson: lesson, plan: plan, mode: .wait)
-        #expect(waiting.expectedDue(near: 10.25).isEmpty)
+        #expect(waiting.snapshot().expectedDue(near: 10.25).isEmpty)
     }
 }
 
