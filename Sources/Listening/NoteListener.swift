@@ -574,8 +574,7 @@ extension NoteListener {
     func rememberAlone(_ heard: [Int], expected: Set<Int>, dueNow: Set<Int>, estimator: HarmonicEstimator) {
         for key in heard where dueNow.contains(key) && !expected.contains(key + 12) && !heard.contains(key + 12) {
             guard let ratio = estimator.evenOddRatio(key) else { continue }
-            aloneRatios[key, default: []].append(ratio)
-            if aloneRatios[key]!.count > 6 { aloneRatios[key]!.removeFirst() }
+            aloneRatios[key] = (aloneRatios[key] ?? []).suffix(5) + [ratio]
         }
     }
 
