@@ -459,9 +459,6 @@ public struct HarmonicEstimator: Sendable {
     }
 }
 
-/// A piano's partial profiles, measured by `etude calibrate --input audio` from a few keys across
-/// its range: relative amplitudes of each key's partials at its onset. Cancelling a found note by
-/// its own profile (rather than a smooth guess) is what keeps its octave from being heard.
 extension HarmonicEstimator {
     /// How loud `pitch`'s 2nd and 4th partials are against its 1st and 3rd in what is new at this
     /// onset: the octave over it, struck with it, lies wholly on the even ones. Nil with fewer
@@ -488,6 +485,9 @@ extension HarmonicEstimator {
     public static let octaveExcess = ProcessInfo.processInfo.environment["LISTEN_OCTAVE_EXCESS"].flatMap(Double.init) ?? 2.0
 }
 
+/// A piano's partial profiles, measured by `etude calibrate --input audio` from a few keys across
+/// its range: relative amplitudes of each key's partials at its onset. Cancelling a found note by
+/// its own profile (rather than a smooth guess) is what keeps its octave from being heard.
 public struct PartialTemplates: Equatable, Sendable, Codable {
     public struct Key: Equatable, Sendable, Codable {
         public var pitch: Int
