@@ -608,7 +608,7 @@ extension NoteListener {
     /// found and dropped as ringing says the onset is another's) is one it lies on (its octave
     /// or twelfth below) or there is none, the key is due now, not later in the window the score
     /// is asked about (`dueAt`; without it a key expected both 150 ms before and after the
-    /// onset, `etude judge` asking ±300 ms: the Musette's E3 due 300 ms after an E2 lay on it), it was heard 0.2–2 s ago, nothing was heard in the last 150 ms (an onset moments
+    /// onset, `etude judge` asking ±300 ms: the Musette's E3 due 300 ms after an E2 lay on it), it was heard 0.2–3 s ago (`repeatWithin`), nothing was heard in the last 150 ms (an onset moments
     /// after another is that one's sound), and what is new at its partials stands `repeatRatio`
     /// × over the background: a key only ringing on measured 0.0–1.9 there, struck again softly
     /// 2.2–162 (the bench's renders, two pianos, dry and in a room). `expected` leaves out the
@@ -623,7 +623,7 @@ extension NoteListener {
         let dueNow = wanted.timed ? wanted.now : expectedAt(time - 0.15).intersection(expectedAt(time + 0.15))
         var out: [HarmonicEstimator.Found] = []
         for e in expected.sorted() where dueNow.contains(e) && !found.contains(where: { $0.pitch == e }) {
-            guard let last = lastHeard[e], time - last.time >= 0.2, time - last.time < 2,
+            guard let last = lastHeard[e], time - last.time >= 0.2, time - last.time < Self.repeatWithin,
                   found.allSatisfy({ HarmonicEstimator.partialIntervals.contains(e - $0.pitch) }),
                   // Nor on a key Etude itself just began (its sound in the room, never the learner's).
                   !known.contains(where: { (-0.05...HarmonicEstimator.sameAttack).contains($0.value) && HarmonicEstimator.partialIntervals.contains(e - $0.key) })
@@ -635,6 +635,9 @@ extension NoteListener {
         return out
     }
 
+    /// How long after it was heard a key may be struck again softly (`repeatedKeys`): a whole note
+    /// at a slow tempo (Au clair de la lune's C4 again over C3, 2.4 s on, was missed at 2 s).
+    static let repeatWithin = 3.0
     /// What is new at a key struck again (`repeatedKeys`) over the background.
     static let repeatRatio = ProcessInfo.processInfo.environment["LISTEN_REPEAT"].flatMap(Double.init) ?? 2.0
 

@@ -104,14 +104,22 @@ public struct RecordingCheck: Equatable, Sendable {
         // under a tenth of the loudest: nobody played then (a room's pink noise swings more than
         // that from one 10 ms to the next; over 50 ms it holds). Digital silence is no room.
         var quiet: Double?
-        if levels.count >= 100 {
+        // In a loud room (its noise within 20 dB of the loudest note) no second is that far under
+        // the music; then the first steady second quieter than most of the recording is the room
+        // (the lead-in before the first note): unmeasured, the step from the judge's silence into
+        // that noise was heard as A0 and the lesson aligned to it, a second early (issue 41's
+        // noise sweep: Ode to Joy's left hand lost notes from noise at −36 dBFS, the music at −32).
+        let sounding = levels.filter { $0 > 1e-7 }.sorted()
+        let typical = sounding.isEmpty ? 0 : sounding[sounding.count / 2]
+        for underLoudest in [true, false] where quiet == nil && levels.count >= 100 {
             var i = 0
             while i + 100 <= levels.count {
                 let second = levels[i..<(i + 100)]
                 let spans = stride(from: i, to: i + 100, by: 5).map { j in (levels[j..<(j + 5)].reduce(0) { $0 + $1 * $1 } / 5).squareRoot() }
                 let lo = spans.min() ?? 0, hi = spans.max() ?? 0
-                if lo > 1e-7, hi <= lo * 2, hi < loudest * 0.1 {
-                    quiet = (second.reduce(0) { $0 + $1 * $1 } / 100).squareRoot()
+                let rms = (second.reduce(0) { $0 + $1 * $1 } / 100).squareRoot()
+                if lo > 1e-7, hi <= lo * 2, underLoudest ? hi < loudest * 0.1 : rms < typical * 0.7 {
+                    quiet = rms
                     quietStart = Double(i) / 100
                     break
                 }

@@ -345,6 +345,25 @@ func listen(_ samples: [Float], expected: @escaping (Double) -> Set<Int> = { _ i
         #expect(cut.line?.contains("promises 3 min 12 s") == true, "\(cut.line ?? "")")
     }
 
+    /// A loud room (its noise 15 dB under the loudest note): no second lies 20 dB under the music,
+    /// so the first steady second quieter than most of the take — its lead-in — is the room (the
+    /// judge listens with it); a take that is all music has none.
+    @Test func aLoudRoomIsItsFirstSteadySecondQuieterThanTheMusic() {
+        let rate = 44_100
+        var seed: UInt64 = 3
+        var s = (0..<(rate * 6)).map { _ -> Float in
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1
+            return (Float(seed >> 40) / Float(1 << 24) - 0.5) * 0.02 * Float(12.0.squareRoot())
+        }
+        for k in 0..<8 { pianoTone(60 + k, at: 1.5 + Double(k) * 0.55, into: &s, gain: 0.12) }
+        let check = RecordingCheck(channels: [s], sampleRate: rate)
+        #expect(check.quietStart.map { $0 < 0.6 } == true, "\(String(describing: check.quietStart))")
+        #expect(abs((check.quietSecond ?? 0) - 0.02) < 0.002, "the room \(String(describing: check.quietSecond)), 0.02 played")
+        var music = [Float](repeating: 0, count: rate * 4)
+        for k in 0..<8 { pianoTone(60 + k, at: Double(k) * 0.5, into: &music, gain: 0.12) }
+        #expect(RecordingCheck(channels: [music], sampleRate: rate).quietStart == nil)
+    }
+
     @Test func theRoomIsTheFirstQuietSecondNotDigitalSilence() {
         var s = [Float](repeating: 0, count: 44_100 * 4)
         // Half a second of digital silence, then the room (RMS 0.001), a note at 2.5 s.
