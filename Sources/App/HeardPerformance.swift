@@ -149,7 +149,7 @@ public enum HeardPerformance {
         /// How long before its time a key heard may be that note: sooner, it is more likely the
         /// same key's last note still sounding (the Musette's drone D3 heard 190 ms early, its note
         /// then taken for heard and missed at its time).
-        static let early = ProcessInfo.processInfo.environment["DUE_EARLY"].flatMap(Double.init) ?? 0.1
+        static let early = 0.1
 
         init(_ notes: [(time: Double, pitch: Int)]) { self.notes = notes.sorted { $0.time < $1.time } }
 

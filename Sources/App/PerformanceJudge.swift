@@ -53,7 +53,8 @@ public enum PerformanceJudge {
             throw EtudeFailure(error.worded { setting, value in "--\(setting.rawValue) \(value)" })
         }
         guard FileManager.default.fileExists(atPath: performance) else {
-            throw EtudeFailure("\(safe(performance)): no such file; give the .mid or the recording (.wav, .flac, .mp3…) you made")
+            let recording = HeardPerformance.isRecording(path: performance)
+            throw EtudeFailure("\(safe(performance)): no such file; give \(recording ? "the recording you made" : "the .mid you recorded")")
         }
         // A recording is read from its file a block at a time (its header checked first), never whole.
         let isRecording = HeardPerformance.isRecording(path: performance)
