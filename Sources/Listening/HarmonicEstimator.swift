@@ -459,6 +459,32 @@ public struct HarmonicEstimator: Sendable {
     }
 }
 
+extension HarmonicEstimator {
+    /// How loud `pitch`'s 2nd and 4th partials are against its 1st and 3rd in what is new at this
+    /// onset: the octave over it, struck with it, lies wholly on the even ones. Nil with fewer
+    /// than four partials in the band or nothing at the odd ones.
+    public func evenOddRatio(_ pitch: Int) -> Double? {
+        let p = peaks(harmonicBins(pitch))
+        guard p.count >= 4, p[0] + p[2] > 0 else { return nil }
+        return (p[1] + p[3]) / (p[0] + p[2])
+    }
+
+    /// The key an octave over `lower` when `lower`'s even partials stand out of its odd ones
+    /// `octaveExcess` times more than `alone` (its ratio heard with no octave over it) and that
+    /// key is clear of the background; else nil.
+    public func octaveOver(_ lower: Int, alone: Double) -> Found? {
+        guard Self.keys.contains(lower + 12), let ratio = evenOddRatio(lower), ratio >= alone * Self.octaveExcess else { return nil }
+        let s = salience(lower + 12)
+        if Self.debug { print(String(format: "octave over %d: even/odd %.2f alone %.2f salience %.2f", lower, ratio, alone, s / background)) }
+        guard s > background * Self.backgroundRatio else { return nil }
+        return Found(pitch: lower + 12, salience: s / background)
+    }
+
+    /// How many times its ratio alone a key's even-to-odd partial ratio must reach for the
+    /// octave over it to be heard struck (`octaveOver`).
+    public static let octaveExcess = ProcessInfo.processInfo.environment["LISTEN_OCTAVE_EXCESS"].flatMap(Double.init) ?? 2.0
+}
+
 /// A piano's partial profiles, measured by `etude calibrate --input audio` from a few keys across
 /// its range: relative amplitudes of each key's partials at its onset. Cancelling a found note by
 /// its own profile (rather than a smooth guess) is what keeps its octave from being heard.
