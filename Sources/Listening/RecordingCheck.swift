@@ -136,7 +136,7 @@ public struct RecordingCheck: Equatable, Sendable {
         var words: [String] = []
         var fixes: [String] = []
         if isCutShort, let promisedSeconds {
-            words.append("cut short (its header promises \(Self.duration(promisedSeconds)), the file holds \(Self.duration(seconds)))")
+            words.append("cut short (its header promises \(Self.duration(promisedSeconds)), the file holds \(Self.duration(seconds)): what it lost is judged missed)")
             fixes.append("copy or export the whole recording")
         }
         if isClipped {
