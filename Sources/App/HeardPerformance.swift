@@ -134,12 +134,12 @@ public enum HeardPerformance {
         return unpadded(out + listener.flush())
     }
 
-    /// The keys the lesson expects around a moment of the recording, each note until it is heard
-    /// once: the listener takes a key still expected for heard again (accepted at a tenth of the
-    /// loudest), so in the Prelude in C under the pedal a note due 230 ms before, still ringing at
-    /// the next onset, was heard a second time and judged extra — 32 extras in a render of the
-    /// lesson itself, scored 90 %. Heard once, a note is no longer expected, and the listener's
-    /// rules for what still rings apply to it; a key struck again is due again at its own time.
+    /// The keys the lesson expects around a moment of the recording, and which of them had their
+    /// note there heard already: the listener took a key still expected for heard again (accepted
+    /// at a tenth of the loudest), so in the Prelude in C under the pedal a note due 230 ms before,
+    /// still ringing at the next onset, was heard a second time and judged extra — 32 extras in a
+    /// render of the lesson itself, scored 90 %. Told it was heard (`alreadyHeardAt`), the listener
+    /// applies its rules for what still rings to it; a key struck again is due again at its own time.
     final class DueKeys {
         /// The lesson's notes in the recording's time, by time.
         let notes: [(time: Double, pitch: Int)]
