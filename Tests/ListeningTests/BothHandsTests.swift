@@ -49,12 +49,18 @@ struct BothHandsTests {
                                                   pedal: pedal.map { (tick: tick($0.time + 0.5), down: $0.down) }),
               var samples = try OtherPiano.samples(path, in: dir) else { return nil }
         if noise { PinkNoise.add(to: &samples, under: 20) }
+        return listen(samples, expecting: truth, window: window, due: due)
+    }
+
+    /// What a listener at 48 kHz hears in `samples`, told `score`'s keys expected `window`
+    /// seconds either side of their times (and, with `due`, each one's due time), 10 ms at a time.
+    static func listen(_ samples: [Float], expecting score: [PerformedNote], window: Double, due: Bool) -> [HeardNote] {
         let listener = NoteListener(sampleRate: 48_000)
-        listener.expectedAt = { t in Set(truth.filter { abs($0.time - t) < window }.map(\.expectedPitch)) }
+        listener.expectedAt = { t in Set(score.filter { abs($0.time - t) < window }.map(\.expectedPitch)) }
         if due {
             listener.dueAt = { t in
                 var out: [Int: Double] = [:]
-                for n in truth where abs(n.time - t) < window && abs(n.time - t) < abs(out[n.expectedPitch] ?? .infinity) { out[n.expectedPitch] = n.time - t }
+                for n in score where abs(n.time - t) < window && abs(n.time - t) < abs(out[n.expectedPitch] ?? .infinity) { out[n.expectedPitch] = n.time - t }
                 return out
             }
         }

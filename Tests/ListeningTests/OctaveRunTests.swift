@@ -43,20 +43,7 @@ struct OctaveRunTests {
         guard let path = try OtherPiano.recording(rendered, endTick: end, in: dir, name: name, soundFont: Tools.heldOutPiano.path),
               var samples = try OtherPiano.samples(path, in: dir) else { return nil }
         PinkNoise.add(to: &samples, under: 20)
-        let listener = NoteListener(sampleRate: 48_000)
-        listener.expectedAt = { t in Set(score.filter { abs($0.time - t) < 0.3 }.map(\.expectedPitch)) }
-        listener.dueAt = { t in
-            var out: [Int: Double] = [:]
-            for n in score where abs(n.time - t) < 0.3 && abs(n.time - t) < abs(out[n.expectedPitch] ?? .infinity) { out[n.expectedPitch] = n.time - t }
-            return out
-        }
-        var heard: [HeardNote] = []
-        var i = 0
-        while i < samples.count {
-            heard += listener.push(Array(samples[i..<min(samples.count, i + 480)]))
-            i += 480
-        }
-        heard += listener.flush()
+        let heard = BothHandsTests.listen(samples, expecting: score, window: 0.3, due: true)
         return (heard, BothHandsTests.score(heard, truth: truth, tolerance: 0.06, name: name))
     }
 
